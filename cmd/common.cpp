@@ -1,0 +1,133 @@
+#include "cmd/common.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace ibtool {
+
+bool parse_int(const std::string& s, uint64_t& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  if (errno != 0 || end == s.c_str() || *end != '\0' || s[0] == '-') return false;
+  out = v;
+  return true;
+}
+
+namespace {
+
+bool errors_flag_ = false;  // -e: accepted for compatibility; errors always show
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// A validator that accepts the reference's integer forms.
+CLI::Validator int_form(const char* what) {
+  return CLI::Validator(
+      [what](std::string& s) -> std::string {
+        uint64_t v;
+        if (!parse_int(s, v)) return std::string("invalid ") + what + " '" + s + "'";
+        return {};
+      },
+      "INT");
+}
+
+}  // namespace
+
+void load_config_file(const std::string& path, bool must_exist) {
+  std::ifstream in(path);
+  if (!in) {
+    if (must_exist) throw std::runtime_error("cannot open config file " + path);
+    return;
+  }
+  auto& c = ibcore::config();
+  std::string line;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = trim(line.substr(0, eq)), val = trim(line.substr(eq + 1));
+    uint64_t v = 0;
+    if (key == "CA") c.ca = val;
+    else if (key == "Port" && parse_int(val, v)) c.port = int(v);
+    else if (key == "timeout" && parse_int(val, v)) c.timeout_ms = int(v);
+    else if (key == "MLX_EPI") c.mlx_epi = !(val == "false" || val == "0");
+    else if (key == "m_key" && parse_int(val, v)) c.mkey = v;
+    else if (key == "sa_key" && parse_int(val, v)) c.smkey = v;
+  }
+}
+
+void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
+  auto& c = ibcore::config();
+  if (which & opt::Config) {
+    // Handled before parsing by the dispatcher (it must apply first); the
+    // option is declared here so that it parses and shows in --help.
+    app.add_option("-z,--config", "use config file, default: /etc/infiniband-diags/ibdiag.conf")
+        ->option_text("<config>");
+  }
+  if (which & opt::Ca)
+    app.add_option("-C,--Ca", c.ca, "CA name to use (or device/port, port GID, port GUID)")
+        ->option_text("<ca>");
+  if (which & opt::Port)
+    app.add_option("-P,--Port", c.port, "CA port number to use")->option_text("<port>");
+  if (which & opt::Debug)
+    app.add_flag("-d,--debug", c.debug, "raise debug level (-d RPC summaries, -dd packet dumps)");
+  if (which & opt::Verbose)
+    app.add_flag("-v,--verbose", c.verbose, "increase verbosity level");
+  if (which & opt::Timeout)
+    app.add_option("-t,--timeout", c.timeout_ms, "timeout in ms")->option_text("<ms>");
+  if (which & opt::Retries)
+    app.add_option("--retries", c.retries, "number of times a MAD is resent")->option_text("<n>");
+  if (which & opt::MKey)
+    app.add_option_function<std::string>(
+           "-y,--m_key",
+           [&c](const std::string& s) { uint64_t v = 0; parse_int(s, v); c.mkey = v; },
+           "M_Key to use in request")
+        ->option_text("<key>")
+        ->check(int_form("M_Key"));
+  if (which & opt::SMKey)
+    app.add_option_function<std::string>(
+           "--smkey",
+           [&c](const std::string& s) { uint64_t v = 0; parse_int(s, v); c.smkey = v; },
+           "SM_Key to use in SA requests")
+        ->option_text("<key>")
+        ->check(int_form("SM_Key"));
+  if (which & opt::Sa)
+    app.add_flag("--sa", c.use_sa, "turn every SMP query into the matching SA record query");
+  if (which & opt::SaPath)
+    app.add_option("--sa-path", c.sa_path, "path to the SA (default: the port's SM LID)")
+        ->option_text("<path>");
+  if (which & opt::Discovery)
+    app.add_option_function<std::string>(
+           "--discovery",
+           [&c](const std::string& s) {
+             c.discovery = s == "DR"    ? ibcore::DiscoveryMode::DR
+                           : s == "LID" ? ibcore::DiscoveryMode::LID
+                                        : ibcore::DiscoveryMode::SA;
+           },
+           "discovery mode")
+        ->option_text("DR|LID|SA")
+        ->check(CLI::IsMember({"DR", "LID", "SA"}));
+  if (which & opt::Cache) {
+    app.add_option("--cache", c.cache_file, "load the subnet from FILE if present, save it after discovery")
+        ->option_text("<file>");
+    app.add_flag("--refresh-cache", c.refresh_cache, "ignore the cache file's content and rediscover");
+  }
+  if (which & opt::NodeNameMap)
+    app.add_option("--node-name-map", c.node_name_map, "node name map file")->option_text("<file>");
+  if (which & opt::Outstanding)
+    app.add_option(outstanding_short ? "-o,--outstanding" : "--outstanding", c.outstanding,
+                   "number of MADs in flight")
+        ->option_text("<n>");
+  if (which & opt::Errors) app.add_flag("-e,--errors", errors_flag_, "show send and receive errors");
+}
+
+}  // namespace ibtool

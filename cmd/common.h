@@ -1,0 +1,53 @@
+// The common options (SPEC.md §Common options), defined once and added to a
+// command's CLI11 app by that command with the subset it takes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "core/config.h"
+
+namespace ibtool {
+
+namespace opt {
+enum : uint32_t {
+  Ca = 1u << 0,          // -C/--Ca
+  Port = 1u << 1,        // -P/--Port
+  Debug = 1u << 2,       // -d/--debug (repeatable)
+  Verbose = 1u << 3,     // -v/--verbose (repeatable)
+  Timeout = 1u << 4,     // -t/--timeout
+  Retries = 1u << 5,     // --retries
+  MKey = 1u << 6,        // -y/--m_key
+  SMKey = 1u << 7,       // --smkey
+  Sa = 1u << 8,          // --sa
+  SaPath = 1u << 9,      // --sa-path
+  Discovery = 1u << 10,  // --discovery
+  Cache = 1u << 11,      // --cache, --refresh-cache
+  NodeNameMap = 1u << 12,// --node-name-map
+  Outstanding = 1u << 13,// --outstanding (and -o where the command says)
+  Config = 1u << 14,     // -z/--config
+  Errors = 1u << 15,     // -e/--errors (accepted, as the reference)
+  // The set every MAD-sending command takes.
+  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors,
+  Smp = Mad | MKey | Sa,
+  Gmp = Mad | SMKey | SaPath,
+  Disc = Smp | SaPath | Discovery | Cache | NodeNameMap | Outstanding,
+};
+}  // namespace opt
+
+// Add the selected common options to app, bound to ibcore::config().
+// outstanding_short: also accept -o for --outstanding.
+void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short = false);
+
+// Apply the reference's config file (ibdiag.conf format: key=value lines,
+// '#' comments) to ibcore::config().  Values given on the command line win
+// because the command line is parsed after this.  A missing default file is
+// not an error; a missing file named with -z is.
+void load_config_file(const std::string& path, bool must_exist);
+
+// Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
+bool parse_int(const std::string& s, uint64_t& out);
+
+}  // namespace ibtool

@@ -1,0 +1,124 @@
+#include "cmd/manpage.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cmd/registry.h"
+
+namespace ibtool {
+
+namespace {
+
+// Escape text for troff: backslashes, and a leading dot or quote.
+std::string esc(const std::string& s) {
+  std::string out;
+  bool bol = true;
+  for (char ch : s) {
+    if (bol && (ch == '.' || ch == '\'')) out += "\\&";
+    if (ch == '\\') out += "\\e";
+    else if (ch == '-') out += "\\-";
+    else out += ch;
+    bol = ch == '\n';
+  }
+  return out;
+}
+
+const char* kDate = "2026-11-22";
+
+std::string header(const std::string& name) {
+  std::string up = name;
+  for (auto& ch : up) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  return ".TH \"" + esc(up) + "\" 8 \"" + kDate + "\" \"ibtool " IBTOOL_VERSION "\" \"ibtool\"\n";
+}
+
+}  // namespace
+
+std::string man_page_for(const std::string& command) {
+  const CommandInfo* info = find_command(command);
+  if (!info) return {};
+  std::ostringstream o;
+  o << header(info->name);
+  o << ".SH NAME\n" << esc(info->name) << " \\- " << esc(info->summary) << "\n";
+  o << ".SH SYNOPSIS\n.B " << esc(info->name) << "\n" << esc(info->usage) << "\n.br\n.B ibtool "
+    << esc(info->name) << "\n" << esc(info->usage) << "\n";
+  if (!info->description.empty()) {
+    o << ".SH DESCRIPTION\n";
+    std::istringstream d(info->description);
+    std::string line;
+    bool para = false;
+    while (std::getline(d, line)) {
+      if (line.empty()) {
+        o << ".PP\n";
+        para = false;
+        continue;
+      }
+      o << esc(line) << "\n";
+      para = true;
+    }
+    (void)para;
+  }
+  std::unique_ptr<Command> cmd;
+  auto app = make_app(*info, cmd, info->name);
+  o << ".SH OPTIONS\n";
+  for (const CLI::Option* opt : app->get_options()) {
+    std::string names;
+    for (const auto& s : opt->get_snames()) names += (names.empty() ? "" : ", ") + std::string("-") + s;
+    for (const auto& l : opt->get_lnames()) names += (names.empty() ? "" : ", ") + std::string("--") + l;
+    if (names.empty()) names = opt->get_name();
+    std::string arg = opt->get_option_text();
+    if (arg.empty() && opt->get_type_size() != 0 && !opt->get_lnames().empty() &&
+        opt->get_expected_min() > 0)
+      arg = opt->get_type_name();
+    o << ".TP\n.B " << esc(names) << (arg.empty() ? "" : " \\fI" + esc(arg) + "\\fR") << "\n"
+      << esc(opt->get_description().empty() ? std::string("(argument)") : opt->get_description()) << "\n";
+  }
+  if (!info->aliases.empty()) {
+    o << ".SH ALIASES\n";
+    for (size_t i = 0; i < info->aliases.size(); ++i)
+      o << (i ? ", " : "") << ".B " << esc(info->aliases[i]) << "\n";
+    o << "behave exactly as\n.BR " << esc(info->name) << " .\n";
+  }
+  if (!info->examples.empty()) {
+    o << ".SH EXAMPLES\n.nf\n" << esc(info->examples) << "\n.fi\n";
+  }
+  o << ".SH SEE ALSO\n.BR ibtool (8)\n";
+  return o.str();
+}
+
+std::string man_page_index() {
+  std::ostringstream o;
+  o << header("ibtool");
+  o << ".SH NAME\nibtool \\- InfiniBand diagnostics and management in one program\n";
+  o << ".SH SYNOPSIS\n.B ibtool\n.I command\n[options] [arguments]\n.br\n.B ibtool help\n.br\n"
+       ".B ibtool \\-\\-version\n.br\n.B ibtool \\-\\-install\\-links\n.I dir\n";
+  o << ".SH DESCRIPTION\nibtool replaces the infiniband\\-diags suite with one program. Each command "
+       "is a subcommand and may also be run through a link named after it or one of its legacy "
+       "aliases; the output of the classic commands matches infiniband\\-diags so that scripts "
+       "keep working.\n";
+  o << ".SH COMMANDS\n";
+  for (const CommandInfo* c : commands()) o << ".TP\n.BR " << esc(c->name) << " (8)\n" << esc(c->summary) << "\n";
+  o << ".SH EXIT STATUS\nThat of the reference tool for the same situation; 2 for bad arguments.\n";
+  return o.str();
+}
+
+int write_man_pages(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream f(fs::path(dir) / (name + ".8"));
+    f << text;
+    return bool(f);
+  };
+  bool ok = write("ibtool", man_page_index());
+  for (const CommandInfo* c : commands()) {
+    ok = write(c->name, man_page_for(c->name)) && ok;
+    for (const auto& a : c->aliases) ok = write(a, ".so man8/" + c->name + ".8\n") && ok;
+  }
+  if (!ok) std::fprintf(stderr, "E: cannot write man pages to %s\n", dir.c_str());
+  return ok ? 0 : 1;
+}
+
+}  // namespace ibtool

@@ -1,0 +1,10 @@
+#include "core/config.h"
+
+namespace ibcore {
+
+Config& config() {
+  static Config c;
+  return c;
+}
+
+}  // namespace ibcore

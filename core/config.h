@@ -1,0 +1,36 @@
+// Settings shared by every command: what the common options and the
+// reference's config file (ibdiag.conf) set.  Plain data; cmd/common.cpp
+// fills it from the command line, core/ consumes it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ibcore {
+
+enum class DiscoveryMode { Auto, DR, LID, SA };
+
+struct Config {
+  std::string ca;                 // -C: device name, device/port, GID, GUID
+  int port = 0;                   // -P: 0 = not given
+  int debug = 0;                  // -d count
+  int verbose = 0;                // -v count
+  int timeout_ms = 0;             // -t: 0 = derived from the path
+  int retries = 3;                // --retries
+  std::optional<uint64_t> mkey;   // -y
+  std::optional<uint64_t> smkey;  // --smkey / sa_key in ibdiag.conf
+  bool use_sa = false;            // --sa
+  std::string sa_path;            // --sa-path
+  DiscoveryMode discovery = DiscoveryMode::Auto;
+  std::string cache_file;         // --cache
+  bool refresh_cache = false;     // --refresh-cache
+  std::string node_name_map;      // --node-name-map
+  int outstanding = 0;            // --outstanding / -o: 0 = default
+  bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
+};
+
+// The process-wide settings of this invocation (set once by the dispatcher).
+Config& config();
+
+}  // namespace ibcore

@@ -1,0 +1,55 @@
+// RDMA devices and end ports, enumerated through libibumad (which works on
+// real sysfs and under umad2sim), and parsing of end port descriptions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "iba/struct.h"
+
+namespace ibcore {
+
+struct EndPort {
+  std::string ca;            // device name, e.g. "mlx4_0"
+  int port = 0;              // port number (1-based)
+  uint64_t port_guid = 0;
+  uint64_t subnet_prefix = 0;
+  uint16_t lid = 0;          // base LID
+  uint8_t lmc = 0;
+  uint16_t sm_lid = 0;
+  uint8_t sm_sl = 0;
+  int state = 0;             // 1 Down .. 4 Active (IBA PortState)
+  int phys_state = 0;        // 5 LinkUp ...
+  int rate = 0;              // Gb/s as libibumad reports it
+  uint32_t capmask = 0;
+  std::string link_layer;    // "InfiniBand" / "Ethernet" / "IB"
+  uint8_t subnet_timeout = 18;  // for MAD timeouts when nothing better is known
+
+  iba::Gid gid() const { return iba::Gid::from(subnet_prefix, port_guid); }
+};
+
+struct Device {
+  std::string name;
+  int node_type = 0;         // 1 CA, 2 switch, 3 router
+  std::string ca_type;
+  std::string fw_ver;
+  std::string hw_ver;
+  uint64_t node_guid = 0;
+  uint64_t system_guid = 0;
+  std::vector<EndPort> ports;
+};
+
+// All devices (cached after the first call).  Throws ibcore::Error (see
+// core/error.h) only on an unexpected system failure; no devices is an
+// empty list.
+const std::vector<Device>& get_devices();
+
+// Choose the end port from -C/-P:  ca may be empty (default), a device name
+// ("mlx4_0", first port unless port != 0), "device/port", a port GID, a
+// port GUID, or a node GUID (first port of that device).  Default: the
+// first active port, else the first port.  Throws ibcore::Error with a
+// message that names what exists when nothing matches.
+const EndPort& get_end_port(const std::string& ca = "", int port = 0);
+
+}  // namespace ibcore

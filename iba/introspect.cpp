@@ -1,0 +1,409 @@
+#include "iba/introspect.h"
+
+#include <arpa/inet.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace iba {
+
+// --- GIDs -------------------------------------------------------------------
+uint64_t Gid::prefix() const { return get_bits(raw.data(), 0, 64); }
+uint64_t Gid::guid() const { return get_bits(raw.data(), 64, 64); }
+Gid Gid::from(uint64_t prefix, uint64_t guid) {
+  Gid g;
+  set_bits(g.raw.data(), 0, 64, prefix);
+  set_bits(g.raw.data(), 64, 64, guid);
+  return g;
+}
+std::string Gid::str() const {
+  char b[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, raw.data(), b, sizeof b);
+  return b;
+}
+
+// --- value helpers -------------------------------------------------------------
+std::string guid_str(uint64_t g) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%04x:%04x:%04x:%04x", unsigned(g >> 48), unsigned(g >> 32) & 0xffff,
+                unsigned(g >> 16) & 0xffff, unsigned(g) & 0xffff);
+  return b;
+}
+
+std::optional<uint64_t> parse_uint(std::string_view s) {
+  if (s.empty() || s[0] == '-' || s[0] == '+' || std::isspace(static_cast<unsigned char>(s[0])))
+    return std::nullopt;
+  std::string t(s);
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(t.c_str(), &end, 0);
+  if (errno || end == t.c_str() || *end) return std::nullopt;
+  return v;
+}
+
+std::optional<uint64_t> parse_guid(std::string_view s) {
+  if (s.find(':') != std::string_view::npos) {
+    // 0002:c903:0000:1491 : exactly four groups of 1-4 hex digits.
+    uint64_t v = 0;
+    int groups = 0;
+    size_t i = 0;
+    while (i <= s.size()) {
+      size_t j = s.find(':', i);
+      if (j == std::string_view::npos) j = s.size();
+      std::string_view g = s.substr(i, j - i);
+      if (g.empty() || g.size() > 4) return std::nullopt;
+      for (char c : g)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+      v = (v << 16) | std::strtoull(std::string(g).c_str(), nullptr, 16);
+      ++groups;
+      i = j + 1;
+      if (j == s.size()) break;
+    }
+    if (groups != 4) return std::nullopt;
+    return v;
+  }
+  std::string_view h = s;
+  if (h.size() > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) h.remove_prefix(2);
+  if (h.empty() || h.size() > 16) return std::nullopt;
+  for (char c : h)
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  return std::strtoull(std::string(h).c_str(), nullptr, 16);
+}
+
+std::optional<Gid> parse_gid(std::string_view s) {
+  Gid g;
+  std::string t(s);
+  if (inet_pton(AF_INET6, t.c_str(), g.raw.data()) != 1) return std::nullopt;
+  return g;
+}
+
+std::string hex_bytes(std::span<const uint8_t> b) {
+  std::string out;
+  char x[4];
+  for (uint8_t c : b) {
+    std::snprintf(x, sizeof x, "%02x", c);
+    out += x;
+  }
+  return out;
+}
+
+// --- field lookup ----------------------------------------------------------------
+namespace {
+
+bool ieq(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+// Number of SA components a field occupies.
+uint32_t component_count(const FieldDesc& f) {
+  if (f.kind != Kind::Struct || f.count != 1) return 1;
+  uint32_t n = 0;
+  for (const auto& s : f.sub->field_list()) n += component_count(s);
+  return n;
+}
+
+void collect(const StructDesc& d, uint32_t base, const std::string& prefix, uint32_t& comp,
+             bool with_reserved, std::vector<FieldRef>& out) {
+  for (const auto& f : d.field_list()) {
+    if (f.kind == Kind::Struct && f.count == 1) {
+      collect(*f.sub, base + f.bit_off, prefix + f.name + ".", comp, with_reserved, out);
+      continue;
+    }
+    if (f.kind != Kind::Rsv || with_reserved) out.push_back(FieldRef{&f, base + f.bit_off, -1, prefix + f.name, comp});
+    ++comp;
+  }
+}
+
+}  // namespace
+
+std::vector<FieldRef> leaves(const StructDesc& desc, bool with_reserved) {
+  std::vector<FieldRef> out;
+  uint32_t comp = 0;
+  collect(desc, 0, "", comp, with_reserved, out);
+  return out;
+}
+
+std::optional<FieldRef> find_field(const StructDesc& desc, std::string_view dotted, std::string* err) {
+  const StructDesc* d = &desc;
+  uint32_t base = 0, comp = 0;
+  std::string path;
+  std::string_view rest = dotted;
+  auto fail = [&](const std::string& m) -> std::optional<FieldRef> {
+    if (err) *err = m;
+    return std::nullopt;
+  };
+  while (true) {
+    size_t dot = rest.find('.');
+    std::string_view part = rest.substr(0, dot);
+    int index = -1;
+    if (auto lb = part.find('['); lb != std::string_view::npos) {
+      if (part.back() != ']') return fail("bad field name '" + std::string(dotted) + "'");
+      auto idx = parse_uint(part.substr(lb + 1, part.size() - lb - 2));
+      if (!idx) return fail("bad index in '" + std::string(dotted) + "'");
+      index = int(*idx);
+      part = part.substr(0, lb);
+    }
+    const FieldDesc* found = nullptr;
+    uint32_t c = comp;
+    for (const auto& f : d->field_list()) {
+      if (ieq(f.name, part) && f.kind != Kind::Rsv) {
+        found = &f;
+        break;
+      }
+      c += component_count(f);
+    }
+    if (!found) {
+      std::string names;
+      for (const auto& f : d->field_list())
+        if (f.kind != Kind::Rsv) names += std::string(names.empty() ? "" : ", ") + f.name;
+      return fail("no field '" + std::string(part) + "' in " + d->name + " (fields: " + names + ")");
+    }
+    path += (path.empty() ? "" : ".") + std::string(found->name);
+    uint32_t off = base + found->bit_off;
+    rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+    // "table.3" selects element 3 of an array.
+    if (index < 0 && found->count > 1 && !rest.empty()) {
+      size_t d2 = rest.find('.');
+      if (auto idx = parse_uint(rest.substr(0, d2))) {
+        index = int(*idx);
+        rest = d2 == std::string_view::npos ? std::string_view{} : rest.substr(d2 + 1);
+      }
+    }
+    if (index >= 0) {
+      if (found->count <= 1 || index >= found->count)
+        return fail("index " + std::to_string(index) + " out of range for " + path);
+      off += uint32_t(index) * found->width;
+      path += "[" + std::to_string(index) + "]";
+    }
+    if (rest.empty()) return FieldRef{found, off, index, path, c};
+    if (found->kind != Kind::Struct) return fail(path + " has no sub-fields");
+    if (found->count > 1 && index < 0) return fail(path + " is an array: give an index");
+    d = found->sub;
+    base = off;
+    comp = c;
+  }
+}
+
+uint64_t component_mask(const FieldRef& ref) { return ref.component < 64 ? uint64_t(1) << ref.component : 0; }
+
+// --- values ------------------------------------------------------------------------
+uint64_t get_uint(const FieldRef& ref, const uint8_t* buf) {
+  return get_bits(buf, ref.bit_off, ref.width() > 64 ? 64 : ref.width());
+}
+
+namespace {
+
+std::string format_scalar(const FieldDesc& f, uint32_t off, const uint8_t* buf) {
+  char b[64];
+  switch (f.kind) {
+    case Kind::Uint:
+      return std::to_string(get_bits(buf, off, f.width));
+    case Kind::Int:
+      return std::to_string(sign_extend(get_bits(buf, off, f.width), f.width));
+    case Kind::Hex: {
+      if (f.width > 64) return "0x" + hex_bytes({buf + off / 8, f.width / 8});
+      std::snprintf(b, sizeof b, "0x%0*llx", int((f.width + 3) / 4),
+                    static_cast<unsigned long long>(get_bits(buf, off, f.width)));
+      return b;
+    }
+    case Kind::Lid:
+      std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(get_bits(buf, off, f.width)));
+      return b;
+    case Kind::Guid:
+      return guid_str(get_bits(buf, off, 64));
+    case Kind::Gid:
+      return get_gid(buf, off).str();
+    case Kind::Str: {
+      std::string s = get_str(buf, off, f.width), q = "'";
+      for (unsigned char c : s) {
+        if (c == '\'' || c == '\\') q += '\\';
+        if (c < 0x20 || c == 0x7f) {
+          std::snprintf(b, sizeof b, "\\x%02x", c);
+          q += b;
+        } else {
+          q += char(c);
+        }
+      }
+      return q + "'";
+    }
+    case Kind::Bytes:
+    case Kind::Rsv:
+      return hex_bytes({buf + off / 8, f.width / 8});
+    case Kind::Struct:
+      return hex_bytes({buf + off / 8, f.width / 8});
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string format_value(const FieldRef& ref, const uint8_t* buf) {
+  const FieldDesc& f = *ref.field;
+  if (f.count == 1 || ref.index >= 0) return format_scalar(f, ref.bit_off, buf);
+  std::string out = "[";
+  for (uint32_t i = 0; i < f.count; ++i)
+    out += (i ? "," : "") + format_scalar(f, ref.bit_off + i * f.width, buf);
+  return out + "]";
+}
+
+bool set_from_text(const FieldRef& ref, uint8_t* buf, std::string_view text, std::string* err) {
+  const FieldDesc& f = *ref.field;
+  auto fail = [&](const char* what) {
+    if (err) *err = "invalid " + std::string(what) + " '" + std::string(text) + "' for " + ref.path;
+    return false;
+  };
+  if (f.count > 1 && ref.index < 0 && f.kind != Kind::Bytes) {
+    // A whole array: comma separated values.
+    std::vector<std::string_view> parts;
+    size_t i = 0;
+    while (true) {
+      size_t j = text.find(',', i);
+      parts.push_back(text.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+      if (j == std::string_view::npos) break;
+      i = j + 1;
+    }
+    if (parts.size() > f.count) return fail("array (too many elements)");
+    for (size_t k = 0; k < parts.size(); ++k) {
+      FieldRef e = ref;
+      e.index = int(k);
+      e.bit_off = ref.bit_off + uint32_t(k) * f.width;
+      if (!set_from_text(e, buf, parts[k], err)) return false;
+    }
+    return true;
+  }
+  switch (f.kind) {
+    case Kind::Uint:
+    case Kind::Hex:
+    case Kind::Lid: {
+      auto v = parse_uint(text);
+      if (!v) return fail("number");
+      if (f.width < 64 && *v >> f.width) return fail("value (too large)");
+      set_bits(buf, ref.bit_off, f.width, *v);
+      return true;
+    }
+    case Kind::Int: {
+      std::string t(text);
+      char* end = nullptr;
+      errno = 0;
+      long long v = std::strtoll(t.c_str(), &end, 0);
+      if (errno || end == t.c_str() || *end) return fail("number");
+      set_bits(buf, ref.bit_off, f.width, uint64_t(v));
+      return true;
+    }
+    case Kind::Guid: {
+      auto v = parse_guid(text);
+      if (!v) return fail("GUID");
+      set_bits(buf, ref.bit_off, 64, *v);
+      return true;
+    }
+    case Kind::Gid: {
+      auto g = parse_gid(text);
+      if (!g) return fail("GID");
+      set_gid(buf, ref.bit_off, *g);
+      return true;
+    }
+    case Kind::Str:
+      if (text.size() > f.width / 8) return fail("string (too long)");
+      set_str(buf, ref.bit_off, f.width, text);
+      return true;
+    case Kind::Bytes:
+    case Kind::Rsv:
+    case Kind::Struct: {
+      std::string hex;
+      for (char c : text)
+        if (c != ':' && c != ' ') hex += c;
+      if (hex.size() > 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex = hex.substr(2);
+      uint32_t n = ref.width() / 8;
+      if (hex.size() % 2 || hex.size() / 2 > n) return fail("bytes");
+      for (size_t k = 0; k < hex.size(); k += 2) {
+        if (!std::isxdigit(static_cast<unsigned char>(hex[k])) ||
+            !std::isxdigit(static_cast<unsigned char>(hex[k + 1])))
+          return fail("bytes");
+        buf[ref.bit_off / 8 + k / 2] = uint8_t(std::strtoul(hex.substr(k, 2).c_str(), nullptr, 16));
+      }
+      return true;
+    }
+  }
+  return fail("value");
+}
+
+uint64_t apply_assignments(const StructDesc& desc, uint8_t* buf, const std::vector<std::string>& assigns) {
+  uint64_t mask = 0;
+  for (const auto& a : assigns) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("expected field=value, got '" + a + "'");
+    std::string err;
+    auto ref = find_field(desc, std::string_view(a).substr(0, eq), &err);
+    if (!ref) throw std::invalid_argument(err);
+    if (!set_from_text(*ref, buf, std::string_view(a).substr(eq + 1), &err)) throw std::invalid_argument(err);
+    if (ref->field->kind == Kind::Struct && ref->field->count == 1) {
+      for (const auto& l : leaves(*ref->field->sub, true)) mask |= component_mask(FieldRef{l.field, 0, -1, "", ref->component + l.component});
+    } else {
+      mask |= component_mask(*ref);
+    }
+  }
+  return mask;
+}
+
+// --- printing ------------------------------------------------------------------------
+std::string print_fields(const StructDesc& desc, const uint8_t* buf, std::string_view prefix) {
+  std::string out;
+  for (const auto& l : leaves(desc)) {
+    std::string name = std::string(prefix) + l.path;
+    out += name;
+    out += std::string(name.size() < 31 ? 32 - name.size() : 1, '.');
+    out += format_value(l, buf);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off, int indent) {
+  std::string out, pad(size_t(indent), ' ');
+  char b[48];
+  uint32_t words = (desc.size + 3) / 4;
+  const auto fields = desc.field_list();
+  size_t fi = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    uint32_t start = w * 32, end = start + 32;
+    // A nested structure starting here is announced and dumped on its own.
+    while (fi < fields.size() && fields[fi].bit_off < start) ++fi;
+    if (fi < fields.size() && fields[fi].kind == Kind::Struct && fields[fi].bit_off == start &&
+        fields[fi].bit_off % 32 == 0) {
+      const FieldDesc& f = fields[fi];
+      for (uint32_t i = 0; i < f.count; ++i) {
+        out += pad + "   + " + f.name + (f.count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
+               f.sub->name + "\n";
+        out += dump_detailed(*f.sub, buf + (f.bit_off + i * f.width) / 8, base_off + (f.bit_off + i * f.width) / 8,
+                             indent + 2);
+      }
+      w = (f.bit_off + f.total_bits() + 31) / 32 - 1;
+      ++fi;
+      continue;
+    }
+    uint32_t word = 0;
+    for (uint32_t k = 0; k < 4; ++k) word = (word << 8) | (w * 4 + k < desc.size ? buf[w * 4 + k] : 0);
+    std::snprintf(b, sizeof b, "%3u %08X ", base_off + w * 4, word);
+    out += pad + b;
+    std::string names;
+    for (size_t k = fi; k < fields.size() && fields[k].bit_off < end; ++k) {
+      const FieldDesc& f = fields[k];
+      if (f.kind == Kind::Rsv) continue;
+      FieldRef r{&f, f.bit_off, -1, f.name, 0};
+      std::string v = f.kind == Kind::Struct ? "<" + std::string(f.sub->name) + ">" : format_value(r, buf);
+      if (v.size() > 200) v = v.substr(0, 200) + "...";
+      names += (names.empty() ? "" : ",") + std::string(f.name) + "=" + v;
+    }
+    out += names + "\n";
+  }
+  return out;
+}
+
+}  // namespace iba

@@ -1,0 +1,279 @@
+// The one way IBA structures are declared: as data.
+//
+// A structure is a list of fields (name, bit offset, bit width, kind, and
+// for arrays a count, for nested structures the nested type), written once
+// as an X-macro list.  IBA_STRUCT turns that list into
+//   * a C++ type holding the wire bytes (network order) with typed
+//     accessors  x.name()  and  x.set_name(v),
+//   * a constexpr field table (iba::StructDesc) that drives everything
+//     generic: get/set by dotted name, parsing values from text, printing,
+//     detailed dumps and SA component masks (iba/introspect.h).
+// Packing is free: the object *is* the wire image.
+//
+// Declaring a structure:
+//
+//   #define IBA_FIELDS_SMPNodeInfo(F, A, S, SA)   (each line but the last
+//     F(baseVersion,      0,  8, Uint)              ends in a backslash)
+//     F(nodeGUID,        96, 64, Guid)
+//     A(portBlock,      128, 16, Lid, 4)
+//     S(nodeInfo,         0, SMPNodeInfo)
+//     SA(records,        64, SAPortInfoRecord, 3)
+//   IBA_STRUCT(SMPNodeInfo, 40, IBA_FIELDS_SMPNodeInfo)
+//
+// Offsets are in bits from the start of the structure, counted the IBA way
+// (bit 0 is the most significant bit of byte 0).  Array elements are
+// contiguous, each `width` bits.  Reserved space is declared with kind Rsv
+// (named reserved<bit offset>), as the IBA tables list it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace iba {
+
+enum class Kind : uint8_t {
+  Uint,    // unsigned integer, up to 64 bits, any alignment
+  Int,     // signed (two's complement) integer, up to 64 bits
+  Hex,     // unsigned integer best shown in hex (keys, masks, OUIs)
+  Guid,    // 64-bit EUI-64
+  Gid,     // 128-bit GID
+  Lid,     // 16-bit LID
+  Str,     // fixed-size NUL padded byte string (width = total bits)
+  Bytes,   // opaque bytes (width = total bits)
+  Struct,  // a nested structure (width = its size in bits)
+  Rsv,     // reserved space: no accessor, not printed; declared where it
+           // matters (SA records, whose component masks count it)
+};
+
+struct StructDesc;
+
+struct FieldDesc {
+  const char* name;
+  uint32_t bit_off;   // offset of element 0, bits from the structure start
+  uint32_t width;     // bits per element
+  uint16_t count;     // 1 for a scalar, else the array length
+  Kind kind;
+  const StructDesc* sub;  // for Kind::Struct
+
+  constexpr uint32_t total_bits() const { return width * count; }
+};
+
+struct StructDesc {
+  const char* name;   // e.g. "SMPNodeInfo"
+  uint32_t size;      // bytes
+  const FieldDesc* fields;
+  uint32_t nfields;
+
+  constexpr std::span<const FieldDesc> field_list() const { return {fields, nfields}; }
+};
+
+struct Gid {
+  std::array<uint8_t, 16> raw{};
+  uint64_t prefix() const;
+  uint64_t guid() const;
+  static Gid from(uint64_t prefix, uint64_t guid);
+  std::string str() const;  // RFC 4291 form, e.g. fe80::2:c903:0:1491
+  bool operator==(const Gid&) const = default;
+  auto operator<=>(const Gid&) const = default;
+};
+
+// --- bit access on big-endian wire bytes -----------------------------------
+inline uint64_t get_bits(const uint8_t* buf, uint32_t bit_off, uint32_t width) {
+  if (width == 0) return 0;
+  if ((bit_off % 8) == 0 && (width % 8) == 0) {
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < width / 8; ++i) v = (v << 8) | buf[bit_off / 8 + i];
+    return v;
+  }
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < width; ++i) {
+    uint32_t b = bit_off + i;
+    v = (v << 1) | ((buf[b / 8] >> (7 - b % 8)) & 1u);
+  }
+  return v;
+}
+
+inline void set_bits(uint8_t* buf, uint32_t bit_off, uint32_t width, uint64_t v) {
+  if (width == 0) return;
+  if ((bit_off % 8) == 0 && (width % 8) == 0) {
+    for (uint32_t i = width / 8; i-- > 0;) {
+      buf[bit_off / 8 + i] = uint8_t(v);
+      v >>= 8;
+    }
+    return;
+  }
+  for (uint32_t i = width; i-- > 0;) {
+    uint32_t b = bit_off + i;
+    uint8_t m = uint8_t(1u << (7 - b % 8));
+    buf[b / 8] = (v & 1u) ? (buf[b / 8] | m) : (buf[b / 8] & uint8_t(~m));
+    v >>= 1;
+  }
+}
+
+inline int64_t sign_extend(uint64_t v, uint32_t width) {
+  if (width >= 64) return int64_t(v);
+  uint64_t m = uint64_t(1) << (width - 1);
+  return int64_t((v ^ m) - m);
+}
+
+inline std::string get_str(const uint8_t* buf, uint32_t bit_off, uint32_t width) {
+  const char* p = reinterpret_cast<const char*>(buf + bit_off / 8);
+  size_t n = width / 8;
+  return std::string(p, strnlen(p, n));
+}
+
+inline void set_str(uint8_t* buf, uint32_t bit_off, uint32_t width, std::string_view s) {
+  size_t n = width / 8;
+  std::memset(buf + bit_off / 8, 0, n);
+  std::memcpy(buf + bit_off / 8, s.data(), s.size() < n ? s.size() : n);
+}
+
+inline Gid get_gid(const uint8_t* buf, uint32_t bit_off) {
+  Gid g;
+  std::memcpy(g.raw.data(), buf + bit_off / 8, 16);
+  return g;
+}
+
+inline void set_gid(uint8_t* buf, uint32_t bit_off, const Gid& g) {
+  std::memcpy(buf + bit_off / 8, g.raw.data(), 16);
+}
+
+// Base of every generated structure type.
+template <size_t N>
+struct Wire {
+  static constexpr size_t SIZE = N;
+  std::array<uint8_t, N> buf{};
+  uint8_t* raw() { return buf.data(); }
+  const uint8_t* raw() const { return buf.data(); }
+  std::span<const uint8_t> bytes() const { return {buf.data(), N}; }
+  // Load from wire bytes (short input is zero padded, long input truncated).
+  void load(std::span<const uint8_t> in) {
+    buf.fill(0);
+    std::memcpy(buf.data(), in.data(), in.size() < N ? in.size() : N);
+  }
+  void store(std::span<uint8_t> out) const { std::memcpy(out.data(), buf.data(), out.size() < N ? out.size() : N); }
+  bool operator==(const Wire&) const = default;
+};
+
+}  // namespace iba
+
+// --- the declaration machinery ------------------------------------------------
+// Field table entries.
+#define IBA_FD_F(name, off, width, kind) \
+  ::iba::FieldDesc{#name, off, width, 1, ::iba::Kind::kind, nullptr},
+#define IBA_FD_A(name, off, width, kind, count) \
+  ::iba::FieldDesc{#name, off, width, count, ::iba::Kind::kind, nullptr},
+#define IBA_FD_S(name, off, type) \
+  ::iba::FieldDesc{#name, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC},
+#define IBA_FD_SA(name, off, type, count) \
+  ::iba::FieldDesc{#name, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC},
+
+// Typed accessors, chosen by kind.
+#define IBA_ACC_Uint(name, off, width)                                                        \
+  uint64_t name() const { return ::iba::get_bits(buf.data(), off, width); }                   \
+  auto& set_##name(uint64_t v) {                                                              \
+    ::iba::set_bits(buf.data(), off, width, v);                                               \
+    return *this;                                                                             \
+  }
+#define IBA_ACC_Hex(name, off, width) IBA_ACC_Uint(name, off, width)
+#define IBA_ACC_Guid(name, off, width) IBA_ACC_Uint(name, off, width)
+#define IBA_ACC_Lid(name, off, width) IBA_ACC_Uint(name, off, width)
+#define IBA_ACC_Int(name, off, width)                                                         \
+  int64_t name() const { return ::iba::sign_extend(::iba::get_bits(buf.data(), off, width), width); } \
+  auto& set_##name(int64_t v) {                                                               \
+    ::iba::set_bits(buf.data(), off, width, uint64_t(v));                                     \
+    return *this;                                                                             \
+  }
+#define IBA_ACC_Gid(name, off, width)                                                         \
+  ::iba::Gid name() const { return ::iba::get_gid(buf.data(), off); }                         \
+  auto& set_##name(const ::iba::Gid& v) {                                                     \
+    ::iba::set_gid(buf.data(), off, v);                                                       \
+    return *this;                                                                             \
+  }
+#define IBA_ACC_Str(name, off, width)                                                         \
+  std::string name() const { return ::iba::get_str(buf.data(), off, width); }                 \
+  auto& set_##name(std::string_view v) {                                                      \
+    ::iba::set_str(buf.data(), off, width, v);                                                \
+    return *this;                                                                             \
+  }
+#define IBA_ACC_Bytes(name, off, width)                                                       \
+  std::span<const uint8_t> name() const { return {buf.data() + (off) / 8, (width) / 8}; }     \
+  std::span<uint8_t> mut_##name() { return {buf.data() + (off) / 8, (width) / 8}; }
+#define IBA_ACC_Rsv(name, off, width)
+#define IBA_ACC_F(name, off, width, kind) IBA_ACC_##kind(name, off, width)
+
+#define IBA_ACCA_Uint(name, off, width)                                                       \
+  uint64_t name(size_t i) const { return ::iba::get_bits(buf.data(), (off) + uint32_t(i) * (width), width); } \
+  auto& set_##name(size_t i, uint64_t v) {                                                    \
+    ::iba::set_bits(buf.data(), (off) + uint32_t(i) * (width), width, v);                     \
+    return *this;                                                                             \
+  }
+#define IBA_ACCA_Hex(name, off, width) IBA_ACCA_Uint(name, off, width)
+#define IBA_ACCA_Guid(name, off, width) IBA_ACCA_Uint(name, off, width)
+#define IBA_ACCA_Lid(name, off, width) IBA_ACCA_Uint(name, off, width)
+#define IBA_ACCA_Int(name, off, width)                                                        \
+  int64_t name(size_t i) const {                                                              \
+    return ::iba::sign_extend(::iba::get_bits(buf.data(), (off) + uint32_t(i) * (width), width), width); \
+  }                                                                                           \
+  auto& set_##name(size_t i, int64_t v) {                                                     \
+    ::iba::set_bits(buf.data(), (off) + uint32_t(i) * (width), width, uint64_t(v));           \
+    return *this;                                                                             \
+  }
+#define IBA_ACCA_Gid(name, off, width)                                                        \
+  ::iba::Gid name(size_t i) const { return ::iba::get_gid(buf.data(), (off) + uint32_t(i) * 128); } \
+  auto& set_##name(size_t i, const ::iba::Gid& v) {                                           \
+    ::iba::set_gid(buf.data(), (off) + uint32_t(i) * 128, v);                                 \
+    return *this;                                                                             \
+  }
+#define IBA_ACCA_Bytes(name, off, width)                                                      \
+  std::span<const uint8_t> name(size_t i) const {                                             \
+    return {buf.data() + ((off) + uint32_t(i) * (width)) / 8, (width) / 8};                   \
+  }
+#define IBA_ACCA_Str(name, off, width)                                                        \
+  std::string name(size_t i) const { return ::iba::get_str(buf.data(), (off) + uint32_t(i) * (width), width); }
+#define IBA_ACCA_Rsv(name, off, width)
+#define IBA_ACC_A(name, off, width, kind, count) IBA_ACCA_##kind(name, off, width)
+
+#define IBA_ACC_S(name, off, type)                                                            \
+  type name() const {                                                                         \
+    type r;                                                                                   \
+    std::memcpy(r.buf.data(), buf.data() + (off) / 8, type::SIZE);                            \
+    return r;                                                                                 \
+  }                                                                                           \
+  auto& set_##name(const type& v) {                                                           \
+    std::memcpy(buf.data() + (off) / 8, v.buf.data(), type::SIZE);                            \
+    return *this;                                                                             \
+  }
+#define IBA_ACC_SA(name, off, type, count)                                                    \
+  type name(size_t i) const {                                                                 \
+    type r;                                                                                   \
+    std::memcpy(r.buf.data(), buf.data() + (off) / 8 + i * type::SIZE, type::SIZE);           \
+    return r;                                                                                 \
+  }                                                                                           \
+  auto& set_##name(size_t i, const type& v) {                                                 \
+    std::memcpy(buf.data() + (off) / 8 + i * type::SIZE, v.buf.data(), type::SIZE);           \
+    return *this;                                                                             \
+  }
+
+// Compile-time check that every field lies inside the structure.
+#define IBA_CHK_F(name, off, width, kind) static_assert((off) + (width) <= SIZE * 8, #name " out of range");
+#define IBA_CHK_A(name, off, width, kind, count) \
+  static_assert((off) + (width) * (count) <= SIZE * 8, #name " out of range");
+#define IBA_CHK_S(name, off, type) static_assert((off) + type::SIZE * 8 <= SIZE * 8, #name " out of range");
+#define IBA_CHK_SA(name, off, type, count) \
+  static_assert((off) + type::SIZE * 8 * (count) <= SIZE * 8, #name " out of range");
+
+// Declare structure `type` of `nbytes` bytes from the field list macro `list`.
+#define IBA_STRUCT(type, nbytes, list)                                                        \
+  struct type : ::iba::Wire<nbytes> {                                                         \
+    static constexpr ::iba::FieldDesc FIELDS[] = {list(IBA_FD_F, IBA_FD_A, IBA_FD_S, IBA_FD_SA)}; \
+    static constexpr ::iba::StructDesc DESC{#type, nbytes, FIELDS, uint32_t(std::size(FIELDS))};  \
+    static const ::iba::StructDesc& desc() { return DESC; }                                   \
+    list(IBA_ACC_F, IBA_ACC_A, IBA_ACC_S, IBA_ACC_SA)                                         \
+    list(IBA_CHK_F, IBA_CHK_A, IBA_CHK_S, IBA_CHK_SA)                                         \
+  }
