@@ -160,6 +160,9 @@ struct ClassDesc {
 
 // All known classes.  For vendor classes the OUI is part of the format.
 std::span<const ClassDesc* const> all_classes();
+// The GMP classes (SA, PM, CC, vendor, DevMgt, BM, SNMP, CM), defined in
+// iba/classes_gmp.cpp; all_classes() includes them.
+std::span<const ClassDesc* const> gmp_classes();
 const ClassDesc* find_class(uint8_t mgmt_class, uint8_t class_version = 0);  // 0 = any version
 const AttrDesc* find_attr(const ClassDesc& c, uint16_t attr_id);
 const AttrDesc* find_attr(const ClassDesc& c, std::string_view struct_name);  // case-insensitive
