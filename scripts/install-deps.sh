@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install everything ibtool needs to build and test, from Debian 12 packages.
+# Idempotent and non-interactive: packages already present are skipped
+# without touching the network.
+set -euo pipefail
+
+PKGS=(
+  # build
+  cmake g++ make pkg-config
+  libibumad-dev libibverbs-dev libcli11-dev libspdlog-dev libfmt-dev
+  googletest libgtest-dev
+  # test bed: simulator, subnet manager, reference tools
+  ibsim-utils libumad2sim0 opensm infiniband-diags ibverbs-utils
+  # test-only cross checks of the IBA definitions
+  libibmad-dev libopensm-dev
+  # man page rendering test
+  groff-base man-db
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
