@@ -38,6 +38,11 @@ public:
   std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
     std::string out = "Usage: " + invoked_ + " " + info_.usage + "\n\n";
     if (!info_.description.empty()) out += info_.description + "\n\n";
+    if (!info_.aliases.empty()) {
+      out += "Aliases:";
+      for (const auto& a : info_.aliases) out += " " + a;
+      out += "\n\n";
+    }
     out += make_groups(app, mode);
     if (!info_.examples.empty()) out += "\nExamples:\n" + info_.examples + "\n";
     return out;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# CLI tests of the dispatcher, the registry-driven help, links and man pages.
+# Usage: cli_test.sh IBTOOL SOURCE_DIR TEST_NAME
+set -uo pipefail
+IBTOOL=$1
+SRC=$2
+TEST=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Names of registered commands as `ibtool help` lists them.
+commands() { "$IBTOOL" help | awk '/^Commands:/{on=1;next} on && /^  [^ ]/{print $1}'; }
+
+case "$TEST" in
+help)
+  out=$("$IBTOOL" help) || fail "ibtool help exited $?"
+  [ -n "$(commands)" ] || fail "ibtool help lists no command"
+  # Every listed command has a one-line summary.
+  "$IBTOOL" help | awk '/^Commands:/{on=1;next} on && /^  [^ ]/ && NF<2 {bad=1} END{exit bad}' ||
+    fail "a command has no summary"
+  # No arguments: the list on stdout and a non-zero exit.
+  "$IBTOOL" >/dev/null 2>&1 && fail "bare ibtool should exit non-zero"
+  # help CMD = CMD --help
+  for c in $(commands); do
+    "$IBTOOL" help "$c" 2>"$tmp/h1" || fail "ibtool help $c exited $?"
+    "$IBTOOL" "$c" --help 2>"$tmp/h2" || fail "ibtool $c --help exited $?"
+    cmp -s "$tmp/h1" "$tmp/h2" || fail "help $c differs from $c --help"
+    grep -q "^Usage: $c " "$tmp/h2" || fail "$c --help has no usage line"
+  done
+  ;;
+version)
+  out=$("$IBTOOL" --version) || fail "--version exited $?"
+  [[ "$out" =~ ^ibtool\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "bad version line '$out'"
+  for c in $(commands); do
+    "$IBTOOL" "$c" -V 2>&1 | grep -q "VERSION" || fail "$c -V prints no version"
+  done
+  ;;
+unknown)
+  "$IBTOOL" no_such_command >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  [ $rc -ne 0 ] || fail "unknown command exited 0"
+  [ ! -s "$tmp/o" ] || fail "unknown command wrote to stdout"
+  [ "$(wc -l <"$tmp/e")" -eq 1 ] || fail "unknown command: expected one stderr line, got: $(cat "$tmp/e")"
+  grep -q "unknown command 'no_such_command'" "$tmp/e" || fail "unclear message: $(cat "$tmp/e")"
+  "$IBTOOL" help no_such_command >/dev/null 2>&1 && fail "help of an unknown command exited 0"
+  ln -s "$IBTOOL" "$tmp/notacommand"
+  "$tmp/notacommand" >/dev/null 2>&1 && fail "unknown link name should behave as bare ibtool (exit non-zero)"
+  true
+  ;;
+badopt)
+  for c in $(commands); do
+    "$IBTOOL" "$c" --no-such-option >"$tmp/o" 2>"$tmp/e"
+    rc=$?
+    [ $rc -ne 0 ] || fail "$c --no-such-option exited 0"
+    [ ! -s "$tmp/o" ] || fail "$c: usage error wrote to stdout"
+    grep -q "no-such-option" "$tmp/e" || fail "$c: error does not name the bad option"
+    grep -q "^Usage: $c " "$tmp/e" || fail "$c: bad option does not print the usage"
+  done
+  ;;
+links)
+  "$IBTOOL" --install-links "$tmp/bin" || fail "--install-links failed"
+  cp "$IBTOOL" "$tmp/bin/ibtool"
+  n=0
+  for c in $(commands); do
+    aliases=$(sed -n 's/^Aliases: //p' <("$IBTOOL" "$c" --help 2>&1))
+    for name in $c $aliases; do
+      [ -L "$tmp/bin/$name" ] || fail "no link for $name"
+      "$tmp/bin/$name" --help 2>"$tmp/e" || fail "$name --help through a link exited $?"
+      grep -q "^Usage: $name " "$tmp/e" || fail "$name through a link does not run as $name"
+      # ibtool NAME works for aliases too.
+      "$tmp/bin/ibtool" "$name" --help 2>/dev/null || fail "ibtool $name --help failed"
+      n=$((n + 1))
+    done
+  done
+  [ $n -gt 0 ] || fail "no command to link"
+  ;;
+manpages)
+  "$IBTOOL" --gen-man "$tmp/man" || fail "--gen-man failed"
+  [ -s "$tmp/man/ibtool.8" ] || fail "no ibtool.8"
+  for c in $(commands); do
+    [ -s "$tmp/man/$c.8" ] || fail "no page for $c"
+    grep -q "$c" "$tmp/man/ibtool.8" || fail "ibtool.8 does not list $c"
+  done
+  for p in "$tmp"/man/*.8; do
+    if grep -q '^\.so ' "$p"; then
+      target=$(sed -n 's/^\.so man8\///p' "$p")
+      [ -s "$tmp/man/$target" ] || fail "$p points to missing $target"
+      continue
+    fi
+    warnings=$(groff -man -ww -Tutf8 -z "$p" 2>&1)
+    [ -z "$warnings" ] || fail "groff warnings for $p: $warnings"
+  done
+  ;;
+readme)
+  # The README's command table lists exactly the registered commands.
+  table=$(sed -n '/<!-- commands:begin -->/,/<!-- commands:end -->/p' "$SRC/README.md" |
+    sed -n 's/^| `\([^`]*\)` |.*/\1/p' | sort)
+  listed=$(commands | sort)
+  [ "$table" = "$listed" ] || fail "README command table out of sync with the registry:
+$(diff <(echo "$table") <(echo "$listed"))"
+  ;;
+*)
+  fail "unknown test $TEST"
+  ;;
+esac
+echo "ok $TEST"
