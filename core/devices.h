@@ -37,6 +37,8 @@ struct Device {
   std::string hw_ver;
   uint64_t node_guid = 0;
   uint64_t system_guid = 0;
+  int numports = 0;          // as the device reports it (switches: their
+                             // external ports; only port 0 is an end port)
   std::vector<EndPort> ports;
 };
 
@@ -46,10 +48,14 @@ struct Device {
 const std::vector<Device>& get_devices();
 
 // Choose the end port from -C/-P:  ca may be empty (default), a device name
-// ("mlx4_0", first port unless port != 0), "device/port", a port GID, a
+// ("mlx4_0": its first active port, else its first port, unless port != 0), "device/port", a port GID, a
 // port GUID, or a node GUID (first port of that device).  Default: the
 // first active port, else the first port.  Throws ibcore::Error with a
 // message that names what exists when nothing matches.
 const EndPort& get_end_port(const std::string& ca = "", int port = 0);
+
+// The same selection over a given device list (get_end_port uses
+// get_devices()); the returned reference points into devs.
+const EndPort& find_end_port(const std::vector<Device>& devs, const std::string& ca, int port);
 
 }  // namespace ibcore

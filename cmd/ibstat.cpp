@@ -1,0 +1,332 @@
+// Local device commands: ibstat (libibumad's view of the devices),
+// ibstatus (the sysfs view) and ibv_devices (the verbs view).
+#include <infiniband/verbs.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/devices.h"
+
+namespace {
+
+using ibcore::Device;
+using ibcore::EndPort;
+
+const char* port_state_name(int s) {
+  static const char* const names[] = {"???", "Down", "Initializing", "Armed", "Active"};
+  return s >= 0 && s < 5 ? names[s] : "???";
+}
+
+const char* phys_state_name(int s) {
+  static const char* const names[] = {"No state change", "Sleep", "Polling", "Disabled",
+                                      "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
+                                      "PhyTest"};
+  return s >= 0 && s < 8 ? names[s] : "???";
+}
+
+std::string rate_str(int rate) { return rate == 2 ? "2.5" : std::to_string(rate); }
+
+void print_port(const EndPort& p, const char* pre) {
+  std::printf("%sState: %s\n", pre, port_state_name(p.state));
+  std::printf("%sPhysical state: %s\n", pre, phys_state_name(p.phys_state));
+  std::printf("%sRate: %s\n", pre, rate_str(p.rate).c_str());
+  std::printf("%sBase lid: %u\n", pre, unsigned(p.lid));
+  std::printf("%sLMC: %u\n", pre, unsigned(p.lmc));
+  std::printf("%sSM lid: %u\n", pre, unsigned(p.sm_lid));
+  std::printf("%sCapability mask: 0x%08x\n", pre, p.capmask);
+  std::printf("%sPort GUID: 0x%016llx\n", pre, static_cast<unsigned long long>(p.port_guid));
+  std::printf("%sLink layer: %s\n", pre, p.link_layer.c_str());
+}
+
+void print_ca(const Device& d, bool with_ports) {
+  std::printf("CA '%s'\n", d.name.c_str());
+  std::printf("\tCA type: %s\n", d.ca_type.c_str());
+  std::printf("\tNumber of ports: %d\n", d.numports);
+  std::printf("\tFirmware version: %s\n", d.fw_ver.c_str());
+  std::printf("\tHardware version: %s\n", d.hw_ver.c_str());
+  std::printf("\tNode GUID: 0x%016llx\n", static_cast<unsigned long long>(d.node_guid));
+  std::printf("\tSystem image GUID: 0x%016llx\n", static_cast<unsigned long long>(d.system_guid));
+  if (!with_ports) return;
+  for (const auto& p : d.ports) {
+    std::printf("\tPort %d:\n", p.port);
+    print_port(p, "\t\t");
+  }
+}
+
+class IbStat : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    // -h behaves as the reference's (usage on stderr, status 2); --help
+    // stays the dispatcher's.
+    app.set_help_flag("--help", "help message");
+    app.add_flag("-h", short_help_, "help message");
+    app.add_flag("-l,--list_of_cas", list_, "list all IB devices");
+    app.add_flag("-s,--short", short_, "short output");
+    app.add_flag("-p,--port_list", port_list_, "show port list");
+    ibtool::add_common_options(app, ibtool::opt::Config | ibtool::opt::Verbose | ibtool::opt::Debug);
+    app.add_option("args", args_, "<ca_name> [portnum] (further arguments are ignored)");
+  }
+
+  int run() override {
+    if (short_help_) {
+      std::fputs(app_->help().c_str(), stderr);
+      return 2;
+    }
+    const std::vector<Device>* devs;
+    try {
+      devs = &ibcore::get_devices();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "E: %s\n", e.what());
+      return 255;
+    }
+    const Device* ca = nullptr;
+    if (!args_.empty()) {
+      for (const auto& d : *devs)
+        if (d.name == args_[0]) ca = &d;
+      if (!ca) {
+        std::fprintf(stderr, "E: '%s' IB device can't be found\n", args_[0].c_str());
+        return 255;
+      }
+    }
+    if (port_list_) {
+      for (const auto& d : *devs) {
+        if (ca && ca != &d) continue;
+        for (const auto& p : d.ports)
+          std::printf("0x%016llx\n", static_cast<unsigned long long>(p.port_guid));
+      }
+      return 0;
+    }
+    if (list_) {
+      for (const auto& d : *devs) std::printf("%s\n", d.name.c_str());
+      return 0;
+    }
+    if (short_) {
+      for (const auto& d : *devs)
+        if (!ca || ca == &d) print_ca(d, false);
+      return 0;
+    }
+    if (ca && args_.size() > 1) {
+      // The reference reads the port number with strtoul(.., 0): leading
+      // digits count, anything else is port 0.
+      unsigned long n = std::strtoul(args_[1].c_str(), nullptr, 0);
+      const EndPort* port = nullptr;
+      for (const auto& p : ca->ports)
+        if (unsigned(p.port) == n && n != 0) port = &p;
+      if (!port) {
+        std::fprintf(stderr, "E: CA '%s' has no port number %lu (it has %d)\n", ca->name.c_str(), n,
+                     ca->numports);
+        return 255;
+      }
+      std::printf("CA: '%s'\n", ca->name.c_str());
+      std::printf("Port %d:\n", port->port);
+      print_port(*port, "");
+      return 0;
+    }
+    for (const auto& d : *devs)
+      if (!ca || ca == &d) print_ca(d, true);
+    return 0;
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  bool short_help_ = false, list_ = false, short_ = false, port_list_ = false;
+  std::vector<std::string> args_;
+};
+
+// ibstatus reports what sysfs says, file by file, the way the classic script
+// does: a missing file reads as "unknown" (link_layer as "IB"), values are
+// shown with their whitespace runs collapsed to single spaces.
+class IbStatus : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_name_ = app.get_name();
+    app.set_help_flag("--help", "help message");
+    app.add_flag("-h", short_help_, "print the usage on stdout and exit with status 255");
+    app.add_option("devices", args_, "devname[:portnum] ... (default: every port of every device)");
+  }
+
+  int run() override {
+    if (short_help_) return usage();
+    if (args_.empty()) {
+      struct stat st;
+      if (::stat(base_, &st) != 0 || !S_ISDIR(st.st_mode)) return fatal("No devices");
+      std::vector<std::string> devs = list_dir(base_);
+      if (devs.empty()) devs.push_back("*");  // an unmatched glob stays literal
+      for (const auto& d : devs)
+        if (int rc = device_status(d, "+")) return rc;
+      return 0;
+    }
+    for (const auto& a : args_) {
+      // device = up to the first ':', port = after the last one.
+      std::string dev = a.substr(0, a.find(':'));
+      std::string port = a.find(':') == std::string::npos ? "+" : a.substr(a.rfind(':') + 1);
+      if (int rc = device_status(dev, port)) return rc;
+    }
+    return 0;
+  }
+
+private:
+  static constexpr const char* base_ = "/sys/class/infiniband";
+
+  int usage() {
+    std::string p = app_name_;
+    std::printf("Usage:  %s  [-h] [devname[:portnum]]\n", p.c_str());
+    std::printf("\t-h:\tthis help screen\n");
+    std::printf("\tExamples:\n");
+    std::printf("\t\t%s mthca1\t\t# shows status of all ports of 'mthca1'\n", p.c_str());
+    std::printf("\t\t%s mthca0:2\t# shows status port number 2 of 'mthca0'\n", p.c_str());
+    std::printf("\t\t%s\t\t# default: shows status of all 'mthca0' ports\n", p.c_str());
+    return 255;
+  }
+
+  static int fatal(const std::string& msg) {
+    std::printf("Fatal error:  %s\n", msg.c_str());
+    std::fflush(stdout);
+    return 255;
+  }
+
+  static std::vector<std::string> list_dir(const std::string& dir) {
+    std::vector<std::string> out;
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (dirent* e = ::readdir(d))
+        if (e->d_name[0] != '.') out.push_back(e->d_name);
+      ::closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // The words of a file's content joined by single spaces, or nullopt when
+  // the file is not readable.
+  static bool read_words(const std::string& path, std::string& out) {
+    if (::access(path.c_str(), R_OK) != 0) return false;
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::istringstream words(ss.str());
+    out.clear();
+    std::string w;
+    while (words >> w) out += (out.empty() ? "" : " ") + w;
+    return true;
+  }
+
+  static void line(const char* label, const std::string& path, const char* fallback) {
+    std::string v;
+    if (!read_words(path, v)) v = fallback;
+    std::printf("%s%s%s\n", label, v.empty() ? "" : " ", v.c_str());
+  }
+
+  static void port_status(const std::string& dev, const std::string& port) {
+    std::string dir = std::string(base_) + "/" + dev + "/ports/" + port;
+    std::printf("Infiniband device '%s' port %s status:\n", dev.c_str(), port.c_str());
+    line("\tdefault gid:\t", dir + "/gids/0", "unknown");
+    line("\tbase lid:\t", dir + "/lid", "unknown");
+    line("\tsm lid:\t\t", dir + "/sm_lid", "unknown");
+    line("\tstate:\t\t", dir + "/state", "unknown");
+    line("\tphys state:\t", dir + "/phys_state", "unknown");
+    line("\trate:\t\t", dir + "/rate", "unknown");
+    line("\tlink_layer:\t", dir + "/link_layer", "IB");
+    std::printf("\n");
+  }
+
+  static int device_status(const std::string& dev, const std::string& port) {
+    std::string ports_dir = std::string(base_) + "/" + dev + "/ports";
+    struct stat st;
+    if (::stat(ports_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return fatal("device '" + dev + "': sys files not found (" + ports_dir + ")");
+    std::vector<std::string> ports;
+    if (port == "+") {
+      ports = list_dir(ports_dir);
+      if (ports.empty()) ports.push_back("*");
+    } else {
+      // An unquoted expansion in the script: split into words.
+      std::istringstream words(port);
+      std::string w;
+      while (words >> w) ports.push_back(w);
+    }
+    for (const auto& p : ports) port_status(dev, p);
+    return 0;
+  }
+
+  std::string app_name_;
+  bool short_help_ = false;
+  std::vector<std::string> args_;
+};
+
+class IbvDevices : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    // The reference takes no options and ignores every argument.
+    app.set_help_flag("--help", "help message");
+    app.allow_extras(true);
+    app.add_option("ignored", ignored_, "arguments are ignored");
+  }
+
+  int run() override {
+    int n = 0;
+    errno = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    if (!list) {
+      std::fprintf(stderr, "Failed to get IB devices list: %s\n", std::strerror(errno));
+      return 1;
+    }
+    std::printf("    %-16s\t   node GUID\n", "device");
+    std::printf("    %-16s\t----------------\n", "------");
+    for (int i = 0; i < n; ++i)
+      std::printf("    %-16s\t%016llx\n", ibv_get_device_name(list[i]),
+                  static_cast<unsigned long long>(be64toh(ibv_get_device_guid(list[i]))));
+    ibv_free_device_list(list);
+    return 0;
+  }
+
+private:
+  std::vector<std::string> ignored_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibstat",
+                .aliases = {},
+                .summary = "show the state of the local RDMA devices and their ports",
+                .description =
+                    "Shows each local device (CA type, firmware and hardware versions, GUIDs) "
+                    "and each of its ports (state, physical state, rate, LIDs, capability mask, "
+                    "port GUID, link layer), as libibumad reports them.  With a device name only "
+                    "that device; with a port number too only that port.",
+                .usage = "[options] <ca_name> [portnum]",
+                .examples = "  ibstat -l       # list all IB devices\n"
+                            "  ibstat mthca0 2 # stat port 2 of 'mthca0'",
+                .make = [] { return std::make_unique<IbStat>(); }});
+
+IBTOOL_COMMAND({.name = "ibstatus",
+                .aliases = {},
+                .summary = "show the sysfs status of local InfiniBand ports",
+                .description =
+                    "Shows the default GID, LIDs, state, physical state, rate and link layer of "
+                    "ports as sysfs (/sys/class/infiniband) reports them: every port of every "
+                    "device, every port of a device (devname), or one port (devname:portnum).",
+                .usage = "[-h] [devname[:portnum]] ...",
+                .examples = "  ibstatus mthca1     # every port of mthca1\n"
+                            "  ibstatus mthca0:2   # port 2 of mthca0",
+                .make = [] { return std::make_unique<IbStatus>(); }});
+
+IBTOOL_COMMAND({.name = "ibv_devices",
+                .aliases = {},
+                .summary = "list the RDMA devices libibverbs sees, with their node GUIDs",
+                .description = "Lists the verbs devices and their node GUIDs.  Arguments are ignored.",
+                .usage = "",
+                .examples = "",
+                .make = [] { return std::make_unique<IbvDevices>(); }});
