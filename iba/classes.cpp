@@ -1,6 +1,8 @@
-// The class registry: which attributes each management class carries.
+// The class registry: which attributes each management class carries, and
+// with which request methods (IBA 14.2.5 Table 145 for the SMPs).
 #include <cctype>
 #include <cstdio>
+#include <vector>
 
 #include "iba/mad.h"
 #include "iba/smp.h"
@@ -9,16 +11,43 @@ namespace iba {
 
 namespace {
 
+constexpr uint32_t M_GS = M_GET | M_SET;
+
 constexpr AttrDesc SMP_ATTRS[] = {
+    IBA_ATTR(MADNotice, M_GET | M_SET | M_TRAP | M_TRAP_REPRESS),
     IBA_ATTR(SMPNodeDescription, M_GET),
     IBA_ATTR(SMPNodeInfo, M_GET),
+    IBA_ATTR(SMPSwitchInfo, M_GS),
+    IBA_ATTR(SMPGUIDInfo, M_GS),
+    IBA_ATTR(SMPPortInfo, M_GS),
+    IBA_ATTR(SMPPKeyTable, M_GS),
+    IBA_ATTR(SMPSLToVLMappingTable, M_GS),
+    IBA_ATTR(SMPVLArbitrationTable, M_GS),
+    IBA_ATTR(SMPLinearForwardingTable, M_GS),
+    IBA_ATTR(SMPRandomForwardingTable, M_GS),
+    IBA_ATTR(SMPMulticastForwardingTable, M_GS),
+    IBA_ATTR(SMPSMInfo, M_GS),
+    IBA_ATTR(SMPVendorDiag, M_GET),
+    IBA_ATTR(SMPLedInfo, M_GS),
+    IBA_ATTR(SMPCableInfo, M_GET),
+    IBA_ATTR(SMPPortInfoExtended, M_GS),
+    IBA_ATTR(SMPMlnxExtPortInfo, M_GS),
 };
 
 constexpr ClassDesc SMP_LID{"SMPFormat", mgmt::SUBN_LID_ROUTED, 1, &SMPFormat::DESC, 64, 64, SMP_ATTRS};
 constexpr ClassDesc SMP_DR{"SMPFormatDirected", mgmt::SUBN_DIRECTED_ROUTE, 1, &SMPFormatDirected::DESC, 64, 64,
                            SMP_ATTRS};
 
-constexpr const ClassDesc* CLASSES[] = {&SMP_LID, &SMP_DR};
+constexpr const ClassDesc* SMP_CLASSES[] = {&SMP_LID, &SMP_DR};
+
+const std::vector<const ClassDesc*>& class_list() {
+  static const std::vector<const ClassDesc*> all = [] {
+    std::vector<const ClassDesc*> v(std::begin(SMP_CLASSES), std::end(SMP_CLASSES));
+    for (const ClassDesc* c : gmp_classes()) v.push_back(c);
+    return v;
+  }();
+  return all;
+}
 
 bool ieq(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -30,10 +59,10 @@ bool ieq(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::span<const ClassDesc* const> all_classes() { return CLASSES; }
+std::span<const ClassDesc* const> all_classes() { return class_list(); }
 
 const ClassDesc* find_class(uint8_t mgmt_class, uint8_t class_version) {
-  for (const ClassDesc* c : CLASSES)
+  for (const ClassDesc* c : class_list())
     if (c->mgmt_class == mgmt_class && (class_version == 0 || c->class_version == class_version)) return c;
   return nullptr;
 }
@@ -50,18 +79,27 @@ const AttrDesc* find_attr(const ClassDesc& c, std::string_view name) {
   return nullptr;
 }
 
-std::string method_name(uint8_t mgmt_class, uint8_t m) {
-  (void)mgmt_class;
-  char b[48];
-  std::snprintf(b, sizeof b, "Method(%u)", m);
-  return b;
-}
-
-std::string status_text(uint8_t mgmt_class, uint16_t status) {
-  (void)mgmt_class;
-  char b[48];
-  std::snprintf(b, sizeof b, "status 0x%04x", status);
-  return b;
+const StructDesc* notice_details_desc(uint16_t trap) {
+  switch (trap) {
+    case 64: case 65: case 66: case 67:
+      return &NoticeTrap64::DESC;
+    case 128:
+      return &NoticeTrap128::DESC;
+    case 129: case 130: case 131:
+      return &NoticeTrap129::DESC;
+    case 144:
+      return &NoticeTrap144::DESC;
+    case 145:
+      return &NoticeTrap145::DESC;
+    case 256:
+      return &NoticeTrap256::DESC;
+    case 257: case 258:
+      return &NoticeTrap257::DESC;
+    case 259:
+      return &NoticeTrap259::DESC;
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace iba

@@ -110,8 +110,8 @@ IBA_STRUCT(SMPFormat, 256, IBA_FIELDS_SMPFormat);
   F(reserved144, 144, 16, Rsv)                    \
   F(attributeModifier, 160, 32, Hex)              \
   F(MKey, 192, 64, Hex)                           \
-  F(drSLID, 256, 16, Hex)                         \
-  F(drDLID, 272, 16, Hex)                         \
+  F(drSLID, 256, 16, Lid)                         \
+  F(drDLID, 272, 16, Lid)                         \
   F(reserved288, 288, 224, Rsv)                   \
   F(data, 512, 512, Bytes)                        \
   A(initialPath, 1024, 8, Uint, 64)               \

@@ -1,14 +1,21 @@
-// Subnet management attributes (IBA 14.2.5).
+// Subnet management attributes (IBA 14.2.5) and the common Notice attribute
+// (IBA 13.4.8.2), plus the vendor SMP attributes the reference tools use.
+// Field names follow python-rdma's camelCase spelling of the IBA names.
+// Reserved space is declared (kind Rsv) wherever the IBA tables list it:
+// SA records embed these structures and count reserved fields as
+// components.
 #pragma once
 
 #include "iba/mad.h"
 
 namespace iba {
 
+// --- NodeDescription (0x0010) -------------------------------------------------
 #define IBA_FIELDS_SMPNodeDescription(F, A, S, SA) F(nodeString, 0, 512, Str)
 IBA_STRUCT(SMPNodeDescription, 64, IBA_FIELDS_SMPNodeDescription);
 IBA_ATTR_ID(SMPNodeDescription, 0x0010);
 
+// --- NodeInfo (0x0011) --------------------------------------------------------
 #define IBA_FIELDS_SMPNodeInfo(F, A, S, SA) \
   F(baseVersion, 0, 8, Uint)                \
   F(classVersion, 8, 8, Uint)               \
@@ -24,5 +31,304 @@ IBA_ATTR_ID(SMPNodeDescription, 0x0010);
   F(vendorID, 296, 24, Hex)
 IBA_STRUCT(SMPNodeInfo, 40, IBA_FIELDS_SMPNodeInfo);
 IBA_ATTR_ID(SMPNodeInfo, 0x0011);
+
+// --- SwitchInfo (0x0012) ------------------------------------------------------
+#define IBA_FIELDS_SMPSwitchInfo(F, A, S, SA)      \
+  F(linearFDBCap, 0, 16, Uint)                     \
+  F(randomFDBCap, 16, 16, Uint)                    \
+  F(multicastFDBCap, 32, 16, Uint)                 \
+  F(linearFDBTop, 48, 16, Uint)                    \
+  F(defaultPort, 64, 8, Uint)                      \
+  F(defaultMulticastPrimaryPort, 72, 8, Uint)      \
+  F(defaultMulticastNotPrimaryPort, 80, 8, Uint)   \
+  F(lifeTimeValue, 88, 5, Uint)                    \
+  F(portStateChange, 93, 1, Uint)                  \
+  F(optimizedSLtoVLMappingProgramming, 94, 2, Uint) \
+  F(LIDsPerPort, 96, 16, Uint)                     \
+  F(partitionEnforcementCap, 112, 16, Uint)        \
+  F(inboundEnforcementCap, 128, 1, Uint)           \
+  F(outboundEnforcementCap, 129, 1, Uint)          \
+  F(filterRawInboundCap, 130, 1, Uint)             \
+  F(filterRawOutboundCap, 131, 1, Uint)            \
+  F(enhancedPort0, 132, 1, Uint)                   \
+  F(reserved133, 133, 11, Rsv)                     \
+  F(multicastFDBTop, 144, 16, Hex)
+IBA_STRUCT(SMPSwitchInfo, 20, IBA_FIELDS_SMPSwitchInfo);
+IBA_ATTR_ID(SMPSwitchInfo, 0x0012);
+
+// --- GUIDInfo (0x0014): 8 GUIDs, block number in the attribute modifier -----
+#define IBA_FIELDS_SMPGUIDInfo(F, A, S, SA) A(GUIDBlock, 0, 64, Guid, 8)
+IBA_STRUCT(SMPGUIDInfo, 64, IBA_FIELDS_SMPGUIDInfo);
+IBA_ATTR_ID(SMPGUIDInfo, 0x0014);
+
+// --- PortInfo (0x0015) --------------------------------------------------------
+#define IBA_FIELDS_SMPPortInfo(F, A, S, SA)               \
+  F(MKey, 0, 64, Hex)                                     \
+  F(GIDPrefix, 64, 64, Hex)                               \
+  F(LID, 128, 16, Lid)                                    \
+  F(masterSMLID, 144, 16, Lid)                            \
+  F(capabilityMask, 160, 32, Hex)                         \
+  F(diagCode, 192, 16, Hex)                               \
+  F(MKeyLeasePeriod, 208, 16, Uint)                       \
+  F(localPortNum, 224, 8, Uint)                           \
+  F(linkWidthEnabled, 232, 8, Uint)                       \
+  F(linkWidthSupported, 240, 8, Uint)                     \
+  F(linkWidthActive, 248, 8, Uint)                        \
+  F(linkSpeedSupported, 256, 4, Uint)                     \
+  F(portState, 260, 4, Uint)                              \
+  F(portPhysicalState, 264, 4, Uint)                      \
+  F(linkDownDefaultState, 268, 4, Uint)                   \
+  F(MKeyProtectBits, 272, 2, Uint)                        \
+  F(reserved274, 274, 3, Rsv)                             \
+  F(LMC, 277, 3, Uint)                                    \
+  F(linkSpeedActive, 280, 4, Uint)                        \
+  F(linkSpeedEnabled, 284, 4, Uint)                       \
+  F(neighborMTU, 288, 4, Uint)                            \
+  F(masterSMSL, 292, 4, Uint)                             \
+  F(VLCap, 296, 4, Uint)                                  \
+  F(initType, 300, 4, Hex)                                \
+  F(VLHighLimit, 304, 8, Uint)                            \
+  F(VLArbitrationHighCap, 312, 8, Uint)                   \
+  F(VLArbitrationLowCap, 320, 8, Uint)                    \
+  F(initTypeReply, 328, 4, Hex)                           \
+  F(MTUCap, 332, 4, Uint)                                 \
+  F(VLStallCount, 336, 3, Uint)                           \
+  F(HOQLife, 339, 5, Uint)                                \
+  F(operationalVLs, 344, 4, Uint)                         \
+  F(partitionEnforcementInbound, 348, 1, Uint)            \
+  F(partitionEnforcementOutbound, 349, 1, Uint)           \
+  F(filterRawInbound, 350, 1, Uint)                       \
+  F(filterRawOutbound, 351, 1, Uint)                      \
+  F(MKeyViolations, 352, 16, Uint)                        \
+  F(PKeyViolations, 368, 16, Uint)                        \
+  F(QKeyViolations, 384, 16, Uint)                        \
+  F(GUIDCap, 400, 8, Uint)                                \
+  F(clientReregister, 408, 1, Uint)                       \
+  F(multicastPKeyTrapSuppressionEnabled, 409, 2, Uint)    \
+  F(subnetTimeOut, 411, 5, Uint)                          \
+  F(reserved416, 416, 3, Rsv)                             \
+  F(respTimeValue, 419, 5, Uint)                          \
+  F(localPhyErrors, 424, 4, Uint)                         \
+  F(overrunErrors, 428, 4, Uint)                          \
+  F(maxCreditHint, 432, 16, Uint)                         \
+  F(reserved448, 448, 8, Rsv)                             \
+  F(linkRoundTripLatency, 456, 24, Uint)                  \
+  F(capabilityMask2, 480, 16, Hex)                        \
+  F(linkSpeedExtActive, 496, 4, Uint)                     \
+  F(linkSpeedExtSupported, 500, 4, Uint)                  \
+  F(reserved504, 504, 3, Rsv)                             \
+  F(linkSpeedExtEnabled, 507, 5, Uint)
+IBA_STRUCT(SMPPortInfo, 64, IBA_FIELDS_SMPPortInfo);
+IBA_ATTR_ID(SMPPortInfo, 0x0015);
+
+// --- P_KeyTable (0x0016): 32 P_Keys, block number in the modifier -----------
+#define IBA_FIELDS_SMPPKeyTable(F, A, S, SA) A(PKeyBlock, 0, 16, Hex, 32)
+IBA_STRUCT(SMPPKeyTable, 64, IBA_FIELDS_SMPPKeyTable);
+IBA_ATTR_ID(SMPPKeyTable, 0x0016);
+
+// --- SLtoVLMappingTable (0x0017) ----------------------------------------------
+#define IBA_FIELDS_SMPSLToVLMappingTable(F, A, S, SA) A(SLtoVL, 0, 4, Uint, 16)
+IBA_STRUCT(SMPSLToVLMappingTable, 8, IBA_FIELDS_SMPSLToVLMappingTable);
+IBA_ATTR_ID(SMPSLToVLMappingTable, 0x0017);
+
+// --- VLArbitrationTable (0x0018): 32 (VL, weight) entries --------------------
+#define IBA_FIELDS_SMPVLArbitrationEntry(F, A, S, SA) \
+  F(reserved0, 0, 4, Rsv)                             \
+  F(VL, 4, 4, Uint)                                   \
+  F(weight, 8, 8, Uint)
+IBA_STRUCT(SMPVLArbitrationEntry, 2, IBA_FIELDS_SMPVLArbitrationEntry);
+#define IBA_FIELDS_SMPVLArbitrationTable(F, A, S, SA) SA(VLWeightBlock, 0, SMPVLArbitrationEntry, 32)
+IBA_STRUCT(SMPVLArbitrationTable, 64, IBA_FIELDS_SMPVLArbitrationTable);
+IBA_ATTR_ID(SMPVLArbitrationTable, 0x0018);
+
+// --- LinearForwardingTable (0x0019): 64 ports, block of LIDs in the modifier --
+#define IBA_FIELDS_SMPLinearForwardingTable(F, A, S, SA) A(portBlock, 0, 8, Uint, 64)
+IBA_STRUCT(SMPLinearForwardingTable, 64, IBA_FIELDS_SMPLinearForwardingTable);
+IBA_ATTR_ID(SMPLinearForwardingTable, 0x0019);
+
+// --- RandomForwardingTable (0x001A): 16 (LID, valid, LMC, port) entries -------
+#define IBA_FIELDS_SMPRandomForwardingEntry(F, A, S, SA) \
+  F(LID, 0, 16, Lid)                                     \
+  F(valid, 16, 1, Uint)                                  \
+  F(LMC, 17, 3, Uint)                                    \
+  F(reserved20, 20, 4, Rsv)                              \
+  F(port, 24, 8, Uint)
+IBA_STRUCT(SMPRandomForwardingEntry, 4, IBA_FIELDS_SMPRandomForwardingEntry);
+#define IBA_FIELDS_SMPRandomForwardingTable(F, A, S, SA) SA(LIDPortBlock, 0, SMPRandomForwardingEntry, 16)
+IBA_STRUCT(SMPRandomForwardingTable, 64, IBA_FIELDS_SMPRandomForwardingTable);
+IBA_ATTR_ID(SMPRandomForwardingTable, 0x001A);
+
+// --- MulticastForwardingTable (0x001B): 32 port masks ------------------------
+#define IBA_FIELDS_SMPMulticastForwardingTable(F, A, S, SA) A(portMaskBlock, 0, 16, Hex, 32)
+IBA_STRUCT(SMPMulticastForwardingTable, 64, IBA_FIELDS_SMPMulticastForwardingTable);
+IBA_ATTR_ID(SMPMulticastForwardingTable, 0x001B);
+
+// --- SMInfo (0x0020) ----------------------------------------------------------
+#define IBA_FIELDS_SMPSMInfo(F, A, S, SA) \
+  F(GUID, 0, 64, Guid)                    \
+  F(SMKey, 64, 64, Hex)                   \
+  F(actCount, 128, 32, Uint)              \
+  F(priority, 160, 4, Uint)               \
+  F(SMState, 164, 4, Uint)
+IBA_STRUCT(SMPSMInfo, 21, IBA_FIELDS_SMPSMInfo);
+IBA_ATTR_ID(SMPSMInfo, 0x0020);
+
+// --- VendorDiag (0x0030) ------------------------------------------------------
+#define IBA_FIELDS_SMPVendorDiag(F, A, S, SA) \
+  F(nextIndex, 0, 16, Uint)                   \
+  F(reserved16, 16, 16, Rsv)                  \
+  F(diagData, 32, 480, Bytes)
+IBA_STRUCT(SMPVendorDiag, 64, IBA_FIELDS_SMPVendorDiag);
+IBA_ATTR_ID(SMPVendorDiag, 0x0030);
+
+// --- LedInfo (0x0031) ---------------------------------------------------------
+#define IBA_FIELDS_SMPLedInfo(F, A, S, SA) \
+  F(ledMask, 0, 1, Uint)                   \
+  F(reserved1, 1, 31, Rsv)
+IBA_STRUCT(SMPLedInfo, 4, IBA_FIELDS_SMPLedInfo);
+IBA_ATTR_ID(SMPLedInfo, 0x0031);
+
+// --- CableInfo (0x0032): raw module EEPROM bytes; the modifier selects the
+// address, length and page --------------------------------------------------
+#define IBA_FIELDS_SMPCableInfo(F, A, S, SA) F(data, 0, 512, Bytes)
+IBA_STRUCT(SMPCableInfo, 64, IBA_FIELDS_SMPCableInfo);
+IBA_ATTR_ID(SMPCableInfo, 0x0032);
+
+// --- PortInfoExtended (0x0033) ------------------------------------------------
+#define IBA_FIELDS_SMPPortInfoExtended(F, A, S, SA) \
+  F(capabilityMask, 0, 32, Hex)                     \
+  F(FECModeActive, 32, 16, Hex)                     \
+  F(FDRFECModeSupported, 48, 16, Hex)               \
+  F(FDRFECModeEnabled, 64, 16, Hex)                 \
+  F(EDRFECModeSupported, 80, 16, Hex)               \
+  F(EDRFECModeEnabled, 96, 16, Hex)                 \
+  F(HDRFECModeSupported, 112, 16, Hex)              \
+  F(HDRFECModeEnabled, 128, 16, Hex)                \
+  F(NDRFECModeSupported, 144, 16, Hex)              \
+  F(NDRFECModeEnabled, 160, 16, Hex)                \
+  F(reserved176, 176, 336, Rsv)
+IBA_STRUCT(SMPPortInfoExtended, 64, IBA_FIELDS_SMPPortInfoExtended);
+IBA_ATTR_ID(SMPPortInfoExtended, 0x0033);
+
+// --- Mellanox ExtendedPortInfo (0xFF90, vendor range) ------------------------
+#define IBA_FIELDS_SMPMlnxExtPortInfo(F, A, S, SA) \
+  F(reserved0, 0, 24, Rsv)                         \
+  F(stateChangeEnable, 24, 8, Hex)                 \
+  F(reserved32, 32, 24, Rsv)                       \
+  F(linkSpeedSupported, 56, 8, Hex)                \
+  F(reserved64, 64, 24, Rsv)                       \
+  F(linkSpeedEnabled, 88, 8, Hex)                  \
+  F(reserved96, 96, 24, Rsv)                       \
+  F(linkSpeedActive, 120, 8, Hex)                  \
+  F(reserved128, 128, 384, Rsv)
+IBA_STRUCT(SMPMlnxExtPortInfo, 64, IBA_FIELDS_SMPMlnxExtPortInfo);
+IBA_ATTR_ID(SMPMlnxExtPortInfo, 0xFF90);
+
+// --- Notice (0x0002), common to all classes (IBA 13.4.8.2) -------------------
+// For a generic notice producerType/trapNumber apply, for a vendor notice the
+// same bits are vendorID/deviceID.  dataDetails is one of the trap detail
+// forms below (NoticeTrap*).  SMPs carry the first 64 bytes (no issuerGID).
+#define IBA_FIELDS_MADNotice(F, A, S, SA) \
+  F(isGeneric, 0, 1, Uint)                \
+  F(type, 1, 7, Uint)                     \
+  F(producerType, 8, 24, Hex)             \
+  F(trapNumber, 32, 16, Uint)             \
+  F(issuerLID, 48, 16, Lid)               \
+  F(noticeToggle, 64, 1, Uint)            \
+  F(noticeCount, 65, 15, Uint)            \
+  F(dataDetails, 80, 432, Bytes)          \
+  F(issuerGID, 512, 128, Gid)
+IBA_STRUCT(MADNotice, 80, IBA_FIELDS_MADNotice);
+IBA_ATTR_ID(MADNotice, 0x0002);
+
+// Trap data details (54 bytes each), by trap number.
+#define IBA_FIELDS_NoticeTrap64(F, A, S, SA) /* 64-67: GID in/out of service, mcast group */ \
+  F(reserved0, 0, 48, Rsv)                                                                    \
+  F(GIDADDR, 48, 128, Gid)                                                                     \
+  F(reserved176, 176, 256, Rsv)
+IBA_STRUCT(NoticeTrap64, 54, IBA_FIELDS_NoticeTrap64);
+
+#define IBA_FIELDS_NoticeTrap128(F, A, S, SA) /* 128: link state change */ \
+  F(LIDADDR, 0, 16, Lid)                                                    \
+  F(reserved16, 16, 416, Rsv)
+IBA_STRUCT(NoticeTrap128, 54, IBA_FIELDS_NoticeTrap128);
+
+#define IBA_FIELDS_NoticeTrap129(F, A, S, SA) /* 129-131: port errors */ \
+  F(reserved0, 0, 16, Rsv)                                                \
+  F(LIDADDR, 16, 16, Lid)                                                 \
+  F(PORTNO, 32, 8, Uint)                                                  \
+  F(reserved40, 40, 392, Rsv)
+IBA_STRUCT(NoticeTrap129, 54, IBA_FIELDS_NoticeTrap129);
+
+#define IBA_FIELDS_NoticeTrap144(F, A, S, SA) /* 144: capability mask change */ \
+  F(reserved0, 0, 16, Rsv)                                                       \
+  F(LIDADDR, 16, 16, Lid)                                                        \
+  F(reserved32, 32, 7, Rsv)                                                      \
+  F(localChanges, 39, 1, Uint)                                                   \
+  F(capabilityMask, 40, 32, Hex)                                                 \
+  F(reserved72, 72, 10, Rsv)                                                     \
+  F(changeFlags, 82, 6, Hex)                                                     \
+  F(capabilityMask2, 88, 16, Hex)                                                \
+  F(reserved104, 104, 328, Rsv)
+IBA_STRUCT(NoticeTrap144, 54, IBA_FIELDS_NoticeTrap144);
+
+#define IBA_FIELDS_NoticeTrap145(F, A, S, SA) /* 145: system image GUID change */ \
+  F(reserved0, 0, 16, Rsv)                                                         \
+  F(LIDADDR, 16, 16, Lid)                                                          \
+  F(reserved32, 32, 16, Rsv)                                                       \
+  F(systemImageGUID, 48, 64, Guid)                                                 \
+  F(reserved112, 112, 320, Rsv)
+IBA_STRUCT(NoticeTrap145, 54, IBA_FIELDS_NoticeTrap145);
+
+#define IBA_FIELDS_NoticeTrap256(F, A, S, SA) /* 256: bad M_Key */ \
+  F(reserved0, 0, 16, Rsv)                                          \
+  F(LIDADDR, 16, 16, Lid)                                           \
+  F(DRSLID, 32, 16, Lid)                                            \
+  F(method, 48, 8, Hex)                                             \
+  F(reserved56, 56, 8, Rsv)                                         \
+  F(attributeID, 64, 16, Hex)                                       \
+  F(attributeModifier, 80, 32, Hex)                                 \
+  F(MKey, 112, 64, Hex)                                             \
+  F(reserved176, 176, 8, Rsv)                                       \
+  F(DRNotice, 184, 1, Uint)                                         \
+  F(DRPathTruncated, 185, 1, Uint)                                  \
+  F(DRHopCount, 186, 6, Uint)                                       \
+  A(DRNoticeReturnPath, 192, 8, Uint, 30)
+IBA_STRUCT(NoticeTrap256, 54, IBA_FIELDS_NoticeTrap256);
+
+#define IBA_FIELDS_NoticeTrap257(F, A, S, SA) /* 257/258: bad P_Key/Q_Key */ \
+  F(reserved0, 0, 16, Rsv)                                                    \
+  F(LID1, 16, 16, Lid)                                                        \
+  F(LID2, 32, 16, Lid)                                                        \
+  F(key, 48, 32, Hex)                                                         \
+  F(SL, 80, 4, Uint)                                                          \
+  F(reserved84, 84, 4, Rsv)                                                   \
+  F(QP1, 88, 24, Hex)                                                         \
+  F(reserved112, 112, 8, Rsv)                                                 \
+  F(QP2, 120, 24, Hex)                                                        \
+  F(GID1, 144, 128, Gid)                                                      \
+  F(GID2, 272, 128, Gid)                                                      \
+  F(reserved400, 400, 32, Rsv)
+IBA_STRUCT(NoticeTrap257, 54, IBA_FIELDS_NoticeTrap257);
+
+#define IBA_FIELDS_NoticeTrap259(F, A, S, SA) /* 259: bad P_Key at a switch port */ \
+  F(dataValid, 0, 16, Hex)                                                           \
+  F(LID1, 16, 16, Lid)                                                               \
+  F(LID2, 32, 16, Lid)                                                               \
+  F(PKey, 48, 16, Hex)                                                               \
+  F(SL, 64, 4, Uint)                                                                 \
+  F(reserved68, 68, 4, Rsv)                                                          \
+  F(QP1, 72, 24, Hex)                                                                \
+  F(reserved96, 96, 8, Rsv)                                                          \
+  F(QP2, 104, 24, Hex)                                                               \
+  F(GID1, 128, 128, Gid)                                                             \
+  F(GID2, 256, 128, Gid)                                                             \
+  F(SWLIDADDR, 384, 16, Lid)                                                         \
+  F(PORTNO, 400, 8, Uint)                                                            \
+  F(reserved408, 408, 24, Rsv)
+IBA_STRUCT(NoticeTrap259, 54, IBA_FIELDS_NoticeTrap259);
+
+// The detail form of a generic trap number, nullptr if it has none declared.
+const StructDesc* notice_details_desc(uint16_t trap_number);
 
 }  // namespace iba

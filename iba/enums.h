@@ -1,0 +1,58 @@
+// Named enumerations of the IBA: value <-> name tables for management
+// classes, methods, node types, port and physical states, link widths and
+// speeds, MTUs, rates, capability mask bits, SM states, trap numbers and MAD
+// status codes.  Names are the IBA's (python-rdma spelling); the reference
+// tools' display strings live in iba/refprint_smp.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace iba::enums {
+
+struct Named {
+  uint32_t value;
+  const char* name;
+};
+
+// Name of v in table, or nullptr.
+const char* name_of(std::span<const Named> table, uint32_t v);
+// Value of a name (case-insensitive), or nullopt.
+std::optional<uint32_t> value_of(std::span<const Named> table, std::string_view name);
+// For bit-mask tables (values are single bits): the names of the set bits
+// joined by sep; unknown bits are shown as 0x.. .
+std::string mask_names(std::span<const Named> table, uint64_t mask, std::string_view sep = ",");
+
+std::span<const Named> mgmt_classes();       // SubnMgmt(1), SubnAdm(3), ...
+std::span<const Named> methods();            // generic IBA method names (MAD_METHOD_GET, ...)
+std::span<const Named> node_types();         // CA=1, Switch=2, Router=3
+std::span<const Named> port_states();        // Down=1 .. ActiveDefer=5
+std::span<const Named> phys_states();        // Sleep=1 .. PhyTest=7
+std::span<const Named> link_widths();        // bits: 1x=1, 4x=2, 8x=4, 12x=8, 2x=16
+std::span<const Named> link_speeds();        // bits: SDR=1, DDR=2, QDR=4
+std::span<const Named> link_speeds_ext();    // bits: FDR=1, EDR=2, HDR=4, NDR=8 (XDR in ext2)
+std::span<const Named> mlnx_link_speeds();   // bits: FDR10=1
+std::span<const Named> mtus();               // 1=256 .. 5=4096
+std::span<const Named> rates();              // PathRecord rate codes: 2=2.5 Gb/s ...
+std::span<const Named> capability_mask();    // PortInfo.capabilityMask bits
+std::span<const Named> capability_mask2();   // PortInfo.capabilityMask2 bits
+std::span<const Named> sm_states();          // NotActive=0 .. Master=3
+std::span<const Named> traps();              // generic trap numbers
+std::span<const Named> smp_attributes();     // SMP attribute IDs
+std::span<const Named> common_attributes();  // ClassPortInfo, Notice, InformInfo
+std::span<const Named> sa_status();          // SA class specific status codes
+std::span<const Named> mad_status_codes();   // invalid-field codes (status bits 2-4)
+
+// MTU code -> bytes (0 if not a valid code), and back.
+uint32_t mtu_bytes(uint32_t code);
+// Rate code -> data rate in Gb/s * 10 (2.5 Gb/s = 25), 0 if unknown.
+uint32_t rate_x10(uint32_t code);
+
+// The RPC name of a method in a class, python-rdma style: SubnGet,
+// SubnAdmGetTable, PerformanceGet, VendSet, ... (nullptr if none).
+const char* rpc_name(uint8_t mgmt_class, uint8_t method);
+
+}  // namespace iba::enums
