@@ -1,0 +1,467 @@
+#include "core/rpc.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/config.h"
+#include "core/trace.h"
+
+namespace ibcore {
+
+namespace {
+
+constexpr uint8_t RMPP_ACTIVE = 0x1, RMPP_LAST = 0x4;
+constexpr size_t SA_DATA_OFF = 56;
+constexpr size_t RMPP_DATA_OFF = 36;   // MAD header + RMPP header
+constexpr size_t RMPP_SEG_DATA = 220;  // what PayloadLength counts per segment
+
+uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+void put_be(uint8_t* p, uint64_t v, int n) {
+  for (int i = n; i-- > 0;) {
+    p[i] = uint8_t(v);
+    v >>= 8;
+  }
+}
+
+// Byte offset where an RMPP class's per-segment data starts.
+size_t rmpp_data_off(uint8_t mgmt_class) {
+  if (mgmt_class == iba::mgmt::SUBN_ADM) return SA_DATA_OFF;
+  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) return 40;
+  return RMPP_DATA_OFF;
+}
+
+const iba::ClassDesc* format_of(const uint8_t* mad) { return iba::find_class(mad[1], mad[2]); }
+
+uint16_t mad_status(const uint8_t* mad) {
+  uint16_t s = be16(mad + 4);
+  if (mad[1] == iba::mgmt::SUBN_DIRECTED_ROUTE) s &= 0x7fff;  // the D bit
+  return s;
+}
+
+}  // namespace
+
+// --- description ---------------------------------------------------------------------
+
+std::string describe_mad(const uint8_t* mad, size_t len) {
+  if (len < iba::MADHeader::SIZE) return "(short MAD)";
+  uint8_t cls = mad[1], ver = mad[2], meth = mad[3];
+  if (meth & iba::method::RESPONSE) meth &= uint8_t(~iba::method::RESPONSE);
+  uint16_t attr = be16(mad + 16);
+  std::string s = iba::method_name(cls, meth);
+  char b[64];
+  const iba::ClassDesc* c = format_of(mad);
+  if (c)
+    std::snprintf(b, sizeof b, " %s(%u.%u)", c->name, cls, ver);
+  else
+    std::snprintf(b, sizeof b, " MADClass(%u.%u)", cls, ver);
+  s += b;
+  const iba::AttrDesc* a = c ? iba::find_attr(*c, attr) : nullptr;
+  if (a)
+    std::snprintf(b, sizeof b, " %s(%u)", a->desc->name, attr);
+  else
+    std::snprintf(b, sizeof b, " Attribute(%u)", attr);
+  s += b;
+  return s;
+}
+
+// --- building ------------------------------------------------------------------------
+
+size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64_t tid) {
+  const iba::ClassDesc* cls = req.cls;
+  if (!cls) throw MADError("No management class given for the request");
+  if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED && path.is_dr()) {
+    cls = iba::find_class(iba::mgmt::SUBN_DIRECTED_ROUTE, cls->class_version);
+    if (!cls) throw MADError("The directed route SMP format is not defined");
+  } else if (cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE && !path.is_dr()) {
+    cls = iba::find_class(iba::mgmt::SUBN_LID_ROUTED, cls->class_version);
+    if (!cls) throw MADError("The LID routed SMP format is not defined");
+  } else if (path.is_dr() && cls->mgmt_class != iba::mgmt::SUBN_LID_ROUTED &&
+             cls->mgmt_class != iba::mgmt::SUBN_DIRECTED_ROUTE) {
+    throw MADError(std::string("A directed route path (") + path.dr_string() + ") can only carry SMPs, not " +
+                   cls->name);
+  }
+  const iba::AttrDesc* a = iba::find_attr(*cls, req.attr_id);
+  char b[160];
+  if (!a) {
+    std::snprintf(b, sizeof b, "Attribute %u is not defined for %s(%u.%u)", req.attr_id, cls->name,
+                  cls->mgmt_class, cls->class_version);
+    throw MADError(b);
+  }
+  if (!(a->methods & iba::mbit(req.method))) {
+    std::snprintf(b, sizeof b, "RPC %s is not allowed for %s(%u) in %s(%u.%u)",
+                  iba::method_name(cls->mgmt_class, req.method).c_str(), a->desc->name, req.attr_id, cls->name,
+                  cls->mgmt_class, cls->class_version);
+    throw MADError(b);
+  }
+  std::memset(mad, 0, iba::MAD_SIZE);
+  mad[0] = 1;  // base version
+  mad[1] = cls->mgmt_class;
+  mad[2] = cls->class_version;
+  mad[3] = req.method;
+  put_be(mad + 8, tid, 8);
+  put_be(mad + 16, req.attr_id, 2);
+  put_be(mad + 20, req.amod, 4);
+  if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED || cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE) {
+    uint64_t mkey = path.mkey ? *path.mkey : config().mkey.value_or(0);
+    put_be(mad + 24, mkey, 8);
+  }
+  if (cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE) {
+    mad[6] = 0;                          // hop pointer
+    mad[7] = uint8_t(path.hop_count());  // hop count
+    put_be(mad + 32, path.drSLID, 2);
+    put_be(mad + 34, path.drDLID, 2);
+    for (size_t i = 0; i < path.drPath.size() && i < 64; ++i) mad[128 + i] = path.drPath[i];
+  }
+  if (cls->mgmt_class == iba::mgmt::SUBN_ADM) {
+    uint64_t smkey = path.smkey ? *path.smkey : config().smkey.value_or(0);
+    put_be(mad + 36, smkey, 8);
+    put_be(mad + 48, req.comp_mask, 8);
+  }
+  if (cls->mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && cls->mgmt_class <= iba::mgmt::VENDOR_OUI_MAX)
+    put_be(mad + 37, req.oui, 3);
+  size_t room = iba::MAD_SIZE - cls->data_off;
+  size_t n = std::min(req.payload.size(), room);
+  if (n) std::memcpy(mad + cls->data_off, req.payload.data(), n);
+  return iba::MAD_SIZE;
+}
+
+// --- RMPP / SA tables ------------------------------------------------------------------
+
+Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments) {
+  Reassembled r;
+  if (segments.empty()) {
+    r.truncated = true;
+    return r;
+  }
+  auto first = segments.front();
+  if (first.size() < RMPP_DATA_OFF) throw MADError("RMPP segment shorter than its headers");
+  size_t off = rmpp_data_off(first[1]);
+  r.mad.assign(first.begin(), first.begin() + std::min(off, first.size()));
+  uint32_t expect_seg = 1;
+  bool last_seen = false;
+  uint32_t last_paylen = 0;
+  for (auto seg : segments) {
+    if (seg.size() < off) throw MADError("RMPP segment shorter than its headers");
+    uint32_t segnum = be32(seg.data() + 28);
+    uint8_t flags = seg[26] & 0x7;
+    if (!(flags & RMPP_ACTIVE) && segments.size() > 1) throw MADError("MAD segment without RMPP active flag");
+    if ((flags & RMPP_ACTIVE) && segnum != expect_seg) {
+      r.truncated = true;  // a gap: keep what is contiguous
+      break;
+    }
+    ++expect_seg;
+    r.mad.insert(r.mad.end(), seg.begin() + off, seg.end());
+    if (!(flags & RMPP_ACTIVE) || (flags & RMPP_LAST)) {
+      last_seen = true;
+      last_paylen = (flags & RMPP_ACTIVE) ? be32(seg.data() + 32) : 0;
+      break;
+    }
+  }
+  if (!last_seen) r.truncated = true;
+  if (last_seen && last_paylen > 0 && last_paylen <= RMPP_SEG_DATA) {
+    size_t pad = RMPP_SEG_DATA - last_paylen;
+    r.mad.resize(r.mad.size() - std::min(pad, r.mad.size() - off));
+  }
+  return r;
+}
+
+SARecords sa_split_records(std::span<const uint8_t> msg) {
+  SARecords s;
+  if (msg.size() < SA_DATA_OFF) {
+    s.truncated = true;
+    return s;
+  }
+  size_t stride = size_t(be16(msg.data() + 44)) * 8;
+  s.record_size = stride;
+  size_t data = msg.size() - SA_DATA_OFF;
+  uint8_t flags = msg[26] & 0x7;
+  if (msg.size() == iba::MAD_SIZE && (flags & RMPP_ACTIVE)) {
+    // One MAD as received without kernel reassembly: PayloadLength says
+    // how much of it is real (and, if not the last segment, that more was
+    // sent that we never got).
+    uint32_t paylen = be32(msg.data() + 32);
+    if (flags & RMPP_LAST) {
+      if (paylen >= 20 && paylen - 20 < data) data = paylen - 20;
+    } else {
+      s.truncated = true;
+    }
+  }
+  if (stride == 0) return s;
+  size_t n = data / stride;
+  for (size_t i = 0; i < n; ++i) s.records.push_back(msg.subspan(SA_DATA_OFF + i * stride, stride));
+  return s;
+}
+
+// --- engine --------------------------------------------------------------------------
+
+MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
+  max_ = max_outstanding ? max_outstanding : config().outstanding > 0 ? unsigned(config().outstanding) : 64u;
+  max_ = std::clamp(max_, 1u, 65535u);
+  slots_.assign(max_, nullptr);
+  free_slots_.reserve(max_);
+  for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
+  std::vector<Timer> v;
+  v.reserve(size_t(max_) * 2);
+  timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
+}
+
+void MadEngine::submit(PendingMad& p) {
+  p.done = false;
+  p.error = nullptr;
+  p.rep_len = 0;
+  p.rep_big.clear();
+  p.next = nullptr;
+  p.backoff = false;
+  if (!p.path) throw MADError("MAD submitted without a path");
+  if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms();
+  if (p.tries_left <= 0) p.tries_left = p.path->mad_retries() + 1;
+  if (p.busy_left <= 0) p.busy_left = 8;
+  p.agent = t_.client_agent(p.req[1], p.req[2]);
+  if (in_flight_ < max_ && !wait_head_) {
+    issue(p);
+  } else {
+    if (wait_tail_)
+      wait_tail_->next = &p;
+    else
+      wait_head_ = &p;
+    wait_tail_ = &p;
+    ++queued_;
+  }
+}
+
+void MadEngine::send_one(PendingMad& p) {
+  seq_ = (seq_ + 1) & 0xffff;
+  if (seq_ == 0) seq_ = 1;
+  p.seq = seq_;
+  uint32_t low = p.seq << 16 | p.slot;
+  put_be(p.req.data() + 12, low, 4);
+  p.sent_at = Clock::now();
+  // Real kernels keep the send until the reply (or the timeout) and report
+  // a timeout themselves; our own timer is the backstop (umad2sim).
+  t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
+  ++sent_;
+  trace_send(p);
+  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
+}
+
+void MadEngine::issue(PendingMad& p) {
+  p.slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[p.slot] = &p;
+  ++in_flight_;
+  try {
+    send_one(p);
+  } catch (...) {
+    p.error = std::current_exception();
+    complete(p);
+  }
+}
+
+void MadEngine::complete(PendingMad& p) {
+  slots_[p.slot] = nullptr;
+  free_slots_.push_back(p.slot);
+  --in_flight_;
+  p.done = true;
+  ++completed_;
+  trace_done(p);
+  if (p.on_done) p.on_done(&p, p.ctx);
+  while (wait_head_ && in_flight_ < max_) {
+    PendingMad* n = wait_head_;
+    wait_head_ = n->next;
+    if (!wait_head_) wait_tail_ = nullptr;
+    n->next = nullptr;
+    --queued_;
+    issue(*n);
+  }
+}
+
+void MadEngine::fail_timeout(PendingMad& p) {
+  MADTimeoutError e("RPC " + describe_mad(p.req.data(), p.req_len) + " timed out to " + p.path->describe());
+  e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+  e.path = p.path->repr();
+  p.error = std::make_exception_ptr(e);
+  complete(p);
+}
+
+void MadEngine::timed_out(PendingMad& p) {
+  if (--p.tries_left > 0) {
+    try {
+      send_one(p);
+    } catch (...) {
+      p.error = std::current_exception();
+      complete(p);
+    }
+  } else {
+    fail_timeout(p);
+  }
+}
+
+void MadEngine::on_recv(RecvMad& r) {
+  if (r.len < iba::MADHeader::SIZE) {
+    ++stale_;
+    return;
+  }
+  const uint8_t* m = r.data.data();
+  uint32_t low = be32(m + 12);
+  uint32_t slot = low & 0xffff, seq = low >> 16;
+  PendingMad* p = slot < slots_.size() ? slots_[slot] : nullptr;
+  bool mine = p && p->seq == seq && !p->backoff && p->req[1] == m[1];
+  if (r.status != 0) {
+    // The kernel handing back a send it gave up on.
+    if (mine) {
+      if (r.status == ETIMEDOUT)
+        timed_out(*p);
+      else {
+        p->error = std::make_exception_ptr(SysError(r.status, "umad_send", "MAD send failed"));
+        complete(*p);
+      }
+    }
+    return;
+  }
+  if (!(m[3] & iba::method::RESPONSE)) {
+    if (unsolicited) unsolicited(r);
+    return;
+  }
+  if (!mine) {
+    ++stale_;
+    return;
+  }
+  if ((mad_status(m) & 1) && p->busy_left-- > 0) {
+    // BUSY: back off and send again (does not use up a retry).
+    p->backoff = true;
+    int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
+    timers_.push({Clock::now() + std::chrono::milliseconds(ms), p->slot, p->seq});
+    return;
+  }
+  if (!r.big.empty()) {
+    p->rep_big = r.big;
+    p->rep_len = r.big.size();
+  } else {
+    std::memcpy(p->rep.data(), m, r.len);
+    p->rep_len = r.len;
+  }
+  complete(*p);
+}
+
+void MadEngine::expire(Clock::time_point now) {
+  while (!timers_.empty() && timers_.top().at <= now) {
+    Timer tm = timers_.top();
+    timers_.pop();
+    PendingMad* p = slots_[tm.slot];
+    if (!p || p->seq != tm.seq) continue;  // already answered or resent
+    if (p->backoff) {
+      p->backoff = false;
+      try {
+        send_one(*p);
+      } catch (...) {
+        p->error = std::current_exception();
+        complete(*p);
+      }
+    } else {
+      timed_out(*p);
+    }
+  }
+}
+
+int MadEngine::next_wait_ms(Clock::time_point now, int cap) const {
+  if (timers_.empty()) return cap;
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(timers_.top().at - now).count() + 1;
+  if (d < 0) d = 0;
+  if (cap >= 0 && d > cap) return cap;
+  return int(d);
+}
+
+size_t MadEngine::pump(int wait_ms) {
+  uint64_t start = completed_;
+  auto t0 = Clock::now();
+  for (;;) {
+    auto now = Clock::now();
+    expire(now);
+    if (completed_ != start) break;
+    if (in_flight_ == 0) break;
+    int cap = -1;
+    if (wait_ms >= 0) {
+      auto el = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0).count();
+      if (el >= wait_ms) break;
+      cap = int(wait_ms - el);
+    }
+    int w = next_wait_ms(now, cap);
+    if (t_.recv(rbuf_, w)) {
+      on_recv(rbuf_);
+      // Drain whatever else is already there.
+      for (int i = 0; i < 256 && in_flight_ && t_.recv(rbuf_, 0); ++i) on_recv(rbuf_);
+    }
+  }
+  return size_t(completed_ - start);
+}
+
+void MadEngine::wait(PendingMad& p) {
+  while (!p.done) {
+    if (in_flight_ == 0 && queued_ == 0 && !p.done) throw MADError("internal: waiting for a MAD not in flight");
+    pump(-1);
+  }
+}
+
+std::span<const uint8_t> check_reply(const PendingMad& p) {
+  if (p.error) std::rethrow_exception(p.error);
+  auto rep = p.reply();
+  if (rep.size() < iba::MADHeader::SIZE) {
+    MADError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got a short reply");
+    e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+    throw e;
+  }
+  uint16_t st = mad_status(rep.data());
+  if (st != 0) {
+    MADClassError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got " + iba::status_text(rep[1], st),
+                    rep[1], st);
+    e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+    e.rep.assign(rep.begin(), rep.begin() + std::min<size_t>(rep.size(), iba::MAD_SIZE));
+    if (p.path) e.path = p.path->repr();
+    throw e;
+  }
+  return rep;
+}
+
+// --- typed layer ------------------------------------------------------------------------
+
+const iba::ClassDesc* class_for(const iba::StructDesc& d, uint8_t lo, uint8_t hi) {
+  for (const iba::ClassDesc* c : iba::all_classes()) {
+    if (c->mgmt_class < lo || c->mgmt_class > hi) continue;
+    for (const auto& a : c->attrs)
+      if (a.desc == &d) return c;
+  }
+  return nullptr;
+}
+
+std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& path) {
+  PendingMad p;
+  p.req_len = build_mad(p.req.data(), req, path, 0);
+  p.path = &path;
+  eng_.submit(p);
+  eng_.wait(p);
+  auto rep = check_reply(p);
+  return std::vector<uint8_t>(rep.begin(), rep.end());
+}
+
+IBPath MadTransactor::sa_path() const {
+  IBPath p;
+  Transport& t = const_cast<MadEngine&>(eng_).transport();
+  p.DLID = t.sm_lid();
+  p.SL = t.sm_sl();
+  p.dqpn = 1;
+  p.qkey = GSI_QKEY;
+  if (!p.DLID) throw MADError("No SM LID known for the local port: cannot reach the SA");
+  return p;
+}
+
+std::span<const uint8_t> MadTransactor::payload_of(std::span<const uint8_t> mad) {
+  if (mad.size() < iba::MADHeader::SIZE) return {};
+  const iba::ClassDesc* c = format_of(mad.data());
+  size_t off = c ? c->data_off : iba::MADHeader::SIZE;
+  if (off >= mad.size()) return {};
+  return mad.subspan(off);
+}
+
+}  // namespace ibcore

@@ -1,0 +1,69 @@
+#include "core/trace.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "core/config.h"
+#include "core/rpc.h"
+#include "iba/introspect.h"
+#include "iba/mad.h"
+
+namespace ibcore {
+
+std::string dump_mad(const uint8_t* mad, size_t len) {
+  if (len < iba::MADHeader::SIZE) return "(short MAD of " + std::to_string(len) + " bytes)\n";
+  const iba::ClassDesc* c = iba::find_class(mad[1], mad[2]);
+  std::vector<uint8_t> buf(mad, mad + len);
+  if (!c) {
+    buf.resize(iba::MADHeader::SIZE);
+    return iba::dump_detailed(iba::MADHeader::DESC, buf.data()) + "payload " +
+           iba::hex_bytes(std::span<const uint8_t>(mad + iba::MADHeader::SIZE, len - iba::MADHeader::SIZE)) + "\n";
+  }
+  buf.resize(std::max<size_t>(buf.size(), c->format->size));
+  std::string s = iba::dump_detailed(*c->format, buf.data());
+  if (const iba::AttrDesc* a = iba::find_attr(*c, uint16_t(buf[16] << 8 | buf[17]))) {
+    s += "+ " + std::string(a->desc->name) + "\n";
+    if (c->data_off + a->desc->size <= buf.size())
+      s += iba::dump_detailed(*a->desc, buf.data() + c->data_off, c->data_off, 1);
+  }
+  return s;
+}
+
+void trace_send(const PendingMad& p) {
+  if (config().debug < 2) return;
+  std::fprintf(stderr, "D: send %s to %s\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
+               p.path->describe().c_str(), dump_mad(p.req.data(), p.req_len).c_str());
+}
+
+void trace_done(const PendingMad& p) {
+  if (config().debug < 1) return;
+  std::string result;
+  if (p.error) {
+    try {
+      std::rethrow_exception(p.error);
+    } catch (const MADTimeoutError&) {
+      result = "timed out";
+    } catch (const std::exception& e) {
+      result = std::string("failed: ") + e.what();
+    }
+  } else {
+    auto rep = p.reply();
+    char b[48];
+    uint16_t st = rep.size() >= 6 ? uint16_t(rep[4] << 8 | rep[5]) : 0;
+    if (rep.size() >= 2 && rep[1] == iba::mgmt::SUBN_DIRECTED_ROUTE) st &= 0x7fff;
+    std::snprintf(b, sizeof b, "status 0x%04x", st);
+    result = b;
+  }
+  double ms = std::chrono::duration<double, std::milli>(Clock::now() - p.sent_at).count();
+  std::fprintf(stderr, "D: RPC %s to %s len %zu -> %s (%.3f ms)\n", describe_mad(p.req.data(), p.req_len).c_str(),
+               p.path->describe().c_str(), p.rep_len, result.c_str(), ms);
+  if (config().debug >= 2 && !p.error) {
+    auto rep = p.reply();
+    std::fprintf(stderr, "%s", dump_mad(rep.data(), rep.size()).c_str());
+  }
+}
+
+}  // namespace ibcore

@@ -1,0 +1,207 @@
+#include "core/umad.h"
+
+#include <infiniband/umad.h>
+#include <poll.h>
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <endian.h>
+
+#include "core/error.h"
+
+namespace ibcore {
+
+namespace {
+
+constexpr size_t RBUF_MAD = 256;
+
+bool is_smp_class(uint8_t c) { return c == iba::mgmt::SUBN_LID_ROUTED || c == iba::mgmt::SUBN_DIRECTED_ROUTE; }
+
+void init_umad_lib() {
+  static bool done = [] {
+    if (umad_init() < 0) throw SysError(errno ? errno : EIO, "umad_init");
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+IBPath MadAddr::to_path() const {
+  IBPath p;
+  p.SLID = lid;
+  p.SL = sl;
+  p.sqpn = qpn;
+  p.qkey = qkey;
+  p.pkey_index = pkey_index;
+  p.has_grh = grh_present;
+  if (grh_present) {
+    p.SGID = gid;
+    p.traffic_class = traffic_class;
+    p.flow_label = flow_label;
+    p.hop_limit = hop_limit;
+  }
+  return p;
+}
+
+Umad::Umad(const std::string& ca, int port) {
+  init_umad_lib();
+  portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
+  if (portid_ < 0)
+    throw SysError(-portid_ > 0 ? -portid_ : ENODEV, "umad_open_port",
+                   "Cannot open end port " + (ca.empty() ? std::string("(default)") : ca) +
+                       (port ? "/" + std::to_string(port) : std::string()));
+  fd_ = umad_get_fd(portid_);
+  umad_port_t p{};
+  if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), port, &p) == 0) {
+    ca_ = p.ca_name;
+    port_ = p.portnum;
+    lid_ = uint16_t(p.base_lid);
+    sm_lid_ = uint16_t(p.sm_lid);
+    sm_sl_ = uint8_t(p.sm_sl);
+    gid_ = iba::Gid::from(be64toh(p.gid_prefix), be64toh(p.port_guid));
+    umad_release_port(&p);
+  } else {
+    ca_ = ca;
+    port_ = port;
+  }
+  sbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
+  rbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
+  if (!sbuf_ || !rbuf_) throw SysError(ENOMEM, "calloc");
+}
+
+Umad::~Umad() {
+  for (auto& [k, a] : agents_) umad_unregister(portid_, a);
+  if (portid_ >= 0) umad_close_port(portid_);
+  std::free(sbuf_);
+  std::free(rbuf_);
+}
+
+int Umad::client_agent(uint8_t mgmt_class, uint8_t class_version) {
+  uint32_t key = uint32_t(mgmt_class) << 8 | class_version;
+  auto it = agents_.find(key);
+  if (it != agents_.end()) return it->second;
+  // The SA class uses RMPP (the kernel reassembles GetTable replies).
+  int rmpp = mgmt_class == iba::mgmt::SUBN_ADM ? 1 : 0;
+  int a = umad_register(portid_, mgmt_class, class_version, uint8_t(rmpp), nullptr);
+  if (a < 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, "Cannot register a MAD agent for class 0x%02x version %u", mgmt_class,
+                  class_version);
+    throw SysError(-a > 0 ? -a : EINVAL, "umad_register", b);
+  }
+  agents_[key] = a;
+  return a;
+}
+
+int Umad::server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui) {
+  long mask[16 / sizeof(long)] = {};
+  for (int m = 0; m < 32; ++m)
+    if (method_mask & (1u << m)) mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+  int a;
+  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) {
+    uint8_t o[3] = {uint8_t(oui >> 16), uint8_t(oui >> 8), uint8_t(oui)};
+    a = umad_register_oui(portid_, mgmt_class, 0, o, mask);
+  } else {
+    a = umad_register(portid_, mgmt_class, class_version, 0, mask);
+  }
+  if (a < 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, "Cannot register a MAD server for class 0x%02x version %u", mgmt_class,
+                  class_version);
+    throw SysError(-a > 0 ? -a : EINVAL, "umad_register", b);
+  }
+  // Replies to our own requests of this class also come to this agent.
+  agents_.emplace(uint32_t(mgmt_class) << 8 | class_version, a);
+  return a;
+}
+
+void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) {
+  uint8_t cls = mad[1];
+  std::memset(sbuf_, 0, umad_size());
+  std::memcpy(umad_get_mad(sbuf_), mad, len);
+  int dlid, dqp, qkey;
+  if (is_smp_class(cls)) {
+    dqp = 0;
+    qkey = 0;
+    if (path.is_dr())
+      dlid = path.drSLID != LID_PERMISSIVE && path.DLID ? path.DLID : LID_PERMISSIVE;
+    else
+      dlid = path.DLID;
+  } else {
+    dqp = path.dqpn ? int(path.dqpn) : 1;
+    qkey = int(path.qkey ? path.qkey : GSI_QKEY);
+    dlid = path.DLID;
+  }
+  if (dlid == 0) throw MADError("No destination LID for " + path.describe() + " (resolve it first)");
+  umad_set_addr(sbuf_, dlid, dqp, path.SL, qkey);
+  umad_set_pkey(sbuf_, path.pkey_index);
+  if (path.has_grh && !is_smp_class(cls)) {
+    ib_mad_addr_t a{};
+    a.grh_present = 1;
+    std::memcpy(a.gid, path.DGID.raw.data(), 16);
+    a.hop_limit = path.hop_limit ? path.hop_limit : 255;
+    a.traffic_class = path.traffic_class;
+    a.flow_label = htonl(path.flow_label);
+    umad_set_grh(sbuf_, &a);
+  }
+  int r = umad_send(portid_, agent, sbuf_, int(len), timeout_ms, 0);
+  if (r < 0) throw SysError(-r > 0 ? -r : EIO, "umad_send");
+}
+
+bool Umad::recv(RecvMad& out, int timeout_ms) {
+  if (timeout_ms != -1) {
+    pollfd pfd{fd_, POLLIN, 0};
+    int n = ::poll(&pfd, 1, timeout_ms);
+    if (n < 0) {
+      if (errno == EINTR) return false;
+      throw SysError(errno, "poll");
+    }
+    if (n == 0) return false;
+  }
+  int len = int(RBUF_MAD);
+  void* buf = rbuf_;
+  std::vector<uint8_t> big;
+  int agent = umad_recv(portid_, buf, &len, -1);
+  if (agent == -ENOSPC) {
+    // An RMPP reassembled message larger than one MAD: read it whole.
+    big.resize(umad_size() + size_t(len));
+    buf = big.data();
+    agent = umad_recv(portid_, buf, &len, -1);
+  }
+  if (agent < 0) {
+    if (agent == -EAGAIN || agent == -EWOULDBLOCK || agent == -EINTR) return false;
+    throw SysError(-agent, "umad_recv");
+  }
+  const auto* um = static_cast<const ib_user_mad_t*>(buf);
+  out.agent = agent;
+  out.status = umad_status(buf);
+  size_t n = size_t(len);
+  const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(buf));
+  if (n > iba::MAD_SIZE) {
+    out.big.assign(mad, mad + n);
+    n = iba::MAD_SIZE;
+  } else {
+    out.big.clear();
+  }
+  out.len = n;
+  std::memcpy(out.data.data(), mad, n);
+  const ib_mad_addr_t& a = um->addr;
+  out.addr.qpn = ntohl(a.qpn);
+  out.addr.qkey = ntohl(a.qkey);
+  out.addr.lid = ntohs(a.lid);
+  out.addr.sl = a.sl;
+  out.addr.path_bits = a.path_bits;
+  out.addr.grh_present = a.grh_present;
+  out.addr.gid_index = a.gid_index;
+  out.addr.hop_limit = a.hop_limit;
+  out.addr.traffic_class = a.traffic_class;
+  out.addr.flow_label = ntohl(a.flow_label);
+  out.addr.pkey_index = a.pkey_index;
+  std::memcpy(out.addr.gid.raw.data(), a.gid, 16);
+  return true;
+}
+
+}  // namespace ibcore

@@ -1,0 +1,114 @@
+// The MAD transport: sends and receives raw 256-byte MADs.  Transport is
+// the interface the RPC layer and the scheduler use (tests plug in a fake);
+// Umad implements it over libibumad (a real /dev/infiniband/umad* or
+// ibsim's umad2sim).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/path.h"
+#include "iba/mad.h"
+
+namespace ibcore {
+
+// Where a received MAD came from (the header fields of ib_mad_addr), in host
+// order.  Kept small and allocation free; to_path() builds an IBPath.
+struct MadAddr {
+  uint32_t qpn = 0;
+  uint32_t qkey = 0;
+  uint16_t lid = 0;
+  uint8_t sl = 0;
+  uint8_t path_bits = 0;
+  bool grh_present = false;
+  uint8_t gid_index = 0;
+  uint8_t hop_limit = 0;
+  uint8_t traffic_class = 0;
+  uint32_t flow_label = 0;
+  uint16_t pkey_index = 0;
+  iba::Gid gid;
+  // The received packet's headers as a path (SLID = lid, DGID = ours...);
+  // reverse(true) it to reply.
+  IBPath to_path() const;
+};
+
+// One received MAD (or a send the kernel gave up on: status != 0).
+struct RecvMad {
+  std::array<uint8_t, iba::MAD_SIZE> data{};
+  size_t len = 0;
+  int status = 0;   // 0, or an errno (ETIMEDOUT) for a failed send
+  std::vector<uint8_t> big;  // the whole message when longer than one MAD
+                             // (RMPP reassembled by the kernel); data holds
+                             // its first 256 bytes
+  int agent = -1;
+  MadAddr addr;
+};
+
+class Transport {
+public:
+  virtual ~Transport() = default;
+  // The agent for sending requests of (mgmt_class, class_version) and
+  // getting their replies; registered on first use.
+  virtual int client_agent(uint8_t mgmt_class, uint8_t class_version) = 0;
+  // Register to receive unsolicited requests of a class (servers, e.g.
+  // ibping): method_mask bit m = accept method m.  oui for vendor classes
+  // 0x30-0x4f.  Returns the agent.
+  virtual int server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask,
+                           uint32_t oui = 0) = 0;
+  // Send one MAD of len bytes along path.  timeout_ms > 0 asks the kernel to
+  // hold the send until the reply arrives or the time passes (then it comes
+  // back from recv() with status ETIMEDOUT); 0 for replies.
+  virtual void send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) = 0;
+  // Receive one MAD, waiting up to timeout_ms (0 = do not wait, -1 =
+  // forever).  false when nothing arrived in time.
+  virtual bool recv(RecvMad& out, int timeout_ms) = 0;
+  // A file descriptor that polls readable when recv() has something, or -1.
+  virtual int fd() const { return -1; }
+  // The local end port's LID (for SLID / drSLID) and port GID.
+  virtual uint16_t local_lid() const { return 0; }
+  virtual iba::Gid local_gid() const { return {}; }
+  // The SM's LID and SL as the port knows them (for the SA path).
+  virtual uint16_t sm_lid() const { return 0; }
+  virtual uint8_t sm_sl() const { return 0; }
+};
+
+// libibumad on one end port.
+class Umad : public Transport {
+public:
+  // Open the end port (ca empty / port 0: libibumad's default).  Throws
+  // SysError when it cannot be opened.
+  Umad(const std::string& ca = "", int port = 0);
+  ~Umad() override;
+  Umad(const Umad&) = delete;
+  Umad& operator=(const Umad&) = delete;
+
+  int client_agent(uint8_t mgmt_class, uint8_t class_version) override;
+  int server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui = 0) override;
+  void send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) override;
+  bool recv(RecvMad& out, int timeout_ms) override;
+  int fd() const override { return fd_; }
+  uint16_t local_lid() const override { return lid_; }
+  iba::Gid local_gid() const override { return gid_; }
+  uint16_t sm_lid() const override { return sm_lid_; }
+  uint8_t sm_sl() const override { return sm_sl_; }
+
+  const std::string& ca() const { return ca_; }
+  int port() const { return port_; }
+
+private:
+  int portid_ = -1;
+  int fd_ = -1;
+  std::string ca_;
+  int port_ = 0;
+  uint16_t lid_ = 0, sm_lid_ = 0;
+  uint8_t sm_sl_ = 0;
+  iba::Gid gid_;
+  std::map<uint32_t, int> agents_;  // (class << 8 | version) -> agent
+  void* sbuf_ = nullptr;            // one umad buffer for sends
+  void* rbuf_ = nullptr;            // one for receives
+};
+
+}  // namespace ibcore
