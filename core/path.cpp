@@ -238,7 +238,8 @@ std::optional<std::vector<uint8_t>> parse_dr_path(std::string_view s) {
     if (!all_digits(tok) || tok.size() > 3 || !parse_num(tok, 255, v)) return std::nullopt;
     if (first) {
       first = false;
-      if (v == 0) continue;  // the local port
+      if (v != 0) return std::nullopt;  // starts at the local port, 0
+      continue;
     }
     if (v == 0) return std::nullopt;  // port 0 is not a hop
     out.push_back(uint8_t(v));

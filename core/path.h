@@ -104,8 +104,8 @@ struct IBDRPath : IBPath {
   }
 };
 
-// Parse "0,1,4" / "0," / "0" / "1,4" (a leading 0 is the local port and is
-// optional) into drPath form {0,1,4}.  nullopt when malformed.
+// Parse "0,1,4" / "0," / "0" (the leading 0 is the local port) into drPath
+// form {0,1,4}.  nullopt when malformed.
 std::optional<std::vector<uint8_t>> parse_dr_path(std::string_view s);
 
 // Timeout in milliseconds for an IBA time exponent (4.096 us * 2^v).
