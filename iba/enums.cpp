@@ -115,8 +115,8 @@ constexpr Named CAP_MASK2[] = {
     {1u << 6, "IsMKeyProtectBitsExtSupported"},
     {1u << 7, "IsEnhancedTrap128Supported"},
     {1u << 8, "IsPartitionTopSupported"},
-    {1u << 9, "IsLinkSpeedNDRSupported"},
-    {1u << 10, "IsLinkSpeedXDRSupported"},
+    {1u << 9, "IsEnhancedQoSArbiterSupported"},
+    {1u << 10, "IsLinkSpeedNDRSupported"},
 };
 
 constexpr Named SM_STATES[] = {{0, "NotActive"}, {1, "Discovering"}, {2, "Standby"}, {3, "Master"}};

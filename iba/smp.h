@@ -263,13 +263,13 @@ IBA_STRUCT(NoticeTrap129, 54, IBA_FIELDS_NoticeTrap129);
 #define IBA_FIELDS_NoticeTrap144(F, A, S, SA) /* 144: capability mask change */ \
   F(reserved0, 0, 16, Rsv)                                                       \
   F(LIDADDR, 16, 16, Lid)                                                        \
-  F(reserved32, 32, 7, Rsv)                                                      \
-  F(localChanges, 39, 1, Uint)                                                   \
-  F(capabilityMask, 40, 32, Hex)                                                 \
-  F(reserved72, 72, 10, Rsv)                                                     \
-  F(changeFlags, 82, 6, Hex)                                                     \
-  F(capabilityMask2, 88, 16, Hex)                                                \
-  F(reserved104, 104, 328, Rsv)
+  F(reserved32, 32, 15, Rsv)                                                     \
+  F(localChanges, 47, 1, Uint)                                                   \
+  F(capabilityMask, 48, 32, Hex)                                                 \
+  F(reserved80, 80, 10, Rsv)                                                     \
+  F(changeFlags, 90, 6, Hex)                                                     \
+  F(capabilityMask2, 96, 16, Hex)                                                \
+  F(reserved112, 112, 320, Rsv)
 IBA_STRUCT(NoticeTrap144, 54, IBA_FIELDS_NoticeTrap144);
 
 #define IBA_FIELDS_NoticeTrap145(F, A, S, SA) /* 145: system image GUID change */ \

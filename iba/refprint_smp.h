@@ -1,0 +1,72 @@
+// SMP attributes printed exactly as the reference smpquery prints them
+// (libibmad's "Label:.....value" dumps with its value formatters), plus the
+// table formats smpquery builds from several attributes (P_Keys, GUIDs,
+// SL2VL rows, VL arbitration tables).
+//
+//   std::string s = iba::ref::smp_print(SMPNodeInfo::DESC, bytes);
+//   std::string s = iba::ref::smp_print(portinfo);           // any IBA_STRUCT
+//
+// The caller prints smpquery's header line ("# Node info: Lid 1") itself.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "iba/refprint.h"
+#include "iba/smp.h"
+
+namespace iba::ref {
+
+struct SmpPrintOptions {
+  bool show_keys = false;  // smpquery -K: print M_Key instead of <not displayed>
+};
+
+// The layout table of an SMP attribute, empty if it has none.  Layouts exist
+// for SMPNodeInfo, SMPPortInfo, SMPSwitchInfo, SMPPortInfoExtended,
+// SMPMlnxExtPortInfo, SMPSMInfo.
+std::span<const Line> smp_layout(const StructDesc& desc);
+
+// The attribute in smpquery's format.  NodeDescription gives smpquery's
+// single "Node Description:....text" line.  Throws std::invalid_argument for
+// a structure with no reference layout.
+std::string smp_print(const StructDesc& desc, std::span<const uint8_t> data, const SmpPrintOptions& opt = {});
+template <class T>
+std::string smp_print(const T& v, const SmpPrintOptions& opt = {}) {
+  return smp_print(T::DESC, v.bytes(), opt);
+}
+
+// smpquery pkeys: "   0: 0xffff 0x0000 ..." (8 a line, index of the first)
+// for the first n P_Keys, then "<n> pkeys capacity for this port".
+std::string pkeys_print(std::span<const uint16_t> pkeys);
+// smpquery guids: 2 a line, then "<n> guids capacity for this port".
+std::string guids_print(std::span<const uint64_t> guids);
+// One SL2VL row body as libibmad prints it: "| 0| 1|...|15|\n".
+std::string sl2vl_row(const SMPSLToVLMappingTable& t);
+// smpquery sl2vl header line under "# SL2VL table: ...".
+std::string sl2vl_header();
+// The "VL    : |..|" and "WEIGHT: |..|" lines for the first n entries of a
+// VL arbitration block (n <= 32).
+std::string vlarb_print(const SMPVLArbitrationTable& t, size_t n);
+
+// libibmad's value formatters, usable by other printers.
+std::string fmt_link_width(uint64_t v);            // LinkWidthActive: 4X
+std::string fmt_link_width_enabled(uint64_t v);    // 1X or 4X
+std::string fmt_link_width_supported(uint64_t v);  // ... (IBA extension)
+std::string fmt_link_speed(uint64_t v);            // 2.5 Gbps / Extended speed
+std::string fmt_link_speed_supported(uint64_t v);
+std::string fmt_link_speed_enabled(uint64_t v);
+std::string fmt_link_speed_ext(uint64_t v);        // 14.0625 Gbps / No Extended Speed
+std::string fmt_link_speed_ext_supported(uint64_t v);
+std::string fmt_link_speed_ext_enabled(uint64_t v);
+std::string fmt_port_state(uint64_t v);            // Active
+std::string fmt_phys_state(uint64_t v);            // LinkUp
+std::string fmt_link_down_def_state(uint64_t v);   // Polling
+std::string fmt_mtu(uint64_t v);                   // 2048
+std::string fmt_vl_cap(uint64_t v);                // VL0-7
+std::string fmt_oper_vls(uint64_t v);              // VL0-7 / No change
+std::string fmt_node_type(uint64_t v);             // Channel Adapter
+std::string fmt_cap_mask(uint64_t v);              // 0x50c04a + one tabbed line a bit
+std::string fmt_cap_mask2(uint64_t v);
+
+}  // namespace iba::ref
