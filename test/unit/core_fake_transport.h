@@ -32,6 +32,9 @@ public:
   bool shuffle = false;     // deliver queued replies in random order
   std::mt19937 rng{42};
   int recv_calls = 0;
+  // Called when recv() finds nothing queued (the client is waiting): a
+  // test "network" can deliver held replies here.
+  std::function<void(FakeTransport&)> on_idle;
 
   int client_agent(uint8_t, uint8_t) override { return 7; }
   int server_agent(uint8_t, uint8_t, uint32_t, uint32_t) override { return 8; }
@@ -46,6 +49,7 @@ public:
   }
   bool recv(ibcore::RecvMad& out, int timeout_ms) override {
     ++recv_calls;
+    if (inbox.empty() && on_idle) on_idle(*this);
     if (inbox.empty()) {
       if (timeout_ms != 0) std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms < 0 ? 5 : std::min(timeout_ms, 5)));
       return false;

@@ -1,0 +1,160 @@
+// The coroutine scheduler against a fake transport: concurrency bounded by
+// the outstanding limit, replies in any order, nested tasks, errors through
+// co_await, spawn from inside tasks, many tasks.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/config.h"
+#include "core/sched.h"
+#include "core_fake_transport.h"
+#include "iba/smp.h"
+
+using namespace ibcore;
+using coretest::FakeTransport;
+using coretest::Sent;
+
+namespace {
+
+// Answers NodeInfo with nodeGUID = DLID, but holds replies back until the
+// client waits for them (so everything the scheduler issues before waiting
+// is in flight at once); LIDs above `dead` never answer.
+struct Fabric {
+  FakeTransport t;
+  std::vector<Sent> held;
+  uint16_t dead = 0xffff;
+  size_t max_in_flight = 0;
+  Scheduler* sched = nullptr;
+
+  Fabric() {
+    t.shuffle = true;
+    t.responder = [this](FakeTransport&, const Sent& s) {
+      if (sched) max_in_flight = std::max(max_in_flight, sched->engine().in_flight());
+      if (s.path.DLID > dead) return;
+      held.push_back(s);
+    };
+    t.on_idle = [this](FakeTransport& f) { flush(f); };
+  }
+  void flush(FakeTransport& f) {
+    for (auto& s : held) {
+      iba::SMPNodeInfo ni;
+      ni.set_nodeGUID(0x100000 + s.path.DLID).set_numPorts(s.path.DLID % 7);
+      f.reply(s, 0, ni.raw(), ni.SIZE);
+    }
+    held.clear();
+  }
+};
+
+Task<uint64_t> guid_of(Scheduler& s, uint16_t lid) {
+  IBPath p;
+  p.DLID = lid;
+  auto ni = co_await s.SubnGet<iba::SMPNodeInfo>(p);
+  co_return ni.nodeGUID();
+}
+
+Task<> fetch(Scheduler& s, uint16_t lid, std::map<uint16_t, uint64_t>& out, int& errors) {
+  try {
+    out[lid] = co_await guid_of(s, lid);  // a nested task
+  } catch (const MADTimeoutError&) {
+    ++errors;
+  }
+}
+
+}  // namespace
+
+TEST(CoreSched, ManyConcurrentBounded) {
+  Fabric fab;
+  Scheduler s(fab.t, 16);
+  fab.sched = &s;
+  std::map<uint16_t, uint64_t> out;
+  int errors = 0;
+  for (uint16_t lid = 1; lid <= 1000; ++lid) s.spawn(fetch(s, lid, out, errors));
+  s.run();
+  ASSERT_EQ(out.size(), 1000u);
+  for (auto& [lid, g] : out) EXPECT_EQ(g, 0x100000u + lid);
+  EXPECT_EQ(errors, 0);
+  EXPECT_EQ(fab.max_in_flight, 16u);
+  EXPECT_EQ(fab.t.sent.size(), 1000u);
+}
+
+TEST(CoreSched, TimeoutsPropagateThroughAwait) {
+  Config saved = config();
+  config().timeout_ms = 20;
+  config().retries = 1;
+  Fabric fab;
+  fab.dead = 10;  // LIDs 11.. never answer
+  Scheduler s(fab.t, 8);
+  std::map<uint16_t, uint64_t> out;
+  int errors = 0;
+  auto t0 = Clock::now();
+  for (uint16_t lid = 1; lid <= 20; ++lid) s.spawn(fetch(s, lid, out, errors));
+  s.run();
+  config() = saved;
+  EXPECT_EQ(out.size(), 10u);
+  EXPECT_EQ(errors, 10);
+  EXPECT_EQ(fab.t.sent.size(), 10u + 10u * 2u);
+  // The dead ones time out in parallel, not one after the other.
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(400));
+}
+
+TEST(CoreSched, UncaughtErrorRethrownByRun) {
+  Config saved = config();
+  config().timeout_ms = 10;
+  config().retries = 0;
+  Fabric fab;
+  fab.dead = 0;
+  Scheduler s(fab.t);
+  bool after = false;
+  auto t = [](Scheduler& s, bool& after) -> Task<> {
+    co_await guid_of(s, 5);
+    after = true;
+  };
+  s.spawn(t(s, after));
+  EXPECT_THROW(s.run(), MADTimeoutError);
+  config() = saved;
+  EXPECT_FALSE(after);
+}
+
+TEST(CoreSched, SpawnFromTasksAndDRWalk) {
+  // A "discovery": every node at DLID n has children 2n and 2n+1 below 64;
+  // each task spawns its children.
+  Fabric fab;
+  Scheduler s(fab.t, 4);
+  std::vector<uint16_t> seen;
+  struct Walk {
+    static Task<> node(Scheduler& s, uint16_t lid, std::vector<uint16_t>& seen) {
+      uint64_t g = co_await guid_of(s, lid);
+      seen.push_back(uint16_t(g - 0x100000));
+      for (uint16_t c : {uint16_t(2 * lid), uint16_t(2 * lid + 1)})
+        if (c < 64) s.spawn(node(s, c, seen));
+    }
+  };
+  s.spawn(Walk::node(s, 1, seen));
+  s.run();
+  std::sort(seen.begin(), seen.end());
+  ASSERT_EQ(seen.size(), 63u);
+  for (uint16_t i = 0; i < 63; ++i) EXPECT_EQ(seen[i], i + 1);
+}
+
+TEST(CoreSched, TaskResultsAndExceptionsLikeCalls) {
+  Fabric fab;
+  Scheduler s(fab.t);
+  int sum = 0;
+  auto add = [](int a, int b) -> Task<int> { co_return a + b; };
+  auto thrower = []() -> Task<int> {
+    throw Error("boom");
+    co_return 0;
+  };
+  auto top = [](Scheduler& s, int& sum, auto add, auto thrower) -> Task<> {
+    sum = co_await add(2, 3);
+    sum += int(co_await guid_of(s, 4) - 0x100000);
+    try {
+      co_await thrower();
+    } catch (const Error& e) {
+      sum += 100;
+    }
+  };
+  s.spawn(top(s, sum, add, thrower));
+  s.run();
+  EXPECT_EQ(sum, 109);
+}
