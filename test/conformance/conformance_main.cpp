@@ -1,0 +1,182 @@
+// The conformance harness: every row of test/conformance/rows/*.rows is a
+// GoogleTest test (suite = rows file name) that runs the reference tool and
+// ibtool on the same simulated fabric and compares stdout (exactly, after
+// the row's allowed normalisations) and the exit status.  One fabric per
+// topology per process, shared by the rows that name it.
+//
+// Rows are added together with the command they test: a row whose command
+// ibtool does not register fails (it is not skipped), so a command that
+// disappears from the binary cannot hide behind its rows.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "test/conformance/rows.h"
+#include "test/testbed/fabric.h"
+#include "test/testbed/topology.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string g_ibtool = IBTOOL_PATH;
+std::string g_linkdir;  // legacy-name links to ibtool
+
+struct FabricSlot {
+  std::unique_ptr<testbed::Fabric> fabric;
+  std::string error;
+};
+std::map<std::string, FabricSlot> g_fabrics;
+
+testbed::Fabric* fabric_for(const std::string& spec, std::string& error) {
+  auto it = g_fabrics.find(spec);
+  if (it == g_fabrics.end()) {
+    FabricSlot s;
+    try {
+      s.fabric = std::make_unique<testbed::Fabric>(testbed::generate(spec), testbed::FabricOptions{.start_sm = true, .up_timeout = 120, .tag = "conf"});
+    } catch (const std::exception& e) {
+      s.error = e.what();
+    }
+    it = g_fabrics.emplace(spec, std::move(s)).first;
+  }
+  error = it->second.error;
+  return it->second.fabric.get();
+}
+
+std::map<std::string, bool> g_registered;
+bool registered(const std::string& name) {
+  auto it = g_registered.find(name);
+  if (it != g_registered.end()) return it->second;
+  auto r = testbed::run_process({g_ibtool, "help", name}, {}, "/", 30);
+  return g_registered[name] = (r.status == 0);
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& a : v) {
+    bool plain = !a.empty() && a.find_first_of(" \t'\"\\|$*?") == std::string::npos;
+    s += (s.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
+  }
+  return s;
+}
+
+std::string link_to_ibtool(const std::string& name) {
+  fs::path p = fs::path(g_linkdir) / name;
+  std::error_code ec;
+  if (!fs::is_symlink(p, ec)) fs::create_symlink(g_ibtool, p);
+  return p.string();
+}
+
+class RowTest : public testing::Test {
+public:
+  explicit RowTest(conformance::Row row) : row_(std::move(row)) {}
+  void TestBody() override;
+
+private:
+  conformance::Row row_;
+};
+
+void RowTest::TestBody() {
+  const auto& r = row_;
+  SCOPED_TRACE(r.file + ":" + std::to_string(r.line) + ": " + join(r.reference));
+  ASSERT_TRUE(registered(r.ibtool[0])) << "ibtool does not register the command '" << r.ibtool[0]
+                                       << "' (rows are added together with their command)";
+  std::string err;
+  testbed::Fabric* f = fabric_for(r.topology, err);
+  ASSERT_NE(f, nullptr) << "fabric '" << r.topology << "' did not come up: " << err;
+  testbed::Env env(r.env.begin(), r.env.end());
+  auto exec = [&](const std::vector<std::string>& argv) {
+    return r.sysfs ? f->run_sysfs(argv, env, r.timeout) : f->run(argv, env, r.timeout);
+  };
+  auto norm = [&](std::string s) {
+    for (const auto& w : r.normalize) s = conformance::normalize(w, s);
+    return s;
+  };
+
+  testbed::Result ref = exec(r.reference);
+  ASSERT_FALSE(ref.timed_out) << "the reference timed out";
+  ASSERT_NE(ref.status, 127) << "the reference could not be started: " << ref.err;
+
+  std::vector<std::pair<std::string, std::vector<std::string>>> runs;
+  std::vector<std::string> a = {g_ibtool};
+  a.insert(a.end(), r.ibtool.begin(), r.ibtool.end());
+  runs.emplace_back("ibtool " + join(r.ibtool), a);
+  for (const auto& name : r.legacy) {
+    std::vector<std::string> l = {link_to_ibtool(name)};
+    l.insert(l.end(), r.ibtool.begin() + 1, r.ibtool.end());
+    runs.emplace_back(name + " (link to ibtool) " + join({r.ibtool.begin() + 1, r.ibtool.end()}), l);
+  }
+  std::string want = norm(ref.out);
+  for (const auto& [label, argv] : runs) {
+    testbed::Result got = exec(argv);
+    EXPECT_FALSE(got.timed_out) << label << " timed out";
+    std::string have = norm(got.out);
+    EXPECT_EQ(ref.status, got.status) << "exit status differs: reference " << join(r.reference) << " -> "
+                                      << ref.status << ", " << label << " -> " << got.status
+                                      << "\nreference stderr:\n" << ref.err << "ibtool stderr:\n" << got.err;
+    if (want != have)
+      ADD_FAILURE() << "stdout differs\n"
+                    << conformance::unified_diff(want, have, "reference: " + join(r.reference), label)
+                    << "reference stderr:\n" << ref.err << "ibtool stderr:\n" << got.err;
+  }
+}
+
+std::string sanitize(const std::string& s, size_t max) {
+  std::string o;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) o += c;
+    else if (!o.empty() && o.back() != '_') o += '_';
+    if (o.size() >= max) break;
+  }
+  while (!o.empty() && o.back() == '_') o.pop_back();
+  return o;
+}
+
+int register_rows(const std::string& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".rows") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int count = 0;
+  for (const auto& p : files) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string suite = sanitize(p.stem().string(), 40);
+    for (auto& row : conformance::parse_rows(ss.str(), p.filename().string())) {
+      std::string name = "L" + std::to_string(row.line) + "_" + sanitize(join(row.reference), 80);
+      testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, p.c_str(), row.line,
+                            [row]() -> testing::Test* { return new RowTest(row); });
+      ++count;
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  const char* rows = std::getenv("IBTOOL_CONFORMANCE_ROWS");
+  if (const char* t = std::getenv("IBTOOL_BINARY")) g_ibtool = t;
+  try {
+    register_rows(rows ? rows : IBTOOL_ROWS_DIR);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "conformance: %s\n", e.what());
+    return 1;
+  }
+  char tmpl[] = "/tmp/testbed-links-XXXXXX";
+  if (!mkdtemp(tmpl)) return 1;
+  g_linkdir = tmpl;
+  int rc = RUN_ALL_TESTS();
+  g_fabrics.clear();
+  std::error_code ec;
+  fs::remove_all(g_linkdir, ec);
+  return rc;
+}

@@ -1,0 +1,58 @@
+// Conformance rows: one line each in test/conformance/rows/*.rows.
+//
+//   # comment
+//   topology: example net.2sw2path4hca      (applies to the rows below it)
+//   smpquery nodeinfo 1
+//   ibstat -l | legacy
+//   ibnetdiscover | normalize=timestamp
+//   ibaddr -G 0x0000000000100001 | ibtool: ibaddr 0000:0000:0010:0001
+//   ibstatus ibsim0:1 | mode=sysfs
+//
+// A row is the reference's command line (shell-like quoting: '..', "..",
+// backslash), then options after " | ":
+//   ibtool: ARGS     ibtool's command line when it differs on purpose (an
+//                    ibtool-only form checked against the equivalent
+//                    reference invocation).  Default: the same as the
+//                    reference's.
+//   legacy           also run ibtool through a link named like the
+//                    reference command (argv[0]), as packagers install it.
+//   legacy=NAME      the same through a link named NAME (e.g. dump_lfts.sh).
+//   normalize=WHAT   only what differs between two runs of the reference
+//                    itself: timestamp (ibnetdiscover's "generated on"
+//                    line), activity (sminfo's activity count), counters
+//                    (data/packet counters moved by the MADs of the run).
+//   mode=sysfs       run both without umad2sim, with umad2sim's sysfs tree
+//                    mounted on /sys/class (tools reading sysfs directly).
+//   env=KEY=VALUE    extra environment for both (e.g. SIM_HOST=node).
+//   timeout=SECONDS  per command (default 120).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace conformance {
+
+struct Row {
+  std::string file;  // rows file it came from
+  int line = 0;
+  std::string topology;                 // topology spec (testbed::generate)
+  std::vector<std::string> reference;   // argv of the reference tool
+  std::vector<std::string> ibtool;      // argv after the ibtool binary
+  std::vector<std::string> legacy;      // link names to run ibtool as
+  std::vector<std::string> normalize;
+  std::vector<std::pair<std::string, std::string>> env;
+  bool sysfs = false;
+  double timeout = 120;
+};
+
+// Split a command line the way a shell would for simple words.
+std::vector<std::string> split_args(const std::string& s);
+// Parse a rows file; throws std::runtime_error naming file:line on errors.
+std::vector<Row> parse_rows(const std::string& text, const std::string& file);
+// Apply one named normalisation to a tool's stdout; throws on an unknown name.
+std::string normalize(const std::string& what, const std::string& out);
+// A unified-style line diff (3 lines of context), empty if a == b.
+std::string unified_diff(const std::string& a, const std::string& b, const std::string& name_a,
+                         const std::string& name_b);
+
+}  // namespace conformance
