@@ -1,9 +1,14 @@
 // The GMP classes and their attribute tables (SA, PM, CC, vendor, DevMgt,
 // BM, SNMP, CM), with the request methods the IBA allows for each.
+#include "iba/bm.h"
 #include "iba/cc.h"
+#include "iba/cm.h"
+#include "iba/devmgt.h"
 #include "iba/mad.h"
 #include "iba/pm.h"
 #include "iba/sa.h"
+#include "iba/snmp.h"
+#include "iba/vendor.h"
 
 namespace iba {
 
@@ -81,11 +86,66 @@ constexpr AttrDesc CC_ATTRS[] = {
     IBA_ATTR(CCTimeStamp, M_GET),
 };
 
+constexpr AttrDesc DM_ATTRS[] = {
+    IBA_ATTR(MADClassPortInfo, M_GET | M_SET),
+    IBA_ATTR(MADNotice, M_TRAP),
+    IBA_ATTR(DMIOUnitInfo, M_GET),
+    IBA_ATTR(DMIOControllerProfile, M_GET),
+    IBA_ATTR(DMServiceEntries, M_GET),
+    IBA_ATTR(DMDiagnosticTimeout, M_GET),
+    IBA_ATTR(DMDiagCode, M_GET),
+};
+
+constexpr AttrDesc BM_ATTRS[] = {
+    IBA_ATTR(MADClassPortInfo, M_GET | M_SET),
+    IBA_ATTR(MADNotice, M_TRAP),
+    IBA_ATTR(BMBKeyInfo, M_GET | M_SET),
+};
+
+constexpr AttrDesc SNMP_ATTRS[] = {
+    IBA_ATTR(MADClassPortInfo, M_GET | M_SET),
+    IBA_ATTR(SNMPCommunityInfo, M_GET),
+    IBA_ATTR(SNMPPduInfo, M_GET),
+};
+
+// CM messages are all sent with ComMgtSend.
+constexpr AttrDesc CM_ATTRS[] = {
+    IBA_ATTR(MADClassPortInfo, M_GET | M_SET),
+    IBA_ATTR(CMREQ, M_SEND),      IBA_ATTR(CMMRA, M_SEND),      IBA_ATTR(CMREJ, M_SEND),
+    IBA_ATTR(CMREP, M_SEND),      IBA_ATTR(CMRTU, M_SEND),      IBA_ATTR(CMDREQ, M_SEND),
+    IBA_ATTR(CMDREP, M_SEND),     IBA_ATTR(CMSIDR_REQ, M_SEND), IBA_ATTR(CMSIDR_REP, M_SEND),
+    IBA_ATTR(CMLAP, M_SEND),      IBA_ATTR(CMAPR, M_SEND),
+};
+
+constexpr AttrDesc OFA_PING_ATTRS[] = {
+    IBA_ATTR(OFAPing, M_GET),
+};
+
+constexpr AttrDesc OFA_SYSSTAT_ATTRS[] = {
+    IBA_ATTR(OFASysStatPing, M_GET),
+    IBA_ATTR(OFASysStatHostInfo, M_GET),
+    IBA_ATTR(OFASysStatCPUInfo, M_GET),
+};
+
+constexpr AttrDesc MLX_ATTRS[] = {
+    IBA_ATTR(MLXGeneralInfo, M_GET),
+    IBA_ATTR(MLXConfigSpaceAccess, M_GET | M_SET),
+};
+
 constexpr ClassDesc SA{"SAFormat", mgmt::SUBN_ADM, 2, &SAFormat::DESC, 56, 200, SA_ATTRS};
 constexpr ClassDesc PM{"PMFormat", mgmt::PERF, 1, &PMFormat::DESC, 64, 192, PM_ATTRS};
 constexpr ClassDesc CC{"CCFormat", mgmt::CC, 2, &CCFormat::DESC, CC_DATA_OFF, 192, CC_ATTRS};
 
-constexpr const ClassDesc* CLASSES[] = {&SA, &PM, &CC};
+constexpr ClassDesc DM{"DevMgtFormat", mgmt::DEV_MGT, 1, &DevMgtFormat::DESC, 64, 192, DM_ATTRS};
+constexpr ClassDesc BM{"BMFormat", mgmt::BM, 1, &BMFormat::DESC, 64, 192, BM_ATTRS};
+constexpr ClassDesc SNMP{"SNMPFormat", mgmt::SNMP, 1, &SNMPFormat::DESC, 64, 192, SNMP_ATTRS};
+constexpr ClassDesc CM{"CMFormat", mgmt::COM_MGT, 2, &CMFormat::DESC, 24, 232, CM_ATTRS};
+constexpr ClassDesc OFA_PING{"VendOUIFormat", OFA_PING_CLASS, 1, &VendOUIFormat::DESC, 40, 216, OFA_PING_ATTRS};
+constexpr ClassDesc OFA_SYSSTAT{"VendOUIFormat", OFA_SYSSTAT_CLASS, 1, &VendOUIFormat::DESC, 40, 216,
+                                OFA_SYSSTAT_ATTRS};
+constexpr ClassDesc MLX{"VendorFormat", MLX_VENDOR_CLASS, 1, &VendorFormat::DESC, 24, 232, MLX_ATTRS};
+
+constexpr const ClassDesc* CLASSES[] = {&SA, &PM, &CC, &DM, &BM, &SNMP, &CM, &OFA_PING, &OFA_SYSSTAT, &MLX};
 
 }  // namespace
 
