@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/devices.h"
 #include "core/path.h"
 #include "iba/mad.h"
 
@@ -75,12 +76,15 @@ public:
   virtual uint8_t sm_sl() const { return 0; }
 };
 
-// libibumad on one end port.
+// libibumad on one end port.  Commands open the end port chosen by -C/-P:
+//   ibcore::Umad umad(ibcore::get_end_port(ibcore::config().ca, ibcore::config().port));
+// (a scoped GID path, path.ca/path.port, names the end port too).
 class Umad : public Transport {
 public:
   // Open the end port (ca empty / port 0: libibumad's default).  Throws
   // SysError when it cannot be opened.
   Umad(const std::string& ca = "", int port = 0);
+  explicit Umad(const EndPort& ep) : Umad(ep.ca, ep.port) {}
   ~Umad() override;
   Umad(const Umad&) = delete;
   Umad& operator=(const Umad&) = delete;
