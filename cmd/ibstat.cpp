@@ -275,9 +275,9 @@ private:
 class IbvDevices : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    // The reference takes no options and ignores every argument.
-    app.set_help_flag("--help", "help message");
-    app.allow_extras(true);
+    // The reference takes no options and ignores every argument; ibtool
+    // ignores arguments too but, as everywhere, rejects unknown options
+    // with the usage (SPEC.md, Errors).
     app.add_option("ignored", ignored_, "arguments are ignored");
   }
 

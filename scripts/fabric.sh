@@ -90,7 +90,15 @@ cmd_run() {
 cmd_console() {
   need_fabric "${1:-}"
   [ $# -eq 2 ] || die "usage: console DIR 'COMMAND'"
+  # Wait until ibsim has handled it: it prints its prompt again.
+  local before i
+  before=$(grep -o 'sim> ' "$1/ibsim.log" | wc -l)
   printf '%s\n' "$2" >"$1/console"
+  for i in $(seq 100); do
+    [ "$(grep -o 'sim> ' "$1/ibsim.log" | wc -l)" -gt "$before" ] && return 0
+    sleep 0.05
+  done
+  die "ibsim did not answer '$2'"
 }
 
 cmd_env() {

@@ -417,18 +417,23 @@ Result Fabric::sh(const std::string& cmdline, const Env& extra, double timeout) 
   return run({"/bin/sh", "-c", cmdline}, extra, timeout);
 }
 
-std::string Fabric::sysfs_snapshot() {
-  if (!sysfs_.empty()) return sysfs_;
+std::string Fabric::sysfs_snapshot(const Env& extra) {
+  // One snapshot per node clients attach to (SIM_HOST).
+  auto host = extra.find("SIM_HOST");
+  std::string key = host == extra.end() ? "" : host->second;
+  if (auto it = sysfs_.find(key); it != sysfs_.end()) return it->second;
+  std::string dest = dir_ + "/sysfs-class-" + std::to_string(sysfs_.size());
   // A helper under umad2sim copies the tree umad2sim builds for it.
-  Result r = run({TESTBED_SYSFS_SNAPSHOT, dir_ + "/sysfs-class"});
-  if (r.status != 0 || !std::filesystem::is_directory(dir_ + "/sysfs-class/infiniband"))
+  Env env;
+  if (!key.empty()) env["SIM_HOST"] = key;
+  Result r = run({TESTBED_SYSFS_SNAPSHOT, dest}, env);
+  if (r.status != 0 || !std::filesystem::is_directory(dest + "/infiniband"))
     throw std::runtime_error("testbed: could not snapshot umad2sim's sysfs tree: " + r.err);
-  sysfs_ = dir_ + "/sysfs-class";
-  return sysfs_;
+  return sysfs_[key] = dest;
 }
 
 Result Fabric::run_sysfs(const std::vector<std::string>& argv, const Env& extra, double timeout) {
-  std::string snap = sysfs_snapshot();
+  std::string snap = sysfs_snapshot(extra);
   std::vector<std::string> a = {"unshare", "-rm", "/bin/sh", "-c",
                                 "mount --bind \"$0\" /sys/class && exec \"$@\"", snap};
   a.insert(a.end(), argv.begin(), argv.end());

@@ -55,7 +55,9 @@ public:
   // Run without umad2sim, in a private mount namespace (unshare -rm) where
   // a snapshot of the simulated device's sysfs tree (as umad2sim builds it)
   // is mounted on /sys/class: tools that read /sys/class/infiniband
-  // directly (ibstatus) see the simulated device.
+  // directly (ibstatus) see the simulated device.  The snapshot is taken
+  // once per SIM_HOST value (the node the client attaches to), when first
+  // needed: it shows the port as it was then.
   Result run_sysfs(const std::vector<std::string>& argv, const Env& extra = {}, double timeout = 120);
 
   // The environment run() adds (IBSIM_SOCKNAME, LD_PRELOAD).
@@ -72,13 +74,13 @@ public:
 private:
   void start_ibsim(const std::string& topology);
   void start_opensm(double timeout);
-  std::string sysfs_snapshot();
+  std::string sysfs_snapshot(const Env& extra);
 
   std::string dir_, sock_;
   pid_t ibsim_ = -1, opensm_ = -1;
   int console_fd_ = -1;
   int slot_ = -1;
-  std::string sysfs_;
+  std::map<std::string, std::string> sysfs_;  // SIM_HOST -> snapshot dir
 };
 
 // Run argv with the given environment additions in cwd (no fabric);
