@@ -10,7 +10,7 @@
 #include <cstring>
 #include <mutex>
 
-#include <stdexcept>
+#include "core/error.h"
 #include "iba/introspect.h"
 
 namespace ibcore {
@@ -20,7 +20,7 @@ namespace {
 Device read_device(const char* name) {
   umad_ca_t ca;
   std::memset(&ca, 0, sizeof ca);
-  if (umad_get_ca(name, &ca) < 0) throw std::runtime_error(std::string("cannot read device ") + name);
+  if (umad_get_ca(name, &ca) < 0) throw Error(std::string("cannot read device ") + name);
   Device d;
   d.name = ca.ca_name;
   d.node_type = int(ca.node_type);
@@ -77,7 +77,7 @@ const EndPort* port_of(const Device& d, int port) {
 }
 
 [[noreturn]] void fail(const std::string& what, const std::vector<Device>& devs) {
-  throw std::runtime_error(what + "; " + describe(devs));
+  throw Error(what + "; " + describe(devs));
 }
 
 const EndPort& pick_in_device(const Device& d, int port, const std::string& asked,
