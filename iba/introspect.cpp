@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -366,42 +368,92 @@ std::string print_fields(const StructDesc& desc, const uint8_t* buf, std::string
 }
 
 std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off, int indent) {
-  std::string out, pad(size_t(indent), ' ');
+  return dump_detailed(desc, buf, base_off, indent, {});
+}
+
+namespace {
+
+std::string word_line(const std::string& pad, uint32_t off, const uint8_t* p, uint32_t avail) {
   char b[48];
+  uint32_t word = 0;
+  for (uint32_t k = 0; k < 4; ++k) word = (word << 8) | (k < avail ? p[k] : 0);
+  std::snprintf(b, sizeof b, "%3u %08X", off, word);
+  return pad + b;
+}
+
+bool all_zero(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off, int indent,
+                          std::span<const DumpAs> as) {
+  std::string out, pad(size_t(indent), ' ');
   uint32_t words = (desc.size + 3) / 4;
   const auto fields = desc.field_list();
   size_t fi = 0;
   for (uint32_t w = 0; w < words; ++w) {
     uint32_t start = w * 32, end = start + 32;
-    // A nested structure starting here is announced and dumped on its own.
-    while (fi < fields.size() && fields[fi].bit_off < start) ++fi;
-    if (fi < fields.size() && fields[fi].kind == Kind::Struct && fields[fi].bit_off == start &&
-        fields[fi].bit_off % 32 == 0) {
-      const FieldDesc& f = fields[fi];
-      for (uint32_t i = 0; i < f.count; ++i) {
-        out += pad + "   + " + f.name + (f.count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
-               f.sub->name + "\n";
-        out += dump_detailed(*f.sub, buf + (f.bit_off + i * f.width) / 8, base_off + (f.bit_off + i * f.width) / 8,
-                             indent + 2);
+    while (fi < fields.size() && fields[fi].bit_off + fields[fi].total_bits() <= start) ++fi;
+    const FieldDesc* f = fi < fields.size() ? &fields[fi] : nullptr;
+    // A field shown as another structure, or a nested structure.
+    const DumpAs* sub = nullptr;
+    if (f && f->bit_off == start)
+      for (const auto& a : as)
+        if (a.field == f->name) sub = &a;
+    if (f && f->bit_off == start && (sub || (f->kind == Kind::Struct && f->bit_off % 32 == 0))) {
+      uint32_t fbytes = f->total_bits() / 8, off0 = f->bit_off / 8, used = 0;
+      if (sub && sub->desc) {
+        uint32_t stride = sub->stride ? sub->stride : sub->desc->size;
+        for (uint32_t i = 0; i < sub->count && used + sub->desc->size <= fbytes; ++i, used = i * stride) {
+          out += pad + "   + " + f->name + (sub->count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
+                 sub->desc->name + "\n";
+          out += dump_detailed(*sub->desc, buf + off0 + used, base_off + off0 + used, indent + 2, sub->inner);
+          used += sub->desc->size;
+        }
+        if (sub->count > 1) used = sub->count * stride < fbytes ? sub->count * stride : fbytes;
+      } else if (!sub) {
+        for (uint32_t i = 0; i < f->count; ++i) {
+          out += pad + "   + " + f->name + (f->count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
+                 f->sub->name + "\n";
+          out += dump_detailed(*f->sub, buf + off0 + i * f->sub->size, base_off + off0 + i * f->sub->size,
+                               indent + 2);
+        }
+        used = fbytes;
       }
-      w = (f.bit_off + f.total_bits() + 31) / 32 - 1;
+      // The rest of the field: plain words, non-zero ones only.
+      if (sub && !sub->desc && sub->count == 0) used = fbytes;
+      bool raw = sub && !sub->desc;  // shown as plain words, zeros included
+      if (raw && sub->count) out += pad + "   + " + f->name + " (raw)\n";
+      for (uint32_t o = (used + 3) / 4 * 4; o < fbytes; o += 4)
+        if (raw || !all_zero(buf + off0 + o, std::min<uint32_t>(4, fbytes - o)))
+          out += word_line(pad, base_off + off0 + o, buf + off0 + o, std::min<uint32_t>(4, fbytes - o)) + "\n";
+      w = (f->bit_off + f->total_bits() + 31) / 32 - 1;
       ++fi;
       continue;
     }
-    uint32_t word = 0;
-    for (uint32_t k = 0; k < 4; ++k) word = (word << 8) | (w * 4 + k < desc.size ? buf[w * 4 + k] : 0);
-    std::snprintf(b, sizeof b, "%3u %08X ", base_off + w * 4, word);
-    out += pad + b;
     std::string names;
+    bool continuation = false;
     for (size_t k = fi; k < fields.size() && fields[k].bit_off < end; ++k) {
-      const FieldDesc& f = fields[k];
-      if (f.kind == Kind::Rsv) continue;
-      FieldRef r{&f, f.bit_off, -1, f.name, 0};
-      std::string v = f.kind == Kind::Struct ? "<" + std::string(f.sub->name) + ">" : format_value(r, buf);
+      const FieldDesc& g = fields[k];
+      if (g.kind == Kind::Rsv) continue;
+      if (g.bit_off < start) {
+        continuation = true;
+        continue;
+      }
+      FieldRef r{&g, g.bit_off, -1, g.name, 0};
+      std::string v = g.kind == Kind::Struct ? "<" + std::string(g.sub->name) + ">" : format_value(r, buf);
       if (v.size() > 200) v = v.substr(0, 200) + "...";
-      names += (names.empty() ? "" : ",") + std::string(f.name) + "=" + v;
+      names += (names.empty() ? "" : ",") + std::string(g.name) + "=" + v;
     }
-    out += names + "\n";
+    uint32_t avail = w * 4 < desc.size ? desc.size - w * 4 : 0;
+    // Words holding only reserved space are shown when they are not zero.
+    if (names.empty() && !continuation && all_zero(buf + w * 4, std::min<uint32_t>(4, avail))) continue;
+    out += word_line(pad, base_off + w * 4, buf + w * 4, std::min<uint32_t>(4, avail)) +
+           (names.empty() ? "" : " " + names) + "\n";
   }
   return out;
 }

@@ -63,6 +63,21 @@ std::string print_fields(const StructDesc& desc, const uint8_t* buf, std::string
 std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off = 0,
                           int indent = 0);
 
+// dump_detailed with some top-level fields (Bytes/Struct, word aligned)
+// shown as another structure: "+ name Type" then that structure dumped over
+// the field's bytes (count times, each `desc->size` bytes apart, when count
+// > 1: the records of a table).  Words of the field beyond them are shown
+// only if not zero.  desc nullptr and count 0: the field is not shown.
+struct DumpAs {
+  std::string_view field;  // top-level field name, e.g. "data"
+  const StructDesc* desc;  // nullptr: dump the field's words as plain hex
+  uint32_t count = 1;
+  uint32_t stride = 0;     // bytes between records (0 = desc->size)
+  std::span<const DumpAs> inner = {};  // applied inside desc
+};
+std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off, int indent,
+                          std::span<const DumpAs> as);
+
 // Helpers for values.
 std::string guid_str(uint64_t g);             // 0002:c903:0000:1491
 std::optional<uint64_t> parse_guid(std::string_view s);  // 0x.., colon form, plain hex

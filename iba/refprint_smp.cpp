@@ -342,34 +342,34 @@ std::string smp_print(const StructDesc& d, std::span<const uint8_t> data, const 
   return dump(d, buf.data(), layout);
 }
 
-std::string pkeys_print(std::span<const uint16_t> pkeys) {
+std::string pkeys_print(std::span<const uint16_t> pkeys, size_t capacity) {
   std::string out;
   char b[32];
-  for (size_t i = 0; i < pkeys.size(); ++i) {
-    if (i % 8 == 0) {
-      std::snprintf(b, sizeof b, "%4zu: ", i);
+  for (size_t i = 0; i < capacity; i += 8) {
+    std::snprintf(b, sizeof b, "%4zu:", i);
+    out += b;
+    for (size_t k = i; k < i + 8; ++k) {
+      std::snprintf(b, sizeof b, " 0x%04x", k < pkeys.size() ? unsigned(pkeys[k]) : 0u);
       out += b;
     }
-    std::snprintf(b, sizeof b, "0x%04x", pkeys[i]);
-    out += b;
-    out += (i % 8 == 7 || i + 1 == pkeys.size()) ? "\n" : " ";
+    out += "\n";
   }
-  return out + std::to_string(pkeys.size()) + " pkeys capacity for this port\n";
+  return out + std::to_string(capacity) + " pkeys capacity for this port\n";
 }
 
-std::string guids_print(std::span<const uint64_t> guids) {
+std::string guids_print(std::span<const uint64_t> guids, size_t capacity) {
   std::string out;
   char b[48];
-  for (size_t i = 0; i < guids.size(); ++i) {
-    if (i % 2 == 0) {
-      std::snprintf(b, sizeof b, "%4zu: ", i);
+  for (size_t i = 0; i < capacity; i += 2) {
+    std::snprintf(b, sizeof b, "%4zu:", i);
+    out += b;
+    for (size_t k = i; k < i + 2; ++k) {
+      std::snprintf(b, sizeof b, " 0x%016llx", static_cast<unsigned long long>(k < guids.size() ? guids[k] : 0));
       out += b;
     }
-    std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(guids[i]));
-    out += b;
-    out += (i % 2 == 1 || i + 1 == guids.size()) ? "\n" : " ";
+    out += "\n";
   }
-  return out + std::to_string(guids.size()) + " guids capacity for this port\n";
+  return out + std::to_string(capacity) + " guids capacity for this port\n";
 }
 
 std::string sl2vl_header() { return "#                 SL: | 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14|15|\n"; }

@@ -36,11 +36,12 @@ std::string smp_print(const T& v, const SmpPrintOptions& opt = {}) {
   return smp_print(T::DESC, v.bytes(), opt);
 }
 
-// smpquery pkeys: "   0: 0xffff 0x0000 ..." (8 a line, index of the first)
-// for the first n P_Keys, then "<n> pkeys capacity for this port".
-std::string pkeys_print(std::span<const uint16_t> pkeys);
-// smpquery guids: 2 a line, then "<n> guids capacity for this port".
-std::string guids_print(std::span<const uint64_t> guids);
+// smpquery pkeys: "   0: 0xffff 0x0000 ..." lines of 8 (index of the first)
+// until `capacity` is covered (whole lines, entries past the span are 0),
+// then "<capacity> pkeys capacity for this port".
+std::string pkeys_print(std::span<const uint16_t> pkeys, size_t capacity);
+// smpquery guids: the same with 2 GUIDs a line.
+std::string guids_print(std::span<const uint64_t> guids, size_t capacity);
 // One SL2VL row body as libibmad prints it: "| 0| 1|...|15|\n".
 std::string sl2vl_row(const SMPSLToVLMappingTable& t);
 // smpquery sl2vl header line under "# SL2VL table: ...".

@@ -329,8 +329,9 @@ std::string ibmad_val(DumpFn fn, uint32_t v) {
 TEST(IbmadSmpCheck, ValueFormattersMatchLibibmad) {
   for (uint32_t v = 0; v < 256; ++v) {
     SCOPED_TRACE(v);
-    if (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 3)  // libibmad warns on bad values
+    if (v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 16 || v == 3) {  // libibmad warns on bad values
       EXPECT_EQ(ref::fmt_link_width(v), ibmad_val(mad_dump_linkwidth, v));
+    }
     EXPECT_EQ(ref::fmt_link_width_enabled(v), ibmad_val(mad_dump_linkwidthen, v));
     EXPECT_EQ(ref::fmt_link_width_supported(v), ibmad_val(mad_dump_linkwidthsup, v));
     if (v < 16) {
