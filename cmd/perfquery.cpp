@@ -1,0 +1,428 @@
+// perfquery: read (and reset) the performance counters of a port through
+// its PMA.  The target is any addressing form; its path comes from the SA
+// (core/gmppath.h).  Several ports (-l, or -a without AllPortSelect) are
+// read concurrently on the MAD scheduler.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/gmppath.h"
+#include "core/rpc.h"
+#include "core/sched.h"
+#include "core/umad.h"
+#include "iba/introspect.h"
+#include "iba/pm.h"
+#include "iba/refprint_pm.h"
+
+namespace {
+
+using ibcore::IBPath;
+
+// ClassPortInfo.CapabilityMask bits of the PM class (IBA 16.1.2, annexes).
+constexpr uint16_t CAP_ALL_PORT_SELECT = 1 << 8;
+constexpr uint16_t CAP_EXT_WIDTH = 1 << 9;
+constexpr uint16_t CAP_EXT_WIDTH_NOIETF = 1 << 10;
+// CapabilityMask2: the additional PortCountersExtended counters.
+constexpr uint32_t CAP2_ADDL_PORT_CTRS_EXT = 1 << 1;
+
+// One attribute perfquery can show: the option selecting it, the text of
+// its header / failure messages.
+struct Attr {
+  const iba::StructDesc* desc;
+  uint16_t id;
+  const char* name;  // "PortXmitDiscardDetails"
+};
+
+template <class T>
+Attr attr_of(const char* name) {
+  return {&T::DESC, iba::AttrId<T>::value, name};
+}
+
+// Thrown to end the command the way the reference does: its "iberror"
+// line (on stdout, as the reference writes it) and status 255.
+struct Fail {
+  std::string msg;
+};
+
+class PerfQuery : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_flag("-x,--extended", extended_, "show extended port counters");
+    app.add_flag("-X,--xmtsl", xmtsl_, "show Xmt SL port counters");
+    app.add_flag("-S,--rcvsl", rcvsl_, "show Rcv SL port counters");
+    app.add_flag("-D,--xmtdisc", xmtdisc_, "show Xmt Discard Details");
+    app.add_flag("-E,--rcverr", rcverr_, "show Rcv Error Details");
+    app.add_flag("-T,--extended_speeds", extspeeds_, "show port extended speeds counters");
+    app.add_flag("--oprcvcounters", oprcv_, "show Rcv Counters per Op code");
+    app.add_flag("--flowctlcounters", flowctl_, "show flow control counters");
+    app.add_flag("--vloppackets", vloppkts_, "show packets received per Op code per VL");
+    app.add_flag("--vlopdata", vlopdata_, "show data received per Op code per VL");
+    app.add_flag("--vlxmitflowctlerrors", vlfcerr_, "show flow control update errors per VL");
+    app.add_flag("--vlxmitcounters", vlxmit_, "show ticks waiting to transmit counters per VL");
+    app.add_flag("--swportvlcong", swvlcong_, "show sw port VL congestion");
+    app.add_flag("--rcvcc", rcvcc_, "show Rcv congestion control counters");
+    app.add_flag("--slrcvfecn", slfecn_, "show SL Rcv FECN counters");
+    app.add_flag("--slrcvbecn", slbecn_, "show SL Rcv BECN counters");
+    app.add_flag("--xmitcc", xmitcc_, "show Xmit congestion control counters");
+    app.add_flag("--vlxmittimecc", vlxmittime_, "show VL Xmit Time congestion control counters");
+    app.add_flag("-c,--smplctl", smplctl_, "show samples control");
+    app.add_flag("-a,--all_ports", all_ports_, "show aggregated counters");
+    app.add_flag("-l,--loop_ports", loop_ports_, "iterate through each port");
+    app.add_flag("-r,--reset_after_read", reset_after_, "reset counters after read");
+    app.add_flag("-R,--Reset_only", reset_only_, "only reset counters");
+    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
+    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
+    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey);
+    app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
+  }
+
+  int run() override {
+    try {
+      return work();
+    } catch (const Fail& f) {
+      std::fflush(stdout);
+      std::printf("perfquery: iberror: failed: %s\n", f.msg.c_str());
+      return 255;
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  // Which attribute the options select (the reference checks them in this order).
+  Attr selected() const {
+    using namespace iba;
+    if (xmtsl_) return attr_of<PMPortXmitDataSL>("PortXmitDataSL");
+    if (rcvsl_) return attr_of<PMPortRcvDataSL>("PortRcvDataSL");
+    if (xmtdisc_) return attr_of<PMPortXmitDiscardDetails>("PortXmitDiscardDetails");
+    if (rcverr_) return attr_of<PMPortRcvErrorDetails>("PortRcvErrorDetails");
+    if (extspeeds_) return attr_of<PMPortExtendedSpeedsCounters>("PortExtendedSpeedsCounters");
+    if (oprcv_) return attr_of<PMPortOpRcvCounters>("PortOpRcvCounters");
+    if (flowctl_) return attr_of<PMPortFlowCtlCounters>("PortFlowCtlCounters");
+    if (vloppkts_) return attr_of<PMPortVLOpPackets>("PortVLOpPackets");
+    if (vlopdata_) return attr_of<PMPortVLOpData>("PortVLOpData");
+    if (vlfcerr_) return attr_of<PMPortVLXmitFlowCtlUpdateErrors>("PortVLXmitFlowCtlUpdateErrors");
+    if (vlxmit_) return attr_of<PMPortVLXmitWaitCounters>("PortVLXmitWaitCounters");
+    if (swvlcong_) return attr_of<PMSwPortVLCongestion>("SwPortVLCongestion");
+    if (rcvcc_) return attr_of<PMPortRcvConCtrl>("PortRcvConCtrl");
+    if (slfecn_) return attr_of<PMPortSLRcvFECN>("PortSLRcvFECN");
+    if (slbecn_) return attr_of<PMPortSLRcvBECN>("PortSLRcvBECN");
+    if (xmitcc_) return attr_of<PMPortXmitConCtrl>("PortXmitConCtrl");
+    if (vlxmittime_) return attr_of<PMPortVLXmitTimeCong>("PortVLXmitTimeCong");
+    if (extended_) return attr_of<PMPortCountersExtended>("PortCountersExtended");
+    return attr_of<PMPortCounters>("PortCounters");
+  }
+
+  static void set_field(const iba::StructDesc& d, std::vector<uint8_t>& buf, const char* name, uint64_t v) {
+    auto f = iba::find_field(d, name);
+    if (f) iba::set_bits(buf.data(), f->bit_off, f->width(), v);
+  }
+
+  ibcore::MadRequest request(const Attr& a, uint8_t method, std::vector<uint8_t>& payload) const {
+    ibcore::MadRequest r;
+    r.cls = iba::find_class(iba::mgmt::PERF);
+    r.method = method;
+    r.attr_id = a.id;
+    r.payload = payload;
+    return r;
+  }
+
+  std::vector<uint8_t> get_port(ibcore::MadTransactor& mad, const Attr& a, const IBPath& p, int port) {
+    std::vector<uint8_t> pl(a.desc->size, 0);
+    set_field(*a.desc, pl, "portSelect", uint64_t(port));
+    auto rep = mad.call(request(a, iba::method::GET, pl), p);
+    auto data = ibcore::MadTransactor::payload_of(rep);
+    std::vector<uint8_t> out(a.desc->size, 0);
+    std::memcpy(out.data(), data.data(), std::min(out.size(), data.size()));
+    return out;
+  }
+
+  void reset_port(ibcore::MadTransactor& mad, const Attr& a, const IBPath& p, int port, uint64_t mask) {
+    std::vector<uint8_t> pl(a.desc->size, 0);
+    set_field(*a.desc, pl, "portSelect", uint64_t(port));
+    set_field(*a.desc, pl, "counterSelect", mask);
+    if (a.desc == &iba::PMPortCounters::DESC) set_field(*a.desc, pl, "counterSelect2", 0xff);
+    if (a.desc == &iba::PMPortCountersExtended::DESC && all_layout_)
+      set_field(*a.desc, pl, "counterSelect2", 0xffffffffull);
+    mad.call(request(a, iba::method::SET, pl), p);
+  }
+
+  std::string header(const Attr& a, int port) const {
+    char b[160];
+    if (a.desc == &iba::PMPortCounters::DESC)
+      std::snprintf(b, sizeof b, "# Port counters: Lid %u port %d (CapMask: 0x%02X)\n", lid_, port, capmask_);
+    else if (a.desc == &iba::PMPortCountersExtended::DESC)
+      std::snprintf(b, sizeof b, "# Port extended counters: Lid %u port %d (CapMask: 0x%02X CapMask2: 0x%07X)\n",
+                    lid_, port, capmask_, capmask2_);
+    else
+      std::snprintf(b, sizeof b, "# %s counters: Lid %u port %d\n", a.name, lid_, port);
+    return b;
+  }
+
+  void print(const Attr& a, int port, const std::vector<uint8_t>& buf) {
+    std::string s = header(a, port) + iba::ref::pm_print(*a.desc, buf.data(), all_layout_);
+    std::fputs(s.c_str(), stdout);
+  }
+
+  // Parse "1-10", "1,4,8" or "3".
+  static bool parse_ports(const std::string& s, std::vector<int>& out) {
+    size_t pos = 0;
+    while (pos <= s.size()) {
+      size_t comma = s.find(',', pos);
+      std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      size_t dash = item.find('-');
+      uint64_t lo, hi;
+      if (dash != std::string::npos) {
+        if (!ibtool::parse_int(item.substr(0, dash), lo) || !ibtool::parse_int(item.substr(dash + 1), hi) || hi < lo ||
+            hi > 255)
+          return false;
+      } else {
+        if (!ibtool::parse_int(item, lo) || lo > 255) return false;
+        hi = lo;
+      }
+      for (uint64_t p = lo; p <= hi; ++p) out.push_back(int(p));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    return !out.empty();
+  }
+
+  // Read a set of ports concurrently; results in port order.
+  std::vector<std::vector<uint8_t>> read_ports(ibcore::Umad& umad, const Attr& a, const IBPath& p,
+                                               const std::vector<int>& ports) {
+    std::vector<std::vector<uint8_t>> res(ports.size());
+    std::vector<std::vector<uint8_t>> payloads(ports.size(), std::vector<uint8_t>(a.desc->size, 0));
+    ibcore::Scheduler sched(umad);
+    auto one = [&](size_t i) -> ibcore::Task<> {
+      set_field(*a.desc, payloads[i], "portSelect", uint64_t(ports[i]));
+      auto rep = co_await sched.call(request(a, iba::method::GET, payloads[i]), p);
+      auto data = ibcore::MadTransactor::payload_of(rep);
+      res[i].assign(a.desc->size, 0);
+      std::memcpy(res[i].data(), data.data(), std::min(res[i].size(), data.size()));
+    };
+    for (size_t i = 0; i < ports.size(); ++i) sched.spawn(one(i));
+    sched.run();
+    return res;
+  }
+
+  // Sum every counter of bufs (PortSelect/CounterSelect excluded), wrapping
+  // nothing: counters saturate at their width as the PMA's do.
+  static std::vector<uint8_t> aggregate(const iba::StructDesc& d, const std::vector<std::vector<uint8_t>>& bufs) {
+    std::vector<uint8_t> out(d.size, 0);
+    for (const auto& leaf : iba::leaves(d)) {
+      std::string n = leaf.path;
+      if (n == "portSelect" || n.rfind("counterSelect", 0) == 0 || n == "opCode") continue;
+      uint32_t w = leaf.field->width;
+      for (uint16_t i = 0; i < leaf.field->count; ++i) {
+        uint32_t off = leaf.bit_off + i * w;
+        unsigned __int128 sum = 0;
+        for (const auto& b : bufs) sum += iba::get_bits(b.data(), off, w);
+        unsigned __int128 max = w >= 64 ? ~uint64_t(0) : ((uint64_t(1) << w) - 1);
+        iba::set_bits(out.data(), off, w, uint64_t(sum > max ? max : sum));
+      }
+    }
+    return out;
+  }
+
+  int work() {
+    auto& cfg = ibcore::config();
+    if (lid_form_ && guid_form_) throw Fail{"only one of -L and -G may be given"};
+    const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
+    ibcore::Umad umad(ep);
+    ibcore::MadTransactor mad(umad);
+    if (sm_port_) {
+      cfg.sa_path = std::to_string(sm_port_);
+    }
+
+    IBPath target;
+    int port = ep.port;  // default: the local port number
+    if (!args_.empty()) {
+      try {
+        target = IBPath::from_string(args_[0], guid_form_ ? IBPath::Form::GUID
+                                                : lid_form_ ? IBPath::Form::LID
+                                                            : IBPath::Form::Auto);
+      } catch (const ibcore::Error&) {
+        throw Fail{"can't resolve destination port " + args_[0]};
+      }
+    } else {
+      target.DLID = umad.local_lid();
+    }
+    // A target without a port: its port 0 (the reference's default); the
+    // local port: its own number (0 on a switch).
+    if (!args_.empty()) port = 0;
+    for (const auto& d : ibcore::get_devices())
+      if (d.name == ep.ca && d.node_type == 2) port = 0;
+    std::vector<int> ports;
+    bool port_list = false;
+    if (args_.size() > 1) {
+      if (!parse_ports(args_[1], ports)) {
+        // The reference reads a plain number with strtoul.
+        ports = {int(std::strtoul(args_[1].c_str(), nullptr, 0) & 0xff)};
+      }
+      port_list = ports.size() > 1 || args_[1].find_first_of(",-") != std::string::npos;
+      port = ports[0];
+    }
+    uint64_t mask = 0;
+    bool mask_given = false;
+    if (args_.size() > 2) {
+      mask = std::strtoull(args_[2].c_str(), nullptr, 0);
+      mask_given = true;
+    }
+
+    IBPath path;
+    try {
+      ibcore::GmpPathResolver res(mad);
+      path = res.resolve(target);
+    } catch (const ibcore::MADError& e) {
+      ibcore::report(e);
+      if (target.has_grh && !target.DLID) throw Fail{"can't resolve destination port " + args_[0]};
+      throw Fail{"classportinfo query"};
+    }
+    lid_ = path.DLID;
+
+    // ClassPortInfo: what the PMA supports.
+    try {
+      auto cpi = mad.PerformanceGet<iba::MADClassPortInfo>(path);
+      capmask_ = uint16_t(cpi.capabilityMask());
+      capmask2_ = uint32_t(cpi.capabilityMask2());
+    } catch (const ibcore::MADError& e) {
+      ibcore::report(e);
+      throw Fail{"classportinfo query"};
+    }
+    Attr a = selected();
+    bool is_counters = a.desc == &iba::PMPortCounters::DESC;
+    bool is_ext = a.desc == &iba::PMPortCountersExtended::DESC;
+    if (is_ext) {
+      if (!(capmask_ & (CAP_EXT_WIDTH | CAP_EXT_WIDTH_NOIETF))) {
+        char b[96];
+        std::snprintf(b, sizeof b, "PerfMgt ClassPortInfo 0x%x; No extended counter support indicated", capmask_);
+        throw Fail{b};
+      }
+      all_layout_ = (capmask2_ & CAP2_ADDL_PORT_CTRS_EXT) != 0;
+    }
+    if (!mask_given) mask = is_ext ? 0xff : 0xffff;
+    if (smplctl_) return samples_control(mad, path, port);
+
+    std::string what = is_counters || is_ext ? "perfquery" : "cannot query " + std::string(a.name);
+    if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & CAP_ALL_PORT_SELECT))
+      throw Fail{"AllPortSelect not supported"};
+
+    std::vector<int> query_ports;
+    bool aggregate_out = false;
+    bool single_port_arg = args_.size() > 1 && !port_list;
+    if (all_ports_ && !single_port_arg) {
+      if (capmask_ & CAP_ALL_PORT_SELECT) {
+        query_ports = {255};
+      } else {
+        std::fprintf(stderr, "W: Emulating AllPortSelect by iterating through all ports\n");
+        query_ports = port_list ? ports : all_port_numbers(mad, path);
+        aggregate_out = true;
+      }
+    } else if (port_list) {
+      query_ports = ports;
+    } else {
+      query_ports = {port};
+    }
+
+    if (!reset_only_) {
+      std::vector<std::vector<uint8_t>> bufs;
+      try {
+        if (query_ports.size() == 1)
+          bufs.push_back(get_port(mad, a, path, query_ports[0]));
+        else
+          bufs = read_ports(umad, a, path, query_ports);
+      } catch (const ibcore::MADError& e) {
+        ibcore::report(e);
+        throw Fail{what};
+      }
+      if (aggregate_out && bufs.size() > 1) {
+        auto sum = aggregate(*a.desc, bufs);
+        set_field(*a.desc, sum, "portSelect", 255);
+        print(a, 255, sum);
+      } else {
+        for (size_t i = 0; i < bufs.size(); ++i) print(a, query_ports[i], bufs[i]);
+      }
+    }
+    if (reset_after_ || reset_only_) {
+      try {
+        for (int p : query_ports) reset_port(mad, a, path, p, mask);
+      } catch (const ibcore::MADError& e) {
+        ibcore::report(e);
+        throw Fail{is_ext ? "perf reset" : "perf reset"};
+      }
+    }
+    std::fflush(stdout);
+    return 0;
+  }
+
+  // Every port of the target node (NodeInfo.NumPorts; switches from 1).
+  std::vector<int> all_port_numbers(ibcore::MadTransactor& mad, const IBPath& path) {
+    IBPath smp;
+    smp.DLID = path.DLID;
+    iba::SMPNodeInfo ni;
+    try {
+      ni = mad.SubnGet<iba::SMPNodeInfo>(smp);
+    } catch (const ibcore::MADError& e) {
+      ibcore::report(e);
+      throw Fail{"smp query nodeinfo failed"};
+    }
+    std::vector<int> out;
+    for (int p = 1; p <= int(ni.numPorts()); ++p) out.push_back(p);
+    return out;
+  }
+
+  int samples_control(ibcore::MadTransactor& mad, const IBPath& path, int port) {
+    Attr a = attr_of<iba::PMPortSamplesControl>("PortSamplesControl");
+    std::vector<uint8_t> buf;
+    try {
+      buf = get_port(mad, a, path, port);
+    } catch (const ibcore::MADError& e) {
+      ibcore::report(e);
+      throw Fail{"sampctlquery"};
+    }
+    std::printf("# PortSamplesControl: Lid %u port %d\n", lid_, port);
+    std::fputs(iba::ref::pm_print(*a.desc, buf.data()).c_str(), stdout);
+    return 0;
+  }
+
+  bool extended_ = false, xmtsl_ = false, rcvsl_ = false, xmtdisc_ = false, rcverr_ = false, extspeeds_ = false,
+       oprcv_ = false, flowctl_ = false, vloppkts_ = false, vlopdata_ = false, vlfcerr_ = false, vlxmit_ = false,
+       swvlcong_ = false, rcvcc_ = false, slfecn_ = false, slbecn_ = false, xmitcc_ = false, vlxmittime_ = false,
+       smplctl_ = false, all_ports_ = false, loop_ports_ = false, reset_after_ = false, reset_only_ = false,
+       lid_form_ = false, guid_form_ = false;
+  int sm_port_ = 0;
+  std::vector<std::string> args_;
+  unsigned lid_ = 0;
+  uint16_t capmask_ = 0;
+  uint32_t capmask2_ = 0;
+  bool all_layout_ = false;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "perfquery",
+                .aliases = {},
+                .summary = "query (and reset) the performance counters of a port",
+                .description =
+                    "Reads the PortCounters of a port through its performance management agent, "
+                    "or with options the extended counters, the SL, discard, error detail, flow "
+                    "control, per-VL and congestion counters.  -a aggregates all ports (the PMA's "
+                    "AllPortSelect, or every port read concurrently), -l shows each port of a list "
+                    "(1-10, 1,4,8), -r resets after reading and -R only resets (reset_mask selects "
+                    "the counters).  The path to the target comes from an SA PathRecord.",
+                .usage = "[options] [<lid|guid> [[port(s)] [reset_mask]]]",
+                .examples = "  perfquery 32 1      # counters of lid 32 port 1\n"
+                            "  perfquery -x 32 1   # extended counters\n"
+                            "  perfquery -a 32     # all ports aggregated\n"
+                            "  perfquery -l 32 1-10\n"
+                            "  perfquery -R 32 2 0x0fff   # reset only error counters of port 2",
+                .make = [] { return std::make_unique<PerfQuery>(); }});

@@ -1,0 +1,177 @@
+#include "core/gmppath.h"
+
+#include "core/config.h"
+#include "core/error.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+
+namespace ibcore {
+
+namespace {
+
+uint64_t cm(const iba::StructDesc& d, const char* name) {
+  auto f = iba::find_field(d, name);
+  if (!f) throw std::logic_error(std::string("no field ") + name + " in " + d.name);
+  return iba::component_mask(*f);
+}
+
+IBPath gsi_path(IBPath p) {
+  p.dqpn = 1;
+  p.qkey = GSI_QKEY;
+  return p;
+}
+
+}  // namespace
+
+IBPath sa_path_from_config(MadTransactor& mad) {
+  const std::string& s = config().sa_path;
+  if (s.empty()) {
+    IBPath p = mad.sa_path();
+    if (config().smkey) p.smkey = *config().smkey;
+    return p;
+  }
+  IBPath p = IBPath::from_string(s);
+  if (!p.is_dr() && !p.DLID && !p.has_grh) throw Error("Invalid --sa-path " + s + ": it names no destination");
+  if (config().smkey) p.smkey = *config().smkey;
+  return gsi_path(p);
+}
+
+GmpPathResolver::GmpPathResolver(MadTransactor& mad, std::optional<bool> use_smp)
+    : mad_(mad), use_smp_(use_smp ? *use_smp : !config().use_sa) {}
+
+const IBPath& GmpPathResolver::sa_path() {
+  if (!sa_path_) sa_path_ = sa_path_from_config(mad_);
+  return *sa_path_;
+}
+
+std::pair<iba::SAPathRecord, uint64_t> GmpPathResolver::path_query(const IBPath& target, uint16_t local_lid,
+                                                                   const iba::Gid& local_gid) {
+  const auto& D = iba::SAPathRecord::DESC;
+  iba::SAPathRecord pr;
+  uint64_t mask = 0;
+  if (target.DLID) {
+    pr.set_DLID(target.DLID);
+    pr.set_SLID(target.SLID ? target.SLID : local_lid);
+    mask |= cm(D, "DLID") | cm(D, "SLID");
+  } else {
+    pr.set_DGID(target.DGID);
+    iba::Gid sg = target.SGID == iba::Gid{} ? local_gid : target.SGID;
+    pr.set_SGID(sg);
+    mask |= cm(D, "DGID");
+    if (sg != iba::Gid{}) mask |= cm(D, "SGID");
+  }
+  pr.set_numbPath(1);
+  mask |= cm(D, "numbPath");
+  // A P_Key the user named restricts the path to that partition.
+  if (target.pkey != 0xffff) {
+    pr.set_PKey(target.pkey);
+    mask |= cm(D, "PKey");
+  }
+  return {pr, mask};
+}
+
+void apply_path_record(IBPath& p, const iba::SAPathRecord& pr) {
+  p.DLID = uint16_t(pr.DLID());
+  p.SLID = uint16_t(pr.SLID());
+  p.SL = uint8_t(pr.SL());
+  p.pkey = uint16_t(pr.PKey());
+  p.MTU = uint8_t(pr.MTU());
+  p.rate = uint8_t(pr.rate());
+  p.packet_life_time = uint8_t(pr.packetLifeTime());
+  p.SGID = pr.SGID();
+  p.DGID = pr.DGID();
+  p.traffic_class = uint8_t(pr.TClass());
+  p.flow_label = uint32_t(pr.flowLabel());
+  p.hop_limit = uint8_t(pr.hopLimit());
+  // Inside the subnet no GRH is needed (hop limit 0 or 1).
+  p.has_grh = pr.hopLimit() > 1;
+  p.dqpn = 1;
+  p.qkey = GSI_QKEY;
+}
+
+uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
+  if (!dr.is_dr()) return dr.DLID;
+  if (dr.drDLID != LID_PERMISSIVE && dr.hop_count() == 0) return dr.drDLID;
+  auto it = dr_cache_.find(dr.drPath);
+  if (it != dr_cache_.end()) return it->second;
+  uint16_t lid = 0;
+  try {
+    if (dr.hop_count() == 0) {
+      lid = mad_.transport().local_lid();
+    } else if (use_smp_) {
+      auto ni = mad_.SubnGet<iba::SMPNodeInfo>(dr);
+      // A switch's LID is its port 0's; a CA's is that of the port reached.
+      uint32_t port = ni.nodeType() == 2 ? 0 : uint32_t(ni.localPortNum());
+      auto pi = mad_.SubnGet<iba::SMPPortInfo>(dr, port);
+      lid = uint16_t(pi.LID());
+    } else {
+      // Walk the route through the SA's LinkRecords: from each node's LID
+      // out of the hop's port to the LID at the other end.
+      const auto& D = iba::SALinkRecord::DESC;
+      uint16_t cur = mad_.transport().local_lid();
+      std::vector<uint8_t> prefix{0};
+      for (size_t i = 1; i < dr.drPath.size(); ++i) {
+        prefix.push_back(dr.drPath[i]);
+        auto c = dr_cache_.find(prefix);
+        if (c != dr_cache_.end()) {
+          cur = c->second;
+          continue;
+        }
+        iba::SALinkRecord q;
+        q.set_fromLID(cur).set_fromPort(dr.drPath[i]);
+        auto t = mad_.SubnAdmGetTable(q, cm(D, "fromLID") | cm(D, "fromPort"), &sa_path());
+        if (t.records.empty())
+          throw MADError("No link leaves lid " + std::to_string(cur) + " port " + std::to_string(dr.drPath[i]) +
+                         " in the SA's LinkRecords");
+        cur = uint16_t(t.records[0].toLID());
+        dr_cache_[prefix] = cur;
+      }
+      lid = cur;
+    }
+  } catch (MADError& e) {
+    e.annotate("Failed resolving " + dr.describe() + " to a LID.");
+    throw;
+  }
+  if (!lid) throw MADError("The port at " + dr.describe() + " has no LID");
+  dr_cache_[dr.drPath] = lid;
+  return lid;
+}
+
+IBPath GmpPathResolver::resolve(const IBPath& target_in) {
+  IBPath target = target_in;
+  std::string key = target.repr();
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  if (target.is_dr()) {
+    uint16_t lid = dr_to_lid(target);
+    IBPath t;
+    t.ca = target.ca;
+    t.port = target.port;
+    t.DLID = lid;
+    target = t;
+  } else if (!target.DLID && !target.has_grh) {
+    target.DLID = mad_.transport().local_lid();  // the local port itself
+  }
+  auto [pr, mask] = path_query(target, mad_.transport().local_lid(), mad_.transport().local_gid());
+  std::string what = target.DLID ? std::to_string(target.DLID) : target.DGID.str();
+  iba::SAPathRecord rec;
+  try {
+    rec = mad_.SubnAdmGet(pr, mask, &sa_path());
+  } catch (MADError& e) {
+    e.annotate("Failed getting path record for end port " + what + ".");
+    throw;
+  }
+  last_ = rec;
+  IBPath out = target;
+  apply_path_record(out, rec);
+  if (target.has_grh && !target.DLID) out.DGID = target.DGID;
+  // Keep what the caller set beyond the headers.
+  out.retries = target.retries;
+  out.mkey = target.mkey;
+  out.smkey = target.smkey;
+  out.resp_time = target.resp_time;
+  cache_[key] = out;
+  return out;
+}
+
+}  // namespace ibcore

@@ -1,0 +1,76 @@
+// Paths for GMPs (SPEC.md §Addressing): a GMP (SA, PM, vendor, CC) to a LID,
+// GID or DR path first resolves a full path through the SA with a
+// PathRecord query, so the SL, P_Key, MTU, rate and packet lifetime are the
+// SA's, never assumed.  A DR path is turned into a LID first (NodeInfo and
+// PortInfo SMPs, or LinkRecords when --sa forbids SMPs).
+//
+//   ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
+//   ibcore::MadTransactor mad(umad);
+//   ibcore::GmpPathResolver res(mad);
+//   ibcore::IBPath p = res.resolve(ibcore::IBPath::from_string("12"));
+//   auto pc = mad.PerformanceGet<iba::PMPortCounters>(p);
+//
+// Failures throw MADError annotated "Failed getting path record for end
+// port <target>." above the RPC layer's own message.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/path.h"
+#include "core/rpc.h"
+#include "iba/sa.h"
+
+namespace ibcore {
+
+// The path to the SA: --sa-path (config().sa_path) when given (any path
+// form; a DR path is sent as given), else the local port's SM LID and SL.
+// Always QP1 with the GSI Q_Key.
+IBPath sa_path_from_config(MadTransactor& mad);
+
+class GmpPathResolver {
+public:
+  // use_smp: a DR target may be resolved to a LID with SMPs (NodeInfo,
+  // PortInfo); false resolves it through SA LinkRecords instead (--sa).
+  explicit GmpPathResolver(MadTransactor& mad, std::optional<bool> use_smp = std::nullopt);
+
+  // A full path to target for a GMP on QP1: DLID/SLID/SL/pkey/MTU/rate/
+  // packet lifetime from the SA's PathRecord, DGID/SGID kept when the
+  // target was given by GID (has_grh when the SA says the path leaves the
+  // subnet, hop limit > 1).  A target that already is a full path (has an
+  // SL or names a GRH explicitly via IBPath(...) text) is completed, not
+  // re-queried, only when `trust_given` is set.  Results are cached.
+  IBPath resolve(const IBPath& target);
+
+  // The LID of a DR path's end (the port the SMP would reach: for a switch
+  // its port 0 LID).  Cached.
+  uint16_t dr_to_lid(const IBPath& dr);
+
+  // The PathRecord the SA returned for the last resolve() (for -v output).
+  const std::optional<iba::SAPathRecord>& last_record() const { return last_; }
+
+  const IBPath& sa_path();
+  void set_sa_path(const IBPath& p) { sa_path_ = p; }
+
+  // The PathRecord query for a target (exposed for tests): the record and
+  // its component mask.
+  static std::pair<iba::SAPathRecord, uint64_t> path_query(const IBPath& target, uint16_t local_lid,
+                                                          const iba::Gid& local_gid);
+
+private:
+  MadTransactor& mad_;
+  bool use_smp_;
+  std::optional<IBPath> sa_path_;
+  std::map<std::string, IBPath> cache_;
+  std::map<std::vector<uint8_t>, uint16_t> dr_cache_;
+  std::optional<iba::SAPathRecord> last_;
+};
+
+// Fill path's header fields from a PathRecord (the path toward the target:
+// DLID = record's DLID ...).  QP1, GSI Q_Key.
+void apply_path_record(IBPath& path, const iba::SAPathRecord& pr);
+
+}  // namespace ibcore

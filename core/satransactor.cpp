@@ -1,0 +1,168 @@
+#include "core/satransactor.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "iba/introspect.h"
+
+namespace ibcore {
+
+namespace {
+
+const SAMapping kMappings[] = {
+    {0x0011, &iba::SANodeRecord::DESC, 0x0011, "nodeInfo"},
+    {0x0010, &iba::SANodeRecord::DESC, 0x0011, "nodeDescription"},
+    {0x0015, &iba::SAPortInfoRecord::DESC, 0x0012, "portInfo"},
+    {0x0012, &iba::SASwitchInfoRecord::DESC, 0x0014, "switchInfo"},
+    {0x0019, &iba::SALinearForwardingTableRecord::DESC, 0x0015, "linearForwardingTable"},
+    {0x001A, &iba::SARandomForwardingTableRecord::DESC, 0x0016, "randomForwardingTable"},
+    {0x001B, &iba::SAMulticastForwardingTableRecord::DESC, 0x0017, "multicastForwardingTable"},
+    {0x0016, &iba::SAPKeyTableRecord::DESC, 0x0033, "PKeyTable"},
+    {0x0017, &iba::SASLToVLMappingTableRecord::DESC, 0x0013, "SLToVLMappingTable"},
+    {0x0018, &iba::SAVLArbitrationTableRecord::DESC, 0x0036, "VLArbitrationTable"},
+    {0x0014, &iba::SAGUIDInfoRecord::DESC, 0x0030, "GUIDInfo"},
+    {0x0020, &iba::SASMInfoRecord::DESC, 0x0018, "SMInfo"},
+};
+
+iba::FieldRef field(const iba::StructDesc& d, const char* name) {
+  auto f = iba::find_field(d, name);
+  if (!f) throw std::logic_error(std::string("no field ") + name + " in " + d.name);
+  return *f;
+}
+
+// Set a record field and return its component bit.
+uint64_t put(const iba::StructDesc& d, std::vector<uint8_t>& rec, const char* name, uint64_t v) {
+  auto f = field(d, name);
+  iba::set_bits(rec.data(), f.bit_off, f.width(), v);
+  return iba::component_mask(f);
+}
+
+}  // namespace
+
+const SAMapping* sa_mapping(uint16_t smp_attr) {
+  for (const auto& m : kMappings)
+    if (m.smp_attr == smp_attr) return &m;
+  return nullptr;
+}
+
+SATransactor::SATransactor(MadTransactor& parent, std::optional<IBPath> sa_path)
+    : mad_(parent), res_(parent, /*use_smp=*/false) {
+  if (sa_path) {
+    sa_override_ = *sa_path;
+    res_.set_sa_path(*sa_path);
+  }
+}
+
+const IBPath& SATransactor::sa_path() { return sa_override_ ? *sa_override_ : res_.sa_path(); }
+
+uint64_t SATransactor::make_query(const SAMapping& m, uint16_t lid, uint32_t amod, std::optional<bool> is_switch,
+                                  std::vector<uint8_t>& rec) {
+  const iba::StructDesc& d = *m.record;
+  rec.assign(d.size, 0);
+  uint64_t mask = 0;
+  const char* lid_field = m.record == &iba::SAPortInfoRecord::DESC ? "endportLID" : "LID";
+  mask |= put(d, rec, lid_field, lid);
+  switch (m.smp_attr) {
+    case 0x0015:  // PortInfo: amod = port number
+      if (amod != 0 || is_switch.value_or(true)) mask |= put(d, rec, "portNum", amod & 0xff);
+      break;
+    case 0x0019:  // LFT: amod = block
+    case 0x001A:
+      mask |= put(d, rec, "blockNum", amod & 0xffff);
+      break;
+    case 0x001B:  // MFT: position in 31..28, block in 8..0
+      mask |= put(d, rec, "blockNum", amod & 0x1ff);
+      mask |= put(d, rec, "position", (amod >> 28) & 0xf);
+      break;
+    case 0x0016:  // P_Key: port in 31..16 (switches), block in 15..0
+      mask |= put(d, rec, "blockNum", amod & 0xffff);
+      if ((amod >> 16) != 0 || is_switch.value_or(true)) mask |= put(d, rec, "portNum", (amod >> 16) & 0xff);
+      break;
+    case 0x0017:  // SL2VL: input port 15..8, output port 7..0
+      mask |= put(d, rec, "inputPortNum", (amod >> 8) & 0xff);
+      mask |= put(d, rec, "outputPortNum", amod & 0xff);
+      break;
+    case 0x0018:  // VLArb: block 31..16, output port 15..0
+      mask |= put(d, rec, "outputPortNum", amod & 0xff);
+      mask |= put(d, rec, "blockNum", (amod >> 16) & 0xff);
+      break;
+    case 0x0014:  // GUIDInfo: block
+      mask |= put(d, rec, "blockNum", amod & 0xff);
+      break;
+    default:
+      break;
+  }
+  return mask;
+}
+
+uint16_t SATransactor::get_path_lid(const IBPath& path) {
+  if (!path.is_dr()) return path.DLID;
+  return res_.dr_to_lid(path);
+}
+
+bool SATransactor::is_switch(uint16_t lid, uint8_t* local_port) {
+  auto it = node_kind_.find(lid);
+  if (it == node_kind_.end()) {
+    iba::SANodeRecord q;
+    q.set_LID(lid);
+    auto nr = mad_.SubnAdmGet(q, iba::component_mask(field(iba::SANodeRecord::DESC, "LID")), &sa_path());
+    auto ni = nr.nodeInfo();
+    it = node_kind_.emplace(lid, std::make_pair(ni.nodeType() == 2, uint8_t(ni.localPortNum()))).first;
+  }
+  if (local_port) *local_port = it->second.second;
+  return it->second.first;
+}
+
+std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, uint32_t amod) {
+  const SAMapping* m = sa_mapping(smp_attr);
+  const iba::ClassDesc* sa = iba::find_class(iba::mgmt::SUBN_ADM);
+  if (!m || !sa) {
+    char b[96];
+    std::snprintf(b, sizeof b, "SMP attribute 0x%04x has no SA record: it cannot be read through the SA (--sa)",
+                  smp_attr);
+    throw MADError(b);
+  }
+  uint16_t lid = get_path_lid(path);
+  if (!lid) lid = mad_.transport().local_lid();
+  std::optional<bool> sw;
+  // Port 0 means "this port" on a CA: the SA wants the real port number.
+  bool port_amod = (smp_attr == 0x0015 && (amod & 0xff) == 0) || (smp_attr == 0x0016 && (amod >> 16) == 0);
+  uint8_t local_port = 0;
+  if (port_amod) {
+    sw = is_switch(lid, &local_port);
+    if (!*sw) {
+      if (smp_attr == 0x0015) amod = local_port;
+      else amod |= uint32_t(local_port) << 16;
+      sw = true;  // the port number is now explicit
+    }
+  }
+  std::vector<uint8_t> rec;
+  uint64_t mask = make_query(*m, lid, amod, sw, rec);
+  MadRequest req;
+  req.cls = sa;
+  req.method = iba::method::GET;
+  req.attr_id = m->record_attr;
+  req.payload = rec;
+  req.comp_mask = mask;
+  std::vector<uint8_t> rep;
+  try {
+    rep = mad_.call(req, sa_path());
+  } catch (MADError& e) {
+    e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");
+    throw;
+  }
+  auto data = MadTransactor::payload_of(rep);
+  auto f = field(*m->record, m->embedded);
+  size_t off = f.bit_off / 8, n = f.width() / 8;
+  std::vector<uint8_t> out(n, 0);
+  if (off < data.size()) std::memcpy(out.data(), data.data() + off, std::min(n, data.size() - off));
+  return out;
+}
+
+SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa) : mad_(mad) {
+  if (use_sa.value_or(config().use_sa)) sa_.emplace(mad);
+}
+
+}  // namespace ibcore
