@@ -216,3 +216,16 @@ TEST(Fabric, SigintedTestLeavesNothing) { interrupted_child(SIGINT, true); }
 TEST(Fabric, SigkilledTestLeavesNoProcess) { interrupted_child(SIGKILL, false); }
 
 }  // namespace
+
+namespace {
+
+// The largest fabric the benchmarks use (8192 hosts, 1280 switches; about a
+// minute of OpenSM and ibsim CPU).  Run it with
+//   testbed_tests --gtest_also_run_disabled_tests --gtest_filter='*FatTree32*'
+TEST(Fabric, DISABLED_FatTree32ComesUp) {
+  std::string topo = testbed::fattree(32);
+  testbed::Fabric f(topo, {.start_sm = true, .up_timeout = 900, .tag = "ft32"});
+  expect_discovered(f, topo);
+}
+
+}  // namespace
