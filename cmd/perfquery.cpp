@@ -196,15 +196,24 @@ private:
     return !out.empty();
   }
 
-  // Read a set of ports concurrently; results in port order.
+  // Read a set of ports concurrently; results (or each port's failure) in
+  // port order.
   std::vector<std::vector<uint8_t>> read_ports(ibcore::Umad& umad, const Attr& a, const IBPath& p,
-                                               const std::vector<int>& ports) {
+                                               const std::vector<int>& ports,
+                                               std::vector<std::exception_ptr>& errs) {
     std::vector<std::vector<uint8_t>> res(ports.size());
+    errs.assign(ports.size(), nullptr);
     std::vector<std::vector<uint8_t>> payloads(ports.size(), std::vector<uint8_t>(a.desc->size, 0));
     ibcore::Scheduler sched(umad);
     auto one = [&](size_t i) -> ibcore::Task<> {
       set_field(*a.desc, payloads[i], "portSelect", uint64_t(ports[i]));
-      auto rep = co_await sched.call(request(a, iba::method::GET, payloads[i]), p);
+      std::vector<uint8_t> rep;
+      try {
+        rep = co_await sched.call(request(a, iba::method::GET, payloads[i]), p);
+      } catch (...) {
+        errs[i] = std::current_exception();
+        co_return;
+      }
       auto data = ibcore::MadTransactor::payload_of(rep);
       res[i].assign(a.desc->size, 0);
       std::memcpy(res[i].data(), data.data(), std::min(res[i].size(), data.size()));
@@ -312,7 +321,7 @@ private:
     if (!mask_given) mask = is_ext ? 0xff : 0xffff;
     if (smplctl_) return samples_control(mad, path, port);
 
-    std::string what = is_counters || is_ext ? "perfquery" : "cannot query " + std::string(a.name);
+    std::string what = is_counters ? "perfquery" : is_ext ? "perfextquery" : "cannot query " + std::string(a.name);
     if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & CAP_ALL_PORT_SELECT))
       throw Fail{"AllPortSelect not supported"};
 
@@ -324,10 +333,15 @@ private:
         query_ports = {255};
       } else {
         std::fprintf(stderr, "W: Emulating AllPortSelect by iterating through all ports\n");
-        query_ports = port_list ? ports : all_port_numbers(mad, path);
-        aggregate_out = true;
+        if (is_counters || is_ext) {
+          query_ports = port_list ? ports : all_port_numbers(mad, path);
+          aggregate_out = true;
+        } else {
+          // The other attributes are read once, for the first port named.
+          query_ports = {port};
+        }
       }
-    } else if (port_list) {
+    } else if (port_list && (is_counters || is_ext)) {
       query_ports = ports;
     } else {
       query_ports = {port};
@@ -335,21 +349,40 @@ private:
 
     if (!reset_only_) {
       std::vector<std::vector<uint8_t>> bufs;
+      std::vector<std::exception_ptr> errs;
       try {
         if (query_ports.size() == 1)
           bufs.push_back(get_port(mad, a, path, query_ports[0]));
         else
-          bufs = read_ports(umad, a, path, query_ports);
+          bufs = read_ports(umad, a, path, query_ports, errs);
       } catch (const ibcore::MADError& e) {
         ibcore::report(e);
         throw Fail{what};
       }
-      if (aggregate_out && bufs.size() > 1) {
-        auto sum = aggregate(*a.desc, bufs);
-        set_field(*a.desc, sum, "portSelect", 255);
-        print(a, 255, sum);
+      // Ports in order, as if read one after the other: the output stops
+      // at the first port that failed (aggregates need every port).
+      size_t ok = bufs.size();
+      for (size_t i = 0; i < errs.size(); ++i)
+        if (errs[i]) {
+          ok = i;
+          break;
+        }
+      if (aggregate_out) {
+        if (ok == bufs.size()) {
+          auto sum = aggregate(*a.desc, bufs);
+          set_field(*a.desc, sum, "portSelect", 255);
+          print(a, 255, sum);
+        }
       } else {
-        for (size_t i = 0; i < bufs.size(); ++i) print(a, query_ports[i], bufs[i]);
+        for (size_t i = 0; i < ok; ++i) print(a, query_ports[i], bufs[i]);
+      }
+      if (ok != bufs.size()) {
+        try {
+          std::rethrow_exception(errs[ok]);
+        } catch (const std::exception& e) {
+          ibcore::report(e);
+        }
+        throw Fail{what};
       }
     }
     if (reset_after_ || reset_only_) {
