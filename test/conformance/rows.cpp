@@ -166,10 +166,10 @@ std::string unified_diff(const std::string& a, const std::string& b, const std::
       if (i < n && j < m && x[pre + i] == y[pre + j]) {
         ops.emplace_back(' ', x[pre + i]);
         ++i, ++j;
-      } else if (j < m && (i == n || L[i][j + 1] >= L[i + 1][j])) {
-        ops.emplace_back('+', y[pre + j++]);
+      } else if (i < n && (j == m || L[i + 1][j] >= L[i][j + 1])) {
+        ops.emplace_back('-', x[pre + i++]);  // deletions first, as diff -u
       } else {
-        ops.emplace_back('-', x[pre + i++]);
+        ops.emplace_back('+', y[pre + j++]);
       }
     }
   } else {

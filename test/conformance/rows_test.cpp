@@ -1,0 +1,88 @@
+// The rows format, the normalisations and the diff of the harness.
+#include "test/conformance/rows.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using conformance::parse_rows;
+
+TEST(Rows, ParseOptions) {
+  auto rows = parse_rows(
+      "# comment\n"
+      "topology: example net.1\n"
+      "\n"
+      "smpquery nodeinfo 1\n"
+      "ibaddr -G 0x1 | ibtool: ibaddr 0000:0000:0000:0001 | legacy\n"
+      "ibnetdiscover | normalize=timestamp | legacy=ibdiscover.pl | timeout=30\n"
+      "topology: irregular\n"
+      "ibstat | env=SIM_HOST=narrow link host | mode=sysfs\n"
+      "smpquery nodedesc -D '0,1' \"a \\\"b\\\"\"\n",
+      "x.rows");
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].topology, "example net.1");
+  EXPECT_EQ(rows[0].reference, (std::vector<std::string>{"smpquery", "nodeinfo", "1"}));
+  EXPECT_EQ(rows[0].ibtool, rows[0].reference);
+  EXPECT_EQ(rows[0].line, 4);
+  EXPECT_EQ(rows[1].ibtool, (std::vector<std::string>{"ibaddr", "0000:0000:0000:0001"}));
+  EXPECT_EQ(rows[1].legacy, (std::vector<std::string>{"ibaddr"}));
+  EXPECT_EQ(rows[2].normalize, (std::vector<std::string>{"timestamp"}));
+  EXPECT_EQ(rows[2].legacy, (std::vector<std::string>{"ibdiscover.pl"}));
+  EXPECT_EQ(rows[2].timeout, 30);
+  EXPECT_EQ(rows[3].topology, "irregular");
+  EXPECT_TRUE(rows[3].sysfs);
+  ASSERT_EQ(rows[3].env.size(), 1u);
+  EXPECT_EQ(rows[3].env[0].second, "narrow link host");
+  EXPECT_EQ(rows[4].reference, (std::vector<std::string>{"smpquery", "nodedesc", "-D", "0,1", "a \"b\""}));
+}
+
+TEST(Rows, Errors) {
+  EXPECT_THROW(parse_rows("smpquery nodeinfo 1\n", "x"), std::runtime_error);  // no topology
+  EXPECT_THROW(parse_rows("topology: irregular\nibstat | frobnicate\n", "x"), std::runtime_error);
+  EXPECT_THROW(parse_rows("topology: irregular\nibstat | normalize=everything\n", "x"), std::runtime_error);
+  EXPECT_THROW(parse_rows("topology: irregular\nibstat 'open\n", "x"), std::runtime_error);
+  try {
+    parse_rows("topology: irregular\n\nibstat | bogus\n", "f.rows");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("f.rows:3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Rows, NormalisationsTouchOnlyTheirField) {
+  using conformance::normalize;
+  EXPECT_EQ(normalize("timestamp", "#\n# Topology file: generated on Sat Nov 22 03:56:38 2026\n#\nSwitch 8\n"),
+            "#\n# Topology file: generated on <time>\n#\nSwitch 8\n");
+  EXPECT_EQ(normalize("activity", "sminfo: sm lid 1 sm guid 0x100001, activity count 1234 priority 0 state 3\n"),
+            "sminfo: sm lid 1 sm guid 0x100001, activity count <n> priority 0 state 3\n");
+  std::string pq =
+      "PortXmitData:....................1234\n"
+      "PortRcvPkts:.....................56\n"
+      "PortUnicastXmitPkts:.............7\n"
+      "SymbolErrorCounter:..............9\n"
+      "LinkDownedCounter:...............3\n";
+  EXPECT_EQ(normalize("counters", pq),
+            "PortXmitData:....................<n>\n"
+            "PortRcvPkts:.....................<n>\n"
+            "PortUnicastXmitPkts:.............<n>\n"
+            "SymbolErrorCounter:..............9\n"
+            "LinkDownedCounter:...............3\n");
+  // Without the option nothing changes.
+  EXPECT_EQ(normalize("timestamp", pq), pq);
+}
+
+TEST(Rows, UnifiedDiff) {
+  using conformance::unified_diff;
+  EXPECT_EQ(unified_diff("a\nb\n", "a\nb\n", "x", "y"), "");
+  std::string d = unified_diff("1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nfive\n6\n7\n8\n", "ref", "ibtool");
+  EXPECT_EQ(d,
+            "--- ref\n+++ ibtool\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n");
+  // Only a trailing newline differs.
+  std::string n = unified_diff("a\n", "a", "ref", "ibtool");
+  EXPECT_NE(n.find("no newline at end of ibtool"), std::string::npos) << n;
+  // Everything missing.
+  std::string e = unified_diff("a\nb\n", "", "ref", "ibtool");
+  EXPECT_NE(e.find("-a\n-b\n"), std::string::npos) << e;
+}
+
+}  // namespace
