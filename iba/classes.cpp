@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "iba/introspect.h"
 #include "iba/mad.h"
 #include "iba/smp.h"
 
@@ -49,13 +50,7 @@ const std::vector<const ClassDesc*>& class_list() {
   return all;
 }
 
-bool ieq(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
+bool ieq(std::string_view a, std::string_view b) { return iequals(a, b); }
 
 }  // namespace
 

@@ -181,7 +181,7 @@ std::optional<uint32_t> dump_line(std::string_view line, uint32_t& word) {
     return std::nullopt;
   if (t.size() > k + 2 && t[k + 2].find('=') == std::string_view::npos) return std::nullopt;
   uint32_t off = uint32_t(std::stoul(std::string(t[k])));
-  if (off % 4 || off >= MAD_SIZE) return std::nullopt;
+  if (off >= MAD_SIZE) return std::nullopt;  // nested structures may start at any byte
   word = uint32_t(std::stoul(std::string(t[k + 1]), nullptr, 16));
   return off;
 }
@@ -201,7 +201,7 @@ std::optional<std::vector<uint8_t>> parse_mad_text(std::string_view text, std::s
   for (auto l : lines) {
     uint32_t w = 0;
     if (auto off = dump_line(l, w)) {
-      for (int k = 0; k < 4; ++k) dump[*off + k] = uint8_t(w >> (24 - 8 * k));
+      for (uint32_t k = 0; k < 4 && *off + k < MAD_SIZE; ++k) dump[*off + k] = uint8_t(w >> (24 - 8 * k));
       ++dump_lines;
     } else if (!tokens(l).empty()) {
       ++other;

@@ -3,19 +3,14 @@
 #include <cctype>
 #include <cstdio>
 
+#include "iba/introspect.h"
 #include "iba/mad.h"
 
 namespace iba::enums {
 
 namespace {
 
-bool ieq(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
+bool ieq(std::string_view a, std::string_view b) { return iequals(a, b); }
 
 constexpr Named MGMT_CLASSES[] = {
     {0x01, "SubnMgmt"},   {0x81, "SubnMgmtDirected"}, {0x03, "SubnAdm"}, {0x04, "PerfMgt"},

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace iba {
@@ -93,15 +94,17 @@ std::string hex_bytes(std::span<const uint8_t> b) {
 }
 
 // --- field lookup ----------------------------------------------------------------
-namespace {
-
-bool ieq(std::string_view a, std::string_view b) {
+bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
       return false;
   return true;
 }
+
+namespace {
+
+bool ieq(std::string_view a, std::string_view b) { return iequals(a, b); }
 
 // Number of SA components a field occupies.
 uint32_t component_count(const FieldDesc& f) {
@@ -238,8 +241,15 @@ std::string format_scalar(const FieldDesc& f, uint32_t off, const uint8_t* buf) 
     case Kind::Bytes:
     case Kind::Rsv:
       return hex_bytes({buf + off / 8, f.width / 8});
-    case Kind::Struct:
-      return hex_bytes({buf + off / 8, f.width / 8});
+    case Kind::Struct: {
+      std::string out = "{";
+      for (const auto& l : leaves(*f.sub)) {
+        FieldRef r = l;
+        r.bit_off += off;
+        out += (out.size() > 1 ? "," : "") + l.path + "=" + format_value(r, buf);
+      }
+      return out + "}";
+    }
   }
   return {};
 }
@@ -389,6 +399,52 @@ bool all_zero(const uint8_t* p, size_t n) {
 
 }  // namespace
 
+namespace {
+
+const DumpAs* dump_as_of(const FieldDesc& f, std::span<const DumpAs> as) {
+  for (const auto& a : as)
+    if (a.field == f.name) return &a;
+  return nullptr;
+}
+
+// A field shown as a nested structure (DumpAs, or a Struct field): the
+// "+ name Type" lines and the nested dumps, then the field's remaining
+// words (non-zero ones; all of them for a raw field).
+void dump_field_as(std::string& out, const std::string& pad, const FieldDesc& f, const DumpAs* sub,
+                   const uint8_t* buf, uint32_t base_off, int indent) {
+  uint32_t fbytes = f.total_bits() / 8, off0 = f.bit_off / 8, used = 0;
+  if (sub && sub->desc) {
+    uint32_t stride = sub->stride ? sub->stride : sub->desc->size;
+    for (uint32_t i = 0; i < sub->count && i * stride < fbytes; ++i) {
+      used = i * stride;
+      out += pad + "   + " + f.name + (sub->count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
+             sub->desc->name + "\n";
+      // A structure longer than what the field holds (a Notice in an SMP)
+      // is shown with the missing bytes as zero.
+      std::vector<uint8_t> tmp(sub->desc->size, 0);
+      std::memcpy(tmp.data(), buf + off0 + used, std::min(sub->desc->size, fbytes - used));
+      out += dump_detailed(*sub->desc, tmp.data(), base_off + off0 + used, indent + 2, sub->inner);
+      used += sub->desc->size;
+    }
+    used = std::min(used, fbytes);
+  } else if (!sub) {
+    for (uint32_t i = 0; i < f.count; ++i) {
+      out += pad + "   + " + f.name + (f.count > 1 ? "[" + std::to_string(i) + "]" : "") + " " + f.sub->name + "\n";
+      out += dump_detailed(*f.sub, buf + off0 + i * f.sub->size, base_off + off0 + i * f.sub->size, indent + 2);
+    }
+    used = fbytes;
+  } else if (sub->count == 0) {
+    used = fbytes;  // not shown
+  }
+  bool raw = sub && !sub->desc;  // plain words, zeros included
+  if (raw && sub->count) out += pad + "   + " + f.name + " (raw)\n";
+  for (uint32_t o = (used + 3) / 4 * 4; o < fbytes; o += 4)
+    if (raw || !all_zero(buf + off0 + o, std::min<uint32_t>(4, fbytes - o)))
+      out += word_line(pad, base_off + off0 + o, buf + off0 + o, std::min<uint32_t>(4, fbytes - o)) + "\n";
+}
+
+}  // namespace
+
 std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off, int indent,
                           std::span<const DumpAs> as) {
   std::string out, pad(size_t(indent), ' ');
@@ -399,61 +455,65 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
     uint32_t start = w * 32, end = start + 32;
     while (fi < fields.size() && fields[fi].bit_off + fields[fi].total_bits() <= start) ++fi;
     const FieldDesc* f = fi < fields.size() ? &fields[fi] : nullptr;
-    // A field shown as another structure, or a nested structure.
-    const DumpAs* sub = nullptr;
-    if (f && f->bit_off == start)
-      for (const auto& a : as)
-        if (a.field == f->name) sub = &a;
-    if (f && f->bit_off == start && (sub || (f->kind == Kind::Struct && f->bit_off % 32 == 0))) {
-      uint32_t fbytes = f->total_bits() / 8, off0 = f->bit_off / 8, used = 0;
-      if (sub && sub->desc) {
-        uint32_t stride = sub->stride ? sub->stride : sub->desc->size;
-        for (uint32_t i = 0; i < sub->count && used + sub->desc->size <= fbytes; ++i, used = i * stride) {
-          out += pad + "   + " + f->name + (sub->count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
-                 sub->desc->name + "\n";
-          out += dump_detailed(*sub->desc, buf + off0 + used, base_off + off0 + used, indent + 2, sub->inner);
-          used += sub->desc->size;
-        }
-        if (sub->count > 1) used = sub->count * stride < fbytes ? sub->count * stride : fbytes;
-      } else if (!sub) {
-        for (uint32_t i = 0; i < f->count; ++i) {
-          out += pad + "   + " + f->name + (f->count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
-                 f->sub->name + "\n";
-          out += dump_detailed(*f->sub, buf + off0 + i * f->sub->size, base_off + off0 + i * f->sub->size,
-                               indent + 2);
-        }
-        used = fbytes;
+    // A field starting this word shown as another structure, or a nested
+    // structure (arrays of structures that are not whole words are listed
+    // by element instead).
+    if (f && f->bit_off == start) {
+      const DumpAs* sub = dump_as_of(*f, as);
+      if (sub || (f->kind == Kind::Struct && (f->count == 1 || f->sub->size % 4 == 0))) {
+        dump_field_as(out, pad, *f, sub, buf, base_off, indent);
+        w = (f->bit_off + f->total_bits()) / 32 - 1;  // resume at the word where it ends
+        ++fi;
+        continue;
       }
-      // The rest of the field: plain words, non-zero ones only.
-      if (sub && !sub->desc && sub->count == 0) used = fbytes;
-      bool raw = sub && !sub->desc;  // shown as plain words, zeros included
-      if (raw && sub->count) out += pad + "   + " + f->name + " (raw)\n";
-      for (uint32_t o = (used + 3) / 4 * 4; o < fbytes; o += 4)
-        if (raw || !all_zero(buf + off0 + o, std::min<uint32_t>(4, fbytes - o)))
-          out += word_line(pad, base_off + off0 + o, buf + off0 + o, std::min<uint32_t>(4, fbytes - o)) + "\n";
-      w = (f->bit_off + f->total_bits() + 31) / 32 - 1;
-      ++fi;
-      continue;
     }
     std::string names;
     bool continuation = false;
+    const FieldDesc* pending = nullptr;  // a DumpAs field starting inside this word
     for (size_t k = fi; k < fields.size() && fields[k].bit_off < end; ++k) {
       const FieldDesc& g = fields[k];
       if (g.kind == Kind::Rsv) continue;
-      if (g.bit_off < start) {
+      if (g.bit_off < start && g.count <= 1) {
         continuation = true;
         continue;
       }
+      if (g.bit_off > start && g.bit_off % 8 == 0 && dump_as_of(g, as)) {
+        const DumpAs* d = dump_as_of(g, as);
+        names += (names.empty() ? "" : ",") + std::string(g.name) + "=<" + (d->desc ? d->desc->name : "raw") + ">";
+        pending = &g;
+        break;
+      }
+      if (g.count > 1 && g.kind != Kind::Bytes) {
+        // Arrays: every element that starts in this word, by index.
+        for (uint32_t i = 0; i < g.count; ++i) {
+          uint32_t eo = g.bit_off + i * g.width;
+          if (eo < start) continue;
+          if (eo >= end) break;
+          FieldRef r{&g, eo, int(i), g.name, 0};
+          std::string v = format_value(r, buf);
+          if (v.size() > 200) v = v.substr(0, 200) + "...";
+          names += (names.empty() ? "" : ",") + std::string(g.name) + "[" + std::to_string(i) + "]=" + v;
+        }
+        continuation = true;  // the array covers this word
+        continue;
+      }
       FieldRef r{&g, g.bit_off, -1, g.name, 0};
-      std::string v = g.kind == Kind::Struct ? "<" + std::string(g.sub->name) + ">" : format_value(r, buf);
+      std::string v = format_value(r, buf);
       if (v.size() > 200) v = v.substr(0, 200) + "...";
       names += (names.empty() ? "" : ",") + std::string(g.name) + "=" + v;
     }
     uint32_t avail = w * 4 < desc.size ? desc.size - w * 4 : 0;
     // Words holding only reserved space are shown when they are not zero.
-    if (names.empty() && !continuation && all_zero(buf + w * 4, std::min<uint32_t>(4, avail))) continue;
-    out += word_line(pad, base_off + w * 4, buf + w * 4, std::min<uint32_t>(4, avail)) +
-           (names.empty() ? "" : " " + names) + "\n";
+    if (!names.empty() || continuation || !all_zero(buf + w * 4, std::min<uint32_t>(4, avail)))
+      out += word_line(pad, base_off + w * 4, buf + w * 4, std::min<uint32_t>(4, avail)) +
+             (names.empty() ? "" : " " + names) + "\n";
+    if (pending) {
+      dump_field_as(out, pad, *pending, dump_as_of(*pending, as), buf, base_off, indent);
+      // Resume at the word where the field ends (fields after it there).
+      uint32_t e = pending->bit_off + pending->total_bits();
+      w = e / 32 - 1;
+      while (fi < fields.size() && &fields[fi] <= pending) ++fi;
+    }
   }
   return out;
 }

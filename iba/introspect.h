@@ -79,6 +79,7 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
                           std::span<const DumpAs> as);
 
 // Helpers for values.
+bool iequals(std::string_view a, std::string_view b);  // ASCII case-insensitive
 std::string guid_str(uint64_t g);             // 0002:c903:0000:1491
 std::optional<uint64_t> parse_guid(std::string_view s);  // 0x.., colon form, plain hex
 std::optional<Gid> parse_gid(std::string_view s);
