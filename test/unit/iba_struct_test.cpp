@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "iba/hdr.h"
 #include "iba/introspect.h"
+#include "iba/mad.h"
 #include "iba/smp.h"
 
 using namespace iba;
@@ -54,4 +60,107 @@ TEST(IbaIntrospect, NestedAndComponentMask) {
   EXPECT_EQ(r->component, 7u);  // 7th leaf, the reserved word counted
   EXPECT_TRUE(set_from_text(*r, f.raw(), "0x11"));
   EXPECT_EQ(f.hdr().attributeID(), 0x11u);
+}
+
+// --- generic checks over every registered structure ---------------------------
+namespace {
+
+void collect_structs(const StructDesc& d, std::set<const StructDesc*>& out) {
+  if (!out.insert(&d).second) return;
+  for (const auto& f : d.field_list())
+    if (f.kind == Kind::Struct) collect_structs(*f.sub, out);
+}
+
+std::set<const StructDesc*> all_structs() {
+  std::set<const StructDesc*> s;
+  for (const ClassDesc* c : all_classes()) {
+    collect_structs(*c->format, s);
+    for (const auto& a : c->attrs) collect_structs(*a.desc, s);
+  }
+  for (const StructDesc* d : {&HdrLRH::DESC, &HdrGRH::DESC, &HdrBTH::DESC, &HdrDETH::DESC, &HdrRDETH::DESC,
+                              &HdrRETH::DESC, &HdrAETH::DESC, &HdrAtomicETH::DESC, &HdrAtomicAckETH::DESC,
+                              &HdrImmDt::DESC, &HdrIETH::DESC, &NoticeTrap64::DESC, &NoticeTrap128::DESC,
+                              &NoticeTrap129::DESC, &NoticeTrap144::DESC, &NoticeTrap145::DESC,
+                              &NoticeTrap256::DESC, &NoticeTrap257::DESC, &NoticeTrap259::DESC})
+    collect_structs(*d, s);
+  return s;
+}
+
+}  // namespace
+
+// Fields are in order, do not overlap, lie inside the structure and (with
+// the reserved ones) cover every bit of it.
+TEST(IbaStructAll, FieldsTileTheStructure) {
+  for (const StructDesc* d : all_structs()) {
+    SCOPED_TRACE(d->name);
+    uint32_t next = 0;
+    for (const auto& f : d->field_list()) {
+      EXPECT_EQ(f.bit_off, next) << f.name << " (gap or overlap before it)";
+      EXPECT_GT(f.width, 0u) << f.name;
+      if (f.kind == Kind::Struct) {
+        EXPECT_EQ(f.width, f.sub->size * 8) << f.name;
+      }
+      next = f.bit_off + f.total_bits();
+    }
+    EXPECT_EQ(next, d->size * 8) << "fields do not end at the structure's end";
+  }
+}
+
+// Pack -> unpack: every non-reserved leaf printed as text and parsed back
+// into a zeroed buffer rebuilds the same bytes outside reserved space.
+TEST(IbaStructAll, TextRoundTripOfEveryLeaf) {
+  std::mt19937 rng(99);
+  for (const StructDesc* d : all_structs()) {
+    SCOPED_TRACE(d->name);
+    std::vector<uint8_t> a(d->size), b(d->size, 0), rsv(d->size, 0);
+    for (auto& c : a) c = uint8_t(rng());
+    auto all = leaves(*d, true);
+    for (const auto& l : all) {
+      if (l.field->kind == Kind::Rsv) {
+        for (uint32_t i = 0; i < l.width(); ++i) set_bits(rsv.data(), l.bit_off + i, 1, 1);
+        continue;
+      }
+      if (l.field->kind == Kind::Str) {  // strings stop at a NUL: use printable text
+        for (uint32_t i = 0; i < l.width() / 8; ++i) a[l.bit_off / 8 + i] = uint8_t('a' + rng() % 26);
+      }
+    }
+    for (const auto& l : all) {
+      if (l.field->kind == Kind::Rsv) continue;
+      std::string text = format_value(l, a.data()), err;
+      if (l.field->kind == Kind::Str) text = text.substr(1, text.size() - 2);  // unquote
+      if (l.field->kind == Kind::Struct && l.field->count > 1) {
+        // Arrays of structures print as {..} lists: copy them as bytes.
+        std::memcpy(b.data() + l.bit_off / 8, a.data() + l.bit_off / 8, l.width() / 8);
+        continue;
+      }
+      if (l.field->count > 1 && text.size() > 1 && text.front() == '[') text = text.substr(1, text.size() - 2);
+      EXPECT_TRUE(set_from_text(l, b.data(), text, &err)) << l.path << ": " << err << " text " << text;
+    }
+    // Reserved bits inside arrays of structures were copied with them.
+    for (size_t i = 0; i < a.size(); ++i) {
+      uint8_t m = uint8_t(~rsv[i]);
+      EXPECT_EQ(a[i] & m, b[i] & m) << "byte " << i;
+    }
+  }
+}
+
+// The typed accessors and the field table agree (one field of each kind).
+TEST(IbaStructAll, AccessorsMatchTable) {
+  SMPPortInfo p;
+  p.set_LMC(5).set_linkSpeedExtEnabled(30).set_capabilityMask2(0x30).set_MKey(0x1122334455667788ull);
+  EXPECT_EQ(get_uint(*find_field(SMPPortInfo::DESC, "LMC"), p.raw()), 5u);
+  EXPECT_EQ(get_uint(*find_field(SMPPortInfo::DESC, "linkSpeedExtEnabled"), p.raw()), 30u);
+  EXPECT_EQ(p.buf[63], 30);
+  EXPECT_EQ(p.buf[60], 0x00);
+  EXPECT_EQ(p.buf[61], 0x30);
+  EXPECT_EQ(p.buf[0], 0x11);
+  SMPVLArbitrationTable v;
+  v.set_VLWeightBlock(3, SMPVLArbitrationEntry().set_VL(7).set_weight(200));
+  EXPECT_EQ(v.buf[6], 7);
+  EXPECT_EQ(v.buf[7], 200);
+  HdrBTH bth;
+  bth.set_opcode(0x64).set_PKey(0xffff).set_destQP(1).set_PSN(0xabcdef);
+  EXPECT_EQ(bth.buf[0], 0x64);
+  EXPECT_EQ(bth.buf[7], 1);
+  EXPECT_EQ(bth.buf[11], 0xef);
 }
