@@ -1,0 +1,71 @@
+// Fabric discovery into the subnet database (core/subnet.h), on the parallel
+// MAD scheduler (core/sched.h).
+//
+//   ibcore::Umad umad(ep.ca, ep.port);
+//   ibcore::Scheduler sched(umad);
+//   ibcore::Subnet db;
+//   ibcore::DiscoveryResult r = ibcore::discover(sched, db);   // mode: config().discovery
+//
+// What is asked, once each: NodeInfo through every LinkUp port (the probe
+// that finds a link; a link already found from its other end is not probed
+// again), NodeDescription of every node, SwitchInfo and PortInfo 0..N of
+// every switch, PortInfo of every CA/router port that was reached.  Many
+// MADs are in flight (config().outstanding); lost MADs are resent by the
+// engine; a probe that still fails (a link removed mid-run) leaves that link
+// out and is reported in DiscoveryResult::errors, it never hangs the run.
+//
+// Modes:
+//   DR   directed route only (works on an unconfigured subnet).
+//   LID  once a node's LID is known its remaining queries are LID routed;
+//        the probes that find links stay directed route.  Needs an active
+//        local port with a LID.
+//   Auto LID when the local port is active with a LID, else DR.
+// At the end the reference's node order is computed
+// (Subnet::compute_reference_order), so output never depends on reply order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/sched.h"
+#include "core/subnet.h"
+
+namespace ibcore {
+
+struct DiscoveryOptions {
+  DiscoveryMode mode = DiscoveryMode::Auto;
+  // Stop probing past this many hops (0 = no limit).
+  unsigned max_hops = 0;
+  // Read MlnxExtPortInfo on the Mellanox devices that have it (FDR10).
+  bool mlx_epi = true;
+  // Also read the linear forwarding table of every switch.
+  bool read_lft = false;
+  // Also read the multicast forwarding table of every switch.
+  bool read_mft = false;
+  // Start somewhere else than the local port (DR hops; empty = local).
+  std::vector<uint8_t> from;
+};
+
+struct DiscoveryResult {
+  std::vector<std::string> errors;  // one line per failed query (partial result)
+  uint64_t mads = 0;                // MADs sent (resends included)
+  DiscoveryMode mode_used = DiscoveryMode::DR;
+};
+
+// Discover the fabric reachable from the scheduler's end port.  Throws
+// MADError (annotated) when the start node itself does not answer.
+DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt = {});
+
+// Read the LFT (and/or MFT) of switch n into db.tables(n), with the same
+// scheduler (LID routed when the switch has a LID and the local port is
+// active, else by its DR path).
+void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
+                        DiscoveryResult* res = nullptr);
+
+// The DR path of node n from the local port, as an IBPath.
+IBPath dr_path_of(const Subnet& db, uint32_t n);
+
+}  // namespace ibcore

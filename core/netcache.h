@@ -1,0 +1,66 @@
+// Subnet cache files, two formats, both read and written:
+//
+//  * ibtool's own (magic "IBTSUBNT", versioned): everything the database
+//    holds, including DR paths, the reference order and switch forwarding
+//    tables, with a checksum so a damaged file is detected.
+//  * infiniband-diags' libibnetdisc cache (`ibnetdiscover --cache` /
+//    `--load-cache`): little endian, magic 0x8FE7832B version 1.  Files we
+//    write are byte-identical to the reference's for the same fabric, and
+//    either side loads the other's.
+//
+// Loading detects the format by its magic.  Every malformed, truncated or
+// foreign file gives a CacheError naming the file and what is wrong; a
+// loader never crashes or reads out of bounds.
+//
+// Also here: obtain_subnet(), the one way discovery commands get their
+// database (cache file per the common --cache option, else live discovery).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/discovery.h"
+#include "core/error.h"
+#include "core/subnet.h"
+
+namespace ibcore {
+
+class CacheError : public Error {
+public:
+  using Error::Error;
+};
+
+enum class CacheFormat { Ibtool, Reference };
+
+// Serialize / parse (in memory).
+std::vector<uint8_t> encode_cache(const Subnet& db, CacheFormat fmt);
+// what names the source in error messages (e.g. the file name).
+Subnet decode_cache(std::span<const uint8_t> bytes, const std::string& what);
+// Which format bytes are in (throws CacheError for neither).
+CacheFormat detect_cache_format(std::span<const uint8_t> bytes, const std::string& what);
+
+// Files.  save_cache replaces the file (written to a temporary name first).
+void save_cache(const Subnet& db, const std::string& file, CacheFormat fmt);
+Subnet load_cache(const std::string& file);
+
+// The database a discovery command works on.
+//   cache file given (config().cache_file) and present, no --refresh-cache:
+//     load it;
+//   otherwise discover live (options from config(): mode, outstanding) and,
+//     when a cache file is given, save it (ibtool format).
+// Discovery problems (partial results) are printed as warnings on stderr.
+struct ObtainOptions {
+  DiscoveryOptions discovery;
+  std::string cache_file;     // empty: config().cache_file
+  bool use_config_cache = true;
+};
+Subnet obtain_subnet(const ObtainOptions& o = {});
+
+// Live discovery on the configured end port (config(): -C/-P, outstanding).
+// Warnings for partial results go to stderr.
+Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res = nullptr);
+
+}  // namespace ibcore
