@@ -41,12 +41,9 @@ CLI::Validator int_form(const char* what) {
 
 }  // namespace
 
-void load_config_file(const std::string& path, bool must_exist) {
+void load_config_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
-    if (must_exist) throw std::runtime_error("cannot open config file " + path);
-    return;
-  }
+  if (!in) return;
   auto& c = ibcore::config();
   std::string line;
   while (std::getline(in, line)) {

@@ -43,9 +43,9 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short = 
 
 // Apply the reference's config file (ibdiag.conf format: key=value lines,
 // '#' comments) to ibcore::config().  Values given on the command line win
-// because the command line is parsed after this.  A missing default file is
-// not an error; a missing file named with -z is.
-void load_config_file(const std::string& path, bool must_exist);
+// because the command line is parsed after this.  A file that cannot be
+// read is ignored, as the reference does (even one named with -z).
+void load_config_file(const std::string& path);
 
 // Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
 bool parse_int(const std::string& s, uint64_t& out);

@@ -132,26 +132,21 @@ std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Comm
   return app;
 }
 
-int run_command(const CommandInfo& info, std::string_view invoked_as, std::vector<std::string> args) {
+int run_command(const CommandInfo& info, std::string_view invoked_as, std::vector<std::string> args,
+                bool help_requested_explicitly) {
   // The config file applies first so the command line overrides it.
   std::string conf = "/etc/infiniband-diags/ibdiag.conf";
-  bool explicit_conf = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if ((a == "-z" || a == "--config") && i + 1 < args.size()) {
       conf = args[i + 1];
-      explicit_conf = true;
     } else if (a.rfind("--config=", 0) == 0) {
       conf = a.substr(9);
-      explicit_conf = true;
     }
   }
-  try {
-    load_config_file(conf, explicit_conf);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "E: %s\n", e.what());
-    return 2;
-  }
+  // Like the reference, a config file that cannot be read (even one named
+  // with -z) is silently ignored.
+  load_config_file(conf);
 
   std::unique_ptr<Command> cmd;
   auto app = make_app(info, cmd, invoked_as);
@@ -159,8 +154,10 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
   try {
     app->parse(args);
   } catch (const CLI::CallForHelp&) {
+    // The reference tools print their usage and exit 2 for -h; `ibtool
+    // help CMD` asks for it on purpose and exits 0.
     std::fputs(app->help().c_str(), stderr);
-    return 0;
+    return help_requested_explicitly ? 0 : cmd->usage_status();
   } catch (const CLI::CallForVersion&) {
     std::fprintf(stderr, "%s\n", app->version().c_str());
     return 0;
@@ -198,7 +195,7 @@ int main(int argc, char** argv) {
   const std::string& first = rest[0];
   if (first == "help" || first == "-h" || first == "--help") {
     if (rest.size() > 1) {
-      if (const CommandInfo* c = find_command(rest[1])) return run_command(*c, c->name, {"--help"});
+      if (const CommandInfo* c = find_command(rest[1])) return run_command(*c, c->name, {"--help"}, true);
       std::fprintf(stderr, "E: unknown command '%s' (try 'ibtool help')\n", rest[1].c_str());
       return 2;
     }

@@ -50,8 +50,10 @@ struct Registrar {
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as);
 // Run a command with argv (argv[0] is the name it was invoked as).
+// help_requested_explicitly: `ibtool help CMD` (exit 0 after the usage;
+// a plain -h/--help exits with usage_status() as the reference tools do).
 int run_command(const CommandInfo& info, std::string_view invoked_as,
-                std::vector<std::string> args);
+                std::vector<std::string> args, bool help_requested_explicitly = false);
 
 }  // namespace ibtool
 

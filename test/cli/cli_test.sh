@@ -24,7 +24,10 @@ help)
   # help CMD = CMD --help
   for c in $(commands); do
     "$IBTOOL" help "$c" 2>"$tmp/h1" || fail "ibtool help $c exited $?"
-    "$IBTOOL" "$c" --help 2>"$tmp/h2" || fail "ibtool $c --help exited $?"
+    # -h/--help exits as the reference's usage printer does (2 for the
+    # infiniband-diags tools): any status is fine here as long as the text
+    # is the same one.
+    "$IBTOOL" "$c" --help 2>"$tmp/h2"
     cmp -s "$tmp/h1" "$tmp/h2" || fail "help $c differs from $c --help"
     grep -q "^Usage: $c " "$tmp/h2" || fail "$c --help has no usage line"
   done
@@ -66,10 +69,10 @@ links)
     aliases=$(sed -n 's/^Aliases: //p' <("$IBTOOL" "$c" --help 2>&1))
     for name in $c $aliases; do
       [ -L "$tmp/bin/$name" ] || fail "no link for $name"
-      "$tmp/bin/$name" --help 2>"$tmp/e" || fail "$name --help through a link exited $?"
+      "$tmp/bin/$name" --help 2>"$tmp/e"
       grep -q "^Usage: $name " "$tmp/e" || fail "$name through a link does not run as $name"
       # ibtool NAME works for aliases too.
-      "$tmp/bin/ibtool" "$name" --help 2>/dev/null || fail "ibtool $name --help failed"
+      "$tmp/bin/ibtool" "$name" --help 2>&1 | grep -q "^Usage: $name " || fail "ibtool $name --help failed"
       n=$((n + 1))
     done
   done
