@@ -241,17 +241,21 @@ std::string format_scalar(const FieldDesc& f, uint32_t off, const uint8_t* buf) 
     case Kind::Bytes:
     case Kind::Rsv:
       return hex_bytes({buf + off / 8, f.width / 8});
-    case Kind::Struct: {
-      std::string out = "{";
-      for (const auto& l : leaves(*f.sub)) {
-        FieldRef r = l;
-        r.bit_off += off;
-        out += (out.size() > 1 ? "," : "") + l.path + "=" + format_value(r, buf);
-      }
-      return out + "}";
-    }
+    case Kind::Struct:
+      return hex_bytes({buf + off / 8, f.width / 8});
   }
   return {};
+}
+
+// A structure as {name=value,...} (set_from_text takes this form too).
+std::string struct_text(const StructDesc& d, uint32_t off, const uint8_t* buf) {
+  std::string out = "{";
+  for (const auto& l : leaves(d)) {
+    FieldRef r = l;
+    r.bit_off += off;
+    out += (out.size() > 1 ? "," : "") + l.path + "=" + format_value(r, buf);
+  }
+  return out + "}";
 }
 
 }  // namespace
@@ -265,6 +269,27 @@ std::string format_value(const FieldRef& ref, const uint8_t* buf) {
   return out + "]";
 }
 
+namespace {
+
+// Split on commas outside {} and [] (structure values nest).
+std::vector<std::string_view> split_top(std::string_view t) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t i = 0;
+  for (size_t j = 0; j <= t.size(); ++j) {
+    char c = j < t.size() ? t[j] : ',';
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    if (c == ',' && depth <= 0) {
+      parts.push_back(t.substr(i, j - i));
+      i = j + 1;
+    }
+  }
+  return parts;
+}
+
+}  // namespace
+
 bool set_from_text(const FieldRef& ref, uint8_t* buf, std::string_view text, std::string* err) {
   const FieldDesc& f = *ref.field;
   auto fail = [&](const char* what) {
@@ -273,14 +298,9 @@ bool set_from_text(const FieldRef& ref, uint8_t* buf, std::string_view text, std
   };
   if (f.count > 1 && ref.index < 0 && f.kind != Kind::Bytes) {
     // A whole array: comma separated values.
-    std::vector<std::string_view> parts;
-    size_t i = 0;
-    while (true) {
-      size_t j = text.find(',', i);
-      parts.push_back(text.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
-      if (j == std::string_view::npos) break;
-      i = j + 1;
-    }
+    std::string_view t = text;
+    if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
+    std::vector<std::string_view> parts = split_top(t);
     if (parts.size() > f.count) return fail("array (too many elements)");
     for (size_t k = 0; k < parts.size(); ++k) {
       FieldRef e = ref;
@@ -325,9 +345,29 @@ bool set_from_text(const FieldRef& ref, uint8_t* buf, std::string_view text, std
       if (text.size() > f.width / 8) return fail("string (too long)");
       set_str(buf, ref.bit_off, f.width, text);
       return true;
+    case Kind::Struct:
+      if (!text.empty() && text.front() == '{') {
+        // {name=value,...} as format_value prints a structure.
+        if (text.back() != '}') return fail("structure");
+        for (auto a : split_top(text.substr(1, text.size() - 2))) {
+          if (a.empty()) continue;
+          auto eq = a.find('=');
+          if (eq == std::string_view::npos) return fail("structure (name=value expected)");
+          std::string e2;
+          auto sub = find_field(*f.sub, a.substr(0, eq), &e2);
+          if (!sub) {
+            if (err) *err = e2;
+            return false;
+          }
+          sub->bit_off += ref.bit_off;
+          sub->path = ref.path + "." + sub->path;
+          if (!set_from_text(*sub, buf, a.substr(eq + 1), err)) return false;
+        }
+        return true;
+      }
+      [[fallthrough]];
     case Kind::Bytes:
-    case Kind::Rsv:
-    case Kind::Struct: {
+    case Kind::Rsv: {
       std::string hex;
       for (char c : text)
         if (c != ':' && c != ' ') hex += c;
@@ -490,7 +530,7 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
           if (eo < start) continue;
           if (eo >= end) break;
           FieldRef r{&g, eo, int(i), g.name, 0};
-          std::string v = format_value(r, buf);
+          std::string v = g.kind == Kind::Struct ? struct_text(*g.sub, eo, buf) : format_value(r, buf);
           if (v.size() > 200) v = v.substr(0, 200) + "...";
           names += (names.empty() ? "" : ",") + std::string(g.name) + "[" + std::to_string(i) + "]=" + v;
         }

@@ -164,3 +164,20 @@ TEST(IbaStructAll, AccessorsMatchTable) {
   EXPECT_EQ(bth.buf[7], 1);
   EXPECT_EQ(bth.buf[11], 0xef);
 }
+
+// Structures are written {name=value,...}, alone or in arrays.
+TEST(IbaIntrospect, StructValuesFromText) {
+  SMPVLArbitrationTable v;
+  std::string err;
+  auto e = find_field(SMPVLArbitrationTable::DESC, "VLWeightBlock[3]", &err);
+  ASSERT_TRUE(e) << err;
+  EXPECT_TRUE(set_from_text(*e, v.raw(), "{VL=7,weight=200}", &err)) << err;
+  EXPECT_EQ(v.VLWeightBlock(3).VL(), 7u);
+  EXPECT_EQ(v.VLWeightBlock(3).weight(), 200u);
+  auto all = find_field(SMPVLArbitrationTable::DESC, "VLWeightBlock", &err);
+  EXPECT_TRUE(set_from_text(*all, v.raw(), "[{VL=1,weight=2},{VL=3,weight=4}]", &err)) << err;
+  EXPECT_EQ(v.VLWeightBlock(1).weight(), 4u);
+  EXPECT_FALSE(set_from_text(*e, v.raw(), "{VL=7,nosuch=1}", &err));
+  EXPECT_NE(err.find("nosuch"), std::string::npos) << err;
+  EXPECT_FALSE(set_from_text(*e, v.raw(), "{VL=77}", &err));
+}
