@@ -1,0 +1,169 @@
+// ibhosts, ibswitches, ibrouters, ibnodes: one line per node, derived from
+// the topology text exactly as the reference's scripts derive it (so a saved
+// topology file gives the same lines as the live fabric).
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/netcache.h"
+#include "core/netprint.h"
+#include "core/nodemap.h"
+
+namespace {
+
+enum class Kind { Hosts, Switches, Routers };
+
+std::vector<std::string> fields(const std::string& l) {
+  std::vector<std::string> f;
+  std::istringstream in(l);
+  std::string w;
+  while (in >> w) f.push_back(w);
+  return f;
+}
+
+// awk's substr(s, m[, n]) (1-based m; without n: to the end).
+std::string awk_substr(const std::string& s, long m, long n = -1) {
+  long len = long(s.size());
+  long start = m < 1 ? 1 : m;
+  long end = n < 0 ? len + 1 : std::min(len + 1, m + n);  // exclusive, 1-based
+  if (end <= start) return {};
+  return s.substr(size_t(start - 1), size_t(end - start));
+}
+
+// The text after the first '#' and the blanks following it.
+std::string after_hash(const std::string& l) {
+  size_t h = l.find('#');
+  if (h == std::string::npos) return l;  // awk: match()=0, RLENGTH=-1 -> substr(l, -1) = whole line
+  size_t e = h + 1;
+  while (e < l.size() && (l[e] == ' ' || l[e] == '\t')) ++e;
+  return l.substr(e);
+}
+
+std::string id_of(const std::vector<std::string>& f) { return f.size() > 2 ? awk_substr(f[2], 4, 16) : ""; }
+
+void emit(const std::string& text, Kind kind) {
+  std::istringstream in(text);
+  std::string l;
+  while (std::getline(in, l)) {
+    auto f = fields(l);
+    std::string f1 = f.size() > 0 ? f[0] : "", f2 = f.size() > 1 ? f[1] : "";
+    if (kind == Kind::Hosts && l.rfind("Ca", 0) == 0)
+      std::printf("%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
+    if (kind == Kind::Routers && l.rfind("Rt", 0) == 0)
+      std::printf("%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
+    if (kind == Kind::Switches && l.rfind("Switch", 0) == 0) {
+      std::string desc = after_hash(l);
+      size_t pos = desc.find("port 0");
+      long pi = pos == std::string::npos ? 0 : long(pos) + 1;
+      std::string pinfo = awk_substr(desc, pi);
+      desc = pi >= 2 ? desc.substr(0, size_t(pi - 2)) : std::string();
+      const char* types[] = {"base port 0", "enhanced port 0"};
+      std::string type;
+      for (const char* t : types) {
+        size_t ti = desc.find(t);
+        if (ti != std::string::npos) {
+          type = t;
+          desc = ti >= 1 ? desc.substr(0, ti - 1) : std::string();
+          break;
+        }
+      }
+      if (type.empty())
+        std::printf("%s\t: 0x%s ports %s %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), desc.c_str(),
+                    pinfo.c_str());
+      else
+        std::printf("%s\t: 0x%s ports %s %s %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), desc.c_str(),
+                    type.c_str(), pinfo.c_str());
+    }
+    if (l.rfind("ib", 0) == 0) {
+      std::printf("%s\n", l.c_str());
+      continue;
+    }
+    for (const char* w : {"ibpanic:", "ibwarn:", "iberror:"})
+      if (l.find(w) != std::string::npos) std::printf("%s\n", l.c_str());
+  }
+}
+
+class IbHosts : public ibtool::Command {
+public:
+  explicit IbHosts(std::vector<Kind> kinds) : kinds_(std::move(kinds)) {}
+  void options(CLI::App& app) override {
+    app.add_option("topology-file", topofile_, "read this topology file (ibnetdiscover output) instead of discovering");
+    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
+                                        ibtool::opt::Debug | ibtool::opt::Verbose | ibtool::opt::Discovery |
+                                        ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries);
+  }
+  int usage_status() const override { return 255; }
+
+  int run() override {
+    std::string text;
+    if (!topofile_.empty()) {
+      std::ifstream in(topofile_);
+      if (!in) {
+        std::fprintf(stderr, "E: cannot read topology file %s\n", topofile_.c_str());
+        return 1;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    } else {
+      try {
+        ibcore::Subnet db = ibcore::obtain_subnet();
+        // The scripts run ibnetdiscover without a node name map option: the
+        // default map applies.
+        text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
+      } catch (const std::exception& e) {
+        return ibcore::report(e);
+      }
+    }
+    for (Kind k : kinds_) emit(text, k);
+    return 0;
+  }
+
+private:
+  std::vector<Kind> kinds_;
+  std::string topofile_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibhosts",
+                .aliases = {},
+                .summary = "list the channel adapters of the fabric",
+                .description = "One line per CA: GUID, number of ports and node description, from a live "
+                               "discovery or from a topology file written by ibnetdiscover.",
+                .usage = "[options] [<topology-file>]",
+                .examples = "  ibhosts\n  ibhosts topology.txt",
+                .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts}); }});
+
+IBTOOL_COMMAND({.name = "ibswitches",
+                .aliases = {},
+                .summary = "list the switches of the fabric",
+                .description = "One line per switch: GUID, number of ports, node description, port 0 type, "
+                               "LID and LMC, from a live discovery or from a topology file.",
+                .usage = "[options] [<topology-file>]",
+                .examples = "  ibswitches\n  ibswitches topology.txt",
+                .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Switches}); }});
+
+IBTOOL_COMMAND({.name = "ibrouters",
+                .aliases = {},
+                .summary = "list the routers of the fabric",
+                .description = "One line per router: GUID, number of ports and node description, from a live "
+                               "discovery or from a topology file.",
+                .usage = "[options] [<topology-file>]",
+                .examples = "  ibrouters",
+                .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Routers}); }});
+
+IBTOOL_COMMAND({.name = "ibnodes",
+                .aliases = {},
+                .summary = "list the CAs and then the switches of the fabric",
+                .description = "ibhosts followed by ibswitches, from one discovery.",
+                .usage = "[options] [<topology-file>]",
+                .examples = "  ibnodes",
+                .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts, Kind::Switches}); }});
