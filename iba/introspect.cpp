@@ -460,10 +460,19 @@ void dump_field_as(std::string& out, const std::string& pad, const FieldDesc& f,
       out += pad + "   + " + f.name + (sub->count > 1 ? "[" + std::to_string(i) + "]" : "") + " " +
              sub->desc->name + "\n";
       // A structure longer than what the field holds (a Notice in an SMP)
-      // is shown with the missing bytes as zero.
+      // is shown up to the last of its fields that fits.
+      StructDesc cut = *sub->desc;
+      uint32_t avail = std::min(cut.size, fbytes - used);
+      if (avail < cut.size) {
+        cut.size = avail;
+        cut.nfields = 0;
+        while (cut.nfields < sub->desc->nfields &&
+               cut.fields[cut.nfields].bit_off + cut.fields[cut.nfields].total_bits() <= avail * 8)
+          ++cut.nfields;
+      }
       std::vector<uint8_t> tmp(sub->desc->size, 0);
-      std::memcpy(tmp.data(), buf + off0 + used, std::min(sub->desc->size, fbytes - used));
-      out += dump_detailed(*sub->desc, tmp.data(), base_off + off0 + used, indent + 2, sub->inner);
+      std::memcpy(tmp.data(), buf + off0 + used, avail);
+      out += dump_detailed(cut, tmp.data(), base_off + off0 + used, indent + 2, sub->inner);
       used += sub->desc->size;
     }
     used = std::min(used, fbytes);
