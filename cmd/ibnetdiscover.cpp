@@ -108,6 +108,7 @@ public:
       } else {
         DiscoveryOptions o;
         o.mlx_epi = ibcore::config().mlx_epi;
+        o.progress = show_;
         db = discover_live(o);
         if (show_)
           for (auto& l : db.ref_progress()) std::printf("%s\n", l.c_str());

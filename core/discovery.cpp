@@ -45,7 +45,7 @@ public:
     s_.run();
     if (start_error_) std::rethrow_exception(start_error_);
     db_.mads_used = res_.mads = s_.engine().sent() - sent0;
-    db_.compute_reference_order();
+    db_.compute_reference_order(opt_.progress);
     return std::move(res_);
   }
 
@@ -174,7 +174,7 @@ private:
       co_return;
     }
     db_.set_port_info(n, p, pi.bytes());
-    co_await mlnx_ext(n, p);
+    if (need_mlnx_ext(n, p)) co_await mlnx_ext(n, p);
     if (p != entry && pi.portPhysicalState() == PHYS_LINKUP) co_await probe(n, p);
   }
 
@@ -188,20 +188,20 @@ private:
       co_return;
     }
     db_.set_port_info(n, p, pi.bytes());
-    co_await mlnx_ext(n, p);
+    if (need_mlnx_ext(n, p)) co_await mlnx_ext(n, p);
     // Only the start node (a CA) is left through its own port.
     if (n == db_.from_node && p == db_.from_port && pi.portPhysicalState() == PHYS_LINKUP) co_await probe(n, p);
   }
 
+  bool need_mlnx_ext(uint32_t n, uint8_t p) const {
+    if (!opt_.mlx_epi) return false;
+    const Node& x = db_.node(n);
+    if (!mlnx_ext_supported(x.device_id(), x.vendor_id())) return false;
+    const Port& port = db_.port(x, p);
+    return port.phys_state() == PHYS_LINKUP && port.speed_active() == 4 && ext_speed_active(db_, port) == 0;
+  }
+
   Task<> mlnx_ext(uint32_t n, uint8_t p) {
-    if (!opt_.mlx_epi) co_return;
-    {
-      const Node& x = db_.node(n);
-      if (!mlnx_ext_supported(x.device_id(), x.vendor_id())) co_return;
-      const Port& port = db_.port(x, p);
-      if (port.phys_state() != PHYS_LINKUP || port.speed_active() != 4 || ext_speed_active(db_, port) != 0)
-        co_return;
-    }
     try {
       auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(n, p), p);
       db_.port(db_.port_index(n, p)).mlnx_speed = uint8_t(e.linkSpeedActive());

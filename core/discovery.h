@@ -45,6 +45,8 @@ struct DiscoveryOptions {
   bool read_lft = false;
   // Also read the multicast forwarding table of every switch.
   bool read_mft = false;
+  // Also compute the reference's -s progress lines (Subnet::ref_progress).
+  bool progress = false;
   // Start somewhere else than the local port (DR hops; empty = local).
   std::vector<uint8_t> from;
 };

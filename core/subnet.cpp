@@ -211,7 +211,7 @@ uint16_t Subnet::lid_of(const Port& p) const {
 // port that is not the port the switch was entered by (or the local port of
 // a CA start node) queues a NodeInfo one hop further.  Replaying that FIFO on
 // the discovered graph gives its node creation order exactly.
-void Subnet::compute_reference_order() {
+void Subnet::compute_reference_order(bool with_progress) {
   ref_port_order_.clear();
   ref_progress_.clear();
   ref_mads_ = 0;
@@ -269,7 +269,7 @@ void Subnet::compute_reference_order() {
           first_port[e.node] = e.port;
           parent_port[e.node] = e.via;
         }
-        {
+        if (with_progress) {
           const Port& p = ports_[x.port0 + e.port];
           uint16_t lid = pi_done[x.port0 + e.port] ? p.base_lid : 0;
           uint8_t lmc = pi_done[x.port0 + e.port] ? p.lmc : 0;

@@ -170,8 +170,9 @@ public:
   // the nodes, from the graph alone (so the result does not depend on reply
   // order).  Sets Node::order, patches each node's first-reply NodeInfo
   // fields (portGUID/localPortNum) to the reference's first reply, and
-  // fills ref_port_order() and ref_progress().  from_node must be set.
-  void compute_reference_order();
+  // fills ref_port_order() and (with_progress) ref_progress().  from_node
+  // must be set.
+  void compute_reference_order(bool with_progress = false);
   // Node indices of one type in the order the reference lists them (its
   // per-type lists are newest first).  Unknown = every node (its global
   // list, also newest first).
