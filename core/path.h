@@ -11,6 +11,8 @@
 // (or as received): SLID/SGID are the sender's.  reverse() swaps ends.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -98,9 +100,11 @@ struct IBPath {
 // A directed route path to the given hops (drPath = 0 followed by hops).
 struct IBDRPath : IBPath {
   IBDRPath() { drPath = {0}; }
-  explicit IBDRPath(std::vector<uint8_t> hops) {
-    drPath = {0};
-    drPath.insert(drPath.end(), hops.begin(), hops.end());
+  explicit IBDRPath(const std::vector<uint8_t>& hops) {
+    // Sized once, then filled: avoids a growing insert (and GCC 12's false
+    // -Warray-bounds on it).
+    drPath.assign(hops.size() + 1, 0);
+    std::copy(hops.begin(), hops.end(), drPath.begin() + 1);
   }
 };
 
