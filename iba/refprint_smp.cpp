@@ -372,6 +372,15 @@ std::string guids_print(std::span<const uint64_t> guids, size_t capacity) {
   return out + std::to_string(capacity) + " guids capacity for this port\n";
 }
 
+std::string sminfo_print(uint32_t sm_lid, const SMPSMInfo& si) {
+  constexpr const char* STATES[] = {"SMINFO_NOTACT", "SMINFO_DISCOVER", "SMINFO_STANDBY", "SMINFO_MASTER"};
+  char b[160];
+  std::snprintf(b, sizeof b, "sminfo: sm lid %u sm guid 0x%llx, activity count %u priority %u state %u %s\n", sm_lid,
+                static_cast<unsigned long long>(si.GUID()), unsigned(si.actCount()), unsigned(si.priority()),
+                unsigned(si.SMState()), si.SMState() < 4 ? STATES[si.SMState()] : "SMINFO_STATE_UNKNOWN");
+  return b;
+}
+
 std::string sl2vl_header() { return "#                 SL: | 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14|15|\n"; }
 
 std::string sl2vl_row(const SMPSLToVLMappingTable& t) {

@@ -50,6 +50,10 @@ std::string sl2vl_header();
 // VL arbitration block (n <= 32).
 std::string vlarb_print(const SMPVLArbitrationTable& t, size_t n);
 
+// sminfo's line: "sminfo: sm lid 1 sm guid 0x100001, activity count 575
+// priority 0 state 3 SMINFO_MASTER" (with the newline).
+std::string sminfo_print(uint32_t sm_lid, const SMPSMInfo& si);
+
 // libibmad's value formatters, usable by other printers.
 std::string fmt_link_width(uint64_t v);            // LinkWidthActive: 4X
 std::string fmt_link_width_enabled(uint64_t v);    // 1X or 4X

@@ -36,3 +36,8 @@ for in in 0 1 2 3 4 5 6 7 8; do cap lid2 2 0x17 $(( (in << 8) | 1 )); done
 # GUIDInfo: a CA port (32 GUIDs: four blocks) and a switch.
 q GI 1 > "$out/lid1.guids.out"; for b in 0 1 2 3; do cap lid1 1 0x14 $b; done
 q GI 2 > "$out/lid2.guids.out"; cap lid2 2 0x14 0
+# SMInfo of the master SM.  OpenSM counts every SMInfo query in its
+# activity count, so sminfo's count is never smpdump's: the test takes the
+# count from sminfo's line and checks the rest.
+d 1 0x20 0 > "$out/lid1.0x20.0.hex"
+sminfo 2>/dev/null > "$out/lid1.sminfo.out"
