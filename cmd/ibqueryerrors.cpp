@@ -1,0 +1,453 @@
+// ibqueryerrors: report the ports whose PortCounters error counters exceed
+// their thresholds, over the whole fabric (or one node), in the reference's
+// output format.  Every node is scanned concurrently on the MAD scheduler;
+// the PM path to each LID comes from one SA PathRecord (core/health.h).
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/discovery.h"
+#include "core/error.h"
+#include "core/health.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/sched.h"
+#include "core/subnet.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+namespace H = ibcore::health;
+
+enum : unsigned { PRINT_SWITCH = 1, PRINT_CA = 2, PRINT_ROUTER = 4, PRINT_ALL = 7 };
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char b[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(b, sizeof b, f, ap);
+  va_end(ap);
+  return b;
+}
+
+unsigned lanes(unsigned w) {
+  switch (w) {
+    case 1: return 1;
+    case 16: return 2;
+    case 2: return 4;
+    case 4: return 8;
+    case 8: return 12;
+  }
+  return 0;
+}
+unsigned widest(unsigned mask) {
+  unsigned best = 0;
+  for (unsigned b : {1u, 16u, 2u, 4u, 8u})
+    if (mask & b) best = b;
+  return best;
+}
+unsigned top_bit(unsigned v) {
+  unsigned h = 0;
+  for (unsigned b = 1; b && b <= v; b <<= 1)
+    if (v & b) h = b;
+  return h;
+}
+
+class IbQueryErrors : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_option("-s,--suppress", suppress_arg_, "suppress errors listed")->option_text("<err1,err2,...>");
+    app.add_flag("-c,--suppress-common", suppress_common_, "suppress some of the common counters");
+    app.add_option("-G,--port-guid", guid_arg_, "report the node containing the port specified by <port_guid>")
+        ->option_text("<port_guid>");
+    app.add_option("-S", guid_arg_, "Same as \"-G\" for backward compatibility")->option_text("<port_guid>");
+    app.add_option("-D,--Direct", dr_arg_, "report the node containing the port specified by <dr_path>")
+        ->option_text("<dr_path>");
+    app.add_flag("--skip-sl", skip_sl_, "don't obtain SL to all destinations");
+    app.add_flag("-r,--report-port", report_port_, "report port link information");
+    app.add_option("--threshold-file", threshold_file_, "specify an alternate threshold file, default: " +
+                                                            std::string(H::DEFAULT_THRESHOLDS))
+        ->option_text("<val>");
+    app.add_flag("-R,--GNDN", gndn_, "(This option is obsolete and does nothing)");
+    app.add_flag("--data", show_data_, "include data counters for ports with errors");
+    app.add_flag("--switch", only_switch_, "print data for switches only");
+    app.add_flag("--ca", only_ca_, "print data for CA's only");
+    app.add_flag("--router", only_router_, "print data for routers only");
+    app.add_flag("--details", details_, "include transmit discard details");
+    app.add_flag("--counters", counters_only_, "print data counters only");
+    app.add_flag("-k,--clear-errors", clear_errors_, "Clear error counters after read");
+    app.add_flag("-K,--clear-counts", clear_counts_, "Clear data counters after read");
+    app.add_option("--load-cache", load_cache_, "filename of ibnetdiscover cache to load")->option_text("<file>");
+    app.add_option("-o,--outstanding_smps", ibcore::config().outstanding,
+                   "specify the number of outstanding SMP's which should be issued during the scan")
+        ->option_text("<val>");
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+                                        ibtool::opt::SaPath | ibtool::opt::SMKey | ibtool::opt::Cache);
+  }
+
+  int run() override {
+    try {
+      return run_();
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  struct NodeOut {
+    std::string text;
+    bool bad = false;
+    unsigned ports_checked = 0, bad_ports = 0;
+  };
+
+  int run_() {
+    // Suppression list: known names only, in the order given.
+    for (size_t pos = 0; pos <= suppress_arg_.size() && !suppress_arg_.empty();) {
+      size_t c = suppress_arg_.find(',', pos);
+      std::string k = suppress_arg_.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+      pos = c == std::string::npos ? suppress_arg_.size() + 1 : c + 1;
+      int i = H::err_index(k);
+      if (i >= 0) suppressed_.push_back(i);
+    }
+    if (suppress_common_) suppressed_.push_back(H::PortRcvSwitchRelayErrors);
+    thresholds_ok_ = thr_.load(threshold_file_);
+
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    Subnet db;
+    if (!load_cache_.empty()) {
+      db = load_cache(load_cache_);
+    } else {
+      DiscoveryOptions o;
+      o.mlx_epi = config().mlx_epi;
+      ObtainOptions oo;
+      oo.discovery = o;
+      db = obtain_subnet(oo);
+    }
+
+    unsigned types = (only_switch_ ? PRINT_SWITCH : 0) | (only_ca_ ? PRINT_CA : 0) | (only_router_ ? PRINT_ROUTER : 0);
+    if (!types) types = PRINT_ALL;
+
+    // The node(s) to report.
+    std::vector<uint32_t> nodes;
+    bool selected = !guid_arg_.empty() || !dr_arg_.empty();
+    if (selected) {
+      uint32_t n = NO_INDEX;
+      std::string what;
+      if (!guid_arg_.empty()) {
+        uint64_t g = std::strtoull(guid_arg_.c_str(), nullptr, 0);
+        uint32_t p = db.port_by_guid(g);
+        if (p != NO_INDEX) n = db.port(p).node;
+        if (n == NO_INDEX) n = db.node_by_guid(g);
+        what = guid_arg_;
+      } else {
+        auto hops = parse_dr_path(dr_arg_);
+        if (!hops) throw Error("Invalid DR path " + dr_arg_);
+        std::vector<uint8_t> h(hops->begin() + 1, hops->end());
+        uint32_t p = db.port_by_dr(h);
+        if (p != NO_INDEX) n = db.port(p).node;
+        what = dr_arg_;
+      }
+      if (n == NO_INDEX) {
+        std::printf("Failed to find node: %s\n", what.c_str());
+      } else {
+        nodes.push_back(n);
+      }
+    } else {
+      nodes = db.reference_order(NodeType::Unknown);
+    }
+    // Type filter.
+    std::vector<uint32_t> todo;
+    for (uint32_t n : nodes) {
+      NodeType t = db.node(n).type;
+      unsigned bit = t == NodeType::Switch ? unsigned(PRINT_SWITCH) : t == NodeType::CA ? unsigned(PRINT_CA) : t == NodeType::Router ? unsigned(PRINT_ROUTER) : 0u;
+      if (types & bit) todo.push_back(n);
+    }
+
+    std::vector<NodeOut> outs(todo.size());
+    if (!todo.empty()) {
+      Umad umad(get_end_port(config().ca, config().port));
+      IBPath sa;
+      if (!skip_sl_) sa = H::sa_path_for_pm(umad);
+      Scheduler sched(umad);
+      H::PmAccess pm(sched, sa, skip_sl_);
+      for (size_t i = 0; i < todo.size(); ++i) sched.spawn(scan_node(pm, db, map, todo[i], outs[i]));
+      sched.run();
+    }
+
+    unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0;
+    for (auto& o : outs) {
+      std::fputs(o.text.c_str(), stdout);
+      bad_nodes += o.bad;
+      ports_checked += o.ports_checked;
+      bad_ports += o.bad_ports;
+    }
+    std::printf("\n## Summary: %u nodes checked, %u bad nodes found\n", nodes_checked, bad_nodes);
+    std::printf("##          %u ports checked, %u ports have errors beyond threshold\n", ports_checked, bad_ports);
+    if (thresholds_ok_) {
+      std::printf("## Thresholds: ");
+      for (int i = 0; i < H::N_ERR; ++i)
+        if (thr_.set[i]) std::printf("[%s = %" PRIu64 "]", H::err_name(i), thr_.limit[i]);
+      std::printf("\n");
+    } else {
+      std::printf("## (null)\n");
+    }
+    std::printf("## Suppressed:");
+    for (int i : suppressed_) std::printf(" %s", H::err_name(i));
+    std::printf("\n");
+    std::fflush(stdout);
+    return bad_ports ? 1 : 0;
+  }
+
+  bool is_suppressed(int i) const {
+    for (int s : suppressed_)
+      if (s == i) return true;
+    return false;
+  }
+
+  // " [Name == v]" for every error counter beyond its threshold.
+  std::string error_text(const iba::PMPortCounters& pc, uint16_t cap) const {
+    std::string s;
+    for (int i = 0; i < H::N_ERR; ++i) {
+      if (is_suppressed(i)) continue;
+      uint64_t v = H::err_value(pc, i);
+      if (i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT)) v = 0;
+      if (thr_.exceeds(i, v)) s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
+    }
+    return s;
+  }
+
+  static std::string data_text4(const iba::PMPortCounters& pc) {
+    std::string s;
+    for (int i = 0; i < 4; ++i) {
+      uint64_t v = H::data_value(pc, i);
+      s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v, H::human_count(v, i < 2).c_str());
+    }
+    return s;
+  }
+
+  Task<std::string> details_text(H::PmAccess& pm, uint16_t lid, uint8_t port) {
+    std::string s;
+    try {
+      IBPath p = co_await pm.path(lid);
+      iba::PMPortXmitDiscardDetails xq;
+      xq.set_portSelect(port);
+      auto x = co_await pm.sched().PerformanceGet(xq, p);
+      const std::pair<const char*, uint64_t> xs[] = {
+          {"PortInactiveDiscards", x.portInactiveDiscards()},
+          {"PortNeighborMTUDiscards", x.portNeighborMTUDiscards()},
+          {"PortSwLifetimeLimitDiscards", x.portSwLifetimeLimitDiscards()},
+          {"PortSwHOQLifetimeLimitDiscards", x.portSwHOQLifetimeLimitDiscards()}};
+      for (auto& [n, v] : xs)
+        if (v) s += fmt(" [%s == %" PRIu64 "]", n, v);
+    } catch (const MADError& e) {
+      if (config().verbose) e.dump(stderr, config().verbose - 1);
+    }
+    try {
+      IBPath p = co_await pm.path(lid);
+      iba::PMPortRcvErrorDetails rq;
+      rq.set_portSelect(port);
+      auto r = co_await pm.sched().PerformanceGet(rq, p);
+      const std::pair<const char*, uint64_t> rs[] = {
+          {"PortLocalPhysicalErrors", r.portLocalPhysicalErrors()},
+          {"PortMalformedPktErrors", r.portMalformedPacketErrors()},
+          {"PortBufferOverrunErrors", r.portBufferOverrunErrors()},
+          {"PortDLIDMappingErrors", r.portDLIDMappingErrors()},
+          {"PortVLMappingErrors", r.portVLMappingErrors()},
+          {"PortLoopingErrors", r.portLoopingErrors()}};
+      for (auto& [n, v] : rs)
+        if (v) s += fmt(" [%s == %" PRIu64 "]", n, v);
+    } catch (const MADError& e) {
+      if (config().verbose) e.dump(stderr, config().verbose - 1);
+    }
+    co_return s;
+  }
+
+  // The -r line: this port's link as the reference shows it.
+  std::string link_info(const Subnet& db, const NodeNameMap& map, const Node& n, unsigned port) const {
+    const Port& p = db.port(n, port);
+    if (!p.has_info) return {};
+    auto pi = p.port_info();
+    uint16_t lid = H::port_lid(db, n, port);
+    const Port* q = db.peer(p);
+    std::string s = fmt("       Link info: %6u %3u[%2s] ==(", unsigned(lid), port, "");
+    if (p.phys_state() == PHYS_LINKUP) {
+      s += fmt("%3s %18s %6s/%8s)==>", H::width_str(pi.linkWidthActive()).c_str(),
+               H::speed_str(pi.linkSpeedActive()).c_str(), H::port_state_str(pi.portState()),
+               H::phys_state_str(pi.portPhysicalState()));
+    } else {
+      s += fmt("%3s %18s %6s/%8s)==>", "", "", H::port_state_str(pi.portState()),
+               H::phys_state_str(pi.portPhysicalState()));
+    }
+    if (q) {
+      const Node& qn = db.node_of(*q);
+      std::string cw, cs;
+      if (q->has_info) {
+        auto qi = q->port_info();
+        unsigned bw = widest(unsigned(pi.linkWidthSupported() & qi.linkWidthSupported()));
+        if (bw && lanes(bw) > lanes(pi.linkWidthActive())) cw = "Could be " + H::width_str(bw);
+        unsigned bs = top_bit(unsigned(pi.linkSpeedSupported() & qi.linkSpeedSupported()));
+        if (bs && bs > pi.linkSpeedActive()) cs = "Could be " + H::speed_str(bs);
+      }
+      s += fmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", qn.guid, unsigned(H::port_lid(db, qn, q->num)),
+               unsigned(q->num), "", map.remap(qn.guid, qn.description()).c_str(), cw.c_str(), cs.c_str());
+    } else {
+      s += fmt("  %18s %6s %4s[%2s] \"%s\" (%s %s)", "", "", "", "", "", "", "");
+    }
+    return s + "\n";
+  }
+
+  Task<> scan_node(H::PmAccess& pm, const Subnet& db, const NodeNameMap& map, uint32_t ni, NodeOut& out) {
+    const Node& n = db.node(ni);
+    std::string name = map.remap(n.guid, n.description());
+    bool sw = n.is_switch();
+    unsigned start = sw && n.enhsp0 ? 0 : 1;
+    auto port_ok = [&](unsigned p) { return p <= n.nports && db.port(n, p).exists; };
+    uint16_t lid = 0;
+    if (sw) {
+      lid = H::port_lid(db, n, 0);
+    } else {
+      for (unsigned p = 1; p <= n.nports; ++p)
+        if (port_ok(p)) {
+          lid = db.port(n, p).base_lid;
+          break;
+        }
+    }
+    uint16_t cap = lid ? co_await pm.cap_mask(lid) : 0;
+    bool all_sup = (cap & H::PM_CAP_ALL_PORT_SELECT) != 0;
+    bool ext = (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) != 0;
+    auto lid_of = [&](unsigned p) { return sw ? lid : db.port(n, p).base_lid; };
+    auto warn = [&](const MADError& e, const char* attr, uint16_t l, unsigned p) {
+      std::fprintf(stderr, "ibwarn: %s query failed on %s, Lid %u port %u\n", attr, name.c_str(), unsigned(l), p);
+      if (config().verbose) e.dump(stderr, config().verbose - 1);
+    };
+
+    if (counters_only_) {
+      bool printed = false;
+      for (unsigned p = start; p <= n.nports; ++p) {
+        if (!port_ok(p)) continue;
+        uint16_t l = lid_of(p);
+        std::string s;
+        try {
+          if (ext) {
+            auto x = co_await pm.counters_ext(l, uint8_t(p));
+            for (int i = 0; i < H::N_DATA; ++i) {
+              uint64_t v = H::data_value(x, i);
+              s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v, H::human_count(v, i < 2).c_str());
+            }
+          } else {
+            auto pc = co_await pm.counters(l, uint8_t(p));
+            s = data_text4(pc);
+          }
+          if (!printed) out.text += fmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
+          printed = true;
+          out.text += fmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
+        } catch (const MADError& e) {
+          warn(e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", l, p);
+        }
+        out.ports_checked++;
+      }
+    } else {
+      bool header_done = false;
+      auto report = [&](const std::string& errs, const std::string& portname, uint64_t guid) {
+        if (!header_done) {
+          if (sw) out.text += fmt("Errors for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
+          else out.text += fmt("Errors for \"%s\"\n", name.c_str());
+          header_done = true;
+          out.bad = true;
+        }
+        out.text += fmt("   GUID 0x%" PRIx64 " port %s:", guid, portname.c_str()) + errs;
+      };
+      auto check_port = [&](unsigned p) -> Task<bool> {
+        uint16_t l = lid_of(p);
+        uint8_t sel = p == 0xff ? 0xff : uint8_t(p);
+        iba::PMPortCounters pc;
+        try {
+          pc = co_await pm.counters(l, sel);
+        } catch (const MADError& e) {
+          warn(e, "IB_GSI_PORT_COUNTERS", l, p);
+          co_return false;
+        }
+        std::string errs = error_text(pc, cap);
+        if (details_) errs += co_await details_text(pm, l, sel);
+        if (errs.empty()) co_return false;
+        uint64_t guid = p == 0xff ? db.port(n, 0).guid : db.port(n, p).guid;
+        if (p == 0xff && !guid) guid = n.guid;
+        report(errs + (show_data_ ? data_text4(pc) : ""), p == 0xff ? "ALL" : std::to_string(p), guid);
+        out.text += "\n";
+        if (p != 0xff) {
+          out.bad_ports++;
+          if (report_port_) out.text += link_info(db, map, n, p);
+        }
+        co_return true;
+      };
+      bool scan_ports = true;
+      if (all_sup && lid) {
+        if (!co_await check_port(0xff)) {
+          out.ports_checked += n.nports;
+          scan_ports = false;
+        }
+      }
+      if (scan_ports)
+        for (unsigned p = start; p <= n.nports; ++p) {
+          if (!port_ok(p)) continue;
+          co_await check_port(p);
+          out.ports_checked++;
+        }
+    }
+
+    if ((clear_errors_ || clear_counts_) && lid) {
+      uint16_t sel = (clear_errors_ ? H::SELECT_ERRORS : 0) | (clear_counts_ ? H::SELECT_DATA : 0);
+      bool cext = clear_counts_ && ext;
+      try {
+        if (all_sup) {
+          co_await pm.clear(lid, 0xff, sel, cext);
+        } else {
+          for (unsigned p = start; p <= n.nports; ++p)
+            if (port_ok(p)) co_await pm.clear(lid_of(p), uint8_t(p), sel, cext);
+        }
+      } catch (const MADError& e) {
+        warn(e, "IB_GSI_PORT_COUNTERS (clear)", lid, 0);
+      }
+    }
+  }
+
+  std::string suppress_arg_, guid_arg_, dr_arg_, load_cache_;
+  std::string threshold_file_ = H::DEFAULT_THRESHOLDS;
+  bool suppress_common_ = false, skip_sl_ = false, report_port_ = false, gndn_ = false, show_data_ = false,
+       only_switch_ = false, only_ca_ = false, only_router_ = false, details_ = false, counters_only_ = false,
+       clear_errors_ = false, clear_counts_ = false;
+  std::vector<int> suppressed_;
+  H::Thresholds thr_;
+  bool thresholds_ok_ = true;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibqueryerrors",
+                .aliases = {},
+                .summary = "query the fabric's port error counters and report those beyond thresholds",
+                .description =
+                    "Discovers the fabric (or loads a cache) and reads the PortCounters of every port, "
+                    "all nodes concurrently, each destination LID's path resolved once through an SA "
+                    "PathRecord (--skip-sl: SL 0, no PathRecord).  A port is reported when an error "
+                    "counter exceeds its threshold (0 unless the thresholds file, lines Name=value, "
+                    "raises it).  Switches whose PMA supports AllPortSelect are read summed first "
+                    "(\"port ALL\"), their ports only when the sum shows errors.  --data adds the "
+                    "data counters, --counters prints only data counters, -r the link of each "
+                    "reported port, --details the transmit discard and receive error details; "
+                    "-k/-K clear error/data counters after reading.  Exit status 1 when a port has "
+                    "errors beyond threshold.",
+                .usage = "[options]",
+                .examples = "  ibqueryerrors -c -r            # common counters suppressed, link info shown\n"
+                            "  ibqueryerrors --threshold-file t  # thresholds from t\n"
+                            "  ibqueryerrors -G 0x0002c90300001234  # only that node",
+                .make = [] { return std::make_unique<IbQueryErrors>(); }});
