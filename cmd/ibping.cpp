@@ -1,0 +1,183 @@
+// ibping: ping a port through the OpenFabrics vendor class 0x32 (OUI
+// 0x001405 unless -o): the client sends VendGet(OFAPing) requests and
+// prints the host name each reply carries and the round trip time, ping
+// style; -S answers such requests with this host's name.  The path to the
+// target comes from an SA PathRecord (core/gmppath.h).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/ofavendor.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/gmppath.h"
+#include "core/rpc.h"
+#include "core/server.h"
+#include "core/umad.h"
+#include "iba/vendor.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> g_stop{false};
+void on_sigint(int) { g_stop = true; }
+
+std::string ms3(uint64_t us) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%llu.%03llu", (unsigned long long)(us / 1000), (unsigned long long)(us % 1000));
+  return b;
+}
+
+class IbPing : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_option("-c,--count", count_, "stop after count packets")->option_text("<num>");
+    app.add_flag("-f,--flood", flood_, "flood destination");
+    app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
+    app.add_flag("-S,--Server", server_, "start in server mode");
+    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
+    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
+    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    app.add_option("dest", args_, "<dest lid|guid>");
+    app.callback([this] {
+      if (!server_ && args_.size() != 1) throw CLI::ValidationError("dest", "one destination is required");
+    });
+  }
+
+  int run() override {
+    uint64_t oui = iba::OFA_OUI;
+    if (!oui_str_.empty() && (!ibtool::parse_int(oui_str_, oui) || oui > 0xffffff)) {
+      std::fprintf(stderr, "E: bad OUI %s\n", oui_str_.c_str());
+      return 2;
+    }
+    oui_ = uint32_t(oui);
+    try {
+      auto& cfg = ibcore::config();
+      const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
+      ibcore::Umad umad(ep);
+      if (server_) return serve(umad);
+      return client(umad);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  int serve(ibcore::Transport& t) {
+    ibcore::MadServer srv(t, iba::OFA_PING_CLASS, 1, iba::M_GET, oui_);
+    const auto payload = ibtool::ofa::payload_of_text(ibtool::ofa::host_and_domain(), iba::OFAPing::DESC.size);
+    for (;;) {
+      ibcore::IncomingMad in;
+      if (!srv.recv(in, -1)) continue;
+      try {
+        auto req = srv.parse_request(in);
+        srv.send_reply(req, payload);
+      } catch (const ibcore::MADError& e) {
+        e.dump(stderr, ibcore::config().verbose);
+        if (e.reply_status) srv.send_error_reply(in, e.reply_status);
+      }
+    }
+  }
+
+  int client(ibcore::Umad& umad) {
+    auto& cfg = ibcore::config();
+    ibcore::MadTransactor mad(umad);
+    if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
+    ibcore::IBPath path;
+    try {
+      if (lid_form_ && guid_form_) throw ibcore::Error("only one of -L and -G may be given");
+      auto target = ibcore::IBPath::from_string(
+          args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
+                    : lid_form_ ? ibcore::IBPath::Form::LID
+                                : ibcore::IBPath::Form::Auto);
+      ibcore::GmpPathResolver res(mad);
+      path = res.resolve(target);
+    } catch (const std::exception& e) {
+      ibcore::report(e);
+      std::fflush(stdout);
+      std::printf("ibping: iberror: failed: can't resolve destination port %s\n", args_[0].c_str());
+      return 255;
+    }
+    // One ping is one MAD: a lost reply is counted, not resent.
+    path.retries = 0;
+    const std::string dest = "Lid " + std::to_string(path.DLID);
+
+    std::signal(SIGINT, on_sigint);
+    uint64_t sent = 0, received = 0, total_us = 0, min_us = ~uint64_t(0), max_us = 0;
+    std::string host;
+    std::vector<uint8_t> pl(iba::OFAPing::DESC.size, 0);
+    ibcore::MadRequest req;
+    req.cls = iba::find_class(iba::OFA_PING_CLASS);
+    req.method = iba::method::GET;
+    req.attr_id = iba::AttrId<iba::OFAPing>::value;
+    req.oui = oui_;
+    req.payload = pl;
+    const auto start = Clock::now();
+    while (!g_stop && (count_ == 0 || sent < count_)) {
+      auto t0 = Clock::now();
+      ++sent;
+      try {
+        auto rep = mad.call(req, path);
+        uint64_t us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
+        host = ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep));
+        ++received;
+        total_us += us;
+        min_us = std::min(min_us, us);
+        max_us = std::max(max_us, us);
+        std::printf("Pong from %s (%s): time %s ms\n", host.c_str(), dest.c_str(), ms3(us).c_str());
+        std::fflush(stdout);
+      } catch (const ibcore::MADError& e) {
+        if (g_stop) break;
+        e.dump(stderr, cfg.verbose);
+      }
+      // One ping a second unless flooding.
+      if (!flood_)
+        while (!g_stop && Clock::now() < t0 + std::chrono::seconds(1))
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    uint64_t total_ms =
+        uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+    if (!received) min_us = 0;
+    std::printf("\n--- %s (%s) ibping statistics ---\n", host.c_str(), dest.c_str());
+    std::printf("%llu packets transmitted, %llu received, %llu%% packet loss, time %llu ms\n",
+                (unsigned long long)sent, (unsigned long long)received,
+                (unsigned long long)(sent ? (sent - received) * 100 / sent : 0), (unsigned long long)total_ms);
+    std::printf("rtt min/avg/max = %s/%s/%s ms\n", ms3(min_us).c_str(), ms3(received ? total_us / received : 0).c_str(),
+                ms3(max_us).c_str());
+    std::fflush(stdout);
+    return 0;
+  }
+
+  uint64_t count_ = 0;
+  bool flood_ = false, server_ = false, lid_form_ = false, guid_form_ = false;
+  std::string oui_str_;
+  uint32_t oui_ = iba::OFA_OUI;
+  int sm_port_ = 0;
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibping",
+                .aliases = {},
+                .summary = "ping a port with OpenFabrics vendor MADs (client and -S server)",
+                .description =
+                    "Sends OpenFabrics ping requests (vendor class 0x32, OUI 0x001405 unless -o) to a "
+                    "port once a second (back to back with -f) and prints the host name each reply "
+                    "carries with the round trip time, then ping-like statistics after -c packets or "
+                    "an interrupt.  -S runs the server: it answers every ping with this host's name.",
+                .usage = "[options] <dest lid|guid>",
+                .examples = "  ibping -S          # server\n"
+                            "  ibping -c 5 12     # five pings to lid 12\n"
+                            "  ibping -G 0x0002c90300001491",
+                .make = [] { return std::make_unique<IbPing>(); }});

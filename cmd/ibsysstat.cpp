@@ -1,0 +1,168 @@
+// ibsysstat: system status through the OpenFabrics sysstat class 0x33
+// (OUI 0x001405 unless -o): ping (attribute 0x10), host (0x11: the host
+// name) and cpu (0x12: a line per processor).  -S answers them.  The path
+// to the target comes from an SA PathRecord (core/gmppath.h).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/ofavendor.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/gmppath.h"
+#include "core/rpc.h"
+#include "core/server.h"
+#include "core/umad.h"
+#include "iba/vendor.h"
+
+namespace {
+
+struct Op {
+  const char* name;
+  uint16_t attr;
+};
+const Op OPS[] = {
+    {"ping", iba::AttrId<iba::OFASysStatPing>::value},
+    {"host", iba::AttrId<iba::OFASysStatHostInfo>::value},
+    {"cpu", iba::AttrId<iba::OFASysStatCPUInfo>::value},
+};
+
+class IbSysStat : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
+    app.add_flag("-S,--Server", server_, "start in server mode");
+    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
+    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
+    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    app.add_option("args", args_, "<dest lid|guid> [<op>]");
+    app.callback([this] {
+      if (server_) return;
+      if (args_.empty() || args_.size() > 2) throw CLI::ValidationError("dest", "a destination is required");
+      if (args_.size() == 2 && !find_op(args_[1])) throw CLI::ValidationError("op", "unknown op " + args_[1]);
+    });
+  }
+
+  int run() override {
+    uint64_t oui = iba::OFA_OUI;
+    if (!oui_str_.empty() && (!ibtool::parse_int(oui_str_, oui) || oui > 0xffffff)) {
+      std::fprintf(stderr, "E: bad OUI %s\n", oui_str_.c_str());
+      return 2;
+    }
+    oui_ = uint32_t(oui);
+    try {
+      auto& cfg = ibcore::config();
+      const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
+      ibcore::Umad umad(ep);
+      if (server_) return serve(umad);
+      return client(umad);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+  // The reply text for each attribute the server answers.
+  static std::string answer(uint16_t attr) {
+    if (attr == iba::AttrId<iba::OFASysStatHostInfo>::value) return ibtool::ofa::host_and_domain();
+    if (attr == iba::AttrId<iba::OFASysStatCPUInfo>::value) return ibtool::ofa::cpu_info();
+    return {};
+  }
+
+private:
+  static const Op* find_op(const std::string& s) {
+    for (const auto& o : OPS)
+      if (s == o.name) return &o;
+    return nullptr;
+  }
+
+  int serve(ibcore::Transport& t) {
+    ibcore::MadServer srv(t, iba::OFA_SYSSTAT_CLASS, 1, iba::M_GET, oui_);
+    for (;;) {
+      ibcore::IncomingMad in;
+      if (!srv.recv(in, -1)) continue;
+      try {
+        auto req = srv.parse_request(in);
+        srv.send_reply(req, ibtool::ofa::payload_of_text(answer(req.attr_id), iba::OFASysStatPing::DESC.size));
+      } catch (const ibcore::MADError& e) {
+        e.dump(stderr, ibcore::config().verbose);
+        if (e.reply_status) srv.send_error_reply(in, e.reply_status);
+      }
+    }
+  }
+
+  int fail(const std::string& msg) {
+    std::fflush(stdout);
+    std::printf("ibsysstat: iberror: failed: %s\n", msg.c_str());
+    return 255;
+  }
+
+  int client(ibcore::Umad& umad) {
+    auto& cfg = ibcore::config();
+    const Op* op = args_.size() > 1 ? find_op(args_[1]) : &OPS[0];
+    ibcore::MadTransactor mad(umad);
+    if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
+    ibcore::IBPath path;
+    try {
+      if (lid_form_ && guid_form_) throw ibcore::Error("only one of -L and -G may be given");
+      auto target = ibcore::IBPath::from_string(
+          args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
+                    : lid_form_ ? ibcore::IBPath::Form::LID
+                                : ibcore::IBPath::Form::Auto);
+      ibcore::GmpPathResolver res(mad);
+      path = res.resolve(target);
+    } catch (const std::exception& e) {
+      ibcore::report(e);
+      return fail("can't resolve destination port " + args_[0]);
+    }
+    std::vector<uint8_t> pl(iba::OFASysStatPing::DESC.size, 0);
+    ibcore::MadRequest req;
+    req.cls = iba::find_class(iba::OFA_SYSSTAT_CLASS);
+    req.method = iba::method::GET;
+    req.attr_id = op->attr;
+    req.oui = oui_;
+    req.payload = pl;
+    std::vector<uint8_t> rep;
+    try {
+      rep = mad.call(req, path);
+    } catch (const ibcore::MADTimeoutError& e) {
+      ibcore::report(e);
+      return fail("ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(ETIMEDOUT));
+    } catch (const ibcore::MADError& e) {
+      ibcore::report(e);
+      return fail("ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(EIO));
+    }
+    if (op == &OPS[0])
+      std::printf("sysstat ping succeeded\n");
+    else
+      std::printf("%s\n", ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)).c_str());
+    std::fflush(stdout);
+    return 0;
+  }
+
+  bool server_ = false, lid_form_ = false, guid_form_ = false;
+  std::string oui_str_;
+  uint32_t oui_ = iba::OFA_OUI;
+  int sm_port_ = 0;
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibsysstat",
+                .aliases = {},
+                .summary = "system status of a host through OpenFabrics vendor MADs (client and -S server)",
+                .description =
+                    "Asks the sysstat server of a port (vendor class 0x33, OUI 0x001405 unless -o) for "
+                    "one of: ping (the default: is the server there), host (its host name), cpu (a line "
+                    "per processor: model and clock).  -S runs the server.",
+                .usage = "[options] <dest lid|guid> [<op>]",
+                .examples = "  ibsysstat -S         # server\n"
+                            "  ibsysstat 12 host\n"
+                            "  ibsysstat 12 cpu",
+                .make = [] { return std::make_unique<IbSysStat>(); }});

@@ -1,0 +1,73 @@
+// What the OpenFabrics ping (0x32) and sysstat (0x33) servers answer, and
+// how their clients read a reply: shared by ibping and ibsysstat.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ibtool::ofa {
+
+// "host.domain": the host name and the NIS domain name as getdomainname
+// reports it ("(none)" when unset), which is what both servers answer.
+inline std::string host_and_domain() {
+  char h[256] = {}, d[256] = {};
+  gethostname(h, sizeof h - 1);
+  if (getdomainname(d, sizeof d - 1) != 0) d[0] = 0;
+  return std::string(h) + "." + d;
+}
+
+// One line per processor of a /proc/cpuinfo text:
+// "cpu N: model <model name> MHZ <cpu MHz>\n", each value as it follows the
+// ':' (its leading blank kept).
+inline std::string cpu_lines(std::istream& in) {
+  std::string out, line, model, mhz;
+  int cpu = -1;
+  auto flush = [&] {
+    if (cpu >= 0) out += "cpu " + std::to_string(cpu) + ": model " + model + " MHZ " + mhz + "\n";
+    model.clear();
+    mhz.clear();
+  };
+  while (std::getline(in, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    std::string val = line.substr(colon + 1);
+    if (key == "processor") {
+      flush();
+      cpu = std::stoi(val);
+    } else if (key == "model name") {
+      model = val;
+    } else if (key == "cpu MHz") {
+      mhz = val;
+    }
+  }
+  flush();
+  return out;
+}
+
+inline std::string cpu_info() {
+  std::ifstream f("/proc/cpuinfo");
+  return cpu_lines(f);
+}
+
+// A reply's text: the NUL terminated string at the start of the data area.
+inline std::string text_of(std::span<const uint8_t> data) {
+  size_t n = 0;
+  while (n < data.size() && data[n]) ++n;
+  return std::string(reinterpret_cast<const char*>(data.data()), n);
+}
+
+// Text as a reply payload of n bytes (cut to leave the terminating NUL).
+inline std::vector<uint8_t> payload_of_text(const std::string& s, size_t n) {
+  std::vector<uint8_t> p(n, 0);
+  for (size_t i = 0; i < s.size() && i + 1 < n; ++i) p[i] = uint8_t(s[i]);
+  return p;
+}
+
+}  // namespace ibtool::ofa
