@@ -72,7 +72,8 @@ links)
       "$tmp/bin/$name" --help 2>"$tmp/e"
       grep -q "^Usage: $name " "$tmp/e" || fail "$name through a link does not run as $name"
       # ibtool NAME works for aliases too.
-      "$tmp/bin/ibtool" "$name" --help 2>&1 | grep -q "^Usage: $name " || fail "ibtool $name --help failed"
+      "$tmp/bin/ibtool" "$name" --help 2>"$tmp/e2"
+      grep -q "^Usage: $name " "$tmp/e2" || fail "ibtool $name --help does not run as $name"
       n=$((n + 1))
     done
   done
