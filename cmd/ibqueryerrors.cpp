@@ -27,7 +27,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-enum : unsigned { PRINT_SWITCH = 1, PRINT_CA = 2, PRINT_ROUTER = 4, PRINT_ALL = 7 };
+constexpr unsigned PRINT_SWITCH = 1, PRINT_CA = 2, PRINT_ROUTER = 4, PRINT_ALL = 7;
 
 std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
 std::string fmt(const char* f, ...) {

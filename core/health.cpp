@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/config.h"
+#include "core/discovery.h"
 #include "core/error.h"
 #include "core/gmppath.h"
 #include "iba/sa.h"
@@ -453,6 +454,43 @@ std::vector<Finding> check_ids(const Subnet& db) {
       out.push_back(make(db, ranges[k].node, ranges[k].port, b));
     }
   return out;
+}
+
+namespace {
+Task<> probe_one(Scheduler& sched, const Subnet& db, uint32_t node, unsigned port, std::vector<Finding>& out) {
+  IBPath p = dr_path_of(db, node);
+  p.drPath.push_back(uint8_t(port));
+  try {
+    auto ni = co_await sched.SubnGet<iba::SMPNodeInfo>(p);
+    uint64_t g = ni.nodeGUID(), pg = ni.portGUID();
+    uint32_t other = db.node_by_guid(g);
+    uint32_t other_port = db.port_by_guid(pg);
+    if (other != NO_INDEX || other_port != NO_INDEX) {
+      const Node& o = db.node(other != NO_INDEX ? other : db.port(other_port).node);
+      char b[256];
+      std::snprintf(b, sizeof b,
+                    "the node on this link (DR path %s) has node GUID 0x%016" PRIx64 " port GUID 0x%016" PRIx64
+                    ", already used by \"%s\"",
+                    p.dr_string().c_str(), g, pg, o.description().c_str());
+      out.push_back(make(db, node, port, b));
+    }
+  } catch (const MADError& e) {
+    out.push_back(make(db, node, port, "LinkUp port whose peer does not answer NodeInfo: " + e.layers().back()));
+  }
+}
+}  // namespace
+
+void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Finding>& out) {
+  for (uint32_t i = 0; i < db.node_count(); ++i) {
+    const Node& n = db.node(i);
+    if (n.dr.empty() && i != db.from_node) continue;  // no DR path known
+    if (!n.is_switch() && i != db.from_node) continue;  // CAs do not forward
+    for (unsigned pn = 1; pn <= n.nports; ++pn) {
+      const Port& p = db.port(n, pn);
+      if (!p.has_info || p.phys_state() != PHYS_LINKUP || p.peer != NO_INDEX) continue;
+      sched.spawn(probe_one(sched, db, i, pn, out));
+    }
+  }
 }
 
 }  // namespace ibcore::health

@@ -186,6 +186,13 @@ std::vector<Finding> check_port_speed(const Subnet& db, uint32_t node, unsigned 
 // overlapping LID ranges (base LID .. base + 2^LMC - 1).
 std::vector<Finding> check_ids(const Subnet& db);
 
+// Live probe for duplicate GUIDs: discovery merges two nodes that share a
+// GUID, so the second one's link is missing from the database.  For every
+// LinkUp port without a peer in db, read NodeInfo through it (DR path of the
+// node + that port); a node answering with a GUID the database already
+// places elsewhere is a duplicate.  Runs on sched (spawns, caller runs).
+void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Finding>& out);
+
 // Width/speed names: "1X".."12X", "2.5 Gbps".."10.0 Gbps", FDR/EDR/HDR/NDR.
 std::string width_str(unsigned w);
 std::string speed_str(unsigned s);

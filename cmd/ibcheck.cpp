@@ -1,0 +1,410 @@
+// The ibcheck* family: fabric and port health checks with ibtool's own,
+// stable output (the reference no longer ships these scripts).  Every check
+// runs over the subnet database (one parallel discovery, or --cache), PM
+// counters are read for all ports at once on the MAD scheduler, and every
+// finding names the node (description, GUID), the port and the LID.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/discovery.h"
+#include "core/error.h"
+#include "core/gmppath.h"
+#include "core/health.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/rpc.h"
+#include "core/sched.h"
+#include "core/subnet.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+namespace H = ibcore::health;
+
+enum class Mode { Errors, Errs, Net, Node, Port, PortState, PortWidth, State, Width };
+
+bool is_target_mode(Mode m) {
+  return m == Mode::Errs || m == Mode::Node || m == Mode::Port || m == Mode::PortState || m == Mode::PortWidth;
+}
+bool needs_port(Mode m) { return m == Mode::Port || m == Mode::PortState || m == Mode::PortWidth; }
+
+class IbCheck : public ibtool::Command {
+public:
+  explicit IbCheck(Mode m) : mode_(m) {}
+
+  void options(CLI::App& app) override {
+    app.add_flag("-b,--brief", brief_, "print only the findings, no summary or OK lines");
+    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility (output is never colored)");
+    if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
+      app.add_option("-T,--threshold-file", threshold_file_,
+                     "error thresholds (Name=value lines), default: " + std::string(H::DEFAULT_THRESHOLDS))
+          ->option_text("<file>");
+      app.add_flag("-s,--show-thresholds", show_thresholds_, "print the thresholds in use");
+    }
+    if (is_target_mode(mode_)) {
+      app.add_flag("-G", guid_form_, "the target is a port GUID");
+      app.add_flag("-D", dr_form_, "the target is a DR path");
+      app.add_option("target", target_, "<lid|guid|dr_path>")->required();
+      if (needs_port(mode_))
+        app.add_option("port", port_, "<port>")->required();
+      else if (mode_ == Mode::Errs)
+        app.add_option("port", port_, "[<port>]");
+    }
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
+  }
+
+  int run() override {
+    try {
+      return run_();
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  struct Item {
+    uint32_t node;
+    unsigned port;
+  };
+
+  int run_() {
+    if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
+      if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
+        throw Error("Cannot read thresholds file " + threshold_file_);
+      if (show_thresholds_) {
+        std::printf("## Thresholds:");
+        for (int i = 0; i < H::N_ERR; ++i) std::printf(" %s=%" PRIu64, H::err_name(i), thr_.limit[i]);
+        std::printf("\n");
+      }
+    }
+    map_ = NodeNameMap::open(config().node_name_map);
+    if (mode_ == Mode::Node) return check_node();
+
+    db_ = obtain_subnet();
+    std::vector<uint32_t> nodes;
+    std::vector<Item> items;
+    if (is_target_mode(mode_)) {
+      auto [node, tport] = find_target();
+      nodes.push_back(node);
+      const Node& n = db_.node(node);
+      if (needs_port(mode_) || (mode_ == Mode::Errs && port_ >= 0)) {
+        if (port_ < 0 || unsigned(port_) > n.nports || (port_ == 0 && !n.is_switch()))
+          throw Error("Node \"" + name(node) + "\" has no port " + std::to_string(port_));
+        items.push_back({node, unsigned(port_)});
+      } else {
+        for (unsigned p = n.is_switch() ? 1 : 1; p <= n.nports; ++p)
+          if (port_checkable(n, p)) items.push_back({node, p});
+        if (n.is_switch() && n.enhsp0) items.insert(items.begin(), {node, 0});
+        (void)tport;
+      }
+    } else {
+      nodes = db_.reference_order(NodeType::Unknown);
+      std::reverse(nodes.begin(), nodes.end());  // discovery order
+      for (uint32_t i : nodes) {
+        const Node& n = db_.node(i);
+        if (n.is_switch() && n.enhsp0 && mode_ == Mode::Errors) items.push_back({i, 0});
+        for (unsigned p = 1; p <= n.nports; ++p)
+          if (port_checkable(n, p)) items.push_back({i, p});
+      }
+    }
+
+    bool state = mode_ == Mode::Net || mode_ == Mode::State || mode_ == Mode::Port || mode_ == Mode::PortState;
+    bool width = mode_ == Mode::Net || mode_ == Mode::Width || mode_ == Mode::Port || mode_ == Mode::PortWidth;
+    bool speed = mode_ == Mode::Net || mode_ == Mode::Port;
+    bool errors = mode_ == Mode::Net || mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Port;
+    bool ids = mode_ == Mode::Net;
+
+    std::vector<H::Finding> found;
+    for (const Item& it : items) {
+      if (state) append(found, H::check_port_state(db_, it.node, it.port));
+      // A link is reported once, from the end with the lower port slot,
+      // unless only this end is checked.
+      const Port& me = db_.port(db_.node(it.node), it.port);
+      bool link_end = is_target_mode(mode_) || me.peer == NO_INDEX || db_.port_index(it.node, it.port) < me.peer;
+      if (width && link_end) append(found, H::check_port_width(db_, it.node, it.port));
+      if (speed && link_end) append(found, H::check_port_speed(db_, it.node, it.port));
+    }
+    if (ids) append(found, H::check_ids(db_));
+
+    if (errors || ids) {
+      Umad umad(get_end_port(config().ca, config().port));
+      IBPath sa;
+      if (errors) sa = H::sa_path_for_pm(umad);
+      Scheduler sched(umad);
+      H::PmAccess pm(sched, sa);
+      std::vector<std::vector<H::Finding>> per(items.size());
+      if (errors)
+        for (size_t i = 0; i < items.size(); ++i)
+          if (items[i].port == 0 || db_.port(db_.node(items[i].node), items[i].port).phys_state() == PHYS_LINKUP ||
+              is_target_mode(mode_))
+            sched.spawn(read_errors(pm, items[i], per[i]));
+      std::vector<H::Finding> dup;
+      if (ids) H::probe_duplicate_guids(sched, db_, dup);
+      sched.run();
+      for (auto& v : per) append(found, v);
+      append(found, dup);
+    }
+
+    // Stable order: by node discovery rank, then port.
+    std::map<uint32_t, size_t> rank;
+    for (size_t i = 0; i < nodes.size(); ++i) rank[nodes[i]] = i;
+    std::stable_sort(found.begin(), found.end(), [&](const H::Finding& a, const H::Finding& b) {
+      size_t ra = a.node == NO_INDEX ? SIZE_MAX : (rank.count(a.node) ? rank[a.node] : SIZE_MAX - 1);
+      size_t rb = b.node == NO_INDEX ? SIZE_MAX : (rank.count(b.node) ? rank[b.node] : SIZE_MAX - 1);
+      return ra != rb ? ra < rb : a.port < b.port;
+    });
+    std::set<uint32_t> bad_nodes;
+    std::set<std::pair<uint32_t, int>> bad_ports;
+    for (const auto& f : found) {
+      std::printf("%s\n", H::describe(db_, f, f.node == NO_INDEX ? "" : name(f.node)).c_str());
+      if (config().verbose && !f.detail.empty()) std::printf("    %s\n", f.detail.c_str());
+      if (f.node != NO_INDEX) {
+        bad_nodes.insert(f.node);
+        if (f.port >= 0) bad_ports.insert({f.node, f.port});
+      }
+    }
+    if (config().verbose)
+      for (const Item& it : items)
+        if (!bad_ports.count({it.node, int(it.port)})) {
+          H::Finding ok;
+          ok.node = it.node;
+          ok.port = int(it.port);
+          ok.lid = H::port_lid(db_, db_.node(it.node), it.port);
+          ok.what = "OK" + port_summary(it);
+          std::printf("%s\n", H::describe(db_, ok, name(it.node)).c_str());
+        }
+    if (!brief_) {
+      if (is_target_mode(mode_) && found.empty() && !config().verbose)
+        for (const Item& it : items) {
+          H::Finding ok;
+          ok.node = it.node;
+          ok.port = items.size() == 1 || needs_port(mode_) ? int(it.port) : -1;
+          ok.lid = H::port_lid(db_, db_.node(it.node), it.port);
+          ok.what = "OK";
+          std::printf("%s\n", H::describe(db_, ok, name(it.node)).c_str());
+          if (ok.port < 0) break;
+        }
+      std::printf("## Summary: %zu nodes checked, %zu bad nodes found\n", nodes.size(), bad_nodes.size());
+      std::printf("##          %zu ports checked, %zu bad ports found\n", items.size(), bad_ports.size());
+    }
+    return found.empty() ? 0 : 1;
+  }
+
+  static void append(std::vector<H::Finding>& a, const std::vector<H::Finding>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+  }
+
+  std::string name(uint32_t n) const { return map_.remap(db_.node(n).guid, db_.node(n).description()); }
+
+  bool port_checkable(const Node& n, unsigned p) const {
+    const Port& x = db_.port(n, p);
+    if (!x.exists || !x.has_info) return false;
+    // Unconnected ports (down, no peer) have nothing to check.
+    return x.peer != NO_INDEX || x.phys_state() == PHYS_LINKUP;
+  }
+
+  std::string port_summary(const Item& it) const {
+    const Port& p = db_.port(db_.node(it.node), it.port);
+    if (!p.has_info || it.port == 0) return "";
+    auto pi = p.port_info();
+    return " (" + std::string(H::port_state_str(pi.portState())) + "/" + H::phys_state_str(pi.portPhysicalState()) +
+           ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
+  }
+
+  std::pair<uint32_t, uint32_t> find_target() {
+    IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
+    IBPath p = IBPath::from_string(target_, form);
+    uint32_t slot = NO_INDEX;
+    if (p.is_dr()) {
+      std::vector<uint8_t> h(p.drPath.begin() + 1, p.drPath.end());
+      slot = db_.port_by_dr(h);
+    } else if (p.DLID) {
+      slot = db_.port_by_lid(p.DLID);
+    } else {
+      slot = db_.port_by_guid(p.DGID.guid());
+      if (slot == NO_INDEX) {
+        uint32_t n = db_.node_by_guid(p.DGID.guid());
+        if (n != NO_INDEX) slot = db_.node(n).port0;
+      }
+    }
+    if (slot == NO_INDEX) throw Error("No node in the subnet matches " + target_);
+    return {db_.port(slot).node, slot};
+  }
+
+  Task<> read_errors(H::PmAccess& pm, Item it, std::vector<H::Finding>& out) {
+    const Node& n = db_.node(it.node);
+    uint16_t lid = H::port_lid(db_, n, it.port);
+    H::Finding f;
+    f.node = it.node;
+    f.port = int(it.port);
+    f.lid = lid;
+    if (!lid) {
+      f.what = "no LID: PortCounters cannot be read";
+      out.push_back(f);
+      co_return;
+    }
+    try {
+      uint16_t cap = co_await pm.cap_mask(lid);
+      auto pc = co_await pm.counters(lid, uint8_t(it.port));
+      for (int i = 0; i < H::N_ERR; ++i) {
+        uint64_t v = H::err_value(pc, i);
+        if (i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT)) continue;
+        if (!thr_.exceeds(i, v)) continue;
+        H::Finding e = f;
+        char b[160];
+        std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::err_name(i), v, thr_.limit[i],
+                      v == H::err_max(i) ? ", saturated" : "");
+        e.what = b;
+        out.push_back(e);
+      }
+    } catch (const MADError& e) {
+      f.what = "PortCounters query failed: " + e.layers().back();
+      if (e.layers().size() > 1) f.detail = e.layers().front();
+      out.push_back(f);
+    }
+  }
+
+  int check_node() {
+    IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
+    IBPath p = IBPath::from_string(target_, form);
+    Umad umad(get_end_port(config().ca, config().port));
+    MadTransactor mad(umad);
+    if (!p.is_dr() && !p.DLID) {
+      // A GUID: its LID from the SA.
+      IBPath sa = H::sa_path_for_pm(umad);
+      auto [q, mask] = GmpPathResolver::path_query(p, umad.local_lid(), umad.local_gid());
+      iba::SAPathRecord pr = mad.SubnAdmGet(q, mask, &sa);
+      p = IBPath();
+      p.DLID = pr.DLID();
+    }
+    try {
+      auto ni = mad.SubnGet<iba::SMPNodeInfo>(p);
+      iba::SMPNodeDescription nd;
+      std::string desc;
+      try {
+        nd = mad.SubnGet<iba::SMPNodeDescription>(p);
+        const auto b = nd.bytes();
+        desc = clean_nodedesc(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+      } catch (const MADError&) {
+      }
+      if (!brief_)
+        std::printf("\"%s\" (0x%016" PRIx64 ") %s: OK\n", map_.remap(ni.nodeGUID(), desc).c_str(), ni.nodeGUID(),
+                    p.describe().c_str());
+      return 0;
+    } catch (const MADError& e) {
+      std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
+      if (config().verbose) e.dump(stderr, config().verbose - 1);
+      return 1;
+    }
+  }
+
+  Mode mode_;
+  bool brief_ = false, nocolor_ = false, show_thresholds_ = false, guid_form_ = false, dr_form_ = false;
+  std::string threshold_file_ = H::DEFAULT_THRESHOLDS;
+  std::string target_;
+  int port_ = -1;
+  H::Thresholds thr_;
+  NodeNameMap map_;
+  Subnet db_;
+};
+
+const char* const kFindingFormat =
+    "  Each finding is one line on stdout:  \"<node description>\" (0x<node GUID>) port <n> lid <lid>: "
+    "<what is wrong>.  -v adds an OK line (with state, width and speed) for every port checked; -b leaves "
+    "out the summary.  The summary is two lines: \"## Summary: N nodes checked, M bad nodes found\" and "
+    "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found, 0 "
+    "otherwise, 255 when the check could not run.";
+
+std::string desc(const char* what) { return std::string(what) + kFindingFormat; }
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibcheckerrors",
+                .aliases = {},
+                .summary = "check the error counters of every port in the subnet against thresholds",
+                .description = desc(
+                    "Reads the PortCounters of every connected port of the subnet (all at once) and reports each "
+                    "error counter above its threshold (0 unless the thresholds file, the format of "
+                    "ibqueryerrors' and ibswportwatch's, raises it; a saturated counter says so).  "),
+                .usage = "[options]",
+                .examples = "  ibcheckerrors -T /etc/infiniband-diags/error_thresholds",
+                .make = [] { return std::make_unique<IbCheck>(Mode::Errors); }});
+IBTOOL_COMMAND({.name = "ibcheckerrs",
+                .aliases = {},
+                .summary = "check the error counters of one node or port against thresholds",
+                .description = desc("Like ibcheckerrors for the node at <lid|guid|dr_path>, every connected port "
+                                    "or only <port>.  "),
+                .usage = "[options] <lid|guid|dr_path> [<port>]",
+                .examples = "  ibcheckerrs 2 3",
+                .make = [] { return std::make_unique<IbCheck>(Mode::Errs); }});
+IBTOOL_COMMAND({.name = "ibchecknet",
+                .aliases = {},
+                .summary = "check every port, link, counter and ID of the subnet",
+                .description = desc(
+                    "Runs every check over the whole subnet: port states (LinkUp ports must be Active, "
+                    "connected ports LinkUp), link width and speed against what both ends enable and "
+                    "support, error counters against thresholds, and IDs (duplicate or zero GUIDs, a "
+                    "duplicate node found by reading NodeInfo through LinkUp ports whose peer discovery "
+                    "could not place, missing LIDs, LID ranges overlapping with their LMC).  "),
+                .usage = "[options]",
+                .examples = "  ibchecknet -v",
+                .make = [] { return std::make_unique<IbCheck>(Mode::Net); }});
+IBTOOL_COMMAND({.name = "ibchecknode",
+                .aliases = {},
+                .summary = "check that a node answers",
+                .description = "Reads NodeInfo (and the node description) of <lid|guid|dr_path>.  Prints "
+                               "\"<name>\" (0x<GUID>) <path>: OK, or the failure, on stdout.  Exit status 1 when the "
+                               "node does not answer.",
+                .usage = "[options] <lid|guid|dr_path>",
+                .examples = "  ibchecknode 2",
+                .make = [] { return std::make_unique<IbCheck>(Mode::Node); }});
+IBTOOL_COMMAND({.name = "ibcheckport",
+                .aliases = {},
+                .summary = "check one port: state, link width and speed, error counters",
+                .description = desc("Checks port <port> of the node at <lid|guid|dr_path>: its state, its link's "
+                                    "width and speed against both ends, and its error counters.  "),
+                .usage = "[options] <lid|guid|dr_path> <port>",
+                .examples = "  ibcheckport 2 3",
+                .make = [] { return std::make_unique<IbCheck>(Mode::Port); }});
+IBTOOL_COMMAND({.name = "ibcheckportstate",
+                .aliases = {},
+                .summary = "check one port's logical and physical state",
+                .description = desc("Checks that port <port> of the node at <lid|guid|dr_path> is LinkUp and "
+                                    "Active when connected.  "),
+                .usage = "[options] <lid|guid|dr_path> <port>",
+                .examples = "  ibcheckportstate 2 3",
+                .make = [] { return std::make_unique<IbCheck>(Mode::PortState); }});
+IBTOOL_COMMAND({.name = "ibcheckportwidth",
+                .aliases = {},
+                .summary = "check one port's link width against both ends",
+                .description = desc("Checks that the link of port <port> runs at the widest width both ends have "
+                                    "enabled and support, and is not 1X when both support more.  "),
+                .usage = "[options] <lid|guid|dr_path> <port>",
+                .examples = "  ibcheckportwidth 2 3",
+                .make = [] { return std::make_unique<IbCheck>(Mode::PortWidth); }});
+IBTOOL_COMMAND({.name = "ibcheckstate",
+                .aliases = {},
+                .summary = "check the state of every port in the subnet",
+                .description = desc("Checks every connected port of the subnet: LinkUp ports must be Active, "
+                                    "ports with a peer must be LinkUp.  "),
+                .usage = "[options]",
+                .examples = "  ibcheckstate",
+                .make = [] { return std::make_unique<IbCheck>(Mode::State); }});
+IBTOOL_COMMAND({.name = "ibcheckwidth",
+                .aliases = {},
+                .summary = "check the width of every link in the subnet",
+                .description = desc("Checks every link: it must run at the widest width both ends have enabled "
+                                    "and support, and not at 1X when both ends support more.  "),
+                .usage = "[options]",
+                .examples = "  ibcheckwidth",
+                .make = [] { return std::make_unique<IbCheck>(Mode::Width); }});
