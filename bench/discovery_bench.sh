@@ -30,6 +30,16 @@ echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
 t0=$(date +%s)
 "$fabric" start "$dir/topo.net" "$dir/fab" 900 >/dev/null
 echo "fabric up in $(( $(date +%s) - t0 )) s"
+# OpenSM keeps ibsim busy for a while after SUBNET UP (sweeps, traps): wait
+# until ibsim is idle (under 5% of a CPU over a second) so every run sees
+# the same simulator.
+ibsim_pid=$(cat "$dir/fab/ibsim.pid")
+ticks() { awk '{print $14 + $15}' "/proc/$ibsim_pid/stat"; }
+for _ in $(seq 300); do
+  a=$(ticks); sleep 1; b=$(ticks)
+  [ $((b - a)) -lt 5 ] && break
+done
+echo "fabric idle after $(( $(date +%s) - t0 )) s"
 eval "$("$fabric" env "$dir/fab")"
 cd "$dir"
 

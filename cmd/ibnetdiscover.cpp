@@ -20,6 +20,14 @@ namespace {
 
 using namespace ibcore;
 
+// The reference ends a failed run with one line on stdout and status 255.
+int ref_exit(const std::string& msg) {
+  std::fflush(stderr);
+  std::printf("ibnetdiscover: iberror: failed: %s\n", msg.c_str());
+  std::fflush(stdout);
+  return 255;
+}
+
 class IbNetDiscover : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -79,8 +87,7 @@ public:
       if (!outfile_.empty()) {
         f = std::fopen(outfile_.c_str(), "w");
         if (!f) {
-          std::fprintf(stderr, "E: can't open file %s for writing\n", outfile_.c_str());
-          return 255;
+          return ref_exit("can't open file " + outfile_ + " for writing");
         }
       }
       NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
@@ -92,8 +99,7 @@ public:
           have_diff = true;
         } catch (const std::exception& e) {
           ibcore::report(e);
-          std::fprintf(stderr, "E: loading cached fabric for diff failed\n");
-          return 255;
+          return ref_exit("loading cached fabric for diff failed\n");
         }
       }
       Subnet db;
@@ -102,8 +108,7 @@ public:
           db = load_cache(load_cache_);
         } catch (const std::exception& e) {
           ibcore::report(e);
-          std::fprintf(stderr, "E: loading cached fabric failed\n");
-          return 255;
+          return ref_exit("loading cached fabric failed\n");
         }
       } else {
         DiscoveryOptions o;
@@ -127,15 +132,13 @@ public:
           save_cache(db, cache_, CacheFormat::Reference);
         } catch (const std::exception& e) {
           ibcore::report(e);
-          std::fprintf(stderr, "E: caching ibnetdiscover data failed\n");
-          return 255;
+          return ref_exit("caching ibnetdiscover data failed\n");
         }
       }
       return 0;
     } catch (const std::exception& e) {
       ibcore::report(e);
-      std::fprintf(stderr, "E: discover failed\n");
-      return 255;
+      return ref_exit("discover failed\n");
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 
 #include "core/error.h"
 
@@ -24,15 +25,29 @@ bool mlnx_ext_supported(uint16_t devid, uint32_t vendid) {
   return false;
 }
 
+// "what: layer: layer..." for a failed query.
+std::string failure_text(const std::exception& e, const std::string& what) {
+  std::string msg = what;
+  if (auto* me = dynamic_cast<const MADError*>(&e)) {
+    for (auto& l : me->layers()) msg += ": " + l;
+  } else {
+    msg += std::string(": ") + e.what();
+  }
+  return msg;
+}
+
+// The walk keeps its own queue of small work items and a bounded pool of
+// worker coroutines that drain it, so memory stays proportional to the
+// fabric (a few bytes per queued query) rather than to a coroutine frame per
+// query not yet sent.  FIFO order makes the walk breadth first.
 class Walker {
 public:
   Walker(Scheduler& s, Subnet& db, const DiscoveryOptions& o) : s_(s), db_(db), opt_(o) {
-    Transport& t = s.transport();
-    local_lid_ = t.local_lid();
+    local_lid_ = s.transport().local_lid();
+    max_workers_ = s.engine().max_outstanding() + 8;
   }
 
   DiscoveryResult run() {
-    use_lid_ = false;
     DiscoveryMode m = opt_.mode == DiscoveryMode::Auto ? config().discovery : opt_.mode;
     if (m == DiscoveryMode::Auto || m == DiscoveryMode::SA) m = local_lid_ ? DiscoveryMode::LID : DiscoveryMode::DR;
     if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
@@ -40,7 +55,6 @@ public:
     res_.mode_used = m;
     uint64_t sent0 = s_.engine().sent();
 
-    // The start node, synchronously within the scheduler: its failure is fatal.
     s_.spawn(start());
     s_.run();
     if (start_error_) std::rethrow_exception(start_error_);
@@ -49,26 +63,41 @@ public:
     return std::move(res_);
   }
 
+  std::vector<uint32_t> tables_;
+
 private:
+  enum Kind : uint8_t { ND, SI, SW_PI0, SW_PORT, CA_PORT };
+  struct Item {
+    Kind kind;
+    uint8_t port;
+    uint8_t entry;    // SW_*: the port the switch was entered by
+    uint32_t node;
+    uint32_t via;     // CA_PORT: the port slot the CA port was reached from (NO_INDEX: node's path)
+  };
+
+  void push(Item it) {
+    q_.push_back(it);
+    if (workers_ < max_workers_) {
+      ++workers_;
+      s_.spawn(worker());
+    }
+  }
+
   IBPath dr(const std::vector<uint8_t>& hops) const {
     IBDRPath p(hops);
-    p.ca = ca_;
-    p.port = port_;
     return p;
   }
   // The path for a query to node n: LID routed when allowed and known.
   IBPath path_for(uint32_t n, unsigned port_hint = 0) const {
     const Node& x = db_.node(n);
     uint16_t lid = 0;
-    if (use_lid_) {
+    if (use_lid_ && n != db_.from_node) {
       if (x.is_switch()) lid = x.smalid;
       else if (port_hint && port_hint <= x.nports && db_.port(x, port_hint).has_info)
         lid = db_.port(x, port_hint).base_lid;
     }
-    if (lid && n != db_.from_node) {
+    if (lid) {
       IBPath p;
-      p.ca = ca_;
-      p.port = port_;
       p.DLID = lid;
       p.SLID = local_lid_;
       return p;
@@ -84,15 +113,7 @@ private:
     return dr(h);
   }
 
-  void fail(const std::exception& e, const std::string& what) {
-    std::string msg = what;
-    if (auto* me = dynamic_cast<const MADError*>(&e)) {
-      for (auto& l : me->layers()) msg += ": " + l;
-    } else {
-      msg += std::string(": ") + e.what();
-    }
-    res_.errors.push_back(std::move(msg));
-  }
+  void fail(const std::exception& e, const std::string& what) { res_.errors.push_back(failure_text(e, what)); }
 
   static std::string node_str(const Node& x) {
     char b[64];
@@ -119,78 +140,96 @@ private:
     db_.from_port = uint8_t(ni.localPortNum());
     db_.node(n).dr = opt_.from;
     db_.touch_port(n, ni.localPortNum(), ni.portGUID());
-    new_node(n, uint8_t(ni.localPortNum()));
+    new_node(n, uint8_t(ni.localPortNum()), NO_INDEX);
   }
 
   // Queue the queries of a node seen for the first time.
-  void new_node(uint32_t n, uint8_t entry) {
-    const Node& x = db_.node(n);
-    s_.spawn(node_desc(n));
-    if (x.is_switch()) {
-      s_.spawn(switch_node(n, entry));
-    } else {
-      s_.spawn(ca_port(n, entry, db_.node(n).dr));
-    }
+  void new_node(uint32_t n, uint8_t entry, uint32_t via) {
+    push({ND, 0, entry, n, NO_INDEX});
+    if (db_.node(n).is_switch()) push({SW_PI0, 0, entry, n, NO_INDEX});
+    else push({CA_PORT, entry, entry, n, via});
   }
 
-  Task<> node_desc(uint32_t n) {
-    try {
-      auto d = co_await s_.SubnGet<iba::SMPNodeDescription>(path_for(n, db_.node(n).local_port_num()));
-      db_.set_desc(n, d.bytes());
-    } catch (const std::exception& e) {
-      fail(e, "NodeDescription of " + node_str(db_.node(n)));
+  Task<> worker() {
+    while (!q_.empty()) {
+      Item it = q_.front();
+      q_.pop_front();
+      switch (it.kind) {
+        case ND:
+          try {
+            auto d = co_await s_.SubnGet<iba::SMPNodeDescription>(path_for(it.node, it.entry));
+            db_.set_desc(it.node, d.bytes());
+          } catch (const std::exception& e) {
+            fail(e, "NodeDescription of " + node_str(db_.node(it.node)));
+          }
+          break;
+        case SI:
+          try {
+            auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(path_for(it.node));
+            db_.set_switch_info(it.node, si.bytes());
+          } catch (const std::exception& e) {
+            fail(e, "SwitchInfo of " + node_str(db_.node(it.node)));
+          }
+          break;
+        case SW_PI0:
+          // PortInfo 0 first: it carries the switch's LID (then LID routing
+          // can be used for the rest).
+          try {
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(dr(db_.node(it.node).dr), 0);
+            db_.set_port_info(it.node, 0, pi.bytes());
+          } catch (const std::exception& e) {
+            fail(e, "PortInfo 0 of " + node_str(db_.node(it.node)));
+          }
+          push({SI, 0, it.entry, it.node, NO_INDEX});
+          for (unsigned p = 1; p <= db_.node(it.node).nports; ++p)
+            push({SW_PORT, uint8_t(p), it.entry, it.node, NO_INDEX});
+          if (opt_.read_lft || opt_.read_mft) tables_.push_back(it.node);
+          break;
+        case SW_PORT: {
+          bool ok = false;
+          try {
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(path_for(it.node), it.port);
+            db_.set_port_info(it.node, it.port, pi.bytes());
+            ok = true;
+          } catch (const std::exception& e) {
+            fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
+          }
+          if (!ok) break;
+          if (need_mlnx_ext(it.node, it.port)) co_await mlnx_ext(it.node, it.port);
+          if (it.port != it.entry && db_.port(db_.port_index(it.node, it.port)).phys_state() == PHYS_LINKUP)
+            co_await probe(it.node, it.port);
+          break;
+        }
+        case CA_PORT: {
+          // Asked through the port itself (its PortInfo then names it as
+          // the local port, as the reference's does).
+          std::vector<uint8_t> hops;
+          if (it.via == NO_INDEX) {
+            hops = db_.node(it.node).dr;
+          } else {
+            const Port& v = db_.port(it.via);
+            hops = db_.node(v.node).dr;
+            hops.push_back(v.num);
+          }
+          bool ok = false;
+          try {
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(dr(hops), it.port);
+            db_.set_port_info(it.node, it.port, pi.bytes());
+            ok = true;
+          } catch (const std::exception& e) {
+            fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
+          }
+          if (!ok) break;
+          if (need_mlnx_ext(it.node, it.port)) co_await mlnx_ext(it.node, it.port);
+          // Only the start node (a CA) is left through its own port.
+          if (it.node == db_.from_node && it.port == db_.from_port &&
+              db_.port(db_.port_index(it.node, it.port)).phys_state() == PHYS_LINKUP)
+            co_await probe(it.node, it.port);
+          break;
+        }
+      }
     }
-  }
-
-  Task<> switch_node(uint32_t n, uint8_t entry) {
-    // PortInfo 0 first: it carries the switch's LID (then LID routing can be used).
-    try {
-      auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(dr(db_.node(n).dr), 0);
-      db_.set_port_info(n, 0, pi.bytes());
-    } catch (const std::exception& e) {
-      fail(e, "PortInfo 0 of " + node_str(db_.node(n)));
-    }
-    s_.spawn(switch_info(n));
-    const Node& x = db_.node(n);
-    for (unsigned p = 1; p <= x.nports; ++p) s_.spawn(switch_port(n, uint8_t(p), entry));
-    if (opt_.read_lft || opt_.read_mft) tables_.push_back(n);
-  }
-
-  Task<> switch_info(uint32_t n) {
-    try {
-      auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(path_for(n));
-      db_.set_switch_info(n, si.bytes());
-    } catch (const std::exception& e) {
-      fail(e, "SwitchInfo of " + node_str(db_.node(n)));
-    }
-  }
-
-  Task<> switch_port(uint32_t n, uint8_t p, uint8_t entry) {
-    iba::SMPPortInfo pi;
-    try {
-      pi = co_await s_.SubnGet<iba::SMPPortInfo>(path_for(n), p);
-    } catch (const std::exception& e) {
-      fail(e, "PortInfo " + std::to_string(p) + " of " + node_str(db_.node(n)));
-      co_return;
-    }
-    db_.set_port_info(n, p, pi.bytes());
-    if (need_mlnx_ext(n, p)) co_await mlnx_ext(n, p);
-    if (p != entry && pi.portPhysicalState() == PHYS_LINKUP) co_await probe(n, p);
-  }
-
-  // PortInfo of CA/router port p, asked through that port (hops reach it).
-  Task<> ca_port(uint32_t n, uint8_t p, std::vector<uint8_t> hops) {
-    iba::SMPPortInfo pi;
-    try {
-      pi = co_await s_.SubnGet<iba::SMPPortInfo>(dr(hops), p);
-    } catch (const std::exception& e) {
-      fail(e, "PortInfo " + std::to_string(p) + " of " + node_str(db_.node(n)));
-      co_return;
-    }
-    db_.set_port_info(n, p, pi.bytes());
-    if (need_mlnx_ext(n, p)) co_await mlnx_ext(n, p);
-    // Only the start node (a CA) is left through its own port.
-    if (n == db_.from_node && p == db_.from_port && pi.portPhysicalState() == PHYS_LINKUP) co_await probe(n, p);
+    --workers_;
   }
 
   bool need_mlnx_ext(uint32_t n, uint8_t p) const {
@@ -236,14 +275,10 @@ private:
     if (created) {
       y.dr = db_.node(n).dr;
       y.dr.push_back(p);
-      new_node(m, rp);
-    } else if (!y.is_switch()) {
+      new_node(m, rp, slot);
+    } else if (!y.is_switch() && !db_.port(y, rp).has_info) {
       // A CA/router reached through another of its ports.
-      if (!db_.port(y, rp).has_info) {
-        std::vector<uint8_t> h = db_.node(n).dr;
-        h.push_back(p);
-        s_.spawn(ca_port(m, rp, std::move(h)));
-      }
+      push({CA_PORT, rp, rp, m, slot});
     }
   }
 
@@ -254,11 +289,8 @@ private:
   std::exception_ptr start_error_;
   uint16_t local_lid_ = 0;
   bool use_lid_ = false;
-  std::string ca_;
-  int port_ = 0;
-
-public:
-  std::vector<uint32_t> tables_;
+  std::deque<Item> q_;
+  unsigned workers_ = 0, max_workers_ = 64;
 };
 
 // --- forwarding tables -------------------------------------------------------------
@@ -280,13 +312,7 @@ public:
   }
 
   void fail(const std::exception& e, const std::string& what) {
-    if (!res_) return;
-    std::string msg = what;
-    if (auto* me = dynamic_cast<const MADError*>(&e))
-      for (auto& l : me->layers()) msg += ": " + l;
-    else
-      msg += std::string(": ") + e.what();
-    res_->errors.push_back(std::move(msg));
+    if (res_) res_->errors.push_back(failure_text(e, what));
   }
 
   Task<> need_swinfo(uint32_t n, bool lft, bool mft) {
