@@ -1,0 +1,103 @@
+// ibclearcounters / ibclearerrors: clear the PortCounters (all, or only the
+// error counters) of every port of the subnet, all nodes at once.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/health.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/sched.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+namespace H = ibcore::health;
+
+class IbClear : public ibtool::Command {
+public:
+  explicit IbClear(bool all) : all_(all) {}
+  void options(CLI::App& app) override {
+    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
+  }
+  int run() override {
+    try {
+      Subnet db = obtain_subnet();
+      NodeNameMap map = NodeNameMap::open(config().node_name_map);
+      Umad umad(get_end_port(config().ca, config().port));
+      IBPath sa = H::sa_path_for_pm(umad);
+      Scheduler sched(umad);
+      H::PmAccess pm(sched, sa);
+      unsigned nodes = 0, ports = 0, failed = 0;
+      std::vector<std::string> errs;
+      auto one = [&](uint32_t ni) -> Task<> {
+        const Node& n = db.node(ni);
+        std::vector<std::pair<uint16_t, unsigned>> todo;
+        if (n.is_switch()) {
+          uint16_t lid = H::port_lid(db, n, 0);
+          for (unsigned p = n.enhsp0 ? 0 : 1; p <= n.nports; ++p) todo.push_back({lid, p});
+        } else {
+          for (unsigned p = 1; p <= n.nports; ++p)
+            if (db.port(n, p).exists && db.port(n, p).base_lid) todo.push_back({db.port(n, p).base_lid, p});
+        }
+        if (todo.empty()) co_return;
+        ++nodes;
+        uint16_t cap = co_await pm.cap_mask(todo.front().first);
+        bool ext = all_ && (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF));
+        uint16_t sel = all_ ? 0xffff : H::SELECT_ERRORS;
+        for (auto [lid, p] : todo) {
+          try {
+            co_await pm.clear(lid, uint8_t(p), sel, ext);
+            ++ports;
+          } catch (const MADError& e) {
+            ++failed;
+            errs.push_back("\"" + map.remap(n.guid, n.description()) + "\" port " + std::to_string(p) + " lid " +
+                           std::to_string(lid) + ": clearing failed: " + e.layers().back());
+          }
+        }
+      };
+      for (uint32_t i = 0; i < db.node_count(); ++i) sched.spawn(one(i));
+      sched.run();
+      for (auto& e : errs) std::printf("%s\n", e.c_str());
+      std::printf("## Summary: %u nodes, %u ports %s, %u failed\n", nodes, ports,
+                  all_ ? "counters cleared" : "error counters cleared", failed);
+      return failed ? 1 : 0;
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  bool all_;
+  bool nocolor_ = false;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibclearcounters",
+                .aliases = {},
+                .summary = "clear every PortCounters counter on every port of the subnet",
+                .description = "Clears all PortCounters (errors and data; PortCountersExtended too where the "
+                               "PMA has them) of every port, all nodes concurrently.  Prints a line per port "
+                               "that failed and \"## Summary: N nodes, P ports counters cleared, F failed\".  "
+                               "Exit status 1 when a port failed.",
+                .usage = "[options]",
+                .examples = "  ibclearcounters",
+                .make = [] { return std::make_unique<IbClear>(true); }});
+IBTOOL_COMMAND({.name = "ibclearerrors",
+                .aliases = {},
+                .summary = "clear the error counters on every port of the subnet",
+                .description = "Clears the PortCounters error counters (CounterSelect 0x0fff and PortXmitWait) "
+                               "of every port, all nodes concurrently; data counters are kept.  Prints a line "
+                               "per port that failed and \"## Summary: N nodes, P ports error counters cleared, "
+                               "F failed\".  Exit status 1 when a port failed.",
+                .usage = "[options]",
+                .examples = "  ibclearerrors",
+                .make = [] { return std::make_unique<IbClear>(false); }});

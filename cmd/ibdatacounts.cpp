@@ -1,0 +1,146 @@
+// ibdatacounters (whole subnet) / ibdatacounts (one node or port): the data
+// counters of every port, read concurrently.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/health.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/sched.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+namespace H = ibcore::health;
+
+class IbDataCounts : public ibtool::Command {
+public:
+  explicit IbDataCounts(bool one) : one_(one) {}
+  void options(CLI::App& app) override {
+    app.add_flag("-b,--brief", brief_, "leave out the summary line");
+    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
+    if (one_) {
+      app.add_flag("-G", guid_form_, "the target is a port GUID");
+      app.add_option("target", target_, "<lid|guid|dr_path>")->required();
+      app.add_option("port", port_, "[<port>]");
+    }
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
+  }
+  int run() override {
+    try {
+      return run_();
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  struct Item {
+    uint32_t node;
+    unsigned port;
+    uint16_t lid;
+    std::string text;
+  };
+
+  int run_() {
+    Subnet db = obtain_subnet();
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    std::vector<uint32_t> nodes;
+    if (one_) {
+      IBPath p = IBPath::from_string(target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto);
+      uint32_t slot = p.is_dr() ? db.port_by_dr(std::vector<uint8_t>(p.drPath.begin() + 1, p.drPath.end()))
+                      : p.DLID  ? db.port_by_lid(p.DLID)
+                                : db.port_by_guid(p.DGID.guid());
+      if (slot == NO_INDEX) throw Error("No node in the subnet matches " + target_);
+      nodes.push_back(db.port(slot).node);
+    } else {
+      nodes = db.reference_order(NodeType::Unknown);
+      std::reverse(nodes.begin(), nodes.end());
+    }
+    std::vector<Item> items;
+    for (uint32_t ni : nodes) {
+      const Node& n = db.node(ni);
+      for (unsigned p = 1; p <= n.nports; ++p) {
+        if (one_ && port_ >= 0 && unsigned(port_) != p) continue;
+        const Port& x = db.port(n, p);
+        if (!x.exists || !x.has_info || x.phys_state() != PHYS_LINKUP) continue;
+        items.push_back({ni, p, H::port_lid(db, n, p), {}});
+      }
+    }
+    if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
+    Umad umad(get_end_port(config().ca, config().port));
+    IBPath sa = H::sa_path_for_pm(umad);
+    Scheduler sched(umad);
+    H::PmAccess pm(sched, sa);
+    unsigned failed = 0;
+    auto read = [&](Item& it) -> Task<> {
+      char b[256];
+      try {
+        uint16_t cap = co_await pm.cap_mask(it.lid);
+        if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
+          auto x = co_await pm.counters_ext(it.lid, uint8_t(it.port));
+          for (int i = 0; i < H::N_DATA; ++i) {
+            std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(x, i));
+            it.text += b;
+          }
+        } else {
+          auto pc = co_await pm.counters(it.lid, uint8_t(it.port));
+          for (int i = 0; i < 4; ++i) {
+            std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(pc, i));
+            it.text += b;
+          }
+        }
+      } catch (const MADError& e) {
+        ++failed;
+        it.text = " query failed: " + e.layers().back();
+      }
+    };
+    for (auto& it : items) sched.spawn(read(it));
+    sched.run();
+    for (auto& it : items) {
+      const Node& n = db.node(it.node);
+      std::printf("\"%s\" (0x%016" PRIx64 ") port %u lid %u:%s\n", map.remap(n.guid, n.description()).c_str(), n.guid,
+                  it.port, unsigned(it.lid), it.text.c_str());
+    }
+    if (!brief_) std::printf("## Summary: %zu nodes, %zu ports read, %u failed\n", nodes.size(), items.size(), failed);
+    return failed ? 1 : 0;
+  }
+
+  bool one_;
+  bool brief_ = false, nocolor_ = false, guid_form_ = false;
+  std::string target_;
+  int port_ = -1;
+};
+
+const char* const kFormat =
+    "  One line per connected port: \"<node description>\" (0x<node GUID>) port <n> lid <lid>: followed by "
+    "Name=value for each data counter (PortXmitData and PortRcvData count 4-byte words; the 8 "
+    "PortCountersExtended counters when the PMA has them, else the 4 of PortCounters), then "
+    "\"## Summary: N nodes, P ports read, F failed\" (-b leaves it out).  Exit status 1 when a read failed.";
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibdatacounters",
+                .aliases = {},
+                .summary = "show the data counters of every connected port of the subnet",
+                .description = std::string("Reads the data counters of every connected port, all at once.") + kFormat,
+                .usage = "[options]",
+                .examples = "  ibdatacounters",
+                .make = [] { return std::make_unique<IbDataCounts>(false); }});
+IBTOOL_COMMAND({.name = "ibdatacounts",
+                .aliases = {},
+                .summary = "show the data counters of one node or port",
+                .description = std::string("Reads the data counters of the connected ports of the node at "
+                                           "<lid|guid|dr_path>, or only of <port>.") + kFormat,
+                .usage = "[options] <lid|guid|dr_path> [<port>]",
+                .examples = "  ibdatacounts 2 3",
+                .make = [] { return std::make_unique<IbDataCounts>(true); }});

@@ -1,0 +1,86 @@
+// ibidsverify: check the subnet's IDs: GUIDs unique and non-zero (with a
+// live probe for a node discovery could not place because its GUID is
+// already taken), LIDs assigned to active ports, LID ranges (with LMC)
+// aligned and not overlapping.
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/health.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/sched.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+namespace H = ibcore::health;
+
+class IbIdsVerify : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_flag("-b,--brief", brief_, "leave out the summary line");
+    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
+    app.add_flag("-R", rediscover_, "accepted for compatibility (the subnet is always discovered unless --cache)");
+    ibtool::add_common_options(app, ibtool::opt::Disc);
+  }
+  int run() override {
+    try {
+      Subnet db = obtain_subnet();
+      NodeNameMap map = NodeNameMap::open(config().node_name_map);
+      std::vector<H::Finding> found = H::check_ids(db);
+      if (config().cache_file.empty() || config().refresh_cache) {
+        Umad umad(get_end_port(config().ca, config().port));
+        Scheduler sched(umad);
+        H::probe_duplicate_guids(sched, db, found);
+        sched.run();
+      }
+      std::set<uint32_t> bad;
+      for (const auto& f : found) {
+        std::string nm = f.node == NO_INDEX ? "" : map.remap(db.node(f.node).guid, db.node(f.node).description());
+        std::printf("%s\n", H::describe(db, f, nm).c_str());
+        if (f.node != NO_INDEX) bad.insert(f.node);
+      }
+      size_t ports = 0;
+      for (uint32_t i = 0; i < db.node_count(); ++i) {
+        const Node& n = db.node(i);
+        if (n.is_switch()) ports += db.port(n, 0).exists;
+        else
+          for (unsigned p = 1; p <= n.nports; ++p) ports += db.port(n, p).exists;
+      }
+      if (!brief_)
+        std::printf("## Summary: %zu nodes, %zu end ports checked, %zu problems found\n", db.node_count(), ports,
+                    found.size());
+      return found.empty() ? 0 : 1;
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  bool brief_ = false, nocolor_ = false, rediscover_ = false;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibidsverify",
+                .aliases = {"ibidsverify.pl"},
+                .summary = "check that the subnet's GUIDs and LIDs are unique and valid",
+                .description =
+                    "Discovers the subnet and checks its IDs: node and port GUIDs non-zero and unique (a node "
+                    "whose GUID another node already has is found by reading NodeInfo through every LinkUp port "
+                    "whose peer discovery could not place), every active end port has a valid unicast LID, base "
+                    "LIDs are aligned to their LMC and no two ports' LID ranges (base .. base + 2^LMC - 1) "
+                    "overlap.  One line per problem: \"<node description>\" (0x<node GUID>) port <n> lid "
+                    "<lid>: <problem>, then \"## Summary: N nodes, P end ports checked, F problems found\".  "
+                    "Exit status 1 when a problem was found.",
+                .usage = "[options]",
+                .examples = "  ibidsverify",
+                .make = [] { return std::make_unique<IbIdsVerify>(); }});

@@ -1,0 +1,126 @@
+// ibswportwatch: watch one port's counters: data and packet rates per
+// interval, and error counters beyond their thresholds (the thresholds file
+// format of ibqueryerrors / ibcheckerrors).
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/gmppath.h"
+#include "core/health.h"
+#include "core/rpc.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+namespace H = ibcore::health;
+
+class IbSwPortWatch : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_option("-p,--pause", pause_, "seconds between samples (default 1)")->option_text("<seconds>");
+    app.add_option("-n,--cycles", cycles_, "number of intervals to watch (default: until interrupted)")
+        ->option_text("<n>");
+    app.add_option("-T,--threshold-file", threshold_file_,
+                   "error thresholds (Name=value lines), default: " + std::string(H::DEFAULT_THRESHOLDS))
+        ->option_text("<file>");
+    app.add_flag("-G", guid_form_, "the target is a port GUID");
+    app.add_option("target", target_, "<lid|guid>")->required();
+    app.add_option("port", port_, "<port>")->required();
+    ibtool::add_common_options(app, ibtool::opt::Gmp);
+  }
+
+  int run() override {
+    try {
+      if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
+        throw Error("Cannot read thresholds file " + threshold_file_);
+      if (pause_ <= 0) throw Error("--pause must be positive");
+      Umad umad(get_end_port(config().ca, config().port));
+      MadTransactor mad(umad);
+      GmpPathResolver res(mad);
+      IBPath path = res.resolve(IBPath::from_string(target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto));
+      iba::PMPortCounters q;
+      q.set_portSelect(uint8_t(port_));
+      auto prev = mad.PerformanceGet(q, path);
+      auto t0 = std::chrono::steady_clock::now(), tprev = t0;
+      bool bad = false;
+      // Errors already beyond threshold when watching starts.
+      std::string e0;
+      for (int i = 0; i < H::N_ERR; ++i) {
+        uint64_t v = H::err_value(prev, i);
+        if (thr_.exceeds(i, v)) e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
+      }
+      std::printf("%s port %d: watching every %gs%s%s\n", path.describe().c_str(), port_, pause_,
+                  e0.empty() ? "" : "; errors beyond threshold:", e0.c_str());
+      bad = !e0.empty();
+      std::fflush(stdout);
+      for (long c = 0; cycles_ < 0 || c < cycles_; ++c) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(pause_));
+        auto cur = mad.PerformanceGet(q, path);
+        auto now = std::chrono::steady_clock::now();
+        double dt = std::chrono::duration<double>(now - tprev).count();
+        double at = std::chrono::duration<double>(now - t0).count();
+        std::string line;
+        char b[128];
+        for (int i = 0; i < 4; ++i) {
+          uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
+          double d = z >= a ? double(z - a) : 0.0;
+          if (i < 2) d *= 4;  // words -> bytes
+          std::snprintf(b, sizeof b, " %s %.0f%s/s", H::data_name(i), d / dt, i < 2 ? "B" : "");
+          line += b;
+        }
+        std::string errs;
+        for (int i = 0; i < H::N_ERR; ++i) {
+          uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
+          uint64_t d = z >= a ? z - a : 0;
+          if (thr_.exceeds(i, d)) {
+            std::snprintf(b, sizeof b, " %s +%" PRIu64 "%s", H::err_name(i), d,
+                          z == H::err_max(i) ? " (saturated)" : "");
+            errs += b;
+          }
+        }
+        std::printf("%.1fs:%s%s%s\n", at, line.c_str(), errs.empty() ? "" : "; errors:", errs.c_str());
+        std::fflush(stdout);
+        bad = bad || !errs.empty();
+        prev = cur;
+        tprev = now;
+      }
+      return bad ? 1 : 0;
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  double pause_ = 1;
+  long cycles_ = -1;
+  std::string threshold_file_ = H::DEFAULT_THRESHOLDS;
+  bool guid_form_ = false;
+  std::string target_;
+  int port_ = 0;
+  H::Thresholds thr_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibswportwatch",
+                .aliases = {"ibswportwatch.pl"},
+                .summary = "watch one port's traffic rates and error counters",
+                .description =
+                    "Reads the PortCounters of <port> of the node at <lid|guid> every -p seconds (the PM path "
+                    "from an SA PathRecord).  The first line names the path and lists the error counters "
+                    "already beyond their thresholds; then one line per interval: seconds since start, "
+                    "PortXmitData/PortRcvData in bytes per second and PortXmitPkts/PortRcvPkts per second, "
+                    "followed by \"; errors:\" and each error counter whose increase in the interval exceeds its "
+                    "threshold (the thresholds file of ibqueryerrors/ibcheckerrors).  -n stops after that many "
+                    "intervals.  Exit status 1 when any error was beyond threshold.",
+                .usage = "[options] <lid|guid> <port>",
+                .examples = "  ibswportwatch -p 5 -n 12 2 3",
+                .make = [] { return std::make_unique<IbSwPortWatch>(); }});
