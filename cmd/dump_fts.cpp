@@ -1,0 +1,218 @@
+// dump_fts: discover the fabric, then dump the unicast (or -M multicast)
+// forwarding table of every switch, in the reference's order and layout.
+// Every table block of every switch is read in parallel on the scheduler
+// (LID routed once the switch has a LID), each block once; destinations come
+// from the discovered subnet, so no per-LID queries are needed.
+//
+// dump_lfts / dump_lfts.sh and dump_mfts / dump_mfts.sh are the reference's
+// wrapper scripts: dump_fts (with -M for the MFTs) followed by a notice.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/discovery.h"
+#include "core/error.h"
+#include "core/nodemap.h"
+#include "core/routes.h"
+#include "core/sched.h"
+#include "core/umad.h"
+
+namespace {
+
+using namespace ibcore;
+
+unsigned loose_uint(const std::string& s) { return unsigned(std::strtoul(s.c_str(), nullptr, 0)); }
+
+enum class Wrapper { None, Lfts, Mfts };
+
+class DumpFts : public ibtool::Command {
+public:
+  explicit DumpFts(Wrapper w) : wrapper_(w) {}
+
+  void options(CLI::App& app) override {
+    app_ = &app;
+    app.add_flag("-a,--all", all_, "show all lids, even invalid entries");
+    app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
+    app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+                                        ibtool::opt::Outstanding | ibtool::opt::Discovery);
+    app.add_option("args", args_, "[<startlid> [<endlid>]]");
+  }
+
+  // The wrapper scripts print their notice whatever dump_fts did (even after
+  // its usage message) and exit with the status of that last echo.
+  int usage_status() const override {
+    if (wrapper_ == Wrapper::None) return 2;
+    notice();
+    return 0;
+  }
+
+  int run() override {
+    if (wrapper_ == Wrapper::Mfts) multicast_ = true;
+    // getopt takes "-1" for an option the tool does not have: usage.
+    if (std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; })) {
+      std::fputs(app_->help().c_str(), stderr);
+      return usage_status();
+    }
+    int rc = dump();
+    if (wrapper_ == Wrapper::None) return rc;
+    notice();
+    return 0;
+  }
+
+private:
+  void notice() const {
+    std::fflush(stdout);
+    std::printf("\n*** WARNING ***: this command has been replaced by dump_fts%s\n\n\n",
+                wrapper_ == Wrapper::Mfts ? " -M" : "");
+    std::fflush(stdout);
+  }
+
+  int dump() {
+    const std::string tool = "dump_fts";
+    unsigned start = args_.size() > 0 ? loose_uint(args_[0]) : 0;
+    unsigned end = args_.size() > 1 ? loose_uint(args_[1]) : 0;
+    std::unique_ptr<Umad> umad;
+    try {
+      const EndPort& ep = get_end_port(config().ca, config().port);
+      umad = std::make_unique<Umad>(ep.ca, ep.port);
+    } catch (const std::exception& e) {
+      ibcore::report(e);
+      std::string ca = config().ca.empty() ? "(null)" : config().ca;
+      std::fflush(stdout);
+      std::printf("%s: iberror: failed: Failed to open '%s' port '%d'\n", tool.c_str(), ca.c_str(), config().port);
+      return 255;
+    }
+    try {
+      Scheduler sched(*umad, unsigned(std::max(0, config().outstanding)));
+      Subnet db;
+      DiscoveryOptions o;
+      o.mlx_epi = false;
+      DiscoveryResult r = discover(sched, db, o);
+      for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+      NodeNameMap map = NodeNameMap::open(config().node_name_map);
+      std::vector<std::string> dr = reference_dr_paths(db);
+      std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
+      uint16_t local = umad->local_lid();
+      bool lid_routed = local && config().discovery != DiscoveryMode::DR;
+
+      struct Job {
+        uint32_t node;
+        unsigned start, end;
+        IBPath path;
+        LftRead lft;
+        MftRead mft;
+      };
+      std::vector<Job> jobs(sws.size());
+      for (size_t i = 0; i < sws.size(); ++i) {
+        Job& j = jobs[i];
+        j.node = sws[i];
+        const Node& n = db.node(j.node);
+        if (lid_routed && n.smalid && j.node != db.from_node) {
+          j.path.DLID = n.smalid;
+          j.path.SLID = local;
+        } else {
+          j.path = dr_path_of(db, j.node);
+        }
+        auto si = n.switch_info();
+        if (multicast_) {
+          unsigned cap = unsigned(si.multicastFDBCap());
+          unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
+          j.start = start < MLID_BASE ? MLID_BASE : start;
+          j.end = !end || end > max ? max : end;
+          if (n.has_swinfo) spawn_mft_reads(sched, j.path, j.start, j.end, n.nports, j.mft);
+        } else {
+          unsigned top = unsigned(si.linearFDBTop());
+          j.start = start;
+          j.end = !end || end > top ? top : end;
+          if (n.has_swinfo) spawn_lft_reads(sched, j.path, j.start, j.end, j.lft);
+        }
+      }
+      sched.run();
+
+      int rc = 0;
+      for (Job& j : jobs) {
+        const Node& n = db.node(j.node);
+        std::string where = "DR path slid 0; dlid 0; " + (dr[j.node].empty() ? IBPath(dr_path_of(db, j.node)).dr_string()
+                                                                              : dr[j.node]);
+        std::string name = map.remap(n.guid, n.description());
+        std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
+        if (!n.has_swinfo || err) {
+          std::fflush(stdout);
+          if (err) {
+            try {
+              std::rethrow_exception(err);
+            } catch (const std::exception& e) {
+              ibcore::report(e);
+            }
+          }
+          std::fprintf(stderr, "E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
+                       multicast_ ? "multicast" : "linear", (unsigned long long)n.guid, name.c_str());
+          rc = 255;
+          continue;
+        }
+        if (multicast_) {
+          print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where, n.guid, name);
+        } else {
+          UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
+          d.header(j.start, j.end, where, n.guid, name);
+          d.rows(j.lft.lft, j.start, j.end, [&](unsigned lid) { return lid_dest_from_db(db, map, lid); });
+        }
+      }
+      return rc;
+    } catch (const std::exception& e) {
+      int rc = ibcore::report(e);
+      std::fflush(stdout);
+      std::printf("%s: iberror: failed: discover failed\n", tool.c_str());
+      return rc ? rc : 255;
+    }
+  }
+
+  Wrapper wrapper_;
+  CLI::App* app_ = nullptr;
+  bool all_ = false, no_dests_ = false, multicast_ = false;
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "dump_fts",
+                .aliases = {},
+                .summary = "dump the forwarding tables of every switch of the fabric",
+                .description =
+                    "Discovers the fabric, then prints the unicast forwarding table (-M: the multicast "
+                    "forwarding table) of every switch in ibroute's layout, destinations named from the "
+                    "discovered subnet.  Every table block of every switch is read in parallel, LID "
+                    "routed, each once.  A LID range limits the dump; -a also lists LIDs without a route.",
+                .usage = "[options] [<startlid> [<endlid>]]",
+                .examples = "  dump_fts\n"
+                            "  dump_fts -a\n"
+                            "  dump_fts -n\n"
+                            "  dump_fts 0x10 0x20\n"
+                            "  dump_fts -M\n"
+                            "  dump_fts -M 0xc010 0xc020",
+                .make = [] { return std::make_unique<DumpFts>(Wrapper::None); }});
+
+IBTOOL_COMMAND({.name = "dump_lfts",
+                .aliases = {"dump_lfts.sh"},
+                .summary = "dump the unicast forwarding tables of every switch (dump_fts)",
+                .description = "The reference's wrapper script: dump_fts with the same arguments, followed by "
+                               "a notice that dump_fts replaces it.",
+                .usage = "[options] [<startlid> [<endlid>]]",
+                .examples = "  dump_lfts\n  dump_lfts.sh -n",
+                .make = [] { return std::make_unique<DumpFts>(Wrapper::Lfts); }});
+
+IBTOOL_COMMAND({.name = "dump_mfts",
+                .aliases = {"dump_mfts.sh"},
+                .summary = "dump the multicast forwarding tables of every switch (dump_fts -M)",
+                .description = "The reference's wrapper script: dump_fts -M with the same arguments, followed "
+                               "by a notice that dump_fts -M replaces it.",
+                .usage = "[options] [<startlid> [<endlid>]]",
+                .examples = "  dump_mfts\n  dump_mfts.sh -n",
+                .make = [] { return std::make_unique<DumpFts>(Wrapper::Mfts); }});

@@ -1,0 +1,252 @@
+// ibroute: dump the unicast (LFT) or multicast (MFT) forwarding table of one
+// switch in infiniband-diags' layout.  Table blocks are read in parallel;
+// destinations are resolved with one NodeInfo per routed LID (in parallel),
+// then one PortInfo and NodeDescription per distinct port and node.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "cmd/target.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/nodemap.h"
+#include "core/routes.h"
+#include "core/sched.h"
+
+namespace {
+
+using namespace ibcore;
+
+// strtoul(s, 0, 0) as the reference reads its LID range arguments (junk = 0).
+unsigned loose_uint(const std::string& s) { return unsigned(std::strtoul(s.c_str(), nullptr, 0)); }
+
+struct Resolved {
+  bool ok = false;
+  iba::SMPNodeInfo ni;
+};
+
+class IbRoute : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    app.add_flag("-a,--all", all_, "show all lids, even invalid entries");
+    app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
+    app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
+    flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+                                        ibtool::opt::Outstanding);
+    app.add_option("args", args_, "<dest dr_path|lid|guid> [<startlid> [<endlid>]]");
+  }
+
+  int run() override {
+    // getopt takes "-1" for an option the tool does not have: usage.
+    bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
+    if (args_.empty() || dash) {
+      std::fputs(app_->help().c_str(), stderr);
+      return 2;
+    }
+    const std::string tool = app_->get_name();
+    try {
+      IBPath target;
+      auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+      IBPath path;
+      try {
+        path = resolve_for_smp(*s->mad, target, flags_.sm_port);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "can't resolve destination port " + args_[0]);
+      }
+      unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
+      unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
+      return dump(*s, path, start, end);
+    } catch (const ibtool::RefFail& f) {
+      return ibtool::ref_exit(tool, f.msg);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  int dump(ibtool::Session& s, const IBPath& path, unsigned start, unsigned end) {
+    MadTransactor& mad = *s.mad;
+    iba::SMPNodeInfo ni;
+    try {
+      ni = mad.SubnGet<iba::SMPNodeInfo>(path);
+    } catch (const std::exception& e) {
+      ibtool::ref_fail(e, "dump tables: node info failed: valid addr?");
+    }
+    if (NodeType(ni.nodeType()) != NodeType::Switch) throw ibtool::RefFail{"dump tables: not a switch"};
+    iba::SMPNodeDescription nd;
+    try {
+      nd = mad.SubnGet<iba::SMPNodeDescription>(path);
+    } catch (const std::exception& e) {
+      ibtool::ref_fail(e, "dump tables: node desc failed: valid addr?");
+    }
+    iba::SMPSwitchInfo si;
+    try {
+      si = mad.SubnGet<iba::SMPSwitchInfo>(path);
+    } catch (const std::exception& e) {
+      ibtool::ref_fail(e, "dump tables: switch info failed: valid addr?");
+    }
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    std::string desc(reinterpret_cast<const char*>(nd.bytes().data()), 64);
+    desc = desc.substr(0, desc.find('\0'));
+    std::string name = map.remap(ni.nodeGUID(), desc);
+    std::string where = portid_str(path);
+    Scheduler sched(*s.umad, unsigned(std::max(0, config().outstanding)));
+
+    if (multicast_) {
+      unsigned cap = unsigned(si.multicastFDBCap());
+      unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
+      if (start < MLID_BASE) start = MLID_BASE;
+      if (!end || end > max) end = max;
+      MftRead m;
+      spawn_mft_reads(sched, path, start, end, unsigned(ni.numPorts()), m);
+      sched.run();
+      if (m.error) {
+        try {
+          std::rethrow_exception(m.error);
+        } catch (const std::exception& e) {
+          ibtool::ref_fail(e, "dump tables: multicast forwarding table get failed");
+        }
+      }
+      print_mft(stdout, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
+      return 0;
+    }
+
+    unsigned top = unsigned(si.linearFDBTop());
+    if (!end || end > top) end = top;
+    LftRead l;
+    spawn_lft_reads(sched, path, start, end, l);
+    sched.run();
+    if (l.error) {
+      try {
+        std::rethrow_exception(l.error);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "dump tables: linear forwarding table get failed");
+      }
+    }
+    std::map<unsigned, LidDest> dests;
+    if (!no_dests_) resolve(sched, s.umad->local_lid(), l.lft, start, end, map, dests);
+    UnicastDump d(stdout, all_, no_dests_);
+    d.header(start, end, where, ni.nodeGUID(), name);
+    d.rows(l.lft, start, end, [&](unsigned lid) {
+      auto it = dests.find(lid);
+      return it == dests.end() ? LidDest{} : it->second;
+    });
+    return 0;
+  }
+
+  static IBPath lid_path(uint16_t slid, unsigned lid) {
+    IBPath p;
+    p.SLID = slid;
+    p.DLID = uint16_t(lid);
+    return p;
+  }
+
+  // Resolve every routed LID of [start, end]: NodeInfo by LID, then PortInfo
+  // (base LID, LMC) and NodeDescription once per distinct port and node.
+  void resolve(Scheduler& sched, uint16_t slid, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+               const NodeNameMap& map, std::map<unsigned, LidDest>& out) {
+    std::map<unsigned, Resolved> ni;
+    for (unsigned lid = start; lid <= end && lid < lft.size(); ++lid)
+      if (lft[lid] != LFT_NO_ROUTE) ni[lid];
+    auto get_ni = [&sched, slid](unsigned lid, Resolved& r) -> Task<> {
+      try {
+        r.ni = co_await sched.SubnGet<iba::SMPNodeInfo>(lid_path(slid, lid));
+        r.ok = true;
+      } catch (const MADError&) {
+      }
+    };
+    for (auto& [lid, r] : ni) sched.spawn(get_ni(lid, r));
+    sched.run();
+
+    struct PortKey {
+      bool ok = false;
+      uint16_t base = 0;
+      uint8_t lmc = 0;
+    };
+    struct NodeKey {
+      bool ok = false;
+      std::string desc;
+    };
+    std::map<std::pair<uint64_t, unsigned>, PortKey> ports;
+    std::map<uint64_t, NodeKey> nodes;
+    std::map<std::pair<uint64_t, unsigned>, unsigned> port_lid;
+    std::map<uint64_t, unsigned> node_lid;
+    for (auto& [lid, r] : ni) {
+      if (!r.ok) continue;
+      bool sw = NodeType(r.ni.nodeType()) == NodeType::Switch;
+      unsigned pn = sw ? 0 : unsigned(r.ni.localPortNum());
+      auto k = std::make_pair(uint64_t(r.ni.portGUID()), pn);
+      if (!port_lid.count(k)) port_lid[k] = lid;
+      if (!node_lid.count(r.ni.nodeGUID())) node_lid[r.ni.nodeGUID()] = lid;
+    }
+    auto get_pi = [&sched, slid](unsigned lid, unsigned pn, PortKey& k) -> Task<> {
+      try {
+        auto pi = co_await sched.SubnGet<iba::SMPPortInfo>(lid_path(slid, lid), pn);
+        k.base = uint16_t(pi.LID());
+        k.lmc = uint8_t(pi.LMC());
+        k.ok = true;
+      } catch (const MADError&) {
+      }
+    };
+    auto get_nd = [&sched, slid](unsigned lid, NodeKey& k) -> Task<> {
+      try {
+        auto nd = co_await sched.SubnGet<iba::SMPNodeDescription>(lid_path(slid, lid));
+        std::string d(reinterpret_cast<const char*>(nd.bytes().data()), 64);
+        k.desc = d.substr(0, d.find('\0'));
+        k.ok = true;
+      } catch (const MADError&) {
+      }
+    };
+    for (auto& [k, lid] : port_lid) sched.spawn(get_pi(lid, k.second, ports[k]));
+    for (auto& [g, lid] : node_lid) sched.spawn(get_nd(lid, nodes[g]));
+    sched.run();
+
+    for (auto& [lid, r] : ni) {
+      LidDest d;
+      if (r.ok) {
+        bool sw = NodeType(r.ni.nodeType()) == NodeType::Switch;
+        const PortKey& pk = ports[{uint64_t(r.ni.portGUID()), sw ? 0u : unsigned(r.ni.localPortNum())}];
+        if (pk.ok) {
+          d.known = true;
+          d.type = NodeType(r.ni.nodeType());
+          d.port_guid = r.ni.portGUID();
+          d.base_lid = pk.base;
+          d.lmc = pk.lmc;
+          d.name = map.remap(r.ni.nodeGUID(), nodes[r.ni.nodeGUID()].desc);
+        }
+      }
+      out[lid] = d;
+    }
+  }
+
+  CLI::App* app_ = nullptr;
+  ibtool::TargetFlags flags_;
+  bool all_ = false, no_dests_ = false, multicast_ = false;
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibroute",
+                .aliases = {},
+                .summary = "dump the unicast or multicast forwarding table of a switch",
+                .description =
+                    "Reads the linear forwarding table (or with -M the multicast forwarding table) of the "
+                    "switch at the destination and prints it in the reference's layout, each routed LID "
+                    "named by the port it reaches (-n: no names).  A LID range limits the dump; -a also "
+                    "lists LIDs without a route.  Blocks of the table are read in parallel.",
+                .usage = "[options] [<dest dr_path|lid|guid> [<startlid> [<endlid>]]]",
+                .examples = "  ibroute 4\n"
+                            "  ibroute -a 4\n"
+                            "  ibroute 4 0x10 0x20\n"
+                            "  ibroute -G 0x08f1040023\n"
+                            "  ibroute -D 0,1\n"
+                            "  ibroute -M 4 0xc010 0xc020",
+                .make = [] { return std::make_unique<IbRoute>(); }});

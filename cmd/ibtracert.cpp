@@ -1,0 +1,258 @@
+// ibtracert: trace the unicast route (or with -m the multicast route of an
+// MLID) between two ports, hop by hop, as infiniband-diags prints it.
+// Both ends are first asked for NodeInfo by LID (a route that does not work
+// fails there unless -f); then the route is walked with directed route SMPs
+// from the local port: to the source, then from the source to the
+// destination, reading one forwarding table block per switch.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "cmd/target.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/nodemap.h"
+#include "core/routes.h"
+
+namespace {
+
+using namespace ibcore;
+
+const char* type_word(const TraceNode& n) {
+  switch (NodeType(n.ni.nodeType())) {
+    case NodeType::CA: return "ca";
+    case NodeType::Switch: return "switch";
+    case NodeType::Router: return "router";
+    default: return "???";
+  }
+}
+
+struct RouteFail {
+  std::string msg;
+};
+
+class IbTracert : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    app.add_flag("-f,--force", force_, "force");
+    app.add_flag("-n,--no_info", no_info_, "simple format");
+    app.add_option_function<std::string>(
+           "-m,--mlid", [this](const std::string& s) { mlid_ = unsigned(std::strtoul(s.c_str(), nullptr, 0)); },
+           "multicast trace of the mlid")
+        ->option_text("<mlid>");
+    app.add_option("--ports-file", ports_file_, "port pairs file")->option_text("<file>");
+    flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap);
+    app.add_option("args", args_, "<src-addr> <dest-addr>");
+  }
+
+  int run() override {
+    const std::string tool = app_->get_name();
+    bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
+    if (dash || (ports_file_.empty() && args_.size() < 2)) {
+      std::fputs(app_->help().c_str(), stderr);
+      return 2;
+    }
+    try {
+      std::unique_ptr<ibtool::Session> s;
+      try {
+        s = std::make_unique<ibtool::Session>(ibtool::open_session());
+      } catch (const std::exception& e) {
+        const auto& c = config();
+        ibtool::ref_fail(e, "Failed to open '" + (c.ca.empty() ? std::string("(null)") : c.ca) + "' port '" +
+                                std::to_string(c.port) + "'");
+      }
+      map_ = NodeNameMap::open(config().node_name_map);
+      if (ports_file_.empty()) {
+        try {
+          trace(*s, args_[0], args_[1]);
+        } catch (const RouteFail& f) {
+          std::fflush(stdout);
+          if (!f.msg.empty()) std::fprintf(stderr, "E: %s\n", f.msg.c_str());
+          throw ibtool::RefFail{"Failed to get route information"};
+        }
+        return 0;
+      }
+      std::ifstream in(ports_file_);
+      if (!in) throw ibtool::RefFail{"cannot open ports-file " + ports_file_};
+      std::string line;
+      unsigned n = 0, lineno = 0;
+      while (std::getline(in, line)) {
+        ++lineno;
+        std::istringstream ls(line);
+        std::string a, b;
+        if (!(ls >> a) || a[0] == '#') continue;
+        ls >> b;
+        try {
+          trace(*s, a, b);
+        } catch (const RouteFail& f) {
+          std::fflush(stdout);
+          if (!f.msg.empty()) std::fprintf(stderr, "E: %s\n", f.msg.c_str());
+          throw ibtool::RefFail{"Failed to get route information at line " + std::to_string(lineno)};
+        }
+        ++n;
+      }
+      std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
+      return 0;
+    } catch (const ibtool::RefFail& f) {
+      return ibtool::ref_exit(tool, f.msg);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  // The LID of an address argument (0 when it does not resolve).
+  uint16_t lid_of(ibtool::Session& s, const std::string& arg) {
+    try {
+      IBPath p = resolve_for_smp(*s.mad, parse_target(arg, flags_.form()), flags_.sm_port);
+      if (p.is_dr()) {
+        auto ni = s.mad->SubnGet<iba::SMPNodeInfo>(p);
+        bool sw = NodeType(ni.nodeType()) == NodeType::Switch;
+        auto pi = s.mad->SubnGet<iba::SMPPortInfo>(p, sw ? 0 : unsigned(ni.localPortNum()));
+        return uint16_t(pi.LID());
+      }
+      return p.DLID;
+    } catch (const std::exception& e) {
+      ibcore::report(e);
+      return 0;
+    }
+  }
+
+  static IBPath lid_path(ibtool::Session& s, uint16_t lid) {
+    IBPath p;
+    p.DLID = lid;
+    p.SLID = s.umad->local_lid();
+    return p;
+  }
+
+  std::string name(const TraceNode& n) const { return map_.remap(n.ni.nodeGUID(), n.desc); }
+
+  void trace(ibtool::Session& s, const std::string& src_arg, const std::string& dst_arg) {
+    uint16_t src = lid_of(s, src_arg), dst = lid_of(s, dst_arg);
+    if (!src || !dst) throw RouteFail{"can't resolve the source or destination address"};
+    // Both ends by LID first: a broken route fails here (unless forced).
+    iba::SMPNodeInfo dst_ni;
+    try {
+      s.mad->SubnGet<iba::SMPNodeInfo>(lid_path(s, src));
+      dst_ni = s.mad->SubnGet<iba::SMPNodeInfo>(lid_path(s, dst));
+    } catch (const MADError& e) {
+      if (!force_ || mlid_) {
+        ibcore::report(e);
+        throw RouteFail{"can't reach to/from ports"};
+      }
+    }
+    Tracer t(*s.mad);
+    TraceNode local;
+    try {
+      local = t.node_at({0});
+    } catch (const MADError& e) {
+      ibcore::report(e);
+      throw RouteFail{"can't query the local port"};
+    }
+    TraceResult to_src = t.unicast(local, src);
+    if (to_src.status != TraceStatus::Found)
+      throw RouteFail{to_src.detail + "; can't find a route to the src port"};
+    TraceNode from = to_src.nodes.back();
+    from.outport = 0;
+
+    if (mlid_) {
+      TraceResult r = t.multicast(from, dst_ni.nodeGUID(), mlid_);
+      if (r.status != TraceStatus::Found) throw RouteFail{r.detail};
+      print_multicast(r);
+      return;
+    }
+    TraceResult r = t.unicast(from, dst);
+    if (r.status == TraceStatus::Found) {
+      print_unicast(r.nodes, true);
+      return;
+    }
+    // A partial route: the nodes reached, less the switch that forwards the
+    // LID nowhere.
+    std::vector<TraceNode> part = r.nodes;
+    if (r.status == TraceStatus::BadEntry && part.size() > 1) part.pop_back();
+    if (!part.empty()) part.back().outport = 0;
+    print_unicast(part, false);
+    throw RouteFail{r.detail + "; can't find a route from src to dest"};
+  }
+
+  void print_unicast(const std::vector<TraceNode>& nodes, bool to) {
+    const TraceNode& a = nodes.front();
+    unsigned aport = a.is_switch() ? 0 : a.inport;
+    if (no_info_)
+      std::printf("From {0x%016" PRIx64 "}[%u]\n", uint64_t(a.ni.nodeGUID()), aport);
+    else
+      std::printf("From %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", type_word(a), uint64_t(a.ni.nodeGUID()),
+                  aport, unsigned(a.lid), unsigned(a.lid) + (1u << a.lmc) - 1, name(a).c_str());
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      const TraceNode& n = nodes[i];
+      unsigned out = nodes[i - 1].outport;
+      if (no_info_)
+        std::printf("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
+      else
+        std::printf("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
+                    uint64_t(n.ni.portGUID()), n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
+                    name(n).c_str());
+    }
+    if (!to) return;
+    const TraceNode& z = nodes.back();
+    unsigned zport = z.is_switch() ? 0 : z.inport;
+    if (no_info_)
+      std::printf("To {0x%016" PRIx64 "}[%u]\n", uint64_t(z.ni.nodeGUID()), zport);
+    else
+      std::printf("To %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", type_word(z), uint64_t(z.ni.nodeGUID()),
+                  zport, unsigned(z.lid), unsigned(z.lid) + (1u << z.lmc) - 1, name(z).c_str());
+  }
+
+  // The multicast layout: the ends with the port the walk entered them by.
+  void print_multicast(const TraceResult& r) {
+    auto end_line = [&](const char* what, const TraceNode& n) {
+      std::printf("%s %s 0x%" PRIx64 " port %u lid %u-%u \"%s\"\n", what, type_word(n), uint64_t(n.ni.nodeGUID()),
+                  n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1, name(n).c_str());
+    };
+    end_line("From", r.nodes.front());
+    for (size_t i = 1; i < r.nodes.size(); ++i) {
+      const TraceNode& n = r.nodes[i];
+      unsigned out = r.nodes[i - 1].outport;
+      if (no_info_)
+        std::printf("[%u] -> %s {0x%016" PRIx64 "}[%u]\n", out, type_word(n), uint64_t(n.ni.nodeGUID()), n.inport);
+      else
+        std::printf("[%u] -> %s 0x%" PRIx64 "[%u] lid %u \"%s\"\n", out, type_word(n), uint64_t(n.ni.nodeGUID()),
+                    n.inport, unsigned(n.lid), name(n).c_str());
+    }
+    end_line("To", r.nodes.back());
+  }
+
+  CLI::App* app_ = nullptr;
+  ibtool::TargetFlags flags_;
+  bool force_ = false, no_info_ = false;
+  unsigned mlid_ = 0;
+  std::string ports_file_;
+  std::vector<std::string> args_;
+  NodeNameMap map_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibtracert",
+                .aliases = {},
+                .summary = "trace the unicast or multicast route between two ports",
+                .description =
+                    "Walks the route from the source to the destination port with directed route SMPs, "
+                    "reading at each switch the forwarding table entry of the destination LID (-m: the "
+                    "multicast forwarding table of the MLID), and prints every hop.  -f keeps walking when "
+                    "the destination does not answer by LID; --ports-file traces every pair of a file.",
+                .usage = "[options] <src-addr> <dest-addr>",
+                .examples = "  ibtracert 4 16\n"
+                            "  ibtracert -n 4 16\n"
+                            "  ibtracert -G 0x8f1040396522d 0x002c9000100d051\n"
+                            "  ibtracert -m 0xc000 4 16",
+                .make = [] { return std::make_unique<IbTracert>(); }});

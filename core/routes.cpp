@@ -1,0 +1,368 @@
+#include "core/routes.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/nodemap.h"
+#include "core/rpc.h"
+
+namespace ibcore {
+
+namespace {
+
+Task<> lft_block(Scheduler& s, IBPath path, unsigned b, LftRead& out) {
+  try {
+    auto l = co_await s.SubnGet<iba::SMPLinearForwardingTable>(path, b);
+    for (unsigned i = 0; i < 64 && b * 64 + i < out.lft.size(); ++i) out.lft[b * 64 + i] = uint8_t(l.portBlock(i));
+  } catch (...) {
+    if (!out.error) {
+      out.error = std::current_exception();
+      out.failed_block = b;
+    }
+  }
+}
+
+Task<> mft_block(Scheduler& s, IBPath path, unsigned blk, unsigned pos, MftRead& out) {
+  try {
+    auto m = co_await s.SubnGet<iba::SMPMulticastForwardingTable>(path, (pos << 28) | blk);
+    for (unsigned i = 0; i < 32; ++i) {
+      unsigned mlid = MLID_BASE + blk * 32 + i;
+      if (mlid < out.first || mlid - out.first >= out.masks.size()) continue;
+      out.masks[mlid - out.first][pos] = uint16_t(m.portMaskBlock(i));
+    }
+  } catch (...) {
+    if (!out.error) out.error = std::current_exception();
+  }
+}
+
+}  // namespace
+
+void spawn_lft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, LftRead& out) {
+  out.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
+  if (last < first) return;
+  for (unsigned b = first / 64; b <= last / 64; ++b) s.spawn(lft_block(s, path, b, out));
+}
+
+void spawn_mft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out) {
+  out.first = first;
+  out.masks.clear();
+  if (last < first || first < MLID_BASE) return;
+  out.masks.assign(size_t(last - first) + 1, {});
+  for (unsigned blk = (first - MLID_BASE) / 32; blk <= (last - MLID_BASE) / 32; ++blk)
+    for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos) s.spawn(mft_block(s, path, blk, pos, out));
+}
+
+const char* node_type_long(NodeType t) {
+  switch (t) {
+    case NodeType::CA: return "Channel Adapter";
+    case NodeType::Switch: return "Switch";
+    case NodeType::Router: return "Router";
+    default: return "???";
+  }
+}
+
+void UnicastDump::header(unsigned start, unsigned end, const std::string& where, uint64_t guid,
+                         const std::string& name) {
+  std::fprintf(f_, "Unicast lids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):\n", start, end, where.c_str(),
+               guid, name.c_str());
+  std::fprintf(f_, "  Lid  Out   Destination\n       Port     Info \n");
+}
+
+unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve) {
+  unsigned n = 0;
+  for (unsigned lid = start; lid <= end; ++lid) {
+    uint8_t port = lid < lft.size() ? lft[lid] : LFT_NO_ROUTE;
+    bool valid = port != LFT_NO_ROUTE;
+    if (!valid && !all_) continue;
+    ++n;
+    std::fprintf(f_, "0x%04x %03u ", lid, unsigned(port));
+    if (no_dests_) {
+      std::fputc('\n', f_);
+      continue;
+    }
+    if (!valid) {
+      if (lid >= last_base_ && lid < last_base_ + last_count_)
+        std::fprintf(f_, ": (path #%u - illegal port)\n", lid - last_base_);
+      else
+        std::fprintf(f_, ": (illegal port)\n");
+      continue;
+    }
+    if (have_last_ && lid >= last_base_ && lid < last_base_ + last_count_) {
+      std::fprintf(f_, ": (path #%u out of %u: portguid 0x%016" PRIx64 ")\n", lid - last_base_ + 1, last_count_,
+                   last_guid_);
+      continue;
+    }
+    LidDest d = resolve(lid);
+    if (!d.known) {
+      std::fprintf(f_, ": (%s)\n", unknown_.c_str());
+      continue;
+    }
+    have_last_ = true;
+    last_base_ = d.base_lid;
+    last_count_ = 1u << d.lmc;
+    last_guid_ = d.port_guid;
+    std::fprintf(f_, ": (%s portguid 0x%016" PRIx64 ": '%s')\n", node_type_long(d.type), d.port_guid, d.name.c_str());
+  }
+  std::fprintf(f_, "%u %slids dumped \n", n, all_ ? "" : "valid ");
+  return n;
+}
+
+void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned nports, bool all, bool brief,
+               const std::string& where, uint64_t guid, const std::string& name) {
+  std::fprintf(f, "Multicast mlids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):\n", start, end, where.c_str(),
+               guid, name.c_str());
+  unsigned words = nports / 16 + 1;
+  if (words > 16) words = 16;
+  if (brief) {
+    std::fprintf(f, " MLid       Port Mask\n");
+  } else {
+    if (nports > 9) {
+      std::fprintf(f, "            ");
+      for (unsigned i = 0; i <= nports; ++i) {
+        if (i % 10 == 0) std::fprintf(f, "%u ", i / 10);
+        else std::fprintf(f, "  ");
+      }
+      std::fprintf(f, "\n");
+    }
+    std::fprintf(f, "     Ports: ");
+    for (unsigned i = 0; i <= nports; ++i) std::fprintf(f, "%u ", i % 10);
+    std::fprintf(f, "\n MLid\n");
+  }
+  unsigned n = 0;
+  for (unsigned mlid = start; mlid <= end; ++mlid) {
+    static const std::array<uint16_t, 16> zero{};
+    const std::array<uint16_t, 16>& mask =
+        mlid >= m.first && mlid - m.first < m.masks.size() ? m.masks[mlid - m.first] : zero;
+    bool any = false;
+    for (unsigned w = 0; w < words; ++w) any |= mask[w] != 0;
+    if (!any && !all) continue;
+    ++n;
+    std::fprintf(f, "0x%04x      ", mlid);
+    if (brief) {
+      for (unsigned w = 0; w < words; ++w) std::fprintf(f, "%04x", unsigned(mask[w]));
+    } else {
+      for (unsigned i = 0; i <= nports; ++i) std::fprintf(f, "%s", (mask[i / 16] >> (i % 16)) & 1 ? "x " : "  ");
+    }
+    std::fprintf(f, "\n");
+  }
+  std::fprintf(f, "%u %smlids dumped \n", n, all ? "" : "valid ");
+}
+
+LidDest lid_dest_from_db(const Subnet& db, const NodeNameMap& map, unsigned lid) {
+  LidDest d;
+  if (lid == 0 || lid >= MLID_BASE) return d;
+  uint32_t pi = db.port_by_lid(uint16_t(lid));
+  if (pi == NO_INDEX) return d;
+  const Port& p = db.port(pi);
+  const Node& n = db.node_of(p);
+  d.known = true;
+  d.type = n.type;
+  d.port_guid = p.guid;
+  if (n.is_switch()) {
+    d.base_lid = n.smalid;
+    d.lmc = n.smalmc;
+  } else {
+    d.base_lid = p.base_lid;
+    d.lmc = p.lmc;
+  }
+  d.name = map.remap(n.guid, n.description());
+  return d;
+}
+
+std::vector<std::string> reference_dr_paths(const Subnet& db) {
+  std::vector<std::string> out(db.node_count());
+  static const char prefix[] = "DR path slid 0; dlid 0; ";
+  for (const std::string& l : db.ref_progress()) {
+    if (l.compare(0, sizeof prefix - 1, prefix) != 0) continue;
+    size_t arrow = l.find(" -> new ", sizeof prefix - 1);
+    if (arrow == std::string::npos) continue;
+    size_t brace = l.find('{', arrow);
+    if (brace == std::string::npos) continue;
+    uint64_t guid = std::strtoull(l.c_str() + brace + 1, nullptr, 16);
+    uint32_t n = db.node_by_guid(guid);
+    if (n == NO_INDEX || !out[n].empty()) continue;
+    out[n] = l.substr(sizeof prefix - 1, arrow - (sizeof prefix - 1));
+  }
+  return out;
+}
+
+}  // namespace ibcore
+
+// --- route tracing -----------------------------------------------------------------------
+
+
+namespace ibcore {
+
+namespace {
+std::string dr_str(const std::vector<uint8_t>& dr) {
+  std::string s;
+  for (size_t i = 0; i < dr.size(); ++i) s += (i ? "," : "") + std::to_string(dr[i]);
+  return s;
+}
+IBPath dr_path(const std::vector<uint8_t>& dr) {
+  IBPath p;
+  p.drPath = dr;
+  return p;
+}
+}  // namespace
+
+// The directed route to the node behind port out of n.  A CA or router does
+// not forward directed route SMPs: leaving one by the port the route entered
+// by leads back to the node before it.
+std::vector<uint8_t> peer_route(const TraceNode& n, unsigned out) {
+  std::vector<uint8_t> r = n.dr;
+  if (!n.is_switch() && r.size() > 1 && out == n.inport) {
+    r.pop_back();
+    return r;
+  }
+  r.push_back(uint8_t(out));
+  return r;
+}
+
+TraceNode Tracer::node_at(const std::vector<uint8_t>& dr) {
+  TraceNode n;
+  n.dr = dr;
+  IBPath p = dr_path(dr);
+  n.ni = mad_.SubnGet<iba::SMPNodeInfo>(p);
+  n.inport = unsigned(n.ni.localPortNum());
+  auto nd = mad_.SubnGet<iba::SMPNodeDescription>(p);
+  std::string d(reinterpret_cast<const char*>(nd.bytes().data()), 64);
+  n.desc = d.substr(0, d.find('\0'));
+  auto pi = mad_.SubnGet<iba::SMPPortInfo>(p, n.is_switch() ? 0 : n.inport);
+  n.lid = uint16_t(pi.LID());
+  n.lmc = uint8_t(pi.LMC());
+  return n;
+}
+
+TraceResult Tracer::unicast(const TraceNode& start, unsigned lid) {
+  TraceResult r;
+  r.nodes.push_back(start);
+  for (unsigned hops = 0;; ++hops) {
+    TraceNode& cur = r.nodes.back();
+    if (cur.has_lid(lid)) {
+      r.status = TraceStatus::Found;
+      return r;
+    }
+    if (hops >= 63) {
+      r.status = TraceStatus::TooLong;
+      r.detail = "the route to lid " + std::to_string(lid) + " has more than 63 hops";
+      return r;
+    }
+    unsigned out;
+    if (cur.is_switch()) {
+      iba::SMPLinearForwardingTable t;
+      try {
+        t = mad_.SubnGet<iba::SMPLinearForwardingTable>(dr_path(cur.dr), lid / 64);
+      } catch (const MADError& e) {
+        r.status = TraceStatus::Unreachable;
+        r.detail = "can't read the forwarding table at DR path " + dr_str(cur.dr) + ": " + e.what();
+        return r;
+      }
+      out = unsigned(t.portBlock(lid % 64));
+      if (out == 0 || out == LFT_NO_ROUTE || out > unsigned(cur.ni.numPorts())) {
+        r.status = out == 0 ? TraceStatus::OwnEntry : TraceStatus::BadEntry;
+        r.detail = "Bad forwarding table entry found at: node \"" + cur.desc + "\" lid entry " + std::to_string(lid) +
+                   " is " + std::to_string(out);
+        return r;
+      }
+    } else {
+      if (r.nodes.size() > 1) {
+        r.status = TraceStatus::Dead;
+        r.detail = "the route to lid " + std::to_string(lid) + " ends at \"" + cur.desc + "\"";
+        return r;
+      }
+      out = cur.inport;
+    }
+    cur.outport = out;
+    std::vector<uint8_t> next = peer_route(cur, out);
+    // Stepping back out of a CA: the switch is entered by the port the route
+    // left it by.
+    bool back = next.size() < cur.dr.size();
+    unsigned via = cur.dr.back();
+    try {
+      TraceNode n = node_at(next);  // (cur may move when nodes grows)
+      if (back) n.inport = via;
+      r.nodes.push_back(std::move(n));
+    } catch (const MADError& e) {
+      r.status = TraceStatus::Unreachable;
+      r.detail = "can't reach port at DR path " + dr_str(next) + ": " + e.what();
+      return r;
+    }
+  }
+}
+
+TraceResult Tracer::multicast(const TraceNode& src, uint64_t dst_guid, unsigned mlid) {
+  TraceResult r;
+  struct Visit {
+    TraceNode node;
+    size_t parent;
+  };
+  std::vector<Visit> seen{{src, size_t(-1)}};
+  std::vector<uint64_t> guids{src.ni.nodeGUID()};
+  auto known = [&](uint64_t g) { return std::find(guids.begin(), guids.end(), g) != guids.end(); };
+  size_t found = size_t(-1);
+  for (size_t q = 0; q < seen.size() && found == size_t(-1); ++q) {
+    const TraceNode cur = seen[q].node;
+    std::vector<unsigned> outs;
+    if (!cur.is_switch()) {
+      if (q != 0) continue;
+      outs.push_back(cur.inport);
+    } else {
+      if (mlid < MLID_BASE) break;
+      unsigned nports = unsigned(cur.ni.numPorts());
+      for (unsigned pos = 0; pos <= nports / 16; ++pos) {
+        iba::SMPMulticastForwardingTable t;
+        try {
+          t = mad_.SubnGet<iba::SMPMulticastForwardingTable>(dr_path(cur.dr), (pos << 28) | ((mlid - MLID_BASE) / 32));
+        } catch (const MADError&) {
+          continue;
+        }
+        unsigned mask = unsigned(t.portMaskBlock((mlid - MLID_BASE) % 32));
+        for (unsigned b = 0; b < 16; ++b) {
+          unsigned port = pos * 16 + b;
+          if ((mask >> b) & 1 && port >= 1 && port <= nports) outs.push_back(port);
+        }
+      }
+    }
+    for (unsigned out : outs) {
+      std::vector<uint8_t> next = peer_route(cur, out);
+      TraceNode n;
+      try {
+        n = node_at(next);
+      } catch (const MADError&) {
+        continue;
+      }
+      if (next.size() < cur.dr.size()) n.inport = cur.dr.back();
+      uint64_t g = n.ni.nodeGUID();
+      if (known(g)) continue;
+      guids.push_back(g);
+      seen.push_back({n, q});
+      seen[q].node.outport = out;
+      seen.back().node.outport = 0;
+      if (g == dst_guid) {
+        found = seen.size() - 1;
+        break;
+      }
+    }
+  }
+  if (found == size_t(-1)) {
+    r.status = TraceStatus::Unreachable;
+    r.detail = "can't find a multicast route from src to dest";
+    return r;
+  }
+  std::vector<TraceNode> rev;
+  for (size_t i = found; i != size_t(-1); i = seen[i].parent) rev.push_back(seen[i].node);
+  // Each node's outport is the port towards its child on this path.
+  for (size_t i = rev.size(); i-- > 1;) {
+    const std::vector<uint8_t>& child = rev[i - 1].dr;
+    rev[i].outport = child.back();
+  }
+  r.nodes.assign(rev.rbegin(), rev.rend());
+  r.nodes.back().outport = 0;
+  r.status = TraceStatus::Found;
+  return r;
+}
+
+}  // namespace ibcore

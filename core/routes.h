@@ -1,0 +1,166 @@
+// Switch forwarding tables: reading them on the MAD scheduler and printing
+// them in infiniband-diags' layouts (ibroute, dump_fts, dump_lfts/dump_mfts),
+// plus the route walking of ibtracert.
+//
+//   ibcore::Scheduler sched(umad);
+//   ibcore::LftRead lft;
+//   ibcore::spawn_lft_reads(sched, path, 0, top, lft);   // every block at once
+//   sched.run();
+//   ibcore::UnicastDump d(stdout, all, no_dests);
+//   d.header(0, top, "Lid 2", guid, "Switch1");
+//   d.rows(lft, 0, top, resolver);   // resolver: LID -> LidDest
+//
+// Reads are parallel (one MAD per 64-LID block, one per 32 MLIDs x 16 ports)
+// and every block is asked once.  Formats are byte for byte the reference's
+// (checked by test/conformance/rows/{ibroute,dump_fts}.rows).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/sched.h"
+#include "core/subnet.h"
+
+namespace ibcore {
+
+constexpr unsigned MLID_BASE = 0xc000;
+constexpr uint8_t LFT_NO_ROUTE = 0xff;
+
+// --- reading -----------------------------------------------------------------------
+
+// A linear forwarding table read: lft[lid] for lid in [0, size) (0xff where
+// nothing was read).  error holds the first failure.
+struct LftRead {
+  std::vector<uint8_t> lft;
+  std::exception_ptr error;
+  unsigned failed_block = 0;
+};
+// Spawn the reads of the LFT blocks covering LIDs [first, last] of the switch
+// at path (block b = LIDs 64b..64b+63).  out.lft is sized last+1.
+void spawn_lft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, LftRead& out);
+
+// A multicast forwarding table read: for MLID (MLID_BASE + i) the port mask
+// words (16 ports a word, word p = ports 16p..16p+15).
+struct MftRead {
+  unsigned first = MLID_BASE;  // the MLID of entry 0
+  std::vector<std::array<uint16_t, 16>> masks;
+  std::exception_ptr error;
+};
+// Spawn the reads of the MFT blocks covering MLIDs [first, last] for ports
+// 0..nports (positions 0..nports/16).  Nothing when last < first.
+void spawn_mft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out);
+
+// --- printing ---------------------------------------------------------------------
+
+// What a unicast table row says about the destination LID.
+struct LidDest {
+  bool known = false;          // false: "(unknown node and type)"
+  NodeType type = NodeType::Unknown;
+  uint64_t port_guid = 0;
+  uint16_t base_lid = 0;
+  uint8_t lmc = 0;
+  std::string name;            // node description / node-name-map name
+};
+using LidResolver = std::function<LidDest(unsigned lid)>;
+
+// The unicast layout.  Rows keep the reference's state across LIDs (an
+// invalid entry inside the LID range of the last resolved port is named by
+// its path number).
+class UnicastDump {
+public:
+  // unknown: what a row says when the resolver knows nothing of the LID
+  // (ibroute: a NodeInfo to it failed; dump_fts: not in the discovered fabric).
+  UnicastDump(FILE* f, bool all, bool no_dests, std::string unknown = "unknown node and type")
+      : f_(f), all_(all), no_dests_(no_dests), unknown_(std::move(unknown)) {}
+  void header(unsigned start, unsigned end, const std::string& where, uint64_t guid, const std::string& name);
+  // Rows for LIDs [start, end] of lft (LIDs past lft.size() are not routed)
+  // and the trailer.  Returns the number of rows printed.
+  unsigned rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve);
+
+private:
+  FILE* f_;
+  bool all_, no_dests_;
+  std::string unknown_;
+  // The LID range of the last port named in full (an invalid entry inside
+  // it is "path #N - illegal port"; a valid one "path #N out of M").
+  bool have_last_ = false;
+  unsigned last_base_ = 0, last_count_ = 1;
+  uint64_t last_guid_ = 0;
+};
+
+// The multicast layout: header, rows for MLIDs [start, end], trailer.
+void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned nports, bool all, bool brief,
+               const std::string& where, uint64_t guid, const std::string& name);
+
+// The reference's name for a node type in route listings ("Channel Adapter",
+// "Switch", "Router").
+const char* node_type_long(NodeType t);
+
+// A resolver over a discovered subnet (no MADs).
+LidDest lid_dest_from_db(const Subnet& db, const class NodeNameMap& map, unsigned lid);
+
+// --- the reference's DR paths --------------------------------------------------------
+
+// The directed route the reference's discovery first reached each node by
+// (as its progress lines name it: "0,1,3"), by node index; empty for nodes
+// the replay did not reach.
+std::vector<std::string> reference_dr_paths(const Subnet& db);
+
+}  // namespace ibcore
+
+namespace ibcore {
+
+
+// --- route tracing (ibtracert) -----------------------------------------------------------
+
+// One node of a traced route, reached by a directed route from the local port.
+struct TraceNode {
+  iba::SMPNodeInfo ni;
+  std::string desc;            // NodeDescription (up to the first NUL)
+  uint16_t lid = 0;            // LID of the entered port (switch: port 0)
+  uint8_t lmc = 0;
+  unsigned inport = 0;         // the port the route entered by (NodeInfo localPortNum)
+  unsigned outport = 0;        // the port the route leaves by (0: the end)
+  std::vector<uint8_t> dr;     // drPath form: 0 then the hops
+  bool is_switch() const { return NodeType(ni.nodeType()) == NodeType::Switch; }
+  bool has_lid(unsigned l) const { return lid && l >= lid && l < unsigned(lid) + (1u << lmc); }
+};
+
+enum class TraceStatus {
+  Found,
+  Unreachable,  // a directed route SMP to the next node failed
+  BadEntry,     // a switch forwards the LID nowhere (0xff) or to a bad port
+  OwnEntry,     // a switch forwards the LID to its own port 0 but does not own it
+  Dead,         // the route reached a CA/router that is not the destination
+  TooLong,      // more hops than a route can have
+};
+
+struct TraceResult {
+  TraceStatus status = TraceStatus::Unreachable;
+  std::vector<TraceNode> nodes;  // nodes[0] = start; outport set on all but the last
+  std::string detail;            // what went wrong, for stderr
+};
+
+class Tracer {
+public:
+  explicit Tracer(MadTransactor& mad) : mad_(mad) {}
+  // NodeInfo, NodeDescription and PortInfo (of the entered port) by DR.
+  // Throws MADError.
+  TraceNode node_at(const std::vector<uint8_t>& dr);
+  // Follow the linear forwarding tables towards lid from start (a CA/router
+  // start leaves by the port it was entered by).
+  TraceResult unicast(const TraceNode& start, unsigned lid);
+  // Breadth-first through the multicast forwarding tables of mlid from src
+  // until the node with GUID dst_guid.
+  TraceResult multicast(const TraceNode& src, uint64_t dst_guid, unsigned mlid);
+
+private:
+  MadTransactor& mad_;
+};
+
+}  // namespace ibcore
