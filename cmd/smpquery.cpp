@@ -1,0 +1,302 @@
+// smpquery: query one SMP attribute of a node and print it in the
+// reference's layout (iba/refprint_smp).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "cmd/target.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/nodemap.h"
+#include "iba/refprint_smp.h"
+#include "iba/smp.h"
+
+namespace {
+
+using ibcore::IBPath;
+using ibcore::MadTransactor;
+
+// The port number argument the reference reads with strtoul(.., 0).
+unsigned port_arg(const std::vector<std::string>& a, size_t i) {
+  return i < a.size() ? unsigned(std::strtoul(a[i].c_str(), nullptr, 0)) : 0u;
+}
+
+struct Ctx {
+  MadTransactor& mad;
+  IBPath path;
+  std::vector<std::string> params;  // op parameters after the target
+  bool extended = false;
+  bool show_keys = false;
+};
+
+// An op's failure: the reference's message for it (printed after
+// "operation <op>: ").
+struct OpFail {
+  std::string msg;
+};
+
+// One SubnGet; a failure prints our E: lines and becomes the reference's
+// message for that query.
+template <class T>
+T get(Ctx& c, uint32_t amod, const char* fail_msg) {
+  try {
+    return c.mad.SubnGet<T>(c.path, amod);
+  } catch (ibcore::MADError& e) {
+    std::fflush(stdout);
+    ibcore::report(e);
+    throw OpFail{fail_msg};
+  }
+}
+
+void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
+
+std::string header(const char* what, const IBPath& p) { return std::string("# ") + what + ": " + ibcore::portid_str(p); }
+
+bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
+
+int op_nodeinfo(Ctx& c) {
+  auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
+  out(header("Node info", c.path) + "\n" + iba::ref::smp_print(ni));
+  return 0;
+}
+
+int op_nodedesc(Ctx& c) {
+  auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
+  auto nd = get<iba::SMPNodeDescription>(c, 0, "node desc query failed");
+  ibcore::NodeNameMap map = ibcore::NodeNameMap::open(ibcore::config().node_name_map);
+  std::string name = map.remap(ni.nodeGUID(), nd.nodeString());
+  size_t l = name.size();
+  std::string dots = l < 32 ? std::string(32 - l, '.') : std::string(".");
+  out("Node Description:" + dots + name + "\n");
+  return 0;
+}
+
+int op_portinfo(Ctx& c) {
+  unsigned port = port_arg(c.params, 0);
+  uint32_t amod = port | (c.extended ? 0x80000000u : 0);
+  auto pi = get<iba::SMPPortInfo>(c, amod, "port info query failed");
+  iba::ref::SmpPrintOptions o;
+  o.show_keys = c.show_keys;
+  out(header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
+  return 0;
+}
+
+int op_portinfoext(Ctx& c) {
+  unsigned port = port_arg(c.params, 0);
+  iba::SMPNodeInfo ni;
+  iba::SMPPortInfo pi;
+  // The reference's support check ends the run with its own messages.
+  try {
+    ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
+    pi = get<iba::SMPPortInfo>(c, is_switch(ni) ? 0 : port, "port info query failed");
+  } catch (const OpFail& f) {
+    throw ibtool::RefFail{f.msg};
+  }
+  constexpr uint64_t CAP2_PORT_INFO_EXT = 0x2;
+  if (!(pi.capabilityMask2() & CAP2_PORT_INFO_EXT)) {
+    std::fprintf(stderr, "E: CapabilityMask2 0x%llx of %s does not indicate PortInfoExtended support\n",
+                 static_cast<unsigned long long>(pi.capabilityMask2()), c.path.describe().c_str());
+    throw OpFail{"port info extended not supported"};
+  }
+  auto pie = get<iba::SMPPortInfoExtended>(c, port, "port info extended query failed");
+  out(header("Port info Extended", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pie));
+  return 0;
+}
+
+int op_switchinfo(Ctx& c) {
+  auto si = get<iba::SMPSwitchInfo>(c, 0, "switch info query failed");
+  out(header("Switch info", c.path) + "\n" + iba::ref::smp_print(si));
+  return 0;
+}
+
+void check_port(unsigned port, const iba::SMPNodeInfo& ni) {
+  if (port > ni.numPorts()) {
+    std::fprintf(stderr, "E: port %u is beyond the node's %u ports\n", port, unsigned(ni.numPorts()));
+    throw OpFail{"invalid port number"};
+  }
+}
+
+int op_pkeys(Ctx& c) {
+  unsigned port = port_arg(c.params, 0);
+  auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
+  check_port(port, ni);
+  size_t cap = ni.partitionCap();
+  if (is_switch(ni) && port) cap = get<iba::SMPSwitchInfo>(c, 0, "switch info failed").partitionEnforcementCap();
+  std::vector<uint16_t> keys;
+  for (size_t block = 0; block * 32 < cap; ++block) {
+    auto t = get<iba::SMPPKeyTable>(c, uint32_t(port) << 16 | uint32_t(block), "pkey table query failed");
+    for (size_t i = 0; i < 32; ++i) keys.push_back(uint16_t(t.PKeyBlock(i)));
+  }
+  out(iba::ref::pkeys_print(keys, cap));
+  return 0;
+}
+
+int op_sl2vl(Ctx& c) {
+  unsigned outp = port_arg(c.params, 0);
+  auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
+  check_port(outp, ni);
+  out(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
+  auto row = [&](unsigned in, unsigned o) {
+    auto t = get<iba::SMPSLToVLMappingTable>(c, (in << 8) | o, "slvl query failed");
+    char b[64];
+    std::snprintf(b, sizeof b, "ports: in %2u, out %2u: ", in, o);
+    out(b + iba::ref::sl2vl_row(t));
+  };
+  if (!is_switch(ni)) {
+    row(0, 0);
+  } else {
+    for (unsigned in = 0; in <= ni.numPorts(); ++in) row(in, outp);
+  }
+  return 0;
+}
+
+int op_vlarb(Ctx& c) {
+  unsigned port = port_arg(c.params, 0);
+  if (port == 0) {
+    auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
+    if (is_switch(ni) && !get<iba::SMPSwitchInfo>(c, 0, "switch info query failed").enhancedPort0()) {
+      out("# No VLArbitration tables (BSP0): " + ibcore::portid_str(c.path) + " port 0\n");
+      return 0;
+    }
+  }
+  auto pi = get<iba::SMPPortInfo>(c, port, "port info query failed");
+  unsigned low = unsigned(pi.VLArbitrationLowCap()), high = unsigned(pi.VLArbitrationHighCap());
+  char b[160];
+  std::snprintf(b, sizeof b, "# VLArbitration tables: %s port %u LowCap %u HighCap %u\n",
+                ibcore::portid_str(c.path).c_str(), port, low, high);
+  out(b);
+  // Blocks 1, 2: low priority entries 0-31, 32-63; 3, 4: high priority.
+  auto table = [&](const char* title, unsigned cap, uint32_t first_block) {
+    out(title);
+    for (unsigned done = 0, blk = first_block; done < cap && blk < first_block + 2; done += 32, ++blk) {
+      auto t = get<iba::SMPVLArbitrationTable>(c, blk << 16 | port, "vl arb query failed");
+      out(iba::ref::vlarb_print(t, cap - done));
+    }
+  };
+  if (low) table("# Low priority VL Arbitration Table:\n", low, 1);
+  if (high) table("# High priority VL Arbitration Table:\n", high, 3);
+  return 0;
+}
+
+int op_guids(Ctx& c) {
+  auto pi = get<iba::SMPPortInfo>(c, 0, "port info failed");
+  size_t cap = pi.GUIDCap();
+  std::vector<uint64_t> guids;
+  for (size_t block = 0; block * 8 < cap; ++block) {
+    auto t = get<iba::SMPGUIDInfo>(c, uint32_t(block), "guid info query failed");
+    for (size_t i = 0; i < 8; ++i) guids.push_back(t.GUIDBlock(i));
+  }
+  out(iba::ref::guids_print(guids, cap));
+  return 0;
+}
+
+int op_mepi(Ctx& c) {
+  unsigned port = port_arg(c.params, 0);
+  auto m = get<iba::SMPMlnxExtPortInfo>(c, port, "Mellanox ext port info query failed");
+  out(header("MLNX ext Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(m));
+  return 0;
+}
+
+struct Op {
+  const char* name;
+  const char* alias;
+  int (*fn)(Ctx&);
+  const char* params;
+};
+constexpr Op OPS[] = {
+    {"NodeInfo", "NI", op_nodeinfo, "<addr>"},
+    {"NodeDesc", "ND", op_nodedesc, "<addr>"},
+    {"PortInfo", "PI", op_portinfo, "<addr> [<portnum>]"},
+    {"PortInfoExtended", "PIE", op_portinfoext, "<addr> [<portnum>]"},
+    {"SwitchInfo", "SI", op_switchinfo, "<addr>"},
+    {"PKeyTable", "PKeys", op_pkeys, "<addr> [<portnum>]"},
+    {"SL2VLTable", "SL2VL", op_sl2vl, "<addr> [<portnum>]"},
+    {"VLArbitration", "VLArb", op_vlarb, "<addr> [<portnum>]"},
+    {"GUIDInfo", "GI", op_guids, "<addr>"},
+    {"MlnxExtPortInfo", "MEPI", op_mepi, "<addr> [<portnum>]"},
+};
+
+const Op* find_op(const std::string& s) {
+  for (const Op& o : OPS)
+    if (!strcasecmp(s.c_str(), o.name) || !strcasecmp(s.c_str(), o.alias)) return &o;
+  return nullptr;
+}
+
+class SmpQuery : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    ibtool::bind_ref_help(app, help_);
+    flags_.bind(app, ibtool::tflag::Combined | ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid |
+                         ibtool::tflag::SmPort);
+    app.add_flag("-x,--extended", extended_, "use extended speeds");
+    app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
+    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap);
+    app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
+  }
+
+  int run() override {
+    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
+    const std::string tool = app_->get_name();
+    const Op* op = find_op(args_[0]);
+    if (!op) {
+      std::fprintf(stderr, "E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
+      return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
+    }
+    try {
+      std::string dest = args_[1];
+      if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
+      IBPath target;
+      std::unique_ptr<ibtool::Session> s;
+      s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
+      Ctx c{*s->mad, {}, {}, extended_, show_keys_};
+      try {
+        c.path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "can't resolve destination port " + dest);
+      }
+      if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
+      try {
+        return op->fn(c);
+      } catch (const OpFail& f) {
+        throw ibtool::RefFail{"operation " + args_[0] + ": " + f.msg};
+      }
+    } catch (const ibtool::RefFail& f) {
+      return ibtool::ref_exit(tool, f.msg);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  ibtool::TargetFlags flags_;
+  bool extended_ = false, show_keys_ = false, help_ = false;
+  std::vector<std::string> args_;
+};
+
+std::string op_list() {
+  std::string s = "Supported ops (and aliases, case insensitive):\n";
+  for (const Op& o : OPS) s += "  " + std::string(o.name) + " (" + o.alias + ") " + o.params + "\n";
+  return s;
+}
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "smpquery",
+                .aliases = {},
+                .summary = "query one SMP attribute of a node (node, port, switch info, tables)",
+                .description = "Sends SubnGet SMPs to the destination and prints the attribute in the "
+                               "reference's layout.  The destination is a LID, a DR path (0,1,4), a "
+                               "port GUID or GID, or a path spec; -D/-L/-G force a form, -c takes a "
+                               "LID and a DR path from it (combined route).\n\n" +
+                               op_list(),
+                .usage = "[options] <op> <dest dr_path|lid|guid> [op params]",
+                .examples = "  smpquery portinfo 3 1\n"
+                            "  smpquery -G switchinfo 0x2C9000100D051 1\n"
+                            "  smpquery nodeinfo 0,1\n"
+                            "  smpquery -c nodeinfo 6 0,12",
+                .make = [] { return std::make_unique<SmpQuery>(); }});

@@ -1,0 +1,83 @@
+// Command-line side of single-target commands: the legacy addressing flags
+// (-D/-G/-L/-c, -s SM LID) bound to a CLI11 app, opening the local end port,
+// and turning the positional arguments into a resolved SMP path
+// (core/target.h does the parsing and resolving).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rpc.h"
+#include "core/target.h"
+#include "core/umad.h"
+
+namespace ibtool {
+
+namespace tflag {
+enum : unsigned {
+  Direct = 1u << 0,    // -D/--Direct
+  Lid = 1u << 1,       // -L/--Lid
+  Guid = 1u << 2,      // -G/--Guid
+  Combined = 1u << 3,  // -c/--combined
+  SmPort = 1u << 4,    // -s/--sm_port <lid>
+};
+}
+
+struct TargetFlags {
+  bool direct = false, lid = false, guid = false, combined = false;
+  uint16_t sm_port = 0;
+
+  // Bind the selected flags.
+  void bind(CLI::App& app, unsigned which);
+  // The form the flags force.  Throws ibcore::Error if two conflict.
+  ibcore::TargetForm form() const;
+  // How many positional arguments the target takes (2 for -c).
+  size_t nargs() const { return combined ? 2 : 1; }
+};
+
+// -h as the reference tools have it: usage on stderr, status 2 (--help
+// stays the dispatcher's).  ref_help_exit prints the usage and returns 2.
+void bind_ref_help(CLI::App& app, bool& flag);
+int ref_help_exit(CLI::App& app);
+
+// An open end port with a MAD transactor on it.
+struct Session {
+  std::unique_ptr<ibcore::Umad> umad;
+  std::unique_ptr<ibcore::MadTransactor> mad;
+};
+
+// Open the end port: the path's own (a scoped GID "...%dev/port") if it
+// names one, else -C/-P (config()).  Throws ibcore::Error.
+Session open_session(const ibcore::IBPath* scope = nullptr);
+
+// Parse args[first..] as the target (one argument, two with -c) and resolve
+// it for SMPs.  Throws ibcore::Error / MADError.
+ibcore::IBPath resolve_target(Session& s, const TargetFlags& f, const std::vector<std::string>& args,
+                              size_t first = 0);
+
+// The reference tools end a failed run with one line on stdout,
+// "<tool>: iberror: failed: <msg>", and status 255.  Commands throw RefFail
+// with the reference's message after printing our own E: lines on stderr;
+// ref_exit prints the line.
+struct RefFail {
+  std::string msg;
+};
+int ref_exit(const std::string& tool, const std::string& msg);
+// Report e on stderr (our E: lines) and throw RefFail{msg}.
+[[noreturn]] void ref_fail(const std::exception& e, std::string msg);
+
+// Parse the target and open the end port for it the reference's way: a
+// port that cannot be opened ends with "Failed to open '<ca>' port '<n>'",
+// a target that does not parse with "can't resolve destination port
+// <dest>" (RefFail).  target receives the parsed, unresolved path.
+std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFlags& f,
+                                         const std::vector<std::string>& args, size_t first,
+                                         ibcore::IBPath& target, const std::string& dest);
+
+// Parse only (no MADs): used to pick the end port before opening it.
+ibcore::IBPath parse_target_args(const TargetFlags& f, const std::vector<std::string>& args, size_t first = 0);
+
+}  // namespace ibtool

@@ -1,0 +1,109 @@
+#include "core/target.h"
+
+#include <cstdio>
+
+#include "core/config.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
+
+namespace ibcore {
+
+IBPath parse_target(std::string_view arg, const TargetForm& f, std::string_view dr) {
+  if (!f.combined) return IBPath::from_string(arg, f.form);
+  IBPath lid = IBPath::from_string(arg, IBPath::Form::LID);
+  IBPath p = IBPath::from_string(dr, IBPath::Form::DR);
+  p.DLID = lid.DLID;
+  p.drSLID = 0;  // our LID, filled in by resolve_for_smp
+  return p;
+}
+
+IBPath sa_path_for(MadTransactor& mad, uint16_t sm_lid) {
+  if (sm_lid) {
+    IBPath p;
+    p.DLID = sm_lid;
+    p.SL = mad.transport().sm_sl();
+    p.dqpn = 1;
+    p.qkey = GSI_QKEY;
+    return p;
+  }
+  const std::string& s = config().sa_path;
+  if (!s.empty()) {
+    IBPath p = IBPath::from_string(s);
+    if (p.is_dr()) throw Error("--sa-path must be a LID or a path spec, not a DR path: " + s);
+    if (!p.dqpn) p.dqpn = 1;
+    if (!p.qkey) p.qkey = GSI_QKEY;
+    return p;
+  }
+  return mad.sa_path();
+}
+
+IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {
+  static const uint64_t mask = [] {
+    uint64_t m = 0;
+    for (const char* f : {"DGID", "SGID", "numbPath"}) m |= iba::component_mask(*iba::find_field(iba::SAPathRecord::DESC, f));
+    return m;
+  }();
+  iba::SAPathRecord q;
+  q.set_DGID(dgid);
+  q.set_SGID(mad.transport().local_gid());
+  q.set_numbPath(1);
+  IBPath sa = sa_path_for(mad, sm_lid);
+  iba::SAPathRecord r;
+  try {
+    r = mad.SubnAdmGet(q, mask, &sa);
+  } catch (MADError& e) {
+    e.annotate("Failed getting path record for end port " + dgid.str() + ".");
+    throw;
+  }
+  IBPath p;
+  p.DLID = uint16_t(r.DLID());
+  p.SLID = uint16_t(r.SLID());
+  p.SL = uint8_t(r.SL());
+  p.pkey = uint16_t(r.PKey());
+  p.MTU = uint8_t(r.MTU());
+  p.rate = uint8_t(r.rate());
+  p.packet_life_time = uint8_t(r.packetLifeTime());
+  p.DGID = r.DGID();
+  p.SGID = r.SGID();
+  p.hop_limit = uint8_t(r.hopLimit());
+  p.traffic_class = uint8_t(r.TClass());
+  p.flow_label = uint32_t(r.flowLabel());
+  if (!p.DLID) throw MADError("The SA returned no LID for end port " + dgid.str());
+  return p;
+}
+
+uint16_t local_lid(MadTransactor& mad) { return mad.transport().local_lid(); }
+
+IBPath resolve_for_smp(MadTransactor& mad, const IBPath& in, uint16_t sm_lid) {
+  IBPath p = in;
+  if (p.is_dr()) {
+    if (p.DLID && p.drSLID == 0) p.drSLID = local_lid(mad);
+    return p;
+  }
+  if (!p.DLID && p.has_grh) {
+    IBPath r = path_from_sa(mad, p.DGID, sm_lid);
+    p.DLID = r.DLID;
+    // SMPs are LID routed: no GRH, the SL and P_Key of QP0 rules.
+    p.has_grh = false;
+    p.DGID = {};
+  }
+  return p;
+}
+
+std::string portid_str(const IBPath& p) {
+  char b[64];
+  if (!p.is_dr()) {
+    if (!p.DLID && p.has_grh) return "GID " + p.DGID.str();
+    std::snprintf(b, sizeof b, "Lid %u", unsigned(p.DLID));
+    return b;
+  }
+  std::string s;
+  if (p.DLID) {
+    std::snprintf(b, sizeof b, "Lid %u ", unsigned(p.DLID));
+    s = b;
+  }
+  std::snprintf(b, sizeof b, "DR path slid %u; dlid %u; ", unsigned(p.drSLID), unsigned(p.drDLID));
+  return s + b + p.dr_string();
+}
+
+}  // namespace ibcore
