@@ -1,0 +1,313 @@
+// check_lft_balance: report switches whose forwarding tables spread the
+// routed LIDs unevenly over their ports, from a dump_lfts output file and an
+// ibnetdiscover cache, as infiniband-diags' script does.
+//
+// The reference is a Perl script that asks `iblinkinfo --load-cache CACHE -S
+// GUID` about each switch and matches the text; here the same questions (is
+// the port's line there and without "Down", does it say "Active") are
+// answered from the cache directly.  Its quirks are kept where they decide
+// the output: ports are only looked at as 001..036; a port's count is keyed
+// by the text of the dump line; host names are compared as Perl numbers (so
+// "a port leading to a host" holds for nearly every name).
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/error.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/subnet.h"
+
+namespace {
+
+using namespace ibcore;
+
+// Perl's numeric value of a string (undef = 0): leading blanks, then a
+// decimal number (sign, digits, fraction, exponent) or Inf/NaN; else 0.
+double perl_num(const std::optional<std::string>& v) {
+  if (!v) return 0;
+  const std::string& s = *v;
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  size_t b = i;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  auto ci = [&](const char* w) {
+    size_t n = std::strlen(w);
+    if (s.size() - i < n) return false;
+    for (size_t k = 0; k < n; ++k)
+      if (std::tolower(static_cast<unsigned char>(s[i + k])) != w[k]) return false;
+    return true;
+  };
+  if (ci("inf")) return (s[b] == '-' ? -1 : 1) * HUGE_VAL;
+  if (ci("nan")) return NAN;
+  size_t d = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  bool digits = i > d;
+  if (i < s.size() && s[i] == '.') {
+    size_t f = ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    digits = digits || i > f;
+  }
+  if (!digits) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t e = i + 1;
+    if (e < s.size() && (s[e] == '+' || s[e] == '-')) ++e;
+    size_t ed = e;
+    while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
+    if (e > ed) i = e;
+  }
+  return std::strtod(s.substr(b, i - b).c_str(), nullptr);
+}
+
+// Capture group n of the last successful match, Perl style (undef when the
+// group did not take part).
+std::optional<std::string> group(const std::smatch& m, size_t n) {
+  if (n >= m.size() || !m[n].matched) return std::nullopt;
+  return m[n].str();
+}
+
+class CheckLftBalance : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    app.add_option("-l", lft_file_, "dump_lfts output (generate with \"dump_lfts.sh > lft-output\")")
+        ->option_text("<lft-output>");
+    app.add_option("-i", cache_file_, "ibnetdiscover cache (generate with \"ibnetdiscover --cache FILE\")")
+        ->option_text("<ibnetdiscover-cache>");
+    app.add_flag("-e", heuristic_, "turn on heuristic(s) to look at switch balances deeper");
+    app.add_flag("-v", verbose_, "verbose output, output all switches");
+    app.add_option("args", ignored_, "ignored (as the reference ignores words after its options)");
+  }
+
+  int run() override {
+    if (lft_file_.empty() || cache_file_.empty()) {
+      std::fprintf(stderr, "%s\n", lft_file_.empty() ? "Must specify dump lfts file" : "Must specify ibnetdiscover cache");
+      return usage();
+    }
+    std::vector<std::string> lines;
+    {
+      std::ifstream in(lft_file_);
+      if (!in) std::fprintf(stderr, "Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
+      std::string l;
+      while (std::getline(in, l)) lines.push_back(l);
+    }
+    try {
+      db_ = load_cache(cache_file_);
+      have_db_ = true;
+    } catch (const std::exception& e) {
+      // The script's iblinkinfo calls fail the same way: every port then
+      // looks down and unconnected.
+      ibcore::report(e);
+    }
+    map_ = NodeNameMap::open("");
+
+    static const std::regex re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
+    static const std::regex re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
+    static const std::regex re_host(".+ (.+) : \\(.+ portguid .+: '(.+)'\\)");
+    static const std::regex re_path(".+ (.+) : \\(path #. out of .: portguid .+\\)");
+    for (const std::string& line : lines) {
+      std::smatch m;
+      if (line.find("Unicast") != std::string::npos) {
+        if (!host_ports_.empty()) process_host_ports();
+        if (switch_name_) output_switch();
+        if (std::regex_search(line, m, re_dr)) {
+          switch_guid_ = group(m, 1);
+          switch_name_ = group(m, 2);
+        }
+        if (std::regex_search(line, m, re_lid)) {
+          switch_guid_ = group(m, 1);
+          switch_name_ = group(m, 2);
+        }
+        maybe_hosts_.clear();
+        counts_.clear();
+        host_ports_.clear();
+        lids_per_port_ = 0;
+        lids_per_port_calculated_ = 0;
+      } else if (line.find("Channel") != std::string::npos || line.find("Router") != std::string::npos) {
+        std::optional<std::string> port, host;
+        if (std::regex_search(line, m, re_host)) {
+          port = group(m, 1);
+          host = group(m, 2);
+        }
+        host_ = host;
+        ++counts_[port.value_or("")];
+        if (!host_ports_.empty()) process_host_ports();
+        host_ports_.assign(1, port);
+        if (lids_per_port_ == 0) ++lids_per_port_;
+        else ++lids_per_port_calculated_;
+      } else if (line.find("path") != std::string::npos) {
+        std::optional<std::string> port;
+        if (std::regex_search(line, m, re_path)) port = group(m, 1);
+        ++counts_[port.value_or("")];
+        if (lids_per_port_calculated_ == 0) ++lids_per_port_;
+        host_ports_.push_back(port);
+      } else {
+        if (lids_per_port_) ++lids_per_port_calculated_;
+      }
+    }
+    if (!host_ports_.empty()) process_host_ports();
+    output_switch();
+    return 0;
+  }
+
+  // Bad options and -h: the script prints its usage on stdout, status 2.
+  int usage_status() const override { return usage(); }
+
+private:
+  int usage() const {
+    std::printf("Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
+    std::printf("  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
+    std::printf("  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
+    std::printf("  -e turn on heuristic(s) to look at switch balances deeper\n");
+    std::printf("  -v verbose output, output all switches\n");
+    return 2;
+  }
+
+  // Every host port line of the last host names the same port: the host
+  // may hang directly off this switch.
+  void process_host_ports() {
+    if (host_ports_.size() != lids_per_port_) return;
+    double first = perl_num(host_ports_[0]);
+    for (auto& p : host_ports_)
+      if (perl_num(p) != first) return;
+    maybe_hosts_.push_back(host_);
+  }
+
+  // The switch port's iblinkinfo line: exists, says "Down", says "Active".
+  struct LinkLine {
+    bool exists = false, down = false, active = false;
+  };
+  LinkLine link_line(unsigned port) const {
+    LinkLine l;
+    if (!have_db_ || !switch_guid_) return l;
+    uint32_t n = db_.node_by_guid(std::strtoull(switch_guid_->c_str(), nullptr, 16));
+    if (n == NO_INDEX) return l;
+    const Node& sw = db_.node(n);
+    if (!sw.is_switch() || port < 1 || port > sw.nports) return l;
+    l.exists = true;
+    const Port& p = db_.port(sw, port);
+    std::string peer;
+    if (const Port* r = db_.peer(p)) {
+      const Node& rn = db_.node_of(*r);
+      peer = map_.remap(rn.guid, rn.description());
+    }
+    unsigned state = p.has_info ? p.state() : 1;
+    l.down = state == 1 || peer.find("Down") != std::string::npos;
+    l.active = state == 4 || peer.find("Active") != std::string::npos;
+    return l;
+  }
+
+  unsigned count(const std::string& port) {
+    auto it = counts_.find(port);
+    return it == counts_.end() ? 0 : it->second;
+  }
+
+  bool directly_connected(const std::string& port) {
+    if (count(port) != lids_per_port_ || maybe_hosts_.empty()) return false;
+    LinkLine l = link_line(unsigned(std::stoul(port)));
+    if (!l.exists || !l.active) return false;
+    // The script's name capture never matches iblinkinfo's layout: an
+    // undefined name, 0 as a number, is compared with each host's name.
+    for (auto& h : maybe_hosts_)
+      if (perl_num(h) == 0) return true;
+    return false;
+  }
+
+  void output_switch() {
+    unsigned min_u = 999999, max_u = 0, min2 = 999999, max2 = 0;
+    std::vector<std::string> out_ports;
+    unsigned on_switch = 0;
+    bool unbalanced = false;
+    for (unsigned i = 1; i <= 36; ++i) {
+      char b[8];
+      std::snprintf(b, sizeof b, "%03u", i);
+      std::string port = b;
+      unsigned c = count(port);
+      counts_.emplace(port, 0);
+      if (c == 0) {
+        LinkLine l = link_line(i);
+        if (!l.exists || l.down) continue;
+      }
+      ++on_switch;
+      if (directly_connected(port)) continue;
+      out_ports.push_back(port);
+      min_u = std::min(min_u, c);
+      max_u = std::max(max_u, c);
+    }
+    if (max_u > min_u + 1) unbalanced = true;
+    if (heuristic_ && unbalanced && on_switch > 12) {
+      std::vector<std::string> dbl;
+      for (auto& p : out_ports) {
+        unsigned c = count(p);
+        if (c == max_u || c + 1 == max_u || c == 0) continue;
+        dbl.push_back(p);
+      }
+      long half = long(on_switch / 2), n = long(dbl.size());
+      if (n == half || n == half + 1 || n == half - 1) {
+        for (auto& p : dbl) {
+          min2 = std::min(min2, count(p));
+          max2 = std::max(max2, count(p));
+        }
+        if (!(max2 > min2 + 1)) unbalanced = false;
+      }
+    }
+    if (heuristic_ && unbalanced && on_switch > 12) {
+      bool all_zero = true;
+      for (auto& p : out_ports) {
+        unsigned c = count(p);
+        if (c == max_u || c + 1 == max_u) continue;
+        if (c != 0) {
+          all_zero = false;
+          break;
+        }
+      }
+      if (all_zero) unbalanced = false;
+    }
+    if (!verbose_ && !unbalanced) return;
+    std::printf("%sSwitch Port Usage: %s, %s\n", unbalanced ? "Unbalanced " : "",
+                switch_name_.value_or("").c_str(), switch_guid_.value_or("").c_str());
+    for (auto& p : out_ports) std::printf("Port %s: %u\n", p.c_str(), count(p));
+  }
+
+  CLI::App* app_ = nullptr;
+  std::string lft_file_, cache_file_;
+  std::vector<std::string> ignored_;
+  bool heuristic_ = false, verbose_ = false;
+  Subnet db_;
+  bool have_db_ = false;
+  NodeNameMap map_;
+
+  std::optional<std::string> switch_guid_, switch_name_, host_;
+  std::map<std::string, unsigned> counts_;
+  std::vector<std::optional<std::string>> maybe_hosts_, host_ports_;
+  unsigned lids_per_port_ = 0, lids_per_port_calculated_ = 0;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "check_lft_balance",
+                .aliases = {},
+                .summary = "report switches whose forwarding tables load their ports unevenly",
+                .description =
+                    "Counts, for every switch of a dump_lfts output, the LIDs routed through each port "
+                    "(ports 1..36; ports leading straight to a host and ports that are down without "
+                    "routes left out) and reports the switches where two ports differ by more than one "
+                    "(-v: every switch; -e: the reference's heuristics for line boards and partly "
+                    "populated switches).  Port states come from an ibnetdiscover cache.",
+                .usage = "-l lft-output -i ibnetdiscover-cache [-e] [-v]",
+                .examples = "  dump_lfts.sh > lft-output\n"
+                            "  ibnetdiscover --cache fabric.cache\n"
+                            "  check_lft_balance -l lft-output -i fabric.cache",
+                .make = [] { return std::make_unique<CheckLftBalance>(); }});
