@@ -1,14 +1,20 @@
 // vendstat: Mellanox vendor class 0x0a (range 1 vendor format): general
 // information (-N), IS3 port xmit wait counters (-w), IS4 counter groups
-// (-i, -c) and configuration space records (-R, -W).  The path to the
-// target comes from an SA PathRecord (core/gmppath.h).
+// (-i, -c) and configuration space records (-R, -W, each repeatable).  The
+// path to the target comes from an SA PathRecord (core/gmppath.h); without
+// a destination the local port is the target.
 //
-// The order of the work and the messages follow the reference: -i, -c, -R
-// and -W each report a failure on stderr and go on (status 0); -N and -w
-// first read the class's ClassPortInfo, whose failure ends the command
-// (status 255, the "iberror" line on stdout as the reference writes it).
+// The order of the work, the layouts and the messages follow the reference
+// (its source's formats; ibsim has no agent for this class, so the success
+// layouts are checked by unit tests on built replies, not on a fabric):
+// -i, -c, -R/-W report a failure on stderr and end with status 0; -N and -w
+// read ClassPortInfo and GeneralInfo first, whose failure ends the command
+// (status 255, the "iberror" line on stdout).
 #include <cstdio>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -25,27 +31,126 @@
 
 namespace {
 
+// The Mellanox class's attribute layouts as the reference reads them: every
+// data area starts with an 8 byte vendor key (MAD bytes 24..31), so these
+// structures are laid over the whole range 1 data area (MAD byte 24 on).
+// GeneralInfo comes in two forms: IS3 (software version right after the
+// firmware information) and the extended one of later devices (extended
+// firmware version words, then the software version).
+#define VS_FIELDS_GENERAL_COMMON(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                    \
+  F(hwRevision, 64, 16, Hex)                  \
+  F(hwDeviceID, 80, 16, Hex)                  \
+  F(reserved96, 96, 192, Rsv)                 \
+  F(hwUptime, 288, 32, Hex)                   \
+  F(reserved320, 320, 8, Rsv)                 \
+  F(fwMajor, 328, 8, Uint)                    \
+  F(fwMinor, 336, 8, Uint)                    \
+  F(fwSubMinor, 344, 8, Uint)                 \
+  F(fwBuildID, 352, 32, Hex)                  \
+  F(fwMonth, 384, 8, Hex)                     \
+  F(fwDay, 392, 8, Hex)                       \
+  F(fwYear, 400, 16, Hex)                     \
+  F(reserved416, 416, 16, Rsv)                \
+  F(fwHour, 432, 16, Hex)                     \
+  F(fwPSID, 448, 128, Str)                    \
+  F(fwIniFileVersion, 576, 32, Uint)
+#define VS_FIELDS_GeneralInfoIS3(F, A, S, SA) \
+  VS_FIELDS_GENERAL_COMMON(F, A, S, SA)       \
+  F(reserved608, 608, 8, Rsv)                 \
+  F(swMajor, 616, 8, Uint)                    \
+  F(swMinor, 624, 8, Uint)                    \
+  F(swSubMinor, 632, 8, Uint)
+IBA_STRUCT(VSGeneralInfoIS3, 80, VS_FIELDS_GeneralInfoIS3);
+#define VS_FIELDS_GeneralInfoExt(F, A, S, SA) \
+  VS_FIELDS_GENERAL_COMMON(F, A, S, SA)       \
+  F(fwExtMajor, 608, 32, Uint)                \
+  F(fwExtMinor, 640, 32, Uint)                \
+  F(fwExtSubMinor, 672, 32, Uint)             \
+  F(reserved704, 704, 128, Rsv)               \
+  F(reserved832, 832, 8, Rsv)                 \
+  F(swMajor, 840, 8, Uint)                    \
+  F(swMinor, 848, 8, Uint)                    \
+  F(swSubMinor, 856, 8, Uint)
+IBA_STRUCT(VSGeneralInfoExt, 108, VS_FIELDS_GeneralInfoExt);
+#define VS_FIELDS_ConfigSpace(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                 \
+  SA(record, 64, iba::MLXConfigSpaceRecord, 18)
+IBA_STRUCT(VSConfigSpace, 224, VS_FIELDS_ConfigSpace);
+#define VS_FIELDS_CounterGroupInfo(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                      \
+  F(reserved64, 64, 24, Rsv)                    \
+  F(numOfCounterGroups, 88, 8, Uint)            \
+  A(groupMask, 96, 32, Hex, 2)
+IBA_STRUCT(VSCounterGroupInfo, 20, VS_FIELDS_CounterGroupInfo);
+#define VS_FIELDS_ConfigCounterGroups(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                         \
+  F(reserved64, 64, 32, Rsv)                       \
+  F(reserved96, 96, 24, Rsv)                       \
+  F(groupSelect0, 120, 8, Uint)                    \
+  F(reserved128, 128, 24, Rsv)                     \
+  F(groupSelect1, 152, 8, Uint)
+IBA_STRUCT(VSConfigCounterGroups, 20, VS_FIELDS_ConfigCounterGroups);
+
 constexpr uint16_t ATTR_CLASS_PORT_INFO = 0x0001;
-constexpr uint16_t ATTR_IS3_PORT_XMIT_WAIT = 0x0013;
+constexpr uint16_t ATTR_GENERAL_INFO = 0x0017;
+constexpr uint16_t ATTR_CONFIG_SPACE = 0x0050;
 constexpr uint16_t ATTR_IS4_COUNTER_GROUP_INFO = 0x0090;
 constexpr uint16_t ATTR_IS4_CONFIG_COUNTER_GROUP = 0x0091;
+constexpr uint16_t IS3_DEVICE_ID = 0xb924;
+// Config space address of port 1's PortXmitWait on IS3; port n is
+// n << 12 further.
+constexpr uint32_t IS3_PORT_XMIT_WAIT = 0x10013c;
+
+// Device ID ranges whose GeneralInfo has the extended firmware version
+// (SwitchX, Switch-IB(2), Quantum, IS-4, ConnectX family, BlueField and the
+// Bull OEM versions of them), as the reference lists them.
+constexpr uint16_t EXT_FW_DEVICES[][2] = {
+    {0x0245, 0x0245}, {0xc738, 0xc73b}, {0xcb20, 0xcb20}, {0xcf08, 0xcf08}, {0xd2f0, 0xd2f0},
+    {0x01b3, 0x01b3}, {0x1003, 0x101b}, {0xa2d2, 0xa2d2}, {0x1b02, 0x1b02}, {0x1b50, 0x1b50},
+    {0x1ba0, 0x1ba0}, {0x1bd0, 0x1bd5}, {0x1bf0, 0x1bf0}, {0x1b33, 0x1b33}, {0x1b73, 0x1b73},
+    {0x1b40, 0x1b41}, {0x1b60, 0x1b61}, {0x1b83, 0x1b83}, {0x1b93, 0x1b94}, {0x1bb4, 0x1bb5},
+    {0x1bc4, 0x1bc6},
+};
+bool ext_fw_info(uint16_t dev) {
+  for (const auto& r : EXT_FW_DEVICES)
+    if (r[0] <= dev && dev <= r[1]) return true;
+  return false;
+}
 
 struct Fail {
   std::string msg;
 };
 
-// Split "a,b,c" into numbers (the reference's strtoul: base 0).
-bool split_nums(const std::string& s, size_t n, std::vector<uint64_t>& out) {
-  out.clear();
-  size_t pos = 0;
-  while (out.size() < n) {
-    size_t comma = s.find(',', pos);
-    std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    out.push_back(std::strtoull(item.c_str(), nullptr, 0));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
+// sscanf-like "%x,%x[,%x]": how many hex numbers lead the text.
+size_t scan_hex(const std::string& s, size_t max, uint32_t* out) {
+  size_t n = 0;
+  const char* p = s.c_str();
+  while (n < max) {
+    char* end = nullptr;
+    while (*p == ' ' || *p == '\t') ++p;
+    if (!isxdigit(static_cast<unsigned char>(*p)) && !(*p == '-' || *p == '+')) break;
+    unsigned long v = std::strtoul(p, &end, 16);
+    if (end == p) break;
+    out[n++] = uint32_t(v);
+    p = end;
+    if (*p != ',') break;
+    ++p;
   }
-  return out.size() == n;
+  return n;
+}
+// sscanf "%d,%d": both numbers present.
+bool scan_two_ints(const std::string& s, int& a, int& b) {
+  char* end = nullptr;
+  const char* p = s.c_str();
+  long x = std::strtol(p, &end, 10);
+  if (end == p || *end != ',') return false;
+  p = end + 1;
+  long y = std::strtol(p, &end, 10);
+  if (end == p) return false;
+  a = int(x);
+  b = int(y);
+  return true;
 }
 
 class VendStat : public ibtool::Command {
@@ -64,11 +169,19 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Gmp);
     app.add_option("args", args_, "<lid|guid> [port]");
     app.callback([this] {
-      std::vector<uint64_t> v;
-      if (!cg_config_.empty() && !split_nums(cg_config_, 2, v)) throw CLI::ValidationError("-c", "two numbers");
-      if (!read_.empty() && !split_nums(read_, 2, v)) throw CLI::ValidationError("-R", "addr,mask");
-      if (!write_.empty() && !split_nums(write_, 3, v)) throw CLI::ValidationError("-W", "addr,val,mask");
-      if (args_.empty() || args_.size() > 2) throw CLI::ValidationError("args", "<lid|guid> [port]");
+      if (!cg_config_.empty() && !scan_two_ints(cg_config_, cg0_, cg1_))
+        throw CLI::ValidationError("-c", "two numbers: <num,num>");
+      uint32_t v[3];
+      for (const auto& r : read_) {
+        size_t n = scan_hex(r, 2, v);
+        if (n < 1) throw CLI::ValidationError("-R", "<addr,mask> in hex");
+        if (rd_.size() < 18) rd_.push_back({v[0], 0, n == 1 ? 0xffffffffu : v[1]});
+      }
+      for (const auto& w : write_) {
+        size_t n = scan_hex(w, 3, v);
+        if (n < 2) throw CLI::ValidationError("-W", "<addr,val,mask> in hex");
+        if (wr_.size() < 18) wr_.push_back({v[0], v[1], n == 2 ? 0xffffffffu : v[2]});
+      }
     });
   }
 
@@ -85,25 +198,75 @@ public:
   }
 
 private:
-  // One Get/Set of a class 0x0a attribute; a failure is reported the
-  // reference's way ("method M, attribute A failure") and returns false.
-  bool vend(ibcore::MadTransactor& mad, uint8_t method, uint16_t attr, uint32_t amod, std::vector<uint8_t>& data) {
-    ibcore::MadRequest r;
-    r.cls = iba::find_class(iba::MLX_VENDOR_CLASS);
-    r.method = method;
-    r.attr_id = attr;
-    r.amod = amod;
-    r.payload = data;
+  struct Rec {
+    uint32_t addr, data, mask;
+  };
+
+  // One Get/Set of a class 0x0a attribute; data is the whole range 1 data
+  // area (232 bytes, vendor key first), replaced by the reply's.  A failure
+  // is reported the reference's way ("method M, attribute A failure").
+  bool vend(uint8_t method, uint16_t attr, uint32_t amod, std::vector<uint8_t>& data) {
+    data.resize(232, 0);
     try {
-      auto rep = mad.call(r, path_);
-      auto pl = ibcore::MadTransactor::payload_of(rep);
-      data.assign(pl.begin(), pl.end());
-      data.resize(232, 0);
+      if (path_error_) std::rethrow_exception(path_error_);
+      // Built on a registered attribute of the class (same method set),
+      // then given the attribute id the request is for: the class table
+      // holds the attributes ibtool decodes, vendstat also sends others.
+      ibcore::MadRequest r;
+      r.cls = iba::find_class(iba::MLX_VENDOR_CLASS);
+      r.method = method;
+      r.attr_id = iba::AttrId<iba::MLXConfigSpaceAccess>::value;
+      r.amod = amod;
+      ibcore::PendingMad p;
+      p.path = &path_;
+      p.req_len = ibcore::build_mad(p.req.data(), r, path_, 0);
+      const auto& vf = iba::VendorFormat::DESC;
+      auto aid = iba::find_field(vf, "hdr.attributeID");
+      auto area = iba::find_field(vf, "data");
+      iba::set_bits(p.req.data(), aid->bit_off, aid->width(), attr);
+      std::memcpy(p.req.data() + area->bit_off / 8, data.data(), std::min<size_t>(data.size(), area->width() / 8));
+      p.req_len = iba::MAD_SIZE;
+      mad_->engine().submit(p);
+      mad_->engine().wait(p);
+      auto rep = ibcore::check_reply(p);
+      size_t off = area->bit_off / 8;
+      std::fill(data.begin(), data.end(), 0);
+      if (rep.size() > off) std::memcpy(data.data(), rep.data() + off, std::min(data.size(), rep.size() - off));
       return true;
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
+      std::fflush(stdout);
       std::fprintf(stderr, "vendstat: method %u, attribute %u failure\n", method, attr);
       return false;
+    }
+  }
+
+  template <class T>
+  static T as(const std::vector<uint8_t>& d) {
+    T t;
+    t.load(std::span<const uint8_t>(d.data(), std::min<size_t>(d.size(), T::DESC.size)));
+    return t;
+  }
+
+  void config_space(bool set, const std::vector<Rec>& recs) {
+    VSConfigSpace cs;
+    for (size_t i = 0; i < recs.size(); ++i) {
+      iba::MLXConfigSpaceRecord r;
+      r.set_address(recs[i].addr);
+      r.set_data(recs[i].data);
+      r.set_mask(recs[i].mask);
+      cs.set_record(i, r);
+    }
+    std::vector<uint8_t> d(cs.bytes().begin(), cs.bytes().end());
+    uint32_t amod = 2u << 22 | uint32_t(recs.size()) << 16;
+    if (!vend(set ? iba::method::SET : iba::method::GET, ATTR_CONFIG_SPACE, amod, d)) {
+      std::fprintf(stderr, "cannot %s config space records\n", set ? "set" : "get");
+      return;
+    }
+    cs = as<VSConfigSpace>(d);
+    for (size_t i = 0; i < recs.size(); ++i) {
+      auto r = cs.record(i);
+      std::printf("Config space record at 0x%x: 0x%x\n", unsigned(r.address()), unsigned(r.data() & r.mask()));
     }
   }
 
@@ -113,134 +276,133 @@ private:
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
     ibcore::Umad umad(ep);
     ibcore::MadTransactor mad(umad);
+    mad_ = &mad;
     if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
-    ibcore::IBPath target;
-    try {
-      target = ibcore::IBPath::from_string(args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
-                                                     : lid_form_ ? ibcore::IBPath::Form::LID
-                                                                 : ibcore::IBPath::Form::Auto);
-    } catch (const ibcore::Error&) {
-      throw Fail{"can't resolve destination port " + args_[0]};
-    }
     int port = args_.size() > 1 ? int(std::strtoul(args_[1].c_str(), nullptr, 0)) : 0;
-    bool path_ok = true;
+    ibcore::IBPath target;
+    if (args_.empty()) {
+      // No destination: this port itself.
+      target.DLID = umad.local_lid();
+      port = ep.port;
+      if (!target.DLID) throw Fail{"can't resolve self port (null)"};
+    } else {
+      try {
+        target = ibcore::IBPath::from_string(args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
+                                                       : lid_form_ ? ibcore::IBPath::Form::LID
+                                                                   : ibcore::IBPath::Form::Auto);
+      } catch (const ibcore::Error&) {
+        throw Fail{"can't resolve destination port " + args_[0]};
+      }
+    }
     try {
       ibcore::GmpPathResolver res(mad);
       path_ = res.resolve(target);
     } catch (const ibcore::MADError& e) {
-      ibcore::report(e);
       // A GID/GUID target needs the SA; a LID one fails at its first MAD.
-      if (target.has_grh && !target.DLID) throw Fail{"can't resolve destination port " + args_[0]};
-      path_ok = false;
+      if (!target.DLID || target.is_dr()) {
+        ibcore::report(e);
+        throw Fail{"can't resolve destination port " + args_[0]};
+      }
+      path_error_ = std::current_exception();
     }
-    auto unreachable = [&](unsigned method, unsigned attr) {
-      std::fprintf(stderr, "vendstat: method %u, attribute %u failure\n", method, attr);
-    };
 
     if (cg_info_) {
-      std::vector<uint8_t> d(232, 0);
-      if (!path_ok) {
-        unreachable(1, ATTR_IS4_COUNTER_GROUP_INFO);
+      std::vector<uint8_t> d;
+      if (!vend(iba::method::GET, ATTR_IS4_COUNTER_GROUP_INFO, uint32_t(port), d)) {
         std::fprintf(stderr, "counter group info query failure\n");
-      } else if (!vend(mad, iba::method::GET, ATTR_IS4_COUNTER_GROUP_INFO, uint32_t(port), d)) {
-        std::fprintf(stderr, "counter group info query failure\n");
-      } else {
-        // num_of_counter_groups, then per group: group_status, group_select.
-        unsigned n = d[0];
-        std::printf("counter_group_info:\n");
-        std::printf("%d counter groups\n", int(n));
-        for (unsigned i = 0; i < n && 4 + 4 * i + 3 < d.size(); ++i)
-          std::printf("group%u status %u select %u\n", i, d[4 + 4 * i], d[4 + 4 * i + 3]);
+        return 0;
       }
+      auto ci = as<VSCounterGroupInfo>(d);
+      int n = int(ci.numOfCounterGroups());
+      std::printf("counter_group_info:\n");
+      std::printf("%d counter groups\n", n);
+      // Masks follow each other from the group count on (two fit the
+      // structure; more are read from the rest of the data area, zero past it).
+      for (int i = 0; i < n; ++i) {
+        uint32_t off = uint32_t(96 + 32 * i);
+        unsigned m = off + 32 <= d.size() * 8 ? unsigned(iba::get_bits(d.data(), off, 32)) : 0;
+        std::printf("group%d mask %#x\n", i, m);
+      }
+      return 0;
     }
     if (!cg_config_.empty()) {
-      std::vector<uint64_t> g;
-      split_nums(cg_config_, 2, g);
-      std::printf("counter_groups_config: configuring group0 %llu group1 %llu\n", (unsigned long long)g[0],
-                  (unsigned long long)g[1]);
+      std::printf("counter_groups_config: configuring group0 %d group1 %d\n", cg0_, cg1_);
       std::fflush(stdout);
-      std::vector<uint8_t> d(232, 0);
-      d[0] = 2;  // two groups
-      d[4 + 3] = uint8_t(g[0]);
-      d[8 + 3] = uint8_t(g[1]);
-      if (!path_ok) {
-        unreachable(2, ATTR_IS4_CONFIG_COUNTER_GROUP);
+      VSConfigCounterGroups g;
+      g.set_groupSelect0(uint8_t(cg0_));
+      g.set_groupSelect1(uint8_t(cg1_));
+      std::vector<uint8_t> d(g.bytes().begin(), g.bytes().end());
+      if (!vend(iba::method::SET, ATTR_IS4_CONFIG_COUNTER_GROUP, uint32_t(port), d)) {
         std::fprintf(stderr, "config counter group set failure\n");
-      } else if (!vend(mad, iba::method::SET, ATTR_IS4_CONFIG_COUNTER_GROUP, uint32_t(port), d)) {
-        std::fprintf(stderr, "config counter group set failure\n");
+        return 0;
       }
+      d.assign(232, 0);
+      if (!vend(iba::method::GET, ATTR_IS4_CONFIG_COUNTER_GROUP, uint32_t(port), d))
+        std::fprintf(stderr, "config counter group query failure\n");
+      return 0;
     }
-    if (!read_.empty() || !write_.empty()) {
-      bool wr = read_.empty();
-      std::vector<uint64_t> v;
-      split_nums(wr ? write_ : read_, wr ? 3 : 2, v);
-      iba::MLXConfigSpaceRecord rec;
-      rec.set_address(uint32_t(v[0]));
-      if (wr) {
-        rec.set_data(uint32_t(v[1]));
-        rec.set_mask(uint32_t(v[2]));
-      } else {
-        rec.set_mask(uint32_t(v[1]));
-      }
-      iba::MLXConfigSpaceAccess csa;
-      csa.set_record(0, rec);
-      std::vector<uint8_t> d(csa.bytes().begin(), csa.bytes().end());
-      uint8_t method = wr ? iba::method::SET : iba::method::GET;
-      bool ok = path_ok && vend(mad, method, iba::AttrId<iba::MLXConfigSpaceAccess>::value, 1, d);
-      if (!path_ok) unreachable(method, iba::AttrId<iba::MLXConfigSpaceAccess>::value);
-      if (!ok) {
-        std::fprintf(stderr, wr ? "cannot set config space records\n" : "cannot get config space records\n");
-      } else {
-        csa.load(d);
-        auto r = csa.record(0);
-        std::printf("Config space record at 0x%x: 0x%x\n", unsigned(r.address()), unsigned(r.data() & r.mask()));
-      }
+    if (!rd_.empty() || !wr_.empty()) {
+      if (!rd_.empty()) config_space(false, rd_);
+      if (!wr_.empty()) config_space(true, wr_);
+      std::fflush(stdout);
+      return 0;
     }
-    if (cg_info_ || !cg_config_.empty() || !read_.empty() || !write_.empty()) return 0;
     if (!general_ && !xmit_wait_) throw Fail{"at least one of -N and -w must be specified"};
 
     // The class must answer its ClassPortInfo first.
-    std::vector<uint8_t> cpi(232, 0);
-    if (!path_ok) {
-      unreachable(1, ATTR_CLASS_PORT_INFO);
-      throw Fail{"classportinfo query"};
+    std::vector<uint8_t> cpi;
+    if (!vend(iba::method::GET, ATTR_CLASS_PORT_INFO, 0, cpi)) throw Fail{"classportinfo query"};
+    std::vector<uint8_t> d;
+    if (!vend(iba::method::GET, ATTR_GENERAL_INFO, 0, d)) throw Fail{"generalinfo query"};
+    auto gi = as<VSGeneralInfoIS3>(d);
+    uint16_t dev = uint16_t(gi.hwDeviceID());
+    uint32_t fw[3];
+    unsigned sw[3];
+    if (ext_fw_info(dev)) {
+      auto ge = as<VSGeneralInfoExt>(d);
+      fw[0] = uint32_t(ge.fwExtMajor()), fw[1] = uint32_t(ge.fwExtMinor()), fw[2] = uint32_t(ge.fwExtSubMinor());
+      sw[0] = unsigned(ge.swMajor()), sw[1] = unsigned(ge.swMinor()), sw[2] = unsigned(ge.swSubMinor());
+    } else {
+      fw[0] = uint32_t(gi.fwMajor()), fw[1] = uint32_t(gi.fwMinor()), fw[2] = uint32_t(gi.fwSubMinor());
+      sw[0] = unsigned(gi.swMajor()), sw[1] = unsigned(gi.swMinor()), sw[2] = unsigned(gi.swSubMinor());
     }
-    if (!vend(mad, iba::method::GET, ATTR_CLASS_PORT_INFO, 0, cpi)) throw Fail{"classportinfo query"};
-
     if (general_) {
-      std::vector<uint8_t> d(232, 0);
-      if (!vend(mad, iba::method::GET, iba::AttrId<iba::MLXGeneralInfo>::value, 0, d))
-        throw Fail{"generalinfo query"};
-      iba::MLXGeneralInfo gi;
-      gi.load(d);
       std::printf("hw_dev_rev:  0x%04x\n", unsigned(gi.hwRevision()));
-      std::printf("hw_dev_id:   0x%04x\n", unsigned(gi.hwDeviceID()));
+      std::printf("hw_dev_id:   0x%04x\n", unsigned(dev));
       std::printf("hw_uptime:   0x%08x\n", unsigned(gi.hwUptime()));
-      if (gi.fwExtMajor() || gi.fwExtMinor() || gi.fwExtSubMinor())
-        std::printf("fw_version:  %02u.%02u.%04u\n", unsigned(gi.fwExtMajor()), unsigned(gi.fwExtMinor()),
-                    unsigned(gi.fwExtSubMinor()));
-      else
-        std::printf("fw_version:  %02u.%02u.%02u\n", unsigned(gi.fwMajor()), unsigned(gi.fwMinor()),
-                    unsigned(gi.fwSubMinor()));
+      std::printf("fw_version:  %02d.%02d.%02d\n", int(fw[0]), int(fw[1]), int(fw[2]));
       std::printf("fw_build_id: 0x%04x\n", unsigned(gi.fwBuildID()));
       std::printf("fw_date:     %02x/%02x/%04x\n", unsigned(gi.fwMonth()), unsigned(gi.fwDay()),
                   unsigned(gi.fwYear()));
-      char psid[17] = {};
-      std::memcpy(psid, d.data() + 48, 16);
-      std::printf("fw_psid:     '%s'\n", psid);
-      std::printf("fw_ini_ver:  %u\n", unsigned(gi.fwIniFileVersion()));
-      std::printf("sw_version:  %02u.%02u.%02u\n", unsigned(gi.swMajor()), unsigned(gi.swMinor()),
-                  unsigned(gi.swSubMinor()));
+      // The PSID is printed up to its first NUL, at most its 16 bytes.
+      std::printf("fw_psid:     '%s'\n", gi.fwPSID().c_str());
+      std::printf("fw_ini_ver:  %d\n", int(uint32_t(gi.fwIniFileVersion())));
+      std::printf("sw_version:  %02d.%02d.%02d\n", int(sw[0]), int(sw[1]), int(sw[2]));
     }
     if (xmit_wait_) {
-      std::vector<uint8_t> d(232, 0);
-      if (!vend(mad, iba::method::GET, ATTR_IS3_PORT_XMIT_WAIT, uint32_t(port), d))
-        throw Fail{"xmitwait query"};
-      std::printf("port_xmit_wait:\n");
-      for (unsigned i = 0; i < 4; ++i) {
-        unsigned v = unsigned(d[4 + 4 * i]) << 24 | unsigned(d[5 + 4 * i]) << 16 | unsigned(d[6 + 4 * i]) << 8 |
-                     d[7 + 4 * i];
-        std::printf("port %u: %u\n", i, v);
+      if (dev != IS3_DEVICE_ID) {
+        char b[64];
+        std::snprintf(b, sizeof b, "Unsupported device ID 0x%x", unsigned(dev));
+        throw Fail{b};
+      }
+      // Ports 1..16 then 17..24 (IS3 numbers its ports from 4 in this table).
+      for (int pass = 0; pass < 2; ++pass) {
+        unsigned n = pass == 0 ? 16 : 8;
+        VSConfigSpace cs;
+        for (unsigned i = 0; i < n; ++i) {
+          iba::MLXConfigSpaceRecord r;
+          r.set_address(IS3_PORT_XMIT_WAIT + ((i + 1 + 16 * pass) << 12));
+          cs.set_record(i, r);
+        }
+        std::vector<uint8_t> x(cs.bytes().begin(), cs.bytes().end());
+        if (!vend(iba::method::GET, ATTR_CONFIG_SPACE, 2u << 22 | n << 16, x)) throw Fail{"vendstat"};
+        cs = as<VSConfigSpace>(x);
+        for (unsigned i = 0; i < n; ++i) {
+          uint32_t v = uint32_t(cs.record(i).data());
+          if (!v) continue;
+          int p = pass == 0 ? int(i) + 4 : (i < 4 ? int(i) + 21 : int(i) - 3);
+          std::printf("Port %d: PortXmitWait 0x%x\n", p, unsigned(v));
+        }
       }
     }
     std::fflush(stdout);
@@ -248,10 +410,15 @@ private:
   }
 
   bool general_ = false, xmit_wait_ = false, cg_info_ = false, lid_form_ = false, guid_form_ = false;
-  std::string cg_config_, read_, write_;
+  std::string cg_config_;
+  std::vector<std::string> read_, write_;
+  std::vector<Rec> rd_, wr_;
+  int cg0_ = 0, cg1_ = 0;
   int sm_port_ = 0;
   std::vector<std::string> args_;
+  ibcore::MadTransactor* mad_ = nullptr;
   ibcore::IBPath path_;
+  std::exception_ptr path_error_;
 };
 
 }  // namespace
