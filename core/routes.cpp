@@ -72,7 +72,10 @@ void UnicastDump::header(unsigned start, unsigned end, const std::string& where,
 
 unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve) {
   unsigned n = 0;
-  for (unsigned lid = start; lid <= end; ++lid) {
+  // The reference reads the table in 64-LID blocks up to end/64 rounded up:
+  // an end LID that starts a block is left out.
+  unsigned last = end && end % 64 == 0 ? end - 1 : end;
+  for (unsigned lid = start; lid <= last; ++lid) {
     uint8_t port = lid < lft.size() ? lft[lid] : LFT_NO_ROUTE;
     bool valid = port != LFT_NO_ROUTE;
     if (!valid && !all_) continue;
