@@ -92,6 +92,9 @@ private:
       } catch (const ibcore::MADError& e) {
         e.dump(stderr, ibcore::config().verbose);
         if (e.reply_status) srv.send_error_reply(in, e.reply_status);
+      } catch (const std::exception& e) {
+        // Whatever one request does wrong, the server goes on serving.
+        ibcore::report(e);
       }
     }
   }

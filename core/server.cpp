@@ -49,7 +49,17 @@ ParsedRequest MadServer::parse_request(const IncomingMad& in) const {
     e.path = p.reply_path.repr();
     throw e;
   };
+  // Not ours: another class, or another vendor's OUI on a vendor class
+  // (when the port is the node's SM client, the simulator hands it every
+  // MAD nobody else takes, SMPs included).  Dropped, never answered: an
+  // answer in our class's format would be garbage to its sender.
+  if (m[1] != class_) fail(0, "Not a request of class " + std::to_string(class_));
+  if (class_ >= 0x30 && class_ <= 0x4f && in.raw.len >= 40) {
+    uint32_t oui = uint32_t(m[37]) << 16 | uint32_t(m[38]) << 8 | m[39];
+    if (oui != oui_) fail(0, "Request for OUI " + std::to_string(oui));
+  }
   if (m[0] != 1) fail(mad_status::BAD_VERSION, "Unsupported base version " + std::to_string(m[0]));
+  if (m[2] != version_) fail(mad_status::BAD_VERSION, "Unsupported class version " + std::to_string(m[2]));
   p.cls = iba::find_class(m[1], m[2]);
   if (!p.cls) fail(mad_status::BAD_VERSION, "Unsupported class version");
   p.attr = iba::find_attr(*p.cls, p.attr_id);

@@ -63,7 +63,8 @@ public:
 
   // Decode a request.  Throws MADError with reply_status set (and the
   // request attached) when the version, method or attribute is not
-  // supported, so the caller can answer with send_error_reply().
+  // supported, so the caller can answer with send_error_reply().  A MAD of
+  // another class (or another OUI) throws with reply_status 0: drop it.
   ParsedRequest parse_request(const IncomingMad& in) const;
 
   // Answer req: the request MAD turned into its response method with the
