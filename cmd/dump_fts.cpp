@@ -110,6 +110,7 @@ private:
         MftRead mft;
       };
       std::vector<Job> jobs(sws.size());
+      TableReads reads;
       for (size_t i = 0; i < sws.size(); ++i) {
         Job& j = jobs[i];
         j.node = sws[i];
@@ -126,16 +127,19 @@ private:
           unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
           j.start = start < MLID_BASE ? MLID_BASE : start;
           j.end = !end || end > max ? max : end;
-          if (n.has_swinfo) spawn_mft_reads(sched, j.path, j.start, j.end, n.nports, j.mft);
+          if (n.has_swinfo) reads.add_mft(j.path, j.start, j.end, n.nports, j.mft);
         } else {
           unsigned top = unsigned(si.linearFDBTop());
           j.start = start;
           j.end = !end || end > top ? top : end;
-          if (n.has_swinfo) spawn_lft_reads(sched, j.path, j.start, j.end, j.lft);
+          if (n.has_swinfo) reads.add_lft(j.path, j.start, j.end, j.lft);
         }
       }
+      reads.spawn(sched);
       sched.run();
 
+      std::vector<LidDest> dests;
+      if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
       int rc = 0;
       for (Job& j : jobs) {
         const Node& n = db.node(j.node);
@@ -162,7 +166,8 @@ private:
         } else {
           UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
           d.header(j.start, j.end, where, n.guid, name);
-          d.rows(j.lft.lft, j.start, j.end, [&](unsigned lid) { return lid_dest_from_db(db, map, lid); });
+          d.rows(j.lft.lft, j.start, j.end,
+                 [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
         }
       }
       return rc;

@@ -105,7 +105,9 @@ private:
       if (start < MLID_BASE) start = MLID_BASE;
       if (!end || end > max) end = max;
       MftRead m;
-      spawn_mft_reads(sched, path, start, end, unsigned(ni.numPorts()), m);
+      TableReads reads;
+      reads.add_mft(path, start, end, unsigned(ni.numPorts()), m);
+      reads.spawn(sched);
       sched.run();
       if (m.error) {
         try {
@@ -121,7 +123,9 @@ private:
     unsigned top = unsigned(si.linearFDBTop());
     if (!end || end > top) end = top;
     LftRead l;
-    spawn_lft_reads(sched, path, start, end, l);
+    TableReads reads;
+    reads.add_lft(path, start, end, l);
+    reads.spawn(sched);
     sched.run();
     if (l.error) {
       try {
@@ -136,7 +140,7 @@ private:
     d.header(start, end, where, ni.nodeGUID(), name);
     d.rows(l.lft, start, end, [&](unsigned lid) {
       auto it = dests.find(lid);
-      return it == dests.end() ? LidDest{} : it->second;
+      return it == dests.end() ? nullptr : &it->second;
     });
     return 0;
   }

@@ -10,48 +10,60 @@
 
 namespace ibcore {
 
-namespace {
-
-Task<> lft_block(Scheduler& s, IBPath path, unsigned b, LftRead& out) {
-  try {
-    auto l = co_await s.SubnGet<iba::SMPLinearForwardingTable>(path, b);
-    for (unsigned i = 0; i < 64 && b * 64 + i < out.lft.size(); ++i) out.lft[b * 64 + i] = uint8_t(l.portBlock(i));
-  } catch (...) {
-    if (!out.error) {
-      out.error = std::current_exception();
-      out.failed_block = b;
-    }
-  }
-}
-
-Task<> mft_block(Scheduler& s, IBPath path, unsigned blk, unsigned pos, MftRead& out) {
-  try {
-    auto m = co_await s.SubnGet<iba::SMPMulticastForwardingTable>(path, (pos << 28) | blk);
-    for (unsigned i = 0; i < 32; ++i) {
-      unsigned mlid = MLID_BASE + blk * 32 + i;
-      if (mlid < out.first || mlid - out.first >= out.masks.size()) continue;
-      out.masks[mlid - out.first][pos] = uint16_t(m.portMaskBlock(i));
-    }
-  } catch (...) {
-    if (!out.error) out.error = std::current_exception();
-  }
-}
-
-}  // namespace
-
-void spawn_lft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, LftRead& out) {
+void TableReads::add_lft(const IBPath& path, unsigned first, unsigned last, LftRead& out) {
   out.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
   if (last < first) return;
-  for (unsigned b = first / 64; b <= last / 64; ++b) s.spawn(lft_block(s, path, b, out));
+  paths_.push_back(path);
+  for (unsigned b = first / 64; b <= last / 64; ++b) jobs_.push_back({uint32_t(paths_.size() - 1), b, &out, nullptr});
 }
 
-void spawn_mft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out) {
+void TableReads::add_mft(const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out) {
   out.first = first;
   out.masks.clear();
   if (last < first || first < MLID_BASE) return;
   out.masks.assign(size_t(last - first) + 1, {});
+  paths_.push_back(path);
   for (unsigned blk = (first - MLID_BASE) / 32; blk <= (last - MLID_BASE) / 32; ++blk)
-    for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos) s.spawn(mft_block(s, path, blk, pos, out));
+    for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos)
+      jobs_.push_back({uint32_t(paths_.size() - 1), (pos << 28) | blk, nullptr, &out});
+}
+
+void TableReads::spawn(Scheduler& s) {
+  size_t n = std::min<size_t>(jobs_.size(), size_t(s.engine().max_outstanding()) * 2);
+  for (size_t i = 0; i < n; ++i) s.spawn(worker(s));
+}
+
+Task<> TableReads::worker(Scheduler& s) {
+  while (next_ < jobs_.size()) {
+    const Job j = jobs_[next_++];
+    const IBPath& path = paths_[j.path];
+    if (j.lft) {
+      LftRead& out = *j.lft;
+      try {
+        auto l = co_await s.SubnGet<iba::SMPLinearForwardingTable>(path, j.amod);
+        for (unsigned i = 0; i < 64 && j.amod * 64 + i < out.lft.size(); ++i)
+          out.lft[j.amod * 64 + i] = uint8_t(l.portBlock(i));
+      } catch (...) {
+        if (!out.error) {
+          out.error = std::current_exception();
+          out.failed_block = j.amod;
+        }
+      }
+    } else {
+      MftRead& out = *j.mft;
+      unsigned blk = j.amod & 0x1ff, pos = j.amod >> 28;
+      try {
+        auto m = co_await s.SubnGet<iba::SMPMulticastForwardingTable>(path, j.amod);
+        for (unsigned i = 0; i < 32; ++i) {
+          unsigned mlid = MLID_BASE + blk * 32 + i;
+          if (mlid < out.first || mlid - out.first >= out.masks.size()) continue;
+          out.masks[mlid - out.first][pos] = uint16_t(m.portMaskBlock(i));
+        }
+      } catch (...) {
+        if (!out.error) out.error = std::current_exception();
+      }
+    }
+  }
 }
 
 const char* node_type_long(NodeType t) {
@@ -97,11 +109,12 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
                    last_guid_);
       continue;
     }
-    LidDest d = resolve(lid);
-    if (!d.known) {
+    const LidDest* dp = resolve(lid);
+    if (!dp || !dp->known) {
       std::fprintf(f_, ": (%s)\n", unknown_.c_str());
       continue;
     }
+    const LidDest& d = *dp;
     have_last_ = true;
     last_base_ = d.base_lid;
     last_count_ = 1u << d.lmc;
@@ -153,25 +166,31 @@ void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned
   std::fprintf(f, "%u %smlids dumped \n", n, all ? "" : "valid ");
 }
 
-LidDest lid_dest_from_db(const Subnet& db, const NodeNameMap& map, unsigned lid) {
-  LidDest d;
-  if (lid == 0 || lid >= MLID_BASE) return d;
-  uint32_t pi = db.port_by_lid(uint16_t(lid));
-  if (pi == NO_INDEX) return d;
-  const Port& p = db.port(pi);
-  const Node& n = db.node_of(p);
-  d.known = true;
-  d.type = n.type;
-  d.port_guid = p.guid;
-  if (n.is_switch()) {
-    d.base_lid = n.smalid;
-    d.lmc = n.smalmc;
-  } else {
-    d.base_lid = p.base_lid;
-    d.lmc = p.lmc;
+std::vector<LidDest> lid_dests_from_db(const Subnet& db, const NodeNameMap& map) {
+  std::vector<LidDest> out(MLID_BASE);
+  size_t used = 0;
+  uint32_t prev = NO_INDEX;
+  for (unsigned lid = 1; lid < MLID_BASE; ++lid) {
+    uint32_t pi = db.port_by_lid(uint16_t(lid));
+    if (pi == NO_INDEX) continue;
+    used = lid + 1;
+    if (pi == prev) {
+      out[lid] = out[lid - 1];
+      continue;
+    }
+    prev = pi;
+    const Port& p = db.port(pi);
+    const Node& n = db.node_of(p);
+    LidDest& d = out[lid];
+    d.known = true;
+    d.type = n.type;
+    d.port_guid = p.guid;
+    d.base_lid = n.is_switch() ? n.smalid : p.base_lid;
+    d.lmc = n.is_switch() ? n.smalmc : p.lmc;
+    d.name = map.remap(n.guid, n.description());
   }
-  d.name = map.remap(n.guid, n.description());
-  return d;
+  out.resize(used);
+  return out;
 }
 
 std::vector<std::string> reference_dr_paths(const Subnet& db) {

@@ -40,20 +40,44 @@ struct LftRead {
   std::exception_ptr error;
   unsigned failed_block = 0;
 };
-// Spawn the reads of the LFT blocks covering LIDs [first, last] of the switch
-// at path (block b = LIDs 64b..64b+63).  out.lft is sized last+1.
-void spawn_lft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, LftRead& out);
 
-// A multicast forwarding table read: for MLID (MLID_BASE + i) the port mask
+// A multicast forwarding table read: for MLID (first + i) the port mask
 // words (16 ports a word, word p = ports 16p..16p+15).
 struct MftRead {
   unsigned first = MLID_BASE;  // the MLID of entry 0
   std::vector<std::array<uint16_t, 16>> masks;
   std::exception_ptr error;
 };
-// Spawn the reads of the MFT blocks covering MLIDs [first, last] for ports
-// 0..nports (positions 0..nports/16).  Nothing when last < first.
-void spawn_mft_reads(Scheduler& s, const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out);
+
+// The table blocks to read, from any number of switches, read by a bounded
+// pool of tasks (memory stays proportional to the MADs in flight, not to
+// the number of blocks: a k=32 fat tree has 190k LFT blocks).
+//
+//   TableReads r;
+//   r.add_lft(path, 0, top, lft);     // LIDs [first, last]; lft sized last+1
+//   r.add_mft(path, MLID_BASE, MLID_BASE + 31, nports, mft);
+//   r.spawn(sched);  sched.run();
+// The outputs and paths must stay in place until run() returns.
+class TableReads {
+public:
+  void add_lft(const IBPath& path, unsigned first, unsigned last, LftRead& out);
+  void add_mft(const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out);
+  // Spawn the workers (at most the scheduler's MAD window, twice over).
+  void spawn(Scheduler& s);
+  size_t blocks() const { return jobs_.size(); }
+
+private:
+  struct Job {
+    uint32_t path;      // index into paths_
+    uint32_t amod;      // attribute modifier (LFT block, or MFT pos<<28 | block)
+    LftRead* lft;       // one of these two
+    MftRead* mft;
+  };
+  Task<> worker(Scheduler& s);
+  std::vector<IBPath> paths_;
+  std::vector<Job> jobs_;
+  size_t next_ = 0;
+};
 
 // --- printing ---------------------------------------------------------------------
 
@@ -66,7 +90,8 @@ struct LidDest {
   uint8_t lmc = 0;
   std::string name;            // node description / node-name-map name
 };
-using LidResolver = std::function<LidDest(unsigned lid)>;
+// nullptr: nothing known of that LID.
+using LidResolver = std::function<const LidDest*(unsigned lid)>;
 
 // The unicast layout.  Rows keep the reference's state across LIDs (an
 // invalid entry inside the LID range of the last resolved port is named by
@@ -101,8 +126,9 @@ void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned
 // "Switch", "Router").
 const char* node_type_long(NodeType t);
 
-// A resolver over a discovered subnet (no MADs).
-LidDest lid_dest_from_db(const Subnet& db, const class NodeNameMap& map, unsigned lid);
+// The destinations of every LID of a discovered subnet (no MADs), indexed
+// by LID (known = false where no port has it).
+std::vector<LidDest> lid_dests_from_db(const Subnet& db, const class NodeNameMap& map);
 
 // --- the reference's DR paths --------------------------------------------------------
 

@@ -62,7 +62,7 @@ TEST(RoutesFormat, UnicastLmcPathsAndIllegalEntries) {
   unsigned n = d.rows(lft, 0, 17, [&](unsigned lid) {
     ++asked;
     auto it = dests.find(lid);
-    return it == dests.end() ? LidDest{} : it->second;
+    return it == dests.end() ? nullptr : &it->second;
   });
   EXPECT_EQ(n, 18u);
   EXPECT_EQ(c.str(),
@@ -97,7 +97,7 @@ TEST(RoutesFormat, UnicastEndStartingABlockIsLeftOut) {
   for (auto [start, end, rows] : {std::tuple{0x3eu, 0x40u, 2u}, {0x40u, 0x40u, 0u}, {0x3fu, 0x41u, 3u}}) {
     Capture c;
     UnicastDump d(c.f, true, true);
-    EXPECT_EQ(d.rows(lft, start, end, [](unsigned) { return LidDest{}; }), rows) << start << "-" << end;
+    EXPECT_EQ(d.rows(lft, start, end, [](unsigned) -> const LidDest* { return nullptr; }), rows) << start << "-" << end;
   }
 }
 
@@ -105,7 +105,7 @@ TEST(RoutesFormat, UnicastBriefAndValidOnly) {
   std::vector<uint8_t> lft{LFT_NO_ROUTE, 1, 0};
   Capture c;
   UnicastDump d(c.f, false, true, "node info not available fabric scan");
-  d.rows(lft, 0, 2, [](unsigned) { return LidDest{}; });
+  d.rows(lft, 0, 2, [](unsigned) -> const LidDest* { return nullptr; });
   EXPECT_EQ(c.str(), "0x0001 001 \n0x0002 000 \n2 valid lids dumped \n");
 }
 
