@@ -243,7 +243,8 @@ private:
   Task<> mlnx_ext(uint32_t n, uint8_t p) {
     try {
       auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(n, p), p);
-      db_.port(db_.port_index(n, p)).mlnx_speed = uint8_t(e.linkSpeedActive());
+      db_.port(db_.port_index(n, p)).mlnx_speed =
+          uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
     } catch (const std::exception&) {
       // Not every firmware answers it; the speed then shows without FDR10.
     }

@@ -47,7 +47,7 @@ struct Port {
   uint8_t lmc = 0;
   uint8_t num = 0;
   uint8_t ext_num = 0;        // external (front panel) port number, 0 = none
-  uint8_t mlnx_speed = 0;     // MlnxExtPortInfo linkSpeedActive (bit 0: FDR10)
+  uint8_t mlnx_speed = 0;     // MlnxExtPortInfo FDR10: bit 0 active, bit 1 supported
   bool exists = false;        // this port was seen (PortInfo or NodeInfo through it)
   bool has_info = false;      // info holds a PortInfo
   Raw64 info{};               // SMPPortInfo as received

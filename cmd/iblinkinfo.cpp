@@ -1,0 +1,404 @@
+// iblinkinfo: every port of every node with its link state and the port at
+// the other end, in infiniband-diags' layout (and node order).
+#include <cinttypes>
+#include <cstdio>
+#include <strings.h>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/path.h"
+#include "iba/introspect.h"
+#include "iba/refprint_smp.h"
+
+namespace {
+
+using namespace ibcore;
+
+enum : unsigned { D_PORT = 0x01, D_STATE = 0x02, D_LID = 0x04, D_NODEDESC = 0x08, D_DEFAULT = D_PORT | D_STATE };
+
+bool parse_diffcheck(const std::string& s, unsigned& flags) {
+  flags = 0;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    std::string k = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    pos = c == std::string::npos ? s.size() + 1 : c + 1;
+    if (k.empty()) continue;
+    if (!strcasecmp(k.c_str(), "port")) flags |= D_PORT;
+    else if (!strcasecmp(k.c_str(), "state")) flags |= D_STATE;
+    else if (!strcasecmp(k.c_str(), "lid")) flags |= D_LID;
+    else if (!strcasecmp(k.c_str(), "nodedesc")) flags |= D_NODEDESC;
+    else return false;
+  }
+  return true;
+}
+
+unsigned max_width_of(unsigned m) {
+  unsigned r = 0;
+  if (m & 8) r = 3;
+  else if (m & 4) r = 2;
+  else if (m & 2) r = 1;
+  else if (m & 0x10) r = 4;
+  return 1u << r;
+}
+unsigned top_bit(unsigned m) {
+  unsigned r = 0;
+  while (m >>= 1) ++r;
+  return 1u << r;
+}
+
+uint32_t capmask_of(const Subnet& db, const Port& p) {
+  const Node& n = db.node_of(p);
+  const Port& c = n.is_switch() ? db.port(n, 0) : p;
+  if (!c.has_info) return 0;
+  return uint32_t(c.port_info().capabilityMask());
+}
+
+class LinkPrinter {
+public:
+  LinkPrinter(const Subnet& db, const NodeNameMap& map, bool line, bool additional, bool down_only,
+              const Subnet* filter)
+      : db_(db), map_(map), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
+
+  std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
+
+  void max_msg(const Port& p, const Port& r, std::string& wmsg, std::string& smsg) const {
+    auto pi = p.port_info(), ri = r.port_info();
+    unsigned mw = max_width_of(unsigned(pi.linkWidthSupported() & ri.linkWidthSupported()));
+    if ((mw & pi.linkWidthActive()) == 0) wmsg = "Could be " + iba::ref::fmt_link_width(mw);
+    uint32_t cap = capmask_of(db_, p), rcap = capmask_of(db_, r);
+    if ((cap & 0x4000) && (rcap & 0x4000) && pi.linkSpeedExtSupported() && ri.linkSpeedExtSupported()) {
+      unsigned ms = top_bit(unsigned(pi.linkSpeedExtSupported() & ri.linkSpeedExtSupported()));
+      if ((ms & pi.linkSpeedExtActive()) == 0) smsg = "Could be " + iba::ref::fmt_link_speed_ext(ms);
+      return;
+    }
+    bool fdr10 = (p.mlnx_speed & 2) && (r.mlnx_speed & 2);
+    if (fdr10) {
+      if (!(p.mlnx_speed & 1))
+        smsg = pi.linkSpeedActive() == 4 ? "Could be FDR10 (Found link at QDR but expected speed is FDR10)"
+                                         : "Could be FDR10";
+      return;
+    }
+    unsigned ms = top_bit(unsigned(pi.linkSpeedSupported() & ri.linkSpeedSupported()));
+    if ((ms & pi.linkSpeedActive()) == 0) smsg = "Could be " + iba::ref::fmt_link_speed(ms);
+  }
+
+  bool filtered(const Node& n, const Port& p) const {
+    if (!filter_) return false;
+    uint32_t fi = filter_->node_by_guid(n.guid);
+    if (fi == NO_INDEX) return false;
+    const Node& fn = filter_->node(fi);
+    if (p.num > fn.nports) return false;
+    const Port& fp = filter_->port(fn, p.num);
+    return fp.exists && fp.state() == 1;
+  }
+
+  void port(const Subnet& s, const Node& n, const Port& p, const char* prefix) const {
+    const char* pre = prefix ? prefix : "";
+    unsigned w = p.width_active(), sp = p.speed_active(), es = ext_speed_active(s, p);
+    if (n.is_switch() && !s.port(n, 0).has_info) w = sp = es = 0;
+    unsigned st = p.state(), ph = p.phys_state();
+    if (st == 1 && filtered(n, p)) return;
+    char link[256];
+    int len;
+    if (st != 1) {
+      std::string speed = es ? iba::ref::fmt_link_speed_ext(es)
+                          : (p.mlnx_speed & 1) ? std::string("10.0 Gbps (FDR10)")
+                                               : iba::ref::fmt_link_speed(sp);
+      len = std::snprintf(link, sizeof link, "(%3s %18s %6s/%8s)", iba::ref::fmt_link_width(w).c_str(), speed.c_str(),
+                          iba::ref::fmt_port_state(st).c_str(), iba::ref::fmt_phys_state(ph).c_str());
+    } else {
+      len = std::snprintf(link, sizeof link, "(              %6s/%8s)", iba::ref::fmt_port_state(st).c_str(),
+                          iba::ref::fmt_phys_state(ph).c_str());
+    }
+    if (add_ && st != 1 && len > 0 && size_t(len) < sizeof link) {
+      auto pi = p.port_info();
+      std::snprintf(link + len, sizeof link - size_t(len), " (HOQ:%d VL_Stall:%d)", int(pi.HOQLife()),
+                    int(pi.VLStallCount()));
+    }
+    std::string remote;
+    if (const Port* r = s.peer(p)) {
+      const Node& rn = s.node_of(*r);
+      std::string wmsg, smsg;
+      max_msg(p, *r, wmsg, smsg);
+      char b[512];
+      char rg[32] = "";
+      if (line_) std::snprintf(rg, sizeof rg, "0x%016" PRIx64 " ", r->guid);
+      std::string ext = r->ext_num ? std::to_string(r->ext_num) : "";
+      std::snprintf(b, sizeof b, "%s%6d %4d[%2s] \"%s\" (%s %s)\n", rg, r->base_lid ? r->base_lid : rn.smalid, r->num,
+                    ext.c_str(), map_.remap(rn.guid, rn.description()).c_str(), wmsg.c_str(), smsg.c_str());
+      remote = b;
+    } else {
+      remote = st == 1 ? "           [  ] \"\" ( )\n" : "    \"Port not available\"\n";
+    }
+    std::string ext = p.ext_num ? std::to_string(p.ext_num) : "";
+    if (line_) std::printf("%s0x%016" PRIx64 " \"%30s\" ", pre, p.guid, map_.remap(n.guid, n.description()).c_str());
+    else std::printf("%s      ", pre);
+    if (!n.is_switch()) {
+      if (!line_) std::printf("0x%016" PRIx64 " ", p.guid);
+      std::printf("%6d %4d[%2s] ==%s==>  %s", p.base_lid, p.num, ext.c_str(), link, remote.c_str());
+    } else {
+      std::printf("%6d %4d[%2s] ==%s==>  %s", n.smalid, p.num, ext.c_str(), link, remote.c_str());
+    }
+  }
+
+  void header(const Subnet& s, const Node& n, int* flag, const char* prefix) const {
+    if ((flag && *flag) || line_) return;
+    const char* pre = prefix ? prefix : "";
+    std::string name = map_.remap(n.guid, n.description());
+    if (n.is_switch()) {
+      uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : n.node_port_guid();
+      std::printf("%sSwitch: 0x%016" PRIx64 " %s:\n", pre, g, name.c_str());
+    } else {
+      std::printf("%s%s: %s:\n", pre, n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??",
+                  name.c_str());
+    }
+    if (flag) ++*flag;
+  }
+
+  void node(const Subnet& s, const Node& n, const char* prefix) const {
+    int head = 0;
+    for (unsigned i = 1; i <= n.nports; ++i) {
+      const Port& p = s.port(n, i);
+      if (!p.exists) continue;
+      if (!down_only_ || p.state() == 1) {
+        header(s, n, &head, prefix);
+        port(s, n, p, prefix);
+      }
+    }
+  }
+
+  struct Side {
+    const Subnet* a;
+    const Subnet* b;
+    const char* pa;
+    const char* pb;
+  };
+
+  void diff_node(const Side& d, const Node& n1, unsigned flags) const {
+    uint32_t j = d.b->node_by_guid(n1.guid);
+    if (j == NO_INDEX) {
+      node(*d.a, n1, d.pa);
+      return;
+    }
+    if (!(flags & (D_PORT | D_STATE | D_LID | D_NODEDESC))) return;
+    const Node& n2 = d.b->node(j);
+    int head = 0;
+    if ((n1.is_switch() && (flags & D_LID) && n1.smalid != n2.smalid) || ((flags & D_NODEDESC) && n1.desc != n2.desc)) {
+      header(*d.a, n1, nullptr, d.pa);
+      header(*d.b, n2, nullptr, d.pb);
+      ++head;
+    }
+    if (n1.nports != n2.nports) {
+      header(*d.a, n1, &head, nullptr);
+      std::printf("%snumports = %d\n%snumports = %d\n", d.pa, n1.nports, d.pb, n2.nports);
+      return;
+    }
+    for (unsigned i = 1; i <= n1.nports; ++i) {
+      const Port* p1 = d.a->port(n1, i).exists ? &d.a->port(n1, i) : nullptr;
+      const Port* p2 = d.b->port(n2, i).exists ? &d.b->port(n2, i) : nullptr;
+      if (!p1 && !p2) continue;
+      const Port* r1 = p1 ? d.a->peer(*p1) : nullptr;
+      const Port* r2 = p2 ? d.b->peer(*p2) : nullptr;
+      int out = 0;
+      if ((flags & D_PORT) && (!p1 || !p2 || (r1 && !r2) || (!r1 && r2) || (r1 && r2 && r1->guid != r2->guid))) ++out;
+      if ((flags & D_STATE) && p1 && p2 && p1->state() != p2->state()) ++out;
+      if ((flags & D_PORT) && (flags & D_LID) && r1 && r2 && r1->base_lid != r2->base_lid) ++out;
+      if ((flags & D_PORT) && (flags & D_NODEDESC) && r1 && r2 && d.a->node_of(*r1).desc != d.b->node_of(*r2).desc)
+        ++out;
+      if (out && p1) {
+        header(*d.a, n1, &head, nullptr);
+        port(*d.a, n1, *p1, d.pa);
+      }
+      if (out && p2) {
+        header(*d.a, n1, &head, nullptr);
+        port(*d.b, n2, *p2, d.pb);
+      }
+    }
+  }
+
+private:
+  const Subnet& db_;
+  const NodeNameMap& map_;
+  bool line_, add_, down_only_;
+  const Subnet* filter_;
+};
+
+class IbLinkInfo : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    auto& c = ibcore::config();
+    app.add_option("--node-name-map", c.node_name_map, "node name map file")->option_text("<file>");
+    app.add_option("-S,--switch,-G,--port-guid", guid_str_,
+                   "print only the node of the port with this GUID (hex format)")
+        ->option_text("<port_guid>");
+    app.add_option("-D,--Direct", dr_str_, "print only the node at this directed route")->option_text("<dr_path>");
+    app.add_flag("-a,--all", all_, "with -S/-G/-D: print every node found");
+    app.add_option("-n,--hops", hops_, "number of hops to include away from the specified node")
+        ->option_text("<hops>");
+    app.add_flag("-d,--down", down_, "print only down links");
+    app.add_flag("-l,--line", line_, "(line mode) print all information for each link on a single line");
+    app.add_flag("-p,--additional", additional_, "print additional port settings (HoqLife, VLStallCount)");
+    app.add_option("--load-cache", load_cache_, "filename of ibnetdiscover cache to load")->option_text("<file>");
+    app.add_option("--diff", diff_, "filename of ibnetdiscover cache to diff")->option_text("<file>");
+    app.add_option("--diffcheck", diffcheck_, "checks to execute for --diff (port, state, lid, nodedesc)")
+        ->option_text("<key(s)>")
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+              unsigned f;
+              return parse_diffcheck(s, f) ? std::string() : "invalid diff check key in '" + s + "'";
+            },
+            "KEYS"));
+    app.add_option("--filterdownports", filterdown_, "filename of ibnetdiscover cache to filter downports")
+        ->option_text("<file>");
+    app.add_option("-o,--outstanding_smps,--outstanding", c.outstanding,
+                   "specify the number of outstanding SMP's which should be issued during the scan")
+        ->option_text("<val>");
+    app.add_flag_callback("--switches-only", [this] { only_ = NodeType::Switch; }, "Output only switches");
+    app.add_flag_callback("--cas-only", [this] { only_ = NodeType::CA; }, "Output only CAs");
+    app.add_option("-s,--sm_port", sm_port_, "SM port lid (accepted, not needed)")->option_text("<lid>");
+    app.add_flag("-R", nop_, "(accepted for compatibility)");
+    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout |
+                                        ibtool::opt::Retries | ibtool::opt::MKey | ibtool::opt::Verbose |
+                                        ibtool::opt::Config | ibtool::opt::Errors | ibtool::opt::Discovery |
+                                        ibtool::opt::Cache);
+  }
+
+  int run() override {
+    try {
+      if (!dr_str_.empty() && !load_cache_.empty()) {
+        std::fprintf(stderr, "Cannot specify cache and direct route path\n");
+        return 1;
+      }
+      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+      unsigned flags = D_DEFAULT;
+      if (!diffcheck_.empty()) parse_diffcheck(diffcheck_, flags);
+      Subnet diff_db, filter_db;
+      bool have_diff = false, have_filter = false;
+      if (!diff_.empty()) {
+        try {
+          diff_db = load_cache(diff_);
+          have_diff = true;
+        } catch (const std::exception& e) {
+          ibcore::report(e);
+          std::printf("iblinkinfo: iberror: failed: loading cached fabric for diff failed\n\n");
+          return 255;
+        }
+      }
+      if (!filterdown_.empty()) {
+        try {
+          filter_db = load_cache(filterdown_);
+          have_filter = true;
+        } catch (const std::exception& e) {
+          ibcore::report(e);
+          std::printf("iblinkinfo: iberror: failed: loading cached fabric for filterdownports failed\n\n");
+          return 255;
+        }
+      }
+      Subnet db;
+      if (!load_cache_.empty()) {
+        try {
+          db = load_cache(load_cache_);
+        } catch (const std::exception& e) {
+          ibcore::report(e);
+          std::fprintf(stderr, "loading cached fabric failed\n");
+          return 1;
+        }
+      } else {
+        ObtainOptions o;
+        o.discovery.mlx_epi = ibcore::config().mlx_epi;
+        db = obtain_subnet(o);
+      }
+      LinkPrinter pr(db, map, line_, additional_, down_, have_filter ? &filter_db : nullptr);
+
+      // A single node (-S/-G/-D without -a).
+      const Node* one = nullptr;
+      const Port* lid_start = nullptr;
+      if (!all_ && (!guid_str_.empty() || !dr_str_.empty())) {
+        uint32_t pi = NO_INDEX;
+        if (!guid_str_.empty()) {
+          uint64_t g = std::strtoull(guid_str_.c_str(), nullptr, 0);
+          pi = db.port_by_guid(g);
+        } else {
+          auto hops = parse_dr_path(dr_str_);
+          if (hops) {
+            std::vector<uint8_t> h(hops->begin() + 1, hops->end());
+            pi = h.empty() ? db.port_index(db.from_node, db.from_port) : db.port_by_dr(h);
+          }
+          if (pi == NO_INDEX) {
+            std::fprintf(stderr, "Failed to get local Node Info\n");
+            return 1;
+          }
+        }
+        if (pi == NO_INDEX || (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_)) {
+          std::fprintf(stderr, "Failed to find port: %s\n", (guid_str_.empty() ? dr_str_ : guid_str_).c_str());
+          return 0;
+        }
+        one = &db.node_of(db.port(pi));
+        // The reference scans from a GUID by LID routing, which cannot leave
+        // a CA: it knows only that port, without its peer.
+        if (!guid_str_.empty() && !one->is_switch()) lid_start = &db.port(pi);
+      }
+      if (lid_start && !have_diff) {
+        Subnet solo;
+        auto [n, created] = solo.add_node(one->info);
+        (void)created;
+        solo.set_desc(n, one->desc);
+        solo.touch_port(n, lid_start->num, lid_start->guid);
+        solo.set_port_info(n, lid_start->num, lid_start->info);
+        solo.port(solo.port_index(n, lid_start->num)).mlnx_speed = lid_start->mlnx_speed;
+        solo.from_node = n;
+        LinkPrinter(solo, map, line_, additional_, down_, have_filter ? &filter_db : nullptr)
+            .node(solo, solo.node(n), nullptr);
+        return 0;
+      }
+      auto nodes = db.reference_order(only_);
+      if (have_diff) {
+        LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
+        LinkPrinter::Side back{&db, &diff_db, "> ", "< "};
+        unsigned f2 = flags & ~(D_PORT | D_STATE | D_LID | D_NODEDESC);
+        if (one) {
+          pr.diff_node(fwd, *one, flags);
+          pr.diff_node(back, *one, f2);
+        } else {
+          for (uint32_t i : diff_db.reference_order(only_)) pr.diff_node(fwd, diff_db.node(i), flags);
+          for (uint32_t i : nodes) pr.diff_node(back, db.node(i), f2);
+        }
+      } else if (one) {
+        pr.node(db, *one, nullptr);
+      } else {
+        for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
+      }
+      std::fflush(stdout);
+      return 0;
+    } catch (const std::exception& e) {
+      ibcore::report(e);
+      std::fprintf(stderr, "discover failed\n");
+      return 1;
+    }
+  }
+
+private:
+  std::string guid_str_, dr_str_, load_cache_, diff_, diffcheck_, filterdown_, sm_port_;
+  bool all_ = false, down_ = false, line_ = false, additional_ = false, nop_ = false;
+  int hops_ = 0;
+  NodeType only_ = NodeType::Unknown;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "iblinkinfo",
+                .aliases = {"iblinkinfo.pl"},
+                .summary = "report the link of every port in the fabric",
+                .description =
+                    "Discovers the fabric (or loads a cache) and prints every port of every node: width, "
+                    "speed, state and physical state, the port at the other end, and what the link could "
+                    "run at when both ends support more.  -l prints one line per link, -d only down "
+                    "links, --diff compares with a cache file.",
+                .usage = "[options]",
+                .examples = "  iblinkinfo\n  iblinkinfo -l --switches-only\n  iblinkinfo -G 0x0002c90300001491",
+                .make = [] { return std::make_unique<IbLinkInfo>(); }});
