@@ -70,7 +70,8 @@ void ref_fail(const std::exception& e, std::string msg) {
 
 std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
-                                         ibcore::IBPath& target, const std::string& dest) {
+                                         ibcore::IBPath& target, const std::string& dest,
+                                         bool iberror_on_open) {
   std::exception_ptr bad;
   try {
     target = parse_target_args(f, args, first);
@@ -81,6 +82,10 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   try {
     s = std::make_unique<Session>(open_session(bad ? nullptr : &target));
   } catch (const std::exception& e) {
+    if (!iberror_on_open) {
+      ibcore::report(e);
+      throw SilentFail{};
+    }
     const auto& c = ibcore::config();
     std::string ca = c.ca.empty() ? "(null)" : c.ca;
     ref_fail(e, "Failed to open '" + ca + "' port '" + std::to_string(c.port) + "'");

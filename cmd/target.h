@@ -75,7 +75,11 @@ int ref_exit(const std::string& tool, const std::string& msg);
 // <dest>" (RefFail).  target receives the parsed, unresolved path.
 std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
-                                         ibcore::IBPath& target, const std::string& dest);
+                                         ibcore::IBPath& target, const std::string& dest,
+                                         bool iberror_on_open = true);
+// Thrown by open_for_target(iberror_on_open = false) after reporting: the
+// tool ends with status 255 and nothing on stdout (smpdump's ibpanic).
+struct SilentFail {};
 
 // Parse only (no MADs): used to pick the end port before opening it.
 ibcore::IBPath parse_target_args(const TargetFlags& f, const std::vector<std::string>& args, size_t first = 0);
