@@ -2,7 +2,8 @@
 // GoogleTest test (suite = rows file name) that runs the reference tool and
 // ibtool on the same simulated fabric and compares stdout (exactly, after
 // the row's allowed normalisations) and the exit status.  One fabric per
-// topology per process, shared by the rows that name it.
+// topology and list of injected faults (`console:` lines) per process,
+// shared by the rows that name both.
 //
 // Rows are added together with the command they test: a row whose command
 // ibtool does not register fails (it is not skipped), so a command that
@@ -34,16 +35,25 @@ struct FabricSlot {
 };
 std::map<std::string, FabricSlot> g_fabrics;
 
-testbed::Fabric* fabric_for(const std::string& spec, std::string& error) {
-  auto it = g_fabrics.find(spec);
+// The fabric of a row: one per topology and console list (rows with injected
+// faults get a fabric of their own, the faults applied once it is up).
+testbed::Fabric* fabric_for(const conformance::Row& r, std::string& error) {
+  std::string key = conformance::fabric_key(r);
+  auto it = g_fabrics.find(key);
   if (it == g_fabrics.end()) {
     FabricSlot s;
     try {
-      s.fabric = std::make_unique<testbed::Fabric>(testbed::generate(spec), testbed::FabricOptions{.start_sm = true, .up_timeout = 120, .tag = "conf"});
+      s.fabric = std::make_unique<testbed::Fabric>(testbed::generate(r.topology), testbed::FabricOptions{.start_sm = true, .up_timeout = 120, .tag = "conf"});
+      for (const auto& c : r.console) {
+        std::string answer = s.fabric->console(c);
+        if (conformance::console_failed(answer))
+          throw std::runtime_error("ibsim refused console command '" + c + "': " + answer);
+      }
     } catch (const std::exception& e) {
+      s.fabric.reset();
       s.error = e.what();
     }
-    it = g_fabrics.emplace(spec, std::move(s)).first;
+    it = g_fabrics.emplace(key, std::move(s)).first;
   }
   error = it->second.error;
   return it->second.fabric.get();
@@ -88,8 +98,8 @@ void RowTest::TestBody() {
   ASSERT_TRUE(registered(r.ibtool[0])) << "ibtool does not register the command '" << r.ibtool[0]
                                        << "' (rows are added together with their command)";
   std::string err;
-  testbed::Fabric* f = fabric_for(r.topology, err);
-  ASSERT_NE(f, nullptr) << "fabric '" << r.topology << "' did not come up: " << err;
+  testbed::Fabric* f = fabric_for(r, err);
+  ASSERT_NE(f, nullptr) << "fabric '" << conformance::fabric_key(r) << "' did not come up: " << err;
   testbed::Env env(r.env.begin(), r.env.end());
   auto exec = [&](const std::vector<std::string>& argv) {
     return r.sysfs ? f->run_sysfs(argv, env, r.timeout) : f->run(argv, env, r.timeout);

@@ -64,6 +64,7 @@ std::vector<std::string> split_args(const std::string& s) {
 std::vector<Row> parse_rows(const std::string& text, const std::string& file) {
   std::vector<Row> rows;
   std::string topology;
+  std::vector<std::string> console;
   int n = 0;
   for (const std::string& raw : lines_of(text)) {
     ++n;
@@ -73,6 +74,14 @@ std::vector<Row> parse_rows(const std::string& text, const std::string& file) {
     if (line.rfind("topology:", 0) == 0) {
       topology = trim(line.substr(9));
       if (topology.empty()) throw std::runtime_error(where() + "empty topology");
+      console.clear();
+      continue;
+    }
+    if (line.rfind("console:", 0) == 0) {
+      if (topology.empty()) throw std::runtime_error(where() + "'console:' before any 'topology:' line");
+      std::string cmd = trim(line.substr(8));
+      if (cmd.empty()) throw std::runtime_error(where() + "empty console command");
+      console.push_back(cmd);
       continue;
     }
     if (topology.empty()) throw std::runtime_error(where() + "row before any 'topology:' line");
@@ -80,6 +89,7 @@ std::vector<Row> parse_rows(const std::string& text, const std::string& file) {
     r.file = file;
     r.line = n;
     r.topology = topology;
+    r.console = console;
     std::vector<std::string> parts;
     for (size_t pos = 0;;) {
       size_t bar = line.find(" | ", pos);
@@ -122,6 +132,23 @@ std::vector<Row> parse_rows(const std::string& text, const std::string& file) {
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+std::string fabric_key(const Row& r) {
+  std::string k = r.topology;
+  for (const auto& c : r.console) k += "\n" + c;
+  return k;
+}
+
+bool console_failed(const std::string& answer) {
+  for (std::string l : lines_of(answer)) {
+    while (l.rfind("sim> ", 0) == 0) l = l.substr(5);
+    if (l.find("unknown - skipped") != std::string::npos || l.find("Usage:") != std::string::npos) return true;
+    // ibsim reports a refused command as "# what went wrong"; its dumps'
+    // own comment lines are "# Net status ...", "#  dumped ..." and "#\t...".
+    if (l.rfind("# ", 0) == 0 && l.size() > 2 && l[2] != ' ' && l.rfind("# Net status", 0) != 0) return true;
+  }
+  return false;
 }
 
 std::string normalize(const std::string& what, const std::string& out) {

@@ -7,6 +7,18 @@
 //   ibnetdiscover | normalize=timestamp
 //   ibaddr -G 0x0000000000100001 | ibtool: ibaddr 0000:0000:0010:0001
 //   ibstatus ibsim0:1 | mode=sysfs
+//   console: PerformanceSet "Switch1"[3] PortCounters.SymbolErrorCounter=5
+//   ibqueryerrors                           (runs with that fault injected)
+//
+// "console: CMD" sends CMD to ibsim's console (core/testbed Fabric::console)
+// right after the fabric comes up (SUBNET UP), before any row runs on it.
+// Console lines apply to the rows below them up to the next `topology:`
+// line, and accumulate: a second console line adds to the first.  The
+// fabric of a row is keyed by its topology AND its console list, so rows
+// with faults never share a fabric with clean rows or with rows that have
+// other faults (each distinct list starts a fabric of its own, faults
+// applied in file order).  ibsim printing an error for a command fails every
+// row on that fabric.
 //
 // A row is the reference's command line (shell-like quoting: '..', "..",
 // backslash), then options after " | ":
@@ -36,6 +48,7 @@ struct Row {
   std::string file;  // rows file it came from
   int line = 0;
   std::string topology;                 // topology spec (testbed::generate)
+  std::vector<std::string> console;     // ibsim console commands applied first
   std::vector<std::string> reference;   // argv of the reference tool
   std::vector<std::string> ibtool;      // argv after the ibtool binary
   std::vector<std::string> legacy;      // link names to run ibtool as
@@ -47,6 +60,11 @@ struct Row {
 
 // Split a command line the way a shell would for simple words.
 std::vector<std::string> split_args(const std::string& s);
+// The key of the fabric a row runs on: the topology, plus the console
+// commands (one a line) when there are any.
+std::string fabric_key(const Row& r);
+// Whether ibsim's answer to a console command reports a failure.
+bool console_failed(const std::string& answer);
 // Parse a rows file; throws std::runtime_error naming file:line on errors.
 std::vector<Row> parse_rows(const std::string& text, const std::string& file);
 // Apply one named normalisation to a tool's stdout; throws on an unknown name.

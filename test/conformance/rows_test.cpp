@@ -49,6 +49,53 @@ TEST(Rows, Errors) {
   }
 }
 
+TEST(Rows, ConsoleLinesGiveFabricsOfTheirOwn) {
+  auto rows = parse_rows(
+      "topology: example net.2sw2path4hca\n"
+      "ibqueryerrors\n"
+      "console: PerformanceSet \"Switch1\"[3] PortCounters.SymbolErrorCounter=5\n"
+      "ibqueryerrors | legacy\n"
+      "console:   Error \"Hca1\"[1] 10   \n"
+      "ibqueryerrors -r\n"
+      "topology: example net.2sw2path4hca\n"
+      "ibqueryerrors -c\n"
+      "console: Unlink \"Hca4\"[1] | with a bar\n"
+      "ibqueryerrors -s X\n",
+      "f.rows");
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_TRUE(rows[0].console.empty());
+  EXPECT_EQ(rows[1].console, (std::vector<std::string>{"PerformanceSet \"Switch1\"[3] PortCounters.SymbolErrorCounter=5"}));
+  EXPECT_EQ(rows[1].legacy, (std::vector<std::string>{"ibqueryerrors"}));  // row options still parse
+  // Console lines accumulate up to the next topology line.
+  EXPECT_EQ(rows[2].console, (std::vector<std::string>{"PerformanceSet \"Switch1\"[3] PortCounters.SymbolErrorCounter=5",
+                                                       "Error \"Hca1\"[1] 10"}));
+  EXPECT_TRUE(rows[3].console.empty());
+  // A console command is taken whole (" | " is not a row option there).
+  EXPECT_EQ(rows[4].console, (std::vector<std::string>{"Unlink \"Hca4\"[1] | with a bar"}));
+  // Clean rows share a fabric; each fault list has one of its own.
+  using conformance::fabric_key;
+  EXPECT_EQ(fabric_key(rows[0]), fabric_key(rows[3]));
+  EXPECT_EQ(fabric_key(rows[0]), "example net.2sw2path4hca");
+  EXPECT_NE(fabric_key(rows[0]), fabric_key(rows[1]));
+  EXPECT_NE(fabric_key(rows[1]), fabric_key(rows[2]));
+  EXPECT_NE(fabric_key(rows[2]), fabric_key(rows[4]));
+  // Errors: a console line needs a topology and a command.
+  EXPECT_THROW(parse_rows("console: Unlink \"Hca4\"[1]\nibstat\n", "x"), std::runtime_error);
+  EXPECT_THROW(parse_rows("topology: irregular\nconsole:   \nibstat\n", "x"), std::runtime_error);
+}
+
+TEST(Rows, ConsoleFailuresAreRecognised) {
+  using conformance::console_failed;
+  EXPECT_FALSE(console_failed("Switch1[3] PortCounters.SymbolErrorCounter has been set to 5\n"));
+  EXPECT_FALSE(console_failed(""));  // Link, Unlink, Guid print nothing
+  EXPECT_FALSE(console_failed("# Net status - Sun Nov 22 05:10:59 2026\n\nCa 2 \"Hca4\"\n#  dumped 1 nodes\n"));
+  EXPECT_FALSE(console_failed("ibwarn: [20577] process_packet: lid 3 got trap repress - dropping\n"));
+  EXPECT_TRUE(console_failed("command 'Bogus \"x\"' unknown - skipped\n"));
+  EXPECT_TRUE(console_failed("# nodeid \"Nope\" (Nope) not found\n"));
+  EXPECT_TRUE(console_failed("sim> # field Bogus cannot be found in attribute PortCounters\n"));
+  EXPECT_TRUE(console_failed("bad params. Usage: route from-lid lid\n"));
+}
+
 TEST(Rows, NormalisationsTouchOnlyTheirField) {
   using conformance::normalize;
   EXPECT_EQ(normalize("timestamp", "#\n# Topology file: generated on Sat Nov 22 03:56:38 2026\n#\nSwitch 8\n"),
