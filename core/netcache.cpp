@@ -132,8 +132,13 @@ std::vector<uint8_t> encode_reference(const Subnet& db) {
       if (db.port(p).exists && !seen[p]) order.push_back(p);
   }
   std::vector<std::vector<uint32_t>> buckets(137);
-  for (uint32_t p : order)
-    if (db.port(p).exists) buckets[hashguid(db.port(p).guid) % 137].push_back(p);
+  const auto& hg = db.ref_hash_guids();
+  for (size_t k = 0; k < order.size(); ++k) {
+    uint32_t p = order[k];
+    if (!db.port(p).exists) continue;
+    uint64_t g = k < hg.size() ? hg[k] : db.port(p).guid;
+    buckets[hashguid(g) % 137].push_back(p);
+  }
   for (auto& bk : buckets) {
     for (auto it = bk.rbegin(); it != bk.rend(); ++it) {
       const Port& x = db.port(*it);

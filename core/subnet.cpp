@@ -158,6 +158,21 @@ void Subnet::finish_load() {
   reindex_lids();
 }
 
+void Subnet::rename_node(uint32_t n, uint64_t guid) {
+  by_node_guid_.erase(nodes_[n].guid);
+  nodes_[n].guid = guid;
+  by_node_guid_[guid] = n;
+}
+
+void Subnet::set_port_guid(uint32_t port, uint64_t guid) {
+  Port& p = ports_[port];
+  auto it = by_port_guid_.find(p.guid);
+  uint32_t key = nodes_[p.node].is_switch() ? nodes_[p.node].port0 : port;
+  if (it != by_port_guid_.end() && it->second == key) by_port_guid_.erase(it);
+  p.guid = guid;
+  if (p.exists) by_port_guid_.emplace(guid, key);
+}
+
 void Subnet::link(uint32_t pa, uint32_t pb) {
   unlink(pa);
   unlink(pb);

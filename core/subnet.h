@@ -180,7 +180,18 @@ public:
   // Port slots in the order the reference's port hash table holds them
   // (for a byte-identical cache file).
   const std::vector<uint32_t>& ref_port_order() const { return ref_port_order_; }
-  void set_ref_port_order(std::vector<uint32_t> v) { ref_port_order_ = std::move(v); }
+  // hash_guids (optional, parallel to v): the GUID each port was hashed by
+  // (the reference keeps a port in the bucket of the GUID it was loaded
+  // with even after its GUID is edited, see ibcacheedit).
+  void set_ref_port_order(std::vector<uint32_t> v, std::vector<uint64_t> hash_guids = {}) {
+    ref_port_order_ = std::move(v);
+    ref_hash_guids_ = std::move(hash_guids);
+  }
+  const std::vector<uint64_t>& ref_hash_guids() const { return ref_hash_guids_; }
+
+  // Edit GUIDs (ibcacheedit): the indexes follow.
+  void rename_node(uint32_t n, uint64_t guid);
+  void set_port_guid(uint32_t port, uint64_t guid);
   // The reference's -s progress lines, in order.
   const std::vector<std::string>& ref_progress() const { return ref_progress_; }
   // What the reference itself would have sent (for the bench).
@@ -213,6 +224,7 @@ private:
   std::vector<uint32_t> by_lid_;  // unicast LIDs 1..0xbfff
   std::unordered_map<uint32_t, SwitchTables> tables_;
   std::vector<uint32_t> ref_port_order_;
+  std::vector<uint64_t> ref_hash_guids_;
   std::vector<std::string> ref_progress_;
   uint64_t ref_mads_ = 0;
 };

@@ -131,3 +131,24 @@ TEST(NetCache, FilesAndMissingFiles) {
   EXPECT_THROW(load_cache("/nonexistent/dir/cache"), CacheError);
   EXPECT_THROW(save_cache(db, "/nonexistent/dir/cache", CacheFormat::Ibtool), CacheError);
 }
+
+TEST(NetCache, EditedGuidsKeepTheirLoadedHashBuckets) {
+  // ibcacheedit semantics: renaming a switch renames its ports, indexes
+  // follow, and a re-written reference cache keeps the port order.
+  Subnet db = decode_cache(encode_cache(sample(), CacheFormat::Reference), "x");
+  std::vector<uint64_t> hash;
+  for (uint32_t p : db.ref_port_order()) hash.push_back(db.port(p).guid);
+  db.set_ref_port_order(db.ref_port_order(), hash);
+  auto before = encode_cache(db, CacheFormat::Reference);
+  uint32_t s = db.node_by_guid(0x200001);
+  db.rename_node(s, 0x300001);
+  for (unsigned k = 0; k <= db.node(s).nports; ++k)
+    if (db.port(db.node(s), k).exists) db.set_port_guid(db.port_index(s, k), 0x300001);
+  EXPECT_EQ(db.node_by_guid(0x200001), NO_INDEX);
+  EXPECT_EQ(db.node_by_guid(0x300001), s);
+  EXPECT_EQ(db.port_by_guid(0x300001), db.port_index(s, 0));
+  auto after = encode_cache(db, CacheFormat::Reference);
+  ASSERT_EQ(before.size(), after.size());
+  Subnet back = decode_cache(after, "after");
+  EXPECT_NE(topo(back).find("switchguid=0x300001(200001)"), std::string::npos);
+}
