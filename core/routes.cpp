@@ -82,8 +82,34 @@ void UnicastDump::header(unsigned start, unsigned end, const std::string& where,
   std::fprintf(f_, "  Lid  Out   Destination\n       Port     Info \n");
 }
 
+namespace {
+// Line building without printf: a dump_fts of a k=32 fat tree is 12M lines.
+void put_hex(std::string& o, uint64_t v, int digits) {
+  static const char x[] = "0123456789abcdef";
+  char b[16];
+  for (int i = digits - 1; i >= 0; --i, v >>= 4) b[i] = x[v & 15];
+  o.append(b, size_t(digits));
+}
+void put_dec(std::string& o, unsigned v, int min_digits = 1) {
+  char b[16];
+  int n = 0;
+  do {
+    b[n++] = char('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n < min_digits) b[n++] = '0';
+  while (n) o.push_back(b[--n]);
+}
+}  // namespace
+
 unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve) {
   unsigned n = 0;
+  std::string o;
+  o.reserve(1 << 16);
+  auto flush = [&] {
+    std::fwrite(o.data(), 1, o.size(), f_);
+    o.clear();
+  };
   // The reference reads the table in 64-LID blocks up to end/64 rounded up:
   // an end LID that starts a block is left out.
   unsigned last = end && end % 64 == 0 ? end - 1 : end;
@@ -92,26 +118,41 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
     bool valid = port != LFT_NO_ROUTE;
     if (!valid && !all_) continue;
     ++n;
-    std::fprintf(f_, "0x%04x %03u ", lid, unsigned(port));
+    if (o.size() > (1 << 16) - 512) flush();
+    o += "0x";
+    put_hex(o, lid, 4);
+    o += ' ';
+    put_dec(o, port, 3);
+    o += ' ';
     if (no_dests_) {
-      std::fputc('\n', f_);
+      o += '\n';
       continue;
     }
     if (!valid) {
-      if (lid >= last_base_ && lid < last_base_ + last_count_)
-        std::fprintf(f_, ": (path #%u - illegal port)\n", lid - last_base_);
-      else
-        std::fprintf(f_, ": (illegal port)\n");
+      if (lid >= last_base_ && lid < last_base_ + last_count_) {
+        o += ": (path #";
+        put_dec(o, lid - last_base_);
+        o += " - illegal port)\n";
+      } else {
+        o += ": (illegal port)\n";
+      }
       continue;
     }
     if (have_last_ && lid >= last_base_ && lid < last_base_ + last_count_) {
-      std::fprintf(f_, ": (path #%u out of %u: portguid 0x%016" PRIx64 ")\n", lid - last_base_ + 1, last_count_,
-                   last_guid_);
+      o += ": (path #";
+      put_dec(o, lid - last_base_ + 1);
+      o += " out of ";
+      put_dec(o, last_count_);
+      o += ": portguid 0x";
+      put_hex(o, last_guid_, 16);
+      o += ")\n";
       continue;
     }
     const LidDest* dp = resolve(lid);
     if (!dp || !dp->known) {
-      std::fprintf(f_, ": (%s)\n", unknown_.c_str());
+      o += ": (";
+      o += unknown_;
+      o += ")\n";
       continue;
     }
     const LidDest& d = *dp;
@@ -119,9 +160,17 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
     last_base_ = d.base_lid;
     last_count_ = 1u << d.lmc;
     last_guid_ = d.port_guid;
-    std::fprintf(f_, ": (%s portguid 0x%016" PRIx64 ": '%s')\n", node_type_long(d.type), d.port_guid, d.name.c_str());
+    o += ": (";
+    o += node_type_long(d.type);
+    o += " portguid 0x";
+    put_hex(o, d.port_guid, 16);
+    o += ": '";
+    o += d.name;
+    o += "')\n";
   }
-  std::fprintf(f_, "%u %slids dumped \n", n, all_ ? "" : "valid ");
+  put_dec(o, n);
+  o += all_ ? " lids dumped \n" : " valid lids dumped \n";
+  flush();
   return n;
 }
 
