@@ -1,0 +1,102 @@
+// ibprintca, ibprintrt, ibprintswitch (+ .pl): print one node of a type as
+// its block of the ibnetdiscover topology (ids, header line, linked ports),
+// or list the nodes of that type.  The reference no longer ships these; the
+// blocks are in ibnetdiscover's format, the list in ibnetdiscover -H/-R/-S's.
+#include <cinttypes>
+#include <cstdio>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/netcache.h"
+#include "core/netprint.h"
+#include "core/nodemap.h"
+#include "iba/introspect.h"
+
+namespace {
+
+using namespace ibcore;
+
+class IbPrint : public ibtool::Command {
+public:
+  IbPrint(NodeType t, const char* what) : type_(t), what_(what) {}
+
+  void options(CLI::App& app) override {
+    app.add_option("node", node_, std::string("the ") + what_ + " to print: node GUID, port GUID or node name");
+    app.add_flag("-l,--list", list_, std::string("list the ") + what_ + "s");
+    app.add_flag("-R,--Recalc", ibcore::config().refresh_cache, "rediscover even when --cache names a file");
+    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
+                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
+  }
+
+  int run() override {
+    try {
+      Subnet db = obtain_subnet();
+      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+      TopologyPrinter pr(db, map, stdout, false, false);
+      if (list_ || node_.empty()) {
+        pr.list(1u << unsigned(type_));
+        return 0;
+      }
+      // A GUID (node or port) or a node name / description.
+      uint32_t found = NO_INDEX;
+      if (auto g = iba::parse_guid(node_)) {
+        found = db.node_by_guid(*g);
+        if (found == NO_INDEX && db.port_by_guid(*g) != NO_INDEX) found = db.port(db.port_by_guid(*g)).node;
+      }
+      if (found == NO_INDEX)
+        for (uint32_t i : db.reference_order(type_))
+          if (map.remap(db.node(i).guid, db.node(i).description()) == node_ || db.node(i).description() == node_) {
+            found = i;
+            break;
+          }
+      if (found == NO_INDEX || db.node(found).type != type_) {
+        std::fprintf(stderr, "E: %s %s not found\n", what_, node_.c_str());
+        return 1;
+      }
+      const Node& n = db.node(found);
+      if (n.is_switch()) pr.out_switch(n, nullptr, nullptr);
+      else pr.out_ca(n, nullptr, nullptr);
+      pr.out_node_ports(n, n.is_switch());
+      return 0;
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  NodeType type_;
+  const char* what_;
+  std::string node_;
+  bool list_ = false;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibprintca",
+                .aliases = {"ibprintca.pl"},
+                .summary = "print a channel adapter's topology block, or list the CAs",
+                .description = "With a CA (node GUID, port GUID or node name): its block of the ibnetdiscover "
+                               "topology (ids, header, linked ports).  With -l or no argument: the CA list.",
+                .usage = "[options] [<ca_guid>|<node_name>]",
+                .examples = "  ibprintca -l\n  ibprintca 0x0002c9030000abcd",
+                .make = [] { return std::make_unique<IbPrint>(NodeType::CA, "CA"); }});
+
+IBTOOL_COMMAND({.name = "ibprintrt",
+                .aliases = {"ibprintrt.pl"},
+                .summary = "print a router's topology block, or list the routers",
+                .description = "With a router (node GUID, port GUID or node name): its block of the "
+                               "ibnetdiscover topology.  With -l or no argument: the router list.",
+                .usage = "[options] [<rt_guid>|<node_name>]",
+                .examples = "  ibprintrt -l",
+                .make = [] { return std::make_unique<IbPrint>(NodeType::Router, "router"); }});
+
+IBTOOL_COMMAND({.name = "ibprintswitch",
+                .aliases = {"ibprintswitch.pl"},
+                .summary = "print a switch's topology block, or list the switches",
+                .description = "With a switch (node GUID or node name): its block of the ibnetdiscover "
+                               "topology.  With -l or no argument: the switch list.",
+                .usage = "[options] [<switch_guid>|<node_name>]",
+                .examples = "  ibprintswitch -l\n  ibprintswitch \"edge p0 e0\"",
+                .make = [] { return std::make_unique<IbPrint>(NodeType::Switch, "switch"); }});
