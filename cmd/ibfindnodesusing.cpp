@@ -1,0 +1,122 @@
+// ibfindnodesusing (+.pl): which destinations the forwarding tables route
+// through a link, in both directions: the LIDs the given switch forwards out
+// of the given port, and (when the other end is a switch) the LIDs that
+// switch forwards back over the same link.  The reference no longer ships
+// it; the output is ibtool's own, one LID a line, sorted.
+#include <cinttypes>
+#include <cstdio>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/discovery.h"
+#include "core/error.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
+#include "core/umad.h"
+#include "iba/introspect.h"
+
+namespace {
+
+using namespace ibcore;
+
+class IbFindNodesUsing : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app.add_option("switch", switch_, "the switch: node GUID or node name")->required();
+    app.add_option("port", port_, "the switch port")->required();
+    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
+                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
+  }
+
+  int run() override {
+    try {
+      Subnet db = obtain_subnet();
+      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+      uint32_t sw = NO_INDEX;
+      if (auto g = iba::parse_guid(switch_)) sw = db.node_by_guid(*g);
+      if (sw == NO_INDEX)
+        for (uint32_t i : db.reference_order(NodeType::Switch))
+          if (map.remap(db.node(i).guid, db.node(i).description()) == switch_) {
+            sw = i;
+            break;
+          }
+      if (sw == NO_INDEX || !db.node(sw).is_switch()) {
+        std::fprintf(stderr, "E: switch %s not found\n", switch_.c_str());
+        return 1;
+      }
+      const Node& s = db.node(sw);
+      if (port_ < 1 || unsigned(port_) > s.nports) {
+        std::fprintf(stderr, "E: switch %s has no port %d\n", switch_.c_str(), port_);
+        return 1;
+      }
+      const Port* r = db.peer(db.port(s, unsigned(port_)));
+      std::vector<uint32_t> need{sw};
+      if (r && db.node_of(*r).is_switch()) need.push_back(r->node);
+      bool missing = false;
+      for (uint32_t n : need)
+        if (!db.find_tables(n) || !db.find_tables(n)->lft_valid) missing = true;
+      if (missing) {
+        const EndPort& ep = get_end_port(ibcore::config().ca, ibcore::config().port);
+        Umad umad(ep.ca, ep.port);
+        Scheduler sched(umad, unsigned(std::max(0, ibcore::config().outstanding)));
+        DiscoveryResult res;
+        read_switch_tables(sched, db, need, true, false, &res);
+        for (auto& e : res.errors) std::fprintf(stderr, "W: %s\n", e.c_str());
+        if (!ibcore::config().cache_file.empty()) save_cache(db, ibcore::config().cache_file, CacheFormat::Ibtool);
+      }
+      print(db, map, sw, unsigned(port_));
+      if (r && db.node_of(*r).is_switch()) print(db, map, r->node, r->num);
+      return 0;
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+  static void print(const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
+    const Node& s = db.node(sw);
+    const SwitchTables* t = db.find_tables(sw);
+    std::printf("Switch 0x%016" PRIx64 " \"%s\" port %u", s.guid, map.remap(s.guid, s.description()).c_str(), port);
+    if (const Port* r = db.peer(db.port(s, port))) {
+      const Node& rn = db.node_of(*r);
+      std::printf(" -> 0x%016" PRIx64 " \"%s\" port %u", rn.guid, map.remap(rn.guid, rn.description()).c_str(),
+                  unsigned(r->num));
+    }
+    std::printf(":\n");
+    if (!t || !t->lft_valid) {
+      std::printf("  (forwarding table not available)\n");
+      return;
+    }
+    for (size_t lid = 1; lid < t->lft.size(); ++lid) {
+      if (t->lft[lid] != port) continue;
+      uint32_t pi = db.port_by_lid(uint16_t(lid));
+      if (pi == NO_INDEX) {
+        std::printf("  lid %zu (no port known)\n", lid);
+        continue;
+      }
+      const Port& p = db.port(pi);
+      const Node& n = db.node_of(p);
+      std::printf("  lid %zu 0x%016" PRIx64 " \"%s\"", lid, p.guid, map.remap(n.guid, n.description()).c_str());
+      if (!n.is_switch()) std::printf(" port %u", unsigned(p.num));
+      std::printf("\n");
+    }
+  }
+
+private:
+  std::string switch_;
+  int port_ = 0;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibfindnodesusing",
+                .aliases = {"ibfindnodesusing.pl"},
+                .summary = "list the destinations routed through a switch port, both directions",
+                .description =
+                    "Reads the linear forwarding table of the switch (and of the switch at the other end "
+                    "of the link) and lists every LID routed out of the port (and back over the link), "
+                    "with the port and node it belongs to.",
+                .usage = "[options] <switch_guid|switch_name> <port>",
+                .examples = "  ibfindnodesusing \"edge p0 e0\" 5",
+                .make = [] { return std::make_unique<IbFindNodesUsing>(); }});
