@@ -22,7 +22,7 @@ fabric=$here/scripts/fabric.sh
 [ -x "$topogen" ] || { echo "discovery_bench: no $topogen (build the tests)" >&2; exit 2; }
 
 dir=$(mktemp -d /tmp/disc-bench.XXXXXX)
-cleanup() { "$fabric" stop "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
+cleanup() { "$fabric" stop "$dir/fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
 trap cleanup EXIT
 
 "$topogen" fattree "$k" > "$dir/topo.net"
