@@ -162,11 +162,10 @@ public:
     return 0;
   }
 
-  // Bad options and -h: the script prints its usage on stdout, status 2.
-  int usage_status() const override { return usage(); }
-
+  // Bad options: usage on stderr, status 2, as for every command (the script
+  // prints its usage on stdout; missing -l/-i below still do, as it does).
 private:
-  int usage() const {
+  int usage() {
     std::printf("Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
     std::printf("  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
     std::printf("  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");

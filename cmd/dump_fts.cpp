@@ -45,20 +45,15 @@ public:
     app.add_option("args", args_, "[<startlid> [<endlid>]]");
   }
 
-  // The wrapper scripts print their notice whatever dump_fts did (even after
-  // its usage message) and exit with the status of that last echo.
-  int usage_status() const override {
-    if (wrapper_ == Wrapper::None) return 2;
-    notice();
-    return 0;
-  }
-
+  // A bad option is a usage error (status 2, usage on stderr, no notice) for
+  // the wrappers too: the scripts would print their notice and exit 0, but a
+  // usage error never exits 0 here (SPEC.md, Errors).
   int run() override {
     if (wrapper_ == Wrapper::Mfts) multicast_ = true;
     // getopt takes "-1" for an option the tool does not have: usage.
     if (std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; })) {
       std::fputs(app_->help().c_str(), stderr);
-      return usage_status();
+      return 2;
     }
     int rc = dump();
     if (wrapper_ == Wrapper::None) return rc;
