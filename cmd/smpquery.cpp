@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/nodemap.h"
+#include "core/satransactor.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
 
@@ -25,7 +26,7 @@ unsigned port_arg(const std::vector<std::string>& a, size_t i) {
 }
 
 struct Ctx {
-  MadTransactor& mad;
+  ibcore::SmpSource& src;  // SMPs, or SA records with --sa
   IBPath path;
   std::vector<std::string> params;  // op parameters after the target
   bool extended = false;
@@ -43,7 +44,7 @@ struct OpFail {
 template <class T>
 T get(Ctx& c, uint32_t amod, const char* fail_msg) {
   try {
-    return c.mad.SubnGet<T>(c.path, amod);
+    return c.src.SubnGet<T>(c.path, amod);
   } catch (ibcore::MADError& e) {
     std::fflush(stdout);
     ibcore::report(e);
@@ -252,7 +253,8 @@ public:
       IBPath target;
       std::unique_ptr<ibtool::Session> s;
       s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
-      Ctx c{*s->mad, {}, {}, extended_, show_keys_};
+      ibcore::SmpSource src(*s->mad);
+      Ctx c{src, {}, {}, extended_, show_keys_};
       try {
         c.path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
       } catch (const std::exception& e) {

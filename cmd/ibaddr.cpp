@@ -1,0 +1,103 @@
+// ibaddr: the GID and LID range of a port.
+#include <arpa/inet.h>
+
+#include <cstdio>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "cmd/target.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/satransactor.h"
+#include "iba/smp.h"
+
+namespace {
+
+using ibcore::IBPath;
+
+class IbAddr : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    ibtool::bind_ref_help(app, help_);
+    app.add_flag("-g,--gid_show", gid_, "show gid address only");
+    app.add_flag("-l,--lid_show", lid_, "show lid range only");
+    app.add_flag("-L,--Lid_show", lid_dec_, "show lid range (in decimal) only");
+    flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Guid | ibtool::tflag::SmPort);
+    ibtool::add_common_options(app, ibtool::opt::Smp);
+    app.add_option("args", args_, "[<lid|dr_path|guid>]");
+  }
+
+  int run() override {
+    if (help_) return ibtool::ref_help_exit(*app_);
+    const std::string tool = app_->get_name();
+    try {
+      // No argument: the local port itself (DR path 0).
+      std::vector<std::string> a = args_.empty() ? std::vector<std::string>{"0"} : args_;
+      ibtool::TargetFlags f = flags_;
+      if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
+      IBPath target;
+      auto s = ibtool::open_for_target(tool, f, a, 0, target, a[0]);
+      IBPath path;
+      try {
+        path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "can't resolve destination port " + a[0]);
+      }
+      ibcore::SmpSource src(*s->mad);
+      iba::SMPNodeInfo ni;
+      iba::SMPPortInfo pi;
+      try {
+        ni = src.SubnGet<iba::SMPNodeInfo>(path);
+        pi = src.SubnGet<iba::SMPPortInfo>(path, 0);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "can't resolve requested address");
+      }
+      print(ni, pi);
+      return 0;
+    } catch (const ibtool::RefFail& f) {
+      return ibtool::ref_exit(tool, f.msg);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  void print(const iba::SMPNodeInfo& ni, const iba::SMPPortInfo& pi) const {
+    bool show_gid = gid_ || (!lid_ && !lid_dec_);
+    bool show_lid = lid_ || lid_dec_ || !gid_;
+    if (gid_ && (lid_ || lid_dec_)) show_gid = show_lid = true;
+    std::string out;
+    if (show_gid) {
+      iba::Gid g = iba::Gid::from(pi.GIDPrefix(), ni.portGUID());
+      char txt[INET6_ADDRSTRLEN] = "";
+      inet_ntop(AF_INET6, g.raw.data(), txt, sizeof txt);
+      out += std::string("GID ") + txt + " ";
+    }
+    if (show_lid) {
+      unsigned start = unsigned(pi.LID()), end = start + (1u << pi.LMC()) - 1;
+      char b[64];
+      std::snprintf(b, sizeof b, lid_dec_ ? "LID start %u end %u" : "LID start 0x%x end 0x%x", start, end);
+      out += b;
+    }
+    std::printf("%s\n", out.c_str());
+  }
+
+  CLI::App* app_ = nullptr;
+  ibtool::TargetFlags flags_;
+  bool gid_ = false, lid_ = false, lid_dec_ = false, help_ = false;
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibaddr",
+                .aliases = {},
+                .summary = "show the GID and LID range of a port",
+                .description = "Queries NodeInfo and PortInfo of the destination (default: the local "
+                               "port) and prints its GID (subnet prefix and port GUID) and the LID "
+                               "range its LMC gives.",
+                .usage = "[options] [<lid|dr_path|guid>]",
+                .examples = "  ibaddr\n  ibaddr 32\n  ibaddr -G 0x8f1040023\n  ibaddr -l 32\n  ibaddr -L 32\n"
+                            "  ibaddr -g 32",
+                .make = [] { return std::make_unique<IbAddr>(); }});
