@@ -122,49 +122,62 @@ private:
           unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
           j.start = start < MLID_BASE ? MLID_BASE : start;
           j.end = !end || end > max ? max : end;
-          if (n.has_swinfo) reads.add_mft(j.path, j.start, j.end, n.nports, j.mft);
+          // (one read per switch, empty without SwitchInfo: read i = jobs[i])
+          reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
         } else {
           unsigned top = unsigned(si.linearFDBTop());
           j.start = start;
           j.end = !end || end > top ? top : end;
-          if (n.has_swinfo) reads.add_lft(j.path, j.start, j.end, j.lft);
+          reads.add_lft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, j.lft);
         }
       }
-      reads.spawn(sched);
-      sched.run();
-
       std::vector<LidDest> dests;
       if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
       int rc = 0;
-      for (Job& j : jobs) {
-        const Node& n = db.node(j.node);
-        std::string where = "DR path slid 0; dlid 0; " + (dr[j.node].empty() ? IBPath(dr_path_of(db, j.node)).dr_string()
-                                                                              : dr[j.node]);
-        std::string name = map.remap(n.guid, n.description());
-        std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
-        if (!n.has_swinfo || err) {
-          std::fflush(stdout);
-          if (err) {
-            try {
-              std::rethrow_exception(err);
-            } catch (const std::exception& e) {
-              ibcore::report(e);
+      // Print each switch as soon as its blocks are in and the switches
+      // before it are printed: output overlaps the reads still in flight.
+      std::vector<char> ready(jobs.size(), 0);
+      for (size_t i = 0; i < jobs.size(); ++i) ready[i] = reads.pending(i) == 0;
+      size_t next = 0;
+      auto print_ready = [&] {
+        for (; next < jobs.size() && ready[next]; ++next) {
+          Job& j = jobs[next];
+          const Node& n = db.node(j.node);
+          std::string where =
+              "DR path slid 0; dlid 0; " + (dr[j.node].empty() ? IBPath(dr_path_of(db, j.node)).dr_string() : dr[j.node]);
+          std::string name = map.remap(n.guid, n.description());
+          std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
+          if (!n.has_swinfo || err) {
+            std::fflush(stdout);
+            if (err) {
+              try {
+                std::rethrow_exception(err);
+              } catch (const std::exception& e) {
+                ibcore::report(e);
+              }
             }
+            std::fprintf(stderr, "E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
+                         multicast_ ? "multicast" : "linear", (unsigned long long)n.guid, name.c_str());
+            rc = 255;
+            continue;
           }
-          std::fprintf(stderr, "E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
-                       multicast_ ? "multicast" : "linear", (unsigned long long)n.guid, name.c_str());
-          rc = 255;
-          continue;
+          if (multicast_) {
+            print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where, n.guid, name);
+          } else {
+            UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
+            d.header(j.start, j.end, where, n.guid, name);
+            d.rows(j.lft.lft, j.start, j.end,
+                   [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
+          }
         }
-        if (multicast_) {
-          print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where, n.guid, name);
-        } else {
-          UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
-          d.header(j.start, j.end, where, n.guid, name);
-          d.rows(j.lft.lft, j.start, j.end,
-                 [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
-        }
-      }
+      };
+      reads.on_done = [&](size_t i) {
+        ready[i] = 1;
+        print_ready();
+      };
+      reads.spawn(sched);
+      sched.run();
+      print_ready();
       return rc;
     } catch (const std::exception& e) {
       int rc = ibcore::report(e);

@@ -10,22 +10,29 @@
 
 namespace ibcore {
 
-void TableReads::add_lft(const IBPath& path, unsigned first, unsigned last, LftRead& out) {
+size_t TableReads::add_lft(const IBPath& path, unsigned first, unsigned last, LftRead& out) {
   out.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
-  if (last < first) return;
   paths_.push_back(path);
+  left_.push_back(0);
+  if (last < first) return paths_.size() - 1;
   for (unsigned b = first / 64; b <= last / 64; ++b) jobs_.push_back({uint32_t(paths_.size() - 1), b, &out, nullptr});
+  left_.back() = last / 64 - first / 64 + 1;
+  return paths_.size() - 1;
 }
 
-void TableReads::add_mft(const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out) {
+size_t TableReads::add_mft(const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out) {
   out.first = first;
   out.masks.clear();
-  if (last < first || first < MLID_BASE) return;
-  out.masks.assign(size_t(last - first) + 1, {});
   paths_.push_back(path);
+  left_.push_back(0);
+  if (last < first || first < MLID_BASE) return paths_.size() - 1;
+  out.masks.assign(size_t(last - first) + 1, {});
   for (unsigned blk = (first - MLID_BASE) / 32; blk <= (last - MLID_BASE) / 32; ++blk)
-    for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos)
+    for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos) {
       jobs_.push_back({uint32_t(paths_.size() - 1), (pos << 28) | blk, nullptr, &out});
+      ++left_.back();
+    }
+  return paths_.size() - 1;
 }
 
 void TableReads::spawn(Scheduler& s) {
@@ -63,6 +70,7 @@ Task<> TableReads::worker(Scheduler& s) {
         if (!out.error) out.error = std::current_exception();
       }
     }
+    if (--left_[j.path] == 0 && on_done) on_done(j.path);
   }
 }
 

@@ -60,21 +60,29 @@ struct MftRead {
 // The outputs and paths must stay in place until run() returns.
 class TableReads {
 public:
-  void add_lft(const IBPath& path, unsigned first, unsigned last, LftRead& out);
-  void add_mft(const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out);
+  // Each returns the read's number (0, 1, ... in the order added).
+  size_t add_lft(const IBPath& path, unsigned first, unsigned last, LftRead& out);
+  size_t add_mft(const IBPath& path, unsigned first, unsigned last, unsigned nports, MftRead& out);
+  // Called (inside run()) when every block of read n has been read or has
+  // failed, so output can start while other reads are in flight.  Reads
+  // without blocks are not reported.
+  std::function<void(size_t n)> on_done;
   // Spawn the workers (at most the scheduler's MAD window, twice over).
   void spawn(Scheduler& s);
   size_t blocks() const { return jobs_.size(); }
+  // Blocks of read n not finished yet.
+  size_t pending(size_t n) const { return left_[n]; }
 
 private:
   struct Job {
-    uint32_t path;      // index into paths_
+    uint32_t path;      // index into paths_ (= the read's number)
     uint32_t amod;      // attribute modifier (LFT block, or MFT pos<<28 | block)
     LftRead* lft;       // one of these two
     MftRead* mft;
   };
   Task<> worker(Scheduler& s);
   std::vector<IBPath> paths_;
+  std::vector<uint32_t> left_;  // blocks not finished, by read
   std::vector<Job> jobs_;
   size_t next_ = 0;
 };
