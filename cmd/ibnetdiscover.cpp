@@ -58,7 +58,8 @@ public:
                    "specify the number of outstanding SMP's which should be issued during the scan")
         ->option_text("<val>");
     app.add_option("topology-file", outfile_, "write the output to this file instead of stdout");
-    app.allow_extras();
+    // The reference ignores further arguments; unknown options stay errors.
+    app.add_option("ignored", ignored_args_, "further arguments are ignored, as the reference does");
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery);
   }
 
@@ -147,6 +148,7 @@ private:
   bool full_ = false, show_ = false, group_ = false, ports_ = false, max_hops_ = false;
   unsigned list_ = 0;
   std::string cache_, load_cache_, diff_cache_, diffcheck_arg_, outfile_;
+  std::vector<std::string> ignored_args_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,24 @@ int install_links(const std::string& dir) {
   return rc;
 }
 
+// The first argument that looks like an option but is none of app's
+// (args are in CLI11's reversed order).  Empty when there is none.
+std::string first_unknown_option(const CLI::App& app, const std::vector<std::string>& rev_args) {
+  std::set<std::string> known;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& n : o->get_snames()) known.insert("-" + n);
+    for (const auto& n : o->get_lnames()) known.insert("--" + n);
+  }
+  for (auto it = rev_args.rbegin(); it != rev_args.rend(); ++it) {
+    const std::string& a = *it;
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || std::isdigit(static_cast<unsigned char>(a[1]))) continue;
+    std::string name = a[1] == '-' ? a.substr(0, a.find('=')) : a.substr(0, 2);
+    if (!known.count(name)) return a;
+  }
+  return {};
+}
+
 }  // namespace
 
 Registrar::Registrar(CommandInfo info) {
@@ -151,6 +170,7 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
   std::unique_ptr<Command> cmd;
   auto app = make_app(info, cmd, invoked_as);
   std::reverse(args.begin(), args.end());  // CLI11 wants them reversed
+  const std::vector<std::string> given = args;  // parse() consumes args
   try {
     app->parse(args);
   } catch (const CLI::CallForHelp&) {
@@ -162,7 +182,11 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     std::fprintf(stderr, "%s\n", app->version().c_str());
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
+    // CLI11 checks required arguments before unknown ones; the unknown
+    // option is the more useful thing to name.
+    std::string unknown = first_unknown_option(*app, given);
+    std::string what = unknown.empty() ? e.what() : "unrecognized option '" + unknown + "'";
+    std::fprintf(stderr, "%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), what.c_str());
     std::fputs(app->help().c_str(), stderr);
     return cmd->usage_status();
   }
