@@ -163,10 +163,20 @@ std::string normalize(const std::string& what, const std::string& out) {
   if (what == "counters") {
     // Data and packet counters (PortXmitData, PortRcvPkts,
     // PortUnicastXmitPkts, ... and the short Xmt/Rcv forms) followed by
-    // separators (dots, colons, spaces, '==') and a number.
+    // separators (dots, colons, spaces, '==') and a number, and the human
+    // form ibqueryerrors --data prints after it (" (3.938KB)", " (14.000)").
     static const std::regex re(
-        R"(((?:Port)?(?:Unicast|Multicast)?(?:Xmit|Xmt|Rcv)(?:Data|Pkts)[^0-9\n]*?)(0x[0-9a-fA-F]+|\d+))");
-    return std::regex_replace(out, re, "$1<n>");
+        R"(((?:Port)?(?:Unicast|Multicast)?(?:Xmit|Xmt|Rcv)(?:Data|Pkts)[^0-9\n]*?)(0x[0-9a-fA-F]+|\d+)( \([0-9.]+[KMGTPE]?B?\))?)");
+    std::string res;
+    auto last = out.cbegin();
+    for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it) {
+      const std::smatch& m = *it;
+      res.append(last, m[0].first);
+      res += m.str(1) + "<n>" + (m[3].matched ? " (<n>)" : "");
+      last = m[0].second;
+    }
+    res.append(last, out.cend());
+    return res;
   }
   throw std::runtime_error("unknown normalisation '" + what + "' (timestamp, activity, counters)");
 }

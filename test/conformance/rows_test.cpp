@@ -114,6 +114,13 @@ TEST(Rows, NormalisationsTouchOnlyTheirField) {
             "PortUnicastXmitPkts:.............<n>\n"
             "SymbolErrorCounter:..............9\n"
             "LinkDownedCounter:...............3\n");
+  // ibqueryerrors --data: the human form after the value too, error counters kept.
+  EXPECT_EQ(normalize("counters",
+                      "   GUID 0x10000a port 1: [VL15Dropped == 3] [PortXmitData == 1008 (3.938KB)] "
+                      "[PortRcvPkts == 15 (15.000)]\n"),
+            "   GUID 0x10000a port 1: [VL15Dropped == 3] [PortXmitData == <n> (<n>)] [PortRcvPkts == <n> (<n>)]\n");
+  EXPECT_EQ(normalize("counters", "[PortXmitData == 1008 (3.938KB)] [SymbolErrorCounter == 5 (5.000)]\n"),
+            "[PortXmitData == <n> (<n>)] [SymbolErrorCounter == 5 (5.000)]\n");
   // Without the option nothing changes.
   EXPECT_EQ(normalize("timestamp", pq), pq);
 }
