@@ -139,14 +139,16 @@ private:
     // The node(s) to report.
     std::vector<uint32_t> nodes;
     bool selected = !guid_arg_.empty() || !dr_arg_.empty();
+    single_node_ = selected;
     if (selected) {
       uint32_t n = NO_INDEX;
       std::string what;
       if (!guid_arg_.empty()) {
         uint64_t g = std::strtoull(guid_arg_.c_str(), nullptr, 0);
+        // Port GUIDs only, as the reference: a GUID of no port (e.g. a node
+        // or system image GUID) selects nothing and reports 0 nodes.
         uint32_t p = db.port_by_guid(g);
         if (p != NO_INDEX) n = db.port(p).node;
-        if (n == NO_INDEX) n = db.node_by_guid(g);
         what = guid_arg_;
       } else {
         auto hops = parse_dr_path(dr_arg_);
@@ -157,7 +159,7 @@ private:
         what = dr_arg_;
       }
       if (n == NO_INDEX) {
-        std::printf("Failed to find node: %s\n", what.c_str());
+        if (guid_arg_.empty()) std::printf("Failed to find node: %s\n", what.c_str());
       } else {
         nodes.push_back(n);
       }
@@ -277,7 +279,9 @@ private:
     if (!p.has_info) return {};
     auto pi = p.port_info();
     uint16_t lid = H::port_lid(db, n, port);
-    const Port* q = db.peer(p);
+    // A node selected with -G/-S/-D is all the reference discovers (no
+    // hops beyond it), so it does not know the peer: the peer is blank.
+    const Port* q = single_node_ ? nullptr : db.peer(p);
     std::string s = fmt("       Link info: %6u %3u[%2s] ==(", unsigned(lid), port, "");
     if (p.phys_state() == PHYS_LINKUP) {
       s += fmt("%3s %18s %6s/%8s)==>", H::width_str(pi.linkWidthActive()).c_str(),
@@ -297,10 +301,12 @@ private:
         unsigned bs = top_bit(unsigned(pi.linkSpeedSupported() & qi.linkSpeedSupported()));
         if (bs && bs > pi.linkSpeedActive()) cs = "Could be " + H::speed_str(bs);
       }
-      s += fmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", qn.guid, unsigned(H::port_lid(db, qn, q->num)),
+      // The peer is named by its port GUID (switch ports: the switch's).
+      s += fmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", q->guid, unsigned(H::port_lid(db, qn, q->num)),
                unsigned(q->num), "", map.remap(qn.guid, qn.description()).c_str(), cw.c_str(), cs.c_str());
     } else {
-      s += fmt("  %18s %6s %4s[%2s] \"%s\" (%s %s)", "", "", "", "", "", "", "");
+      // No peer known: the reference's empty GUID and LID columns.
+      s += fmt("%13s[%2s] \"%s\" (%s %s)", "", "", "", "", "");
     }
     return s + "\n";
   }
@@ -428,6 +434,7 @@ private:
   std::vector<int> suppressed_;
   H::Thresholds thr_;
   bool thresholds_ok_ = true;
+  bool single_node_ = false;  // a node selected with -G/-S/-D
 };
 
 }  // namespace
