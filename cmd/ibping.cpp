@@ -55,21 +55,9 @@ public:
   }
 
   int run() override {
-    uint64_t oui = iba::OFA_OUI;
-    if (!oui_str_.empty() && (!ibtool::parse_int(oui_str_, oui) || oui > 0xffffff)) {
-      std::fprintf(stderr, "E: bad OUI %s\n", oui_str_.c_str());
-      return 2;
-    }
-    oui_ = uint32_t(oui);
-    try {
-      auto& cfg = ibcore::config();
-      const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-      ibcore::Umad umad(ep);
-      if (server_) return serve(umad);
-      return client(umad);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    return ibtool::ofa::run_client_or_server(
+        oui_str_, oui_, server_, [this](ibcore::Umad& u) { return serve(u); },
+        [this](ibcore::Umad& u) { return client(u); });
   }
 
 private:

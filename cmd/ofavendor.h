@@ -5,10 +5,19 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <fstream>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "cmd/common.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/error.h"
+#include "core/umad.h"
+#include "iba/vendor.h"
 
 namespace ibtool::ofa {
 
@@ -68,6 +77,25 @@ inline std::vector<uint8_t> payload_of_text(const std::string& s, size_t n) {
   std::vector<uint8_t> p(n, 0);
   for (size_t i = 0; i < s.size() && i + 1 < n; ++i) p[i] = uint8_t(s[i]);
   return p;
+}
+
+// The run() both commands share: parse the -o OUI (default the OFA one)
+// into oui, open the end port, then run the server loop or the client.
+template <class Serve, class Client>
+int run_client_or_server(const std::string& oui_str, uint32_t& oui, bool server, Serve serve, Client client) {
+  uint64_t v = iba::OFA_OUI;
+  if (!oui_str.empty() && (!ibtool::parse_int(oui_str, v) || v > 0xffffff)) {
+    std::fprintf(stderr, "E: bad OUI %s\n", oui_str.c_str());
+    return 2;
+  }
+  oui = uint32_t(v);
+  try {
+    auto& cfg = ibcore::config();
+    ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
+    return server ? serve(umad) : client(umad);
+  } catch (const std::exception& e) {
+    return ibcore::report(e);
+  }
 }
 
 }  // namespace ibtool::ofa
