@@ -188,7 +188,7 @@ int op_guids(Ctx& c) {
   std::vector<uint64_t> guids;
   for (size_t block = 0; block * 8 < cap; ++block) {
     auto t = get<iba::SMPGUIDInfo>(c, uint32_t(block), "guid info query failed");
-    for (size_t i = 0; i < 8; ++i) guids.push_back(t.GUIDBlock(i));
+    for (size_t i = 0; i < 8; ++i) guids.push_back(iba::guid_at(t, i));
   }
   out(iba::ref::guids_print(guids, cap));
   return 0;

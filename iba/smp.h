@@ -57,9 +57,28 @@ IBA_STRUCT(SMPSwitchInfo, 20, IBA_FIELDS_SMPSwitchInfo);
 IBA_ATTR_ID(SMPSwitchInfo, 0x0012);
 
 // --- GUIDInfo (0x0014): 8 GUIDs, block number in the attribute modifier -----
-#define IBA_FIELDS_SMPGUIDInfo(F, A, S, SA) A(GUIDBlock, 0, 64, Guid, 8)
+// Eight separate fields, not one array: each GUID of the block is an SA
+// component of its own in GUIDInfoRecord (GID0..GID7).  guid_at() gives
+// indexed access.
+#define IBA_FIELDS_SMPGUIDInfo(F, A, S, SA) \
+  F(GUID0, 0, 64, Guid)                     \
+  F(GUID1, 64, 64, Guid)                    \
+  F(GUID2, 128, 64, Guid)                   \
+  F(GUID3, 192, 64, Guid)                   \
+  F(GUID4, 256, 64, Guid)                   \
+  F(GUID5, 320, 64, Guid)                   \
+  F(GUID6, 384, 64, Guid)                   \
+  F(GUID7, 448, 64, Guid)
 IBA_STRUCT(SMPGUIDInfo, 64, IBA_FIELDS_SMPGUIDInfo);
 IBA_ATTR_ID(SMPGUIDInfo, 0x0014);
+constexpr size_t GUIDINFO_BLOCK = std::size(SMPGUIDInfo::FIELDS);
+// GUID i (0..7) of the block, located by the field table.
+inline uint64_t guid_at(const SMPGUIDInfo& t, size_t i) {
+  return get_bits(t.raw(), SMPGUIDInfo::FIELDS[i].bit_off, 64);
+}
+inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
+  set_bits(t.raw(), SMPGUIDInfo::FIELDS[i].bit_off, 64, v);
+}
 
 // --- PortInfo (0x0015) --------------------------------------------------------
 #define IBA_FIELDS_SMPPortInfo(F, A, S, SA)               \

@@ -131,10 +131,14 @@ const MaskRow MASKS[] = {
     R("IB_GIR_COMPMASK_BLOCKNUM", SAGUIDInfoRecord, "blockNum"),
     R("IB_GIR_COMPMASK_RESV1", SAGUIDInfoRecord, "reserved24"),
     R("IB_GIR_COMPMASK_RESV2", SAGUIDInfoRecord, "reserved32"),
-    // GID1..GID7: OpenSM gives every GUID of the block its own component;
-    // SMPGUIDInfo (iba/smp.h) declares the block as one array, so only the
-    // first is checked here.
-    R("IB_GIR_COMPMASK_GID0", SAGUIDInfoRecord, "GUIDInfo.GUIDBlock"),
+    R("IB_GIR_COMPMASK_GID0", SAGUIDInfoRecord, "GUIDInfo.GUID0"),
+    R("IB_GIR_COMPMASK_GID1", SAGUIDInfoRecord, "GUIDInfo.GUID1"),
+    R("IB_GIR_COMPMASK_GID2", SAGUIDInfoRecord, "GUIDInfo.GUID2"),
+    R("IB_GIR_COMPMASK_GID3", SAGUIDInfoRecord, "GUIDInfo.GUID3"),
+    R("IB_GIR_COMPMASK_GID4", SAGUIDInfoRecord, "GUIDInfo.GUID4"),
+    R("IB_GIR_COMPMASK_GID5", SAGUIDInfoRecord, "GUIDInfo.GUID5"),
+    R("IB_GIR_COMPMASK_GID6", SAGUIDInfoRecord, "GUIDInfo.GUID6"),
+    R("IB_GIR_COMPMASK_GID7", SAGUIDInfoRecord, "GUIDInfo.GUID7"),
 
     R("IB_SR_COMPMASK_SID", SAServiceRecord, "serviceID"),
     R("IB_SR_COMPMASK_SGID", SAServiceRecord, "serviceGID"),

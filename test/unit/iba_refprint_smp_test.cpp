@@ -131,12 +131,12 @@ TEST(RefPrintSmpGolden, GUIDInfo) {
   std::vector<uint64_t> g;
   for (int b = 0; b < 4; ++b) {
     auto t = payload<SMPGUIDInfo>("lid1.0x14." + std::to_string(b) + ".hex");
-    for (size_t i = 0; i < 8; ++i) g.push_back(t.GUIDBlock(i));
+    for (size_t i = 0; i < 8; ++i) g.push_back(guid_at(t, i));
   }
   EXPECT_EQ(ref::guids_print(g, payload<SMPPortInfo>("lid1.0x15.1.hex").GUIDCap()), slurp("lid1.guids.out"));
   auto s = payload<SMPGUIDInfo>("lid2.0x14.0.hex");
   std::vector<uint64_t> sg;
-  for (size_t i = 0; i < 8; ++i) sg.push_back(s.GUIDBlock(i));
+  for (size_t i = 0; i < 8; ++i) sg.push_back(guid_at(s, i));
   EXPECT_EQ(ref::guids_print(sg, payload<SMPPortInfo>("lid2.0x15.0.hex").GUIDCap()), slurp("lid2.guids.out"));
 }
 
