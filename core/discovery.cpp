@@ -8,8 +8,6 @@
 
 namespace ibcore {
 
-namespace {
-
 // Mellanox devices whose ports answer MlnxExtPortInfo (the FDR10 speed).
 bool mlnx_ext_supported(uint16_t devid, uint32_t vendid) {
   if ((devid >= 0xc738 && devid <= 0xc73b) || devid == 0xc839 || devid == 0xcb20 || devid == 0xcf08 ||
@@ -24,6 +22,8 @@ bool mlnx_ext_supported(uint16_t devid, uint32_t vendid) {
   }
   return false;
 }
+
+namespace {
 
 // "what: layer: layer..." for a failed query.
 std::string failure_text(const std::exception& e, const std::string& what) {

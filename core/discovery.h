@@ -35,6 +35,10 @@
 
 namespace ibcore {
 
+// Whether a device (NodeInfo DeviceID, VendorID) answers MlnxExtPortInfo
+// (Mellanox devices with FDR10), as the reference tools decide it.
+bool mlnx_ext_supported(uint16_t devid, uint32_t vendid);
+
 struct DiscoveryOptions {
   DiscoveryMode mode = DiscoveryMode::Auto;
   // Stop probing past this many hops (0 = no limit).

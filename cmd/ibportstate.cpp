@@ -1,0 +1,434 @@
+// ibportstate: show the state, LIDs, width and speed of one port, check a
+// switch port against its peer, or change the port with a SubnSet of its
+// PortInfo (state, physical state, enabled speeds and widths, LIDs, VLs,
+// MTU, M_Key fields) and the FDR10 speed through MlnxExtPortInfo.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cmd/common.h"
+#include "cmd/registry.h"
+#include "cmd/target.h"
+#include "core/config.h"
+#include "core/discovery.h"
+#include "core/error.h"
+#include "iba/refprint_smp.h"
+#include "iba/smp.h"
+
+namespace {
+
+using ibcore::IBPath;
+
+// The operations, in the order the reference's usage lists its keywords.
+// Ops with a value take the next argument; the others choose what happens
+// to the port state (only one of them may be given).
+enum Op {
+  QUERY, ENABLE, RESET, DISABLE, SPEED, ESPEED, FDR10, WIDTH, DOWN, ARM, ACTIVE,
+  VLS, MTU, LID, SMLID, LMC, MKEY, MKEYLEASE, MKEYPROT, ON, OFF, NOPS
+};
+struct OpDesc {
+  const char* name;
+  bool takes_value;
+};
+constexpr OpDesc OPS[NOPS] = {
+    {"query", false}, {"enable", false}, {"reset", false},  {"disable", false}, {"speed", true},
+    {"espeed", true}, {"fdr10", true},   {"width", true},   {"down", false},    {"arm", false},
+    {"active", false}, {"vls", true},    {"mtu", true},     {"lid", true},      {"smlid", true},
+    {"lmc", true},    {"mkey", true},    {"mkeylease", true}, {"mkeyprot", true}, {"on", false},
+    {"off", false},
+};
+
+// IBA PortInfo values written by the state ops.
+constexpr unsigned PHYS_POLLING = 2, PHYS_DISABLED = 3;
+constexpr unsigned STATE_DOWN = 1, STATE_ARMED = 3, STATE_ACTIVE = 4;
+constexpr uint32_t CAP_HAS_EXT_SPEEDS = 0x4000;  // PortInfo CapabilityMask bit 14
+constexpr uint8_t MLNX_FDR10 = 0x01;              // MlnxExtPortInfo speed / state change bit
+constexpr uint16_t NONSENSE_LID = 0x1234;         // a valid LID for ports that have none yet
+constexpr size_t MAX_HOPS = 64;
+
+struct Request {
+  int op = -1;               // the state op given, -1 = none (query)
+  bool set[NOPS] = {};       // which ops were named
+  uint64_t val[NOPS] = {};   // their values
+  bool changed = false;      // a value op was given
+};
+
+// Parse the op words after the port number the reference's way (values by
+// strtoull with any base, range checked).  Throws RefFail.
+Request parse_ops(const std::vector<std::string>& a, size_t first) {
+  Request r;
+  auto fail = [](std::string m) { throw ibtool::RefFail{std::move(m)}; };
+  for (size_t i = first; i < a.size(); ++i) {
+    int j = 0;
+    while (j < NOPS && a[i] != OPS[j].name) ++j;
+    if (j == NOPS) fail("invalid operation: " + a[i]);
+    r.set[j] = true;
+    if (!OPS[j].takes_value) {
+      if (r.op >= 0)
+        fail(std::string(OPS[j].name) + " only one of: query, enable, disable, reset, down, arm, active, can be specified");
+      r.op = j;
+      continue;
+    }
+    if (++i >= a.size()) fail(std::string(OPS[j].name) + " requires an additional parameter");
+    uint64_t v = std::strtoull(a[i].c_str(), nullptr, 0);
+    auto bad = [&](const char* what, bool hex = false) {
+      char b[96];
+      std::snprintf(b, sizeof b, hex ? "invalid %s 0x%llx" : "invalid %s %llu", what, static_cast<unsigned long long>(v));
+      fail(b);
+    };
+    switch (j) {
+      case SPEED: if (v > 15) bad("speed value"); break;
+      case ESPEED: if (v > 31) bad("extended speed value"); break;
+      case FDR10: if (v > 1) bad("fdr10 speed value"); break;
+      case WIDTH: if (v > 31 && v != 255) bad("width value"); break;
+      case VLS: if (v == 0 || v > 5) bad("vls value"); break;
+      case MTU: if (v == 0 || v > 5) bad("mtu value"); break;
+      case LID: if (v == 0 || v >= 0xc000) bad("lid value", true); break;
+      case SMLID: if (v == 0 || v >= 0xc000) bad("smlid value", true); break;
+      case LMC: if (v > 7) bad("lmc value"); break;
+      case MKEYLEASE: if (v > 0xffff) bad("mkey lease time"); break;
+      case MKEYPROT: if (v > 3) bad("mkey protection bit setting"); break;
+      case MKEY: {
+        // Every 64-bit value is a key; anything else is asked for on the
+        // terminal (without echo), as with -y.
+        auto strict = [](const char* s, uint64_t& out) {
+          char* end = nullptr;
+          errno = 0;
+          out = std::strtoull(s, &end, 0);
+          return errno == 0 && end && *end == '\0';
+        };
+        if (!strict(a[i].c_str(), v)) {
+          const char* typed = getpass("New M_Key: ");
+          if (!typed || !strict(typed, v)) fail("Bad new M_Key\n");
+        }
+        break;
+      }
+    }
+    r.val[j] = v;
+    r.changed = true;
+  }
+  return r;
+}
+
+// One port's PortInfo as the reference's ibportstate shows it: the states,
+// LIDs, widths and speeds (the extended speeds when the port has them) and,
+// on CA/router ports and switch port 0, the M_Key fields.  The lines are
+// smpquery's (iba/refprint_smp's PortInfo layout).
+std::string show_port(const IBPath& path, const iba::SMPPortInfo& pi, int port, bool espeed, bool is_switch,
+                      bool show_keys) {
+  static const char* const base[] = {"LinkState", "PhysLinkState", "Lid", "SMLid", "LMC",
+                                     "LinkWidthSupported", "LinkWidthEnabled", "LinkWidthActive",
+                                     "LinkSpeedSupported", "LinkSpeedEnabled", "LinkSpeedActive"};
+  static const char* const ext[] = {"LinkSpeedExtSupported", "LinkSpeedExtEnabled", "LinkSpeedExtActive"};
+  auto layout = iba::ref::smp_layout(iba::SMPPortInfo::DESC);
+  std::vector<iba::ref::Line> lines;
+  auto pick = [&](const char* label) {
+    for (const auto& l : layout)
+      if (!std::strcmp(l.label, label)) return lines.push_back(l);
+    throw std::logic_error(std::string("PortInfo layout has no line ") + label);
+  };
+  for (const char* l : base) pick(l);
+  if (espeed)
+    for (const char* l : ext) pick(l);
+  std::string s = iba::ref::dump(iba::SMPPortInfo::DESC, pi.raw(), lines);
+  if (!is_switch || port == 0) {
+    lines.clear();
+    if (show_keys) pick("Mkey");
+    else s += iba::ref::dotted("Mkey", "<not displayed>");
+    pick("MkeyLeasePeriod");
+    pick("ProtectBits");
+    s += iba::ref::dump(iba::SMPPortInfo::DESC, pi.raw(), lines);
+  }
+  return "# Port info: " + ibcore::portid_str(path) + " port " + std::to_string(port) + "\n" + s;
+}
+
+std::string show_mepi(const IBPath& path, const iba::SMPMlnxExtPortInfo& m, int port) {
+  return "# MLNX ext Port info: " + ibcore::portid_str(path) + " port " + std::to_string(port) + "\n" +
+         iba::ref::smp_print(m);
+}
+
+void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
+
+class PortState {
+public:
+  PortState(ibcore::MadTransactor& mad, bool show_keys) : mad_(mad), show_keys_(show_keys) {}
+
+  // SubnGet/SubnSet whose failure ends the run with the reference's message.
+  template <class T>
+  T get(const IBPath& p, uint32_t amod, const char* msg) {
+    try {
+      return mad_.SubnGet<T>(p, amod);
+    } catch (const ibcore::MADError& e) {
+      ibtool::ref_fail(e, msg);
+    }
+  }
+  template <class T>
+  T set(const T& v, const IBPath& p, uint32_t amod, const char* msg) {
+    try {
+      return mad_.SubnSet(v, p, amod);
+    } catch (const ibcore::MADError& e) {
+      ibtool::ref_fail(e, msg);
+    }
+  }
+
+  struct Node {
+    iba::SMPNodeInfo ni;
+    bool is_switch = false;
+    bool mlnx = false;  // answers MlnxExtPortInfo
+  };
+  Node node(const IBPath& p) {
+    Node n;
+    n.ni = get<iba::SMPNodeInfo>(p, 0, "smp query nodeinfo failed");
+    n.is_switch = n.ni.nodeType() == 2;
+    n.mlnx = ibcore::mlnx_ext_supported(uint16_t(n.ni.deviceID()), uint32_t(n.ni.vendorID()));
+    return n;
+  }
+
+  // The port's PortInfo; espeed: whether the node has extended speeds (a
+  // switch says so in its port 0's capability mask).
+  iba::SMPPortInfo port(const IBPath& p, int port, bool is_switch, bool& espeed) {
+    uint32_t cap;
+    iba::SMPPortInfo pi;
+    if (is_switch) {
+      cap = uint32_t(get<iba::SMPPortInfo>(p, 0, "smp query port 0 portinfo failed").capabilityMask());
+      pi = get<iba::SMPPortInfo>(p, uint32_t(port), "smp query portinfo failed");
+    } else {
+      pi = get<iba::SMPPortInfo>(p, uint32_t(port), "smp query portinfo failed");
+      cap = uint32_t(pi.capabilityMask());
+    }
+    espeed = cap & CAP_HAS_EXT_SPEEDS;
+    return pi;
+  }
+
+  iba::SMPMlnxExtPortInfo mepi(const IBPath& p, int port) {
+    return get<iba::SMPMlnxExtPortInfo>(p, uint32_t(port), "smp query ext portinfo failed");
+  }
+
+  int run(const IBPath& path, int portnum, const Request& r) {
+    Node n = node(path);
+    if ((r.set[MKEY] || r.set[MKEYLEASE] || r.set[MKEYPROT]) && n.is_switch && portnum != 0)
+      throw ibtool::RefFail{"Can't set M_Key fields on switch port != 0"};
+    bool setting = (r.op >= 0 && r.op != QUERY) || r.changed;
+    out(std::string(setting ? "Initial " : "") + (n.is_switch ? "Switch" : "CA/RT") + " PortInfo:\n");
+    std::fflush(stdout);
+    bool espeed = false;
+    iba::SMPPortInfo pi = port(path, portnum, n.is_switch, espeed);
+    out(show_port(path, pi, portnum, espeed, n.is_switch, show_keys_));
+    iba::SMPMlnxExtPortInfo mx;
+    if (n.mlnx) {
+      mx = mepi(path, portnum);
+      out(show_mepi(path, mx, portnum));
+    }
+    std::fflush(stdout);
+    if (setting) return change(path, portnum, r, pi, mx, espeed, n.is_switch);
+    if (n.is_switch && portnum && pi.portState() == STATE_ACTIVE) check_peer(path, portnum, pi, mx, espeed);
+    return 0;
+  }
+
+private:
+  int change(const IBPath& path, int portnum, const Request& r, iba::SMPPortInfo pi, iba::SMPMlnxExtPortInfo mx,
+             bool espeed, bool is_switch) {
+    unsigned phys = unsigned(pi.portPhysicalState());
+    // A port without a LID would refuse the set: give it an unlikely but
+    // valid one unless the user sets it.
+    if (!r.set[LID] && (pi.LID() == 0 || pi.LID() == 0xffff)) pi.set_LID(NONSENSE_LID);
+    if (!r.set[SMLID] && (pi.masterSMLID() == 0 || pi.masterSMLID() == 0xffff)) pi.set_masterSMLID(NONSENSE_LID);
+    pi.set_portState(0);          // no state change
+    pi.set_portPhysicalState(0);  // no physical state change
+    switch (r.op) {
+      case ON:
+        if (phys != PHYS_DISABLED) {
+          out("Port is already in enable state\n");
+          return 0;
+        }
+        [[fallthrough]];
+      case ENABLE:
+      case RESET:
+        pi.set_portPhysicalState(PHYS_POLLING);
+        break;
+      case OFF:
+      case DISABLE:
+        out("Disable may be irreversible\n");
+        pi.set_portPhysicalState(PHYS_DISABLED);
+        break;
+      case DOWN: pi.set_portState(STATE_DOWN); break;
+      case ARM: pi.set_portState(STATE_ARMED); break;
+      case ACTIVE: pi.set_portState(STATE_ACTIVE); break;
+      default: break;
+    }
+    // Enabled speeds and widths are always written: 0 means no change.
+    pi.set_linkSpeedEnabled(r.val[SPEED]);
+    pi.set_linkSpeedExtEnabled(r.val[ESPEED] & 0x1f);
+    pi.set_linkWidthEnabled(r.val[WIDTH]);
+    if (r.set[VLS]) pi.set_operationalVLs(r.val[VLS]);
+    if (r.set[MTU]) pi.set_neighborMTU(r.val[MTU]);
+    if (r.set[LID]) pi.set_LID(r.val[LID]);
+    if (r.set[SMLID]) pi.set_masterSMLID(r.val[SMLID]);
+    if (r.set[LMC]) pi.set_LMC(r.val[LMC]);
+    if (r.set[FDR10]) {
+      mx.set_stateChangeEnable(MLNX_FDR10);
+      mx.set_linkSpeedEnabled(r.val[FDR10]);
+      mx = set(mx, path, uint32_t(portnum), "smp set MLNX ext portinfo failed");
+      out("\nAfter MLNXExtendedPortInfo set:\n" + show_mepi(path, mx, portnum));
+    }
+    if (r.set[MKEY]) pi.set_MKey(r.val[MKEY]);
+    if (r.set[MKEYLEASE]) pi.set_MKeyLeasePeriod(r.val[MKEYLEASE]);
+    if (r.set[MKEYPROT]) pi.set_MKeyProtectBits(r.val[MKEYPROT]);
+    std::fflush(stdout);
+    // Modifier bit 31: the sender knows LinkSpeedExtEnabled.
+    uint32_t amod = uint32_t(portnum) | (espeed ? 0x80000000u : 0);
+    iba::SMPPortInfo after = set(pi, path, amod, "smp set portinfo failed");
+    out("\nAfter PortInfo set:\n" + show_port(path, after, portnum, espeed, is_switch, show_keys_));
+    return 0;
+  }
+
+  // An active switch port: read the port at the other end of its link (DR
+  // one hop further; from a LID, a combined route) and warn on stderr when
+  // the link runs slower or narrower than both ends allow.
+  void check_peer(const IBPath& path, int portnum, const iba::SMPPortInfo& pi, const iba::SMPMlnxExtPortInfo& mx,
+                  bool espeed) {
+    IBPath peer = path;
+    if (path.is_dr()) {
+      peer.drPath.push_back(uint8_t(portnum));
+      if (peer.hop_count() >= MAX_HOPS) throw ibtool::RefFail{"Too many hops"};
+    } else {
+      try {
+        peer.drSLID = ibcore::local_lid(mad_);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "could not resolve self");
+      }
+      peer.drDLID = ibcore::LID_PERMISSIVE;
+      peer.drPath = {0, uint8_t(portnum)};
+    }
+    Node pn = node(peer);
+    int peer_port = int(pn.ni.localPortNum());
+    out("Peer PortInfo:\n");
+    std::fflush(stdout);
+    bool peer_espeed = false;
+    iba::SMPPortInfo ppi = port(peer, peer_port, pn.is_switch, peer_espeed);
+    iba::SMPMlnxExtPortInfo pmx;
+    if (pn.mlnx) pmx = mepi(peer, peer_port);
+    out(show_port(peer, ppi, peer_port, peer_espeed, pn.is_switch, show_keys_));
+    if (pn.mlnx) out(show_mepi(peer, pmx, peer_port));
+    std::fflush(stdout);
+
+    // What each end allows: the enabled set, or the supported one when the
+    // enabled value means "all supported".
+    auto allowed = [](uint64_t en, uint64_t sup, uint64_t all) { return en == all ? sup : en; };
+    auto allowed_ext = [](uint64_t en, uint64_t sup) { return en == 31 ? sup : en; };
+    auto warn = [&](const char* what, unsigned active, unsigned want, const char* name) {
+      std::fprintf(stderr, "W: %s: %s of port %d runs at %u, both ends allow %u (%s)\n",
+                   ibcore::portid_str(path).c_str(), what, portnum, active, want, name);
+    };
+    // The fastest/widest value both allow, tried in the reference's order.
+    struct Choice {
+      unsigned bit;
+      const char* name;
+    };
+    auto check = [&](const char* what, uint64_t both, unsigned active, std::initializer_list<Choice> order) {
+      for (const Choice& c : order) {
+        if (!(both & c.bit)) continue;
+        if (active != c.bit) warn(what, active, c.bit, c.name);
+        return;
+      }
+    };
+    uint64_t width = allowed(pi.linkWidthEnabled(), pi.linkWidthSupported(), 255) &
+                     allowed(ppi.linkWidthEnabled(), ppi.linkWidthSupported(), 255);
+    check("active link width", width, unsigned(pi.linkWidthActive()),
+          {{8, "12x"}, {4, "8x"}, {2, "4x"}, {16, "2x"}, {1, "1x"}});
+    uint64_t speed = allowed(pi.linkSpeedEnabled(), pi.linkSpeedSupported(), 15) &
+                     allowed(ppi.linkSpeedEnabled(), ppi.linkSpeedSupported(), 15);
+    check("active link speed", speed, unsigned(pi.linkSpeedActive()),
+          {{4, "10.0 Gbps"}, {2, "5.0 Gbps"}, {1, "2.5 Gbps"}});
+    if (espeed && peer_espeed) {
+      uint64_t es = allowed_ext(pi.linkSpeedExtEnabled(), pi.linkSpeedExtSupported()) &
+                    allowed_ext(ppi.linkSpeedExtEnabled(), ppi.linkSpeedExtSupported());
+      check("active extended link speed", es, unsigned(pi.linkSpeedExtActive()),
+            {{8, "106.25 Gbps"}, {4, "53.125 Gbps"}, {2, "25.78125 Gbps"}, {1, "14.0625 Gbps"}});
+    } else if ((mx.linkSpeedEnabled() & MLNX_FDR10) && (pmx.linkSpeedEnabled() & MLNX_FDR10) &&
+               !(mx.linkSpeedActive() & MLNX_FDR10)) {
+      std::fprintf(stderr, "W: %s: port %d runs at speed %u, not FDR10 that both ends allow\n",
+                   ibcore::portid_str(path).c_str(), portnum, unsigned(pi.linkSpeedActive()));
+    }
+  }
+
+  ibcore::MadTransactor& mad_;
+  bool show_keys_;
+};
+
+class IbPortState : public ibtool::Command {
+public:
+  void options(CLI::App& app) override {
+    app_ = &app;
+    ibtool::bind_ref_help(app, help_);
+    flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
+    app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey);
+    app.add_option("args", args_, "<dest dr_path|lid|guid> <portnum> [<op>]");
+  }
+
+  int run() override {
+    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
+    const std::string tool = app_->get_name();
+    try {
+      IBPath target;
+      auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+      IBPath path;
+      try {
+        path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
+      } catch (const std::exception& e) {
+        ibtool::ref_fail(e, "can't resolve destination port " + args_[0]);
+      }
+      int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
+      Request r = parse_ops(args_, 2);
+      PortState ps(*s->mad, show_keys_);
+      return ps.run(path, portnum, r);
+    } catch (const ibtool::RefFail& f) {
+      return ibtool::ref_exit(tool, f.msg);
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  ibtool::TargetFlags flags_;
+  bool show_keys_ = false, help_ = false;
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+IBTOOL_COMMAND({.name = "ibportstate",
+                .aliases = {},
+                .summary = "query or change the state, LIDs, speed and width of one port",
+                .description =
+                    "Shows the PortInfo of a port (states, LIDs, LMC, link widths and speeds, M_Key "
+                    "fields); for an active switch port it also reads the peer port and warns on "
+                    "stderr when the link runs below what both ends allow.  An op changes the port "
+                    "with a SubnSet and shows the PortInfo before and after:\n"
+                    "  enable, reset     PortPhysicalState Polling (the link retrains)\n"
+                    "  disable, off      PortPhysicalState Disabled (may be irreversible: the port "
+                    "cannot be reached to enable it again through its own link)\n"
+                    "  on                enable, only when the port is Disabled\n"
+                    "  down, arm, active PortState Down / Armed / Active\n"
+                    "  speed N, espeed N, width N   LinkSpeedEnabled, LinkSpeedExtEnabled, "
+                    "LinkWidthEnabled (take effect when the link retrains)\n"
+                    "  fdr10 0|1         the FDR10 speed (MlnxExtPortInfo)\n"
+                    "  vls N, mtu N, lid N, smlid N, lmc N   OperationalVLs, NeighborMTU, LID, "
+                    "MasterSMLID, LMC\n"
+                    "  mkey K, mkeylease N, mkeyprot N   M_Key fields (CA/router ports and switch "
+                    "port 0 only; a non-numeric key is asked for on the terminal)\n"
+                    "  query             the default\n"
+                    "Value ops may be combined with one state op.  The destination is a LID, a DR "
+                    "path (0,1,4), a port GUID or GID, or a path spec; -D/-L/-G force a form.",
+                .usage = "[options] <dest dr_path|lid|guid> <portnum> [<op>]",
+                .examples = "  ibportstate 3 1\n"
+                            "  ibportstate -D 0 1\n"
+                            "  ibportstate -C ibsim0 -P 1 3 1 disable\n"
+                            "  ibportstate 3 1 speed 1\n"
+                            "  ibportstate -D 0 1 lid 0x1234 arm",
+                .make = [] { return std::make_unique<IbPortState>(); }});
