@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "core/error.h"
+#include "core/sadiscovery.h"
 
 namespace ibcore {
 
@@ -383,6 +384,8 @@ private:
 IBPath dr_path_of(const Subnet& db, uint32_t n) { return IBDRPath(db.node(n).dr); }
 
 DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt) {
+  DiscoveryMode mode = opt.mode == DiscoveryMode::Auto ? config().discovery : opt.mode;
+  if (mode == DiscoveryMode::SA || config().use_sa) return discover_sa(sched, db, opt);  // records only
   Walker w(sched, db, opt);
   DiscoveryResult r = w.run();
   if (!w.tables_.empty()) read_switch_tables(sched, db, w.tables_, opt.read_lft, opt.read_mft, &r);
@@ -391,6 +394,8 @@ DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& o
 
 void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
                         DiscoveryResult* res) {
+  if (config().discovery == DiscoveryMode::SA || config().use_sa)
+    return read_switch_tables_sa(sched, db, switches, lft, mft, res);
   TableReader tr(sched, db, res);
   for (uint32_t n : switches)
     if (db.node(n).is_switch()) sched.spawn(tr.need_swinfo(n, lft, mft));
