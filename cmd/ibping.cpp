@@ -62,22 +62,9 @@ public:
 
 private:
   int serve(ibcore::Transport& t) {
-    ibcore::MadServer srv(t, iba::OFA_PING_CLASS, 1, iba::M_GET, oui_);
-    const auto payload = ibtool::ofa::payload_of_text(ibtool::ofa::host_and_domain(), iba::OFAPing::DESC.size);
-    for (;;) {
-      ibcore::IncomingMad in;
-      if (!srv.recv(in, -1)) continue;
-      try {
-        auto req = srv.parse_request(in);
-        srv.send_reply(req, payload);
-      } catch (const ibcore::MADError& e) {
-        e.dump(stderr, ibcore::config().verbose);
-        if (e.reply_status) srv.send_error_reply(in, e.reply_status);
-      } catch (const std::exception& e) {
-        // Whatever one request does wrong, the server goes on serving.
-        ibcore::report(e);
-      }
-    }
+    const std::string me = ibtool::ofa::host_and_domain();
+    return ibtool::ofa::serve(t, iba::OFA_PING_CLASS, oui_, iba::OFAPing::DESC.size,
+                              [&](uint16_t) { return me; });
   }
 
   int client(ibcore::Umad& umad) {
@@ -104,6 +91,7 @@ private:
     const std::string dest = "Lid " + std::to_string(path.DLID);
 
     std::signal(SIGINT, on_sigint);
+    std::signal(SIGTERM, on_sigint);
     uint64_t sent = 0, received = 0, total_us = 0, min_us = ~uint64_t(0), max_us = 0;
     std::string host;
     std::vector<uint8_t> pl(iba::OFAPing::DESC.size, 0);
@@ -120,13 +108,18 @@ private:
       try {
         auto rep = mad.call(req, path);
         uint64_t us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
-        host = ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep));
+        // The statistics name the host of the first reply.
+        std::string from = ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep));
+        if (host.empty()) host = from;
         ++received;
         total_us += us;
         min_us = std::min(min_us, us);
         max_us = std::max(max_us, us);
-        std::printf("Pong from %s (%s): time %s ms\n", host.c_str(), dest.c_str(), ms3(us).c_str());
-        std::fflush(stdout);
+        // Flooding is quiet: only the statistics, as the reference does.
+        if (!flood_) {
+          std::printf("Pong from %s (%s): time %s ms\n", from.c_str(), dest.c_str(), ms3(us).c_str());
+          std::fflush(stdout);
+        }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
         e.dump(stderr, cfg.verbose);

@@ -70,21 +70,7 @@ private:
   }
 
   int serve(ibcore::Transport& t) {
-    ibcore::MadServer srv(t, iba::OFA_SYSSTAT_CLASS, 1, iba::M_GET, oui_);
-    for (;;) {
-      ibcore::IncomingMad in;
-      if (!srv.recv(in, -1)) continue;
-      try {
-        auto req = srv.parse_request(in);
-        srv.send_reply(req, ibtool::ofa::payload_of_text(answer(req.attr_id), iba::OFASysStatPing::DESC.size));
-      } catch (const ibcore::MADError& e) {
-        e.dump(stderr, ibcore::config().verbose);
-        if (e.reply_status) srv.send_error_reply(in, e.reply_status);
-      } catch (const std::exception& e) {
-        // Whatever one request does wrong, the server goes on serving.
-        ibcore::report(e);
-      }
-    }
+    return ibtool::ofa::serve(t, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
   }
 
   int fail(const std::string& msg) {

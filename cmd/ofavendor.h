@@ -4,7 +4,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdint>
+#include <functional>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -16,18 +19,20 @@
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/server.h"
 #include "core/umad.h"
 #include "iba/vendor.h"
 
 namespace ibtool::ofa {
 
 // "host.domain": the host name and the NIS domain name as getdomainname
-// reports it ("(none)" when unset), which is what both servers answer.
+// reports it ("(none)" when unset; no dot when it is empty), which is what
+// both servers answer.
 inline std::string host_and_domain() {
   char h[256] = {}, d[256] = {};
   gethostname(h, sizeof h - 1);
   if (getdomainname(d, sizeof d - 1) != 0) d[0] = 0;
-  return std::string(h) + "." + d;
+  return d[0] ? std::string(h) + "." + d : std::string(h);
 }
 
 // One line per processor of a /proc/cpuinfo text:
@@ -77,6 +82,40 @@ inline std::vector<uint8_t> payload_of_text(const std::string& s, size_t n) {
   std::vector<uint8_t> p(n, 0);
   for (size_t i = 0; i < s.size() && i + 1 < n; ++i) p[i] = uint8_t(s[i]);
   return p;
+}
+
+// The server loop both commands share: register for (cls, version 1, Get,
+// oui), answer every request with answer(attribute id) as the reply text
+// (payload_size bytes), refuse what the class does not define with an error
+// reply, drop MADs of other classes or OUIs (under umad2sim a server that
+// is the node's SM client is handed MADs of any class).  SIGINT/SIGTERM end
+// it cleanly (status 0): the port is closed, so a simulator detaches it.
+inline std::atomic<bool> g_server_stop{false};
+inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload_size,
+                 const std::function<std::string(uint16_t attr)>& answer) {
+  ibcore::MadServer srv(t, cls, 1, iba::M_GET, oui);
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_server_stop = true; };
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  while (!g_server_stop) {
+    ibcore::IncomingMad in;
+    // A bounded wait, so a signal is seen even where it does not interrupt
+    // the wait (umad2sim's read).
+    if (!srv.recv(in, 250)) continue;
+    try {
+      auto req = srv.parse_request(in);
+      srv.send_reply(req, payload_of_text(answer(req.attr_id), payload_size));
+    } catch (const ibcore::MADError& e) {
+      if (e.reply_status || ibcore::config().verbose) e.dump(stderr, ibcore::config().verbose);
+      if (e.reply_status) srv.send_error_reply(in, e.reply_status);
+    } catch (const std::exception& e) {
+      // Whatever one request does wrong, the server goes on serving.
+      ibcore::report(e);
+    }
+  }
+  return 0;
 }
 
 // The run() both commands share: parse the -o OUI (default the OFA one)
