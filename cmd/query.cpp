@@ -66,6 +66,9 @@ std::pair<const iba::ClassDesc*, const iba::AttrDesc*> find_attr(const Rpc& rpc,
       if (id ? a.id == *id : !strcasecmp(a.desc->name, name.c_str())) return {c, &a};
       if (!id && !suffix_match.first && iends_with(a.desc->name, name)) suffix_match = {c, &a};
     }
+    // Another layout of an attribute (PMPortExtendedSpeedsCountersRSFEC, ...): by full name only.
+    for (const iba::AttrDesc& a : c->variants)
+      if (!id && !strcasecmp(a.desc->name, name.c_str())) return {c, &a};
   }
   return suffix_match;
 }

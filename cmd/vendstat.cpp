@@ -6,7 +6,8 @@
 //
 // The order of the work, the layouts and the messages follow the reference
 // (its source's formats; ibsim has no agent for this class, so the success
-// layouts are checked by unit tests on built replies, not on a fabric):
+// layouts are checked by unit tests on built replies, not on a fabric).  The
+// attribute layouts are iba/vendor.h's MLX* structures:
 // -i, -c, -R/-W report a failure on stderr and end with status 0; -N and -w
 // read ClassPortInfo and GeneralInfo first, whose failure ends the command
 // (status 255, the "iberror" line on stdout).
@@ -31,92 +32,10 @@
 
 namespace {
 
-// The Mellanox class's attribute layouts as the reference reads them: every
-// data area starts with an 8 byte vendor key (MAD bytes 24..31), so these
-// structures are laid over the whole range 1 data area (MAD byte 24 on).
-// GeneralInfo comes in two forms: IS3 (software version right after the
-// firmware information) and the extended one of later devices (extended
-// firmware version words, then the software version).
-#define VS_FIELDS_GENERAL_COMMON(F, A, S, SA) \
-  F(vendorKey, 0, 64, Hex)                    \
-  F(hwRevision, 64, 16, Hex)                  \
-  F(hwDeviceID, 80, 16, Hex)                  \
-  F(reserved96, 96, 192, Rsv)                 \
-  F(hwUptime, 288, 32, Hex)                   \
-  F(reserved320, 320, 8, Rsv)                 \
-  F(fwMajor, 328, 8, Uint)                    \
-  F(fwMinor, 336, 8, Uint)                    \
-  F(fwSubMinor, 344, 8, Uint)                 \
-  F(fwBuildID, 352, 32, Hex)                  \
-  F(fwMonth, 384, 8, Hex)                     \
-  F(fwDay, 392, 8, Hex)                       \
-  F(fwYear, 400, 16, Hex)                     \
-  F(reserved416, 416, 16, Rsv)                \
-  F(fwHour, 432, 16, Hex)                     \
-  F(fwPSID, 448, 128, Str)                    \
-  F(fwIniFileVersion, 576, 32, Uint)
-#define VS_FIELDS_GeneralInfoIS3(F, A, S, SA) \
-  VS_FIELDS_GENERAL_COMMON(F, A, S, SA)       \
-  F(reserved608, 608, 8, Rsv)                 \
-  F(swMajor, 616, 8, Uint)                    \
-  F(swMinor, 624, 8, Uint)                    \
-  F(swSubMinor, 632, 8, Uint)
-IBA_STRUCT(VSGeneralInfoIS3, 80, VS_FIELDS_GeneralInfoIS3);
-#define VS_FIELDS_GeneralInfoExt(F, A, S, SA) \
-  VS_FIELDS_GENERAL_COMMON(F, A, S, SA)       \
-  F(fwExtMajor, 608, 32, Uint)                \
-  F(fwExtMinor, 640, 32, Uint)                \
-  F(fwExtSubMinor, 672, 32, Uint)             \
-  F(reserved704, 704, 128, Rsv)               \
-  F(reserved832, 832, 8, Rsv)                 \
-  F(swMajor, 840, 8, Uint)                    \
-  F(swMinor, 848, 8, Uint)                    \
-  F(swSubMinor, 856, 8, Uint)
-IBA_STRUCT(VSGeneralInfoExt, 108, VS_FIELDS_GeneralInfoExt);
-#define VS_FIELDS_ConfigSpace(F, A, S, SA) \
-  F(vendorKey, 0, 64, Hex)                 \
-  SA(record, 64, iba::MLXConfigSpaceRecord, 18)
-IBA_STRUCT(VSConfigSpace, 224, VS_FIELDS_ConfigSpace);
-#define VS_FIELDS_CounterGroupInfo(F, A, S, SA) \
-  F(vendorKey, 0, 64, Hex)                      \
-  F(reserved64, 64, 24, Rsv)                    \
-  F(numOfCounterGroups, 88, 8, Uint)            \
-  A(groupMask, 96, 32, Hex, 2)
-IBA_STRUCT(VSCounterGroupInfo, 20, VS_FIELDS_CounterGroupInfo);
-#define VS_FIELDS_ConfigCounterGroups(F, A, S, SA) \
-  F(vendorKey, 0, 64, Hex)                         \
-  F(reserved64, 64, 32, Rsv)                       \
-  F(reserved96, 96, 24, Rsv)                       \
-  F(groupSelect0, 120, 8, Uint)                    \
-  F(reserved128, 128, 24, Rsv)                     \
-  F(groupSelect1, 152, 8, Uint)
-IBA_STRUCT(VSConfigCounterGroups, 20, VS_FIELDS_ConfigCounterGroups);
-
-constexpr uint16_t ATTR_CLASS_PORT_INFO = 0x0001;
-constexpr uint16_t ATTR_GENERAL_INFO = 0x0017;
-constexpr uint16_t ATTR_CONFIG_SPACE = 0x0050;
-constexpr uint16_t ATTR_IS4_COUNTER_GROUP_INFO = 0x0090;
-constexpr uint16_t ATTR_IS4_CONFIG_COUNTER_GROUP = 0x0091;
 constexpr uint16_t IS3_DEVICE_ID = 0xb924;
 // Config space address of port 1's PortXmitWait on IS3; port n is
 // n << 12 further.
 constexpr uint32_t IS3_PORT_XMIT_WAIT = 0x10013c;
-
-// Device ID ranges whose GeneralInfo has the extended firmware version
-// (SwitchX, Switch-IB(2), Quantum, IS-4, ConnectX family, BlueField and the
-// Bull OEM versions of them), as the reference lists them.
-constexpr uint16_t EXT_FW_DEVICES[][2] = {
-    {0x0245, 0x0245}, {0xc738, 0xc73b}, {0xcb20, 0xcb20}, {0xcf08, 0xcf08}, {0xd2f0, 0xd2f0},
-    {0x01b3, 0x01b3}, {0x1003, 0x101b}, {0xa2d2, 0xa2d2}, {0x1b02, 0x1b02}, {0x1b50, 0x1b50},
-    {0x1ba0, 0x1ba0}, {0x1bd0, 0x1bd5}, {0x1bf0, 0x1bf0}, {0x1b33, 0x1b33}, {0x1b73, 0x1b73},
-    {0x1b40, 0x1b41}, {0x1b60, 0x1b61}, {0x1b83, 0x1b83}, {0x1b93, 0x1b94}, {0x1bb4, 0x1bb5},
-    {0x1bc4, 0x1bc6},
-};
-bool ext_fw_info(uint16_t dev) {
-  for (const auto& r : EXT_FW_DEVICES)
-    if (r[0] <= dev && dev <= r[1]) return true;
-  return false;
-}
 
 struct Fail {
   std::string msg;
@@ -209,27 +128,19 @@ private:
     data.resize(232, 0);
     try {
       if (path_error_) std::rethrow_exception(path_error_);
-      // Built on a registered attribute of the class (same method set),
-      // then given the attribute id the request is for: the class table
-      // holds the attributes ibtool decodes, vendstat also sends others.
       ibcore::MadRequest r;
       r.cls = iba::find_class(iba::MLX_VENDOR_CLASS);
       r.method = method;
-      r.attr_id = iba::AttrId<iba::MLXConfigSpaceAccess>::value;
+      r.attr_id = attr;
       r.amod = amod;
+      r.payload = data;
       ibcore::PendingMad p;
       p.path = &path_;
       p.req_len = ibcore::build_mad(p.req.data(), r, path_, 0);
-      const auto& vf = iba::VendorFormat::DESC;
-      auto aid = iba::find_field(vf, "hdr.attributeID");
-      auto area = iba::find_field(vf, "data");
-      iba::set_bits(p.req.data(), aid->bit_off, aid->width(), attr);
-      std::memcpy(p.req.data() + area->bit_off / 8, data.data(), std::min<size_t>(data.size(), area->width() / 8));
-      p.req_len = iba::MAD_SIZE;
       mad_->engine().submit(p);
       mad_->engine().wait(p);
       auto rep = ibcore::check_reply(p);
-      size_t off = area->bit_off / 8;
+      size_t off = r.cls->data_off;
       std::fill(data.begin(), data.end(), 0);
       if (rep.size() > off) std::memcpy(data.data(), rep.data() + off, std::min(data.size(), rep.size() - off));
       return true;
@@ -249,7 +160,7 @@ private:
   }
 
   void config_space(bool set, const std::vector<Rec>& recs) {
-    VSConfigSpace cs;
+    iba::MLXConfigSpaceAccess cs;
     for (size_t i = 0; i < recs.size(); ++i) {
       iba::MLXConfigSpaceRecord r;
       r.set_address(recs[i].addr);
@@ -259,11 +170,11 @@ private:
     }
     std::vector<uint8_t> d(cs.bytes().begin(), cs.bytes().end());
     uint32_t amod = 2u << 22 | uint32_t(recs.size()) << 16;
-    if (!vend(set ? iba::method::SET : iba::method::GET, ATTR_CONFIG_SPACE, amod, d)) {
+    if (!vend(set ? iba::method::SET : iba::method::GET, iba::AttrId<iba::MLXConfigSpaceAccess>::value, amod, d)) {
       std::fprintf(stderr, "cannot %s config space records\n", set ? "set" : "get");
       return;
     }
-    cs = as<VSConfigSpace>(d);
+    cs = as<iba::MLXConfigSpaceAccess>(d);
     for (size_t i = 0; i < recs.size(); ++i) {
       auto r = cs.record(i);
       std::printf("Config space record at 0x%x: 0x%x\n", unsigned(r.address()), unsigned(r.data() & r.mask()));
@@ -308,11 +219,11 @@ private:
 
     if (cg_info_) {
       std::vector<uint8_t> d;
-      if (!vend(iba::method::GET, ATTR_IS4_COUNTER_GROUP_INFO, uint32_t(port), d)) {
+      if (!vend(iba::method::GET, iba::AttrId<iba::MLXCounterGroupInfo>::value, uint32_t(port), d)) {
         std::fprintf(stderr, "counter group info query failure\n");
         return 0;
       }
-      auto ci = as<VSCounterGroupInfo>(d);
+      auto ci = as<iba::MLXCounterGroupInfo>(d);
       int n = int(ci.numOfCounterGroups());
       std::printf("counter_group_info:\n");
       std::printf("%d counter groups\n", n);
@@ -328,16 +239,16 @@ private:
     if (!cg_config_.empty()) {
       std::printf("counter_groups_config: configuring group0 %d group1 %d\n", cg0_, cg1_);
       std::fflush(stdout);
-      VSConfigCounterGroups g;
+      iba::MLXConfigCounterGroups g;
       g.set_groupSelect0(uint8_t(cg0_));
       g.set_groupSelect1(uint8_t(cg1_));
       std::vector<uint8_t> d(g.bytes().begin(), g.bytes().end());
-      if (!vend(iba::method::SET, ATTR_IS4_CONFIG_COUNTER_GROUP, uint32_t(port), d)) {
+      if (!vend(iba::method::SET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d)) {
         std::fprintf(stderr, "config counter group set failure\n");
         return 0;
       }
       d.assign(232, 0);
-      if (!vend(iba::method::GET, ATTR_IS4_CONFIG_COUNTER_GROUP, uint32_t(port), d))
+      if (!vend(iba::method::GET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d))
         std::fprintf(stderr, "config counter group query failure\n");
       return 0;
     }
@@ -351,15 +262,15 @@ private:
 
     // The class must answer its ClassPortInfo first.
     std::vector<uint8_t> cpi;
-    if (!vend(iba::method::GET, ATTR_CLASS_PORT_INFO, 0, cpi)) throw Fail{"classportinfo query"};
+    if (!vend(iba::method::GET, iba::AttrId<iba::MADClassPortInfo>::value, 0, cpi)) throw Fail{"classportinfo query"};
     std::vector<uint8_t> d;
-    if (!vend(iba::method::GET, ATTR_GENERAL_INFO, 0, d)) throw Fail{"generalinfo query"};
-    auto gi = as<VSGeneralInfoIS3>(d);
+    if (!vend(iba::method::GET, iba::AttrId<iba::MLXGeneralInfo>::value, 0, d)) throw Fail{"generalinfo query"};
+    auto gi = as<iba::MLXGeneralInfoIS3>(d);
     uint16_t dev = uint16_t(gi.hwDeviceID());
     uint32_t fw[3];
     unsigned sw[3];
-    if (ext_fw_info(dev)) {
-      auto ge = as<VSGeneralInfoExt>(d);
+    if (iba::mlx_ext_fw_info(dev)) {
+      auto ge = as<iba::MLXGeneralInfo>(d);
       fw[0] = uint32_t(ge.fwExtMajor()), fw[1] = uint32_t(ge.fwExtMinor()), fw[2] = uint32_t(ge.fwExtSubMinor());
       sw[0] = unsigned(ge.swMajor()), sw[1] = unsigned(ge.swMinor()), sw[2] = unsigned(ge.swSubMinor());
     } else {
@@ -388,15 +299,15 @@ private:
       // Ports 1..16 then 17..24 (IS3 numbers its ports from 4 in this table).
       for (int pass = 0; pass < 2; ++pass) {
         unsigned n = pass == 0 ? 16 : 8;
-        VSConfigSpace cs;
+        iba::MLXConfigSpaceAccess cs;
         for (unsigned i = 0; i < n; ++i) {
           iba::MLXConfigSpaceRecord r;
           r.set_address(IS3_PORT_XMIT_WAIT + ((i + 1 + 16 * pass) << 12));
           cs.set_record(i, r);
         }
         std::vector<uint8_t> x(cs.bytes().begin(), cs.bytes().end());
-        if (!vend(iba::method::GET, ATTR_CONFIG_SPACE, 2u << 22 | n << 16, x)) throw Fail{"vendstat"};
-        cs = as<VSConfigSpace>(x);
+        if (!vend(iba::method::GET, iba::AttrId<iba::MLXConfigSpaceAccess>::value, 2u << 22 | n << 16, x)) throw Fail{"vendstat"};
+        cs = as<iba::MLXConfigSpaceAccess>(x);
         for (unsigned i = 0; i < n; ++i) {
           uint32_t v = uint32_t(cs.record(i).data());
           if (!v) continue;

@@ -16,6 +16,14 @@ IBA_STRUCT(CCFormat, 256, IBA_FIELDS_CCFormat);
 constexpr uint32_t CC_DATA_OFF = 64;      // bytes, every attribute but CongestionLog
 constexpr uint32_t CC_LOG_DATA_OFF = 32;  // bytes, CongestionLog (224 bytes)
 
+// The CC MAD as a CongestionLog uses it: its 224 bytes of data start right
+// after the CC_Key.
+#define IBA_FIELDS_CCLogFormat(F, A, S, SA) \
+  S(hdr, 0, MADHeader)                      \
+  F(CCKey, 192, 64, Hex)                    \
+  F(data, 256, 1792, Bytes)
+IBA_STRUCT(CCLogFormat, 256, IBA_FIELDS_CCLogFormat);
+
 #define IBA_FIELDS_CCCongestionInfo(F, A, S, SA) \
   F(congestionInfo, 0, 16, Hex)                  \
   F(controlTableCap, 16, 8, Uint)                \

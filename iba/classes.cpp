@@ -27,6 +27,9 @@ constexpr AttrDesc SMP_ATTRS[] = {
     IBA_ATTR(SMPLinearForwardingTable, M_GS),
     IBA_ATTR(SMPRandomForwardingTable, M_GS),
     IBA_ATTR(SMPMulticastForwardingTable, M_GS),
+    IBA_ATTR(SMPLinkSpeedWidthPairsTable, M_GS),
+    IBA_ATTR(SMPVendorSpecificMadsTable, M_GET),
+    IBA_ATTR(SMPHierarchyInfo, M_GS),
     IBA_ATTR(SMPSMInfo, M_GS),
     IBA_ATTR(SMPVendorDiag, M_GET),
     IBA_ATTR(SMPLedInfo, M_GS),
@@ -71,7 +74,15 @@ const AttrDesc* find_attr(const ClassDesc& c, uint16_t attr_id) {
 const AttrDesc* find_attr(const ClassDesc& c, std::string_view name) {
   for (const auto& a : c.attrs)
     if (ieq(a.desc->name, name)) return &a;
+  for (const auto& a : c.variants)
+    if (ieq(a.desc->name, name)) return &a;
   return nullptr;
+}
+
+const AttrDesc& payload_attr(const ClassDesc& c, const AttrDesc& a, std::span<const uint8_t> payload) {
+  for (const auto& v : c.variants)
+    if (v.id == a.id && v.applies && v.applies(payload)) return v;
+  return a;
 }
 
 const StructDesc* notice_details_desc(uint16_t trap) {

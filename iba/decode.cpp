@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "iba/cc.h"
 #include "iba/introspect.h"
 #include "iba/smp.h"
 
@@ -28,6 +29,12 @@ MadInfo identify_mad(std::span<const uint8_t> mad) {
     m.version_mismatch = m.cls != nullptr;
   }
   if (m.cls) m.attr = find_attr(*m.cls, m.attr_id);
+  if (m.attr) {
+    // The layout the payload is in (CongestionLog starts early in its MAD).
+    size_t off = m.cls->mgmt_class == mgmt::CC && m.attr_id == AttrId<CCCongestionLogSwitch>::value ? CC_LOG_DATA_OFF
+                                                                                                   : m.cls->data_off;
+    if (mad.size() > off) m.attr = &payload_attr(*m.cls, *m.attr, mad.subspan(off));
+  }
   return m;
 }
 
@@ -82,22 +89,29 @@ std::string decode_mad(std::span<const uint8_t> mad) {
   if (m.version_mismatch)
     out += "class version " + std::to_string(m.class_version) + " is not the known version " +
            std::to_string(m.cls->class_version) + " of " + m.cls->name + ": decoded as that version\n";
-  // The payload field of the format: the one starting at data_off.
+  // The payload field of the format: the one starting at data_off (a
+  // CongestionLog has a longer one, from CC_LOG_DATA_OFF).
+  const StructDesc* format = m.cls->format;
+  uint32_t data_off = m.cls->data_off;
+  if (m.mgmt_class == mgmt::CC && m.attr_id == AttrId<CCCongestionLogSwitch>::value) {
+    format = &CCLogFormat::DESC;
+    data_off = CC_LOG_DATA_OFF;
+  }
   const FieldDesc* data = nullptr;
-  for (const auto& f : m.cls->format->field_list())
-    if (f.bit_off == m.cls->data_off * 8 && f.kind == Kind::Bytes) data = &f;
-  if (!data) return out + dump_detailed(*m.cls->format, buf.data(), 0, 0);
+  for (const auto& f : format->field_list())
+    if (f.bit_off == data_off * 8 && f.kind == Kind::Bytes) data = &f;
+  if (!data) return out + dump_detailed(*format, buf.data(), 0, 0);
   if (!m.attr) {
     char b[96];
     std::snprintf(b, sizeof b, "attribute 0x%04x is unknown to %s: payload shown as hex\n", m.attr_id, m.cls->name);
     out += b;
     DumpAs as[] = {{data->name, nullptr, 1, 0, {}}};
-    return out + dump_detailed(*m.cls->format, buf.data(), 0, 0, as);
+    return out + dump_detailed(*format, buf.data(), 0, 0, as);
   }
   const StructDesc* ad = m.attr->desc;
   uint32_t count = 1, stride = 0;
   // Table replies carry several records, attributeOffset 8-byte words apart.
-  if (auto off = find_field(*m.cls->format, "attributeOffset")) {
+  if (auto off = find_field(*format, "attributeOffset")) {
     uint32_t words = uint32_t(get_uint(*off, buf.data()));
     if (words && (m.method == method::GET_TABLE_RESP || m.method == method::GET_MULTI_RESP ||
                   m.method == 0x93 /* GetTraceTableResp */)) {
@@ -111,7 +125,7 @@ std::string decode_mad(std::span<const uint8_t> mad) {
   std::span<const DumpAs> inner;
   if (ad == &MADNotice::DESC) {
     MADNotice n;
-    n.load({buf.data() + m.cls->data_off, std::min<size_t>(MADNotice::SIZE, MAD_SIZE - m.cls->data_off)});
+    n.load({buf.data() + data_off, std::min<size_t>(MADNotice::SIZE, MAD_SIZE - data_off)});
     if (n.isGeneric()) {
       if (const StructDesc* d = notice_details_desc(uint16_t(n.trapNumber()))) {
         notice_inner[0] = DumpAs{"dataDetails", d, 1, 0, {}};
@@ -120,7 +134,7 @@ std::string decode_mad(std::span<const uint8_t> mad) {
     }
   }
   DumpAs as[] = {{data->name, ad, count, stride, inner}};
-  return out + dump_detailed(*m.cls->format, buf.data(), 0, 0, as);
+  return out + dump_detailed(*format, buf.data(), 0, 0, as);
 }
 
 std::string check_mad_size(size_t n) {

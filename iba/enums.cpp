@@ -168,6 +168,13 @@ constexpr Named SA_STATUS[] = {
     {7, "ERR_REQ_DENIED"},
 };
 
+// DevMgt class specific status bits (IBA 16.3.1.1).
+constexpr Named DM_STATUS[] = {
+    {0x0100, "IOC_NO_RESPONSE"},
+    {0x0200, "NO_SERVICE_ENTRIES"},
+    {0x8000, "IOC_GENERAL_FAILURE"},
+};
+
 constexpr Named MAD_STATUS_CODES[] = {
     {1, "ERR_BAD_VERSION"},
     {2, "ERR_METHOD_UNSUPPORTED"},
@@ -265,6 +272,7 @@ std::span<const Named> traps() { return TRAPS; }
 std::span<const Named> smp_attributes() { return SMP_ATTRIBUTES; }
 std::span<const Named> common_attributes() { return COMMON_ATTRIBUTES; }
 std::span<const Named> sa_status() { return SA_STATUS; }
+std::span<const Named> dm_status() { return DM_STATUS; }
 std::span<const Named> mad_status_codes() { return MAD_STATUS_CODES; }
 
 uint32_t mtu_bytes(uint32_t code) { return code >= 1 && code <= 5 ? 128u << code : 0; }
@@ -324,6 +332,11 @@ std::string status_text(uint8_t mgmt_class, uint16_t status) {
   if (uint32_t code = (status >> 2) & 0x7) {
     const char* n = enums::name_of(enums::mad_status_codes(), code);
     add("MAD status error " + std::to_string(code) + (n ? " (" + std::string(n) + ")" : ""));
+  }
+  if (mgmt_class == mgmt::DEV_MGT) {
+    // DevMgt's class specific status is a set of flags.
+    if (uint16_t f = status & 0xff00) add("class specific " + enums::mask_names(enums::dm_status(), f));
+    status &= 0x00ff;
   }
   if (uint32_t cs = (status >> 8) & 0x7f) {
     const char* n = mgmt_class == mgmt::SUBN_ADM ? enums::name_of(enums::sa_status(), cs) : nullptr;

@@ -44,6 +44,7 @@ std::span<const Named> traps();              // generic trap numbers
 std::span<const Named> smp_attributes();     // SMP attribute IDs
 std::span<const Named> common_attributes();  // ClassPortInfo, Notice, InformInfo
 std::span<const Named> sa_status();          // SA class specific status codes
+std::span<const Named> dm_status();          // DevMgt class specific status bits
 std::span<const Named> mad_status_codes();   // invalid-field codes (status bits 2-4)
 
 // MTU code -> bytes (0 if not a valid code), and back.

@@ -144,9 +144,15 @@ struct AttrDesc {
   uint16_t id;
   const StructDesc* desc;
   uint32_t methods;  // request methods allowed (mbit of each)
+  // For a variant (ClassDesc::variants): whether an attribute payload is in
+  // this layout.  nullptr: only the context can tell (the caller names it).
+  bool (*applies)(std::span<const uint8_t> payload) = nullptr;
 };
 // An entry of a class's attribute table: IBA_ATTR(SMPNodeInfo, M_GET).
-#define IBA_ATTR(type, methods) ::iba::AttrDesc{::iba::AttrId<type>::value, &type::DESC, methods}
+#define IBA_ATTR(type, methods) ::iba::AttrDesc{::iba::AttrId<type>::value, &type::DESC, methods, nullptr}
+// Another layout of a registered attribute (same ID and methods).
+#define IBA_VARIANT(type, methods, applies) \
+  ::iba::AttrDesc{::iba::AttrId<type>::value, &type::DESC, methods, applies}
 
 struct ClassDesc {
   const char* name;          // format name, e.g. "SMPFormat"
@@ -155,7 +161,11 @@ struct ClassDesc {
   const StructDesc* format;  // the whole-MAD structure
   uint32_t data_off;         // byte offset of the attribute payload
   uint32_t data_size;        // bytes of payload in one MAD
-  std::span<const AttrDesc> attrs;
+  std::span<const AttrDesc> attrs;  // one structure per attribute ID
+  // Other layouts of attributes in attrs, for attributes whose layout
+  // depends on the device or the payload (CongestionLog of a switch or a
+  // CA, ...): found by name and by payload_attr(), never by ID alone.
+  std::span<const AttrDesc> variants = {};
 };
 
 // All known classes.  For vendor classes the OUI is part of the format.
@@ -165,7 +175,10 @@ std::span<const ClassDesc* const> all_classes();
 std::span<const ClassDesc* const> gmp_classes();
 const ClassDesc* find_class(uint8_t mgmt_class, uint8_t class_version = 0);  // 0 = any version
 const AttrDesc* find_attr(const ClassDesc& c, uint16_t attr_id);
-const AttrDesc* find_attr(const ClassDesc& c, std::string_view struct_name);  // case-insensitive
+const AttrDesc* find_attr(const ClassDesc& c, std::string_view struct_name);  // case-insensitive, variants too
+// The layout of a payload of attribute a: the variant of a whose applies()
+// accepts the payload, else a itself.
+const AttrDesc& payload_attr(const ClassDesc& c, const AttrDesc& a, std::span<const uint8_t> payload);
 
 // Names for the tracer and errors: "SubnGet(1)", "SMPFormat(1.1)".
 std::string method_name(uint8_t mgmt_class, uint8_t method);

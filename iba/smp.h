@@ -182,6 +182,41 @@ IBA_ATTR_ID(SMPRandomForwardingTable, 0x001A);
 IBA_STRUCT(SMPMulticastForwardingTable, 64, IBA_FIELDS_SMPMulticastForwardingTable);
 IBA_ATTR_ID(SMPMulticastForwardingTable, 0x001B);
 
+// --- LinkSpeedWidthPairsTable (0x001C) -------------------------------------------
+// Which link width and speed pairs the ports in portMask (a bit per port)
+// support; the attribute modifier selects the table (numTables of them).
+#define IBA_FIELDS_SMPLinkSpeedWidthPairsTable(F, A, S, SA) \
+  F(numTables, 0, 8, Uint)                                  \
+  F(portMask, 8, 256, Bytes)                                \
+  F(speedTwoFive, 264, 8, Hex)                              \
+  F(speedFive, 272, 8, Hex)                                 \
+  F(speedTen, 280, 8, Hex)                                  \
+  F(reserved288, 288, 224, Rsv)
+IBA_STRUCT(SMPLinkSpeedWidthPairsTable, 64, IBA_FIELDS_SMPLinkSpeedWidthPairsTable);
+IBA_ATTR_ID(SMPLinkSpeedWidthPairsTable, 0x001C);
+
+// --- VendorSpecificMadsTable (0x001D) ------------------------------------------
+// Which vendor specific MAD classes a port supports.  No header or source at
+// hand (libibmad, OpenSM, ibis, wireshark) lays its fields out, only its ID:
+// declared as its 64 opaque bytes, so that it is named and dumped.
+#define IBA_FIELDS_SMPVendorSpecificMadsTable(F, A, S, SA) F(table, 0, 512, Bytes)
+IBA_STRUCT(SMPVendorSpecificMadsTable, 64, IBA_FIELDS_SMPVendorSpecificMadsTable);
+IBA_ATTR_ID(SMPVendorSpecificMadsTable, 0x001D);
+
+// --- HierarchyInfo (0x001E) ------------------------------------------------------
+// A port's place in the physical hierarchy (cabinet, chassis, slot ...),
+// levelData[i] encoded as the template templateGUID defines; the attribute
+// modifier holds the hierarchy index and the port.
+#define IBA_FIELDS_SMPHierarchyInfo(F, A, S, SA) \
+  F(templateGUID, 0, 64, Guid)                   \
+  F(maxSupportedIndex, 64, 8, Uint)              \
+  F(maxActiveIndex, 72, 8, Uint)                 \
+  F(activeLevels, 80, 4, Uint)                   \
+  F(reserved84, 84, 12, Rsv)                     \
+  A(levelData, 96, 32, Hex, 13)
+IBA_STRUCT(SMPHierarchyInfo, 64, IBA_FIELDS_SMPHierarchyInfo);
+IBA_ATTR_ID(SMPHierarchyInfo, 0x001E);
+
 // --- SMInfo (0x0020) ----------------------------------------------------------
 #define IBA_FIELDS_SMPSMInfo(F, A, S, SA) \
   F(GUID, 0, 64, Guid)                    \

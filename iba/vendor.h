@@ -46,48 +46,88 @@ IBA_STRUCT(OFASysStatCPUInfo, 216, IBA_FIELDS_OFASysStatCPUInfo);
 IBA_ATTR_ID(OFASysStatCPUInfo, 0x0012);
 
 // --- Mellanox vendor class (range 1, class 0x0a) as vendstat uses it -------------
+// Every attribute's data area starts with an 8 byte vendor key (MAD bytes
+// 24..31), so these structures are laid over the whole range 1 data area,
+// from MAD byte 24 on.
 constexpr uint8_t MLX_VENDOR_CLASS = 0x0a;
 
-// GeneralInfo: hardware, firmware (with the extended version words of
-// later switch firmware) and software information.
+// GeneralInfo (0x0017): hardware, firmware and software information, in
+// two forms.  Later devices (mlx_ext_fw_info()) give 32-bit extended
+// firmware version words, then the software version; IS3 switches give the
+// software version right after the firmware information.
+#define IBA_MLX_GENERAL_INFO_COMMON(F) \
+  F(vendorKey, 0, 64, Hex)             \
+  F(hwRevision, 64, 16, Hex)           \
+  F(hwDeviceID, 80, 16, Hex)           \
+  F(reserved96, 96, 192, Rsv)          \
+  F(hwUptime, 288, 32, Hex)            \
+  F(reserved320, 320, 8, Rsv)          \
+  F(fwMajor, 328, 8, Uint)             \
+  F(fwMinor, 336, 8, Uint)             \
+  F(fwSubMinor, 344, 8, Uint)          \
+  F(fwBuildID, 352, 32, Hex)           \
+  F(fwMonth, 384, 8, Hex)              \
+  F(fwDay, 392, 8, Hex)                \
+  F(fwYear, 400, 16, Hex)              \
+  F(reserved416, 416, 16, Rsv)         \
+  F(fwHour, 432, 16, Hex)              \
+  F(fwPSID, 448, 128, Str)             \
+  F(fwIniFileVersion, 576, 32, Uint)
 #define IBA_FIELDS_MLXGeneralInfo(F, A, S, SA) \
-  F(hwRevision, 0, 16, Hex)                    \
-  F(hwDeviceID, 16, 16, Hex)                   \
-  F(reserved32, 32, 192, Rsv)                  \
-  F(hwUptime, 224, 32, Hex)                    \
-  F(reserved256, 256, 8, Rsv)                  \
-  F(fwMajor, 264, 8, Uint)                     \
-  F(fwMinor, 272, 8, Uint)                     \
-  F(fwSubMinor, 280, 8, Uint)                  \
-  F(fwBuildID, 288, 32, Hex)                   \
-  F(fwMonth, 320, 8, Hex)                      \
-  F(fwDay, 328, 8, Hex)                        \
-  F(fwYear, 336, 16, Hex)                      \
-  F(reserved352, 352, 16, Rsv)                 \
-  F(fwHour, 368, 16, Hex)                      \
-  F(fwPSID, 384, 128, Str)                     \
-  F(fwIniFileVersion, 512, 32, Hex)            \
-  F(fwExtMajor, 544, 32, Uint)                 \
-  F(fwExtMinor, 576, 32, Uint)                 \
-  F(fwExtSubMinor, 608, 32, Uint)              \
-  F(reserved640, 640, 224, Rsv)                \
-  F(reserved864, 864, 8, Rsv)                  \
-  F(swMajor, 872, 8, Uint)                     \
-  F(swMinor, 880, 8, Uint)                     \
-  F(swSubMinor, 888, 8, Uint)                  \
-  F(reserved896, 896, 224, Rsv)
-IBA_STRUCT(MLXGeneralInfo, 140, IBA_FIELDS_MLXGeneralInfo);
+  IBA_MLX_GENERAL_INFO_COMMON(F)               \
+  F(fwExtMajor, 608, 32, Uint)                 \
+  F(fwExtMinor, 640, 32, Uint)                 \
+  F(fwExtSubMinor, 672, 32, Uint)              \
+  F(reserved704, 704, 136, Rsv)                \
+  F(swMajor, 840, 8, Uint)                     \
+  F(swMinor, 848, 8, Uint)                     \
+  F(swSubMinor, 856, 8, Uint)
+IBA_STRUCT(MLXGeneralInfo, 108, IBA_FIELDS_MLXGeneralInfo);
 IBA_ATTR_ID(MLXGeneralInfo, 0x0017);
+#define IBA_FIELDS_MLXGeneralInfoIS3(F, A, S, SA) \
+  IBA_MLX_GENERAL_INFO_COMMON(F)                  \
+  F(reserved608, 608, 8, Rsv)                     \
+  F(swMajor, 616, 8, Uint)                        \
+  F(swMinor, 624, 8, Uint)                        \
+  F(swSubMinor, 632, 8, Uint)
+IBA_STRUCT(MLXGeneralInfoIS3, 80, IBA_FIELDS_MLXGeneralInfoIS3);
+IBA_ATTR_ID(MLXGeneralInfoIS3, 0x0017);
 
-// ConfigSpaceAccess: up to 18 (address, data, mask) records; the attribute
-// modifier holds the record count.
+// Whether a device ID's GeneralInfo has the extended firmware version
+// (SwitchX, Switch-IB(2), Quantum, IS-4, the ConnectX family, BlueField and
+// their OEM versions); otherwise it is the IS3 form.
+bool mlx_ext_fw_info(uint16_t device_id);
+
+// ConfigSpaceAccess (0x0050): up to 18 (address, data, mask) records; the
+// attribute modifier holds the record count.
 #define IBA_FIELDS_MLXConfigSpaceRecord(F, A, S, SA) \
   F(address, 0, 32, Hex)                             \
   F(data, 32, 32, Hex)                               \
   F(mask, 64, 32, Hex)
 IBA_STRUCT(MLXConfigSpaceRecord, 12, IBA_FIELDS_MLXConfigSpaceRecord);
-#define IBA_FIELDS_MLXConfigSpaceAccess(F, A, S, SA) SA(record, 0, MLXConfigSpaceRecord, 18)
-IBA_STRUCT(MLXConfigSpaceAccess, 216, IBA_FIELDS_MLXConfigSpaceAccess);
+#define IBA_FIELDS_MLXConfigSpaceAccess(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                           \
+  SA(record, 64, MLXConfigSpaceRecord, 18)
+IBA_STRUCT(MLXConfigSpaceAccess, 224, IBA_FIELDS_MLXConfigSpaceAccess);
 IBA_ATTR_ID(MLXConfigSpaceAccess, 0x0050);
+
+// IS4 counter groups: which groups a port has (0x0090) and which two are
+// selected (0x0091); the attribute modifier is the port.  The group masks
+// follow each other from bit 96 on, as many as numOfCounterGroups.
+#define IBA_FIELDS_MLXCounterGroupInfo(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                          \
+  F(reserved64, 64, 24, Rsv)                        \
+  F(numOfCounterGroups, 88, 8, Uint)                \
+  A(groupMask, 96, 32, Hex, 2)
+IBA_STRUCT(MLXCounterGroupInfo, 20, IBA_FIELDS_MLXCounterGroupInfo);
+IBA_ATTR_ID(MLXCounterGroupInfo, 0x0090);
+#define IBA_FIELDS_MLXConfigCounterGroups(F, A, S, SA) \
+  F(vendorKey, 0, 64, Hex)                             \
+  F(reserved64, 64, 56, Rsv)                           \
+  F(groupSelect0, 120, 8, Uint)                        \
+  F(reserved128, 128, 24, Rsv)                         \
+  F(groupSelect1, 152, 8, Uint)
+IBA_STRUCT(MLXConfigCounterGroups, 20, IBA_FIELDS_MLXConfigCounterGroups);
+IBA_ATTR_ID(MLXConfigCounterGroups, 0x0091);
 
 }  // namespace iba

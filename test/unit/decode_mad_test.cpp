@@ -11,11 +11,13 @@
 #include <algorithm>
 #include <random>
 
+#include "iba/cc.h"
 #include "iba/decode.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "iba/smp.h"
+#include "iba/vendor.h"
 
 using namespace iba;
 
@@ -53,7 +55,7 @@ TEST(DecodeMad, EveryRegisteredAttributeDecodesAndParsesBack) {
       MadInfo info = identify_mad(mad);
       ASSERT_EQ(info.cls, c);
       ASSERT_TRUE(info.attr);
-      ASSERT_EQ(info.attr->id, a.id);  // (a class may list two structures for one ID)
+      ASSERT_EQ(info.attr->id, a.id);  // (the payload may choose a variant of the attribute)
       const AttrDesc& shown = *info.attr;
       std::string out = decode_mad(mad);
       EXPECT_NE(out.find(std::string(" ") + shown.desc->name + "(" + std::to_string(a.id) + ")"), std::string::npos)
@@ -148,6 +150,8 @@ TEST(DecodeMad, NamesAndStatus) {
   EXPECT_EQ(status_text(mgmt::SUBN_LID_ROUTED, 0x001c), "MAD status error 7 (ERR_INVALID_ATTR_OR_MODIFIER)");
   EXPECT_EQ(status_text(mgmt::SUBN_DIRECTED_ROUTE, 0x8008), "MAD status error 2 (ERR_METHOD_UNSUPPORTED)");
   EXPECT_EQ(status_text(mgmt::PERF, 0x0001), "busy");
+  EXPECT_EQ(status_text(mgmt::DEV_MGT, 0x8200), "class specific NO_SERVICE_ENTRIES,IOC_GENERAL_FAILURE");
+  EXPECT_EQ(status_text(mgmt::DEV_MGT, 0x0101), "busy, class specific IOC_NO_RESPONSE");
   EXPECT_EQ(enums::mtu_bytes(4), 2048u);
   EXPECT_EQ(enums::rate_x10(2), 25u);
   EXPECT_STREQ(enums::name_of(enums::port_states(), 4), "Active");
@@ -287,4 +291,124 @@ TEST(DecodeMad, TableReplyRecords) {
   auto back = parse_mad_text(out, &err);
   ASSERT_TRUE(back) << err;
   EXPECT_EQ(*back, mad);
+}
+
+// Each management class decodes with its own format: the class-specific
+// header fields by name, the attribute payload nested under the format's
+// data field.
+namespace {
+
+struct ClassCase {
+  uint8_t mgmt_class;
+  uint16_t attr;
+  const char* format;     // the format structure shown
+  const char* hdr_field;  // a class-specific field of the format (nullptr: none)
+};
+
+}  // namespace
+
+TEST(DecodeMad, EachClassDecodes) {
+  const ClassCase cases[] = {
+      {mgmt::SUBN_LID_ROUTED, 0x0015, "SMPFormat", "MKey"},
+      {mgmt::SUBN_DIRECTED_ROUTE, 0x0011, "SMPFormatDirected", "drSLID"},
+      {mgmt::SUBN_ADM, 0x0011, "SAFormat", "SMKey"},
+      {mgmt::PERF, 0x0012, "PMFormat", nullptr},
+      {mgmt::CC, 0x0016, "CCFormat", "CCKey"},
+      {MLX_VENDOR_CLASS, 0x0050, "VendorFormat", nullptr},
+      {OFA_PING_CLASS, 0x0000, "VendOUIFormat", "OUI"},
+      {OFA_SYSSTAT_CLASS, 0x0011, "VendOUIFormat", "OUI"},
+      {mgmt::DEV_MGT, 0x0010, "DevMgtFormat", nullptr},
+      {mgmt::BM, 0x0010, "BMFormat", "BKey"},
+      {mgmt::SNMP, 0x0010, "SNMPFormat", "RAddress"},
+      {mgmt::COM_MGT, 0x0010, "CMFormat", nullptr},
+  };
+  for (const auto& k : cases) {
+    SCOPED_TRACE(k.format + std::string(" class ") + std::to_string(k.mgmt_class));
+    const ClassDesc* c = find_class(k.mgmt_class);
+    ASSERT_TRUE(c);
+    EXPECT_STREQ(c->name, k.format);
+    const AttrDesc* a = find_attr(*c, k.attr);
+    ASSERT_TRUE(a);
+    auto mad = build(*c, *a, method::GET_RESP);
+    std::string out = decode_mad(mad);
+    std::string first = out.substr(0, out.find('\n'));
+    EXPECT_NE(first.find(std::string(" ") + k.format + "(" + std::to_string(k.mgmt_class) + "."), std::string::npos)
+        << first;
+    EXPECT_NE(first.find(std::string(" ") + a->desc->name + "(" + std::to_string(k.attr) + ")"), std::string::npos)
+        << first;
+    if (k.hdr_field) EXPECT_NE(out.find(std::string(k.hdr_field) + "="), std::string::npos) << out;
+    EXPECT_NE(out.find(std::string("+ data ") + a->desc->name), std::string::npos) << out;
+    EXPECT_EQ(out.find(" is unknown"), std::string::npos) << out;
+  }
+}
+
+// An attribute with two layouts decodes in the one its payload is in.
+TEST(DecodeMad, PayloadChoosesTheLayout) {
+  const ClassDesc* cc = find_class(mgmt::CC);
+  ASSERT_TRUE(cc);
+  const AttrDesc* log = find_attr(*cc, uint16_t(0x13));
+  ASSERT_TRUE(log);
+  auto mad = build(*cc, *log, method::GET_RESP);
+  mad[CC_LOG_DATA_OFF] = 2;  // logType: CA
+  EXPECT_STREQ(identify_mad(mad).attr->desc->name, "CCCongestionLogCA");
+  std::string text = decode_mad(mad);
+  EXPECT_NE(text.find(" CCCongestionLogCA(19)"), std::string::npos) << text;
+  // The log starts right after the CC_Key, not at the usual CC data offset.
+  EXPECT_NE(text.find("+ data CCCongestionLogCA"), std::string::npos) << text;
+  EXPECT_NE(text.find("logType=2,"), std::string::npos) << text;
+  mad[CC_LOG_DATA_OFF] = 1;  // switch
+  EXPECT_STREQ(identify_mad(mad).attr->desc->name, "CCCongestionLogSwitch");
+
+  const ClassDesc* mlx = find_class(MLX_VENDOR_CLASS);
+  ASSERT_TRUE(mlx);
+  const AttrDesc* gi = find_attr(*mlx, AttrId<MLXGeneralInfo>::value);
+  ASSERT_TRUE(gi);
+  auto v = build(*mlx, *gi, method::GET_RESP);
+  MLXGeneralInfoIS3 is3;
+  is3.load({v.data() + mlx->data_off, MLXGeneralInfoIS3::SIZE});
+  is3.set_hwDeviceID(0xb924).set_swMajor(3).set_swMinor(2).set_swSubMinor(1);
+  is3.store({v.data() + mlx->data_off, MLXGeneralInfoIS3::SIZE});
+  std::string out = decode_mad(v);
+  EXPECT_NE(out.find("+ data MLXGeneralInfoIS3"), std::string::npos) << out;
+  EXPECT_NE(out.find("swMajor=3,swMinor=2,swSubMinor=1"), std::string::npos) << out;
+  MLXGeneralInfo ext;
+  ext.load({v.data() + mlx->data_off, MLXGeneralInfo::SIZE});
+  ext.set_hwDeviceID(0xcb20);
+  ext.store({v.data() + mlx->data_off, MLXGeneralInfo::SIZE});
+  EXPECT_NE(decode_mad(v).find("+ data MLXGeneralInfo\n"), std::string::npos);
+}
+
+TEST(DecodeMadCli, MoreBadInput) {
+  if (ibtool_path().empty()) GTEST_SKIP() << "ibtool binary not built next to unit_tests (set IBTOOL=)";
+  CliRun empty = run("", "");
+  EXPECT_NE(empty.status, 0);
+  EXPECT_EQ(empty.err.substr(0, 17), "E: MAD too short:") << empty.err;
+  EXPECT_EQ(empty.out, "");
+  CliRun blank = run("", " \n\t\n");
+  EXPECT_NE(blank.status, 0);
+  EXPECT_EQ(blank.err.substr(0, 17), "E: MAD too short:") << blank.err;
+  CliRun shortbin = run("--binary", std::string(23, '\x01'));
+  EXPECT_NE(shortbin.status, 0);
+  EXPECT_EQ(shortbin.err.substr(0, 17), "E: MAD too short:") << shortbin.err;
+  std::string hex257;
+  for (int i = 0; i < 257; ++i) hex257 += "ab ";
+  CliRun longhex = run("", hex257);
+  EXPECT_NE(longhex.status, 0);
+  EXPECT_EQ(longhex.err.substr(0, 16), "E: MAD too long:") << longhex.err;
+  CliRun odd = run("", "0 1 2");
+  EXPECT_NE(odd.status, 0);
+  EXPECT_NE(odd.err.find("pairs"), std::string::npos) << odd.err;
+  EXPECT_EQ(std::count(odd.err.begin(), odd.err.end(), '\n'), 1) << odd.err;
+  std::string hex300;
+  for (int i = 0; i < 300; ++i) hex300 += "00 ";
+  CliRun payload_long = run("--attr SMPNodeInfo", hex300);
+  EXPECT_NE(payload_long.status, 0);
+  EXPECT_EQ(payload_long.err.substr(0, 16), "E: MAD too long:") << payload_long.err;
+  CliRun payload_empty = run("--attr SMPNodeInfo", "");
+  EXPECT_NE(payload_empty.status, 0);
+  EXPECT_EQ(payload_empty.err, "E: no payload bytes\n");
+  CliRun badopt = run("--no-such-option", "");
+  EXPECT_NE(badopt.status, 0);
+  EXPECT_EQ(badopt.out, "");
+  EXPECT_FALSE(badopt.err.empty());
 }

@@ -1,5 +1,5 @@
-// Generic checks over every registered GMP structure (formats and
-// attributes of every class in gmp_classes()): fields lie inside the
+// Generic checks over every registered GMP structure (formats, attributes
+// and attribute variants of every class in gmp_classes()): fields lie inside the
 // structure and do not overlap, every leaf survives print -> parse, and the
 // class tables are consistent.
 #include <gtest/gtest.h>
@@ -21,6 +21,8 @@ std::vector<const StructDesc*> all_gmp_structs() {
   for (const ClassDesc* c : gmp_classes()) {
     if (seen.insert(c->format).second) v.push_back(c->format);
     for (const auto& a : c->attrs)
+      if (seen.insert(a.desc).second) v.push_back(a.desc);
+    for (const auto& a : c->variants)
       if (seen.insert(a.desc).second) v.push_back(a.desc);
   }
   return v;

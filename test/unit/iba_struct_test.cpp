@@ -76,6 +76,7 @@ std::set<const StructDesc*> all_structs() {
   for (const ClassDesc* c : all_classes()) {
     collect_structs(*c->format, s);
     for (const auto& a : c->attrs) collect_structs(*a.desc, s);
+    for (const auto& a : c->variants) collect_structs(*a.desc, s);
   }
   for (const StructDesc* d : {&HdrLRH::DESC, &HdrGRH::DESC, &HdrBTH::DESC, &HdrDETH::DESC, &HdrRDETH::DESC,
                               &HdrRETH::DESC, &HdrAETH::DESC, &HdrAtomicETH::DESC, &HdrAtomicAckETH::DESC,
