@@ -125,7 +125,7 @@ public:
       if (ports_) pr.ports_report();
       else if (list_) pr.list(list_);
       else if (have_diff) pr.diff(diff_db, db, flags);
-      else pr.topology(max_hops_);
+      else pr.topology(max_hops_, !load_cache_.empty());
       std::fflush(stdout);
       if (f != stdout) std::fclose(f);
       if (!cache_.empty()) {
@@ -158,10 +158,14 @@ IBTOOL_COMMAND({.name = "ibnetdiscover",
                 .summary = "discover the InfiniBand topology and print it",
                 .description =
                     "Discovers the fabric from the local port (many SMPs in flight; directed "
-                    "route, or LID routed once LIDs are known) and prints the topology in the "
+                    "route, or LID routed once LIDs are known; --discovery SA reads the SA's "
+                    "records instead and sends no SMP) and prints the topology in the "
                     "reference's format: switches, then CAs, then routers, each with its linked "
-                    "ports.  -l/-H/-S/-R list nodes instead, -p prints a ports report, --diff "
-                    "compares with a cache file.  --cache writes the fabric in infiniband-diags' "
+                    "ports.  -g groups chassis (nodes sharing a system image GUID) first.  "
+                    "-l/-H/-S/-R list nodes instead, -p prints a ports report, --diff "
+                    "compares with a cache file.  -m reports the hop count and the number of "
+                    "SMPs the reference's walk of this fabric takes, as the reference prints "
+                    "them (ibtool itself sends fewer).  --cache writes the fabric in infiniband-diags' "
                     "cache format (byte-compatible); --load-cache reads such a file (or an ibtool "
                     "cache) instead of discovering.",
                 .usage = "[options] [topology-file]",

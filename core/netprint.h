@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <vector>
 
 #include "core/nodemap.h"
 #include "core/subnet.h"
@@ -27,6 +28,29 @@ enum : unsigned {
   DIFF_DEFAULT = DIFF_SW | DIFF_CA | DIFF_ROUTER | DIFF_PORT,
 };
 
+// Xsigo GUID ranges (the reference marks their CAs in topology output).
+bool is_xsigo_guid(uint64_t guid);
+bool is_xsigo_hca(uint64_t guid);
+bool is_xsigo_tca(uint64_t guid);
+
+// The reference's chassis grouping (ibnetdiscover -g): nodes that share a
+// chassis GUID (the system image GUID, with the Topspin and Xsigo
+// conventions) form a chassis when there are at least two of them.
+// Chassis are listed and numbered in the order the reference meets them
+// walking its node list (newest node first).  Voltaire chassis (recognised
+// by their internal wiring) and Mellanox IS4 chassis (by their "MF0;"
+// node descriptions) are not modelled: their nodes stay non-chassis nodes.
+struct ChassisGrouping {
+  struct Chassis {
+    unsigned num;
+    uint64_t guid;
+    std::vector<uint32_t> nodes;  // in the reference's print order
+  };
+  std::vector<Chassis> chassis;     // in print order
+  std::vector<unsigned> chassis_of; // per node: its chassis number, 0 = none
+};
+ChassisGrouping group_chassis(const Subnet& db);
+
 class TopologyPrinter {
 public:
   TopologyPrinter(const Subnet& db, const NodeNameMap& map, FILE* f, bool full, bool group)
@@ -40,12 +64,27 @@ public:
   }
   std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
 
+  unsigned chassis_num(const Node& n) const {
+    if (!group_ || grouping_.chassis_of.empty()) return 0;
+    return grouping_.chassis_of[size_t(&n - db_.nodes().data())];
+  }
+
   void out_ids(const Node& n, const char* prefix) {
     const char* p = prefix ? prefix : "";
     std::fprintf(f_, "\n%svendid=0x%x\n", p, n.vendor_id());
     std::fprintf(f_, "%sdevid=0x%x\n", p, n.device_id());
     uint64_t sys = n.system_guid();
-    if (sys) std::fprintf(f_, "%ssysimgguid=0x%" PRIx64 "\n", p, sys);
+    if (sys) std::fprintf(f_, "%ssysimgguid=0x%" PRIx64, p, sys);
+    unsigned ch = chassis_num(n);
+    if (ch) {
+      std::fprintf(f_, "\t\t# Chassis %u", ch);
+      if (chname_) std::fprintf(f_, " (%s)", clean_nodedesc(chname_).c_str());
+      if (is_xsigo_tca(n.guid) && n.nports >= 1) {
+        const Port* r = db_.port(n, 1).exists ? db_.peer(db_.port(n, 1)) : nullptr;
+        if (r) std::fprintf(f_, " slot %d", r->num);
+      }
+    }
+    if (sys || ch) std::fprintf(f_, "\n");
   }
 
   void out_switch_detail(const Node& n, const char* prefix) {
@@ -73,6 +112,7 @@ public:
     const char* t = n.type == NodeType::CA ? "ca" : n.type == NodeType::Router ? "rt" : "???";
     std::fprintf(f_, "%s%sguid=0x%" PRIx64 "\n", id_prefix ? id_prefix : "", t, n.guid);
     out_ca_detail(n, ca_prefix);
+    if (group_ && is_xsigo_hca(n.guid)) std::fprintf(f_, " (scp)");
     std::fprintf(f_, "\n");
   }
 
@@ -91,6 +131,8 @@ public:
     std::fprintf(f_, "\t\t# \"%s\" lid %d %s%s", remap(rn).c_str(), db_.lid_of(r), width_compat(p.width_active()),
                  port_speed_compat(db_, p));
     out_full(p);
+    if (is_xsigo_tca(r.guid)) std::fprintf(f_, " slot %d", p.num);
+    else if (is_xsigo_hca(r.guid)) std::fprintf(f_, " (scp)");
     std::fprintf(f_, "\n");
   }
 
@@ -117,24 +159,62 @@ public:
     }
   }
 
-  void topology(bool report_hops) {
+  // loaded: the database came from a cache file (no MAD was used).
+  void topology(bool report_hops, bool loaded = false) {
     time_t t = time(nullptr);
     std::fprintf(f_, "#\n# Topology file: generated on %s#\n", ctime(&t));
+    // -m: the figures of the reference's own discovery of this graph (its
+    // hop count and the SMPs its walk sends), so the header is the same
+    // whichever way ibtool filled the database; ibtool's own MAD count is
+    // Subnet::mads_used.
     if (report_hops)
       std::fprintf(f_, "# Reported max hops discovered: %u\n# Total MADs used: %u\n", db_.max_hops,
-                   unsigned(db_.mads_used));
+                   loaded ? 0u : unsigned(db_.ref_mads()));
     const Node& from = db_.node(db_.from_node);
     std::fprintf(f_, "# Initiated from node %016" PRIx64 " port %016" PRIx64 "\n", from.guid, from.node_port_guid());
-    // No chassis are recognised, so -g lists every node as non-chassis.
-    if (group_) std::fprintf(f_, "\nNon-Chassis Nodes\n");
+    if (group_) {
+      grouping_ = group_chassis(db_);
+      for (const auto& ch : grouping_.chassis) {
+        std::fprintf(f_, "\nChassis %u", ch.num);
+        if (ch.guid) std::fprintf(f_, " (guid 0x%" PRIx64 ")", ch.guid);
+        std::fprintf(f_, "\n");
+        std::string name;
+        chname_ = nullptr;
+        if (is_xsigo_guid(ch.guid))
+          for (uint32_t i : ch.nodes)
+            if (is_xsigo_hca(db_.node(i).guid)) {
+              name = db_.node(i).description();
+              chname_ = name.c_str();
+              std::fprintf(f_, "Hostname: %s\n", clean_nodedesc(name).c_str());
+            }
+        std::fprintf(f_, "\n# Spine Nodes");
+        std::fprintf(f_, "\n# Line Nodes");
+        std::fprintf(f_, "\n# Chassis Switches");
+        for (uint32_t i : ch.nodes)
+          if (db_.node(i).is_switch()) {
+            out_switch(db_.node(i), nullptr, nullptr);
+            out_node_ports(db_.node(i), true);
+          }
+        std::fprintf(f_, "\n# Chassis CAs");
+        for (uint32_t i : ch.nodes)
+          if (db_.node(i).type == NodeType::CA) {
+            out_ca(db_.node(i), nullptr, nullptr);
+            out_node_ports(db_.node(i), false);
+          }
+        chname_ = nullptr;
+      }
+      std::fprintf(f_, "\nNon-Chassis Nodes\n");
+    }
     for (uint32_t i : db_.reference_order(NodeType::Switch)) {
       const Node& n = db_.node(i);
+      if (chassis_num(n)) continue;
       out_switch(n, nullptr, nullptr);
       out_node_ports(n, true);
     }
     for (NodeType ty : {NodeType::CA, NodeType::Router})
       for (uint32_t i : db_.reference_order(ty)) {
         const Node& n = db_.node(i);
+        if (chassis_num(n)) continue;
         out_ca(n, nullptr, nullptr);
         out_node_ports(n, false);
       }
@@ -305,6 +385,8 @@ private:
   FILE* f_;
   bool full_;
   bool group_;
+  ChassisGrouping grouping_;
+  const char* chname_ = nullptr;  // the Xsigo chassis' host name while printing it
 };
 
 
