@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/partialscan.h"
 #include "core/path.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
@@ -313,49 +314,44 @@ public:
         o.discovery.mlx_epi = ibcore::config().mlx_epi;
         db = obtain_subnet(o);
       }
-      LinkPrinter pr(db, map, line_, additional_, down_, have_filter ? &filter_db : nullptr);
-
-      // A single node (-S/-G/-D without -a).
+      // A partial scan (-S/-G/-D, -n): what the reference's scan from that
+      // start finds, replayed on the full fabric.
       const Node* one = nullptr;
-      const Port* lid_start = nullptr;
-      if (!all_ && (!guid_str_.empty() || !dr_str_.empty())) {
-        uint32_t pi = NO_INDEX;
+      bool start_given = !guid_str_.empty() || !dr_str_.empty();
+      if (start_given || (hops_ > 0 && load_cache_.empty())) {
+        PartialScan ps;
+        ps.max_hops = unsigned(hops_);
         if (!guid_str_.empty()) {
           uint64_t g = std::strtoull(guid_str_.c_str(), nullptr, 0);
-          pi = db.port_by_guid(g);
-        } else {
+          ps.start_port = db.port_by_guid(g);
+          if (ps.start_port == NO_INDEX ||
+              (only_ != NodeType::Unknown && db.node_of(db.port(ps.start_port)).type != only_)) {
+            std::fprintf(stderr, "Failed to find port: %s\n", guid_str_.c_str());
+            return 0;
+          }
+        } else if (!dr_str_.empty()) {
           auto hops = parse_dr_path(dr_str_);
+          uint32_t pi = NO_INDEX;
           if (hops) {
-            std::vector<uint8_t> h(hops->begin() + 1, hops->end());
-            pi = h.empty() ? db.port_index(db.from_node, db.from_port) : db.port_by_dr(h);
+            ps.start_hops.assign(hops->begin() + 1, hops->end());
+            pi = ps.start_hops.empty() ? db.port_index(db.from_node, db.from_port) : db.port_by_dr(ps.start_hops);
           }
           if (pi == NO_INDEX) {
             std::fprintf(stderr, "Failed to get local Node Info\n");
             return 1;
           }
+          if (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_) {
+            std::fprintf(stderr, "Failed to find port: %s\n", dr_str_.c_str());
+            return 0;
+          }
         }
-        if (pi == NO_INDEX || (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_)) {
-          std::fprintf(stderr, "Failed to find port: %s\n", (guid_str_.empty() ? dr_str_ : guid_str_).c_str());
-          return 0;
+        if (load_cache_.empty()) db = replay_partial_scan(db, ps);
+        if (start_given && !all_) {
+          if (!load_cache_.empty()) one = &db.node_of(db.port(ps.start_port));
+          else one = &db.node(db.from_node);
         }
-        one = &db.node_of(db.port(pi));
-        // The reference scans from a GUID by LID routing, which cannot leave
-        // a CA: it knows only that port, without its peer.
-        if (!guid_str_.empty() && !one->is_switch()) lid_start = &db.port(pi);
       }
-      if (lid_start && !have_diff) {
-        Subnet solo;
-        auto [n, created] = solo.add_node(one->info);
-        (void)created;
-        solo.set_desc(n, one->desc);
-        solo.touch_port(n, lid_start->num, lid_start->guid);
-        solo.set_port_info(n, lid_start->num, lid_start->info);
-        solo.port(solo.port_index(n, lid_start->num)).mlnx_speed = lid_start->mlnx_speed;
-        solo.from_node = n;
-        LinkPrinter(solo, map, line_, additional_, down_, have_filter ? &filter_db : nullptr)
-            .node(solo, solo.node(n), nullptr);
-        return 0;
-      }
+      LinkPrinter pr(db, map, line_, additional_, down_, have_filter ? &filter_db : nullptr);
       auto nodes = db.reference_order(only_);
       if (have_diff) {
         LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
@@ -398,7 +394,10 @@ IBTOOL_COMMAND({.name = "iblinkinfo",
                     "Discovers the fabric (or loads a cache) and prints every port of every node: width, "
                     "speed, state and physical state, the port at the other end, and what the link could "
                     "run at when both ends support more.  -l prints one line per link, -d only down "
-                    "links, --diff compares with a cache file.",
+                    "links, --diff compares with a cache file.  -S/-G/-D start a partial scan at a "
+                    "port (only that node is printed unless -a), -n limits it to that many hops: "
+                    "the nodes and links are those the reference's scan from there finds, in its "
+                    "order.",
                 .usage = "[options]",
                 .examples = "  iblinkinfo\n  iblinkinfo -l --switches-only\n  iblinkinfo -G 0x0002c90300001491",
                 .make = [] { return std::make_unique<IbLinkInfo>(); }});
