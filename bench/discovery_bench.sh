@@ -1,86 +1,118 @@
 #!/usr/bin/env bash
-# Discovery benchmark: ibtool ibnetdiscover against the reference
-# (infiniband-diags' ibnetdiscover, default and -o 128) on one simulated
-# fat tree.  Checks the outputs agree (modulo the timestamp and MAD count
-# lines), prints wall times and their ratios, peak RSS, and MAD counts
-# against the minimum a complete SMP discovery needs.
+# Discovery benchmark: ibtool against the reference (infiniband-diags) on
+# one simulated fat tree, in one run: ibnetdiscover (the reference's default
+# and -o 128), iblinkinfo and ibqueryerrors (full-fabric scans).  Checks the
+# outputs agree, prints wall times and their ratios, peak RSS, the CPU time
+# ibsim spent answering each run (the floor under umad2sim: every MAD goes
+# through ibsim's socket), the tool's own CPU time, and MAD counts against the minimum a complete SMP
+# discovery needs.
 #
 #   bench/discovery_bench.sh [BUILD_DIR] [K]      (defaults: build 32)
 #
-# K=32 is 9472 nodes (1280 switches, 8192 hosts); starting that fabric
-# (ibsim + OpenSM) takes about a minute.  Exits non-zero when the outputs
-# differ or a run fails.
+# Environment: REPS=N runs of each command, interleaved (default 3; the
+# table shows the fastest, the least disturbed by other load); FABRIC=DIR
+# uses a fabric already started there with scripts/fabric.sh (left running)
+# instead of starting one.  K=32 is 9472 nodes (1280 switches, 8192 hosts);
+# starting that fabric (ibsim + OpenSM) takes a minute or more.  Exits
+# non-zero when outputs differ or a run fails.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$here/build}
+build=$(cd "${1:-$here/build}" && pwd)
 k=${2:-32}
+reps=${REPS:-3}
 ibtool=$build/ibtool
 topogen=$build/test/topogen
 fabric=$here/scripts/fabric.sh
 [ -x "$ibtool" ] || { echo "discovery_bench: no $ibtool (build first)" >&2; exit 2; }
-[ -x "$topogen" ] || { echo "discovery_bench: no $topogen (build the tests)" >&2; exit 2; }
 
 dir=$(mktemp -d /tmp/disc-bench.XXXXXX)
-cleanup() { "$fabric" stop "$dir/fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
+if [ -n "${FABRIC:-}" ]; then
+  fab=$(cd "$FABRIC" && pwd)
+  cleanup() { rm -rf "$dir"; }
+  echo "fabric: the one running in $fab ($(grep -c '^Switch' "$fab/topo.net") switches, $(grep -c '^Hca' "$fab/topo.net") hosts)"
+else
+  [ -x "$topogen" ] || { echo "discovery_bench: no $topogen (build the tests)" >&2; exit 2; }
+  fab=$dir/fab
+  cleanup() { "$fabric" stop "$fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
+  "$topogen" fattree "$k" > "$dir/topo.net"
+  echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
+  t0=$(date +%s)
+  "$fabric" start "$dir/topo.net" "$fab" 900 >/dev/null
+  echo "fabric up in $(( $(date +%s) - t0 )) s"
+fi
 trap cleanup EXIT
-
-"$topogen" fattree "$k" > "$dir/topo.net"
-echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
-t0=$(date +%s)
-"$fabric" start "$dir/topo.net" "$dir/fab" 900 >/dev/null
-echo "fabric up in $(( $(date +%s) - t0 )) s"
 # OpenSM keeps ibsim busy for a while after SUBNET UP (sweeps, traps): wait
 # until ibsim is idle (under 5% of a CPU over a second) so every run sees
 # the same simulator.
-ibsim_pid=$(cat "$dir/fab/ibsim.pid")
+ibsim_pid=$(cat "$fab/ibsim.pid")
 ticks() { awk '{print $14 + $15}' "/proc/$ibsim_pid/stat"; }
+hz=$(getconf CLK_TCK)
 for _ in $(seq 300); do
   a=$(ticks); sleep 1; b=$(ticks)
-  [ $((b - a)) -lt 5 ] && break
+  [ $((b - a)) -lt $((hz / 20)) ] && break
 done
-echo "fabric idle after $(( $(date +%s) - t0 )) s"
-eval "$("$fabric" env "$dir/fab")"
+eval "$("$fabric" env "$fab")"
 cd "$dir"
 
-# measure NAME OUTFILE CMD...: wall time (s) and peak RSS (kB, sampled from
-# /proc every 10 ms; VmHWM only grows so the last sample is the peak).
-declare -A WALL RSS
+# measure NAME CMD...: stdout to NAME.txt, stderr to NAME.err; keeps the
+# fastest of the runs: wall time (s), peak RSS (kB, from rusage), the CPU
+# time ibsim used meanwhile (s) and the tool's own (user + system, s).
+declare -A WALL RSS SIM CPU
 measure() {
-  local name=$1 out=$2
-  shift 2
-  local s e pid hwm=0 v
-  s=$(date +%s%N)
-  "$@" > "$out" 2> "$out.err" &
-  pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    v=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
-    [ -n "$v" ] && hwm=$v
-    sleep 0.01
-  done
-  wait "$pid" || { echo "$name failed:"; tail -5 "$out.err"; exit 1; }
-  e=$(date +%s%N)
-  WALL[$name]=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-  RSS[$name]=$hwm
+  local name=$1
+  shift
+  local a b w m u s
+  a=$(ticks)
+  if ! /usr/bin/time -f '%e %M %U %S' -o "$name.time" "$@" > "$name.txt.new" 2> "$name.err"; then
+    echo "$name failed:"; tail -5 "$name.err"; exit 1
+  fi
+  b=$(ticks)
+  read -r w m u s < "$name.time"
+  if [ -z "${WALL[$name]:-}" ] || awk -v x="$w" -v y="${WALL[$name]}" 'BEGIN { exit !(x < y) }'; then
+    WALL[$name]=$w
+    RSS[$name]=$m
+    SIM[$name]=$(awk -v t=$((b - a)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')
+    CPU[$name]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+    mv "$name.txt.new" "$name.txt"
+  else
+    rm -f "$name.txt.new"
+  fi
 }
 
-measure ref_default ref_default.txt ibnetdiscover -m
-measure ref_o128 ref_o128.txt ibnetdiscover -m -o 128
-measure ibtool ibtool.txt "$ibtool" ibnetdiscover -m
+for _ in $(seq "$reps"); do
+  measure ref_default ibnetdiscover -m
+  measure ref_o128 ibnetdiscover -m -o 128
+  measure ibtool "$ibtool" ibnetdiscover -v -m
+done
+for _ in $(seq "$reps"); do
+  measure ref_iblinkinfo iblinkinfo
+  measure ibtool_iblinkinfo "$ibtool" iblinkinfo
+done
+for _ in $(seq "$reps"); do
+  measure ref_ibqueryerrors ibqueryerrors
+  measure ibtool_ibqueryerrors "$ibtool" ibqueryerrors
+done
 
 strip() { grep -v -e '^# Topology file: generated on' -e '^# Total MADs used:' "$1"; }
 status=0
-for r in ref_default ref_o128; do
-  if cmp -s <(strip $r.txt) <(strip ibtool.txt); then
-    echo "output: ibtool == $r ($(wc -l < ibtool.txt) lines)"
+same() {  # same A B: outputs of runs A and B (stripped) agree
+  if cmp -s <(strip "$1.txt") <(strip "$2.txt"); then
+    echo "output: $2 == $1 ($(wc -l < "$2.txt") lines)"
   else
-    echo "output: ibtool DIFFERS from $r:"
-    diff <(strip $r.txt) <(strip ibtool.txt) | head -20
+    echo "output: $2 DIFFERS from $1:"
+    diff <(strip "$1.txt") <(strip "$2.txt") | head -20
     status=1
   fi
-done
+}
+same ref_default ibtool
+same ref_o128 ibtool
+same ref_iblinkinfo ibtool_iblinkinfo
+same ref_ibqueryerrors ibtool_ibqueryerrors
 
 mads() { awk '/^# Total MADs used:/ {print $5}' "$1"; }
+# ibtool's own count (resends included) from its -v line on stderr.
+ibtool_mads=$(sed -n 's/^I: discovery: \([0-9]*\) MADs sent.*/\1/p' ibtool.err)
 # The minimum for a complete SMP discovery: NodeInfo of the start node and
 # one probe per link (each finds a link, and every node but the first), a
 # NodeDescription per node, SwitchInfo and PortInfo 0..N per switch, and
@@ -93,11 +125,22 @@ minimum=$(awk '
   /^$/ { ca = 0 }
   END { print 1 + ends / 2 + nodes + sw + pi }' ibtool.txt)
 
-printf '\n%-12s %9s %9s %12s %10s\n' run wall_s ratio peak_rss_kB MADs
-for r in ref_default ref_o128 ibtool; do
-  ratio=$(awk -v a="${WALL[$r]}" -v b="${WALL[ibtool]}" 'BEGIN { printf "%.1fx", a / b }')
-  printf '%-12s %9s %9s %12s %10s\n' "$r" "${WALL[$r]}" "$ratio" "${RSS[$r]}" "$(mads $r.txt)"
-done
+row() {  # row NAME BASE MADS: one line of the table; ratio = NAME's wall / BASE's
+  local ratio
+  ratio=$(awk -v a="${WALL[$1]}" -v b="${WALL[$2]}" 'BEGIN { printf "%.1fx", a / b }')
+  printf '%-22s %8s %8s %12s %8s %11s %10s\n' "$1" "${WALL[$1]}" "$ratio" "${RSS[$1]}" "${CPU[$1]}" "${SIM[$1]}" "$3"
+}
+printf '\n%-22s %8s %8s %12s %8s %11s %10s\n' run wall_s ratio peak_rss_kB cpu_s ibsim_cpu_s MADs
+row ref_default ibtool "$(mads ref_default.txt)"
+row ref_o128 ibtool "$(mads ref_o128.txt)"
+row ibtool ibtool "$ibtool_mads"
+row ref_iblinkinfo ibtool_iblinkinfo ""
+row ibtool_iblinkinfo ibtool_iblinkinfo ""
+row ref_ibqueryerrors ibtool_ibqueryerrors ""
+row ibtool_ibqueryerrors ibtool_ibqueryerrors ""
 echo "minimum MADs for a complete discovery: $minimum"
-echo "(ratio = that run's wall time / ibtool's; ibtool's MADs include resends)"
+echo "(fastest of $reps runs each; ratio = that run's wall time / ibtool's for the same command;"
+echo " cpu_s = the tool's own CPU time (user + system, every thread);"
+echo " ibsim_cpu_s = CPU time ibsim spent meanwhile, the floor of a run under umad2sim;"
+echo " the reference's MADs from its -m line, ibtool's from its -v line, resends included)"
 exit $status

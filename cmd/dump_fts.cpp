@@ -92,10 +92,8 @@ private:
       DiscoveryResult r = discover(sched, db, o);
       for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
       NodeNameMap map = NodeNameMap::open(config().node_name_map);
-      std::vector<std::string> dr = reference_dr_paths(db);
       std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
       uint16_t local = umad->local_lid();
-      bool lid_routed = local && config().discovery != DiscoveryMode::DR;
 
       struct Job {
         uint32_t node;
@@ -110,12 +108,7 @@ private:
         Job& j = jobs[i];
         j.node = sws[i];
         const Node& n = db.node(j.node);
-        if (lid_routed && n.smalid && j.node != db.from_node) {
-          j.path.DLID = n.smalid;
-          j.path.SLID = local;
-        } else {
-          j.path = dr_path_of(db, j.node);
-        }
+        j.path = switch_path(db, j.node, local);
         auto si = n.switch_info();
         if (multicast_) {
           unsigned cap = unsigned(si.multicastFDBCap());
@@ -143,8 +136,9 @@ private:
         for (; next < jobs.size() && ready[next]; ++next) {
           Job& j = jobs[next];
           const Node& n = db.node(j.node);
-          std::string where =
-              "DR path slid 0; dlid 0; " + (dr[j.node].empty() ? IBPath(dr_path_of(db, j.node)).dr_string() : dr[j.node]);
+          // Named by the route the reference's walk reached it by.
+          std::string dr = db.ref_dr_string(j.node);
+          std::string where = "DR path slid 0; dlid 0; " + (dr.empty() ? dr_path_of(db, j.node).dr_string() : dr);
           std::string name = map.remap(n.guid, n.description());
           std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
           if (!n.has_swinfo || err) {

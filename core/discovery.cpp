@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "core/error.h"
+#include "core/routes.h"
 #include "core/sadiscovery.h"
 
 namespace ibcore {
@@ -67,7 +68,9 @@ public:
   std::vector<uint32_t> tables_;
 
 private:
-  enum Kind : uint8_t { ND, SI, SW_PI0, SW_PORT, CA_PORT };
+  // One query to make.  PortInfo items also probe through the port when it
+  // is LinkUp (a NodeInfo one hop further: how links and nodes are found).
+  enum Kind : uint8_t { ND, SI, SW_PI0, SW_PORT, CA_PORT, MLX };
   struct Item {
     Kind kind;
     uint8_t port;
@@ -84,8 +87,14 @@ private:
     }
   }
 
-  IBPath dr(const std::vector<uint8_t>& hops) const {
-    IBDRPath p(hops);
+  // A directed route: the hops after the local port, plus one more hop
+  // when extra >= 0.  Built in place (one allocation) and moved into the
+  // MAD (core/sched.h MadAwait takes its path by value).
+  static IBPath dr(const std::vector<uint8_t>& hops, int extra = -1) {
+    IBPath p;
+    p.drPath.resize(hops.size() + 1 + (extra >= 0 ? 1 : 0), 0);
+    std::copy(hops.begin(), hops.end(), p.drPath.begin() + 1);
+    if (extra >= 0) p.drPath.back() = uint8_t(extra);
     return p;
   }
   // The path for a query to node n: LID routed when allowed and known.
@@ -108,11 +117,7 @@ private:
   // The path of a probe out of port p of node n: always directed route
   // (the link is what is being found).  A LID route with a one-hop DR tail
   // would also do by IBA 14.2.2, but simulators (ibsim) do not route it.
-  IBPath probe_path(uint32_t n, unsigned p) const {
-    std::vector<uint8_t> h = db_.node(n).dr;
-    h.push_back(uint8_t(p));
-    return dr(h);
-  }
+  IBPath probe_path(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
 
   void fail(const std::exception& e, const std::string& what) { res_.errors.push_back(failure_text(e, what)); }
 
@@ -125,6 +130,7 @@ private:
   Task<> start() {
     IBPath p = dr(opt_.from);
     iba::SMPNodeInfo ni;
+    ++res_.queries;
     try {
       ni = co_await s_.SubnGet<iba::SMPNodeInfo>(p);
     } catch (MADError& e) {
@@ -151,10 +157,22 @@ private:
     else push({CA_PORT, entry, entry, n, via});
   }
 
+  // After the PortInfo of port p of node n: the FDR10 speed where the
+  // device has it, and whether to probe through the port.
+  bool port_read(uint32_t n, uint8_t p, bool probe_wanted) {
+    if (need_mlnx_ext(n, p)) push({MLX, p, 0, n, NO_INDEX});
+    return probe_wanted && db_.port(db_.port_index(n, p)).phys_state() == PHYS_LINKUP;
+  }
+
+  // One worker: takes items off the queue until it is empty, each one MAD
+  // (a PortInfo and the probe it leads to: two) awaited in this frame, so
+  // no coroutine frame is allocated per query.
   Task<> worker() {
     while (!q_.empty()) {
       Item it = q_.front();
       q_.pop_front();
+      bool probe = false;  // probe through port it.port of it.node next
+      ++res_.queries;
       switch (it.kind) {
         case ND:
           try {
@@ -186,48 +204,47 @@ private:
             push({SW_PORT, uint8_t(p), it.entry, it.node, NO_INDEX});
           if (opt_.read_lft || opt_.read_mft) tables_.push_back(it.node);
           break;
-        case SW_PORT: {
-          bool ok = false;
+        case SW_PORT:
           try {
             auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(path_for(it.node), it.port);
             db_.set_port_info(it.node, it.port, pi.bytes());
-            ok = true;
+            probe = port_read(it.node, it.port, it.port != it.entry);
           } catch (const std::exception& e) {
             fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
           }
-          if (!ok) break;
-          if (need_mlnx_ext(it.node, it.port)) co_await mlnx_ext(it.node, it.port);
-          if (it.port != it.entry && db_.port(db_.port_index(it.node, it.port)).phys_state() == PHYS_LINKUP)
-            co_await probe(it.node, it.port);
           break;
-        }
-        case CA_PORT: {
+        case CA_PORT:
           // Asked through the port itself (its PortInfo then names it as
           // the local port, as the reference's does).
-          std::vector<uint8_t> hops;
-          if (it.via == NO_INDEX) {
-            hops = db_.node(it.node).dr;
-          } else {
-            const Port& v = db_.port(it.via);
-            hops = db_.node(v.node).dr;
-            hops.push_back(v.num);
-          }
-          bool ok = false;
           try {
-            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(dr(hops), it.port);
+            IBPath p = it.via == NO_INDEX ? dr(db_.node(it.node).dr)
+                                          : dr(db_.node(db_.port(it.via).node).dr, db_.port(it.via).num);
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
             db_.set_port_info(it.node, it.port, pi.bytes());
-            ok = true;
+            // Only the start node (a CA) is left through its own port.
+            probe = port_read(it.node, it.port, it.node == db_.from_node && it.port == db_.from_port);
           } catch (const std::exception& e) {
             fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
           }
-          if (!ok) break;
-          if (need_mlnx_ext(it.node, it.port)) co_await mlnx_ext(it.node, it.port);
-          // Only the start node (a CA) is left through its own port.
-          if (it.node == db_.from_node && it.port == db_.from_port &&
-              db_.port(db_.port_index(it.node, it.port)).phys_state() == PHYS_LINKUP)
-            co_await probe(it.node, it.port);
           break;
-        }
+        case MLX:
+          try {
+            auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(it.node, it.port), it.port);
+            db_.port(db_.port_index(it.node, it.port)).mlnx_speed =
+                uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
+          } catch (const std::exception&) {
+            // Not every firmware answers it; the speed then shows without FDR10.
+          }
+          break;
+      }
+      if (!probe || !probe_needed(it.node, it.port)) continue;
+      // NodeInfo through the port: finds the link and maybe a new node.
+      ++res_.queries;
+      try {
+        auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(it.node, it.port));
+        probed(it.node, it.port, ni);
+      } catch (const std::exception& e) {
+        fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
       }
     }
     --workers_;
@@ -241,40 +258,28 @@ private:
     return port.phys_state() == PHYS_LINKUP && port.speed_active() == 4 && ext_speed_active(db_, port) == 0;
   }
 
-  Task<> mlnx_ext(uint32_t n, uint8_t p) {
-    try {
-      auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(n, p), p);
-      db_.port(db_.port_index(n, p)).mlnx_speed =
-          uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
-    } catch (const std::exception&) {
-      // Not every firmware answers it; the speed then shows without FDR10.
-    }
+  // Whether port p of node n still needs its probe: not when the link was
+  // found from its other end, or past the hop limit.
+  bool probe_needed(uint32_t n, uint8_t p) const {
+    if (db_.port(db_.port_index(n, p)).peer != NO_INDEX) return false;
+    return !opt_.max_hops || db_.node(n).dr.size() + 1 <= opt_.max_hops;
   }
 
-  // NodeInfo through port p of node n: finds the link and maybe a new node.
-  Task<> probe(uint32_t n, uint8_t p) {
+  // The NodeInfo that came back through port p of node n.
+  void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
     uint32_t slot = db_.port_index(n, p);
-    if (db_.port(slot).peer != NO_INDEX) co_return;  // found from the other end already
-    size_t hops = db_.node(n).dr.size() + 1;
-    if (opt_.max_hops && hops > opt_.max_hops) co_return;
-    iba::SMPNodeInfo ni;
-    try {
-      ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, p));
-    } catch (const std::exception& e) {
-      fail(e, "NodeInfo through port " + std::to_string(p) + " of " + node_str(db_.node(n)));
-      co_return;
-    }
     auto [m, created] = db_.add_node(ni.bytes());
     uint8_t rp = uint8_t(ni.localPortNum());
     Node& y = db_.node(m);
     if (rp > y.nports) {
-      res_.errors.push_back("NodeInfo of " + node_str(y) + " names port " + std::to_string(rp) +
-                            " beyond its " + std::to_string(y.nports) + " ports");
-      co_return;
+      res_.errors.push_back("NodeInfo of " + node_str(y) + " names port " + std::to_string(rp) + " beyond its " +
+                            std::to_string(y.nports) + " ports");
+      return;
     }
     db_.touch_port(m, rp, ni.portGUID());
     db_.link(slot, db_.port_index(m, rp));
     if (created) {
+      y.dr.reserve(db_.node(n).dr.size() + 1);
       y.dr = db_.node(n).dr;
       y.dr.push_back(p);
       new_node(m, rp, slot);
@@ -297,91 +302,30 @@ private:
 
 // --- forwarding tables -------------------------------------------------------------
 
-class TableReader {
-public:
-  TableReader(Scheduler& s, Subnet& db, DiscoveryResult* res) : s_(s), db_(db), res_(res) {}
-
-  IBPath path(uint32_t n) const {
-    const Node& x = db_.node(n);
-    uint16_t local = s_.transport().local_lid();
-    if (local && x.smalid && n != db_.from_node && config().discovery != DiscoveryMode::DR) {
-      IBPath p;
-      p.DLID = x.smalid;
-      p.SLID = local;
-      return p;
-    }
-    return dr_path_of(db_, n);
+// SwitchInfo of a switch read before its tables (their sizes).
+Task<> read_swinfo(Scheduler& s, Subnet& db, uint32_t n, DiscoveryResult* res) {
+  try {
+    auto si = co_await s.SubnGet<iba::SMPSwitchInfo>(switch_path(db, n, s.transport().local_lid()));
+    db.set_switch_info(n, si.bytes());
+  } catch (const std::exception& e) {
+    if (res) res->errors.push_back(failure_text(e, "SwitchInfo of switch " + std::to_string(n)));
   }
-
-  void fail(const std::exception& e, const std::string& what) {
-    if (res_) res_->errors.push_back(failure_text(e, what));
-  }
-
-  Task<> need_swinfo(uint32_t n, bool lft, bool mft) {
-    if (!db_.node(n).has_swinfo) {
-      try {
-        auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(path(n));
-        db_.set_switch_info(n, si.bytes());
-      } catch (const std::exception& e) {
-        fail(e, "SwitchInfo");
-        co_return;
-      }
-    }
-    auto si = db_.node(n).switch_info();
-    SwitchTables& t = db_.tables(n);
-    if (lft && !t.lft_valid) {
-      unsigned top = unsigned(si.linearFDBTop());
-      if (top >= 0xc000) top = 0xbfff;
-      t.lft.assign(top + 1, 0xff);
-      t.lft_valid = true;
-      for (unsigned b = 0; b * 64 <= top; ++b) s_.spawn(lft_block(n, b));
-    }
-    if (mft && !t.mft_valid) {
-      unsigned cap = unsigned(si.multicastFDBCap());
-      unsigned top = unsigned(si.multicastFDBTop());
-      unsigned n_entries = cap;
-      if (top >= 0xc000 && top - 0xc000 + 1 < n_entries) n_entries = top - 0xc000 + 1;
-      if (top && top < 0xc000) n_entries = 0;  // nothing programmed
-      t.mft.assign(n_entries, {});
-      t.mft_valid = true;
-      unsigned nports = db_.node(n).nports;
-      for (unsigned blk = 0; blk * 32 < n_entries; ++blk)
-        for (unsigned pos = 0; pos * 16 <= nports; ++pos) s_.spawn(mft_block(n, blk, pos));
-    }
-  }
-
-  Task<> lft_block(uint32_t n, unsigned b) {
-    try {
-      auto l = co_await s_.SubnGet<iba::SMPLinearForwardingTable>(path(n), b);
-      SwitchTables& t = db_.tables(n);
-      for (unsigned i = 0; i < 64 && b * 64 + i < t.lft.size(); ++i) t.lft[b * 64 + i] = uint8_t(l.portBlock(i));
-    } catch (const std::exception& e) {
-      db_.tables(n).lft_valid = false;
-      fail(e, "LinearForwardingTable block " + std::to_string(b));
-    }
-  }
-
-  Task<> mft_block(uint32_t n, unsigned blk, unsigned pos) {
-    try {
-      auto m = co_await s_.SubnGet<iba::SMPMulticastForwardingTable>(path(n), (pos << 28) | blk);
-      SwitchTables& t = db_.tables(n);
-      for (unsigned i = 0; i < 32 && blk * 32 + i < t.mft.size(); ++i)
-        t.mft[blk * 32 + i][pos] = uint16_t(m.portMaskBlock(i));
-    } catch (const std::exception& e) {
-      db_.tables(n).mft_valid = false;
-      fail(e, "MulticastForwardingTable block " + std::to_string(blk));
-    }
-  }
-
-private:
-  Scheduler& s_;
-  Subnet& db_;
-  DiscoveryResult* res_;
-};
+}
 
 }  // namespace
 
 IBPath dr_path_of(const Subnet& db, uint32_t n) { return IBDRPath(db.node(n).dr); }
+
+IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid) {
+  const Node& x = db.node(n);
+  if (local_lid && x.smalid && n != db.from_node && config().discovery != DiscoveryMode::DR) {
+    IBPath p;
+    p.DLID = x.smalid;
+    p.SLID = local_lid;
+    return p;
+  }
+  return dr_path_of(db, n);
+}
 
 DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt) {
   DiscoveryMode mode = opt.mode == DiscoveryMode::Auto ? config().discovery : opt.mode;
@@ -396,10 +340,76 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
                         DiscoveryResult* res) {
   if (config().discovery == DiscoveryMode::SA || config().use_sa)
     return read_switch_tables_sa(sched, db, switches, lft, mft, res);
-  TableReader tr(sched, db, res);
+  // SwitchInfo first where discovery did not read it (it sizes the tables).
+  std::vector<uint32_t> sws;
   for (uint32_t n : switches)
-    if (db.node(n).is_switch()) sched.spawn(tr.need_swinfo(n, lft, mft));
+    if (db.node(n).is_switch()) {
+      sws.push_back(n);
+      if (!db.node(n).has_swinfo) sched.spawn(read_swinfo(sched, db, n, res));
+    }
   sched.run();
+  // Then every block of every table, from a bounded pool of workers.
+  uint16_t local = sched.transport().local_lid();
+  struct Read {
+    uint32_t node;
+    LftRead lft;
+    MftRead mft;
+    bool want_lft = false, want_mft = false;
+  };
+  std::vector<Read> reads(sws.size());
+  TableReads tr;
+  for (size_t i = 0; i < sws.size(); ++i) {
+    Read& r = reads[i];
+    r.node = sws[i];
+    const Node& x = db.node(r.node);
+    if (!x.has_swinfo) continue;
+    auto si = x.switch_info();
+    SwitchTables& t = db.tables(r.node);
+    IBPath path = switch_path(db, r.node, local);
+    if (lft && !t.lft_valid) {
+      unsigned top = unsigned(si.linearFDBTop());
+      if (top >= MLID_BASE) top = MLID_BASE - 1;
+      tr.add_lft(path, 0, top, r.lft);
+      r.want_lft = true;
+    }
+    if (mft && !t.mft_valid) {
+      unsigned cap = unsigned(si.multicastFDBCap());
+      unsigned top = unsigned(si.multicastFDBTop());
+      unsigned n_entries = cap;
+      if (top >= MLID_BASE && top - MLID_BASE + 1 < n_entries) n_entries = top - MLID_BASE + 1;
+      if (top && top < MLID_BASE) n_entries = 0;  // nothing programmed
+      if (n_entries) tr.add_mft(path, MLID_BASE, MLID_BASE + n_entries - 1, x.nports, r.mft);
+      r.want_mft = true;
+    }
+  }
+  tr.spawn(sched);
+  sched.run();
+  for (Read& r : reads) {
+    SwitchTables& t = db.tables(r.node);
+    auto failed = [&](const std::exception_ptr& e, const std::string& what) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        if (res) res->errors.push_back(failure_text(ex, what));
+      }
+    };
+    if (r.want_lft) {
+      if (r.lft.error) {
+        failed(r.lft.error, "LinearForwardingTable block " + std::to_string(r.lft.failed_block));
+      } else {
+        t.lft = std::move(r.lft.lft);
+        t.lft_valid = true;
+      }
+    }
+    if (r.want_mft) {
+      if (r.mft.error) {
+        failed(r.mft.error, "MulticastForwardingTable");
+      } else {
+        t.mft = std::move(r.mft.masks);
+        t.mft_valid = true;
+      }
+    }
+  }
 }
 
 }  // namespace ibcore

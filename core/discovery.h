@@ -58,6 +58,7 @@ struct DiscoveryOptions {
 struct DiscoveryResult {
   std::vector<std::string> errors;  // one line per failed query (partial result)
   uint64_t mads = 0;                // MADs sent (resends included)
+  uint64_t queries = 0;             // queries made (each MAD once, without resends)
   DiscoveryMode mode_used = DiscoveryMode::DR;
 };
 
@@ -65,13 +66,22 @@ struct DiscoveryResult {
 // MADError (annotated) when the start node itself does not answer.
 DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt = {});
 
-// Read the LFT (and/or MFT) of switch n into db.tables(n), with the same
-// scheduler (LID routed when the switch has a LID and the local port is
-// active, else by its DR path).
+// Read the LFTs (and/or MFTs) of the given switches into db.tables(n), with
+// the same scheduler (LID routed when the switch has a LID and the local
+// port is active, else by its DR path): SwitchInfo first where it is not
+// known, then every table block through core/routes.h TableReads (a
+// bounded pool of workers, each block asked once).  Tables already valid
+// are not read again; a failed read leaves its table invalid and adds a
+// line to res->errors.
 void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
                         DiscoveryResult* res = nullptr);
 
 // The DR path of node n from the local port, as an IBPath.
 IBPath dr_path_of(const Subnet& db, uint32_t n);
+
+// The path for queries to switch n after discovery (its tables): LID routed
+// when the switch has a LID and the local port (local_lid) is active,
+// unless DR discovery was asked for; else its DR path.
+IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid);
 
 }  // namespace ibcore

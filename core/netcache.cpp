@@ -1,5 +1,7 @@
 #include "core/netcache.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -548,8 +550,14 @@ Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res) {
   Umad umad(ep.ca, ep.port);
   Scheduler sched(umad, unsigned(std::max(0, config().outstanding)));
   Subnet db;
+  auto t0 = std::chrono::steady_clock::now();
   DiscoveryResult r = discover(sched, db, o);
   for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+  if (config().verbose)
+    std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
+                 (unsigned long long)r.mads, (unsigned long long)r.queries,
+                 (unsigned long long)(r.mads > r.queries ? r.mads - r.queries : 0),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   if (res) *res = std::move(r);
   return db;
 }

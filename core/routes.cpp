@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "core/nodemap.h"
 #include "core/rpc.h"
@@ -92,32 +93,87 @@ void UnicastDump::header(unsigned start, unsigned end, const std::string& where,
 
 namespace {
 // Line building without printf: a dump_fts of a k=32 fat tree is 12M lines.
+// Rows go into a flat buffer written out in 64 kB pieces; the text that
+// names a destination is built once per LID (LidDest::row).
+class RowBuf {
+public:
+  explicit RowBuf(FILE* f) : f_(f) {}
+  ~RowBuf() { flush(); }
+  void flush() {
+    if (n_) std::fwrite(b_, 1, n_, f_);
+    n_ = 0;
+  }
+  // Room for at least k more bytes (k <= CAP).
+  void need(size_t k) {
+    if (n_ + k > CAP) flush();
+  }
+  void put(char c) { b_[n_++] = c; }
+  void put(const char* s, size_t k) {
+    if (k > CAP - n_) {
+      flush();
+      if (k > CAP) {
+        std::fwrite(s, 1, k, f_);
+        return;
+      }
+    }
+    std::memcpy(b_ + n_, s, k);
+    n_ += k;
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  template <size_t N>
+  void lit(const char (&s)[N]) {
+    put(s, N - 1);
+  }
+  void hex(uint64_t v, int digits) {
+    static const char x[] = "0123456789abcdef";
+    for (int i = digits - 1; i >= 0; --i, v >>= 4) b_[n_ + size_t(i)] = x[v & 15];
+    n_ += size_t(digits);
+  }
+  void dec(unsigned v, int min_digits = 1) {
+    char t[16];
+    int k = 0;
+    do {
+      t[k++] = char('0' + v % 10);
+      v /= 10;
+    } while (v);
+    while (k < min_digits) t[k++] = '0';
+    while (k) b_[n_++] = t[--k];
+  }
+
+private:
+  static constexpr size_t CAP = 1 << 16;
+  FILE* f_;
+  char b_[CAP];
+  size_t n_ = 0;
+};
+
 void put_hex(std::string& o, uint64_t v, int digits) {
   static const char x[] = "0123456789abcdef";
   char b[16];
   for (int i = digits - 1; i >= 0; --i, v >>= 4) b[i] = x[v & 15];
   o.append(b, size_t(digits));
 }
-void put_dec(std::string& o, unsigned v, int min_digits = 1) {
-  char b[16];
-  int n = 0;
-  do {
-    b[n++] = char('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n < min_digits) b[n++] = '0';
-  while (n) o.push_back(b[--n]);
+
+const std::string& dest_row(const LidDest& d) {
+  if (d.row.empty()) {
+    std::string& o = d.row;
+    o = ": (";
+    o += node_type_long(d.type);
+    o += " portguid 0x";
+    put_hex(o, d.port_guid, 16);
+    o += ": '";
+    o += d.name;
+    o += "')\n";
+  }
+  return d.row;
 }
 }  // namespace
 
 unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve) {
   unsigned n = 0;
-  std::string o;
-  o.reserve(1 << 16);
-  auto flush = [&] {
-    std::fwrite(o.data(), 1, o.size(), f_);
-    o.clear();
-  };
+  auto out = std::make_unique<RowBuf>(f_);
+  RowBuf& o = *out;
+  const std::string unknown = ": (" + unknown_ + ")\n";
   // The reference reads the table in 64-LID blocks up to end/64 rounded up:
   // an end LID that starts a block is left out.
   unsigned last = end && end % 64 == 0 ? end - 1 : end;
@@ -126,41 +182,40 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
     bool valid = port != LFT_NO_ROUTE;
     if (!valid && !all_) continue;
     ++n;
-    if (o.size() > (1 << 16) - 512) flush();
-    o += "0x";
-    put_hex(o, lid, 4);
-    o += ' ';
-    put_dec(o, port, 3);
-    o += ' ';
+    // The fixed part of a row and any of the short texts fit in 160 bytes.
+    o.need(160);
+    o.lit("0x");
+    o.hex(lid, 4);
+    o.put(' ');
+    o.dec(port, 3);
+    o.put(' ');
     if (no_dests_) {
-      o += '\n';
+      o.put('\n');
       continue;
     }
     if (!valid) {
       if (lid >= last_base_ && lid < last_base_ + last_count_) {
-        o += ": (path #";
-        put_dec(o, lid - last_base_);
-        o += " - illegal port)\n";
+        o.lit(": (path #");
+        o.dec(lid - last_base_);
+        o.lit(" - illegal port)\n");
       } else {
-        o += ": (illegal port)\n";
+        o.lit(": (illegal port)\n");
       }
       continue;
     }
     if (have_last_ && lid >= last_base_ && lid < last_base_ + last_count_) {
-      o += ": (path #";
-      put_dec(o, lid - last_base_ + 1);
-      o += " out of ";
-      put_dec(o, last_count_);
-      o += ": portguid 0x";
-      put_hex(o, last_guid_, 16);
-      o += ")\n";
+      o.lit(": (path #");
+      o.dec(lid - last_base_ + 1);
+      o.lit(" out of ");
+      o.dec(last_count_);
+      o.lit(": portguid 0x");
+      o.hex(last_guid_, 16);
+      o.lit(")\n");
       continue;
     }
     const LidDest* dp = resolve(lid);
     if (!dp || !dp->known) {
-      o += ": (";
-      o += unknown_;
-      o += ")\n";
+      o.put(unknown);
       continue;
     }
     const LidDest& d = *dp;
@@ -168,17 +223,14 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
     last_base_ = d.base_lid;
     last_count_ = 1u << d.lmc;
     last_guid_ = d.port_guid;
-    o += ": (";
-    o += node_type_long(d.type);
-    o += " portguid 0x";
-    put_hex(o, d.port_guid, 16);
-    o += ": '";
-    o += d.name;
-    o += "')\n";
+    o.put(dest_row(d));
   }
-  put_dec(o, n);
-  o += all_ ? " lids dumped \n" : " valid lids dumped \n";
-  flush();
+  o.need(64);
+  o.dec(n);
+  if (all_)
+    o.lit(" lids dumped \n");
+  else
+    o.lit(" valid lids dumped \n");
   return n;
 }
 
@@ -247,23 +299,6 @@ std::vector<LidDest> lid_dests_from_db(const Subnet& db, const NodeNameMap& map)
     d.name = map.remap(n.guid, n.description());
   }
   out.resize(used);
-  return out;
-}
-
-std::vector<std::string> reference_dr_paths(const Subnet& db) {
-  std::vector<std::string> out(db.node_count());
-  static const char prefix[] = "DR path slid 0; dlid 0; ";
-  for (const std::string& l : db.ref_progress()) {
-    if (l.compare(0, sizeof prefix - 1, prefix) != 0) continue;
-    size_t arrow = l.find(" -> new ", sizeof prefix - 1);
-    if (arrow == std::string::npos) continue;
-    size_t brace = l.find('{', arrow);
-    if (brace == std::string::npos) continue;
-    uint64_t guid = std::strtoull(l.c_str() + brace + 1, nullptr, 16);
-    uint32_t n = db.node_by_guid(guid);
-    if (n == NO_INDEX || !out[n].empty()) continue;
-    out[n] = l.substr(sizeof prefix - 1, arrow - (sizeof prefix - 1));
-  }
   return out;
 }
 

@@ -97,6 +97,11 @@ struct LidDest {
   uint16_t base_lid = 0;
   uint8_t lmc = 0;
   std::string name;            // node description / node-name-map name
+  // The text of a row that names this destination, after "0xLLLL PPP "
+  // (": (Channel Adapter portguid 0x...: 'name')\n"): built by the first
+  // row that needs it, then copied (a dump_fts repeats every LID once per
+  // switch).
+  mutable std::string row;
 };
 // nullptr: nothing known of that LID.
 using LidResolver = std::function<const LidDest*(unsigned lid)>;
@@ -137,13 +142,6 @@ const char* node_type_long(NodeType t);
 // The destinations of every LID of a discovered subnet (no MADs), indexed
 // by LID (known = false where no port has it).
 std::vector<LidDest> lid_dests_from_db(const Subnet& db, const class NodeNameMap& map);
-
-// --- the reference's DR paths --------------------------------------------------------
-
-// The directed route the reference's discovery first reached each node by
-// (as its progress lines name it: "0,1,3"), by node index; empty for nodes
-// the replay did not reach.
-std::vector<std::string> reference_dr_paths(const Subnet& db);
 
 }  // namespace ibcore
 

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <utility>
 #include <vector>
 
 #include "core/rpc.h"
@@ -37,13 +38,14 @@ namespace ibcore {
 
 class Scheduler;
 
-// The awaitable of one RPC: holds the request (no allocation per MAD
-// besides a DR path's hop list) and turns the reply into R.
+// The awaitable of one RPC: holds the request and its path (taken by
+// value: a temporary path is moved in, so a MAD costs no allocation beyond
+// a DR path's hop list) and turns the reply into R.
 template <class R>
 class MadAwait {
 public:
   using Decoder = R (*)(std::span<const uint8_t>);
-  MadAwait(Scheduler& s, const MadRequest& req, const IBPath& path, Decoder dec);
+  MadAwait(Scheduler& s, const MadRequest& req, IBPath path, Decoder dec);
   MadAwait(const MadAwait&) = delete;
   MadAwait& operator=(const MadAwait&) = delete;
 
@@ -83,18 +85,20 @@ public:
   size_t waiting() const { return pending_.size(); }
 
   // --- async RPCs (co_await them) -----------------------------------------
-  MadAwait<std::vector<uint8_t>> call(const MadRequest& req, const IBPath& path) {
-    return {*this, req, path, [](std::span<const uint8_t> r) { return std::vector<uint8_t>(r.begin(), r.end()); }};
+  MadAwait<std::vector<uint8_t>> call(const MadRequest& req, IBPath path) {
+    return {*this, req, std::move(path), [](std::span<const uint8_t> r) { return std::vector<uint8_t>(r.begin(), r.end()); }};
   }
 
 #define IBCORE_ARPC(Name, lo, hi, meth)                                                          \
   template <class T>                                                                             \
-  MadAwait<T> Name(const IBPath& path, uint32_t amod = 0, const T* payload = nullptr) {          \
-    return {*this, make_request<T>(lo, hi, meth, payload, amod), path, &MadTransactor::decode<T>}; \
+  MadAwait<T> Name(IBPath path, uint32_t amod = 0, const T* payload = nullptr) {                 \
+    return {*this, make_request<T>(lo, hi, meth, payload, amod), std::move(path),                 \
+            &MadTransactor::decode<T>};                                                          \
   }                                                                                              \
   template <class T>                                                                             \
-  MadAwait<T> Name(const T& payload, const IBPath& path, uint32_t amod = 0) {                    \
-    return {*this, make_request<T>(lo, hi, meth, &payload, amod), path, &MadTransactor::decode<T>}; \
+  MadAwait<T> Name(const T& payload, IBPath path, uint32_t amod = 0) {                           \
+    return {*this, make_request<T>(lo, hi, meth, &payload, amod), std::move(path),                \
+            &MadTransactor::decode<T>};                                                          \
   }
   IBCORE_ARPC(SubnGet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::GET)
   IBCORE_ARPC(SubnSet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::SET)
@@ -152,8 +156,8 @@ private:
 };
 
 template <class R>
-MadAwait<R>::MadAwait(Scheduler& s, const MadRequest& req, const IBPath& path, Decoder dec)
-    : s_(s), path_(path), dec_(dec) {
+MadAwait<R>::MadAwait(Scheduler& s, const MadRequest& req, IBPath path, Decoder dec)
+    : s_(s), path_(std::move(path)), dec_(dec) {
   p_.req_len = build_mad(p_.req.data(), req, path_, 0);
   p_.path = &path_;
 }

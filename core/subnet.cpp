@@ -230,7 +230,10 @@ void Subnet::compute_reference_order(bool with_progress) {
   ref_port_order_.clear();
   ref_progress_.clear();
   ref_mads_ = 0;
-  for (Node& n : nodes_) n.order = NO_INDEX;
+  for (Node& n : nodes_) {
+    n.order = NO_INDEX;
+    n.ref_parent = NO_INDEX;
+  }
   if (from_node == NO_INDEX) return;
 
   enum Kind : uint8_t { NI, ND, SI, PI };
@@ -251,18 +254,13 @@ void Subnet::compute_reference_order(bool with_progress) {
   std::vector<uint8_t> first_port(nodes_.size(), 0);
   std::deque<Ev> q;
   uint32_t created = 0, maxhops = 0;
-  // DR path strings for progress lines: kept as parent links.
-  std::vector<uint32_t> parent_port(nodes_.size(), NO_INDEX);
 
-  auto path_str = [&](uint32_t n, uint32_t via) {
-    // hops from the start: walk parent links
+  // The DR path of an SMP sent through port slot via (NO_INDEX: to the
+  // start node), from the parent links.
+  auto path_str = [&](uint32_t via) {
     std::vector<uint8_t> hops;
-    if (via != NO_INDEX) hops.push_back(ports_[via].num);
-    uint32_t cur = via != NO_INDEX ? ports_[via].node : n;
-    while (parent_port[cur] != NO_INDEX) {
-      hops.push_back(ports_[parent_port[cur]].num);
-      cur = ports_[parent_port[cur]].node;
-    }
+    for (uint32_t cur = via; cur != NO_INDEX; cur = nodes_[ports_[cur].node].ref_parent)
+      hops.push_back(ports_[cur].num);
     std::string s = "0";
     for (auto it = hops.rbegin(); it != hops.rend(); ++it) s += "," + std::to_string(*it);
     return s;
@@ -282,7 +280,7 @@ void Subnet::compute_reference_order(bool with_progress) {
           st[e.node].hops = e.hops;
           st[e.node].entry = e.port;
           first_port[e.node] = e.port;
-          parent_port[e.node] = e.via;
+          x.ref_parent = e.via;
         }
         if (with_progress) {
           const Port& p = ports_[x.port0 + e.port];
@@ -294,7 +292,7 @@ void Subnet::compute_reference_order(bool with_progress) {
                                                         : "???";
           char buf[512];
           std::snprintf(buf, sizeof buf, "DR path slid 0; dlid 0; %s -> %s %s {%016" PRIx64 "} portnum %d lid %d-%d \"%s\"",
-                        path_str(e.node, e.via).c_str(), is_new ? "new" : "known", tn, x.guid,
+                        path_str(e.via).c_str(), is_new ? "new" : "known", tn, x.guid,
                         x.is_switch() ? 0 : int(e.port), lid, lid + (1 << lmc) - 1,
                         st[e.node].desc_done ? x.description().c_str() : "");
           ref_progress_.push_back(buf);
@@ -361,6 +359,26 @@ void Subnet::compute_reference_order(bool with_progress) {
   // Nodes the replay did not reach (a partial graph) go last, in index order.
   for (Node& n : nodes_)
     if (n.order == NO_INDEX) n.order = created++;
+}
+
+std::optional<std::vector<uint8_t>> Subnet::ref_dr(uint32_t n) const {
+  if (nodes_[n].order == NO_INDEX) return std::nullopt;
+  std::vector<uint8_t> hops;
+  for (uint32_t cur = nodes_[n].ref_parent; cur != NO_INDEX; cur = nodes_[ports_[cur].node].ref_parent) {
+    hops.push_back(ports_[cur].num);
+    if (hops.size() > nodes_.size()) return std::nullopt;  // a cycle: not from the replay
+  }
+  if (n != from_node && hops.empty()) return std::nullopt;  // not reached by the replay
+  std::reverse(hops.begin(), hops.end());
+  return hops;
+}
+
+std::string Subnet::ref_dr_string(uint32_t n) const {
+  auto h = ref_dr(n);
+  if (!h) return {};
+  std::string s = "0";
+  for (uint8_t x : *h) s += "," + std::to_string(x);
+  return s;
 }
 
 std::vector<uint32_t> Subnet::reference_order(NodeType t) const {

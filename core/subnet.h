@@ -73,6 +73,11 @@ struct Node {
   uint16_t smalid = 0;        // switches: port 0 LID
   uint32_t port0 = NO_INDEX;  // index of port slot 0 in Subnet::ports
   uint32_t order = NO_INDEX;  // creation rank in the reference's discovery order
+  // The port slot (of another node) through which the reference's discovery
+  // first reached this node: following these links back to the start node
+  // gives the directed route the reference names the node by.  NO_INDEX for
+  // the start node and nodes the replay did not reach.
+  uint32_t ref_parent = NO_INDEX;
   bool has_desc = false;
   bool has_swinfo = false;
   Raw64 info{};               // SMPNodeInfo of the first reply
@@ -194,6 +199,13 @@ public:
   void set_port_guid(uint32_t port, uint64_t guid);
   // The reference's -s progress lines, in order.
   const std::vector<std::string>& ref_progress() const { return ref_progress_; }
+  // The directed route (hops after the local port) the reference's discovery
+  // first reached node n by, from the Node::ref_parent links; empty for the
+  // start node.  nullopt when the replay did not reach n.
+  std::optional<std::vector<uint8_t>> ref_dr(uint32_t n) const;
+  // The same as the reference prints it: "0,1,3" ("0" for the start node);
+  // empty when the replay did not reach n.
+  std::string ref_dr_string(uint32_t n) const;
   // What the reference itself would have sent (for the bench).
   uint64_t ref_mads() const { return ref_mads_; }
 

@@ -164,7 +164,8 @@ bool Umad::recv(RecvMad& out, int timeout_ms) {
   int len = int(RBUF_MAD);
   void* buf = rbuf_;
   std::vector<uint8_t> big;
-  int agent = umad_recv(portid_, buf, &len, -1);
+  // After our own poll said readable, no second poll inside libibumad.
+  int agent = umad_recv(portid_, buf, &len, timeout_ms == -1 ? -1 : 0);
   if (agent == -ENOSPC) {
     // An RMPP reassembled message larger than one MAD: read it whole.
     big.resize(umad_size() + size_t(len));

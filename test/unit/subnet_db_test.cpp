@@ -104,3 +104,31 @@ TEST(NodeNameMap, ReferenceSyntax) {
   EXPECT_FALSE(m2.parse("0x1zz name\n", &bad));
   EXPECT_EQ(bad, "0x1zz name");
 }
+
+TEST(SubnetDb, ReferenceDrPathsFollowParentLinks) {
+  TestFabric f = TestFabric::two_switches();
+  Subnet& db = f.db;
+  uint32_t s1 = db.node_by_guid(0x200000), s2 = db.node_by_guid(0x200001), h2 = db.node_by_guid(0x100003);
+  // Before the replay nothing is known.
+  EXPECT_FALSE(db.ref_dr(s2).has_value());
+  EXPECT_EQ(db.ref_dr_string(s2), "");
+  db.compute_reference_order(false);  // no progress text needed
+  ASSERT_TRUE(db.ref_dr(s1).has_value());
+  EXPECT_TRUE(db.ref_dr(s1)->empty());
+  EXPECT_EQ(db.ref_dr_string(s1), "0");
+  EXPECT_EQ(db.ref_dr_string(s2), "0,3");
+  EXPECT_EQ(db.node(s2).ref_parent, db.port_index(s1, 3));
+  // Hca2 is first reached through Switch2's port 1 (its PortInfo 1 is
+  // handled before PortInfo 2).
+  EXPECT_EQ(db.ref_dr_string(h2), "0,3,1");
+  EXPECT_EQ(*db.ref_dr(h2), (std::vector<uint8_t>{3, 1}));
+  // The same paths the progress lines name.
+  db.compute_reference_order(true);
+  for (const std::string& l : db.ref_progress()) {
+    if (l.find(" -> new ") == std::string::npos) continue;
+    uint64_t guid = std::stoull(l.substr(l.find('{') + 1, 16), nullptr, 16);
+    std::string path = l.substr(std::string("DR path slid 0; dlid 0; ").size());
+    path = path.substr(0, path.find(' '));
+    EXPECT_EQ(db.ref_dr_string(db.node_by_guid(guid)), path) << l;
+  }
+}
