@@ -64,17 +64,15 @@ public:
 
 private:
   int query(ibtool::Session& s, const IBPath& path, uint16_t attr, uint32_t mod) {
-    // Build a SubnGet through the registry, then put the requested attribute
-    // ID in: smpdump sends any ID, defined or not.
+    // A SubnGet of any ID, defined or not (build_mad sends unknown IDs as
+    // given).
     ibcore::MadRequest req;
     req.cls = iba::find_class(iba::mgmt::SUBN_LID_ROUTED);
     req.method = iba::method::GET;
-    req.attr_id = iba::AttrId<iba::SMPNodeInfo>::value;
+    req.attr_id = attr;
     req.amod = mod;
     ibcore::PendingMad p;
     p.req_len = ibcore::build_mad(p.req.data(), req, path, 0);
-    p.req[16] = uint8_t(attr >> 8);
-    p.req[17] = uint8_t(attr);
     p.path = &path;
     s.mad->engine().submit(p);
     s.mad->engine().wait(p);

@@ -82,14 +82,12 @@ size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64
     throw MADError(std::string("A directed route path (") + path.dr_string() + ") can only carry SMPs, not " +
                    cls->name);
   }
+  // An attribute the registry defines is checked against the methods it
+  // allows; any other ID goes out as given with the payload as raw bytes
+  // (smpdump and vendstat send IDs ibtool does not decode).
   const iba::AttrDesc* a = iba::find_attr(*cls, req.attr_id);
   char b[160];
-  if (!a) {
-    std::snprintf(b, sizeof b, "Attribute %u is not defined for %s(%u.%u)", req.attr_id, cls->name,
-                  cls->mgmt_class, cls->class_version);
-    throw MADError(b);
-  }
-  if (!(a->methods & iba::mbit(req.method))) {
+  if (a && !(a->methods & iba::mbit(req.method))) {
     std::snprintf(b, sizeof b, "RPC %s is not allowed for %s(%u) in %s(%u.%u)",
                   iba::method_name(cls->mgmt_class, req.method).c_str(), a->desc->name, req.attr_id, cls->name,
                   cls->mgmt_class, cls->class_version);
@@ -445,16 +443,28 @@ std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& pa
   return std::vector<uint8_t>(rep.begin(), rep.end());
 }
 
-IBPath MadTransactor::sa_path() const {
+IBPath default_sa_path(const Transport& t) {
+  const std::string& s = config().sa_path;
   IBPath p;
-  Transport& t = const_cast<MadEngine&>(eng_).transport();
-  p.DLID = t.sm_lid();
-  p.SL = t.sm_sl();
-  p.dqpn = 1;
-  p.qkey = GSI_QKEY;
-  if (!p.DLID) throw MADError("No SM LID known for the local port: cannot reach the SA");
+  if (!s.empty()) {
+    try {
+      p = IBPath::from_string(s);
+    } catch (const Error& e) {
+      throw Error(std::string("--sa-path: ") + e.what());
+    }
+    if (p.is_dr()) throw Error("Invalid --sa-path " + s + ": SA MADs cannot follow a directed route path");
+    if (!p.DLID && !p.has_grh) throw Error("Invalid --sa-path " + s + ": it names no destination");
+  } else {
+    p.DLID = t.sm_lid();
+    p.SL = t.sm_sl();
+    if (!p.DLID) throw MADError("No SM LID known for the local port: cannot reach the SA");
+  }
+  if (!p.dqpn) p.dqpn = 1;
+  if (!p.qkey) p.qkey = GSI_QKEY;
   return p;
 }
+
+IBPath MadTransactor::sa_path() const { return default_sa_path(const_cast<MadEngine&>(eng_).transport()); }
 
 std::span<const uint8_t> MadTransactor::payload_of(std::span<const uint8_t> mad) {
   if (mad.size() < iba::MADHeader::SIZE) return {};

@@ -58,8 +58,10 @@ std::string describe_mad(const uint8_t* mad, size_t len);
 // Fill mad (256 bytes) for req sent along path with transaction id tid.
 // Returns the number of bytes to send.  Chooses the directed route format
 // for a DR path (hop pointer 0, hop count, initial path, drSLID/drDLID) and
-// puts path.mkey / path.smkey (or config()'s) in SMPs / SA MADs.  Throws
-// MADError when the class does not define the attribute or the method.
+// puts path.mkey / path.smkey (or config()'s) in SMPs / SA MADs.  An
+// attribute the class defines is checked against the methods it allows
+// (MADError when not); an attribute ID the registry does not know is sent
+// as given, with req.payload as its raw data.
 size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64_t tid);
 
 // The agent class/version a MAD goes out on (SMPs: 0x01 or 0x81).
@@ -208,6 +210,13 @@ MadRequest make_request(uint8_t lo, uint8_t hi, uint8_t method, const T* payload
   return r;
 }
 
+// The path to the SA: --sa-path (config().sa_path: a LID, GID or path
+// spec; not a DR path) when given, else the SM LID and SL the end port
+// knows.  Always QP1 with the GSI Q_Key unless the path spec says
+// otherwise.  Throws ibcore::Error for a bad --sa-path, MADError when the
+// port knows no SM.
+IBPath default_sa_path(const Transport& t);
+
 template <class T>
 struct SATable {
   std::vector<T> records;
@@ -224,7 +233,8 @@ public:
   // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
   std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
 
-  // The path to the SA for this end port (DLID = SM LID, SL = SM SL, QP1).
+  // The path to the SA: default_sa_path(transport()).  Every SubnAdm* call
+  // without an explicit path uses it.
   IBPath sa_path() const;
 
 #define IBCORE_RPC(Name, lo, hi, meth)                                                     \

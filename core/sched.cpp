@@ -72,15 +72,6 @@ void Scheduler::run() {
   if (first_error_) std::rethrow_exception(std::exchange(first_error_, nullptr));
 }
 
-IBPath Scheduler::sa_path() const {
-  IBPath p;
-  Transport& t = const_cast<MadEngine&>(eng_).transport();
-  p.DLID = t.sm_lid();
-  p.SL = t.sm_sl();
-  p.dqpn = 1;
-  p.qkey = GSI_QKEY;
-  if (!p.DLID) throw MADError("No SM LID known for the local port: cannot reach the SA");
-  return p;
-}
+IBPath Scheduler::sa_path() const { return default_sa_path(const_cast<MadEngine&>(eng_).transport()); }
 
 }  // namespace ibcore

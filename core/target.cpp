@@ -26,15 +26,7 @@ IBPath sa_path_for(MadTransactor& mad, uint16_t sm_lid) {
     p.qkey = GSI_QKEY;
     return p;
   }
-  const std::string& s = config().sa_path;
-  if (!s.empty()) {
-    IBPath p = IBPath::from_string(s);
-    if (p.is_dr()) throw Error("--sa-path must be a LID or a path spec, not a DR path: " + s);
-    if (!p.dqpn) p.dqpn = 1;
-    if (!p.qkey) p.qkey = GSI_QKEY;
-    return p;
-  }
-  return mad.sa_path();
+  return mad.sa_path();  // honours --sa-path
 }
 
 IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {

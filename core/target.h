@@ -34,8 +34,8 @@ struct TargetForm {
 // match the forced form.
 IBPath parse_target(std::string_view arg, const TargetForm& f, std::string_view dr = {});
 
-// The path to the SA: DLID = the SM LID the port knows, or sm_lid when not
-// 0 (the reference's -s), or config().sa_path when set.
+// The path to the SA: sm_lid when not 0 (the reference's -s), else
+// mad.sa_path() (--sa-path when set, else the SM LID the port knows).
 IBPath sa_path_for(MadTransactor& mad, uint16_t sm_lid = 0);
 
 // Resolve a GUID/GID target to LID-routed form (PathRecord from the SA).

@@ -83,10 +83,41 @@ TEST(CoreRpc, MethodCheckedAgainstRegistry) {
   MadRequest sa = make_request<iba::SANodeRecord>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::GET,
                                                   nullptr, 0);
   EXPECT_THROW(build_mad(m.data(), sa, IBPath::from_string("0,1"), 1), MADError);
-  // An unknown attribute id.
-  MadRequest u = r;
+}
+
+TEST(CoreRpc, UnknownAttributeSentRaw) {
+  // An attribute ID the registry does not define goes out as given, with
+  // the payload as raw data (smpdump and vendstat send such IDs).
+  IBPath p = IBPath::from_string("5");
+  std::array<uint8_t, 256> m{};
+  std::array<uint8_t, 4> raw{0xde, 0xad, 0xbe, 0xef};
+  MadRequest u;
+  u.cls = iba::find_class(iba::mgmt::SUBN_LID_ROUTED);
   u.method = iba::method::GET;
-  u.attr_id = 0x7777;
+  u.attr_id = 0xff77;
+  u.amod = 0x01020304;
+  u.payload = raw;
+  ASSERT_NE(u.cls, nullptr);
+  ASSERT_EQ(iba::find_attr(*u.cls, u.attr_id), nullptr);
+  EXPECT_EQ(build_mad(m.data(), u, p, 1), 256u);
+  EXPECT_EQ(m[1], 0x01);
+  EXPECT_EQ(m[3], iba::method::GET);
+  EXPECT_EQ(m[16], 0xff);
+  EXPECT_EQ(m[17], 0x77);
+  EXPECT_EQ(m[20], 0x01);
+  EXPECT_EQ(m[23], 0x04);
+  EXPECT_EQ(m[64], 0xde);  // SMP data
+  EXPECT_EQ(m[67], 0xef);
+  EXPECT_EQ(m[68], 0x00);
+  EXPECT_EQ(describe_mad(m.data(), 256), "SubnGet(1) SMPFormat(1.1) Attribute(65399)");
+  // The same ID along a DR path switches to the directed route format.
+  build_mad(m.data(), u, IBPath::from_string("0,1"), 1);
+  EXPECT_EQ(m[1], 0x81);
+  EXPECT_EQ(m[16], 0xff);
+  EXPECT_EQ(m[17], 0x77);
+  // The methods of a known attribute are still checked.
+  u.attr_id = iba::AttrId<iba::SMPNodeInfo>::value;
+  u.method = iba::method::SET;
   EXPECT_THROW(build_mad(m.data(), u, p, 1), MADError);
 }
 
@@ -188,6 +219,47 @@ TEST(CoreRpc, ClassErrorDecoded) {
   EXPECT_EQ(t.sent[0].path.DLID, 1);
   EXPECT_EQ(t.sent[0].path.dqpn, 1u);
   EXPECT_EQ(t.sent[0].path.qkey, GSI_QKEY);
+}
+
+TEST(CoreRpc, SaPathHonoursConfig) {
+  // --sa-path (config().sa_path) is where every SA RPC without an explicit
+  // path goes: a LID nobody answers times out naming that LID.
+  ConfigGuard g;
+  FakeTransport t;  // answers nothing; its SM LID is 1
+  MadTransactor mad(t);
+  config().sa_path = "0x77";
+  config().timeout_ms = 5;
+  config().retries = 0;
+  EXPECT_EQ(mad.sa_path().DLID, 0x77);
+  EXPECT_EQ(mad.sa_path().dqpn, 1u);
+  EXPECT_EQ(mad.sa_path().qkey, GSI_QKEY);
+  iba::SANodeRecord q;
+  try {
+    mad.SubnAdmGet(q, 0);
+    FAIL() << "no timeout";
+  } catch (const MADTimeoutError& e) {
+    EXPECT_NE(std::string(e.what()).find("timed out to lid 119"), std::string::npos) << e.what();
+  }
+  ASSERT_EQ(t.sent.size(), 1u);
+  EXPECT_EQ(t.sent[0].path.DLID, 0x77);
+  EXPECT_EQ(t.sent[0].path.dqpn, 1u);
+  // A path spec keeps its own fields.
+  config().sa_path = "IBPath(DLID=9,SL=3)";
+  EXPECT_EQ(mad.sa_path().DLID, 9);
+  EXPECT_EQ(mad.sa_path().SL, 3);
+  // Not given: the SM LID the port knows.
+  config().sa_path.clear();
+  EXPECT_EQ(mad.sa_path().DLID, 1);
+  // SA MADs cannot follow a DR path; junk is refused with the option named.
+  config().sa_path = "0,1";
+  EXPECT_THROW(mad.sa_path(), Error);
+  config().sa_path = "no-such-path";
+  try {
+    mad.sa_path();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--sa-path: ", 0), 0u) << e.what();
+  }
 }
 
 TEST(CoreRpc, ErrorDumpLayers) {
