@@ -2,6 +2,8 @@
 # Start-up and one-SMP cost: `smpquery nodeinfo LID` run N times (default
 # 200) with the reference and with ibtool, interleaved in the same run on
 # the same simulated fabric; prints both times and the ratio ibtool/reference.
+# When valgrind is installed it also counts the instructions of one run of
+# each (callgrind): a check that does not depend on the machine's load.
 #
 #   bench/smpquery_bench.sh [IBTOOL] [N] [TOPOFILE]
 set -euo pipefail
@@ -33,3 +35,13 @@ done
 awk -v r="$ref_ns" -v o="$ours_ns" -v n="$n" 'BEGIN {
   printf "reference smpquery: %.2f ms per run\nibtool smpquery:    %.2f ms per run\nratio ibtool/reference: %.3f\n",
          r / n / 1e6, o / n / 1e6, o / r }'
+if command -v valgrind >/dev/null; then
+  instr() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" nodeinfo $lid 2>&1 >/dev/null |
+            awk '/Collected :/ { print $NF }'; }
+  ref_ir=$(instr smpquery || true); ours_ir=$(instr "$ibtool" smpquery || true)
+  rm -rf "$dir"/sys-* 2>/dev/null || true
+  if [ -n "$ref_ir" ] && [ -n "$ours_ir" ]; then
+    awk -v r="$ref_ir" -v o="$ours_ir" 'BEGIN {
+      printf "instructions (callgrind, one run): reference %d, ibtool %d, ratio %.3f\n", r, o, o / r }'
+  fi
+fi

@@ -1,6 +1,5 @@
 // Local device commands: ibstat (libibumad's view of the devices),
 // ibstatus (the sysfs view) and ibv_devices (the verbs view).
-#include <infiniband/verbs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "core/devices.h"
+#include "core/error.h"
 
 namespace {
 
@@ -282,19 +282,20 @@ public:
   }
 
   int run() override {
-    int n = 0;
-    errno = 0;
-    ibv_device** list = ibv_get_device_list(&n);
-    if (!list) {
-      std::fprintf(stderr, "Failed to get IB devices list: %s\n", std::strerror(errno));
+    std::vector<ibcore::VerbsDevice> list;
+    try {
+      list = ibcore::verbs_devices();  // loads libibverbs on demand
+    } catch (const ibcore::SysError& e) {
+      std::fprintf(stderr, "Failed to get IB devices list: %s\n", std::strerror(e.err()));
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "E: %s\n", e.what());
       return 1;
     }
     std::printf("    %-16s\t   node GUID\n", "device");
     std::printf("    %-16s\t----------------\n", "------");
-    for (int i = 0; i < n; ++i)
-      std::printf("    %-16s\t%016llx\n", ibv_get_device_name(list[i]),
-                  static_cast<unsigned long long>(be64toh(ibv_get_device_guid(list[i]))));
-    ibv_free_device_list(list);
+    for (const auto& d : list)
+      std::printf("    %-16s\t%016llx\n", d.name.c_str(), static_cast<unsigned long long>(d.node_guid));
     return 0;
   }
 

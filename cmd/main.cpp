@@ -1,7 +1,5 @@
 // The multi-call dispatcher: `ibtool CMD ...`, or `CMD ...` through a link
 // named after a command or one of its legacy aliases.
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,8 +20,9 @@ namespace ibtool {
 namespace {
 
 std::map<std::string, CommandInfo, std::less<>>& table() {
-  static std::map<std::string, CommandInfo, std::less<>> t;
-  return t;
+  // Never destroyed: every run would otherwise free the whole table at exit.
+  static auto* t = new std::map<std::string, CommandInfo, std::less<>>;
+  return *t;
 }
 
 std::string_view basename_of(std::string_view p) {
@@ -53,15 +52,6 @@ private:
   const CommandInfo& info_;
   std::string invoked_;
 };
-
-void setup_logging(int debug) {
-  auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>(spdlog::color_mode::never);
-  auto logger = std::make_shared<spdlog::logger>("ibtool", sink);
-  logger->set_pattern("%v");
-  logger->set_level(debug >= 2 ? spdlog::level::trace : debug == 1 ? spdlog::level::debug
-                                                                   : spdlog::level::info);
-  spdlog::set_default_logger(logger);
-}
 
 int print_help_list() {
   std::printf("Usage: ibtool COMMAND [options] [args]\n\n");
@@ -190,7 +180,6 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     std::fputs(app->help().c_str(), stderr);
     return cmd->usage_status();
   }
-  setup_logging(ibcore::config().debug);
   try {
     return cmd->run();
   } catch (const std::exception& e) {

@@ -3,10 +3,17 @@
 #include "core/devices.h"
 
 #include <infiniband/umad.h>
+#include <infiniband/verbs.h>
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <endian.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -168,6 +175,105 @@ const EndPort& find_end_port(const std::vector<Device>& devs, const std::string&
 
 const EndPort& get_end_port(const std::string& ca, int port) {
   return find_end_port(get_devices(), ca, port);
+}
+
+// --- verbs devices -------------------------------------------------------------------
+
+std::vector<VerbsDevice> verbs_devices() {
+  // The library stays loaded for the life of the process.
+  static void* lib = ::dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = ::dlerror();
+    throw Error(std::string("Cannot load libibverbs: ") + (why ? why : "unknown error"));
+  }
+  using GetList = ibv_device** (*)(int*);
+  using FreeList = void (*)(ibv_device**);
+  using GetName = const char* (*)(ibv_device*);
+  using GetGuid = __be64 (*)(ibv_device*);
+  auto get_list = reinterpret_cast<GetList>(::dlsym(lib, "ibv_get_device_list"));
+  auto free_list = reinterpret_cast<FreeList>(::dlsym(lib, "ibv_free_device_list"));
+  auto get_name = reinterpret_cast<GetName>(::dlsym(lib, "ibv_get_device_name"));
+  auto get_guid = reinterpret_cast<GetGuid>(::dlsym(lib, "ibv_get_device_guid"));
+  if (!get_list || !free_list || !get_name || !get_guid) throw Error("libibverbs lacks the device list functions");
+  int n = 0;
+  errno = 0;
+  ibv_device** list = get_list(&n);
+  if (!list) throw SysError(errno ? errno : EIO, "ibv_get_device_list");
+  std::vector<VerbsDevice> out;
+  for (int i = 0; i < n; ++i) out.push_back({get_name(list[i]), be64toh(get_guid(list[i]))});
+  free_list(list);
+  return out;
+}
+
+// --- sysfs node descriptions ----------------------------------------------------------
+// Plain open/read/write/opendir (not stdio or iostreams): umad2sim redirects
+// exactly these calls to its fake tree.
+
+std::string sysfs_root() {
+  const char* r = std::getenv("IBTOOL_SYSFS_ROOT");
+  return r && *r ? std::string(r) : std::string("/sys");
+}
+
+std::vector<std::string> sysfs_device_names() {
+  std::vector<std::string> out;
+  std::string dir = sysfs_root() + "/class/infiniband";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') out.emplace_back(e->d_name);
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string node_desc_path(const std::string& dev) { return sysfs_root() + "/class/infiniband/" + dev + "/node_desc"; }
+
+std::string read_node_desc(const std::string& dev) {
+  std::string path = node_desc_path(dev);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw SysError(errno, "open", "Cannot read the node description of " + dev + " (" + path + ")");
+  std::string s;
+  char b[256];
+  for (;;) {
+    ssize_t n = ::read(fd, b, sizeof b);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      throw SysError(err, "read", "Cannot read the node description of " + dev + " (" + path + ")");
+    }
+    if (n == 0) break;
+    s.append(b, size_t(n));
+  }
+  ::close(fd);
+  return s;
+}
+
+void check_node_desc(std::string_view desc) {
+  if (desc.size() > NODE_DESC_MAX)
+    throw Error("The node description '" + std::string(desc) + "' is " + std::to_string(desc.size()) +
+                " bytes long; NodeDescription holds at most " + std::to_string(NODE_DESC_MAX));
+}
+
+void write_node_desc(const std::string& dev, std::string_view desc) {
+  check_node_desc(desc);
+  std::string path = node_desc_path(dev);
+  std::string what = "Cannot set the node description of " + dev + " (" + path + ")";
+  // No O_CREAT: a device without the file cannot have its description set.
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) throw SysError(errno, "open", what);
+  size_t done = 0;
+  while (done < desc.size()) {
+    ssize_t n = ::write(fd, desc.data() + done, desc.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      throw SysError(err, "write", what);
+    }
+    done += size_t(n);
+  }
+  if (::close(fd) < 0) throw SysError(errno, "close", what);
 }
 
 }  // namespace ibcore

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "iba/struct.h"
@@ -57,5 +58,42 @@ const EndPort& get_end_port(const std::string& ca = "", int port = 0);
 // The same selection over a given device list (get_end_port uses
 // get_devices()); the returned reference points into devs.
 const EndPort& find_end_port(const std::vector<Device>& devs, const std::string& ca, int port);
+
+// --- verbs devices -----------------------------------------------------------------
+// The devices libibverbs lists (ibv_devices).  libibverbs (and the libnl it
+// pulls in) is loaded on first use with dlopen: the commands that never use
+// verbs do not pay for loading it at every start.
+struct VerbsDevice {
+  std::string name;
+  uint64_t node_guid = 0;  // host order
+};
+// Throws SysError(errno, "ibv_get_device_list") when libibverbs cannot list
+// the devices, Error when libibverbs cannot be loaded.
+std::vector<VerbsDevice> verbs_devices();
+
+// --- sysfs node descriptions ------------------------------------------------------
+// What libibumad does not read for us comes from sysfs directly.  The root
+// is "/sys", or $IBTOOL_SYSFS_ROOT when set (tests build a fake tree there;
+// libibumad itself always reads /sys).  umad2sim redirects /sys to its own
+// fake tree, which has no node_desc files.
+
+// The sysfs root in use.
+std::string sysfs_root();
+// The RDMA device names in <root>/class/infiniband, sorted; empty when the
+// directory is missing.
+std::vector<std::string> sysfs_device_names();
+// <root>/class/infiniband/<dev>/node_desc
+std::string node_desc_path(const std::string& dev);
+// A device's node description as the file holds it (the kernel ends it with
+// a newline).  Throws SysError naming the device and the file.
+std::string read_node_desc(const std::string& dev);
+// Set a device's node description (what the SMA answers to a SubnGet of
+// NodeDescription; the IBA attribute is get-only, so this is the only way).
+// Throws Error when desc is longer than the 64 bytes of the attribute,
+// SysError naming the device and the file when it cannot be written.
+void write_node_desc(const std::string& dev, std::string_view desc);
+// The length check write_node_desc makes (Error when desc does not fit).
+constexpr size_t NODE_DESC_MAX = 64;
+void check_node_desc(std::string_view desc);
 
 }  // namespace ibcore

@@ -46,7 +46,7 @@ IBPath MadAddr::to_path() const {
   return p;
 }
 
-Umad::Umad(const std::string& ca, int port) {
+void Umad::open(const std::string& ca, int port) {
   init_umad_lib();
   portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
   if (portid_ < 0)
@@ -54,6 +54,23 @@ Umad::Umad(const std::string& ca, int port) {
                    "Cannot open end port " + (ca.empty() ? std::string("(default)") : ca) +
                        (port ? "/" + std::to_string(port) : std::string()));
   fd_ = umad_get_fd(portid_);
+  sbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
+  rbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
+  if (!sbuf_ || !rbuf_) throw SysError(ENOMEM, "calloc");
+}
+
+Umad::Umad(const EndPort& ep) {
+  open(ep.ca, ep.port);
+  ca_ = ep.ca;
+  port_ = ep.port;
+  lid_ = ep.lid;
+  sm_lid_ = ep.sm_lid;
+  sm_sl_ = ep.sm_sl;
+  gid_ = ep.gid();
+}
+
+Umad::Umad(const std::string& ca, int port) {
+  open(ca, port);
   umad_port_t p{};
   if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), port, &p) == 0) {
     ca_ = p.ca_name;
@@ -67,9 +84,6 @@ Umad::Umad(const std::string& ca, int port) {
     ca_ = ca;
     port_ = port;
   }
-  sbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
-  rbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
-  if (!sbuf_ || !rbuf_) throw SysError(ENOMEM, "calloc");
 }
 
 Umad::~Umad() {

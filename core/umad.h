@@ -84,7 +84,9 @@ public:
   // Open the end port (ca empty / port 0: libibumad's default).  Throws
   // SysError when it cannot be opened.
   Umad(const std::string& ca = "", int port = 0);
-  explicit Umad(const EndPort& ep) : Umad(ep.ca, ep.port) {}
+  // The end port as get_end_port() found it: its LIDs and GID are taken
+  // from ep instead of being read from sysfs a second time.
+  explicit Umad(const EndPort& ep);
   ~Umad() override;
   Umad(const Umad&) = delete;
   Umad& operator=(const Umad&) = delete;
@@ -103,6 +105,7 @@ public:
   int port() const { return port_; }
 
 private:
+  void open(const std::string& ca, int port);
   int portid_ = -1;
   int fd_ = -1;
   std::string ca_;
