@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -38,7 +39,7 @@ bool is_target_mode(Mode m) {
 }
 bool needs_port(Mode m) { return m == Mode::Port || m == Mode::PortState || m == Mode::PortWidth; }
 
-class IbCheck : public ibtool::Command {
+class IbCheck : public ibtool::HealthCommand {
 public:
   explicit IbCheck(Mode m) : mode_(m) {}
 
@@ -51,6 +52,11 @@ public:
           ->option_text("<file>");
       app.add_flag("-s,--show-thresholds", show_thresholds_, "print the thresholds in use");
     }
+    if (mode_ == Mode::Net || mode_ == Mode::State)
+      app.add_option("--baseline", baseline_,
+                     "the healthy subnet: a cache (ibtool --cache, ibnetdiscover --cache) or an ibnetdiscover "
+                     "topology file; every link of it that is missing or down is reported by both ends")
+          ->option_text("<file>");
     if (is_target_mode(mode_)) {
       app.add_flag("-G", guid_form_, "the target is a port GUID");
       app.add_flag("-D", dr_form_, "the target is a DR path");
@@ -63,21 +69,13 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
   }
 
-  int run() override {
-    try {
-      return run_();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
-  }
-
 private:
   struct Item {
     uint32_t node;
     unsigned port;
   };
 
-  int run_() {
+  int work() override {
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
         throw Error("Cannot read thresholds file " + threshold_file_);
@@ -89,12 +87,15 @@ private:
     }
     map_ = NodeNameMap::open(config().node_name_map);
     if (mode_ == Mode::Node) return check_node();
+    std::vector<H::ExpectedLink> base;
+    if (!baseline_.empty()) base = H::load_baseline(baseline_);
 
     db_ = obtain_subnet();
     std::vector<uint32_t> nodes;
     std::vector<Item> items;
     if (is_target_mode(mode_)) {
-      auto [node, tport] = find_target();
+      IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
+      uint32_t node = db_.port(H::find_target_port(db_, target_, form)).node;
       nodes.push_back(node);
       const Node& n = db_.node(node);
       if (needs_port(mode_) || (mode_ == Mode::Errs && port_ >= 0)) {
@@ -105,7 +106,6 @@ private:
         for (unsigned p = n.is_switch() ? 1 : 1; p <= n.nports; ++p)
           if (port_checkable(n, p)) items.push_back({node, p});
         if (n.is_switch() && n.enhsp0) items.insert(items.begin(), {node, 0});
-        (void)tport;
       }
     } else {
       nodes = db_.reference_order(NodeType::Unknown);
@@ -126,7 +126,7 @@ private:
 
     std::vector<H::Finding> found;
     for (const Item& it : items) {
-      if (state) append(found, H::check_port_state(db_, it.node, it.port));
+      if (state) append(found, H::check_port_state(db_, it.node, it.port, needs_port(mode_)));
       // A link is reported once, from the end with the lower port slot,
       // unless only this end is checked.
       const Port& me = db_.port(db_.node(it.node), it.port);
@@ -135,19 +135,18 @@ private:
       if (speed && link_end) append(found, H::check_port_speed(db_, it.node, it.port));
     }
     if (ids) append(found, H::check_ids(db_));
+    if (!base.empty())
+      append(found, H::check_links(db_, base, [&](uint64_t g, const std::string& d) { return map_.remap(g, d); }));
 
     if (errors || ids) {
-      Umad umad(get_end_port(config().ca, config().port));
-      IBPath sa;
-      if (errors) sa = H::sa_path_for_pm(umad);
-      Scheduler sched(umad);
-      H::PmAccess pm(sched, sa);
+      H::PmSession ses(false, errors);
+      Scheduler& sched = ses.sched();
       std::vector<std::vector<H::Finding>> per(items.size());
       if (errors)
         for (size_t i = 0; i < items.size(); ++i)
           if (items[i].port == 0 || db_.port(db_.node(items[i].node), items[i].port).phys_state() == PHYS_LINKUP ||
               is_target_mode(mode_))
-            sched.spawn(read_errors(pm, items[i], per[i]));
+            sched.spawn(read_errors(ses.pm(), items[i], per[i]));
       std::vector<H::Finding> dup;
       if (ids) H::probe_duplicate_guids(sched, db_, dup);
       sched.run();
@@ -221,26 +220,6 @@ private:
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
   }
 
-  std::pair<uint32_t, uint32_t> find_target() {
-    IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
-    IBPath p = IBPath::from_string(target_, form);
-    uint32_t slot = NO_INDEX;
-    if (p.is_dr()) {
-      std::vector<uint8_t> h(p.drPath.begin() + 1, p.drPath.end());
-      slot = db_.port_by_dr(h);
-    } else if (p.DLID) {
-      slot = db_.port_by_lid(p.DLID);
-    } else {
-      slot = db_.port_by_guid(p.DGID.guid());
-      if (slot == NO_INDEX) {
-        uint32_t n = db_.node_by_guid(p.DGID.guid());
-        if (n != NO_INDEX) slot = db_.node(n).port0;
-      }
-    }
-    if (slot == NO_INDEX) throw Error("No node in the subnet matches " + target_);
-    return {db_.port(slot).node, slot};
-  }
-
   Task<> read_errors(H::PmAccess& pm, Item it, std::vector<H::Finding>& out) {
     const Node& n = db_.node(it.node);
     uint16_t lid = H::port_lid(db_, n, it.port);
@@ -311,6 +290,7 @@ private:
   Mode mode_;
   bool brief_ = false, nocolor_ = false, show_thresholds_ = false, guid_form_ = false, dr_form_ = false;
   std::string threshold_file_ = H::DEFAULT_THRESHOLDS;
+  std::string baseline_;
   std::string target_;
   int port_ = -1;
   H::Thresholds thr_;
@@ -355,7 +335,12 @@ IBTOOL_COMMAND({.name = "ibchecknet",
                     "connected ports LinkUp), link width and speed against what both ends enable and "
                     "support, error counters against thresholds, and IDs (duplicate or zero GUIDs, a "
                     "duplicate node found by reading NodeInfo through LinkUp ports whose peer discovery "
-                    "could not place, missing LIDs, LID ranges overlapping with their LMC).  "),
+                    "could not place, missing LIDs, LID ranges overlapping with their LMC).  With --baseline "
+                    "<file> (a cache written by ibtool --cache or ibnetdiscover --cache, or a topology file "
+                    "written by ibnetdiscover), every link of the baseline that is missing or down is reported "
+                    "by both ends (\"link to \"<peer>\" (0x<GUID>) port <m> (in the baseline) is down: <why>\"), "
+                    "and a baseline node none of whose links has a live end as \"node ... of the baseline is "
+                    "not in the subnet\"; without it a removed link leaves nothing to check.  "),
                 .usage = "[options]",
                 .examples = "  ibchecknet -v",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Net); }});
@@ -371,8 +356,9 @@ IBTOOL_COMMAND({.name = "ibchecknode",
 IBTOOL_COMMAND({.name = "ibcheckport",
                 .aliases = {},
                 .summary = "check one port: state, link width and speed, error counters",
-                .description = desc("Checks port <port> of the node at <lid|guid|dr_path>: its state, its link's "
-                                    "width and speed against both ends, and its error counters.  "),
+                .description = desc("Checks port <port> of the node at <lid|guid|dr_path>: its state (it must "
+                                    "be Active/LinkUp), its link's width and speed against both ends, and its "
+                                    "error counters.  "),
                 .usage = "[options] <lid|guid|dr_path> <port>",
                 .examples = "  ibcheckport 2 3",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Port); }});
@@ -380,7 +366,7 @@ IBTOOL_COMMAND({.name = "ibcheckportstate",
                 .aliases = {},
                 .summary = "check one port's logical and physical state",
                 .description = desc("Checks that port <port> of the node at <lid|guid|dr_path> is LinkUp and "
-                                    "Active when connected.  "),
+                                    "Active (a port without a link is reported too: it was named).  "),
                 .usage = "[options] <lid|guid|dr_path> <port>",
                 .examples = "  ibcheckportstate 2 3",
                 .make = [] { return std::make_unique<IbCheck>(Mode::PortState); }});
@@ -396,7 +382,9 @@ IBTOOL_COMMAND({.name = "ibcheckstate",
                 .aliases = {},
                 .summary = "check the state of every port in the subnet",
                 .description = desc("Checks every connected port of the subnet: LinkUp ports must be Active, "
-                                    "ports with a peer must be LinkUp.  "),
+                                    "ports with a peer must be LinkUp.  --baseline <file> reports the links of "
+                                    "a healthy subnet's cache or topology file that are missing or down, as "
+                                    "ibchecknet does.  "),
                 .usage = "[options]",
                 .examples = "  ibcheckstate",
                 .make = [] { return std::make_unique<IbCheck>(Mode::State); }});

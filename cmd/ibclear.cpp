@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -20,58 +21,53 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbClear : public ibtool::Command {
+class IbClear : public ibtool::HealthCommand {
 public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
     ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
   }
-  int run() override {
-    try {
-      Subnet db = obtain_subnet();
-      NodeNameMap map = NodeNameMap::open(config().node_name_map);
-      Umad umad(get_end_port(config().ca, config().port));
-      IBPath sa = H::sa_path_for_pm(umad);
-      Scheduler sched(umad);
-      H::PmAccess pm(sched, sa);
-      unsigned nodes = 0, ports = 0, failed = 0;
-      std::vector<std::string> errs;
-      auto one = [&](uint32_t ni) -> Task<> {
-        const Node& n = db.node(ni);
-        std::vector<std::pair<uint16_t, unsigned>> todo;
-        if (n.is_switch()) {
-          uint16_t lid = H::port_lid(db, n, 0);
-          for (unsigned p = n.enhsp0 ? 0 : 1; p <= n.nports; ++p) todo.push_back({lid, p});
-        } else {
-          for (unsigned p = 1; p <= n.nports; ++p)
-            if (db.port(n, p).exists && db.port(n, p).base_lid) todo.push_back({db.port(n, p).base_lid, p});
+  int work() override {
+    Subnet db = obtain_subnet();
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    H::PmSession ses;
+    H::PmAccess& pm = ses.pm();
+    Scheduler& sched = ses.sched();
+    unsigned nodes = 0, ports = 0, failed = 0;
+    std::vector<std::string> errs;
+    auto one = [&](uint32_t ni) -> Task<> {
+      const Node& n = db.node(ni);
+      std::vector<std::pair<uint16_t, unsigned>> todo;
+      if (n.is_switch()) {
+        uint16_t lid = H::port_lid(db, n, 0);
+        for (unsigned p = n.enhsp0 ? 0 : 1; p <= n.nports; ++p) todo.push_back({lid, p});
+      } else {
+        for (unsigned p = 1; p <= n.nports; ++p)
+          if (db.port(n, p).exists && db.port(n, p).base_lid) todo.push_back({db.port(n, p).base_lid, p});
+      }
+      if (todo.empty()) co_return;
+      ++nodes;
+      uint16_t cap = co_await pm.cap_mask(todo.front().first);
+      bool ext = all_ && (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF));
+      uint16_t sel = all_ ? 0xffff : H::SELECT_ERRORS;
+      for (auto [lid, p] : todo) {
+        try {
+          co_await pm.clear(lid, uint8_t(p), sel, ext);
+          ++ports;
+        } catch (const MADError& e) {
+          ++failed;
+          errs.push_back("\"" + map.remap(n.guid, n.description()) + "\" port " + std::to_string(p) + " lid " +
+                         std::to_string(lid) + ": clearing failed: " + e.layers().back());
         }
-        if (todo.empty()) co_return;
-        ++nodes;
-        uint16_t cap = co_await pm.cap_mask(todo.front().first);
-        bool ext = all_ && (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF));
-        uint16_t sel = all_ ? 0xffff : H::SELECT_ERRORS;
-        for (auto [lid, p] : todo) {
-          try {
-            co_await pm.clear(lid, uint8_t(p), sel, ext);
-            ++ports;
-          } catch (const MADError& e) {
-            ++failed;
-            errs.push_back("\"" + map.remap(n.guid, n.description()) + "\" port " + std::to_string(p) + " lid " +
-                           std::to_string(lid) + ": clearing failed: " + e.layers().back());
-          }
-        }
-      };
-      for (uint32_t i = 0; i < db.node_count(); ++i) sched.spawn(one(i));
-      sched.run();
-      for (auto& e : errs) std::printf("%s\n", e.c_str());
-      std::printf("## Summary: %u nodes, %u ports %s, %u failed\n", nodes, ports,
-                  all_ ? "counters cleared" : "error counters cleared", failed);
-      return failed ? 1 : 0;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+      }
+    };
+    for (uint32_t i = 0; i < db.node_count(); ++i) sched.spawn(one(i));
+    sched.run();
+    for (auto& e : errs) std::printf("%s\n", e.c_str());
+    std::printf("## Summary: %u nodes, %u ports %s, %u failed\n", nodes, ports,
+                all_ ? "counters cleared" : "error counters cleared", failed);
+    return failed ? 1 : 0;
   }
 
 private:

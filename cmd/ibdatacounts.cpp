@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -22,7 +23,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbDataCounts : public ibtool::Command {
+class IbDataCounts : public ibtool::HealthCommand {
 public:
   explicit IbDataCounts(bool one) : one_(one) {}
   void options(CLI::App& app) override {
@@ -35,14 +36,6 @@ public:
     }
     ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
   }
-  int run() override {
-    try {
-      return run_();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
-  }
-
 private:
   struct Item {
     uint32_t node;
@@ -51,16 +44,12 @@ private:
     std::string text;
   };
 
-  int run_() {
+  int work() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> nodes;
     if (one_) {
-      IBPath p = IBPath::from_string(target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto);
-      uint32_t slot = p.is_dr() ? db.port_by_dr(std::vector<uint8_t>(p.drPath.begin() + 1, p.drPath.end()))
-                      : p.DLID  ? db.port_by_lid(p.DLID)
-                                : db.port_by_guid(p.DGID.guid());
-      if (slot == NO_INDEX) throw Error("No node in the subnet matches " + target_);
+      uint32_t slot = H::find_target_port(db, target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto);
       nodes.push_back(db.port(slot).node);
     } else {
       nodes = db.reference_order(NodeType::Unknown);
@@ -77,10 +66,8 @@ private:
       }
     }
     if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
-    Umad umad(get_end_port(config().ca, config().port));
-    IBPath sa = H::sa_path_for_pm(umad);
-    Scheduler sched(umad);
-    H::PmAccess pm(sched, sa);
+    H::PmSession ses;
+    H::PmAccess& pm = ses.pm();
     unsigned failed = 0;
     auto read = [&](Item& it) -> Task<> {
       char b[256];
@@ -104,8 +91,8 @@ private:
         it.text = " query failed: " + e.layers().back();
       }
     };
-    for (auto& it : items) sched.spawn(read(it));
-    sched.run();
+    for (auto& it : items) ses.sched().spawn(read(it));
+    ses.sched().run();
     for (auto& it : items) {
       const Node& n = db.node(it.node);
       std::printf("\"%s\" (0x%016" PRIx64 ") port %u lid %u:%s\n", map.remap(n.guid, n.description()).c_str(), n.guid,

@@ -12,6 +12,7 @@
 #include "core/devices.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/umad.h"
@@ -24,7 +25,7 @@ using namespace ibcore;
 class IbFindNodesUsing : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app.add_option("switch", switch_, "the switch: node GUID or node name")->required();
+    app.add_option("switch", switch_, "the switch: node GUID, node name, LID, DR path or port GUID")->required();
     app.add_option("port", port_, "the switch port")->required();
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
@@ -42,6 +43,13 @@ public:
             sw = i;
             break;
           }
+      if (sw == NO_INDEX) {
+        // A target as everywhere else: LID, DR path, port GUID.
+        try {
+          sw = db.port(health::find_target_port(db, switch_, IBPath::Form::Auto)).node;
+        } catch (const std::exception&) {
+        }
+      }
       if (sw == NO_INDEX || !db.node(sw).is_switch()) {
         std::fprintf(stderr, "E: switch %s not found\n", switch_.c_str());
         return 1;
@@ -117,6 +125,6 @@ IBTOOL_COMMAND({.name = "ibfindnodesusing",
                     "Reads the linear forwarding table of the switch (and of the switch at the other end "
                     "of the link) and lists every LID routed out of the port (and back over the link), "
                     "with the port and node it belongs to.",
-                .usage = "[options] <switch_guid|switch_name> <port>",
+                .usage = "[options] <switch_guid|switch_name|lid|dr_path> <port>",
                 .examples = "  ibfindnodesusing \"edge p0 e0\" 5",
                 .make = [] { return std::make_unique<IbFindNodesUsing>(); }});

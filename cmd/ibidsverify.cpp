@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -23,7 +24,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbIdsVerify : public ibtool::Command {
+class IbIdsVerify : public ibtool::HealthCommand {
 public:
   void options(CLI::App& app) override {
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
@@ -31,37 +32,32 @@ public:
     app.add_flag("-R", rediscover_, "accepted for compatibility (the subnet is always discovered unless --cache)");
     ibtool::add_common_options(app, ibtool::opt::Disc);
   }
-  int run() override {
-    try {
-      Subnet db = obtain_subnet();
-      NodeNameMap map = NodeNameMap::open(config().node_name_map);
-      std::vector<H::Finding> found = H::check_ids(db);
-      if (config().cache_file.empty() || config().refresh_cache) {
-        Umad umad(get_end_port(config().ca, config().port));
-        Scheduler sched(umad);
-        H::probe_duplicate_guids(sched, db, found);
-        sched.run();
-      }
-      std::set<uint32_t> bad;
-      for (const auto& f : found) {
-        std::string nm = f.node == NO_INDEX ? "" : map.remap(db.node(f.node).guid, db.node(f.node).description());
-        std::printf("%s\n", H::describe(db, f, nm).c_str());
-        if (f.node != NO_INDEX) bad.insert(f.node);
-      }
-      size_t ports = 0;
-      for (uint32_t i = 0; i < db.node_count(); ++i) {
-        const Node& n = db.node(i);
-        if (n.is_switch()) ports += db.port(n, 0).exists;
-        else
-          for (unsigned p = 1; p <= n.nports; ++p) ports += db.port(n, p).exists;
-      }
-      if (!brief_)
-        std::printf("## Summary: %zu nodes, %zu end ports checked, %zu problems found\n", db.node_count(), ports,
-                    found.size());
-      return found.empty() ? 0 : 1;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+  int work() override {
+    Subnet db = obtain_subnet();
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    std::vector<H::Finding> found = H::check_ids(db);
+    if (config().cache_file.empty() || config().refresh_cache) {
+      H::PmSession ses(false, false);
+      H::probe_duplicate_guids(ses.sched(), db, found);
+      ses.sched().run();
     }
+    std::set<uint32_t> bad;
+    for (const auto& f : found) {
+      std::string nm = f.node == NO_INDEX ? "" : map.remap(db.node(f.node).guid, db.node(f.node).description());
+      std::printf("%s\n", H::describe(db, f, nm).c_str());
+      if (f.node != NO_INDEX) bad.insert(f.node);
+    }
+    size_t ports = 0;
+    for (uint32_t i = 0; i < db.node_count(); ++i) {
+      const Node& n = db.node(i);
+      if (n.is_switch()) ports += db.port(n, 0).exists;
+      else
+        for (unsigned p = 1; p <= n.nports; ++p) ports += db.port(n, p).exists;
+    }
+    if (!brief_)
+      std::printf("## Summary: %zu nodes, %zu end ports checked, %zu problems found\n", db.node_count(), ports,
+                  found.size());
+    return found.empty() ? 0 : 1;
   }
 
 private:

@@ -4,6 +4,8 @@
 // blocks are in ibnetdiscover's format, the list in ibnetdiscover -H/-R/-S's.
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
@@ -55,10 +57,21 @@ public:
         std::fprintf(stderr, "E: %s %s not found\n", what_, node_.c_str());
         return 1;
       }
+      // The node's block as ibnetdiscover prints it, without the blank
+      // line that separates blocks there.
       const Node& n = db.node(found);
-      if (n.is_switch()) pr.out_switch(n, nullptr, nullptr);
-      else pr.out_ca(n, nullptr, nullptr);
-      pr.out_node_ports(n, n.is_switch());
+      char* text = nullptr;
+      size_t len = 0;
+      FILE* mem = open_memstream(&text, &len);
+      if (!mem) throw Error("Out of memory");
+      TopologyPrinter block(db, map, mem, false, false);
+      if (n.is_switch()) block.out_switch(n, nullptr, nullptr);
+      else block.out_ca(n, nullptr, nullptr);
+      block.out_node_ports(n, n.is_switch());
+      std::fclose(mem);
+      std::string out(text, len);
+      std::free(text);
+      std::fputs(out.c_str() + (out.starts_with("\n") ? 1 : 0), stdout);
       return 0;
     } catch (const std::exception& e) {
       return ibcore::report(e);

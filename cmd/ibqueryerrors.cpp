@@ -2,6 +2,7 @@
 // their thresholds, over the whole fabric (or one node), in the reference's
 // output format.  Every node is scanned concurrently on the MAD scheduler;
 // the PM path to each LID comes from one SA PathRecord (core/health.h).
+#include <array>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -39,30 +41,7 @@ std::string fmt(const char* f, ...) {
   return b;
 }
 
-unsigned lanes(unsigned w) {
-  switch (w) {
-    case 1: return 1;
-    case 16: return 2;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-  }
-  return 0;
-}
-unsigned widest(unsigned mask) {
-  unsigned best = 0;
-  for (unsigned b : {1u, 16u, 2u, 4u, 8u})
-    if (mask & b) best = b;
-  return best;
-}
-unsigned top_bit(unsigned v) {
-  unsigned h = 0;
-  for (unsigned b = 1; b && b <= v; b <<= 1)
-    if (v & b) h = b;
-  return h;
-}
-
-class IbQueryErrors : public ibtool::Command {
+class IbQueryErrors : public ibtool::HealthCommand {
 public:
   void options(CLI::App& app) override {
     app.add_option("-s,--suppress", suppress_arg_, "suppress errors listed")->option_text("<err1,err2,...>");
@@ -94,22 +73,14 @@ public:
                                         ibtool::opt::SaPath | ibtool::opt::SMKey | ibtool::opt::Cache);
   }
 
-  int run() override {
-    try {
-      return run_();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
-  }
-
 private:
   struct NodeOut {
     std::string text;
     bool bad = false;
-    unsigned ports_checked = 0, bad_ports = 0;
+    unsigned ports_checked = 0, bad_ports = 0, pma_failures = 0;
   };
 
-  int run_() {
+  int work() override {
     // Suppression list: known names only, in the order given.
     for (size_t pos = 0; pos <= suppress_arg_.size() && !suppress_arg_.empty();) {
       size_t c = suppress_arg_.find(',', pos);
@@ -176,21 +147,18 @@ private:
 
     std::vector<NodeOut> outs(todo.size());
     if (!todo.empty()) {
-      Umad umad(get_end_port(config().ca, config().port));
-      IBPath sa;
-      if (!skip_sl_) sa = H::sa_path_for_pm(umad);
-      Scheduler sched(umad);
-      H::PmAccess pm(sched, sa, skip_sl_);
-      for (size_t i = 0; i < todo.size(); ++i) sched.spawn(scan_node(pm, db, map, todo[i], outs[i]));
-      sched.run();
+      H::PmSession ses(skip_sl_);
+      for (size_t i = 0; i < todo.size(); ++i) ses.sched().spawn(scan_node(ses.pm(), db, map, todo[i], outs[i]));
+      ses.sched().run();
     }
 
-    unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0;
+    unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0, failures = 0;
     for (auto& o : outs) {
       std::fputs(o.text.c_str(), stdout);
       bad_nodes += o.bad;
       ports_checked += o.ports_checked;
       bad_ports += o.bad_ports;
+      failures += o.pma_failures;
     }
     std::printf("\n## Summary: %u nodes checked, %u bad nodes found\n", nodes_checked, bad_nodes);
     std::printf("##          %u ports checked, %u ports have errors beyond threshold\n", ports_checked, bad_ports);
@@ -202,6 +170,7 @@ private:
     } else {
       std::printf("## (null)\n");
     }
+    if (failures) std::printf("##          %u PMA query failures\n", failures);
     std::printf("## Suppressed:");
     for (int i : suppressed_) std::printf(" %s", H::err_name(i));
     std::printf("\n");
@@ -215,62 +184,82 @@ private:
     return false;
   }
 
-  // " [Name == v]" for every error counter beyond its threshold.
-  std::string error_text(const iba::PMPortCounters& pc, uint16_t cap) const {
+  // " [Name == v]" for every error counter beyond its threshold, in the
+  // reference's order.  With --details, the details attribute of a counter
+  // beyond threshold follows it, each non-zero field as " [Name == v]".  The
+  // reference labels them crosswise: PortXmitDiscardDetails' fields under
+  // the PortRcvErrorDetails names and PortRcvErrorDetails' under the
+  // PortXmitDiscardDetails names (both read from offset 32 on); the labels
+  // are kept for scripts that parse its output.
+  Task<std::string> error_text(H::PmAccess& pm, const iba::PMPortCounters& pc, uint16_t cap, uint16_t lid,
+                               uint8_t port, const std::string& name, NodeOut& out) {
     std::string s;
     for (int i = 0; i < H::N_ERR; ++i) {
       if (is_suppressed(i)) continue;
       uint64_t v = H::err_value(pc, i);
       if (i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT)) v = 0;
-      if (thr_.exceeds(i, v)) s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
-    }
-    return s;
-  }
-
-  static std::string data_text4(const iba::PMPortCounters& pc) {
-    std::string s;
-    for (int i = 0; i < 4; ++i) {
-      uint64_t v = H::data_value(pc, i);
-      s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v, H::human_count(v, i < 2).c_str());
-    }
-    return s;
-  }
-
-  Task<std::string> details_text(H::PmAccess& pm, uint16_t lid, uint8_t port) {
-    std::string s;
-    try {
-      IBPath p = co_await pm.path(lid);
-      iba::PMPortXmitDiscardDetails xq;
-      xq.set_portSelect(port);
-      auto x = co_await pm.sched().PerformanceGet(xq, p);
-      const std::pair<const char*, uint64_t> xs[] = {
-          {"PortInactiveDiscards", x.portInactiveDiscards()},
-          {"PortNeighborMTUDiscards", x.portNeighborMTUDiscards()},
-          {"PortSwLifetimeLimitDiscards", x.portSwLifetimeLimitDiscards()},
-          {"PortSwHOQLifetimeLimitDiscards", x.portSwHOQLifetimeLimitDiscards()}};
-      for (auto& [n, v] : xs)
-        if (v) s += fmt(" [%s == %" PRIu64 "]", n, v);
-    } catch (const MADError& e) {
-      if (config().verbose) e.dump(stderr, config().verbose - 1);
-    }
-    try {
-      IBPath p = co_await pm.path(lid);
-      iba::PMPortRcvErrorDetails rq;
-      rq.set_portSelect(port);
-      auto r = co_await pm.sched().PerformanceGet(rq, p);
-      const std::pair<const char*, uint64_t> rs[] = {
-          {"PortLocalPhysicalErrors", r.portLocalPhysicalErrors()},
-          {"PortMalformedPktErrors", r.portMalformedPacketErrors()},
-          {"PortBufferOverrunErrors", r.portBufferOverrunErrors()},
-          {"PortDLIDMappingErrors", r.portDLIDMappingErrors()},
-          {"PortVLMappingErrors", r.portVLMappingErrors()},
-          {"PortLoopingErrors", r.portLoopingErrors()}};
-      for (auto& [n, v] : rs)
-        if (v) s += fmt(" [%s == %" PRIu64 "]", n, v);
-    } catch (const MADError& e) {
-      if (config().verbose) e.dump(stderr, config().verbose - 1);
+      if (!thr_.exceeds(i, v)) continue;
+      s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
+      if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
+      try {
+        IBPath p = co_await pm.path(lid);
+        std::array<uint64_t, 4> f{};
+        if (i == H::PortXmitDiscards) {
+          iba::PMPortXmitDiscardDetails q;
+          q.set_portSelect(port);
+          auto x = co_await pm.sched().PerformanceGet(q, p);
+          f = {x.portInactiveDiscards(), x.portNeighborMTUDiscards(), x.portSwLifetimeLimitDiscards(),
+               x.portSwHOQLifetimeLimitDiscards()};
+        } else {
+          iba::PMPortRcvErrorDetails q;
+          q.set_portSelect(port);
+          auto r = co_await pm.sched().PerformanceGet(q, p);
+          f = {r.portLocalPhysicalErrors(), r.portMalformedPacketErrors(), r.portBufferOverrunErrors(),
+               r.portDLIDMappingErrors()};
+        }
+        static const char* const rcv_names[] = {"PortLocalPhysicalErrors", "PortMalformedPktErrors",
+                                                "PortBufferOverrunErrors", "PortDLIDMappingErrors"};
+        static const char* const xmit_names[] = {"PortInactiveDiscards", "PortNeighborMTUDiscards",
+                                                 "PortSwLifetimeLimitDiscards", "PortSwHOQLifetimeLimitDiscards"};
+        const char* const* names = i == H::PortXmitDiscards ? rcv_names : xmit_names;
+        for (size_t k = 0; k < f.size(); ++k)
+          if (f[k]) s += fmt(" [%s == %" PRIu64 "]", names[k], f[k]);
+      } catch (const MADError& e) {
+        warn(out, e, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port);
+      }
     }
     co_return s;
+  }
+
+  // " [Name == v (human)]" for the data counters: the PortCountersExtended
+  // ones when the PMA has them (all 8, or the first 4 without
+  // PortExtendedWidth support), else the 4 of PortCounters (pc, read here
+  // when null).  nonzero: only the counters that are not 0 (as --data).
+  Task<std::string> data_text(H::PmAccess& pm, uint16_t cap, uint16_t lid, uint8_t port, bool nonzero,
+                              const iba::PMPortCounters* pc) {
+    std::array<uint64_t, H::N_DATA> v{};
+    int count = 4;
+    if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
+      auto x = co_await pm.counters_ext(lid, port);
+      if (cap & H::PM_CAP_EXT_WIDTH) count = H::N_DATA;
+      for (int i = 0; i < count; ++i) v[i] = H::data_value(x, i);
+    } else {
+      iba::PMPortCounters c = pc ? *pc : co_await pm.counters(lid, port);
+      for (int i = 0; i < count; ++i) v[i] = H::data_value(c, i);
+    }
+    std::string s;
+    for (int i = 0; i < count; ++i)
+      if (v[i] || !nonzero)
+        s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v[i], H::human_count(v[i], i < 2).c_str());
+    co_return s;
+  }
+
+  // A failed PMA query: a warning on stderr, counted in the summary.
+  static void warn(NodeOut& out, const MADError& e, const char* attr, const std::string& name, uint16_t lid,
+                   unsigned port) {
+    std::fprintf(stderr, "ibwarn: %s query failed on %s, Lid %u port %u\n", attr, name.c_str(), unsigned(lid), port);
+    if (config().verbose) e.dump(stderr, config().verbose - 1);
+    out.pma_failures++;
   }
 
   // The -r line: this port's link as the reference shows it.
@@ -296,9 +285,9 @@ private:
       std::string cw, cs;
       if (q->has_info) {
         auto qi = q->port_info();
-        unsigned bw = widest(unsigned(pi.linkWidthSupported() & qi.linkWidthSupported()));
-        if (bw && lanes(bw) > lanes(pi.linkWidthActive())) cw = "Could be " + H::width_str(bw);
-        unsigned bs = top_bit(unsigned(pi.linkSpeedSupported() & qi.linkSpeedSupported()));
+        unsigned bw = H::widest_width(unsigned(pi.linkWidthSupported() & qi.linkWidthSupported()));
+        if (bw && H::width_lanes(bw) > H::width_lanes(pi.linkWidthActive())) cw = "Could be " + H::width_str(bw);
+        unsigned bs = H::highest_bit(unsigned(pi.linkSpeedSupported() & qi.linkSpeedSupported()));
         if (bs && bs > pi.linkSpeedActive()) cs = "Could be " + H::speed_str(bs);
       }
       // The peer is named by its port GUID (switch ports: the switch's).
@@ -327,14 +316,16 @@ private:
           break;
         }
     }
-    uint16_t cap = lid ? co_await pm.cap_mask(lid) : 0;
+    bool cap_failed = false;
+    uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed) : 0;
+    if (cap_failed) {
+      std::fprintf(stderr, "ibwarn: classportinfo query failed on %s, Lid %u port %u\n", name.c_str(), unsigned(lid),
+                   sw ? 0u : 1u);
+      out.pma_failures++;
+    }
     bool all_sup = (cap & H::PM_CAP_ALL_PORT_SELECT) != 0;
     bool ext = (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) != 0;
     auto lid_of = [&](unsigned p) { return sw ? lid : db.port(n, p).base_lid; };
-    auto warn = [&](const MADError& e, const char* attr, uint16_t l, unsigned p) {
-      std::fprintf(stderr, "ibwarn: %s query failed on %s, Lid %u port %u\n", attr, name.c_str(), unsigned(l), p);
-      if (config().verbose) e.dump(stderr, config().verbose - 1);
-    };
 
     if (counters_only_) {
       bool printed = false;
@@ -343,21 +334,12 @@ private:
         uint16_t l = lid_of(p);
         std::string s;
         try {
-          if (ext) {
-            auto x = co_await pm.counters_ext(l, uint8_t(p));
-            for (int i = 0; i < H::N_DATA; ++i) {
-              uint64_t v = H::data_value(x, i);
-              s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v, H::human_count(v, i < 2).c_str());
-            }
-          } else {
-            auto pc = co_await pm.counters(l, uint8_t(p));
-            s = data_text4(pc);
-          }
+          s = co_await data_text(pm, cap, l, uint8_t(p), false, nullptr);
           if (!printed) out.text += fmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
           printed = true;
           out.text += fmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
         } catch (const MADError& e) {
-          warn(e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", l, p);
+          warn(out, e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p);
         }
         out.ports_checked++;
       }
@@ -379,15 +361,22 @@ private:
         try {
           pc = co_await pm.counters(l, sel);
         } catch (const MADError& e) {
-          warn(e, "IB_GSI_PORT_COUNTERS", l, p);
+          warn(out, e, "IB_GSI_PORT_COUNTERS", name, l, p);
           co_return false;
         }
-        std::string errs = error_text(pc, cap);
-        if (details_) errs += co_await details_text(pm, l, sel);
+        std::string errs = co_await error_text(pm, pc, cap, l, sel, name, out);
         if (errs.empty()) co_return false;
         uint64_t guid = p == 0xff ? db.port(n, 0).guid : db.port(n, p).guid;
         if (p == 0xff && !guid) guid = n.guid;
-        report(errs + (show_data_ ? data_text4(pc) : ""), p == 0xff ? "ALL" : std::to_string(p), guid);
+        if (show_data_) {
+          try {
+            errs += co_await data_text(pm, cap, l, sel, true, &pc);
+          } catch (const MADError& e) {
+            warn(out, e, "IB_GSI_PORT_COUNTERS_EXT", name, l, p);
+            co_return false;
+          }
+        }
+        report(errs, p == 0xff ? "ALL" : std::to_string(p), guid);
         out.text += "\n";
         if (p != 0xff) {
           out.bad_ports++;
@@ -421,7 +410,8 @@ private:
             if (port_ok(p)) co_await pm.clear(lid_of(p), uint8_t(p), sel, cext);
         }
       } catch (const MADError& e) {
-        warn(e, "IB_GSI_PORT_COUNTERS (clear)", lid, 0);
+        std::fprintf(stderr, "Failed to reset errors %s port %u\n", name.c_str(), 0xffu);
+        if (config().verbose) e.dump(stderr, config().verbose - 1);
       }
     }
   }

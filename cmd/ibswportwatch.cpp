@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -22,7 +23,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbSwPortWatch : public ibtool::Command {
+class IbSwPortWatch : public ibtool::HealthCommand {
 public:
   void options(CLI::App& app) override {
     app.add_option("-p,--pause", pause_, "seconds between samples (default 1)")->option_text("<seconds>");
@@ -37,65 +38,61 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Gmp);
   }
 
-  int run() override {
-    try {
-      if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
-        throw Error("Cannot read thresholds file " + threshold_file_);
-      if (pause_ <= 0) throw Error("--pause must be positive");
-      Umad umad(get_end_port(config().ca, config().port));
-      MadTransactor mad(umad);
-      GmpPathResolver res(mad);
-      IBPath path = res.resolve(IBPath::from_string(target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto));
-      iba::PMPortCounters q;
-      q.set_portSelect(uint8_t(port_));
-      auto prev = mad.PerformanceGet(q, path);
-      auto t0 = std::chrono::steady_clock::now(), tprev = t0;
-      bool bad = false;
-      // Errors already beyond threshold when watching starts.
-      std::string e0;
-      for (int i = 0; i < H::N_ERR; ++i) {
-        uint64_t v = H::err_value(prev, i);
-        if (thr_.exceeds(i, v)) e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
-      }
-      std::printf("%s port %d: watching every %gs%s%s\n", path.describe().c_str(), port_, pause_,
-                  e0.empty() ? "" : "; errors beyond threshold:", e0.c_str());
-      bad = !e0.empty();
-      std::fflush(stdout);
-      for (long c = 0; cycles_ < 0 || c < cycles_; ++c) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(pause_));
-        auto cur = mad.PerformanceGet(q, path);
-        auto now = std::chrono::steady_clock::now();
-        double dt = std::chrono::duration<double>(now - tprev).count();
-        double at = std::chrono::duration<double>(now - t0).count();
-        std::string line;
-        char b[128];
-        for (int i = 0; i < 4; ++i) {
-          uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
-          double d = z >= a ? double(z - a) : 0.0;
-          if (i < 2) d *= 4;  // words -> bytes
-          std::snprintf(b, sizeof b, " %s %.0f%s/s", H::data_name(i), d / dt, i < 2 ? "B" : "");
-          line += b;
-        }
-        std::string errs;
-        for (int i = 0; i < H::N_ERR; ++i) {
-          uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
-          uint64_t d = z >= a ? z - a : 0;
-          if (thr_.exceeds(i, d)) {
-            std::snprintf(b, sizeof b, " %s +%" PRIu64 "%s", H::err_name(i), d,
-                          z == H::err_max(i) ? " (saturated)" : "");
-            errs += b;
-          }
-        }
-        std::printf("%.1fs:%s%s%s\n", at, line.c_str(), errs.empty() ? "" : "; errors:", errs.c_str());
-        std::fflush(stdout);
-        bad = bad || !errs.empty();
-        prev = cur;
-        tprev = now;
-      }
-      return bad ? 1 : 0;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+  int work() override {
+    if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
+      throw Error("Cannot read thresholds file " + threshold_file_);
+    if (pause_ <= 0) throw Error("--pause must be positive");
+    Umad umad(get_end_port(config().ca, config().port));
+    MadTransactor mad(umad);
+    GmpPathResolver res(mad);
+    IBPath path = res.resolve(IBPath::from_string(target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto));
+    iba::PMPortCounters q;
+    q.set_portSelect(uint8_t(port_));
+    auto prev = mad.PerformanceGet(q, path);
+    auto t0 = std::chrono::steady_clock::now(), tprev = t0;
+    bool bad = false;
+    // Errors already beyond threshold when watching starts.
+    std::string e0;
+    for (int i = 0; i < H::N_ERR; ++i) {
+      uint64_t v = H::err_value(prev, i);
+      if (thr_.exceeds(i, v)) e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
     }
+    std::printf("%s port %d: watching every %gs%s%s\n", path.describe().c_str(), port_, pause_,
+                e0.empty() ? "" : "; errors beyond threshold:", e0.c_str());
+    bad = !e0.empty();
+    std::fflush(stdout);
+    for (long c = 0; cycles_ < 0 || c < cycles_; ++c) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause_));
+      auto cur = mad.PerformanceGet(q, path);
+      auto now = std::chrono::steady_clock::now();
+      double dt = std::chrono::duration<double>(now - tprev).count();
+      double at = std::chrono::duration<double>(now - t0).count();
+      std::string line;
+      char b[128];
+      for (int i = 0; i < 4; ++i) {
+        uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
+        double d = z >= a ? double(z - a) : 0.0;
+        if (i < 2) d *= 4;  // words -> bytes
+        std::snprintf(b, sizeof b, " %s %.0f%s/s", H::data_name(i), d / dt, i < 2 ? "B" : "");
+        line += b;
+      }
+      std::string errs;
+      for (int i = 0; i < H::N_ERR; ++i) {
+        uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
+        uint64_t d = z >= a ? z - a : 0;
+        if (thr_.exceeds(i, d)) {
+          std::snprintf(b, sizeof b, " %s +%" PRIu64 "%s", H::err_name(i), d,
+                        z == H::err_max(i) ? " (saturated)" : "");
+          errs += b;
+        }
+      }
+      std::printf("%.1fs:%s%s%s\n", at, line.c_str(), errs.empty() ? "" : "; errors:", errs.c_str());
+      std::fflush(stdout);
+      bad = bad || !errs.empty();
+      prev = cur;
+      tprev = now;
+    }
+    return bad ? 1 : 0;
   }
 
 private:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -37,21 +38,13 @@ namespace H = ibcore::health;
 
 constexpr unsigned STATE_DOWN = 1, STATE_INIT = 2;
 
-class InitAllPorts : public ibtool::Command {
+class InitAllPorts : public ibtool::HealthCommand {
 public:
   void options(CLI::App& app) override {
     app.add_flag("-n,--dry-run", dry_run_, "list the links that would be reset, change nothing");
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding);
-  }
-
-  int run() override {
-    try {
-      return run_();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
   }
 
 private:
@@ -84,7 +77,7 @@ private:
     return n == db_.from_node && port == db_.from_port;
   }
 
-  int run_() {
+  int work() override {
     map_ = NodeNameMap::open(config().node_name_map);
     ObtainOptions oo;
     oo.use_config_cache = false;  // live state only

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -42,7 +43,7 @@ constexpr unsigned PHYS_DISABLED = 3;  // PortPhysicalState: disable
 constexpr unsigned STATE_DOWN = 1;     // PortState: down (the link retrains to Init)
 constexpr size_t MAX_DR_HOPS = 63;
 
-class SetPortState : public ibtool::Command {
+class SetPortState : public ibtool::HealthCommand {
 public:
   void options(CLI::App& app) override {
     auto* d = app.add_flag("--disable", disable_, "set PortPhysicalState to Disabled (the link goes down)");
@@ -62,14 +63,6 @@ public:
         ->required();
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding);
-  }
-
-  int run() override {
-    try {
-      return run_();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
   }
 
 private:
@@ -201,7 +194,7 @@ private:
     return std::nullopt;
   }
 
-  int run_() {
+  int work() override {
     map_ = NodeNameMap::open(config().node_name_map);
     ObtainOptions oo;
     oo.use_config_cache = false;  // the live graph only: a stale cache would give wrong paths

@@ -43,12 +43,25 @@ std::string rate(const Subnet& s, const Port& p) {
 // Key of a port: (node GUID, port number).
 using Key = std::pair<uint64_t, unsigned>;
 
-std::map<Key, uint32_t> port_map(const Subnet& s) {
-  std::map<Key, uint32_t> m;
+// End ports (CA and router ports, switch port 0) by port GUID.
+std::map<uint64_t, uint32_t> end_ports(const Subnet& s) {
+  std::map<uint64_t, uint32_t> m;
   for (uint32_t i = 0; i < s.node_count(); ++i) {
     const Node& n = s.node(i);
-    for (unsigned k = n.is_switch() ? 0 : 1; k <= n.nports; ++k)
-      if (s.port(n, k).exists) m[{n.guid, k}] = s.port_index(i, k);
+    unsigned first = n.is_switch() ? 0 : 1, last = n.is_switch() ? 0 : n.nports;
+    for (unsigned k = first; k <= last; ++k)
+      if (s.port(n, k).exists) m.emplace(s.port(n, k).guid, s.port_index(i, k));
+  }
+  return m;
+}
+
+// Every LID of every end port (base LID .. base + 2^LMC - 1) -> the port.
+std::map<unsigned, uint32_t> lid_map(const Subnet& s) {
+  std::map<unsigned, uint32_t> m;
+  for (auto& [g, i] : end_ports(s)) {
+    const Port& p = s.port(i);
+    if (!p.base_lid) continue;
+    for (unsigned l = p.base_lid; l < p.base_lid + (1u << p.lmc) && l < 0xc000; ++l) m.emplace(l, i);
   }
   return m;
 }
@@ -65,6 +78,12 @@ std::map<std::pair<Key, Key>, std::pair<uint32_t, uint32_t>> link_map(const Subn
     m[{a, b}] = {i, p.peer};
   }
   return m;
+}
+
+std::string hex(uint64_t g) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%016" PRIx64, g);
+  return b;
 }
 
 class SubnetDiff : public ibtool::Command {
@@ -97,64 +116,53 @@ public:
 
   static bool diff(const Subnet& a, const Subnet& b, const Names& nm) {
     std::vector<std::string> out;
-    // Nodes.
+    // Nodes, by node GUID.
     std::set<uint64_t> ga, gb;
     for (auto& n : a.nodes()) ga.insert(n.guid);
     for (auto& n : b.nodes()) gb.insert(n.guid);
+    auto node_line = [&](char sign, const Subnet& s, uint64_t g) {
+      const Node& n = s.node(s.node_by_guid(g));
+      out.push_back(std::string(1, sign) + " node " + node_type_word(n.type) + " " + nm.node(s, n));
+    };
     for (uint64_t g : ga)
-      if (!gb.count(g)) out.push_back("- node " + std::string(node_type_word(a.node(a.node_by_guid(g)).type)) + " " +
-                                      nm.node(a, a.node(a.node_by_guid(g))));
+      if (!gb.count(g)) node_line('-', a, g);
     for (uint64_t g : gb)
-      if (!ga.count(g)) out.push_back("+ node " + std::string(node_type_word(b.node(b.node_by_guid(g)).type)) + " " +
-                                      nm.node(b, b.node(b.node_by_guid(g))));
-    // End ports and LIDs.
-    auto pa = port_map(a), pb = port_map(b);
-    for (auto& [k, i] : pa) {
-      auto it = pb.find(k);
-      const Port& p = a.port(i);
-      bool end = !a.node_of(p).is_switch() || p.num == 0;
-      char g[24];
-      std::snprintf(g, sizeof g, "0x%016" PRIx64, p.guid);
-      if (it == pb.end()) {
-        if (end && gb.count(k.first)) out.push_back("- end port " + std::string(g) + " " + nm.port(a, p));
-        continue;
-      }
-      const Port& q = b.port(it->second);
-      if (end && p.guid != q.guid) {
-        char h[24];
-        std::snprintf(h, sizeof h, "0x%016" PRIx64, q.guid);
-        out.push_back("~ port GUID " + nm.port(b, q) + " " + g + " -> " + h);
-      }
-      if (end && (p.base_lid != q.base_lid || p.lmc != q.lmc))
-        out.push_back("~ LID " + nm.port(b, q) + " " + std::to_string(p.base_lid) + "/" + std::to_string(p.lmc) +
-                      " -> " + std::to_string(q.base_lid) + "/" + std::to_string(q.lmc));
+      if (!ga.count(g)) node_line('+', b, g);
+    // End ports, by port GUID.
+    auto ea = end_ports(a), eb = end_ports(b);
+    for (auto& [g, i] : ea)
+      if (!eb.count(g)) out.push_back("- end port " + hex(g) + " " + nm.port(a, a.port(i)));
+    for (auto& [g, i] : eb)
+      if (!ea.count(g)) out.push_back("+ end port " + hex(g) + " " + nm.port(b, b.port(i)));
+    // LIDs (every LID of an LMC range): gone, new, or now another port's.
+    auto lport = [&](const Subnet& s, uint32_t i) { return hex(s.port(i).guid) + " " + nm.port(s, s.port(i)); };
+    auto la = lid_map(a), lb = lid_map(b);
+    for (auto& [l, i] : la) {
+      auto it = lb.find(l);
+      if (it == lb.end()) out.push_back("- LID " + std::to_string(l) + " " + lport(a, i));
+      else if (a.port(i).guid != b.port(it->second).guid)
+        out.push_back("~ LID " + std::to_string(l) + " " + lport(a, i) + " -> " + lport(b, it->second));
     }
-    for (auto& [k, i] : pb) {
-      const Port& q = b.port(i);
-      bool end = !b.node_of(q).is_switch() || q.num == 0;
-      if (end && !pa.count(k) && ga.count(k.first)) {
-        char g[24];
-        std::snprintf(g, sizeof g, "0x%016" PRIx64, q.guid);
-        out.push_back("+ end port " + std::string(g) + " " + nm.port(b, q));
-      }
-    }
+    for (auto& [l, i] : lb)
+      if (!la.count(l)) out.push_back("+ LID " + std::to_string(l) + " " + lport(b, i));
     // Links and rates.
-    auto la = link_map(a), lb = link_map(b);
-    for (auto& [k, ends] : la) {
-      auto it = lb.find(k);
+    auto ka = link_map(a), kb = link_map(b);
+    for (auto& [k, ends] : ka) {
+      auto it = kb.find(k);
       const Port& p = a.port(ends.first);
       const Port& r = a.port(ends.second);
-      if (it == lb.end()) {
+      if (it == kb.end()) {
         out.push_back("- link " + nm.port(a, p) + " <-> " + nm.port(a, r));
         continue;
       }
       const Port& q = b.port(it->second.first);
       std::string ra = rate(a, p), rb = rate(b, q);
-      if (ra != rb) out.push_back("~ rate " + nm.port(b, q) + " <-> " + nm.port(b, b.port(it->second.second)) + " " + ra +
-                                  " -> " + rb);
+      if (ra != rb)
+        out.push_back("~ rate " + nm.port(b, q) + " <-> " + nm.port(b, b.port(it->second.second)) + " " + ra + " -> " +
+                      rb);
     }
-    for (auto& [k, ends] : lb)
-      if (!la.count(k)) out.push_back("+ link " + nm.port(b, b.port(ends.first)) + " <-> " + nm.port(b, b.port(ends.second)));
+    for (auto& [k, ends] : kb)
+      if (!ka.count(k)) out.push_back("+ link " + nm.port(b, b.port(ends.first)) + " <-> " + nm.port(b, b.port(ends.second)));
     for (auto& l : out) std::printf("%s\n", l.c_str());
     return !out.empty();
   }
@@ -170,10 +178,14 @@ IBTOOL_COMMAND({.name = "subnet_diff",
                 .summary = "compare two subnet caches, or a cache with the live fabric",
                 .description =
                     "Reports what differs between an earlier subnet (a cache file written by ibtool --cache "
-                    "or ibnetdiscover --cache) and a later one (another cache, or the live fabric): nodes "
-                    "(+/- node), end ports (+/- end port), port GUIDs, LIDs and LMCs (~ LID), links "
-                    "(+/- link) and link rates (~ rate).  One line per difference, sorted; exit status 0 "
-                    "when equal, 1 when they differ, 2 on errors.",
+                    "or ibnetdiscover --cache) and a later one (another cache, or the live fabric), one line "
+                    "per difference, in this order, each part sorted: nodes by node GUID (\"- node <type> "
+                    "<GUID> \"<name>\"\" only in the earlier, \"+ node ...\" only in the later), end ports by "
+                    "port GUID (\"-/+ end port <port GUID> <node GUID> \"<name>\"[<port>]\"), LIDs, every LID "
+                    "of an LMC range (\"-/+ LID <lid> <port GUID> <port>\", \"~ LID <lid> <old port> -> <new "
+                    "port>\" when another port has it), links (\"-/+ link <port> <-> <port>\") and the rates of "
+                    "links in both (\"~ rate <port> <-> <port> <old> -> <new>\").  Nothing when they are the "
+                    "same.  Exit status 0 when equal, 1 when they differ, 2 on errors.",
                 .usage = "[options] <old.cache> [<new.cache>]",
                 .examples = "  ibnetdiscover --cache before.cache\n  subnet_diff before.cache",
                 .make = [] { return std::make_unique<SubnetDiff>(); }});

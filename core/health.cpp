@@ -5,13 +5,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
 #include <sstream>
 #include <unordered_map>
 
 #include "core/config.h"
+#include "core/devices.h"
 #include "core/discovery.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/netcache.h"
+#include "core/nodemap.h"
 #include "iba/sa.h"
 
 namespace ibcore::health {
@@ -165,19 +173,21 @@ Task<IBPath> PmAccess::path(uint16_t lid) {
   co_return e.path;
 }
 
-Task<uint16_t> PmAccess::cap_mask(uint16_t lid) {
+Task<uint16_t> PmAccess::cap_mask(uint16_t lid, bool* failed) {
   auto it = caps_.find(lid);
-  if (it != caps_.end()) co_return it->second;
-  uint16_t cap = 0;
-  try {
-    IBPath p = co_await path(lid);
-    auto cpi = co_await s_.PerformanceGet<iba::MADClassPortInfo>(p);
-    cap = uint16_t(cpi.capabilityMask());
-  } catch (const MADError&) {
-    cap = 0;
+  if (it == caps_.end()) {
+    std::pair<uint16_t, bool> r{0, false};
+    try {
+      IBPath p = co_await path(lid);
+      auto cpi = co_await s_.PerformanceGet<iba::MADClassPortInfo>(p);
+      r.first = uint16_t(cpi.capabilityMask());
+    } catch (const MADError&) {
+      r.second = true;
+    }
+    it = caps_.insert_or_assign(lid, r).first;
   }
-  caps_[lid] = cap;
-  co_return cap;
+  if (failed) *failed = it->second.second;
+  co_return it->second.first;
 }
 
 Task<iba::PMPortCounters> PmAccess::counters(uint16_t lid, uint8_t port) {
@@ -207,6 +217,55 @@ Task<> PmAccess::clear(uint16_t lid, uint8_t port, uint16_t select, bool ext) {
     x.set_counterSelect(0xff);
     (void)co_await s_.PerformanceSet(x, p);
   }
+}
+
+unsigned highest_bit(unsigned v) {
+  unsigned h = 0;
+  for (unsigned b = 1; b && b <= v; b <<= 1)
+    if (v & b) h = b;
+  return h;
+}
+
+unsigned width_lanes(unsigned w) {
+  switch (w) {
+    case 1: return 1;
+    case 16: return 2;
+    case 2: return 4;
+    case 4: return 8;
+    case 8: return 12;
+  }
+  return 0;
+}
+
+unsigned widest_width(unsigned mask) {
+  unsigned best = 0;
+  for (unsigned b : {1u, 16u, 2u, 4u, 8u})
+    if (mask & b) best = b;
+  return best;
+}
+
+PmSession::PmSession(bool skip_sl, bool need_sa)
+    : umad_(get_end_port(config().ca, config().port)),
+      sched_(umad_),
+      pm_(sched_, need_sa && !skip_sl ? sa_path_for_pm(umad_) : IBPath(), skip_sl) {}
+
+uint32_t find_target_port(const Subnet& db, const std::string& target, IBPath::Form form) {
+  IBPath p = IBPath::from_string(target, form);
+  uint32_t slot = NO_INDEX;
+  if (p.is_dr()) {
+    std::vector<uint8_t> h(p.drPath.begin() + 1, p.drPath.end());
+    slot = db.port_by_dr(h);
+  } else if (p.DLID) {
+    slot = db.port_by_lid(p.DLID);
+  } else {
+    slot = db.port_by_guid(p.DGID.guid());
+    if (slot == NO_INDEX) {
+      uint32_t n = db.node_by_guid(p.DGID.guid());
+      if (n != NO_INDEX) slot = db.node(n).port0;
+    }
+  }
+  if (slot == NO_INDEX) throw Error("No node in the subnet matches " + target);
+  return slot;
 }
 
 // --- static checks ---------------------------------------------------------------------
@@ -285,34 +344,18 @@ const Port* cap_port(const Subnet& db, const Node& n, const Port& p) {
   return c->has_info ? c : nullptr;
 }
 
-unsigned highest_bit(unsigned v) {
-  unsigned h = 0;
-  for (unsigned b = 1; b && b <= v; b <<= 1)
-    if (v & b) h = b;
-  return h;
-}
-
-// Width encodings ordered by lane count: 1X(1) 2X(16) 4X(2) 8X(4) 12X(8).
-unsigned width_lanes(unsigned w) {
-  switch (w) {
-    case 1: return 1;
-    case 16: return 2;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-  }
-  return 0;
-}
-unsigned widest(unsigned mask) {
-  unsigned best = 0;
-  for (unsigned b : {1u, 16u, 2u, 4u, 8u})
-    if (mask & b) best = b;
-  return best;
+// The far end of a LinkUp link whose both ends have PortInfo (else null).
+const Port* up_peer(const Subnet& db, uint32_t node, unsigned port) {
+  if (port == 0) return nullptr;
+  const Port& p = db.port(db.node(node), port);
+  const Port* q = db.peer(p);
+  if (!p.has_info || !q || !q->has_info || p.phys_state() != PHYS_LINKUP) return nullptr;
+  return q;
 }
 
 }  // namespace
 
-std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned port) {
+std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned port, bool named) {
   std::vector<Finding> out;
   const Node& n = db.node(node);
   if (port == 0 && n.is_switch()) return out;
@@ -321,39 +364,37 @@ std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned 
   unsigned st = p.state(), ph = p.phys_state();
   if (ph == PHYS_LINKUP && st != 4)
     out.push_back(make(db, node, port, std::string("port state ") + port_state_str(st) + " (physical LinkUp), expected Active"));
-  else if (p.peer != NO_INDEX && ph != PHYS_LINKUP)
-    out.push_back(make(db, node, port, std::string("physical state ") + phys_state_str(ph) + ", expected LinkUp"));
+  else if ((p.peer != NO_INDEX || named) && ph != PHYS_LINKUP)
+    out.push_back(make(db, node, port,
+                       std::string("port state ") + port_state_str(st) + "/" + phys_state_str(ph) +
+                           ", expected Active/LinkUp" + (p.peer == NO_INDEX ? " (no link)" : "")));
   return out;
 }
 
 std::vector<Finding> check_port_width(const Subnet& db, uint32_t node, unsigned port) {
   std::vector<Finding> out;
-  const Node& n = db.node(node);
-  if (port == 0) return out;
-  const Port& p = db.port(n, port);
-  const Port* q = db.peer(p);
-  if (!p.has_info || !q || !q->has_info || p.phys_state() != PHYS_LINKUP) return out;
-  auto a = p.port_info(), b = q->port_info();
+  const Port* q = up_peer(db, node, port);
+  if (!q) return out;
+  auto a = db.port(db.node(node), port).port_info(), b = q->port_info();
   unsigned act = a.linkWidthActive();
   unsigned both_en = unsigned(a.linkWidthEnabled() & a.linkWidthSupported() & b.linkWidthEnabled() &
                               b.linkWidthSupported());
   unsigned both_sup = unsigned(a.linkWidthSupported() & b.linkWidthSupported());
-  unsigned best = widest(both_en);
+  unsigned best = widest_width(both_en);
   if (best && width_lanes(act) < width_lanes(best))
     out.push_back(make(db, node, port,
                        "link width " + width_str(act) + ", both ends have " + width_str(best) + " enabled"));
-  else if (act == 1 && widest(both_sup) && width_lanes(widest(both_sup)) > 1)
-    out.push_back(make(db, node, port, "link width 1X, both ends support " + width_str(widest(both_sup))));
+  else if (act == 1 && widest_width(both_sup) && width_lanes(widest_width(both_sup)) > 1)
+    out.push_back(make(db, node, port, "link width 1X, both ends support " + width_str(widest_width(both_sup))));
   return out;
 }
 
 std::vector<Finding> check_port_speed(const Subnet& db, uint32_t node, unsigned port) {
   std::vector<Finding> out;
+  const Port* q = up_peer(db, node, port);
+  if (!q) return out;
   const Node& n = db.node(node);
-  if (port == 0) return out;
   const Port& p = db.port(n, port);
-  const Port* q = db.peer(p);
-  if (!p.has_info || !q || !q->has_info || p.phys_state() != PHYS_LINKUP) return out;
   auto a = p.port_info(), b = q->port_info();
   unsigned act = a.linkSpeedActive();
   unsigned both = unsigned(a.linkSpeedEnabled() & a.linkSpeedSupported() & b.linkSpeedEnabled() &
@@ -467,11 +508,18 @@ Task<> probe_one(Scheduler& sched, const Subnet& db, uint32_t node, unsigned por
     uint32_t other_port = db.port_by_guid(pg);
     if (other != NO_INDEX || other_port != NO_INDEX) {
       const Node& o = db.node(other != NO_INDEX ? other : db.port(other_port).node);
-      char b[256];
+      std::string desc;
+      try {
+        auto nd = co_await sched.SubnGet<iba::SMPNodeDescription>(p);
+        const auto raw = nd.bytes();
+        desc = "\"" + clean_nodedesc(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size())) + "\", ";
+      } catch (const MADError&) {
+      }
+      char b[320];
       std::snprintf(b, sizeof b,
-                    "the node on this link (DR path %s) has node GUID 0x%016" PRIx64 " port GUID 0x%016" PRIx64
+                    "the node on this link (%sDR path %s) has node GUID 0x%016" PRIx64 " port GUID 0x%016" PRIx64
                     ", already used by \"%s\"",
-                    p.dr_string().c_str(), g, pg, o.description().c_str());
+                    desc.c_str(), p.dr_string().c_str(), g, pg, o.description().c_str());
       out.push_back(make(db, node, port, b));
     }
   } catch (const MADError& e) {
@@ -491,6 +539,202 @@ void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Findi
       sched.spawn(probe_one(sched, db, i, pn, out));
     }
   }
+}
+
+}  // namespace ibcore::health
+
+namespace ibcore::health {
+
+// --- links against a baseline ----------------------------------------------------------
+
+std::vector<ExpectedLink> links_of(const Subnet& db) {
+  std::vector<ExpectedLink> out;
+  for (uint32_t i = 0; i < db.port_slots(); ++i) {
+    const Port& p = db.port(i);
+    const Port* q = db.peer(p);
+    if (!p.exists || !q || p.peer < i) continue;  // each link once, from its lower slot
+    const Node &a = db.node_of(p), &b = db.node_of(*q);
+    ExpectedLink l;
+    l.guid[0] = a.guid, l.port[0] = p.num, l.desc[0] = a.description();
+    l.guid[1] = b.guid, l.port[1] = q->num, l.desc[1] = b.description();
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+namespace {
+// The GUID in an ibnetdiscover node id ("S-0002c90300001234", "H-...", "R-...").
+std::optional<uint64_t> id_guid(std::string_view id) {
+  if (id.size() < 3 || id[1] != '-') return std::nullopt;
+  std::string hex(id.substr(2));
+  char* end = nullptr;
+  uint64_t g = std::strtoull(hex.c_str(), &end, 16);
+  if (hex.empty() || *end) return std::nullopt;
+  return g;
+}
+// The text between the quote at s[pos] and the next quote; pos moves past it.
+std::optional<std::string_view> quoted(std::string_view s, size_t& pos) {
+  if (pos >= s.size() || s[pos] != '"') return std::nullopt;
+  size_t e = s.find('"', pos + 1);
+  if (e == std::string_view::npos) return std::nullopt;
+  std::string_view r = s.substr(pos + 1, e - pos - 1);
+  pos = e + 1;
+  return r;
+}
+std::optional<unsigned> bracketed(std::string_view s, size_t& pos) {
+  if (pos >= s.size() || s[pos] != '[') return std::nullopt;
+  size_t e = s.find(']', pos);
+  if (e == std::string_view::npos) return std::nullopt;
+  std::string n(s.substr(pos + 1, e - pos - 1));
+  char* end = nullptr;
+  unsigned long v = std::strtoul(n.c_str(), &end, 10);
+  if (n.empty() || *end || v > 255) return std::nullopt;
+  pos = e + 1;
+  return unsigned(v);
+}
+}  // namespace
+
+std::vector<ExpectedLink> parse_topology(std::string_view text) {
+  std::map<uint64_t, std::string> desc;
+  std::map<std::pair<std::pair<uint64_t, unsigned>, std::pair<uint64_t, unsigned>>, bool> links;
+  std::optional<uint64_t> cur;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string_view::npos) continue;
+    line.remove_prefix(i);
+    if (line.starts_with("Switch") || line.starts_with("Ca") || line.starts_with("Rt")) {
+      // Node header: type, port count, "id", then # "description" ...
+      size_t q = line.find('"');
+      cur.reset();
+      if (q == std::string_view::npos) continue;
+      auto id = quoted(line, q);
+      if (!id) continue;
+      cur = id_guid(*id);
+      if (!cur) continue;
+      size_t h = line.find('#', q);
+      if (h != std::string_view::npos) {
+        size_t d = line.find('"', h);
+        if (auto s = d == std::string_view::npos ? std::nullopt : quoted(line, d)) desc[*cur] = std::string(*s);
+      }
+      desc.try_emplace(*cur);
+    } else if (line[0] == '[' && cur) {
+      // [port](portguid)? "id"[port](portguid)? # ...
+      size_t p = 0;
+      auto lp = bracketed(line, p);
+      size_t q = line.find('"', p);
+      if (!lp || q == std::string_view::npos) continue;
+      auto id = quoted(line, q);
+      auto rg = id ? id_guid(*id) : std::nullopt;
+      auto rp = bracketed(line, q);
+      if (!rg || !rp) continue;
+      std::pair<uint64_t, unsigned> a{*cur, *lp}, b{*rg, *rp};
+      links[a < b ? std::make_pair(a, b) : std::make_pair(b, a)] = true;
+    }
+  }
+  std::vector<ExpectedLink> out;
+  for (auto& [k, v] : links) {
+    ExpectedLink l;
+    l.guid[0] = k.first.first, l.port[0] = k.first.second, l.desc[0] = desc[k.first.first];
+    l.guid[1] = k.second.first, l.port[1] = k.second.second, l.desc[1] = desc[k.second.first];
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<ExpectedLink> load_baseline(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error("Cannot read baseline " + file);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::span<const uint8_t> raw(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  bool is_cache = true;
+  try {
+    detect_cache_format(raw, file);
+  } catch (const CacheError&) {
+    is_cache = false;
+  }
+  if (is_cache) return links_of(decode_cache(raw, file));
+  auto links = parse_topology(bytes);
+  if (links.empty())
+    throw Error("Baseline " + file + " is neither a subnet cache nor an ibnetdiscover topology file with links");
+  return links;
+}
+
+std::vector<Finding> check_links(const Subnet& db, const std::vector<ExpectedLink>& base,
+                                 const std::function<std::string(uint64_t, const std::string&)>& name) {
+  std::vector<Finding> out;
+  auto gs = [](uint64_t g) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%016" PRIx64, g);
+    return std::string(b);
+  };
+  // "Name" (0x...) for a baseline end, named as the live node when present.
+  auto end_name = [&](const ExpectedLink& l, int e) {
+    uint32_t n = db.node_by_guid(l.guid[e]);
+    std::string d = n != NO_INDEX ? db.node(n).description() : l.desc[e];
+    return "\"" + name(l.guid[e], d) + "\" (" + gs(l.guid[e]) + ")";
+  };
+  std::set<uint64_t> named, absent;
+  for (const ExpectedLink& l : base) {
+    uint32_t n[2] = {db.node_by_guid(l.guid[0]), db.node_by_guid(l.guid[1])};
+    const Port* p[2] = {nullptr, nullptr};
+    for (int e = 0; e < 2; ++e)
+      if (n[e] != NO_INDEX && l.port[e] <= db.node(n[e]).nports && db.port(db.node(n[e]), l.port[e]).exists)
+        p[e] = &db.port(db.node(n[e]), l.port[e]);
+    if (p[0] && p[1] && p[0]->peer == db.port_index(n[1], l.port[1]) && p[0]->phys_state() == PHYS_LINKUP &&
+        (!p[1]->has_info || p[1]->phys_state() == PHYS_LINKUP))
+      continue;
+    for (int e = 0; e < 2; ++e)
+      if (n[e] == NO_INDEX) absent.insert(l.guid[e]);
+    int me = n[0] != NO_INDEX ? 0 : n[1] != NO_INDEX ? 1 : -1;
+    if (me < 0) continue;  // neither end is here: reported as missing nodes below
+    int other = 1 - me;
+    named.insert(l.guid[other]);
+    // Why the link is not up, from both ends.
+    std::vector<std::string> why;
+    auto port_why = [&](int e) -> std::string {
+      std::string who = e == me ? "this port" : end_name(l, e) + " port " + std::to_string(l.port[e]);
+      if (n[e] == NO_INDEX) return end_name(l, e) + " is not in the subnet";
+      if (!p[e]) return who + " is not in the subnet";
+      if (p[e]->has_info && p[e]->phys_state() != PHYS_LINKUP)
+        return who + " is " + port_state_str(p[e]->state()) + "/" + phys_state_str(p[e]->phys_state());
+      if (const Port* q = db.peer(*p[e])) {
+        uint64_t og = db.node_of(*q).guid;
+        if (og != l.guid[1 - e] || q->num != l.port[1 - e])
+          return who + " links to \"" + name(og, db.node_of(*q).description()) + "\" (" + gs(og) + ") port " +
+                 std::to_string(q->num);
+      }
+      return "";
+    };
+    for (int e : {me, other})
+      if (auto w = port_why(e); !w.empty()) why.push_back(w);
+    std::string what = "link to " + end_name(l, other) + " port " + std::to_string(l.port[other]) +
+                       " (in the baseline) is down";
+    for (size_t k = 0; k < why.size(); ++k) what += (k ? "; " : ": ") + why[k];
+    if (p[me]) {
+      out.push_back(make(db, n[me], l.port[me], what));
+    } else {
+      Finding f;
+      f.node = n[me];
+      f.port = int(l.port[me]);
+      f.what = what;
+      out.push_back(f);
+    }
+  }
+  // Baseline nodes with no live end on any of their links.
+  std::map<uint64_t, std::string> descs;
+  for (const ExpectedLink& l : base)
+    for (int e = 0; e < 2; ++e) descs.try_emplace(l.guid[e], l.desc[e]);
+  for (uint64_t g : absent) {
+    if (named.count(g)) continue;
+    Finding f;
+    f.what = "node \"" + name(g, descs[g]) + "\" (" + gs(g) + ") of the baseline is not in the subnet";
+    out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace ibcore::health

@@ -24,6 +24,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "core/sched.h"
+#include "core/umad.h"
 #include "core/subnet.h"
 #include "iba/pm.h"
 
@@ -117,8 +119,9 @@ public:
   // The PM path to a LID (PathRecord asked once per LID; failures are
   // cached and rethrown to every asker).
   Task<IBPath> path(uint16_t lid);
-  // PerfMgt ClassPortInfo capability mask (cached per LID; 0 on failure).
-  Task<uint16_t> cap_mask(uint16_t lid);
+  // PerfMgt ClassPortInfo capability mask (cached per LID; 0 on failure,
+  // and *failed set when given).
+  Task<uint16_t> cap_mask(uint16_t lid, bool* failed = nullptr);
   Task<iba::PMPortCounters> counters(uint16_t lid, uint8_t port);
   Task<iba::PMPortCountersExtended> counters_ext(uint16_t lid, uint8_t port);
   // Clear counters: PortCounters with counterSelect = select (and
@@ -149,9 +152,37 @@ private:
   IBPath sa_;
   bool skip_sl_;
   std::map<uint16_t, Entry> paths_;
-  std::map<uint16_t, uint16_t> caps_;
+  std::map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
   uint64_t path_queries_ = 0;
 };
+
+// The set-up every PM-scanning command shares: the configured local end
+// port (config(): -C/-P), a scheduler on it and PM access whose paths come
+// from the SA (need_sa false: no SA path is looked up, for commands that
+// only send SMPs on the scheduler).
+class PmSession {
+public:
+  explicit PmSession(bool skip_sl = false, bool need_sa = true);
+  Umad& umad() { return umad_; }
+  Scheduler& sched() { return sched_; }
+  PmAccess& pm() { return pm_; }
+
+private:
+  Umad umad_;
+  Scheduler sched_;
+  PmAccess pm_;
+};
+
+// The port slot a target names in db: a LID, a DR path from the local port,
+// or a port GUID (a node GUID selects the node's first port slot).  Throws
+// Error naming the target when no port matches.
+uint32_t find_target_port(const Subnet& db, const std::string& target, IBPath::Form form);
+
+// Link width encodings ordered by lane count: 1X(1) 2X(16) 4X(2) 8X(4) 12X(8).
+unsigned width_lanes(unsigned w);
+// The widest width in a width mask; the highest bit of a speed mask.
+unsigned widest_width(unsigned mask);
+unsigned highest_bit(unsigned v);
 
 // --- findings -------------------------------------------------------------------------
 
@@ -173,8 +204,9 @@ std::string describe(const Subnet& db, const Finding& f, const std::string& node
 uint16_t port_lid(const Subnet& db, const Node& n, unsigned port);
 
 // Port state: a port whose physical state is LinkUp must be Active; a port
-// with a peer must be LinkUp.  Switch port 0 is skipped.
-std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned port);
+// with a peer must be LinkUp, and so must a port the user named (named).
+// Switch port 0 is skipped.
+std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned port, bool named = false);
 // Link width and speed: the link must run at the widest width and the
 // fastest speed both ends have enabled and support; a 1X link is reported
 // when both ends support more (the classic ibcheckwidth rule).  Only for
@@ -192,6 +224,32 @@ std::vector<Finding> check_ids(const Subnet& db);
 // node + that port); a node answering with a GUID the database already
 // places elsewhere is a duplicate.  Runs on sched (spawns, caller runs).
 void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Finding>& out);
+
+// --- links against a baseline ------------------------------------------------------
+
+// A link of the healthy subnet: both ends by node GUID and port number, with
+// the node descriptions the baseline gives them.
+struct ExpectedLink {
+  uint64_t guid[2] = {0, 0};
+  unsigned port[2] = {0, 0};
+  std::string desc[2];
+};
+// The links of a subnet database, each once.
+std::vector<ExpectedLink> links_of(const Subnet& db);
+// The links of a baseline file: a subnet cache of either format (ibtool
+// --cache, ibnetdiscover --cache) or a topology file written by
+// ibnetdiscover (node headers `Switch 8 "S-<guid>" # "desc" ...`, link
+// lines `[port] "H-<guid>"[port]...`).  Throws Error when it is neither.
+std::vector<ExpectedLink> load_baseline(const std::string& file);
+// Parse ibnetdiscover topology text (empty when it holds no node).
+std::vector<ExpectedLink> parse_topology(std::string_view text);
+// Every baseline link that is not up in db, named by both ends: an end
+// missing from the subnet, its port not LinkUp, or linked elsewhere.  The
+// finding sits on a live end when there is one; a baseline node with no
+// live end at all is reported once as missing.  name(guid, desc) gives a
+// node's display name (node name map).
+std::vector<Finding> check_links(const Subnet& db, const std::vector<ExpectedLink>& base,
+                                 const std::function<std::string(uint64_t, const std::string&)>& name);
 
 // Width/speed names: "1X".."12X", "2.5 Gbps".."10.0 Gbps", FDR/EDR/HDR/NDR.
 std::string width_str(unsigned w);
