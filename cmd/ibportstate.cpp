@@ -93,16 +93,18 @@ Request parse_ops(const std::vector<std::string>& a, size_t first) {
       case MKEYPROT: if (v > 3) bad("mkey protection bit setting"); break;
       case MKEY: {
         // Every 64-bit value is a key; anything else is asked for on the
-        // terminal (without echo), as with -y.
-        auto strict = [](const char* s, uint64_t& out) {
-          char* end = nullptr;
+        // terminal (without echo), as with -y.  As the reference does, an
+        // error while prompting (no terminal: errno set by getpass) makes
+        // the answer bad too.
+        char* end = nullptr;
+        errno = 0;
+        v = std::strtoull(a[i].c_str(), &end, 0);
+        if (errno || *end != '\0') {
           errno = 0;
-          out = std::strtoull(s, &end, 0);
-          return errno == 0 && end && *end == '\0';
-        };
-        if (!strict(a[i].c_str(), v)) {
           const char* typed = getpass("New M_Key: ");
-          if (!typed || !strict(typed, v)) fail("Bad new M_Key\n");
+          if (!typed) fail("Bad new M_Key\n");
+          v = std::strtoull(typed, &end, 0);
+          if (errno || *end != '\0') fail("Bad new M_Key\n");
         }
         break;
       }
