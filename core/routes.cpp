@@ -140,6 +140,34 @@ public:
     while (k) b_[n_++] = t[--k];
   }
 
+  // "0xLLLL PPP " (a row's start: LID in 4 hex digits, port in 3 decimal).
+  void lid_port(unsigned lid, uint8_t port) {
+    struct Tables {
+      char hex2[256][2];
+      char dec3[256][3];
+      Tables() {
+        static const char x[] = "0123456789abcdef";
+        for (unsigned i = 0; i < 256; ++i) {
+          hex2[i][0] = x[i >> 4];
+          hex2[i][1] = x[i & 15];
+          dec3[i][0] = char('0' + i / 100);
+          dec3[i][1] = char('0' + i / 10 % 10);
+          dec3[i][2] = char('0' + i % 10);
+        }
+      }
+    };
+    static const Tables t;
+    char* w = b_ + n_;
+    w[0] = '0';
+    w[1] = 'x';
+    std::memcpy(w + 2, t.hex2[(lid >> 8) & 0xff], 2);
+    std::memcpy(w + 4, t.hex2[lid & 0xff], 2);
+    w[6] = ' ';
+    std::memcpy(w + 7, t.dec3[port], 3);
+    w[10] = ' ';
+    n_ += 11;
+  }
+
 private:
   static constexpr size_t CAP = 1 << 16;
   FILE* f_;
@@ -184,11 +212,7 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
     ++n;
     // The fixed part of a row and any of the short texts fit in 160 bytes.
     o.need(160);
-    o.lit("0x");
-    o.hex(lid, 4);
-    o.put(' ');
-    o.dec(port, 3);
-    o.put(' ');
+    o.lid_port(lid, port);
     if (no_dests_) {
       o.put('\n');
       continue;
