@@ -90,7 +90,7 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
            "M_Key to use in request")
         ->option_text("<key>")
         ->check(int_form("M_Key"));
-  if (which & opt::SMKey)
+  if (which & (opt::SMKey | opt::Sa))  // --sa asks the SA, which wants its key for some records
     app.add_option_function<std::string>(
            "--smkey",
            [&c](const std::string& s) { uint64_t v = 0; parse_int(s, v); c.smkey = v; },

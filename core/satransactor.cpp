@@ -150,6 +150,13 @@ std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, ui
   try {
     rep = mad_.call(req, sa_path());
   } catch (MADError& e) {
+    // IBA 15.4.1 (and OpenSM): P_KeyTableRecords go only to trusted
+    // requesters, whose SM_Key matches the SA's; anything else is refused
+    // with ERR_REQ_INVALID whatever the record asked for.
+    auto* ce = dynamic_cast<MADClassError*>(&e);
+    if (m->record_attr == 0x0033 && ce && (ce->status >> 8) == 2 && !config().smkey)
+      e.annotate("The SA gives P_KeyTableRecords only to trusted requests: give its SM_Key with --smkey "
+                 "(or sa_key in the ibdiag.conf file).");
     e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");
     throw;
   }
