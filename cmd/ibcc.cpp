@@ -549,27 +549,7 @@ public:
       if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
       const std::string& dest = args_[1];
       IBPath target;
-      // The reference's order: open the port, then parse the destination.
-      std::exception_ptr bad;
-      try {
-        target = ibtool::parse_target_args(flags_, args_, 1);
-      } catch (const std::exception&) {
-        bad = std::current_exception();
-      }
-      std::unique_ptr<ibtool::Session> s;
-      try {
-        s = std::make_unique<ibtool::Session>(ibtool::open_session(bad ? nullptr : &target));
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "Failed to open '" + (cfg.ca.empty() ? std::string("(null)") : cfg.ca) + "' port '" +
-                                std::to_string(cfg.port) + "'");
-      }
-      if (bad) {
-        try {
-          std::rethrow_exception(bad);
-        } catch (const std::exception& e) {
-          ibtool::ref_fail(e, "can't resolve destination " + dest);
-        }
-      }
+      auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
       Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}};
       try {
         ibcore::GmpPathResolver res(*s->mad);
@@ -577,7 +557,7 @@ public:
       } catch (const ibcore::MADError& e) {
         // A LID target is addressed directly by the reference: its first
         // MAD fails instead.  Anything else needed the SA to be found.
-        if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, "can't resolve destination " + dest);
+        if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, ibtool::cant_resolve(dest, "destination"));
         c.path_error = std::current_exception();
         c.path.DLID = target.DLID;
       }

@@ -68,10 +68,14 @@ void ref_fail(const std::exception& e, std::string msg) {
   throw RefFail{std::move(msg)};
 }
 
+std::string cant_resolve(const std::string& dest, std::string_view noun) {
+  return "can't resolve " + std::string(noun) + " " + dest;
+}
+
 std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
                                          ibcore::IBPath& target, const std::string& dest,
-                                         bool iberror_on_open) {
+                                         bool iberror_on_open, std::string_view noun) {
   std::exception_ptr bad;
   try {
     target = parse_target_args(f, args, first);
@@ -94,7 +98,7 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
     try {
       std::rethrow_exception(bad);
     } catch (const std::exception& e) {
-      ref_fail(e, "can't resolve destination port " + dest);
+      ref_fail(e, cant_resolve(dest, noun));
     }
   }
   return s;

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/rpc.h"
@@ -69,14 +70,20 @@ int ref_exit(const std::string& tool, const std::string& msg);
 // Report e on stderr (our E: lines) and throw RefFail{msg}.
 [[noreturn]] void ref_fail(const std::exception& e, std::string msg);
 
+// The reference's message for a destination it cannot resolve, "can't
+// resolve destination port 12"; noun is "destination" for the tools that
+// say "can't resolve destination 12" (ibccquery, ibccconfig).
+std::string cant_resolve(const std::string& dest, std::string_view noun = "destination port");
+
 // Parse the target and open the end port for it the reference's way: a
 // port that cannot be opened ends with "Failed to open '<ca>' port '<n>'",
-// a target that does not parse with "can't resolve destination port
-// <dest>" (RefFail).  target receives the parsed, unresolved path.
+// a target that does not parse with cant_resolve(dest, noun) (RefFail).
+// target receives the parsed, unresolved path.
 std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
                                          ibcore::IBPath& target, const std::string& dest,
-                                         bool iberror_on_open = true);
+                                         bool iberror_on_open = true,
+                                         std::string_view noun = "destination port");
 // Thrown by open_for_target(iberror_on_open = false) after reporting: the
 // tool ends with status 255 and nothing on stdout (smpdump's ibpanic).
 struct SilentFail {};
