@@ -262,7 +262,6 @@ public:
     app.add_flag_callback("--switches-only", [this] { only_ = NodeType::Switch; }, "Output only switches");
     app.add_flag_callback("--cas-only", [this] { only_ = NodeType::CA; }, "Output only CAs");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid (accepted, not needed)")->option_text("<lid>");
-    app.add_flag("-R", nop_, "(accepted for compatibility)");
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout |
                                         ibtool::opt::Retries | ibtool::opt::MKey | ibtool::opt::Verbose |
                                         ibtool::opt::Config | ibtool::opt::Errors | ibtool::opt::Discovery |
@@ -315,40 +314,50 @@ public:
         db = obtain_subnet(o);
       }
       // A partial scan (-S/-G/-D, -n): what the reference's scan from that
-      // start finds, replayed on the full fabric.
+      // start finds, replayed on the full fabric.  A start that was found
+      // limits the scan to 1 hop unless -n says more; a GUID nobody has
+      // means a scan from the local port.
       const Node* one = nullptr;
       bool start_given = !guid_str_.empty() || !dr_str_.empty();
       if (start_given || (hops_ > 0 && load_cache_.empty())) {
         PartialScan ps;
         ps.max_hops = unsigned(hops_);
+        bool resolved = false;
+        uint64_t guid = std::strtoull(guid_str_.c_str(), nullptr, 0);
         if (!guid_str_.empty()) {
-          uint64_t g = std::strtoull(guid_str_.c_str(), nullptr, 0);
-          ps.start_port = db.port_by_guid(g);
-          if (ps.start_port == NO_INDEX ||
-              (only_ != NodeType::Unknown && db.node_of(db.port(ps.start_port)).type != only_)) {
-            std::fprintf(stderr, "Failed to find port: %s\n", guid_str_.c_str());
-            return 0;
-          }
+          ps.start_port = db.port_by_guid(guid);
+          resolved = ps.start_port != NO_INDEX;
         } else if (!dr_str_.empty()) {
           auto hops = parse_dr_path(dr_str_);
           uint32_t pi = NO_INDEX;
           if (hops) {
             ps.start_hops.assign(hops->begin() + 1, hops->end());
             pi = ps.start_hops.empty() ? db.port_index(db.from_node, db.from_port) : db.port_by_dr(ps.start_hops);
+            // A directed route does not go on through a CA.
+            for (size_t i = 1; pi != NO_INDEX && i < ps.start_hops.size(); ++i) {
+              std::vector<uint8_t> head(ps.start_hops.begin(), ps.start_hops.begin() + long(i));
+              uint32_t at = db.port_by_dr(head);
+              if (at == NO_INDEX || !db.node_of(db.port(at)).is_switch()) pi = NO_INDEX;
+            }
           }
           if (pi == NO_INDEX) {
+            // Without -a the reference reads the start's NodeInfo first;
+            // with -a its scan from there finds nothing.
+            if (all_) return 0;
             std::fprintf(stderr, "Failed to get local Node Info\n");
             return 1;
           }
-          if (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_) {
-            std::fprintf(stderr, "Failed to find port: %s\n", dr_str_.c_str());
-            return 0;
-          }
+          resolved = true;
         }
+        if (resolved && !ps.max_hops) ps.max_hops = 1;
         if (load_cache_.empty()) db = replay_partial_scan(db, ps);
         if (start_given && !all_) {
-          if (!load_cache_.empty()) one = &db.node_of(db.port(ps.start_port));
-          else one = &db.node(db.from_node);
+          uint32_t pi = !guid_str_.empty() ? db.port_by_guid(guid) : db.port_index(db.from_node, db.from_port);
+          if (pi == NO_INDEX || (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_)) {
+            std::fprintf(stderr, "Failed to find port: %s\n", (guid_str_.empty() ? dr_str_ : guid_str_).c_str());
+            return 0;
+          }
+          one = &db.node_of(db.port(pi));
         }
       }
       LinkPrinter pr(db, map, line_, additional_, down_, have_filter ? &filter_db : nullptr);
@@ -380,7 +389,7 @@ public:
 
 private:
   std::string guid_str_, dr_str_, load_cache_, diff_, diffcheck_, filterdown_, sm_port_;
-  bool all_ = false, down_ = false, line_ = false, additional_ = false, nop_ = false;
+  bool all_ = false, down_ = false, line_ = false, additional_ = false;
   int hops_ = 0;
   NodeType only_ = NodeType::Unknown;
 };

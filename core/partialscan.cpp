@@ -120,7 +120,10 @@ private:
     uint32_t via = part_.port_index(n, e.port);
     if (!x.is_switch() && is_start && e.cnt > 1) {
       // A CA start steps back along its route: the node before it, entered
-      // by the port the route took into it.
+      // by the port the route took into it.  The reference counts the step
+      // as a hop discovered, and takes it again each time it meets the CA.
+      if (ps_.max_hops && maxhops_ > ps_.max_hops) return;
+      ++maxhops_;
       uint32_t prev = path_.empty() ? NO_INDEX : path_.back();
       if (prev == NO_INDEX) return;
       uint8_t hop_in = path_.size() >= 2 ? 0 : uint8_t(full_.from_port);

@@ -160,6 +160,9 @@ int register_rows(const std::string& dir) {
     ss << in.rdbuf();
     std::string suite = sanitize(p.stem().string(), 40);
     for (auto& row : conformance::parse_rows(ss.str(), p.filename().string())) {
+      // "topology: file NAME" with a relative NAME: a net file next to the rows.
+      if (row.topology.rfind("file ", 0) == 0 && row.topology.size() > 5 && row.topology[5] != '/')
+        row.topology = "file " + (p.parent_path() / row.topology.substr(5)).string();
       std::string name = "L" + std::to_string(row.line) + "_" + sanitize(join(row.reference), 80);
       testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, p.c_str(), row.line,
                             [row]() -> testing::Test* { return new RowTest(row); });
