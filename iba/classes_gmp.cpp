@@ -41,6 +41,7 @@ constexpr AttrDesc SA_ATTRS[] = {
     IBA_ATTR(SAMultiPathRecord, M_GET_MULTI),
     IBA_ATTR(SAServiceAssociationRecord, M_REC),
     IBA_ATTR(SAInformInfoRecord, M_REC),
+    IBA_ATTR(SAPortInfoExtendedRecord, M_REC),
 };
 
 constexpr AttrDesc PM_ATTRS[] = {

@@ -303,6 +303,15 @@ IBA_ATTR_ID(SAServiceAssociationRecord, 0x003B);
 IBA_STRUCT(SAInformInfoRecord, 60, IBA_FIELDS_SAInformInfoRecord);
 IBA_ATTR_ID(SAInformInfoRecord, 0x00F3);
 
+// PortInfoExtendedRecord (IBA 1.3 15.2.5.x; OpenSM's ib_portinfoext_record_t).
+#define IBA_FIELDS_SAPortInfoExtendedRecord(F, A, S, SA) \
+  F(endportLID, 0, 16, Lid)                              \
+  F(portNum, 16, 8, Uint)                                \
+  F(options, 24, 8, Hex)                                 \
+  S(portInfoExtended, 32, SMPPortInfoExtended)
+IBA_STRUCT(SAPortInfoExtendedRecord, 68, IBA_FIELDS_SAPortInfoExtendedRecord);
+IBA_ATTR_ID(SAPortInfoExtendedRecord, 0x003E);
+
 // SA records are laid out in SA MADs and RMPP payloads on 8-byte
 // boundaries (IBA 15.2.1.1 AttributeOffset).
 template <class T>

@@ -73,6 +73,7 @@ const Want WANT[] = {
     {mgmt::SUBN_ADM, 0x003A, "MultiPathRecord"},
     {mgmt::SUBN_ADM, 0x003B, "ServiceAssociationRecord"},
     {mgmt::SUBN_ADM, 0x00F3, "InformInfoRecord"},
+    {mgmt::SUBN_ADM, 0x003E, "PortInfoExtendedRecord"},
     // PM (IBA 16.1.2 Table 225 and the annexes).
     {mgmt::PERF, 0x0001, "ClassPortInfo"},
     {mgmt::PERF, 0x0010, "PortSamplesControl"},

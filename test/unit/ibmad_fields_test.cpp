@@ -676,6 +676,7 @@ TEST(IbmadFields, SizesMatchIbTypes) {
       {"ib_ioc_profile_t", DMIOControllerProfile::SIZE, &DMIOControllerProfile::DESC, nullptr},
       {"ib_svc_entry_t", DMServiceEntry::SIZE, &DMServiceEntry::DESC, nullptr},
       {"ib_svc_entries_t", DMServiceEntries::SIZE, &DMServiceEntries::DESC, nullptr},
+      {"ib_portinfoext_record_t", SAPortInfoExtendedRecord::SIZE, nullptr, nullptr},
   };
   if (access("/usr/include/infiniband/iba/ib_types.h", R_OK) != 0) GTEST_SKIP() << "no OpenSM headers";
   char dir[] = "/tmp/ibasmp-sizes-XXXXXX";
