@@ -1,5 +1,6 @@
 // The base of the fabric health commands (ibcheck*, ibclear*, ibdatacount*,
-// ibidsverify, ibqueryerrors, ibswportwatch, set_port_state, init_all_ports):
+// ibidsverify, ibqueryerrors, ibswportwatch, set_port_state, init_all_ports)
+// and of the python-rdma subnet tools (ibprint*, ibfindnodesusing):
 // their work may fail anywhere (discovery, a MAD, a file), and a failure is
 // reported the library's way, one line a layer on stderr, with
 // ibcore::report's exit status.

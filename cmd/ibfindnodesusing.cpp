@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -22,7 +23,7 @@ namespace {
 
 using namespace ibcore;
 
-class IbFindNodesUsing : public ibtool::Command {
+class IbFindNodesUsing : public ibtool::HealthCommand {
 public:
   void options(CLI::App& app) override {
     app.add_option("switch", switch_, "the switch: node GUID, node name, LID, DR path or port GUID")->required();
@@ -31,55 +32,37 @@ public:
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
   }
 
-  int run() override {
-    try {
-      Subnet db = obtain_subnet();
-      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
-      uint32_t sw = NO_INDEX;
-      if (auto g = iba::parse_guid(switch_)) sw = db.node_by_guid(*g);
-      if (sw == NO_INDEX)
-        for (uint32_t i : db.reference_order(NodeType::Switch))
-          if (map.remap(db.node(i).guid, db.node(i).description()) == switch_) {
-            sw = i;
-            break;
-          }
-      if (sw == NO_INDEX) {
-        // A target as everywhere else: LID, DR path, port GUID.
-        try {
-          sw = db.port(health::find_target_port(db, switch_, IBPath::Form::Auto)).node;
-        } catch (const std::exception&) {
-        }
-      }
-      if (sw == NO_INDEX || !db.node(sw).is_switch()) {
-        std::fprintf(stderr, "E: switch %s not found\n", switch_.c_str());
-        return 1;
-      }
-      const Node& s = db.node(sw);
-      if (port_ < 1 || unsigned(port_) > s.nports) {
-        std::fprintf(stderr, "E: switch %s has no port %d\n", switch_.c_str(), port_);
-        return 1;
-      }
-      const Port* r = db.peer(db.port(s, unsigned(port_)));
-      std::vector<uint32_t> need{sw};
-      if (r && db.node_of(*r).is_switch()) need.push_back(r->node);
-      bool missing = false;
-      for (uint32_t n : need)
-        if (!db.find_tables(n) || !db.find_tables(n)->lft_valid) missing = true;
-      if (missing) {
-        const EndPort& ep = get_end_port(ibcore::config().ca, ibcore::config().port);
-        Umad umad(ep.ca, ep.port);
-        Scheduler sched(umad, unsigned(std::max(0, ibcore::config().outstanding)));
-        DiscoveryResult res;
-        read_switch_tables(sched, db, need, true, false, &res);
-        for (auto& e : res.errors) std::fprintf(stderr, "W: %s\n", e.c_str());
-        if (!ibcore::config().cache_file.empty()) save_cache(db, ibcore::config().cache_file, CacheFormat::Ibtool);
-      }
-      print(db, map, sw, unsigned(port_));
-      if (r && db.node_of(*r).is_switch()) print(db, map, r->node, r->num);
-      return 0;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+  int work() override {
+    Subnet db = obtain_subnet();
+    NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+    uint32_t sw = health::find_node(db, map, switch_, NodeType::Switch);
+    if (sw == NO_INDEX) {
+      std::fprintf(stderr, "E: switch %s not found\n", switch_.c_str());
+      return 1;
     }
+    const Node& s = db.node(sw);
+    if (port_ < 1 || unsigned(port_) > s.nports) {
+      std::fprintf(stderr, "E: switch %s has no port %d\n", switch_.c_str(), port_);
+      return 1;
+    }
+    const Port* r = db.peer(db.port(s, unsigned(port_)));
+    std::vector<uint32_t> need{sw};
+    if (r && db.node_of(*r).is_switch()) need.push_back(r->node);
+    bool missing = false;
+    for (uint32_t n : need)
+      if (!db.find_tables(n) || !db.find_tables(n)->lft_valid) missing = true;
+    if (missing) {
+      const EndPort& ep = get_end_port(ibcore::config().ca, ibcore::config().port);
+      Umad umad(ep.ca, ep.port);
+      Scheduler sched(umad, unsigned(std::max(0, ibcore::config().outstanding)));
+      DiscoveryResult res;
+      read_switch_tables(sched, db, need, true, false, &res);
+      for (auto& e : res.errors) std::fprintf(stderr, "W: %s\n", e.c_str());
+      if (!ibcore::config().cache_file.empty()) save_cache(db, ibcore::config().cache_file, CacheFormat::Ibtool);
+    }
+    print(db, map, sw, unsigned(port_));
+    if (r && db.node_of(*r).is_switch()) print(db, map, r->node, r->num);
+    return 0;
   }
 
   static void print(const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {

@@ -8,9 +8,11 @@
 #include <string>
 
 #include "cmd/common.h"
+#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/health.h"
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "core/nodemap.h"
@@ -20,62 +22,48 @@ namespace {
 
 using namespace ibcore;
 
-class IbPrint : public ibtool::Command {
+class IbPrint : public ibtool::HealthCommand {
 public:
   IbPrint(NodeType t, const char* what) : type_(t), what_(what) {}
 
   void options(CLI::App& app) override {
-    app.add_option("node", node_, std::string("the ") + what_ + " to print: node GUID, port GUID or node name");
+    app.add_option("node", node_,
+                   std::string("the ") + what_ + " to print: node GUID, port GUID, node name, LID or DR path");
     app.add_flag("-l,--list", list_, std::string("list the ") + what_ + "s");
     app.add_flag("-R,--Recalc", ibcore::config().refresh_cache, "rediscover even when --cache names a file");
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
   }
 
-  int run() override {
-    try {
-      Subnet db = obtain_subnet();
-      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
-      TopologyPrinter pr(db, map, stdout, false, false);
-      if (list_ || node_.empty()) {
-        pr.list(1u << unsigned(type_));
-        return 0;
-      }
-      // A GUID (node or port) or a node name / description.
-      uint32_t found = NO_INDEX;
-      if (auto g = iba::parse_guid(node_)) {
-        found = db.node_by_guid(*g);
-        if (found == NO_INDEX && db.port_by_guid(*g) != NO_INDEX) found = db.port(db.port_by_guid(*g)).node;
-      }
-      if (found == NO_INDEX)
-        for (uint32_t i : db.reference_order(type_))
-          if (map.remap(db.node(i).guid, db.node(i).description()) == node_ || db.node(i).description() == node_) {
-            found = i;
-            break;
-          }
-      if (found == NO_INDEX || db.node(found).type != type_) {
-        std::fprintf(stderr, "E: %s %s not found\n", what_, node_.c_str());
-        return 1;
-      }
-      // The node's block as ibnetdiscover prints it, without the blank
-      // line that separates blocks there.
-      const Node& n = db.node(found);
-      char* text = nullptr;
-      size_t len = 0;
-      FILE* mem = open_memstream(&text, &len);
-      if (!mem) throw Error("Out of memory");
-      TopologyPrinter block(db, map, mem, false, false);
-      if (n.is_switch()) block.out_switch(n, nullptr, nullptr);
-      else block.out_ca(n, nullptr, nullptr);
-      block.out_node_ports(n, n.is_switch());
-      std::fclose(mem);
-      std::string out(text, len);
-      std::free(text);
-      std::fputs(out.c_str() + (out.starts_with("\n") ? 1 : 0), stdout);
+  int work() override {
+    Subnet db = obtain_subnet();
+    NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+    TopologyPrinter pr(db, map, stdout, false, false);
+    if (list_ || node_.empty()) {
+      pr.list(1u << unsigned(type_));
       return 0;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
     }
+    uint32_t found = health::find_node(db, map, node_, type_);
+    if (found == NO_INDEX) {
+      std::fprintf(stderr, "E: %s %s not found\n", what_, node_.c_str());
+      return 1;
+    }
+    // The node's block as ibnetdiscover prints it, without the blank
+    // line that separates blocks there.
+    const Node& n = db.node(found);
+    char* text = nullptr;
+    size_t len = 0;
+    FILE* mem = open_memstream(&text, &len);
+    if (!mem) throw Error("Out of memory");
+    TopologyPrinter block(db, map, mem, false, false);
+    if (n.is_switch()) block.out_switch(n, nullptr, nullptr);
+    else block.out_ca(n, nullptr, nullptr);
+    block.out_node_ports(n, n.is_switch());
+    std::fclose(mem);
+    std::string out(text, len);
+    std::free(text);
+    std::fputs(out.c_str() + (out.starts_with("\n") ? 1 : 0), stdout);
+    return 0;
   }
 
 private:

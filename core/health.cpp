@@ -20,6 +20,7 @@
 #include "core/gmppath.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "iba/introspect.h"
 #include "iba/sa.h"
 
 namespace ibcore::health {
@@ -266,6 +267,27 @@ uint32_t find_target_port(const Subnet& db, const std::string& target, IBPath::F
   }
   if (slot == NO_INDEX) throw Error("No node in the subnet matches " + target);
   return slot;
+}
+
+uint32_t find_node(const Subnet& db, const NodeNameMap& map, const std::string& what, NodeType type) {
+  uint32_t found = NO_INDEX;
+  if (auto g = iba::parse_guid(what)) {
+    found = db.node_by_guid(*g);
+    if (found == NO_INDEX && db.port_by_guid(*g) != NO_INDEX) found = db.port(db.port_by_guid(*g)).node;
+  }
+  if (found == NO_INDEX)
+    for (uint32_t i : db.reference_order(type))
+      if (map.remap(db.node(i).guid, db.node(i).description()) == what || db.node(i).description() == what) {
+        found = i;
+        break;
+      }
+  if (found == NO_INDEX) {
+    try {
+      found = db.port(find_target_port(db, what, IBPath::Form::Auto)).node;
+    } catch (const std::exception&) {
+    }
+  }
+  return found != NO_INDEX && db.node(found).type == type ? found : NO_INDEX;
 }
 
 // --- static checks ---------------------------------------------------------------------

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/nodemap.h"
 #include "core/sched.h"
 #include "core/umad.h"
 #include "core/subnet.h"
@@ -177,6 +178,11 @@ private:
 // or a port GUID (a node GUID selects the node's first port slot).  Throws
 // Error naming the target when no port matches.
 uint32_t find_target_port(const Subnet& db, const std::string& target, IBPath::Form form);
+
+// A node of type `type` named the way the python-rdma tools take one: its
+// node GUID or a port GUID, its name (node name map) or description, or any
+// target form (LID, DR path).  NO_INDEX when none matches.
+uint32_t find_node(const Subnet& db, const NodeNameMap& map, const std::string& what, NodeType type);
 
 // Link width encodings ordered by lane count: 1X(1) 2X(16) 4X(2) 8X(4) 12X(8).
 unsigned width_lanes(unsigned w);

@@ -212,7 +212,9 @@ TEST_F(Example, PrintBlocksAreTheReferenceTopologyBlocks) {
                                          {{"ibprintca.pl", "0x0000000000100004"}, "H-0000000000100003"},
                                          {{"ibprintca", "Hca1"}, "H-0000000000100000"},
                                          {{"ibprintswitch", "Switch2"}, "S-0000000000200001"},
-                                         {{"ibprintswitch.pl", "0x200000"}, "S-0000000000200000"}}) {
+                                         {{"ibprintswitch.pl", "0x200000"}, "S-0000000000200000"},
+                                         {{"ibprintca", "4"}, "H-0000000000100003"},
+                                         {{"ibprintswitch", "0,1"}, "S-0000000000200000"}}) {
     auto r = f.run(ib(c.args));
     std::string want = ref_block(topo.out, c.id);
     ASSERT_NE(want, "") << c.id;
