@@ -97,7 +97,8 @@ public:
     app.add_option("topology-file", topofile_, "read this topology file (ibnetdiscover output) instead of discovering");
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
                                         ibtool::opt::Debug | ibtool::opt::Verbose | ibtool::opt::Discovery |
-                                        ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries);
+                                        ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries |
+                                        ibtool::opt::Sa | ibtool::opt::SaPath);
   }
   int usage_status() const override { return 255; }
 

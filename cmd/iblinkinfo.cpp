@@ -265,7 +265,7 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout |
                                         ibtool::opt::Retries | ibtool::opt::MKey | ibtool::opt::Verbose |
                                         ibtool::opt::Config | ibtool::opt::Errors | ibtool::opt::Discovery |
-                                        ibtool::opt::Cache);
+                                        ibtool::opt::Cache | ibtool::opt::Sa | ibtool::opt::SaPath);
   }
 
   int run() override {

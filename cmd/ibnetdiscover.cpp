@@ -60,7 +60,8 @@ public:
     app.add_option("topology-file", outfile_, "write the output to this file instead of stdout");
     // The reference ignores further arguments; unknown options stay errors.
     app.add_option("ignored", ignored_args_, "further arguments are ignored, as the reference does");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery | ibtool::opt::Sa |
+                                        ibtool::opt::SaPath);
   }
 
   static bool parse_diffcheck(const std::string& s, unsigned& flags) {
