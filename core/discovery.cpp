@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <optional>
+#include <span>
 
 #include "core/error.h"
 #include "core/routes.h"
@@ -97,23 +99,84 @@ private:
     if (extra >= 0) p.drPath.back() = uint8_t(extra);
     return p;
   }
-  // The path for a query to node n: LID routed when allowed and known.
-  IBPath path_for(uint32_t n, unsigned port_hint = 0) const {
+  // The LID a query to node n goes to (0: by its DR path).
+  uint16_t lid_for(uint32_t n, unsigned port_hint = 0) const {
     const Node& x = db_.node(n);
-    uint16_t lid = 0;
-    if (use_lid_ && n != db_.from_node) {
-      if (x.is_switch()) lid = x.smalid;
-      else if (port_hint && port_hint <= x.nports && db_.port(x, port_hint).has_info)
-        lid = db_.port(x, port_hint).base_lid;
-    }
+    if (!use_lid_ || n == db_.from_node) return 0;
+    if (x.is_switch()) return x.smalid;
+    if (port_hint && port_hint <= x.nports && db_.port(x, port_hint).has_info) return db_.port(x, port_hint).base_lid;
+    return 0;
+  }
+  // The path for a query to node n: LID routed when allowed and known,
+  // unless by_dr.  A LID routed query that fails is asked again by DR
+  // (by_dr): the SM's routes can be stale or incomplete (a link that just
+  // went away, an SM still sweeping), the directed route is what the walk
+  // itself took.
+  IBPath path_for(uint32_t n, unsigned port_hint = 0, bool by_dr = false) const {
+    uint16_t lid = by_dr ? 0 : lid_for(n, port_hint);
     if (lid) {
       IBPath p;
       p.DLID = lid;
       p.SLID = local_lid_;
       return p;
     }
-    return dr(x.dr);
+    return dr(db_.node(n).dr);
   }
+  // The routes a query to node n tries, in stages: 0 its LID (when LID
+  // routing is used and the LID is known), 1 its directed route, 2 another
+  // directed route, through a neighbour known to be linked to it (when the
+  // link its own route ends with went away mid-run; a route that works is
+  // kept as the node's route).  next_route puts the path of the next stage
+  // from stage on in route_ (and moves stage past it); false when none is
+  // left.  Awaiting route_ right away is safe: one worker runs at a time
+  // and the MAD copies its path.
+  bool next_route(uint32_t n, unsigned port_hint, int& stage) {
+    for (; stage <= 2; ++stage) {
+      if (stage == 0) {
+        if (!lid_for(n, port_hint)) continue;
+        route_ = path_for(n, port_hint);
+      } else if (stage == 1) {
+        route_ = dr(db_.node(n).dr);
+      } else {
+        auto h = other_route(n);
+        if (!h) continue;
+        db_.node(n).dr = *h;
+        route_ = dr(*h);
+      }
+      ++stage;
+      return true;
+    }
+    return false;
+  }
+  // Whether the stage just tried (stage - 1) was the last one for node n.
+  bool last_stage(uint32_t n, unsigned port_hint, int stage) {
+    (void)port_hint;
+    return stage > 2 || (stage == 2 && !other_route(n));
+  }
+  // A directed route to node n other than its own: its own route plus a
+  // neighbour's route through another of its links, where that neighbour
+  // is a switch (or the start node) whose route does not pass through n.
+  std::optional<std::vector<uint8_t>> other_route(uint32_t n) const {
+    const Node& x = db_.node(n);
+    for (unsigned q = 1; q <= x.nports; ++q) {
+      const Port& p = db_.port(x, q);
+      if (p.peer == NO_INDEX) continue;
+      const Port& r = db_.port(p.peer);
+      const Node& m = db_.node(r.node);
+      if (!m.is_switch() && r.node != db_.from_node) continue;  // CAs do not forward DR SMPs
+      std::vector<uint8_t> h = m.dr;
+      h.push_back(r.num);
+      if (h == x.dr) continue;
+      bool through_n = r.node == n;
+      for (size_t k = 0; k < m.dr.size() && !through_n; ++k) {
+        uint32_t at = db_.port_by_dr(std::span<const uint8_t>(m.dr.data(), k));
+        through_n = at != NO_INDEX && db_.port(at).node == n;
+      }
+      if (!through_n) return h;
+    }
+    return std::nullopt;
+  }
+
   // The path of a probe out of port p of node n: always directed route
   // (the link is what is being found).  A LID route with a one-hop DR tail
   // would also do by IBA 14.2.2, but simulators (ibsim) do not route it.
@@ -175,29 +238,38 @@ private:
       ++res_.queries;
       switch (it.kind) {
         case ND:
-          try {
-            auto d = co_await s_.SubnGet<iba::SMPNodeDescription>(path_for(it.node, it.entry));
-            db_.set_desc(it.node, d.bytes());
-          } catch (const std::exception& e) {
-            fail(e, "NodeDescription of " + node_str(db_.node(it.node)));
+          for (int stage = 0; next_route(it.node, it.entry, stage);) {
+            try {
+              auto d = co_await s_.SubnGet<iba::SMPNodeDescription>(std::move(route_), 0);
+              db_.set_desc(it.node, d.bytes());
+              break;
+            } catch (const std::exception& e) {
+              if (last_stage(it.node, it.entry, stage)) fail(e, "NodeDescription of " + node_str(db_.node(it.node)));
+            }
           }
           break;
         case SI:
-          try {
-            auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(path_for(it.node));
-            db_.set_switch_info(it.node, si.bytes());
-          } catch (const std::exception& e) {
-            fail(e, "SwitchInfo of " + node_str(db_.node(it.node)));
+          for (int stage = 0; next_route(it.node, 0, stage);) {
+            try {
+              auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(std::move(route_), 0);
+              db_.set_switch_info(it.node, si.bytes());
+              break;
+            } catch (const std::exception& e) {
+              if (last_stage(it.node, 0, stage)) fail(e, "SwitchInfo of " + node_str(db_.node(it.node)));
+            }
           }
           break;
         case SW_PI0:
           // PortInfo 0 first: it carries the switch's LID (then LID routing
-          // can be used for the rest).
-          try {
-            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(dr(db_.node(it.node).dr), 0);
-            db_.set_port_info(it.node, 0, pi.bytes());
-          } catch (const std::exception& e) {
-            fail(e, "PortInfo 0 of " + node_str(db_.node(it.node)));
+          // can be used for the rest).  By directed route.
+          for (int stage = 1; next_route(it.node, 0, stage);) {
+            try {
+              auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(route_), 0);
+              db_.set_port_info(it.node, 0, pi.bytes());
+              break;
+            } catch (const std::exception& e) {
+              if (last_stage(it.node, 0, stage)) fail(e, "PortInfo 0 of " + node_str(db_.node(it.node)));
+            }
           }
           push({SI, 0, it.entry, it.node, NO_INDEX});
           for (unsigned p = 1; p <= db_.node(it.node).nports; ++p)
@@ -205,12 +277,16 @@ private:
           if (opt_.read_lft || opt_.read_mft) tables_.push_back(it.node);
           break;
         case SW_PORT:
-          try {
-            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(path_for(it.node), it.port);
-            db_.set_port_info(it.node, it.port, pi.bytes());
-            probe = port_read(it.node, it.port, it.port != it.entry);
-          } catch (const std::exception& e) {
-            fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
+          for (int stage = 0; next_route(it.node, 0, stage);) {
+            try {
+              auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(route_), it.port);
+              db_.set_port_info(it.node, it.port, pi.bytes());
+              probe = port_read(it.node, it.port, it.port != it.entry);
+              break;
+            } catch (const std::exception& e) {
+              if (last_stage(it.node, 0, stage))
+                fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
+            }
           }
           break;
         case CA_PORT:
@@ -298,6 +374,7 @@ private:
   bool use_lid_ = false;
   std::deque<Item> q_;
   unsigned workers_ = 0, max_workers_ = 64;
+  IBPath route_;  // next_route()'s result
 };
 
 // --- forwarding tables -------------------------------------------------------------
