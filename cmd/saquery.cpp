@@ -187,6 +187,14 @@ private:
       iba::set_bits(b.data(), f.bit_off, f.width(), *v);
       mask |= iba::component_mask(f);
     }
+    // -M/-R/--pkt_lifetime: one byte, the selector in its top two bits
+    // and the value below (as the reference takes them); sets both
+    // components.
+    void set_selected(const char* selector, const char* value, std::optional<uint64_t> byte) {
+      if (!byte) return;
+      set(selector, (*byte >> 6) & 0x3);
+      set(value, *byte & 0x3f);
+    }
     void set_gid(const char* name, const iba::Gid& g) {
       auto f = fref(d, name);
       iba::set_gid(b.data(), f.bit_off, g);
@@ -363,6 +371,9 @@ private:
     r.set("TClass", pr_.tclass);
     r.set("flowLabel", pr_.flow_label);
     r.set("hopLimit", pr_.hop_limit);
+    r.set_selected("MTUSelector", "MTU", pr_.mtu);
+    r.set_selected("rateSelector", "rate", pr_.rate);
+    r.set_selected("packetLifeTimeSelector", "packetLifeTime", pr_.pkt_lifetime);
   }
 
   // Positional arguments do not select paths (as in the reference).
@@ -395,9 +406,10 @@ private:
   }
 
   int mcmr(const Query& q, Rec& r, const std::string& target) {
-    std::optional<uint64_t> mlid = pr_.mlid;
-    if (opt_m_ && !target.empty()) mlid = std::strtoull(target.c_str(), nullptr, 0);
-    r.set("MLID", mlid);
+    // -g and -m read every MCMemberRecord (the reference ignores the
+    // selection options there); -m <mlid> lists that group's members.
+    if (opt_g_ || opt_m_) return mc_groups(q, r, target);
+    r.set("MLID", pr_.mlid);
     if (!pr_.mgid.empty()) r.set_gid("MGID", gid_arg(pr_.mgid));
     if (!pr_.gid.empty()) r.set_gid("portGID", gid_arg(pr_.gid));
     r.set("QKey", pr_.qkey);
@@ -405,23 +417,32 @@ private:
     r.set("scope", pr_.scope);
     r.set("joinState", pr_.join_state);
     r.set("proxyJoin", pr_.proxy_join);
-    auto recs = table(q, r);
-    if (!opt_g_ && !opt_m_) {
-      for (const auto& x : recs) print(*q.desc, x);
-      return 0;
-    }
+    return print_all(q, r);
+  }
+
+  std::string port_name(const iba::Gid& g) {
+    for (const auto& n : all_nodes())
+      if (g.guid() && n.nodeInfo().portGUID() == g.guid()) return n.nodeDescription().nodeString();
+    return "<unknown>";
+  }
+
+  int mc_groups(const Query& q, Rec& r, const std::string& target) {
     const auto& D = iba::SAMCMemberRecord::DESC;
-    for (const auto& x : recs) {
-      std::string s = iba::ref::sa_dump(D, x.data(), opt_g_ ? iba::ref::SA_MC_GROUP : iba::ref::SA_MC_MEMBER);
-      if (!opt_g_) {
-        iba::SAMCMemberRecord m;
-        m.load(x);
-        std::string name = "<unknown>";
-        for (const auto& n : all_nodes())
-          if (n.nodeInfo().portGUID() == m.portGID().guid() && m.portGID().guid())
-            name = n.nodeDescription().nodeString();
-        s += iba::ref::sa_dotted("NodeDescription", iba::ref::SA_MC_MEMBER.width, name);
+    std::optional<uint64_t> mlid;
+    if (opt_m_ && !target.empty()) mlid = std::strtoull(target.c_str(), nullptr, 0);
+    for (const auto& x : table(q, r)) {
+      iba::SAMCMemberRecord m;
+      m.load(x);
+      if (mlid) {
+        if (m.MLID() == *mlid)
+          std::fputs(iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width,
+                                         m.portGID().str() + " (" + port_name(m.portGID()) + ")")
+                         .c_str(),
+                     stdout);
+        continue;
       }
+      std::string s = iba::ref::sa_dump(D, x.data(), opt_g_ ? iba::ref::SA_MC_GROUP : iba::ref::SA_MC_MEMBER);
+      if (!opt_g_) s += iba::ref::sa_dotted("NodeDescription", iba::ref::SA_MC_MEMBER.width, port_name(m.portGID()));
       std::fputs(s.c_str(), stdout);
     }
     return 0;
