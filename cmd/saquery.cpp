@@ -391,6 +391,9 @@ private:
       r.set_gid("SGID", gid_arg(sgid_to_dgid_.substr(0, d)));
       if (d != std::string::npos) r.set_gid("DGID", gid_arg(sgid_to_dgid_.substr(d + 1)));
     }
+    // A source/destination pair asks for every path between them (the
+    // reference's NumbPath 127), unless -n says otherwise.
+    if (!src_to_dst_.empty() || !sgid_to_dgid_.empty()) r.set("numbPath", 0x7f);
     r.set("SLID", pr_.slid);
     r.set("DLID", pr_.dlid);
     if (!pr_.sgid.empty()) r.set_gid("SGID", gid_arg(pr_.sgid));
