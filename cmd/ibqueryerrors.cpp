@@ -400,18 +400,38 @@ private:
     }
 
     if ((clear_errors_ || clear_counts_) && lid) {
+      // Every port scanned (all at once where the PMA has AllPortSelect);
+      // with --details the details attributes too.
       uint16_t sel = (clear_errors_ ? H::SELECT_ERRORS : 0) | (clear_counts_ ? H::SELECT_DATA : 0);
       bool cext = clear_counts_ && ext;
-      try {
-        if (all_sup) {
-          co_await pm.clear(lid, 0xff, sel, cext);
-        } else {
-          for (unsigned p = start; p <= n.nports; ++p)
-            if (port_ok(p)) co_await pm.clear(lid_of(p), uint8_t(p), sel, cext);
+      std::vector<unsigned> ports;
+      if (all_sup) ports.push_back(0xff);
+      else
+        for (unsigned p = start; p <= n.nports; ++p)
+          if (port_ok(p)) ports.push_back(p);
+      for (unsigned p : ports) {
+        uint16_t l = p == 0xff ? lid : lid_of(p);
+        try {
+          co_await pm.clear(l, uint8_t(p), sel, cext);
+        } catch (const MADError& e) {
+          std::fprintf(stderr, "Failed to reset errors %s port %u\n", name.c_str(), p);
+          if (config().verbose) e.dump(stderr, config().verbose - 1);
         }
-      } catch (const MADError& e) {
-        std::fprintf(stderr, "Failed to reset errors %s port %u\n", name.c_str(), 0xffu);
-        if (config().verbose) e.dump(stderr, config().verbose - 1);
+        if (clear_errors_ && details_) {
+          try {
+            IBPath path = co_await pm.path(l);
+            iba::PMPortXmitDiscardDetails x;
+            x.set_portSelect(uint8_t(p));
+            x.set_counterSelect(0xf);
+            (void)co_await pm.sched().PerformanceSet(x, path);
+            iba::PMPortRcvErrorDetails r;
+            r.set_portSelect(uint8_t(p));
+            r.set_counterSelect(0x3f);
+            (void)co_await pm.sched().PerformanceSet(r, path);
+          } catch (const MADError& e) {
+            if (config().verbose) e.dump(stderr, config().verbose - 1);
+          }
+        }
       }
     }
   }

@@ -216,6 +216,26 @@ TEST_F(HealthExample, ErrorCountersAreReportedThenCleared) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   r = f.run(ib({"ibqueryerrors"}));
   EXPECT_EQ(r.status, 0) << r.out << r.err;
+
+  // ibqueryerrors -k clears the error counters after reading them, and with
+  // --details the details attributes too (read back with the reference's
+  // perfquery).
+  f.console("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=7");
+  auto rcverr = [&] { return f.run({"perfquery", "--rcverr", "4", "1"}).out; };
+  const std::regex four("PortLocalPhysicalErrors:\\.+4\n"), zero("PortLocalPhysicalErrors:\\.+0\n");
+  ASSERT_TRUE(std::regex_search(rcverr(), four)) << rcverr();
+  r = f.run(ib({"ibqueryerrors", "-k"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[PortRcvErrors == 7]"), std::string::npos) << r.out;
+  r = f.run(ib({"ibqueryerrors"}));
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(rcverr(), four)) << rcverr();
+  f.console("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=7");
+  r = f.run(ib({"ibqueryerrors", "-k", "--details"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("[PortRcvErrors == 7] [PortInactiveDiscards == 4]"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(rcverr(), zero)) << rcverr();
+  EXPECT_EQ(f.run(ib({"ibqueryerrors"})).status, 0);
   f.console("PerformanceSet \"Hca4\"[1] PortRcvErrorDetails.PortLoopingErrors=0");
 }
 
