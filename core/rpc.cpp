@@ -429,6 +429,9 @@ const iba::ClassDesc* class_for(const iba::StructDesc& d, uint8_t lo, uint8_t hi
     if (c->mgmt_class < lo || c->mgmt_class > hi) continue;
     for (const auto& a : c->attrs)
       if (a.desc == &d) return c;
+    // A variant layout (CongestionLog of a CA, ...) belongs to the same class.
+    for (const auto& a : c->variants)
+      if (a.desc == &d) return c;
   }
   return nullptr;
 }

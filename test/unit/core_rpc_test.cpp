@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "core/rpc.h"
 #include "core_fake_transport.h"
+#include "iba/cc.h"
+#include "iba/pm.h"
 #include "iba/sa.h"
 #include "iba/smp.h"
 
@@ -83,6 +85,18 @@ TEST(CoreRpc, MethodCheckedAgainstRegistry) {
   MadRequest sa = make_request<iba::SANodeRecord>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::GET,
                                                   nullptr, 0);
   EXPECT_THROW(build_mad(m.data(), sa, IBPath::from_string("0,1"), 1), MADError);
+}
+
+TEST(CoreRpc, VariantLayoutsFindTheirClass) {
+  // A typed request of a variant layout (same attribute ID, other layout)
+  // must be sent in the class the variant is declared in.
+  const iba::ClassDesc* cc = ibcore::class_for(iba::CCCongestionLogCA::DESC, 0x21, 0x21);
+  ASSERT_NE(cc, nullptr);
+  EXPECT_EQ(cc->mgmt_class, 0x21);
+  const iba::ClassDesc* pm = ibcore::class_for(iba::PMPortExtendedSpeedsCountersRSFEC::DESC, 0x04, 0x04);
+  ASSERT_NE(pm, nullptr);
+  EXPECT_EQ(pm->mgmt_class, 0x04);
+  EXPECT_EQ(ibcore::class_for(iba::CCCongestionLogCA::DESC, 0x04, 0x04), nullptr);
 }
 
 TEST(CoreRpc, UnknownAttributeSentRaw) {
