@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <unordered_map>
 
 namespace ibcore {
 
@@ -65,10 +66,10 @@ ChassisGrouping group_chassis(const Subnet& db) {
     std::vector<uint32_t> nodes;
   };
   std::vector<Ch> list;
+  std::unordered_map<uint64_t, size_t> by_guid;
   auto find = [&](uint64_t guid) -> Ch* {
-    for (Ch& c : list)
-      if (c.guid == guid) return &c;
-    return nullptr;
+    auto it = by_guid.find(guid);
+    return it == by_guid.end() ? nullptr : &list[it->second];
   };
   // Voltaire chassis are recognised by their internal wiring, which is not
   // modelled here: their nodes are listed as non-chassis nodes.
@@ -78,7 +79,10 @@ ChassisGrouping group_chassis(const Subnet& db) {
     if (!groupable(n)) continue;
     uint64_t cg = chassis_guid_of(db, n);
     if (Ch* c = find(cg)) ++c->count;
-    else list.push_back({cg, 1, 0, {}});
+    else {
+      by_guid.emplace(cg, list.size());
+      list.push_back({cg, 1, 0, {}});
+    }
   }
   unsigned next = 0;
   auto join = [&](uint32_t i) {
