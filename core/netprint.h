@@ -37,17 +37,23 @@ bool is_xsigo_tca(uint64_t guid);
 // chassis GUID (the system image GUID, with the Topspin and Xsigo
 // conventions) form a chassis when there are at least two of them.
 // Chassis are listed and numbered in the order the reference meets them
-// walking its node list (newest node first).  Voltaire chassis (recognised
-// by their internal wiring) and Mellanox IS4 chassis (by their "MF0;"
-// node descriptions) are not modelled: their nodes stay non-chassis nodes.
+// walking its node list (newest node first).  Mellanox IS4
+// chassis switches name their slot in their node description
+// ("MF0;name:type/L01/U1"): they are listed as spine and line nodes, line
+// ports 1..18 with external port numbers.  Voltaire chassis (recognised by
+// their internal wiring) are not modelled: their nodes stay non-chassis.
 struct ChassisGrouping {
   struct Chassis {
     unsigned num;
     uint64_t guid;
     std::vector<uint32_t> nodes;  // in the reference's print order
+    std::vector<uint32_t> spines; // by slot number (NO_INDEX: empty)
+    std::vector<uint32_t> lines;
   };
   std::vector<Chassis> chassis;     // in print order
   std::vector<unsigned> chassis_of; // per node: its chassis number, 0 = none
+  std::vector<std::string> note;    // per node: chassis type and slot ("MIS5030 Line 1 Chip 1")
+  std::vector<uint8_t> ext;         // per port slot: external port number (0 = none)
 };
 ChassisGrouping group_chassis(const Subnet& db);
 
@@ -64,9 +70,15 @@ public:
   }
   std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
 
+  size_t node_index(const Node& n) const { return size_t(&n - db_.nodes().data()); }
   unsigned chassis_num(const Node& n) const {
     if (!group_ || grouping_.chassis_of.empty()) return 0;
-    return grouping_.chassis_of[size_t(&n - db_.nodes().data())];
+    return grouping_.chassis_of[node_index(n)];
+  }
+  unsigned ext_of(const Port& p) const {
+    if (!group_) return 0;
+    size_t i = size_t(&p - &db_.port(0u));
+    return i < grouping_.ext.size() && grouping_.ext[i] ? grouping_.ext[i] : p.ext_num;
   }
 
   void out_ids(const Node& n, const char* prefix) {
@@ -95,7 +107,7 @@ public:
   void out_switch(const Node& n, const char* id_prefix, const char* sw_prefix) {
     out_ids(n, id_prefix);
     std::fprintf(f_, "%sswitchguid=0x%" PRIx64 "(%" PRIx64 ")", id_prefix ? id_prefix : "", n.guid, n.node_port_guid());
-    if (group_) std::fprintf(f_, "\t# ");
+    if (group_) std::fprintf(f_, "\t# %s", grouping_.note.empty() ? "" : grouping_.note[node_index(n)].c_str());
     std::fprintf(f_, "\n");
     out_switch_detail(n, sw_prefix);
     std::fprintf(f_, "\n");
@@ -124,9 +136,9 @@ public:
     const Port& r = *db_.peer(p);
     const Node& rn = db_.node_of(r);
     std::fprintf(f_, "%s[%d]", prefix ? prefix : "", p.num);
-    if (group_ && p.ext_num) std::fprintf(f_, "[ext %d]", p.ext_num);
+    if (ext_of(p)) std::fprintf(f_, "[ext %u]", ext_of(p));
     std::fprintf(f_, "\t%s[%d]", node_name(rn).c_str(), r.num);
-    if (group_ && r.ext_num) std::fprintf(f_, "[ext %d]", r.ext_num);
+    if (ext_of(r)) std::fprintf(f_, "[ext %u]", ext_of(r));
     if (!rn.is_switch()) std::fprintf(f_, "(%" PRIx64 ") ", r.guid);
     std::fprintf(f_, "\t\t# \"%s\" lid %d %s%s", remap(rn).c_str(), db_.lid_of(r), width_compat(p.width_active()),
                  port_speed_compat(db_, p));
@@ -142,7 +154,7 @@ public:
     std::fprintf(f_, "%s[%d]", prefix ? prefix : "", p.num);
     if (!db_.node_of(p).is_switch()) std::fprintf(f_, "(%" PRIx64 ") ", p.guid);
     std::fprintf(f_, "\t%s[%d]", node_name(rn).c_str(), r.num);
-    if (group_ && r.ext_num) std::fprintf(f_, "[ext %d]", r.ext_num);
+    if (ext_of(r)) std::fprintf(f_, "[ext %u]", ext_of(r));
     if (!rn.is_switch()) std::fprintf(f_, " (%" PRIx64 ") ", r.guid);
     std::fprintf(f_, "\t\t# lid %d lmc %d \"%s\" lid %d %s%s", p.base_lid, p.lmc, remap(rn).c_str(), db_.lid_of(r),
                  width_compat(p.width_active()), port_speed_compat(db_, p));
@@ -188,7 +200,17 @@ public:
               std::fprintf(f_, "Hostname: %s\n", clean_nodedesc(name).c_str());
             }
         std::fprintf(f_, "\n# Spine Nodes");
+        for (size_t k = 1; k < ch.spines.size(); ++k)
+          if (ch.spines[k] != NO_INDEX) {
+            out_switch(db_.node(ch.spines[k]), nullptr, nullptr);
+            out_node_ports(db_.node(ch.spines[k]), true);
+          }
         std::fprintf(f_, "\n# Line Nodes");
+        for (size_t k = 1; k < ch.lines.size(); ++k)
+          if (ch.lines[k] != NO_INDEX) {
+            out_switch(db_.node(ch.lines[k]), nullptr, nullptr);
+            out_node_ports(db_.node(ch.lines[k]), true);
+          }
         std::fprintf(f_, "\n# Chassis Switches");
         for (uint32_t i : ch.nodes)
           if (db_.node(i).is_switch()) {
