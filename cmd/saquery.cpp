@@ -45,8 +45,6 @@ iba::FieldRef fref(const iba::StructDesc& d, const char* name) {
   return *f;
 }
 
-uint64_t cm(const iba::StructDesc& d, const char* name) { return iba::component_mask(fref(d, name)); }
-
 // --- the query table ------------------------------------------------------------------
 
 struct Query {

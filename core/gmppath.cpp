@@ -16,25 +16,15 @@ uint64_t cm(const iba::StructDesc& d, const char* name) {
   return iba::component_mask(*f);
 }
 
-IBPath gsi_path(IBPath p) {
-  p.dqpn = 1;
-  p.qkey = GSI_QKEY;
-  return p;
-}
 
 }  // namespace
 
 IBPath sa_path_from_config(MadTransactor& mad) {
-  const std::string& s = config().sa_path;
-  if (s.empty()) {
-    IBPath p = mad.sa_path();
-    if (config().smkey) p.smkey = *config().smkey;
-    return p;
-  }
-  IBPath p = IBPath::from_string(s);
-  if (!p.is_dr() && !p.DLID && !p.has_grh) throw Error("Invalid --sa-path " + s + ": it names no destination");
+  // The transactor already honours --sa-path (default_sa_path); SA users
+  // add the SM_Key the SA may require.
+  IBPath p = mad.sa_path();
   if (config().smkey) p.smkey = *config().smkey;
-  return gsi_path(p);
+  return p;
 }
 
 GmpPathResolver::GmpPathResolver(MadTransactor& mad, std::optional<bool> use_smp)

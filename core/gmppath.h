@@ -26,9 +26,8 @@
 
 namespace ibcore {
 
-// The path to the SA: --sa-path (config().sa_path) when given (any path
-// form; a DR path is sent as given), else the local port's SM LID and SL.
-// Always QP1 with the GSI Q_Key.
+// The path to the SA as MadTransactor::sa_path() gives it (--sa-path, else
+// the local port's SM LID and SL; QP1, GSI Q_Key), with --smkey applied.
 IBPath sa_path_from_config(MadTransactor& mad);
 
 class GmpPathResolver {
