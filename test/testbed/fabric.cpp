@@ -298,7 +298,7 @@ Fabric::Fabric(const std::string& topology, FabricOptions opts) {
           dir_.substr(dir_.size() - 6);
   try {
     start_ibsim(topology);
-    if (opts.start_sm) start_opensm(opts.up_timeout);
+    if (opts.start_sm) start_opensm(opts.up_timeout, opts.opensm_conf);
   } catch (...) {
     stop();
     throw;
@@ -343,14 +343,21 @@ void Fabric::start_ibsim(const std::string& topology) {
   }
 }
 
-void Fabric::start_opensm(double timeout) {
+void Fabric::start_opensm(double timeout, const std::vector<std::string>& conf) {
   std::string osm_dir = dir_ + "/osm";
   std::filesystem::create_directories(osm_dir);
+  std::vector<std::string> argv{"opensm", "-d2", "-f", dir_ + "/osm.log"};
+  if (!conf.empty()) {
+    std::ofstream f(dir_ + "/opensm.conf");
+    for (const auto& l : conf) f << l << "\n";
+    if (!f) throw std::runtime_error("testbed: cannot write " + dir_ + "/opensm.conf");
+    argv.insert(argv.end(), {"-F", dir_ + "/opensm.conf"});
+  }
   int log = ::open((dir_ + "/opensm.out").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   Env env = this->env();
   env["OSM_TMP_DIR"] = osm_dir;
   env["OSM_CACHE_DIR"] = osm_dir;
-  opensm_ = spawn({"opensm", "-d2", "-f", dir_ + "/osm.log"}, env, dir_, -1, log, log);
+  opensm_ = spawn(argv, env, dir_, -1, log, log);
   ::close(log);
   g_slots[slot_].pgid[1] = opensm_;
   auto deadline = Clock::now() + std::chrono::duration<double>(timeout);

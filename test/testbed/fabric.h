@@ -33,6 +33,9 @@ using Env = std::map<std::string, std::string>;
 struct FabricOptions {
   bool start_sm = true;      // start OpenSM and wait for SUBNET UP
   double up_timeout = 120;   // seconds for ibsim + OpenSM to come up
+  // OpenSM options as opensm.conf lines ("ignore_other_sm TRUE"), passed
+  // with -F when not empty.
+  std::vector<std::string> opensm_conf{};
   std::string tag;           // part of the scratch dir / socket name
 };
 
@@ -73,7 +76,7 @@ public:
 
 private:
   void start_ibsim(const std::string& topology);
-  void start_opensm(double timeout);
+  void start_opensm(double timeout, const std::vector<std::string>& conf);
   std::string sysfs_snapshot(const Env& extra);
 
   std::string dir_, sock_;
