@@ -42,7 +42,7 @@ public:
       try {
         path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
       } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "can't resolve destination port " + a[0]);
+        ibtool::ref_fail(e, ibtool::cant_resolve(a[0]));
       }
       ibcore::SmpSource src(*s->mad);
       iba::SMPNodeInfo ni;

@@ -382,7 +382,7 @@ public:
       try {
         path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
       } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "can't resolve destination port " + args_[0]);
+        ibtool::ref_fail(e, ibtool::cant_resolve(args_[0]));
       }
       int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
       Request r = parse_ops(args_, 2);

@@ -11,6 +11,7 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
+#include "cmd/target.h"
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
@@ -260,7 +261,7 @@ private:
                                                 : lid_form_ ? IBPath::Form::LID
                                                             : IBPath::Form::Auto);
       } catch (const ibcore::Error&) {
-        throw Fail{"can't resolve destination port " + args_[0]};
+        throw Fail{ibtool::cant_resolve(args_[0])};
       }
     } else {
       target.DLID = umad.local_lid();
@@ -293,7 +294,7 @@ private:
       path = res.resolve(target);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      if (target.has_grh && !target.DLID) throw Fail{"can't resolve destination port " + args_[0]};
+      if (target.has_grh && !target.DLID) throw Fail{ibtool::cant_resolve(args_[0])};
       throw Fail{"classportinfo query"};
     }
     lid_ = path.DLID;

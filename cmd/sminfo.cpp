@@ -50,7 +50,7 @@ public:
       try {
         path = ibcore::resolve_for_smp(*s->mad, target);
       } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "can't resolve destination port " + (args_.empty() ? std::string("0") : args_[0]));
+        ibtool::ref_fail(e, ibtool::cant_resolve(args_.empty() ? std::string("0") : args_[0]));
       }
       ibcore::SmpSource src(*s->mad);
       iba::SMPSMInfo info;

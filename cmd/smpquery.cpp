@@ -258,7 +258,7 @@ public:
       try {
         c.path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
       } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "can't resolve destination port " + dest);
+        ibtool::ref_fail(e, ibtool::cant_resolve(dest));
       }
       if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
       try {

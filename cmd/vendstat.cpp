@@ -21,6 +21,7 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
+#include "cmd/target.h"
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
@@ -202,7 +203,7 @@ private:
                                                        : lid_form_ ? ibcore::IBPath::Form::LID
                                                                    : ibcore::IBPath::Form::Auto);
       } catch (const ibcore::Error&) {
-        throw Fail{"can't resolve destination port " + args_[0]};
+        throw Fail{ibtool::cant_resolve(args_[0])};
       }
     }
     try {
@@ -212,7 +213,7 @@ private:
       // A GID/GUID target needs the SA; a LID one fails at its first MAD.
       if (!target.DLID || target.is_dr()) {
         ibcore::report(e);
-        throw Fail{"can't resolve destination port " + args_[0]};
+        throw Fail{ibtool::cant_resolve(args_[0])};
       }
       path_error_ = std::current_exception();
     }
