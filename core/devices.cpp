@@ -100,14 +100,17 @@ const EndPort& pick_in_device(const Device& d, int port, const std::string& aske
 }  // namespace
 
 const std::vector<Device>& get_devices() {
-  static std::vector<Device> devs;
-  static std::once_flag once;
-  std::call_once(once, [] {
+  // A function-local static, not std::call_once: an exception from
+  // read_device must reach the caller as an error, and unwinding through
+  // pthread_once's C frames is not something to rely on.
+  static const std::vector<Device> devs = [] {
+    std::vector<Device> v;
     char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
     int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-    if (n < 0) return;  // no umad support at all: no devices
-    for (int i = 0; i < n; ++i) devs.push_back(read_device(names[i]));
-  });
+    if (n < 0) return v;  // no umad support at all: no devices
+    for (int i = 0; i < n; ++i) v.push_back(read_device(names[i]));
+    return v;
+  }();
   return devs;
 }
 

@@ -104,6 +104,20 @@ readme)
   [ "$table" = "$listed" ] || fail "README command table out of sync with the registry:
 $(diff <(echo "$table") <(echo "$listed"))"
   ;;
+nodevice)
+  # No fabric and no RDMA device (umad2sim not preloaded): every command,
+  # bare and with a target, must end with an error status, never a signal
+  # (an exception escaping through C frames aborted here once).
+  cd "$tmp"
+  for c in $(commands); do
+    for args in "" "1" "-d 1 1"; do
+      # shellcheck disable=SC2086
+      env -u LD_PRELOAD -u IBSIM_SOCKNAME timeout 20 "$IBTOOL" "$c" $args </dev/null >/dev/null 2>"$tmp/err"
+      st=$?
+      [ "$st" -gt 128 ] && [ "$st" -lt 160 ] && fail "'ibtool $c $args' with no device died with status $st: $(head -c 300 "$tmp/err")"
+    done
+  done
+  ;;
 *)
   fail "unknown test $TEST"
   ;;
