@@ -1,0 +1,250 @@
+// ibping and ibsysstat end to end on ibsim, in all four directions: the
+// reference client against the reference server (what to expect), the
+// reference client against ibtool's server, ibtool's client against the
+// reference server, and ibtool against itself.
+//
+// Two simulator facts shape the setup (see the ibsim and umad2sim sources):
+//  * ibsim hands an unsolicited request for QP1 of a node only to a client
+//    attached there as the node's SM ("zero qp - only issm clients may get
+//    requests"; otherwise "no one to handle pkt: class 0x32").  So every
+//    server runs with umad2sim's own switch SIM_SET_ISSM=1, which attaches
+//    it as the node's SM client.  Neither server, ours or the reference's,
+//    would open the SM device on real hardware; the switch changes only
+//    the simulator's routing.
+//  * Being an SM client sets IsSM in the port's capability mask; OpenSM
+//    then polls that port with SMInfo (class 0x81).  umad2sim delivers
+//    every MAD by its class to the agent registered for it and, for a
+//    class nobody registered, dereferences a null queue: the server process
+//    dies with SIGSEGV (the reference server as much as ours).  OpenSM runs
+//    with ignore_other_sm, so it does not poll.
+//  * A request reaching a server before it has registered its agent kills
+//    it the same way, so a server is probed only once it waits for MADs.
+// A server is stopped with SIGTERM.  ibtool's server exits cleanly then
+// (its simulator client detaches, checked below); the reference's dies on
+// the signal and leaves ibsim believing its node still has an SM client,
+// so each reference server gets a node of its own.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test/testbed/fabric.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string IBTOOL = IBTOOL_PATH;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string q(const std::string& s) { return "'" + s + "'"; }
+
+// Round trip times, durations and clock rates differ between any two runs.
+std::string norm(const std::string& s) {
+  static const std::regex t("[0-9]+\\.[0-9]{3}"), ms("time [0-9]+ ms"), mhz("MHZ +[0-9.]+");
+  return std::regex_replace(std::regex_replace(std::regex_replace(s, t, "T"), ms, "time N ms"), mhz, "MHZ N");
+}
+
+struct ClientRun {
+  std::string out, err;
+  int status = -1;
+};
+
+struct ServerRun {
+  std::vector<ClientRun> clients;
+  std::string server_err;
+  int server_status = -1;
+  bool ready = false;
+};
+
+class OfaE2E : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    // The SM's node first (clients attach there by default), then the
+    // client's node and a node for every server run.
+    std::string topo;
+    std::vector<std::string> hosts = {"Sm", "Client", "PingRef", "PingOurs", "StatRef", "StatOurs", "Idle"};
+    std::string sw = "Switch 8 \"Switch1\"\n";
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      topo += "Hca 1 \"" + hosts[i] + "\"\n[1] \"Switch1\"[" + std::to_string(i + 1) + "]\n\n";
+      sw += "[" + std::to_string(i + 1) + "] \"" + hosts[i] + "\"[1]\n";
+    }
+    testbed::FabricOptions o;
+    o.tag = "ofa";
+    o.opensm_conf = {"ignore_other_sm TRUE"};
+    fab_ = std::make_unique<testbed::Fabric>(topo + sw, o);
+  }
+  static void TearDownTestSuite() { fab_.reset(); }
+
+  // A node's LID, from the reference ibaddr run on that node.
+  static std::string lid_of(const std::string& host) {
+    auto r = fab_->run({"ibaddr"}, {{"SIM_HOST", host}});
+    std::smatch m;
+    if (!std::regex_search(r.out, m, std::regex("LID start (0x[0-9a-f]+)"))) return "";
+    return std::to_string(std::stoul(m[1].str(), nullptr, 16));
+  }
+  static std::string guid_of(const std::string& host) {
+    auto r = fab_->run({"ibaddr"}, {{"SIM_HOST", host}});
+    std::smatch m;
+    if (!std::regex_search(r.out, m, std::regex("GID fe80::([0-9a-f:]+) "))) return "";
+    // fe80::10:3 -> 0x0000000000100003
+    std::string g = m[1].str();
+    std::vector<std::string> parts;
+    std::stringstream ss(g);
+    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
+    uint64_t v = 0;
+    for (const auto& p : parts) v = v << 16 | std::stoul(p, nullptr, 16);
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)v);
+    return b;
+  }
+
+  // Start `server` on node `host` as the simulator's SM client there, wait
+  // until `probe` (a client line, run from node Client) succeeds, run each
+  // client line from node Client, then stop the server with SIGTERM.
+  static ServerRun with_server(const std::string& host, const std::string& server, const std::string& probe,
+                               const std::vector<std::string>& clients) {
+    std::string d = fab_->dir() + "/run-" + host;
+    fs::create_directories(d);
+    std::string s = "cd " + q(d) + "\n";
+    s += "SIM_HOST=" + host + " SIM_SET_ISSM=1 " + server + " >srv.out 2>srv.err & p=$!\n";
+    // A request that arrives before the server has registered its agent
+    // kills it (umad2sim: no agent for the class), and neither server
+    // says when it is ready.  Registered, it waits for MADs in umad2sim's
+    // read/poll: its main thread sleeps on a futex (seen twice in a row).
+    s += "w=0; n=0; while [ $w -lt 2 ] && [ $n -lt 600 ] && kill -0 $p 2>/dev/null; do "
+         "case \"$(cat /proc/$p/wchan 2>/dev/null)\" in futex*) w=$((w+1));; *) w=0;; esac; "
+         "n=$((n+1)); sleep 0.05; done\n";
+    s += "i=0; until SIM_HOST=Client " + probe + " >/dev/null 2>&1; do i=$((i+1)); "
+         "[ $i -ge 60 ] && break; kill -0 $p 2>/dev/null || break; done\n";
+    s += "[ $i -lt 60 ] && kill -0 $p 2>/dev/null && echo ready >ready\n";
+    for (size_t i = 0; i < clients.size(); ++i) {
+      std::string n = std::to_string(i);
+      s += "SIM_HOST=Client " + clients[i] + " >c" + n + ".out 2>c" + n + ".err; echo $? >c" + n + ".st\n";
+    }
+    s += "kill -TERM $p; wait $p; echo $? >srv.st\n";
+    auto r = fab_->sh(s, {}, 300);
+    ServerRun out;
+    out.ready = fs::exists(d + "/ready");
+    out.server_err = slurp(d + "/srv.err");
+    out.server_status = std::atoi(slurp(d + "/srv.st").c_str());
+    for (size_t i = 0; i < clients.size(); ++i) {
+      std::string n = std::to_string(i);
+      ClientRun c;
+      c.out = slurp(d + "/c" + n + ".out");
+      c.err = slurp(d + "/c" + n + ".err");
+      std::string st = slurp(d + "/c" + n + ".st");
+      c.status = st.empty() ? -1 : std::atoi(st.c_str());
+      out.clients.push_back(c);
+    }
+    fs::remove_all(d);
+    return out;
+  }
+
+  static inline std::unique_ptr<testbed::Fabric> fab_;
+};
+
+TEST_F(OfaE2E, PingAllDirections) {
+  std::string ref_lid = lid_of("PingRef"), our_lid = lid_of("PingOurs"), idle = lid_of("Idle");
+  ASSERT_FALSE(ref_lid.empty());
+  ASSERT_FALSE(our_lid.empty());
+  ASSERT_FALSE(idle.empty());
+  std::string ref_guid = guid_of("PingRef");
+  ASSERT_FALSE(ref_guid.empty());
+
+  // Reference server: the reference client (expected) and ours.
+  auto probe = [](const std::string& lid) { return "ibping -c 1 -t 200 " + lid + " | grep -q ', 1 received'"; };
+  auto r = with_server("PingRef", "ibping -S", probe(ref_lid),
+                       {"ibping -c 2 " + ref_lid, IBTOOL + " ibping -c 2 " + ref_lid,
+                        "ibping -f -c 3 " + ref_lid, IBTOOL + " ibping -f -c 3 " + ref_lid,
+                        "ibping -c 1 -G " + ref_guid, IBTOOL + " ibping -c 1 -G " + ref_guid});
+  ASSERT_TRUE(r.ready) << r.server_err;
+  const auto& expect = r.clients[0];
+  ASSERT_NE(expect.out.find("2 packets transmitted, 2 received"), std::string::npos) << expect.out << expect.err;
+  EXPECT_EQ(norm(r.clients[1].out), norm(expect.out)) << r.clients[1].err;
+  EXPECT_EQ(r.clients[1].status, expect.status);
+  EXPECT_NE(r.clients[2].out.find("3 packets transmitted, 3 received"), std::string::npos) << r.clients[2].out;
+  EXPECT_EQ(norm(r.clients[3].out), norm(r.clients[2].out)) << r.clients[3].err;
+  EXPECT_EQ(r.clients[3].status, r.clients[2].status);
+  EXPECT_NE(r.clients[4].out.find("1 received"), std::string::npos) << r.clients[4].out;
+  EXPECT_EQ(norm(r.clients[5].out), norm(r.clients[4].out)) << r.clients[5].err;
+
+  // ibtool's server: the reference client, ours, and a client of another
+  // OUI, which the server must not answer.
+  auto o = with_server("PingOurs", IBTOOL + " ibping -S", probe(our_lid),
+                       {"ibping -c 2 " + our_lid, IBTOOL + " ibping -c 2 " + our_lid,
+                        "ibping -f -c 3 " + our_lid, IBTOOL + " ibping -c 1 -t 200 -o 0x1234 " + our_lid});
+  ASSERT_TRUE(o.ready) << o.server_err;
+  // The same host answers, so the same lines but for the LID.
+  auto with_lid = [&](std::string s) { return std::regex_replace(s, std::regex("Lid " + ref_lid), "Lid " + our_lid); };
+  EXPECT_EQ(norm(o.clients[0].out), norm(with_lid(expect.out))) << o.clients[0].err << o.server_err;
+  EXPECT_EQ(o.clients[0].status, expect.status);
+  EXPECT_EQ(norm(o.clients[1].out), norm(with_lid(expect.out))) << o.clients[1].err;
+  EXPECT_EQ(norm(o.clients[2].out), norm(with_lid(r.clients[2].out))) << o.clients[2].err;
+  EXPECT_NE(o.clients[3].out.find("1 packets transmitted, 0 received, 100% packet loss"), std::string::npos)
+      << o.clients[3].out;
+  // SIGTERM ends ibtool's server cleanly: status 0, and its simulator
+  // client detached, so a new server can be the node's SM client again
+  // (after a reference server died on the signal, ibsim refuses that:
+  // "SM already exists").
+  EXPECT_EQ(o.server_status, 0) << o.server_err;
+  auto again = with_server("PingOurs", IBTOOL + " ibping -S", probe(our_lid), {"ibping -c 1 " + our_lid});
+  EXPECT_TRUE(again.ready) << again.server_err;
+  EXPECT_NE(again.clients[0].out.find("1 packets transmitted, 1 received"), std::string::npos)
+      << again.clients[0].out << again.clients[0].err;
+
+  // Without a server the same client output is something else entirely:
+  // the comparisons above can fail.
+  auto none = fab_->run({"ibping", "-c", "2", "-t", "200", idle}, {{"SIM_HOST", "Client"}});
+  EXPECT_NE(norm(with_lid(none.out)), norm(with_lid(expect.out)));
+  EXPECT_NE(none.out.find("0 received"), std::string::npos) << none.out;
+}
+
+TEST_F(OfaE2E, SysStatAllDirections) {
+  std::string ref_lid = lid_of("StatRef"), our_lid = lid_of("StatOurs");
+  ASSERT_FALSE(ref_lid.empty());
+  ASSERT_FALSE(our_lid.empty());
+  const std::vector<std::string> ops = {"", "ping", "host", "cpu"};
+  auto clients = [&](const std::string& lid) {
+    std::vector<std::string> c;
+    for (const auto& op : ops) {
+      c.push_back("ibsysstat " + lid + " " + op);
+      c.push_back(IBTOOL + " ibsysstat " + lid + " " + op);
+    }
+    return c;
+  };
+  auto probe = [](const std::string& lid) { return "ibsysstat -t 200 " + lid; };
+  auto r = with_server("StatRef", "ibsysstat -S", probe(ref_lid), clients(ref_lid));
+  ASSERT_TRUE(r.ready) << r.server_err;
+  auto o = with_server("StatOurs", IBTOOL + " ibsysstat -S", probe(our_lid), clients(our_lid));
+  ASSERT_TRUE(o.ready) << o.server_err;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto& expect = r.clients[2 * i];  // reference against reference
+    SCOPED_TRACE("op '" + ops[i] + "'");
+    EXPECT_EQ(expect.status, 0) << expect.err;
+    EXPECT_FALSE(expect.out.empty());
+    // Our client, reference server.
+    EXPECT_EQ(norm(r.clients[2 * i + 1].out), norm(expect.out)) << r.clients[2 * i + 1].err;
+    EXPECT_EQ(r.clients[2 * i + 1].status, expect.status);
+    // Reference client, our server; our client, our server.
+    EXPECT_EQ(norm(o.clients[2 * i].out), norm(expect.out)) << o.clients[2 * i].err << o.server_err;
+    EXPECT_EQ(o.clients[2 * i].status, expect.status);
+    EXPECT_EQ(norm(o.clients[2 * i + 1].out), norm(expect.out)) << o.clients[2 * i + 1].err;
+    EXPECT_EQ(o.clients[2 * i + 1].status, expect.status);
+  }
+  EXPECT_NE(r.clients[4].out.find('.'), std::string::npos);  // host.domain
+  EXPECT_EQ(o.server_status, 0) << o.server_err;
+}
+
+}  // namespace
