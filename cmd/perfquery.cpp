@@ -82,7 +82,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa);
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
