@@ -272,5 +272,5 @@ IBTOOL_COMMAND({.name = "mcm_rereg_test",
                 .usage = "[options] [<guid_file>]",
                 .examples = "  mcm_rereg_test                          # GUIDs from port_guids.list\n"
                             "  mcm_rereg_test -g 0x0002c90300001491 --leave\n"
-                            "  ibhosts | ... > guids; mcm_rereg_test guids",
+                            "  mcm_rereg_test --smkey 1 guids.txt",
                 .make = [] { return std::make_unique<McmReregTest>(); }});

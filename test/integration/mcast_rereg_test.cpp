@@ -11,6 +11,7 @@
 #include <regex>
 #include <string>
 
+#include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 
 namespace {
@@ -35,19 +36,7 @@ protected:
     args.insert(args.begin(), {IBTOOL, "mcm_rereg_test"});
     return fab_->run(args, {{"SIM_HOST", host}});
   }
-  // The port GUID of a host, 0x%016x, from the reference ibaddr.
-  static std::string guid_of(const std::string& host) {
-    auto r = fab_->run({"ibaddr"}, {{"SIM_HOST", host}});
-    std::smatch m;
-    if (!std::regex_search(r.out, m, std::regex("GID fe80::([0-9a-f:]+) "))) return "";
-    uint64_t v = 0;
-    std::string g = m[1].str() + ":";
-    for (size_t a = 0, b; (b = g.find(':', a)) != std::string::npos; a = b + 1)
-      v = v << 16 | std::stoul(g.substr(a, b - a), nullptr, 16);
-    char s[32];
-    std::snprintf(s, sizeof s, "0x%016llx", (unsigned long long)v);
-    return s;
-  }
+  static std::string guid_of(const std::string& host) { return simports::guid(*fab_, host); }
   // The PortGid lines of the broadcast group's members, as the reference
   // saquery prints them (its first reply segment holds three records,
   // enough here; with OpenSM's default SM_Key, 1, or OpenSM hides them).

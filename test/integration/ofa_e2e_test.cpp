@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 
 namespace fs = std::filesystem;
@@ -87,28 +88,8 @@ protected:
   }
   static void TearDownTestSuite() { fab_.reset(); }
 
-  // A node's LID, from the reference ibaddr run on that node.
-  static std::string lid_of(const std::string& host) {
-    auto r = fab_->run({"ibaddr"}, {{"SIM_HOST", host}});
-    std::smatch m;
-    if (!std::regex_search(r.out, m, std::regex("LID start (0x[0-9a-f]+)"))) return "";
-    return std::to_string(std::stoul(m[1].str(), nullptr, 16));
-  }
-  static std::string guid_of(const std::string& host) {
-    auto r = fab_->run({"ibaddr"}, {{"SIM_HOST", host}});
-    std::smatch m;
-    if (!std::regex_search(r.out, m, std::regex("GID fe80::([0-9a-f:]+) "))) return "";
-    // fe80::10:3 -> 0x0000000000100003
-    std::string g = m[1].str();
-    std::vector<std::string> parts;
-    std::stringstream ss(g);
-    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
-    uint64_t v = 0;
-    for (const auto& p : parts) v = v << 16 | std::stoul(p, nullptr, 16);
-    char b[32];
-    std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)v);
-    return b;
-  }
+  static std::string lid_of(const std::string& host) { return simports::lid(*fab_, host); }
+  static std::string guid_of(const std::string& host) { return simports::guid(*fab_, host); }
 
   // Start `server` on node `host` as the simulator's SM client there, wait
   // until `probe` (a client line, run from node Client) succeeds, run each

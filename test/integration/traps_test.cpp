@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 
 namespace {
@@ -48,12 +49,7 @@ protected:
     }
     return "";
   }
-  static std::string lid_of(const std::string& host) {
-    auto r = fab_->run({"ibaddr"}, {{"SIM_HOST", host}});
-    std::smatch m;
-    if (!std::regex_search(r.out, m, std::regex("LID start (0x[0-9a-f]+)"))) return "";
-    return std::to_string(std::stoul(m[1].str(), nullptr, 16));
-  }
+  static std::string lid_of(const std::string& host) { return simports::lid(*fab_, host); }
 
   static inline std::unique_ptr<testbed::Fabric> fab_;
 };
