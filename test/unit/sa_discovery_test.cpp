@@ -31,6 +31,7 @@ uint64_t be64(const uint8_t* p) {
 
 // The SA of the fabric in `db`.
 struct DbSA {
+  explicit DbSA(const ibcore::Subnet& d) : db(d) {}
   const ibcore::Subnet& db;
   int smps = 0, tables = 0, gets = 0;
   std::set<std::pair<uint16_t, std::string>> asked;  // (attr, query bytes): nothing asked twice
