@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/nodemap.h"
 #include "core/routes.h"
+#include "core/sadiscovery.h"
 #include "core/sched.h"
 #include "core/umad.h"
 
@@ -31,6 +32,28 @@ unsigned loose_uint(const std::string& s) { return unsigned(std::strtoul(s.c_str
 
 enum class Wrapper { None, Lfts, Mfts };
 
+// The part [start, end] of a switch's tables as the SA records gave them,
+// in the form the SMP table reads fill (an error when the SA had none).
+void sa_tables_into(const Subnet& db, uint32_t node, unsigned start, unsigned end, LftRead& lft, MftRead& mft) {
+  const SwitchTables* t = db.find_tables(node);
+  if (t && t->lft_valid) {
+    lft.lft.assign(size_t(end) + 1, LFT_NO_ROUTE);
+    for (unsigned lid = start; lid <= end && lid < t->lft.size(); ++lid) lft.lft[lid] = t->lft[lid];
+  } else {
+    lft.error = std::make_exception_ptr(Error("the SA returned no LinearForwardingTableRecords for this switch"));
+  }
+  mft.first = start;
+  mft.masks.clear();
+  if (t && t->mft_valid) {
+    if (start >= MLID_BASE && end >= start) {
+      mft.masks.assign(size_t(end - start) + 1, {});
+      for (unsigned m = start; m <= end && m - MLID_BASE < t->mft.size(); ++m) mft.masks[m - start] = t->mft[m - MLID_BASE];
+    }
+  } else {
+    mft.error = std::make_exception_ptr(Error("the SA returned no MulticastForwardingTableRecords for this switch"));
+  }
+}
+
 class DumpFts : public ibtool::Command {
 public:
   explicit DumpFts(Wrapper w) : wrapper_(w) {}
@@ -41,7 +64,7 @@ public:
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding | ibtool::opt::Discovery);
+                                        ibtool::opt::Outstanding | ibtool::opt::Discovery | ibtool::opt::Sa);
     app.add_option("args", args_, "[<startlid> [<endlid>]]");
   }
 
@@ -103,6 +126,8 @@ private:
         MftRead mft;
       };
       std::vector<Job> jobs(sws.size());
+      // --sa / --discovery SA: the tables come from LFT/MFT records, no SMP.
+      const bool via_sa = config().use_sa || config().discovery == DiscoveryMode::SA;
       TableReads reads;
       for (size_t i = 0; i < sws.size(); ++i) {
         Job& j = jobs[i];
@@ -116,13 +141,19 @@ private:
           j.start = start < MLID_BASE ? MLID_BASE : start;
           j.end = !end || end > max ? max : end;
           // (one read per switch, empty without SwitchInfo: read i = jobs[i])
-          reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
+          if (!via_sa) reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
         } else {
           unsigned top = unsigned(si.linearFDBTop());
           j.start = start;
           j.end = !end || end > top ? top : end;
-          reads.add_lft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, j.lft);
+          if (!via_sa) reads.add_lft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, j.lft);
         }
+      }
+      if (via_sa) {
+        size_t known = r.errors.size();
+        read_switch_tables_sa(sched, db, sws, !multicast_, multicast_, &r);
+        for (size_t e = known; e < r.errors.size(); ++e) std::fprintf(stderr, "W: discovery: %s\n", r.errors[e].c_str());
+        for (Job& j : jobs) sa_tables_into(db, j.node, j.start, j.end, j.lft, j.mft);
       }
       std::vector<LidDest> dests;
       if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
@@ -130,7 +161,7 @@ private:
       // Print each switch as soon as its blocks are in and the switches
       // before it are printed: output overlaps the reads still in flight.
       std::vector<char> ready(jobs.size(), 0);
-      for (size_t i = 0; i < jobs.size(); ++i) ready[i] = reads.pending(i) == 0;
+      for (size_t i = 0; i < jobs.size(); ++i) ready[i] = via_sa || reads.pending(i) == 0;
       size_t next = 0;
       auto print_ready = [&] {
         for (; next < jobs.size() && ready[next]; ++next) {
@@ -169,8 +200,10 @@ private:
         ready[i] = 1;
         print_ready();
       };
-      reads.spawn(sched);
-      sched.run();
+      if (!via_sa) {
+        reads.spawn(sched);
+        sched.run();
+      }
       print_ready();
       return rc;
     } catch (const std::exception& e) {
