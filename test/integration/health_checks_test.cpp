@@ -28,9 +28,11 @@
 // Every command also runs on the clean fabric (CleanFabricReportsNothing).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/testbed/fabric.h"
@@ -290,13 +292,39 @@ TEST_F(HealthExample, DuplicateGuidIsFound) {
 // subnet (a cache of either format, or ibnetdiscover's topology file),
 // naming both ends; the port commands see the port down; the node behind it
 // does not answer.
+// How many times OpenSM has logged SUBNET UP (once per completed sweep).
+size_t subnet_ups(const testbed::Fabric& f) {
+  std::string log = f.opensm_log();
+  size_t n = 0;
+  for (size_t p = log.find("SUBNET UP"); p != std::string::npos; p = log.find("SUBNET UP", p + 1)) ++n;
+  return n;
+}
+
+// A link that goes away makes OpenSM sweep again, and while it does the SA
+// answers PathRecords with ERR_NO_RECORDS: wait until it has logged SUBNET
+// UP again and its log has been quiet for half a second (bounded).
+void wait_for_resweep(const testbed::Fabric& f, size_t ups_before) {
+  using namespace std::chrono;
+  auto deadline = steady_clock::now() + seconds(60);
+  while (subnet_ups(f) <= ups_before && steady_clock::now() < deadline) std::this_thread::sleep_for(milliseconds(100));
+  size_t size = f.opensm_log().size();
+  for (int quiet = 0; quiet < 5 && steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(milliseconds(100));
+    size_t now = f.opensm_log().size();
+    quiet = now == size ? quiet + 1 : 0;
+    size = now;
+  }
+}
+
 TEST(HealthUnlink, RemovedLinksAreReportedByBothEnds) {
   testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
   ASSERT_EQ(f.run({"ibnetdiscover", "--cache", "ref.cache"}).status, 0);
   ASSERT_EQ(f.sh("ibnetdiscover > ref.topo").status, 0);
   ASSERT_EQ(f.run(ib({"ibnetdiscover", "--cache", "ibtool.cache"})).status, 0);
+  size_t ups = subnet_ups(f);
   f.console("Unlink \"Hca4\"[1]");
   f.console("Unlink \"Switch1\"[3]");
+  wait_for_resweep(f, ups);
   const Lines expect{
       "\"Switch1\" (0x0000000000200000) port 3 lid 2: link to \"Switch2\" (0x0000000000200001) port 3 (in the "
       "baseline) is down: this port is Down/Polling; \"Switch2\" (0x0000000000200001) port 3 is Down/Polling",
