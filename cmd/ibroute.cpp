@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/nodemap.h"
 #include "core/routes.h"
+#include "core/satransactor.h"
 #include "core/sched.h"
 
 namespace {
@@ -39,7 +40,7 @@ public:
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding);
+                                        ibtool::opt::Outstanding | ibtool::opt::Sa);
     app.add_option("args", args_, "<dest dr_path|lid|guid> [<startlid> [<endlid>]]");
   }
 
@@ -58,7 +59,7 @@ public:
       try {
         path = resolve_for_smp(*s->mad, target, flags_.sm_port);
       } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "can't resolve destination port " + args_[0]);
+        ibtool::ref_fail(e, ibtool::cant_resolve(args_[0]));
       }
       unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
       unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
@@ -72,7 +73,9 @@ public:
 
 private:
   int dump(ibtool::Session& s, const IBPath& path, unsigned start, unsigned end) {
-    MadTransactor& mad = *s.mad;
+    // --sa: every read below becomes an SA record read (SmpSource).
+    SmpSource mad(*s.mad);
+    SmpSource* sa = mad.uses_sa() ? &mad : nullptr;
     iba::SMPNodeInfo ni;
     try {
       ni = mad.SubnGet<iba::SMPNodeInfo>(path);
@@ -105,10 +108,14 @@ private:
       if (start < MLID_BASE) start = MLID_BASE;
       if (!end || end > max) end = max;
       MftRead m;
-      TableReads reads;
-      reads.add_mft(path, start, end, unsigned(ni.numPorts()), m);
-      reads.spawn(sched);
-      sched.run();
+      if (sa) {
+        sa_mft(*sa, path, start, end, unsigned(ni.numPorts()), m);
+      } else {
+        TableReads reads;
+        reads.add_mft(path, start, end, unsigned(ni.numPorts()), m);
+        reads.spawn(sched);
+        sched.run();
+      }
       if (m.error) {
         try {
           std::rethrow_exception(m.error);
@@ -123,10 +130,14 @@ private:
     unsigned top = unsigned(si.linearFDBTop());
     if (!end || end > top) end = top;
     LftRead l;
-    TableReads reads;
-    reads.add_lft(path, start, end, l);
-    reads.spawn(sched);
-    sched.run();
+    if (sa) {
+      sa_lft(*sa, path, start, end, l);
+    } else {
+      TableReads reads;
+      reads.add_lft(path, start, end, l);
+      reads.spawn(sched);
+      sched.run();
+    }
     if (l.error) {
       try {
         std::rethrow_exception(l.error);
@@ -135,7 +146,7 @@ private:
       }
     }
     std::map<unsigned, LidDest> dests;
-    if (!no_dests_) resolve(sched, s.umad->local_lid(), l.lft, start, end, map, dests);
+    if (!no_dests_) resolve(sched, sa, s.umad->local_lid(), l.lft, start, end, map, dests);
     UnicastDump d(stdout, all_, no_dests_);
     d.header(start, end, where, ni.nodeGUID(), name);
     d.rows(l.lft, start, end, [&](unsigned lid) {
@@ -143,6 +154,45 @@ private:
       return it == dests.end() ? nullptr : &it->second;
     });
     return 0;
+  }
+
+  // The table blocks through the SA, one record read at a time, in the form
+  // the SMP table reads fill.
+  static void sa_lft(SmpSource& sa, const IBPath& path, unsigned start, unsigned end, LftRead& l) {
+    l.lft.assign(size_t(end) + 1, LFT_NO_ROUTE);
+    for (unsigned b = start / 64; end >= start && b <= end / 64; ++b) {
+      try {
+        auto t = sa.SubnGet<iba::SMPLinearForwardingTable>(path, b);
+        for (unsigned i = 0; i < 64 && b * 64 + i <= end; ++i) l.lft[b * 64 + i] = uint8_t(t.portBlock(i));
+      } catch (const std::exception&) {
+        l.error = std::current_exception();
+        l.failed_block = b;
+        return;
+      }
+    }
+  }
+  static void sa_mft(SmpSource& sa, const IBPath& path, unsigned start, unsigned end, unsigned nports, MftRead& m) {
+    m.first = start;
+    m.masks.assign(end >= start ? size_t(end - start) + 1 : 0, {});
+    if (end < start) return;
+    for (unsigned blk = (start - MLID_BASE) / 32; blk <= (end - MLID_BASE) / 32; ++blk)
+      for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos) {
+        try {
+          auto t = sa.SubnGet<iba::SMPMulticastForwardingTable>(path, (pos << 28) | blk);
+          for (unsigned i = 0; i < 32; ++i) {
+            unsigned mlid = MLID_BASE + blk * 32 + i;
+            if (mlid >= start && mlid <= end) m.masks[mlid - start][pos] = uint16_t(t.portMaskBlock(i));
+          }
+        } catch (const MADError& e) {
+          // OpenSM keeps no record of a block no group uses: it is empty.
+          if (((e.status >> 8) & 0xff) == 3) continue;
+          m.error = std::current_exception();
+          return;
+        } catch (const std::exception&) {
+          m.error = std::current_exception();
+          return;
+        }
+      }
   }
 
   static IBPath lid_path(uint16_t slid, unsigned lid) {
@@ -154,8 +204,9 @@ private:
 
   // Resolve every routed LID of [start, end]: NodeInfo by LID, then PortInfo
   // (base LID, LMC) and NodeDescription once per distinct port and node.
-  void resolve(Scheduler& sched, uint16_t slid, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-               const NodeNameMap& map, std::map<unsigned, LidDest>& out) {
+  // With sa, each read is an SA record read, one at a time.
+  void resolve(Scheduler& sched, SmpSource* sa, uint16_t slid, const std::vector<uint8_t>& lft, unsigned start,
+               unsigned end, const NodeNameMap& map, std::map<unsigned, LidDest>& out) {
     std::map<unsigned, Resolved> ni;
     for (unsigned lid = start; lid <= end && lid < lft.size(); ++lid)
       if (lft[lid] != LFT_NO_ROUTE) ni[lid];
@@ -166,7 +217,17 @@ private:
       } catch (const MADError&) {
       }
     };
-    for (auto& [lid, r] : ni) sched.spawn(get_ni(lid, r));
+    for (auto& [lid, r] : ni) {
+      if (!sa) {
+        sched.spawn(get_ni(lid, r));
+        continue;
+      }
+      try {
+        r.ni = sa->SubnGet<iba::SMPNodeInfo>(lid_path(slid, lid));
+        r.ok = true;
+      } catch (const MADError&) {
+      }
+    }
     sched.run();
 
     struct PortKey {
@@ -208,8 +269,31 @@ private:
       } catch (const MADError&) {
       }
     };
-    for (auto& [k, lid] : port_lid) sched.spawn(get_pi(lid, k.second, ports[k]));
-    for (auto& [g, lid] : node_lid) sched.spawn(get_nd(lid, nodes[g]));
+    if (!sa) {
+      for (auto& [k, lid] : port_lid) sched.spawn(get_pi(lid, k.second, ports[k]));
+      for (auto& [g, lid] : node_lid) sched.spawn(get_nd(lid, nodes[g]));
+    } else {
+      for (auto& [k, lid] : port_lid) {
+        PortKey& pk = ports[k];
+        try {
+          auto pi = sa->SubnGet<iba::SMPPortInfo>(lid_path(slid, lid), k.second);
+          pk.base = uint16_t(pi.LID());
+          pk.lmc = uint8_t(pi.LMC());
+          pk.ok = true;
+        } catch (const MADError&) {
+        }
+      }
+      for (auto& [g, lid] : node_lid) {
+        NodeKey& nk = nodes[g];
+        try {
+          auto nd = sa->SubnGet<iba::SMPNodeDescription>(lid_path(slid, lid));
+          std::string d(reinterpret_cast<const char*>(nd.bytes().data()), 64);
+          nk.desc = d.substr(0, d.find('\0'));
+          nk.ok = true;
+        } catch (const MADError&) {
+        }
+      }
+    }
     sched.run();
 
     for (auto& [lid, r] : ni) {
