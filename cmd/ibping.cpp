@@ -68,24 +68,11 @@ private:
   }
 
   int client(ibcore::Umad& umad) {
-    auto& cfg = ibcore::config();
     ibcore::MadTransactor mad(umad);
-    if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
-    ibcore::IBPath path;
-    try {
-      if (lid_form_ && guid_form_) throw ibcore::Error("only one of -L and -G may be given");
-      auto target = ibcore::IBPath::from_string(
-          args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
-                    : lid_form_ ? ibcore::IBPath::Form::LID
-                                : ibcore::IBPath::Form::Auto);
-      ibcore::GmpPathResolver res(mad);
-      path = res.resolve(target);
-    } catch (const std::exception& e) {
-      ibcore::report(e);
-      std::fflush(stdout);
-      std::printf("ibping: iberror: failed: can't resolve destination port %s\n", args_[0].c_str());
-      return 255;
-    }
+    int status = 0;
+    auto resolved = ibtool::ofa::resolve_destination(mad, "ibping", args_[0], lid_form_, guid_form_, sm_port_, &status);
+    if (!resolved) return status;
+    ibcore::IBPath path = *resolved;
     // One ping is one MAD: a lost reply is counted, not resent.
     path.retries = 0;
     const std::string dest = "Lid " + std::to_string(path.DLID);
@@ -122,7 +109,7 @@ private:
         }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
-        e.dump(stderr, cfg.verbose);
+        e.dump(stderr, ibcore::config().verbose);
       }
       // One ping a second unless flooding.
       if (!flood_)

@@ -73,30 +73,16 @@ private:
     return ibtool::ofa::serve(t, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
   }
 
-  int fail(const std::string& msg) {
-    std::fflush(stdout);
-    std::printf("ibsysstat: iberror: failed: %s\n", msg.c_str());
-    return 255;
-  }
+  static int fail(const std::string& msg) { return ibtool::ref_exit("ibsysstat", msg); }
 
   int client(ibcore::Umad& umad) {
-    auto& cfg = ibcore::config();
     const Op* op = args_.size() > 1 ? find_op(args_[1]) : &OPS[0];
     ibcore::MadTransactor mad(umad);
-    if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
-    ibcore::IBPath path;
-    try {
-      if (lid_form_ && guid_form_) throw ibcore::Error("only one of -L and -G may be given");
-      auto target = ibcore::IBPath::from_string(
-          args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
-                    : lid_form_ ? ibcore::IBPath::Form::LID
-                                : ibcore::IBPath::Form::Auto);
-      ibcore::GmpPathResolver res(mad);
-      path = res.resolve(target);
-    } catch (const std::exception& e) {
-      ibcore::report(e);
-      return fail("can't resolve destination port " + args_[0]);
-    }
+    int status = 0;
+    auto resolved =
+        ibtool::ofa::resolve_destination(mad, "ibsysstat", args_[0], lid_form_, guid_form_, sm_port_, &status);
+    if (!resolved) return status;
+    ibcore::IBPath path = *resolved;
     std::vector<uint8_t> pl(iba::OFASysStatPing::DESC.size, 0);
     ibcore::MadRequest req;
     req.cls = iba::find_class(iba::OFA_SYSSTAT_CLASS);

@@ -11,14 +11,18 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/target.h"
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/gmppath.h"
+#include "core/rpc.h"
 #include "core/server.h"
 #include "core/umad.h"
 #include "iba/vendor.h"
@@ -116,6 +120,28 @@ inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload
     }
   }
   return 0;
+}
+
+// The client's destination as a full GMP path (-L, -G or any form; -s
+// names the SM port the SA is asked on).  On failure the error goes to
+// stderr, the reference's "can't resolve destination port" line to stdout
+// with status 255 in *status, and the result is empty.
+inline std::optional<ibcore::IBPath> resolve_destination(ibcore::MadTransactor& mad, const std::string& tool,
+                                                         const std::string& dest, bool lid_form, bool guid_form,
+                                                         int sm_port, int* status) {
+  if (sm_port) ibcore::config().sa_path = std::to_string(sm_port);
+  try {
+    if (lid_form && guid_form) throw ibcore::Error("only one of -L and -G may be given");
+    auto target = ibcore::IBPath::from_string(dest, guid_form  ? ibcore::IBPath::Form::GUID
+                                                    : lid_form ? ibcore::IBPath::Form::LID
+                                                               : ibcore::IBPath::Form::Auto);
+    ibcore::GmpPathResolver res(mad);
+    return res.resolve(target);
+  } catch (const std::exception& e) {
+    ibcore::report(e);
+    *status = ibtool::ref_exit(tool, ibtool::cant_resolve(dest));
+    return std::nullopt;
+  }
 }
 
 // The run() both commands share: parse the -o OUI (default the OFA one)
