@@ -14,6 +14,7 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
+#include "cmd/target.h"
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/discovery.h"
@@ -103,9 +104,7 @@ private:
     } catch (const std::exception& e) {
       ibcore::report(e);
       std::string ca = config().ca.empty() ? "(null)" : config().ca;
-      std::fflush(stdout);
-      std::printf("%s: iberror: failed: Failed to open '%s' port '%d'\n", tool.c_str(), ca.c_str(), config().port);
-      return 255;
+      return ibtool::ref_exit(tool, "Failed to open '" + ca + "' port '" + std::to_string(config().port) + "'");
     }
     try {
       Scheduler sched(*umad, unsigned(std::max(0, config().outstanding)));

@@ -10,6 +10,7 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
+#include "cmd/target.h"
 #include "core/error.h"
 #include "core/netcache.h"
 
@@ -17,12 +18,7 @@ namespace {
 
 using namespace ibcore;
 
-int iberror(const std::string& msg) {
-  std::fflush(stderr);
-  std::printf("ibcacheedit: iberror: failed: %s\n", msg.c_str());
-  std::fflush(stdout);
-  return 255;
-}
+int iberror(const std::string& msg) { return ibtool::ref_exit("ibcacheedit", msg); }
 
 std::string hex(uint64_t g) {
   char b[24];

@@ -8,6 +8,7 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
+#include "cmd/target.h"
 #include "core/config.h"
 #include "core/discovery.h"
 #include "core/error.h"
@@ -21,12 +22,7 @@ namespace {
 using namespace ibcore;
 
 // The reference ends a failed run with one line on stdout and status 255.
-int ref_exit(const std::string& msg) {
-  std::fflush(stderr);
-  std::printf("ibnetdiscover: iberror: failed: %s\n", msg.c_str());
-  std::fflush(stdout);
-  return 255;
-}
+int ref_exit(const std::string& msg) { return ibtool::ref_exit("ibnetdiscover", msg); }
 
 class IbNetDiscover : public ibtool::Command {
 public:

@@ -109,9 +109,7 @@ public:
     try {
       return work();
     } catch (const Fail& f) {
-      std::fflush(stdout);
-      std::printf("vendstat: iberror: failed: %s\n", f.msg.c_str());
-      return 255;
+      return ibtool::ref_exit("vendstat", f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }
