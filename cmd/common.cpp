@@ -1,11 +1,30 @@
 #include "cmd/common.h"
 
+#include <strings.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
 namespace ibtool {
+
+bool parse_flag_list(const std::string& s, std::initializer_list<FlagName> names, unsigned& flags) {
+  flags = 0;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    std::string k = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    pos = c == std::string::npos ? s.size() + 1 : c + 1;
+    if (k.empty()) continue;
+    const FlagName* f = std::find_if(names.begin(), names.end(),
+                                     [&](const FlagName& n) { return !strcasecmp(k.c_str(), n.name); });
+    if (f == names.end()) return false;
+    flags |= f->flag;
+  }
+  return true;
+}
 
 bool parse_int(const std::string& s, uint64_t& out) {
   if (s.empty()) return false;

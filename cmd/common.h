@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "core/config.h"
@@ -49,5 +50,13 @@ void load_config_file(const std::string& path);
 
 // Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
 bool parse_int(const std::string& s, uint64_t& out);
+// A comma-separated list of keywords (case-insensitive; empty items are
+// skipped) as the OR of their flags: the reference's --diffcheck form.
+// False for a keyword not in names.
+struct FlagName {
+  const char* name;
+  unsigned flag;
+};
+bool parse_flag_list(const std::string& s, std::initializer_list<FlagName> names, unsigned& flags);
 
 }  // namespace ibtool

@@ -2,7 +2,6 @@
 // the other end, in infiniband-diags' layout (and node order).
 #include <cinttypes>
 #include <cstdio>
-#include <strings.h>
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
@@ -22,20 +21,8 @@ using namespace ibcore;
 enum : unsigned { D_PORT = 0x01, D_STATE = 0x02, D_LID = 0x04, D_NODEDESC = 0x08, D_DEFAULT = D_PORT | D_STATE };
 
 bool parse_diffcheck(const std::string& s, unsigned& flags) {
-  flags = 0;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t c = s.find(',', pos);
-    std::string k = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    pos = c == std::string::npos ? s.size() + 1 : c + 1;
-    if (k.empty()) continue;
-    if (!strcasecmp(k.c_str(), "port")) flags |= D_PORT;
-    else if (!strcasecmp(k.c_str(), "state")) flags |= D_STATE;
-    else if (!strcasecmp(k.c_str(), "lid")) flags |= D_LID;
-    else if (!strcasecmp(k.c_str(), "nodedesc")) flags |= D_NODEDESC;
-    else return false;
-  }
-  return true;
+  return ibtool::parse_flag_list(
+      s, {{"port", D_PORT}, {"state", D_STATE}, {"lid", D_LID}, {"nodedesc", D_NODEDESC}}, flags);
 }
 
 unsigned max_width_of(unsigned m) {

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <strings.h>
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
@@ -61,22 +60,14 @@ public:
   }
 
   static bool parse_diffcheck(const std::string& s, unsigned& flags) {
-    flags = 0;
-    size_t pos = 0;
-    while (pos <= s.size()) {
-      size_t c = s.find(',', pos);
-      std::string k = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-      pos = c == std::string::npos ? s.size() + 1 : c + 1;
-      if (k.empty()) continue;
-      if (!strcasecmp(k.c_str(), "sw")) flags |= DIFF_SW;
-      else if (!strcasecmp(k.c_str(), "ca")) flags |= DIFF_CA;
-      else if (!strcasecmp(k.c_str(), "router")) flags |= DIFF_ROUTER;
-      else if (!strcasecmp(k.c_str(), "port")) flags |= DIFF_PORT;
-      else if (!strcasecmp(k.c_str(), "lid")) flags |= DIFF_LID;
-      else if (!strcasecmp(k.c_str(), "nodedesc")) flags |= DIFF_NODEDESC;
-      else return false;
-    }
-    return true;
+    return ibtool::parse_flag_list(s,
+                                   {{"sw", DIFF_SW},
+                                    {"ca", DIFF_CA},
+                                    {"router", DIFF_ROUTER},
+                                    {"port", DIFF_PORT},
+                                    {"lid", DIFF_LID},
+                                    {"nodedesc", DIFF_NODEDESC}},
+                                   flags);
   }
 
   int run() override {
