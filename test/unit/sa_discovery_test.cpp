@@ -15,19 +15,16 @@
 #include "core/sadiscovery.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
+#include "sa_test_helpers.h"
 
 namespace {
 
 using coretest::FakeTransport;
 using coretest::Sent;
 
-uint64_t cm(const iba::StructDesc& d, const char* f) { return iba::component_mask(*iba::find_field(d, f)); }
-uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
-uint64_t be64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
-  return v;
-}
+using coretest::be16;
+using coretest::be64;
+using coretest::cm;
 
 // The SA of the fabric in `db`.
 struct DbSA {

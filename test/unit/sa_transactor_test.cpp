@@ -13,19 +13,16 @@
 #include "core/satransactor.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
+#include "sa_test_helpers.h"
 
 namespace {
 
 using coretest::FakeTransport;
 using coretest::Sent;
 
-uint64_t cm(const iba::StructDesc& d, const char* f) { return iba::component_mask(*iba::find_field(d, f)); }
-uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
-uint64_t be64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
-  return v;
-}
+using coretest::be16;
+using coretest::be64;
+using coretest::cm;
 
 // A fabric of three nodes seen through the SA: CA lid 1 (us, port 1) --
 // switch lid 2 port 1; switch port 3 -- CA lid 5 port 2.
