@@ -195,7 +195,7 @@ void put(std::string& out, const char* k, uint64_t v, bool hex = false) {
 
 }  // namespace
 
-double iba_time_ms(unsigned exponent) { return 4.096e-3 * std::ldexp(1.0, int(std::min(exponent, 31u))); }
+double iba_time_ms(unsigned exponent) { return 4.096e-3 * double(1ull << std::min(exponent, 31u)); }
 
 int IBPath::mad_timeout_ms() const {
   if (config().timeout_ms > 0) return config().timeout_ms;
