@@ -1,0 +1,369 @@
+// The command-line parser of the commands (core/cli.h): every syntax form
+// getopt_long accepts, counting flags, positionals, and the usage errors.
+#include "core/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cli = ibtool::cli;
+
+namespace {
+
+// A command's worth of options, bound to plain members.
+struct Opts {
+  bool all = false, sa = false;
+  int debug = 0;
+  unsigned verbose = 0;
+  int timeout = 0;
+  uint16_t lid = 0;
+  uint64_t guid = 0;
+  int8_t small = 0;
+  std::string ca, config_seen;
+  std::vector<std::string> reads;
+  std::optional<int> maybe;
+  std::vector<std::string> args;
+  int callbacks = 0;
+
+  cli::App app{"tool"};
+  Opts() {
+    app.add_flag("-a,--all", all, "all");
+    app.add_flag("--sa", sa, "sa");
+    app.add_flag("-d,--debug", debug, "debug");
+    app.add_flag("-v,--verbose", verbose, "verbose");
+    app.add_option("-t,--timeout", timeout, "timeout")->option_text("<ms>");
+    app.add_option("-s,--sm_port", lid, "lid");
+    app.add_option("-G,--guid", guid, "guid");
+    app.add_option("--small", small, "small");
+    app.add_option("-C,--Ca", ca, "ca");
+    app.add_option("-R,--Read", reads, "read");
+    app.add_option("--maybe", maybe, "maybe");
+    app.add_option("-z,--config", "config file");
+    app.add_flag_callback("--count", [this] { ++callbacks; }, "count");
+    app.add_option("args", args, "positionals");
+  }
+  cli::App::Result parse(std::vector<std::string> a) { return app.parse(a); }
+};
+
+TEST(CliParser, ShortFlagsAlone) {
+  Opts o;
+  EXPECT_EQ(o.parse({"-a"}), cli::App::Result::Ok);
+  EXPECT_TRUE(o.all);
+  EXPECT_FALSE(o.sa);
+}
+
+TEST(CliParser, LongFlag) {
+  Opts o;
+  o.parse({"--all", "--sa"});
+  EXPECT_TRUE(o.all);
+  EXPECT_TRUE(o.sa);
+}
+
+TEST(CliParser, CountingFlagsRepeatedAndClustered) {
+  Opts o;
+  o.parse({"-d", "-d", "-vvv", "--debug", "-dv"});
+  EXPECT_EQ(o.debug, 4);
+  EXPECT_EQ(o.verbose, 4u);
+}
+
+TEST(CliParser, ShortValueJoinedAndSeparate) {
+  Opts o;
+  o.parse({"-t100", "-C", "mlx5_0"});
+  EXPECT_EQ(o.timeout, 100);
+  EXPECT_EQ(o.ca, "mlx5_0");
+  Opts p;
+  p.parse({"-t", "200"});
+  EXPECT_EQ(p.timeout, 200);
+}
+
+TEST(CliParser, ClusterEndingInAValueOption) {
+  Opts o;
+  o.parse({"-avt", "7"});
+  EXPECT_TRUE(o.all);
+  EXPECT_EQ(o.verbose, 1u);
+  EXPECT_EQ(o.timeout, 7);
+  Opts p;
+  p.parse({"-dt9"});
+  EXPECT_EQ(p.debug, 1);
+  EXPECT_EQ(p.timeout, 9);
+}
+
+TEST(CliParser, LongValueWithEqualsAndSeparate) {
+  Opts o;
+  o.parse({"--timeout=300", "--Ca", "dev"});
+  EXPECT_EQ(o.timeout, 300);
+  EXPECT_EQ(o.ca, "dev");
+  Opts p;
+  p.parse({"--Ca="});
+  EXPECT_EQ(p.ca, "");
+}
+
+TEST(CliParser, ValueMayStartWithADash) {
+  Opts o;
+  o.parse({"-C", "-weird", "-t", "-5"});
+  EXPECT_EQ(o.ca, "-weird");
+  EXPECT_EQ(o.timeout, -5);
+}
+
+TEST(CliParser, IntegersInTheReferenceForms) {
+  Opts o;
+  o.parse({"-s", "0x1f", "-G", "0x0002c90000000001", "-t", "010"});
+  EXPECT_EQ(o.lid, 0x1f);
+  EXPECT_EQ(o.guid, 0x0002c90000000001ull);
+  EXPECT_EQ(o.timeout, 8);  // octal, as strtol(.., 0)
+}
+
+TEST(CliParser, ValueGivenTwiceKeepsTheLast) {
+  Opts o;
+  o.parse({"-t", "1", "--timeout", "2"});
+  EXPECT_EQ(o.timeout, 2);
+}
+
+TEST(CliParser, VectorOptionTakesOneValueEachTime) {
+  Opts o;
+  o.reads = {"stale"};
+  o.parse({"-R", "a", "x", "--Read=b", "-Rc"});
+  EXPECT_EQ(o.reads, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(o.args, (std::vector<std::string>{"x"}));
+}
+
+TEST(CliParser, OptionalValue) {
+  Opts o;
+  o.parse({});
+  EXPECT_FALSE(o.maybe.has_value());
+  o.parse({"--maybe", "3"});
+  EXPECT_EQ(o.maybe, 3);
+}
+
+TEST(CliParser, IgnoredValueOptionStillTakesItsValue) {
+  Opts o;
+  o.parse({"-z", "/etc/x.conf", "pos"});
+  EXPECT_EQ(o.args, (std::vector<std::string>{"pos"}));
+}
+
+TEST(CliParser, FlagCallbackRunsEachTime) {
+  Opts o;
+  o.parse({"--count", "--count"});
+  EXPECT_EQ(o.callbacks, 2);
+}
+
+TEST(CliParser, PositionalsInterleavedWithOptions) {
+  Opts o;
+  o.parse({"nodeinfo", "-d", "2", "--all", "3"});
+  EXPECT_EQ(o.args, (std::vector<std::string>{"nodeinfo", "2", "3"}));
+  EXPECT_EQ(o.debug, 1);
+  EXPECT_TRUE(o.all);
+}
+
+TEST(CliParser, DoubleDashEndsOptions) {
+  Opts o;
+  o.parse({"-a", "--", "-d", "--all", "x"});
+  EXPECT_EQ(o.args, (std::vector<std::string>{"-d", "--all", "x"}));
+  EXPECT_EQ(o.debug, 0);
+}
+
+TEST(CliParser, NegativeNumberAndLoneDashArePositionals) {
+  Opts o;
+  o.parse({"-1", "-", "-0x10"});
+  EXPECT_EQ(o.args, (std::vector<std::string>{"-1", "-", "-0x10"}));
+}
+
+TEST(CliParser, DigitShortOptionWinsOverNegativeNumber) {
+  bool one = false;
+  std::vector<std::string> args;
+  cli::App app("tool");
+  app.add_flag("-1", one, "one");
+  app.add_option("args", args, "args");
+  std::vector<std::string> a{"-1", "-2"};
+  app.parse(a);
+  EXPECT_TRUE(one);
+  EXPECT_EQ(args, (std::vector<std::string>{"-2"}));
+}
+
+TEST(CliParser, ScalarPositionalsFillInOrder) {
+  std::string target;
+  int port = -1;
+  std::vector<std::string> rest;
+  cli::App app("tool");
+  app.add_option("target", target, "t")->required();
+  app.add_option("port", port, "p");
+  app.add_option("rest", rest, "r");
+  std::vector<std::string> a{"0x10", "3", "x", "y"};
+  app.parse(a);
+  EXPECT_EQ(target, "0x10");
+  EXPECT_EQ(port, 3);
+  EXPECT_EQ(rest, (std::vector<std::string>{"x", "y"}));
+}
+
+TEST(CliParser, HelpAndVersion) {
+  Opts o;
+  EXPECT_EQ(o.parse({"-h"}), cli::App::Result::Help);
+  Opts p;
+  EXPECT_EQ(p.parse({"x", "--help", "--no-such"}), cli::App::Result::Help);
+  Opts v;
+  v.app.set_version_flag("-V,--version", "tool 1.0");
+  EXPECT_EQ(v.parse({"-V"}), cli::App::Result::Version);
+  EXPECT_EQ(v.app.version(), "tool 1.0");
+}
+
+TEST(CliParser, HelpFlagRenamedFreesTheShortName) {
+  bool h = false;
+  cli::App app("tool");
+  app.set_help_flag("--help");
+  app.add_flag("-h", h, "short help");
+  std::vector<std::string> a{"-h"};
+  EXPECT_EQ(app.parse(a), cli::App::Result::Ok);
+  EXPECT_TRUE(h);
+  std::vector<std::string> b{"--help"};
+  EXPECT_EQ(app.parse(b), cli::App::Result::Help);
+}
+
+// Each usage error: ParseError with a message naming the culprit.
+void expect_error(std::vector<std::string> args, const std::string& needle) {
+  Opts o;
+  try {
+    o.parse(args);
+    ADD_FAILURE() << "no error for " << needle;
+  } catch (const cli::ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(CliParser, UnknownOptions) {
+  expect_error({"--no-such-option"}, "unrecognized option '--no-such-option'");
+  expect_error({"--no-such=3"}, "unrecognized option '--no-such'");
+  expect_error({"-q"}, "unrecognized option '-q'");
+  expect_error({"-aq"}, "unrecognized option '-q'");
+}
+
+TEST(CliParser, MissingValue) {
+  expect_error({"-t"}, "option '-t' requires an argument");
+  expect_error({"--timeout"}, "option '--timeout' requires an argument");
+  expect_error({"-d", "-C"}, "option '-C' requires an argument");
+}
+
+TEST(CliParser, FlagGivenAValue) { expect_error({"--all=1"}, "option '--all' doesn't allow an argument"); }
+
+TEST(CliParser, BadNumbers) {
+  expect_error({"-t", "abc"}, "invalid value 'abc' for -t");
+  expect_error({"--timeout=12x"}, "invalid value '12x' for --timeout");
+  expect_error({"-t", ""}, "invalid value '' for -t");
+  expect_error({"-s", "65536"}, "invalid value '65536'");  // uint16_t
+  expect_error({"-s", "-1"}, "invalid value '-1'");        // unsigned
+  expect_error({"--small", "128"}, "invalid value '128'"); // int8_t
+  expect_error({"-t", "99999999999"}, "invalid value");    // int
+  expect_error({"--maybe", "x"}, "invalid value 'x'");
+}
+
+TEST(CliParser, ExtraPositional) {
+  std::string one;
+  cli::App app("tool");
+  app.add_option("one", one, "one");
+  std::vector<std::string> a{"a", "b"};
+  try {
+    app.parse(a);
+    ADD_FAILURE() << "no error";
+  } catch (const cli::ParseError& e) {
+    EXPECT_STREQ(e.what(), "unexpected argument 'b'");
+  }
+  EXPECT_EQ(one, "a");
+}
+
+TEST(CliParser, RequiredMissing) {
+  std::string target;
+  cli::App app("tool");
+  app.add_option("target", target, "t")->required();
+  std::vector<std::string> none;
+  EXPECT_THROW(app.parse(none), cli::ParseError);
+  try {
+    app.parse(none);
+  } catch (const cli::ParseError& e) {
+    EXPECT_STREQ(e.what(), "target is required");
+  }
+}
+
+TEST(CliParser, Excludes) {
+  bool a = false, b = false;
+  cli::App app("tool");
+  auto* oa = app.add_flag("--enable", a, "a");
+  auto* ob = app.add_flag("--disable", b, "b");
+  oa->excludes(ob);
+  std::vector<std::string> one{"--enable"};
+  EXPECT_NO_THROW(app.parse(one));
+  cli::App app2("tool");
+  bool c = false, d = false;
+  app2.add_flag("--enable", c, "a")->excludes(app2.add_flag("--disable", d, "b"));
+  std::vector<std::string> both{"--disable", "--enable"};
+  EXPECT_THROW(app2.parse(both), cli::ParseError);
+}
+
+TEST(CliParser, ValidatorsAndCallbacks) {
+  std::string mode;
+  bool seen = false;
+  cli::App app("tool");
+  app.add_option("--discovery", mode, "mode")->check(cli::IsMember({"DR", "LID", "SA"}));
+  app.callback([&] {
+    seen = true;
+    if (mode == "LID") throw cli::ValidationError("--discovery", "LID not allowed here");
+  });
+  std::vector<std::string> ok{"--discovery", "DR"};
+  app.parse(ok);
+  EXPECT_EQ(mode, "DR");
+  EXPECT_TRUE(seen);
+  std::vector<std::string> bad{"--discovery=XX"};
+  try {
+    app.parse(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const cli::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("--discovery: XX not in {DR,LID,SA}"), std::string::npos) << e.what();
+  }
+  std::vector<std::string> lid{"--discovery", "LID"};
+  EXPECT_THROW(app.parse(lid), cli::ValidationError);
+}
+
+TEST(CliParser, OptionFunctionConvertsItsType) {
+  unsigned got = 0;
+  std::string text;
+  cli::App app("tool");
+  app.add_option_function<unsigned>("-m,--mlid", [&](const unsigned& v) { got = v; }, "mlid");
+  app.add_option_function<std::string>("--key", [&](const std::string& v) { text = v; }, "key");
+  std::vector<std::string> a{"-m", "0xc001", "--key=abc"};
+  app.parse(a);
+  EXPECT_EQ(got, 0xc001u);
+  EXPECT_EQ(text, "abc");
+  std::vector<std::string> bad{"--mlid", "zz"};
+  EXPECT_THROW(app.parse(bad), cli::ParseError);
+}
+
+TEST(CliParser, HelpListsOptionsInDeclarationOrder) {
+  Opts o;
+  std::string h = o.app.options_help();
+  EXPECT_EQ(h.rfind("Options:\n  -h,--help", 0), 0u) << h;
+  EXPECT_NE(h.find("  -t,--timeout <ms>           timeout\n"), std::string::npos) << h;
+  EXPECT_NE(h.find("  -s,--sm_port UINT           lid\n"), std::string::npos) << h;
+  EXPECT_NE(h.find("  -C,--Ca TEXT                ca\n"), std::string::npos) << h;
+  EXPECT_LT(h.find("--all"), h.find("--timeout"));
+  EXPECT_EQ(h.find("positionals"), std::string::npos);  // positionals are in the usage line
+  // A long name pushes the description to the next line.
+  cli::App app("tool");
+  std::string f;
+  app.add_option("--a-very-long-option-name-here", f, "desc")->option_text("<file>");
+  EXPECT_NE(app.options_help().find("here <file>\n                              desc\n"), std::string::npos)
+      << app.options_help();
+}
+
+TEST(CliParser, OwnedAndLiteralTexts) {
+  std::string v;
+  cli::App app("tool");
+  {
+    std::string desc = std::string("default: ") + "/etc/file";
+    app.add_option("--file", v, desc)->option_text(std::string("<") + "file>");
+  }  // the temporaries are gone: the option keeps copies
+  EXPECT_NE(app.options_help().find("--file <file>"), std::string::npos);
+  EXPECT_NE(app.options_help().find("default: /etc/file"), std::string::npos);
+}
+
+}  // namespace
