@@ -183,12 +183,9 @@ private:
             unsigned mlid = MLID_BASE + blk * 32 + i;
             if (mlid >= start && mlid <= end) m.masks[mlid - start][pos] = uint16_t(t.portMaskBlock(i));
           }
-        } catch (const MADError& e) {
+        } catch (const std::exception& e) {
           // OpenSM keeps no record of a block no group uses: it is empty.
-          if (((e.status >> 8) & 0xff) == 3) continue;
-          m.error = std::current_exception();
-          return;
-        } catch (const std::exception&) {
+          if (is_sa_no_records(e)) continue;
           m.error = std::current_exception();
           return;
         }

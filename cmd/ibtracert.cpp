@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/nodemap.h"
 #include "core/routes.h"
+#include "core/satransactor.h"
 
 namespace {
 
@@ -50,7 +51,7 @@ public:
         ->option_text("<mlid>");
     app.add_option("--ports-file", ports_file_, "port pairs file")->option_text("<file>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap | ibtool::opt::Sa);
     app.add_option("args", args_, "<src-addr> <dest-addr>");
   }
 
@@ -71,6 +72,8 @@ public:
                                 std::to_string(c.port) + "'");
       }
       map_ = NodeNameMap::open(config().node_name_map);
+      // --sa: every read below is an SA record read (no SMP is sent).
+      src_ = std::make_unique<SmpSource>(*s->mad);
       if (ports_file_.empty()) {
         try {
           trace(*s, args_[0], args_[1]);
@@ -115,9 +118,9 @@ private:
     try {
       IBPath p = resolve_for_smp(*s.mad, parse_target(arg, flags_.form()), flags_.sm_port);
       if (p.is_dr()) {
-        auto ni = s.mad->SubnGet<iba::SMPNodeInfo>(p);
+        auto ni = src_->SubnGet<iba::SMPNodeInfo>(p);
         bool sw = NodeType(ni.nodeType()) == NodeType::Switch;
-        auto pi = s.mad->SubnGet<iba::SMPPortInfo>(p, sw ? 0 : unsigned(ni.localPortNum()));
+        auto pi = src_->SubnGet<iba::SMPPortInfo>(p, sw ? 0 : unsigned(ni.localPortNum()));
         return uint16_t(pi.LID());
       }
       return p.DLID;
@@ -142,15 +145,15 @@ private:
     // Both ends by LID first: a broken route fails here (unless forced).
     iba::SMPNodeInfo dst_ni;
     try {
-      s.mad->SubnGet<iba::SMPNodeInfo>(lid_path(s, src));
-      dst_ni = s.mad->SubnGet<iba::SMPNodeInfo>(lid_path(s, dst));
+      src_->SubnGet<iba::SMPNodeInfo>(lid_path(s, src));
+      dst_ni = src_->SubnGet<iba::SMPNodeInfo>(lid_path(s, dst));
     } catch (const MADError& e) {
       if (!force_ || mlid_) {
         ibcore::report(e);
         throw RouteFail{"can't reach to/from ports"};
       }
     }
-    Tracer t(*s.mad);
+    Tracer t(*src_);
     TraceNode local;
     try {
       local = t.node_at({0});
@@ -238,6 +241,7 @@ private:
   std::string ports_file_;
   std::vector<std::string> args_;
   NodeNameMap map_;
+  std::unique_ptr<SmpSource> src_;
 };
 
 }  // namespace

@@ -44,6 +44,14 @@ std::pair<iba::SAPathRecord, uint64_t> GmpPathResolver::path_query(const IBPath&
     pr.set_DLID(target.DLID);
     pr.set_SLID(target.SLID ? target.SLID : local_lid);
     mask |= cm(D, "DLID") | cm(D, "SLID");
+    // The port's GID as well when the caller knows it: OpenSM finds both
+    // ends by GUID directly, where LIDs alone make it scan every port GUID
+    // of the subnet for each query (its cost grows with the fabric).
+    if (target.DGID != iba::Gid{} && local_gid != iba::Gid{}) {
+      pr.set_DGID(target.DGID);
+      pr.set_SGID(target.SGID == iba::Gid{} ? local_gid : target.SGID);
+      mask |= cm(D, "DGID") | cm(D, "SGID");
+    }
   } else {
     pr.set_DGID(target.DGID);
     iba::Gid sg = target.SGID == iba::Gid{} ? local_gid : target.SGID;
@@ -116,6 +124,7 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
                          " in the SA's LinkRecords");
         cur = uint16_t(t.records[0].toLID());
         dr_cache_[prefix] = cur;
+        dr_port_[prefix] = uint8_t(t.records[0].toPort());
       }
       lid = cur;
     }
@@ -126,6 +135,13 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
   if (!lid) throw MADError("The port at " + dr.describe() + " has no LID");
   dr_cache_[dr.drPath] = lid;
   return lid;
+}
+
+uint8_t GmpPathResolver::dr_entry_port(const IBPath& dr) {
+  if (!dr.is_dr() || dr.hop_count() == 0) return 0;
+  dr_to_lid(dr);
+  auto it = dr_port_.find(dr.drPath);
+  return it == dr_port_.end() ? 0 : it->second;
 }
 
 IBPath GmpPathResolver::resolve(const IBPath& target_in) {

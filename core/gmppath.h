@@ -47,6 +47,9 @@ public:
   // The LID of a DR path's end (the port the SMP would reach: for a switch
   // its port 0 LID).  Cached.
   uint16_t dr_to_lid(const IBPath& dr);
+  // The port a DR path's last hop enters its end node by, as the SA's
+  // LinkRecord says (0: not known, e.g. resolved with SMPs or no hop).
+  uint8_t dr_entry_port(const IBPath& dr);
 
   // The PathRecord the SA returned for the last resolve() (for -v output).
   const std::optional<iba::SAPathRecord>& last_record() const { return last_; }
@@ -55,7 +58,9 @@ public:
   void set_sa_path(const IBPath& p) { sa_path_ = p; }
 
   // The PathRecord query for a target (exposed for tests): the record and
-  // its component mask.
+  // its component mask.  A target with both a DLID and a DGID is asked by
+  // both (LIDs and GIDs of both ends), which the SA answers without a
+  // search when its GUIDs and LIDs agree.
   static std::pair<iba::SAPathRecord, uint64_t> path_query(const IBPath& target, uint16_t local_lid,
                                                           const iba::Gid& local_gid);
 
@@ -65,6 +70,7 @@ private:
   std::optional<IBPath> sa_path_;
   std::map<std::string, IBPath> cache_;
   std::map<std::vector<uint8_t>, uint16_t> dr_cache_;
+  std::map<std::vector<uint8_t>, uint8_t> dr_port_;  // entry port of each walked prefix (SA)
   std::optional<iba::SAPathRecord> last_;
 };
 

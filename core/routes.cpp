@@ -363,12 +363,12 @@ TraceNode Tracer::node_at(const std::vector<uint8_t>& dr) {
   TraceNode n;
   n.dr = dr;
   IBPath p = dr_path(dr);
-  n.ni = mad_.SubnGet<iba::SMPNodeInfo>(p);
+  n.ni = src_.SubnGet<iba::SMPNodeInfo>(p);
   n.inport = unsigned(n.ni.localPortNum());
-  auto nd = mad_.SubnGet<iba::SMPNodeDescription>(p);
+  auto nd = src_.SubnGet<iba::SMPNodeDescription>(p);
   std::string d(reinterpret_cast<const char*>(nd.bytes().data()), 64);
   n.desc = d.substr(0, d.find('\0'));
-  auto pi = mad_.SubnGet<iba::SMPPortInfo>(p, n.is_switch() ? 0 : n.inport);
+  auto pi = src_.SubnGet<iba::SMPPortInfo>(p, n.is_switch() ? 0 : n.inport);
   n.lid = uint16_t(pi.LID());
   n.lmc = uint8_t(pi.LMC());
   return n;
@@ -392,13 +392,16 @@ TraceResult Tracer::unicast(const TraceNode& start, unsigned lid) {
     if (cur.is_switch()) {
       iba::SMPLinearForwardingTable t;
       try {
-        t = mad_.SubnGet<iba::SMPLinearForwardingTable>(dr_path(cur.dr), lid / 64);
+        t = src_.SubnGet<iba::SMPLinearForwardingTable>(dr_path(cur.dr), lid / 64);
+        out = unsigned(t.portBlock(lid % 64));
       } catch (const MADError& e) {
-        r.status = TraceStatus::Unreachable;
-        r.detail = "can't read the forwarding table at DR path " + dr_str(cur.dr) + ": " + e.what();
-        return r;
+        if (!is_sa_no_records(e)) {
+          r.status = TraceStatus::Unreachable;
+          r.detail = "can't read the forwarding table at DR path " + dr_str(cur.dr) + ": " + e.what();
+          return r;
+        }
+        out = LFT_NO_ROUTE;  // a block past LinearFDBTop: the SA has no record of it
       }
-      out = unsigned(t.portBlock(lid % 64));
       if (out == 0 || out == LFT_NO_ROUTE || out > unsigned(cur.ni.numPorts())) {
         r.status = out == 0 ? TraceStatus::OwnEntry : TraceStatus::BadEntry;
         r.detail = "Bad forwarding table entry found at: node \"" + cur.desc + "\" lid entry " + std::to_string(lid) +
@@ -453,7 +456,7 @@ TraceResult Tracer::multicast(const TraceNode& src, uint64_t dst_guid, unsigned 
       for (unsigned pos = 0; pos <= nports / 16; ++pos) {
         iba::SMPMulticastForwardingTable t;
         try {
-          t = mad_.SubnGet<iba::SMPMulticastForwardingTable>(dr_path(cur.dr), (pos << 28) | ((mlid - MLID_BASE) / 32));
+          t = src_.SubnGet<iba::SMPMulticastForwardingTable>(dr_path(cur.dr), (pos << 28) | ((mlid - MLID_BASE) / 32));
         } catch (const MADError&) {
           continue;
         }

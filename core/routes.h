@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/satransactor.h"
 #include "core/sched.h"
 #include "core/subnet.h"
 
@@ -178,9 +179,13 @@ struct TraceResult {
   std::string detail;            // what went wrong, for stderr
 };
 
+// The reads go through an SmpSource: SMPs, or with --sa the SA's records
+// (the directed routes resolved through LinkRecords, which also give the
+// port each hop enters by; an LFT block the SA has no record of is
+// unrouted), so the walk and its output are the same either way.
 class Tracer {
 public:
-  explicit Tracer(MadTransactor& mad) : mad_(mad) {}
+  explicit Tracer(SmpSource& src) : src_(src) {}
   // NodeInfo, NodeDescription and PortInfo (of the entered port) by DR.
   // Throws MADError.
   TraceNode node_at(const std::vector<uint8_t>& dr);
@@ -192,7 +197,7 @@ public:
   TraceResult multicast(const TraceNode& src, uint64_t dst_guid, unsigned mlid);
 
 private:
-  MadTransactor& mad_;
+  SmpSource& src_;
 };
 
 }  // namespace ibcore

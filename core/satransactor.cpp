@@ -103,16 +103,12 @@ uint16_t SATransactor::get_path_lid(const IBPath& path) {
 }
 
 bool SATransactor::is_switch(uint16_t lid, uint8_t* local_port) {
-  auto it = node_kind_.find(lid);
-  if (it == node_kind_.end()) {
-    iba::SANodeRecord q;
-    q.set_LID(lid);
-    auto nr = mad_.SubnAdmGet(q, iba::component_mask(field(iba::SANodeRecord::DESC, "LID")), &sa_path());
-    auto ni = nr.nodeInfo();
-    it = node_kind_.emplace(lid, std::make_pair(ni.nodeType() == 2, uint8_t(ni.localPortNum()))).first;
-  }
-  if (local_port) *local_port = it->second.second;
-  return it->second.first;
+  IBPath p;
+  p.DLID = lid;
+  iba::SMPNodeInfo ni;
+  ni.load(get(0x0011, p));
+  if (local_port) *local_port = uint8_t(ni.localPortNum());
+  return ni.nodeType() == 2;
 }
 
 std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, uint32_t amod) {
@@ -146,9 +142,17 @@ std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, ui
   req.attr_id = m->record_attr;
   req.payload = rec;
   req.comp_mask = mask;
+  // A NodeRecord (NodeInfo and NodeDescription of a LID, and whether it is
+  // a switch) is asked once.
+  bool node = m->record_attr == 0x0011;
+  std::vector<uint8_t>* cached = nullptr;
+  if (node) {
+    auto it = node_records_.find(lid);
+    if (it != node_records_.end()) cached = &it->second;
+  }
   std::vector<uint8_t> rep;
   try {
-    rep = mad_.call(req, sa_path());
+    if (!cached) rep = mad_.call(req, sa_path());
   } catch (MADError& e) {
     // IBA 15.4.1 (and OpenSM): P_KeyTableRecords go only to trusted
     // requesters, whose SM_Key matches the SA's; anything else is refused
@@ -160,12 +164,29 @@ std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, ui
     e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");
     throw;
   }
-  auto data = MadTransactor::payload_of(rep);
+  if (node && !cached) cached = &(node_records_[lid] = rep);
+  auto data = MadTransactor::payload_of(cached ? *cached : rep);
   auto f = field(*m->record, m->embedded);
   size_t off = f.bit_off / 8, n = f.width() / 8;
   std::vector<uint8_t> out(n, 0);
   if (off < data.size()) std::memcpy(out.data(), data.data() + off, std::min(n, data.size() - off));
+  if (smp_attr == 0x0011) {
+    // An SMP's NodeInfo says which port the SMP entered by; the NodeRecord's
+    // says which port the SM's came in by.  Along a directed route the
+    // LinkRecord of the last hop knows the port an SMP would have entered.
+    if (uint8_t port = res_.dr_entry_port(path)) {
+      iba::SMPNodeInfo ni;
+      ni.load(out);
+      ni.set_localPortNum(port);
+      std::memcpy(out.data(), ni.raw(), std::min(out.size(), size_t(ni.SIZE)));
+    }
+  }
   return out;
+}
+
+bool is_sa_no_records(const std::exception& e) {
+  auto* ce = dynamic_cast<const MADClassError*>(&e);
+  return ce && ce->mgmt_class == iba::mgmt::SUBN_ADM && ce->class_code() == 3;
 }
 
 SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa) : mad_(mad) {

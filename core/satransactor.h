@@ -69,15 +69,19 @@ public:
   const IBPath& sa_path();
 
 private:
-  // Whether the node at lid is a switch (a NodeRecord read, cached): PortInfo
+  // Whether the node at lid is a switch (its NodeRecord, cached): PortInfo
   // and P_KeyTable with port 0 on a CA mean "the port at that LID".
   bool is_switch(uint16_t lid, uint8_t* local_port);
 
   MadTransactor& mad_;
   GmpPathResolver res_;
   std::optional<IBPath> sa_override_;
-  std::map<uint16_t, std::pair<bool, uint8_t>> node_kind_;
+  std::map<uint16_t, std::vector<uint8_t>> node_records_;  // NodeRecord replies by LID
 };
+
+// Whether e is the SA's ERR_NO_RECORDS (OpenSM keeps no record of an
+// unused MFT block, nor of LFT blocks past LinearFDBTop: they are empty).
+bool is_sa_no_records(const std::exception& e);
 
 // SubnGet through SMPs or the SA, chosen once (config().use_sa by
 // default).  SubnSet is refused in SA mode (the SA cannot write SMA

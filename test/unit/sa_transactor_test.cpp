@@ -186,9 +186,15 @@ TEST(SATransactorStatic, DRPathResolvedThroughLinkRecordsAndPortZeroOnACA) {
   EXPECT_EQ(sa.queries[2].first, 0x11);
   const auto& P = iba::SAPortInfoRecord::DESC;
   EXPECT_EQ(sa.queries[3], std::make_pair(uint16_t(0x12), cm(P, "endportLID") | cm(P, "portNum")));
-  // The DR path's LID is cached: a second read asks only for the record.
-  (void)src.SubnGet<iba::SMPNodeInfo>(dr);
+  // The DR path's LID and the NodeRecord are cached: a second read asks
+  // only for the PortInfoRecord, a NodeInfo read for nothing.
+  (void)src.SubnGet<iba::SMPPortInfo>(dr, 0);
   EXPECT_EQ(sa.queries.size(), 5u);
+  auto ni = src.SubnGet<iba::SMPNodeInfo>(dr);
+  EXPECT_EQ(sa.queries.size(), 5u);
+  // NodeInfo along a DR path says the port the route enters by (the last
+  // LinkRecord's toPort), as an SMP's would.
+  EXPECT_EQ(ni.localPortNum(), 2u);
   ibcore::config().use_sa = false;
 }
 
