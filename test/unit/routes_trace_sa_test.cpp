@@ -6,7 +6,6 @@
 // follows the MFT records.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <map>
 #include <string>
 
@@ -49,17 +48,7 @@ struct TraceSA {
   int smps = 0, queries = 0;
 
   void reply(FakeTransport& t, const Sent& s, const uint8_t* rec, size_t size) {
-    ibcore::RecvMad rm;
-    rm.data = s.mad;
-    rm.data[3] |= 0x80;
-    size_t stride = (size + 7) / 8 * 8;
-    rm.data[44] = uint8_t(stride / 8 >> 8);
-    rm.data[45] = uint8_t(stride / 8);
-    std::memset(rm.data.data() + 56, 0, 200);
-    if (rec) std::memcpy(rm.data.data() + 56, rec, size);
-    else rm.data[4] = 0x03;  // ERR_NO_RECORDS
-    rm.len = 256;
-    t.inbox.push_back(rm);
+    t.inbox.push_back(coretest::sa_reply(s.mad, rec, size));
   }
 
   void answer(FakeTransport& t, const Sent& s) {

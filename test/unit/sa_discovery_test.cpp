@@ -35,17 +35,7 @@ struct DbSA {
   int repeats = 0;
 
   void send(FakeTransport& t, const Sent& s, const void* rec, size_t size, bool found) {
-    ibcore::RecvMad rm;
-    rm.data = s.mad;
-    rm.data[3] |= 0x80;
-    size_t stride = (size + 7) / 8 * 8;
-    rm.data[44] = uint8_t(stride / 8 >> 8);
-    rm.data[45] = uint8_t(stride / 8);
-    std::memset(rm.data.data() + 56, 0, 200);
-    if (found) std::memcpy(rm.data.data() + 56, rec, size);
-    else rm.data[4] = 0x03;  // ERR_NO_RECORDS
-    rm.len = 256;
-    t.inbox.push_back(rm);
+    t.inbox.push_back(coretest::sa_reply(s.mad, found ? rec : nullptr, size));
   }
 
   void answer(FakeTransport& t, const Sent& s) {
