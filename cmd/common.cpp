@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <stdexcept>
+
+#include "core/textfile.h"
 
 namespace ibtool {
 
@@ -47,29 +48,25 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-// A validator that accepts the reference's integer forms.
-CLI::Validator int_form(const char* what) {
-  return CLI::Validator(
-      [what](std::string& s) -> std::string {
-        uint64_t v;
-        if (!parse_int(s, v)) return std::string("invalid ") + what + " '" + s + "'";
-        return {};
-      },
-      "INT");
+// A key in the reference's integer forms, or a usage error.
+uint64_t key_value(const std::string& s, const char* what) {
+  uint64_t v = 0;
+  if (!parse_int(s, v)) throw CLI::ValidationError(std::string("invalid ") + what + " '" + s + "'");
+  return v;
 }
 
 }  // namespace
 
 void load_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return;
+  std::string text;
+  // ("-" names a file here, not standard input.)
+  if (!ibcore::read_text(path == "-" ? "./-" : path, text)) return;
   auto& c = ibcore::config();
-  std::string line;
-  while (std::getline(in, line)) {
-    line = trim(line);
-    if (line.empty() || line[0] == '#') continue;
+  ibcore::for_each_line(text, [&](std::string_view l) {
+    std::string line = trim(std::string(l));
+    if (line.empty() || line[0] == '#') return;
     auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
+    if (eq == std::string::npos) return;
     std::string key = trim(line.substr(0, eq)), val = trim(line.substr(eq + 1));
     uint64_t v = 0;
     if (key == "CA") c.ca = val;
@@ -78,7 +75,7 @@ void load_config_file(const std::string& path) {
     else if (key == "MLX_EPI") c.mlx_epi = !(val == "false" || val == "0");
     else if (key == "m_key" && parse_int(val, v)) c.mkey = v;
     else if (key == "sa_key" && parse_int(val, v)) c.smkey = v;
-  }
+  });
 }
 
 void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
@@ -104,18 +101,13 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
     app.add_option("--retries", c.retries, "number of times a MAD is resent")->option_text("<n>");
   if (which & opt::MKey)
     app.add_option_function<std::string>(
-           "-y,--m_key",
-           [&c](const std::string& s) { uint64_t v = 0; parse_int(s, v); c.mkey = v; },
-           "M_Key to use in request")
-        ->option_text("<key>")
-        ->check(int_form("M_Key"));
+           "-y,--m_key", [&c](const std::string& s) { c.mkey = key_value(s, "M_Key"); }, "M_Key to use in request")
+        ->option_text("<key>");
   if (which & (opt::SMKey | opt::Sa))  // --sa asks the SA, which wants its key for some records
     app.add_option_function<std::string>(
-           "--smkey",
-           [&c](const std::string& s) { uint64_t v = 0; parse_int(s, v); c.smkey = v; },
+           "--smkey", [&c](const std::string& s) { c.smkey = key_value(s, "SM_Key"); },
            "SM_Key to use in SA requests")
-        ->option_text("<key>")
-        ->check(int_form("SM_Key"));
+        ->option_text("<key>");
   if (which & opt::Sa)
     app.add_flag("--sa", c.use_sa, "turn every SMP query into the matching SA record query");
   if (which & opt::SaPath)
@@ -125,13 +117,13 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
     app.add_option_function<std::string>(
            "--discovery",
            [&c](const std::string& s) {
-             c.discovery = s == "DR"    ? ibcore::DiscoveryMode::DR
-                           : s == "LID" ? ibcore::DiscoveryMode::LID
-                                        : ibcore::DiscoveryMode::SA;
+             if (s == "DR") c.discovery = ibcore::DiscoveryMode::DR;
+             else if (s == "LID") c.discovery = ibcore::DiscoveryMode::LID;
+             else if (s == "SA") c.discovery = ibcore::DiscoveryMode::SA;
+             else throw CLI::ValidationError("--discovery", "'" + s + "' is not one of DR, LID, SA");
            },
            "discovery mode")
-        ->option_text("DR|LID|SA")
-        ->check(CLI::IsMember({"DR", "LID", "SA"}));
+        ->option_text("DR|LID|SA");
   if (which & opt::Cache) {
     app.add_option("--cache", c.cache_file, "load the subnet from FILE if present, save it after discovery")
         ->option_text("<file>");

@@ -1,8 +1,8 @@
 // The common options (SPEC.md §Common options), defined once and added to a
-// command's CLI11 app by that command with the subset it takes.
+// command's app by that command with the subset it takes.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cmd/registry.h"
 
 #include <cstdint>
 #include <initializer_list>

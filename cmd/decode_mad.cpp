@@ -1,14 +1,11 @@
 // decode_mad: pretty-print one MAD given as hex, as smpdump's output, as one
 // of our -dd dumps, or as raw bytes.
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cmd/registry.h"
+#include "core/textfile.h"
 #include "iba/decode.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
@@ -28,13 +25,7 @@ public:
 
   int run() override {
     std::string raw;
-    if (file_.empty() || file_ == "-") {
-      raw.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-      std::ifstream in(file_, std::ios::binary);
-      if (!in) return fail("cannot open " + file_);
-      raw.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
+    if (!ibcore::read_text(file_.empty() ? "-" : file_, raw)) return fail("cannot open " + file_);
     std::vector<uint8_t> bytes;
     if (binary_) {
       bytes.assign(raw.begin(), raw.end());

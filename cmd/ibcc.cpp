@@ -590,10 +590,10 @@ private:
 IBTOOL_COMMAND({.name = "ibccquery",
                 .aliases = {},
                 .summary = "query congestion control settings and information of a port",
-                .description = "Reads one congestion control attribute (class 0x21) of the destination "
+                .description = [] { return "Reads one congestion control attribute (class 0x21) of the destination "
                                "and prints it in the reference's layout.  -c gives the CC_Key the "
                                "MADs carry (default 0).\n\n" +
-                               op_list(QUERY_OPS),
+                               op_list(QUERY_OPS); },
                 .usage = "[options] [-c key] <op> <lid|guid> [portnum]",
                 .examples = "  ibccquery CongestionInfo 3                  # Congestion Info by lid\n"
                             "  ibccquery SwitchPortCongestionSetting 3     # every port of a switch\n"
@@ -603,11 +603,11 @@ IBTOOL_COMMAND({.name = "ibccquery",
 IBTOOL_COMMAND({.name = "ibccconfig",
                 .aliases = {},
                 .summary = "configure congestion control settings of a switch or CA",
-                .description = "Sets one congestion control attribute (class 0x21) of the destination "
+                .description = [] { return "Sets one congestion control attribute (class 0x21) of the destination "
                                "from the values given after it; nothing is printed on success.  -c "
                                "gives the CC_Key the MADs carry (default 0).  WARNING: misuse can "
                                "break a fabric.\n\n" +
-                               op_list(CONFIG_OPS),
+                               op_list(CONFIG_OPS); },
                 .usage = "[options] [-c key] <op> <lid|guid> [op params]",
                 .examples = "  ibccconfig SwitchCongestionSetting 2 0x1F 0x1FFFFFFFFF 0x0 0xF 8 0 0:0 1\n"
                             "  ibccconfig CACongestionSetting 1 0 0x3 150 1 0 0\n"

@@ -312,25 +312,25 @@ std::string desc(const char* what) { return std::string(what) + kFindingFormat; 
 IBTOOL_COMMAND({.name = "ibcheckerrors",
                 .aliases = {},
                 .summary = "check the error counters of every port in the subnet against thresholds",
-                .description = desc(
+                .description = [] { return desc(
                     "Reads the PortCounters of every connected port of the subnet (all at once) and reports each "
                     "error counter above its threshold (0 unless the thresholds file, the format of "
-                    "ibqueryerrors' and ibswportwatch's, raises it; a saturated counter says so).  "),
+                    "ibqueryerrors' and ibswportwatch's, raises it; a saturated counter says so).  "); },
                 .usage = "[options]",
                 .examples = "  ibcheckerrors -T /etc/infiniband-diags/error_thresholds",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Errors); }});
 IBTOOL_COMMAND({.name = "ibcheckerrs",
                 .aliases = {},
                 .summary = "check the error counters of one node or port against thresholds",
-                .description = desc("Like ibcheckerrors for the node at <lid|guid|dr_path>, every connected port "
-                                    "or only <port>.  "),
+                .description = [] { return desc("Like ibcheckerrors for the node at <lid|guid|dr_path>, every connected port "
+                                    "or only <port>.  "); },
                 .usage = "[options] <lid|guid|dr_path> [<port>]",
                 .examples = "  ibcheckerrs 2 3",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Errs); }});
 IBTOOL_COMMAND({.name = "ibchecknet",
                 .aliases = {},
                 .summary = "check every port, link, counter and ID of the subnet",
-                .description = desc(
+                .description = [] { return desc(
                     "Runs every check over the whole subnet: port states (LinkUp ports must be Active, "
                     "connected ports LinkUp), link width and speed against what both ends enable and "
                     "support, error counters against thresholds, and IDs (duplicate or zero GUIDs, a "
@@ -340,7 +340,7 @@ IBTOOL_COMMAND({.name = "ibchecknet",
                     "written by ibnetdiscover), every link of the baseline that is missing or down is reported "
                     "by both ends (\"link to \"<peer>\" (0x<GUID>) port <m> (in the baseline) is down: <why>\"), "
                     "and a baseline node none of whose links has a live end as \"node ... of the baseline is "
-                    "not in the subnet\"; without it a removed link leaves nothing to check.  "),
+                    "not in the subnet\"; without it a removed link leaves nothing to check.  "); },
                 .usage = "[options]",
                 .examples = "  ibchecknet -v",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Net); }});
@@ -356,43 +356,43 @@ IBTOOL_COMMAND({.name = "ibchecknode",
 IBTOOL_COMMAND({.name = "ibcheckport",
                 .aliases = {},
                 .summary = "check one port: state, link width and speed, error counters",
-                .description = desc("Checks port <port> of the node at <lid|guid|dr_path>: its state (it must "
+                .description = [] { return desc("Checks port <port> of the node at <lid|guid|dr_path>: its state (it must "
                                     "be Active/LinkUp), its link's width and speed against both ends, and its "
-                                    "error counters.  "),
+                                    "error counters.  "); },
                 .usage = "[options] <lid|guid|dr_path> <port>",
                 .examples = "  ibcheckport 2 3",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Port); }});
 IBTOOL_COMMAND({.name = "ibcheckportstate",
                 .aliases = {},
                 .summary = "check one port's logical and physical state",
-                .description = desc("Checks that port <port> of the node at <lid|guid|dr_path> is LinkUp and "
-                                    "Active (a port without a link is reported too: it was named).  "),
+                .description = [] { return desc("Checks that port <port> of the node at <lid|guid|dr_path> is LinkUp and "
+                                    "Active (a port without a link is reported too: it was named).  "); },
                 .usage = "[options] <lid|guid|dr_path> <port>",
                 .examples = "  ibcheckportstate 2 3",
                 .make = [] { return std::make_unique<IbCheck>(Mode::PortState); }});
 IBTOOL_COMMAND({.name = "ibcheckportwidth",
                 .aliases = {},
                 .summary = "check one port's link width against both ends",
-                .description = desc("Checks that the link of port <port> runs at the widest width both ends have "
-                                    "enabled and support, and is not 1X when both support more.  "),
+                .description = [] { return desc("Checks that the link of port <port> runs at the widest width both ends have "
+                                    "enabled and support, and is not 1X when both support more.  "); },
                 .usage = "[options] <lid|guid|dr_path> <port>",
                 .examples = "  ibcheckportwidth 2 3",
                 .make = [] { return std::make_unique<IbCheck>(Mode::PortWidth); }});
 IBTOOL_COMMAND({.name = "ibcheckstate",
                 .aliases = {},
                 .summary = "check the state of every port in the subnet",
-                .description = desc("Checks every connected port of the subnet: LinkUp ports must be Active, "
+                .description = [] { return desc("Checks every connected port of the subnet: LinkUp ports must be Active, "
                                     "ports with a peer must be LinkUp.  --baseline <file> reports the links of "
                                     "a healthy subnet's cache or topology file that are missing or down, as "
-                                    "ibchecknet does.  "),
+                                    "ibchecknet does.  "); },
                 .usage = "[options]",
                 .examples = "  ibcheckstate",
                 .make = [] { return std::make_unique<IbCheck>(Mode::State); }});
 IBTOOL_COMMAND({.name = "ibcheckwidth",
                 .aliases = {},
                 .summary = "check the width of every link in the subnet",
-                .description = desc("Checks every link: it must run at the widest width both ends have enabled "
-                                    "and support, and not at 1X when both ends support more.  "),
+                .description = [] { return desc("Checks every link: it must run at the widest width both ends have enabled "
+                                    "and support, and not at 1X when both ends support more.  "); },
                 .usage = "[options]",
                 .examples = "  ibcheckwidth",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Width); }});

@@ -108,26 +108,27 @@ private:
   int port_ = -1;
 };
 
-const char* const kFormat =
-    "  One line per connected port: \"<node description>\" (0x<node GUID>) port <n> lid <lid>: followed by "
-    "Name=value for each data counter (PortXmitData and PortRcvData count 4-byte words; the 8 "
-    "PortCountersExtended counters when the PMA has them, else the 4 of PortCounters), then "
-    "\"## Summary: N nodes, P ports read, F failed\" (-b leaves it out).  Exit status 1 when a read failed.";
+// Shared by both descriptions (a macro so that each is one literal).
+#define IBDATACOUNTS_FORMAT \
+    "  One line per connected port: \"<node description>\" (0x<node GUID>) port <n> lid <lid>: followed by " \
+    "Name=value for each data counter (PortXmitData and PortRcvData count 4-byte words; the 8 " \
+    "PortCountersExtended counters when the PMA has them, else the 4 of PortCounters), then " \
+    "\"## Summary: N nodes, P ports read, F failed\" (-b leaves it out).  Exit status 1 when a read failed."
 
 }  // namespace
 
 IBTOOL_COMMAND({.name = "ibdatacounters",
                 .aliases = {},
                 .summary = "show the data counters of every connected port of the subnet",
-                .description = std::string("Reads the data counters of every connected port, all at once.") + kFormat,
+                .description = "Reads the data counters of every connected port, all at once." IBDATACOUNTS_FORMAT,
                 .usage = "[options]",
                 .examples = "  ibdatacounters",
                 .make = [] { return std::make_unique<IbDataCounts>(false); }});
 IBTOOL_COMMAND({.name = "ibdatacounts",
                 .aliases = {},
                 .summary = "show the data counters of one node or port",
-                .description = std::string("Reads the data counters of the connected ports of the node at "
-                                           "<lid|guid|dr_path>, or only of <port>.") + kFormat,
+                .description = "Reads the data counters of the connected ports of the node at "
+                               "<lid|guid|dr_path>, or only of <port>." IBDATACOUNTS_FORMAT,
                 .usage = "[options] <lid|guid|dr_path> [<port>]",
                 .examples = "  ibdatacounts 2 3",
                 .make = [] { return std::make_unique<IbDataCounts>(true); }});

@@ -248,8 +248,8 @@ private:
 IBTOOL_COMMAND({.name = "ibsendtrap",
                 .aliases = {},
                 .summary = "send a trap (SubnTrap of a Notice) from the local port to the SM",
-                .description =
-                    "Sends one generic trap to the SM as if the local port had seen the event (to check "
+                .description = [] {
+                  return "Sends one generic trap to the SM as if the local port had seen the event (to check "
                     "an SM's trap handling).  The trap's issuer and details are the local port: its LID, "
                     "GID, node type, capability masks and system image GUID, read from the port first; "
                     "<error_port> (default 1) is the port number the port error traps name.  The security "
@@ -263,7 +263,8 @@ IBTOOL_COMMAND({.name = "ibsendtrap",
                     "\nOutput: one line, \"Sent trap <number> (<name>) from LID <lid> to SM LID <lid>: \" and "
                     "\"repressed by the SM\" or \"no TrapRepress within <ms> ms\".  "
                     "Exit status: 0 sent; 1 not sent (no LID, no SM, a failed read or send: the reason "
-                    "on stderr); 2 bad arguments (an unknown trap name lists the names).",
+                    "on stderr); 2 bad arguments (an unknown trap name lists the names).";
+                },
                 .usage = "[options] [<trap_name>] [<error_port>]",
                 .examples = "  ibsendtrap                       # node_desc_change\n"
                             "  ibsendtrap local_link_integrity 2\n"

@@ -81,7 +81,7 @@ public:
   }
 
   int run() override {
-    // getopt treats "-1" as an option; CLI11 would take it as a number.
+    // getopt treats "-1" as an option; core/cli takes it as a number.
     for (const auto& a : args_)
       if (a.size() > 1 && a[0] == '-') {
         std::fprintf(stderr, "%s: invalid option -- '%s'\n\n", app_->get_name().c_str(), a.c_str() + 1);

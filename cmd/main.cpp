@@ -6,10 +6,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <map>
-#include <set>
 
 #include "cmd/common.h"
 #include "cmd/manpage.h"
@@ -19,44 +15,43 @@ namespace ibtool {
 
 namespace {
 
-std::map<std::string, CommandInfo, std::less<>>& table() {
-  // Never destroyed: every run would otherwise free the whole table at exit.
-  static auto* t = new std::map<std::string, CommandInfo, std::less<>>;
-  return *t;
-}
+// The registered commands, linked at static initialization (in no order).
+const Registrar* registered = nullptr;
 
 std::string_view basename_of(std::string_view p) {
   auto s = p.rfind('/');
   return s == std::string_view::npos ? p : p.substr(s + 1);
 }
 
-// Help text: usage line, description, options, examples.
-class Formatter : public CLI::Formatter {
-public:
-  explicit Formatter(const CommandInfo& info, std::string invoked)
-      : info_(info), invoked_(std::move(invoked)) {}
-  std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
-    std::string out = "Usage: " + invoked_ + " " + info_.usage + "\n\n";
-    if (!info_.description.empty()) out += info_.description + "\n\n";
-    if (!info_.aliases.empty()) {
-      out += "Aliases:";
-      for (const auto& a : info_.aliases) out += " " + a;
-      out += "\n\n";
-    }
-    out += make_groups(app, mode);
-    if (!info_.examples.empty()) out += "\nExamples:\n" + info_.examples + "\n";
-    return out;
+// Help text: usage line, description, aliases, options, examples.
+std::string format_help(const CLI::App& app, const void* ctx) {
+  const CommandInfo& info = *static_cast<const CommandInfo*>(ctx);
+  std::string out = "Usage: " + app.get_name() + " ";
+  out += info.usage;
+  out += "\n\n";
+  if (!info.description.empty()) {
+    out += info.description.str();
+    out += "\n\n";
   }
-
-private:
-  const CommandInfo& info_;
-  std::string invoked_;
-};
+  if (!info.aliases.empty()) {
+    out += "Aliases:";
+    for (std::string_view a : info.aliases) (out += ' ') += a;
+    out += "\n\n";
+  }
+  out += app.options_help();
+  if (!info.examples.empty()) {
+    out += "\nExamples:\n";
+    out += info.examples;
+    out += '\n';
+  }
+  return out;
+}
 
 int print_help_list() {
   std::printf("Usage: ibtool COMMAND [options] [args]\n\n");
   std::printf("Commands:\n");
-  for (const CommandInfo* c : commands()) std::printf("  %-20s %s\n", c->name.c_str(), c->summary.c_str());
+  for (const CommandInfo* c : commands())
+    std::printf("  %-20.*s %.*s\n", int(c->name.size()), c->name.data(), int(c->summary.size()), c->summary.data());
   std::printf("\n'ibtool COMMAND --help' shows the options of a command.\n");
   return 0;
 }
@@ -71,9 +66,9 @@ int install_links(const std::string& dir) {
   }
   int rc = 0;
   for (const CommandInfo* c : commands()) {
-    std::vector<std::string> names{c->name};
+    std::vector<std::string_view> names{c->name};
     names.insert(names.end(), c->aliases.begin(), c->aliases.end());
-    for (const auto& n : names) {
+    for (std::string_view n : names) {
       fs::path link = fs::path(dir) / n;
       fs::remove(link, ec);
       fs::create_symlink("ibtool", link, ec);
@@ -86,35 +81,15 @@ int install_links(const std::string& dir) {
   return rc;
 }
 
-// The first argument that looks like an option but is none of app's
-// (args are in CLI11's reversed order).  Empty when there is none.
-std::string first_unknown_option(const CLI::App& app, const std::vector<std::string>& rev_args) {
-  std::set<std::string> known;
-  for (const CLI::Option* o : app.get_options()) {
-    for (const auto& n : o->get_snames()) known.insert("-" + n);
-    for (const auto& n : o->get_lnames()) known.insert("--" + n);
-  }
-  for (auto it = rev_args.rbegin(); it != rev_args.rend(); ++it) {
-    const std::string& a = *it;
-    if (a == "--") break;
-    if (a.size() < 2 || a[0] != '-' || std::isdigit(static_cast<unsigned char>(a[1]))) continue;
-    std::string name = a[1] == '-' ? a.substr(0, a.find('=')) : a.substr(0, 2);
-    if (!known.count(name)) return a;
-  }
-  return {};
-}
-
 }  // namespace
 
-Registrar::Registrar(CommandInfo info) {
-  std::string name = info.name;
-  table().emplace(std::move(name), std::move(info));
-}
+Registrar::Registrar(const CommandInfo* i) : info(i), next(registered) { registered = this; }
 
 const std::vector<const CommandInfo*>& commands() {
   static std::vector<const CommandInfo*> v = [] {
     std::vector<const CommandInfo*> r;
-    for (auto& [n, c] : table()) r.push_back(&c);
+    for (const Registrar* p = registered; p; p = p->next) r.push_back(p->info);
+    std::sort(r.begin(), r.end(), [](const CommandInfo* a, const CommandInfo* b) { return a->name < b->name; });
     return r;
   }();
   return v;
@@ -122,20 +97,21 @@ const std::vector<const CommandInfo*>& commands() {
 
 const CommandInfo* find_command(std::string_view name) {
   name = basename_of(name);
-  if (auto it = table().find(name); it != table().end()) return &it->second;
-  for (auto& [n, c] : table())
-    if (std::find(c.aliases.begin(), c.aliases.end(), name) != c.aliases.end()) return &c;
+  for (const Registrar* p = registered; p; p = p->next)
+    if (p->info->name == name) return p->info;
+  for (const Registrar* p = registered; p; p = p->next)
+    for (std::string_view a : p->info->aliases)
+      if (a == name) return p->info;
   return nullptr;
 }
 
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as) {
-  auto app = std::make_unique<CLI::App>(info.summary, std::string(invoked_as));
-  app->formatter(std::make_shared<Formatter>(info, std::string(invoked_as)));
-  app->set_help_flag("-h,--help", "help message");
-  app->set_version_flag("-V,--version", std::string(invoked_as) + " BUILD VERSION: " IBTOOL_VERSION);
-  app->allow_extras(false);
-  app->positionals_at_end(false);
+  auto app = std::make_unique<CLI::App>(std::string(invoked_as));
+  app->formatter(&format_help, &info);
+  std::string version(invoked_as);
+  version += " BUILD VERSION: " IBTOOL_VERSION;
+  app->set_version_flag("-V,--version", std::move(version));
   cmd = info.make();
   cmd->options(*app);
   return app;
@@ -159,24 +135,21 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
 
   std::unique_ptr<Command> cmd;
   auto app = make_app(info, cmd, invoked_as);
-  std::reverse(args.begin(), args.end());  // CLI11 wants them reversed
-  const std::vector<std::string> given = args;  // parse() consumes args
   try {
-    app->parse(args);
-  } catch (const CLI::CallForHelp&) {
-    // The reference tools print their usage and exit 2 for -h; `ibtool
-    // help CMD` asks for it on purpose and exits 0.
-    std::fputs(app->help().c_str(), stderr);
-    return help_requested_explicitly ? 0 : cmd->usage_status();
-  } catch (const CLI::CallForVersion&) {
-    std::fprintf(stderr, "%s\n", app->version().c_str());
-    return 0;
+    switch (app->parse(args)) {
+      case CLI::App::Result::Ok:
+        break;
+      case CLI::App::Result::Help:
+        // The reference tools print their usage and exit 2 for -h; `ibtool
+        // help CMD` asks for it on purpose and exits 0.
+        std::fputs(app->help().c_str(), stderr);
+        return help_requested_explicitly ? 0 : cmd->usage_status();
+      case CLI::App::Result::Version:
+        std::fprintf(stderr, "%s\n", app->version().c_str());
+        return 0;
+    }
   } catch (const CLI::ParseError& e) {
-    // CLI11 checks required arguments before unknown ones; the unknown
-    // option is the more useful thing to name.
-    std::string unknown = first_unknown_option(*app, given);
-    std::string what = unknown.empty() ? e.what() : "unrecognized option '" + unknown + "'";
-    std::fprintf(stderr, "%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), what.c_str());
+    std::fprintf(stderr, "%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
     std::fputs(app->help().c_str(), stderr);
     return cmd->usage_status();
   }

@@ -12,7 +12,7 @@ namespace ibtool {
 namespace {
 
 // Escape text for troff: backslashes, and a leading dot or quote.
-std::string esc(const std::string& s) {
+std::string esc(std::string_view s) {
   std::string out;
   bool bol = true;
   for (char ch : s) {
@@ -27,8 +27,8 @@ std::string esc(const std::string& s) {
 
 const char* kDate = "2026-11-22";
 
-std::string header(const std::string& name) {
-  std::string up = name;
+std::string header(std::string_view name) {
+  std::string up(name);
   for (auto& ch : up) ch = char(std::toupper(static_cast<unsigned char>(ch)));
   return ".TH \"" + esc(up) + "\" 8 \"" + kDate + "\" \"ibtool " IBTOOL_VERSION "\" \"ibtool\"\n";
 }
@@ -45,7 +45,7 @@ std::string man_page_for(const std::string& command) {
     << esc(info->name) << "\n" << esc(info->usage) << "\n";
   if (!info->description.empty()) {
     o << ".SH DESCRIPTION\n";
-    std::istringstream d(info->description);
+    std::istringstream d{info->description.str()};
     std::string line;
     bool para = false;
     while (std::getline(d, line)) {
@@ -62,17 +62,13 @@ std::string man_page_for(const std::string& command) {
   std::unique_ptr<Command> cmd;
   auto app = make_app(*info, cmd, info->name);
   o << ".SH OPTIONS\n";
-  for (const CLI::Option* opt : app->get_options()) {
+  for (const auto& opt : app->get_options()) {
     std::string names;
-    for (const auto& s : opt->get_snames()) names += (names.empty() ? "" : ", ") + std::string("-") + s;
-    for (const auto& l : opt->get_lnames()) names += (names.empty() ? "" : ", ") + std::string("--") + l;
-    if (names.empty()) names = opt->get_name();
-    std::string arg = opt->get_option_text();
-    if (arg.empty() && opt->get_type_size() != 0 && !opt->get_lnames().empty() &&
-        opt->get_expected_min() > 0)
-      arg = opt->get_type_name();
+    for (char ch : opt->names()) names += ch == ',' ? std::string(", ") : std::string(1, ch);
+    std::string arg(opt->value_text());
+    std::string desc(opt->description());
     o << ".TP\n.B " << esc(names) << (arg.empty() ? "" : " \\fI" + esc(arg) + "\\fR") << "\n"
-      << esc(opt->get_description().empty() ? std::string("(argument)") : opt->get_description()) << "\n";
+      << esc(desc.empty() ? std::string("(argument)") : desc) << "\n";
   }
   if (!info->aliases.empty()) {
     o << ".SH ALIASES\n";
@@ -107,15 +103,15 @@ int write_man_pages(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream f(fs::path(dir) / (name + ".8"));
+  auto write = [&](std::string_view name, const std::string& text) {
+    std::ofstream f(fs::path(dir) / (std::string(name) + ".8"));
     f << text;
     return bool(f);
   };
   bool ok = write("ibtool", man_page_index());
   for (const CommandInfo* c : commands()) {
-    ok = write(c->name, man_page_for(c->name)) && ok;
-    for (const auto& a : c->aliases) ok = write(a, ".so man8/" + c->name + ".8\n") && ok;
+    ok = write(c->name, man_page_for(std::string(c->name))) && ok;
+    for (const auto& a : c->aliases) ok = write(a, ".so man8/" + std::string(c->name) + ".8\n") && ok;
   }
   if (!ok) std::fprintf(stderr, "E: cannot write man pages to %s\n", dir.c_str());
   return ok ? 0 : 1;

@@ -8,8 +8,6 @@
 // read them) or from --port-guid.
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/textfile.h"
 #include "core/rpc.h"
 #include "core/umad.h"
 #include "iba/introspect.h"
@@ -128,27 +127,28 @@ private:
       return true;
     }
     std::string name = file_.empty() ? "port_guids.list" : file_;
-    std::ifstream f;
-    std::istream* in = &std::cin;
-    if (name != "-") {
-      f.open(name);
-      if (!f) {
-        std::fprintf(stderr, "E: cannot read port GUID file %s\n", name.c_str());
-        return false;
-      }
-      in = &f;
+    std::string text;
+    if (!ibcore::read_text(name, text)) {
+      std::fprintf(stderr, "E: cannot read port GUID file %s\n", name.c_str());
+      return false;
     }
-    std::string line;
-    for (int n = 1; std::getline(*in, line); ++n) {
+    int n = 0;
+    bool ok = true;
+    ibcore::for_each_line(text, [&](std::string_view l) {
+      ++n;
+      if (!ok) return;
+      std::string line(l);
       std::string t = trim(line.substr(0, line.find('#')));
-      if (t.empty()) continue;
+      if (t.empty()) return;
       uint64_t g;
       if (!parse_guid(t, g)) {
         std::fprintf(stderr, "E: %s:%d: bad port GUID %s\n", name.c_str(), n, t.c_str());
-        return false;
+        ok = false;
+        return;
       }
       out.push_back(g);
-    }
+    });
+    if (!ok) return false;
     if (out.empty()) {
       std::fprintf(stderr, "E: no port GUIDs in %s\n", name.c_str());
       return false;

@@ -4,19 +4,23 @@
 // all generated from this one table.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "core/cli.h"
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+
+// The commands declare their options against this API (it started as
+// CLI11's; core/cli.h is our own, cheaper to build at every start).
+namespace CLI = ibtool::cli;
 
 namespace ibtool {
 
 // One running invocation of a command.  A command's class holds its option
-// values as members; options() binds them to the CLI11 app, run() does the
-// work after parsing and returns the process exit status.
+// values as members; options() binds them to the app, run() does the work
+// after parsing and returns the process exit status.
 class Command {
 public:
   virtual ~Command() = default;
@@ -27,14 +31,54 @@ public:
   virtual int usage_status() const { return 2; }
 };
 
+// Up to four legacy names; unused slots are empty.
+struct NameList {
+  std::string_view v[4];
+  const std::string_view* begin() const { return v; }
+  const std::string_view* end() const {
+    const std::string_view* e = v;
+    while (e != v + 4 && !e->empty()) ++e;
+    return e;
+  }
+  bool empty() const { return v[0].empty(); }
+  size_t size() const { return size_t(end() - begin()); }
+  const std::string_view& operator[](size_t i) const { return v[i]; }
+};
+
+// Makes a fresh instance of a command: any captureless lambda returning a
+// std::unique_ptr to a Command, kept as a plain function pointer so that a
+// CommandInfo is constant-initialized (nothing to build at start-up).
+struct CommandMaker {
+  std::unique_ptr<Command> (*fn)() = nullptr;
+  constexpr CommandMaker() = default;
+  template <class F>
+  constexpr CommandMaker(F) : fn([]() -> std::unique_ptr<Command> { return F{}(); }) {}  // NOLINT: implicit
+  std::unique_ptr<Command> operator()() const { return fn(); }
+};
+
+// A text that is a string literal, or built by a captureless lambda (lists
+// of ops) only when a help or man page is printed.
+struct CommandText {
+  std::string_view lit;
+  std::string (*fn)() = nullptr;
+  constexpr CommandText() = default;
+  constexpr CommandText(const char* s) : lit(s) {}  // NOLINT: implicit
+  template <class F>
+    requires(std::is_empty_v<F> && std::is_invocable_r_v<std::string, const F&>)
+  constexpr CommandText(F) : fn([]() -> std::string { return F{}(); }) {}  // NOLINT: implicit
+  std::string str() const { return fn ? fn() : std::string(lit); }
+  bool empty() const { return !fn && lit.empty(); }
+};
+
+// String fields are string literals.
 struct CommandInfo {
-  std::string name;                  // canonical name, e.g. "smpquery"
-  std::vector<std::string> aliases;  // legacy names, e.g. "dump_lfts.sh"
-  std::string summary;               // one line for `ibtool help`
-  std::string description;           // paragraph(s) for --help and man page
-  std::string usage;                 // e.g. "[options] <op> <dest> [op params]"
-  std::string examples;              // optional, one example a line
-  std::function<std::unique_ptr<Command>()> make;
+  std::string_view name;          // canonical name, e.g. "smpquery"
+  NameList aliases;               // legacy names, e.g. "dump_lfts.sh"
+  std::string_view summary;       // one line for `ibtool help`
+  CommandText description = {};      // paragraph(s) for --help and man page
+  std::string_view usage = {};        // e.g. "[options] <op> <dest> [op params]"
+  std::string_view examples = {};     // optional, one example a line
+  CommandMaker make = {};
 };
 
 // All registered commands, sorted by name.
@@ -42,11 +86,14 @@ const std::vector<const CommandInfo*>& commands();
 // Look a command up by name or alias (with or without a path prefix).
 const CommandInfo* find_command(std::string_view name);
 
+// Links a CommandInfo into the table (a pointer push, no allocation).
 struct Registrar {
-  explicit Registrar(CommandInfo info);
+  explicit Registrar(const CommandInfo* info);
+  const CommandInfo* info;
+  const Registrar* next;
 };
 
-// Build the CLI11 app of a command (its options bound to a fresh instance).
+// Build the app of a command (its options bound to a fresh instance).
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as);
 // Run a command with argv (argv[0] is the name it was invoked as).
@@ -62,5 +109,6 @@ int run_command(const CommandInfo& info, std::string_view invoked_as,
 // Usage (at namespace scope, in the command's own .cpp file):
 //   IBTOOL_COMMAND({.name = "smpquery", .aliases = {}, .summary = "...",
 //                   .make = [] { return std::make_unique<SmpQuery>(); }});
-#define IBTOOL_COMMAND(...) \
-  static ::ibtool::Registrar IBTOOL_CONCAT(ibtool_registrar_, __LINE__)(::ibtool::CommandInfo __VA_ARGS__)
+#define IBTOOL_COMMAND(...)                                                                    \
+  static constinit const ::ibtool::CommandInfo IBTOOL_CONCAT(ibtool_command_, __LINE__) __VA_ARGS__; \
+  static ::ibtool::Registrar IBTOOL_CONCAT(ibtool_registrar_, __LINE__)(&IBTOOL_CONCAT(ibtool_command_, __LINE__))

@@ -291,11 +291,11 @@ std::string op_list() {
 IBTOOL_COMMAND({.name = "smpquery",
                 .aliases = {},
                 .summary = "query one SMP attribute of a node (node, port, switch info, tables)",
-                .description = "Sends SubnGet SMPs to the destination and prints the attribute in the "
+                .description = [] { return "Sends SubnGet SMPs to the destination and prints the attribute in the "
                                "reference's layout.  The destination is a LID, a DR path (0,1,4), a "
                                "port GUID or GID, or a path spec; -D/-L/-G force a form, -c takes a "
                                "LID and a DR path from it (combined route).\n\n" +
-                               op_list(),
+                               op_list(); },
                 .usage = "[options] <op> <dest dr_path|lid|guid> [op params]",
                 .examples = "  smpquery portinfo 3 1\n"
                             "  smpquery -G switchinfo 0x2C9000100D051 1\n"

@@ -1,10 +1,10 @@
 // Command-line side of single-target commands: the legacy addressing flags
-// (-D/-G/-L/-c, -s SM LID) bound to a CLI11 app, opening the local end port,
+// (-D/-G/-L/-c, -s SM LID) bound to a command's app, opening the local end port,
 // and turning the positional arguments into a resolved SMP path
 // (core/target.h does the parsing and resolving).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cmd/registry.h"
 
 #include <memory>
 #include <string>
