@@ -439,8 +439,9 @@ TraceResult Tracer::multicast(const TraceNode& src, uint64_t dst_guid, unsigned 
   struct Visit {
     TraceNode node;
     size_t parent;
+    unsigned via;  // the port of the parent it was reached by
   };
-  std::vector<Visit> seen{{src, size_t(-1)}};
+  std::vector<Visit> seen{{src, size_t(-1), 0}};
   std::vector<uint64_t> guids{src.ni.nodeGUID()};
   auto known = [&](uint64_t g) { return std::find(guids.begin(), guids.end(), g) != guids.end(); };
   size_t found = size_t(-1);
@@ -479,9 +480,8 @@ TraceResult Tracer::multicast(const TraceNode& src, uint64_t dst_guid, unsigned 
       uint64_t g = n.ni.nodeGUID();
       if (known(g)) continue;
       guids.push_back(g);
-      seen.push_back({n, q});
-      seen[q].node.outport = out;
-      seen.back().node.outport = 0;
+      n.outport = 0;
+      seen.push_back({n, q, out});
       if (g == dst_guid) {
         found = seen.size() - 1;
         break;
@@ -493,15 +493,16 @@ TraceResult Tracer::multicast(const TraceNode& src, uint64_t dst_guid, unsigned 
     r.detail = "can't find a multicast route from src to dest";
     return r;
   }
+  // Each node's outport is the port towards its child on this path (a CA
+  // source leaves by its own port, whatever DR path reached the child).
   std::vector<TraceNode> rev;
-  for (size_t i = found; i != size_t(-1); i = seen[i].parent) rev.push_back(seen[i].node);
-  // Each node's outport is the port towards its child on this path.
-  for (size_t i = rev.size(); i-- > 1;) {
-    const std::vector<uint8_t>& child = rev[i - 1].dr;
-    rev[i].outport = child.back();
+  unsigned towards = 0;
+  for (size_t i = found; i != size_t(-1); i = seen[i].parent) {
+    rev.push_back(seen[i].node);
+    rev.back().outport = towards;
+    towards = seen[i].via;
   }
   r.nodes.assign(rev.rbegin(), rev.rend());
-  r.nodes.back().outport = 0;
   r.status = TraceStatus::Found;
   return r;
 }
