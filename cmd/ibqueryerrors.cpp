@@ -148,6 +148,7 @@ private:
     std::vector<NodeOut> outs(todo.size());
     if (!todo.empty()) {
       H::PmSession ses(skip_sl_);
+      ses.pm().use_subnet(&db);
       for (size_t i = 0; i < todo.size(); ++i) ses.sched().spawn(scan_node(ses.pm(), db, map, todo[i], outs[i]));
       ses.sched().run();
     }

@@ -147,9 +147,27 @@ Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
       p.qkey = GSI_QKEY;
     } else {
       ++path_queries_;
-      auto [q, mask] = GmpPathResolver::path_query(p, s_.transport().local_lid(), s_.transport().local_gid());
-      iba::SAPathRecord pr = co_await s_.SubnAdmGet(q, mask, sa_);
-      apply_path_record(p, pr);
+      const iba::Gid local = s_.transport().local_gid();
+      uint32_t slot = db_ ? db_->port_by_lid(lid) : NO_INDEX;
+      uint64_t guid = slot != NO_INDEX ? db_->port(slot).guid : 0;
+      bool by_gid = guid && local != iba::Gid{};
+      if (by_gid) p.DGID = iba::Gid::from(local.prefix(), guid);
+      auto [q, mask] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
+      std::optional<iba::SAPathRecord> pr;
+      try {
+        pr = co_await s_.SubnAdmGet(q, mask, sa_);
+      } catch (const MADClassError&) {
+        // The SA does not pair that GUID with the LID (the database is a
+        // stale cache, or GUIDs are duplicated): ask by the LID alone.
+        if (!by_gid) throw;
+      }
+      if (!pr) {
+        p.DGID = {};
+        ++path_queries_;
+        auto [q2, mask2] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
+        pr = co_await s_.SubnAdmGet(q2, mask2, sa_);
+      }
+      apply_path_record(p, *pr);
     }
     e.path = p;
   } catch (MADError& err) {

@@ -130,6 +130,12 @@ public:
   // also clears PortCountersExtended.
   Task<> clear(uint16_t lid, uint8_t port, uint16_t select, bool ext);
 
+  // The subnet the LIDs belong to: a LID's port GUID from it is put in its
+  // PathRecord query (DGID next to DLID), which OpenSM answers with a lookup
+  // instead of a scan of every port.  Without it (or for a LID it does not
+  // know) the query names the LIDs only.
+  void use_subnet(const Subnet* db) { db_ = db; }
+
   uint64_t path_queries() const { return path_queries_; }
   Scheduler& sched() { return s_; }
 
@@ -152,6 +158,7 @@ private:
   Scheduler& s_;
   IBPath sa_;
   bool skip_sl_;
+  const Subnet* db_ = nullptr;
   std::map<uint16_t, Entry> paths_;
   std::map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
   uint64_t path_queries_ = 0;
