@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
   # build
   cmake g++ make pkg-config
-  libibumad-dev libibverbs-dev libcli11-dev
+  libibumad-dev libibverbs-dev
   googletest libgtest-dev
   # test bed: simulator, subnet manager, reference tools
   ibsim-utils libumad2sim0 opensm infiniband-diags ibverbs-utils
