@@ -1,7 +1,8 @@
 // ibroute: dump the unicast (LFT) or multicast (MFT) forwarding table of one
 // switch in infiniband-diags' layout.  Table blocks are read in parallel;
 // destinations are resolved with one NodeInfo per routed LID (in parallel),
-// then one PortInfo and NodeDescription per distinct port and node.
+// then one PortInfo and NodeDescription per distinct port and node.  Every
+// read goes through one AsyncSmpSource: SMPs, or with --sa the SA's records.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -72,81 +73,83 @@ public:
   }
 
 private:
-  int dump(ibtool::Session& s, const IBPath& path, unsigned start, unsigned end) {
-    // --sa: every read below becomes an SA record read (SmpSource).
-    SmpSource mad(*s.mad);
-    SmpSource* sa = mad.uses_sa() ? &mad : nullptr;
+  // The switch's NodeInfo, NodeDescription and SwitchInfo, read in turn;
+  // failed: which one failed (0, 1, 2), -1 when none did.
+  struct Head {
     iba::SMPNodeInfo ni;
-    try {
-      ni = mad.SubnGet<iba::SMPNodeInfo>(path);
-    } catch (const std::exception& e) {
-      ibtool::ref_fail(e, "dump tables: node info failed: valid addr?");
-    }
-    if (NodeType(ni.nodeType()) != NodeType::Switch) throw ibtool::RefFail{"dump tables: not a switch"};
     iba::SMPNodeDescription nd;
-    try {
-      nd = mad.SubnGet<iba::SMPNodeDescription>(path);
-    } catch (const std::exception& e) {
-      ibtool::ref_fail(e, "dump tables: node desc failed: valid addr?");
-    }
     iba::SMPSwitchInfo si;
+    int failed = -1;
+    std::exception_ptr error;
+  };
+  static Task<> read_head(AsyncSmpSource& src, IBPath path, Head& h) {
     try {
-      si = mad.SubnGet<iba::SMPSwitchInfo>(path);
-    } catch (const std::exception& e) {
-      ibtool::ref_fail(e, "dump tables: switch info failed: valid addr?");
+      h.failed = 0;
+      h.ni = co_await src.SubnGet<iba::SMPNodeInfo>(path);
+      if (NodeType(h.ni.nodeType()) != NodeType::Switch) {
+        h.failed = -1;
+        co_return;
+      }
+      h.failed = 1;
+      h.nd = co_await src.SubnGet<iba::SMPNodeDescription>(path);
+      h.failed = 2;
+      h.si = co_await src.SubnGet<iba::SMPSwitchInfo>(path);
+      h.failed = -1;
+    } catch (...) {
+      h.error = std::current_exception();
     }
+  }
+
+  static void fail_with(const std::exception_ptr& e, const std::string& msg) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      ibtool::ref_fail(x, msg);
+    }
+  }
+
+  int dump(ibtool::Session& s, const IBPath& path, unsigned start, unsigned end) {
+    // Every read goes through src: SMPs, or with --sa the SA's records.
+    Scheduler sched(*s.umad, unsigned(std::max(0, config().outstanding)));
+    AsyncSmpSource src(sched);
+    Head h;
+    sched.spawn(read_head(src, path, h));
+    sched.run();
+    static const char* const what[] = {"node info", "node desc", "switch info"};
+    if (h.failed >= 0) fail_with(h.error, std::string("dump tables: ") + what[h.failed] + " failed: valid addr?");
+    const iba::SMPNodeInfo& ni = h.ni;
+    if (NodeType(ni.nodeType()) != NodeType::Switch) throw ibtool::RefFail{"dump tables: not a switch"};
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    std::string desc(reinterpret_cast<const char*>(nd.bytes().data()), 64);
+    std::string desc(reinterpret_cast<const char*>(h.nd.bytes().data()), 64);
     desc = desc.substr(0, desc.find('\0'));
     std::string name = map.remap(ni.nodeGUID(), desc);
     std::string where = portid_str(path);
-    Scheduler sched(*s.umad, unsigned(std::max(0, config().outstanding)));
 
     if (multicast_) {
-      unsigned cap = unsigned(si.multicastFDBCap());
+      unsigned cap = unsigned(h.si.multicastFDBCap());
       unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
       if (start < MLID_BASE) start = MLID_BASE;
       if (!end || end > max) end = max;
       MftRead m;
-      if (sa) {
-        sa_mft(*sa, path, start, end, unsigned(ni.numPorts()), m);
-      } else {
-        TableReads reads;
-        reads.add_mft(path, start, end, unsigned(ni.numPorts()), m);
-        reads.spawn(sched);
-        sched.run();
-      }
-      if (m.error) {
-        try {
-          std::rethrow_exception(m.error);
-        } catch (const std::exception& e) {
-          ibtool::ref_fail(e, "dump tables: multicast forwarding table get failed");
-        }
-      }
+      TableReads reads;
+      reads.add_mft(path, start, end, unsigned(ni.numPorts()), m);
+      reads.spawn(src);
+      sched.run();
+      if (m.error) fail_with(m.error, "dump tables: multicast forwarding table get failed");
       print_mft(stdout, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
       return 0;
     }
 
-    unsigned top = unsigned(si.linearFDBTop());
+    unsigned top = unsigned(h.si.linearFDBTop());
     if (!end || end > top) end = top;
     LftRead l;
-    if (sa) {
-      sa_lft(*sa, path, start, end, l);
-    } else {
-      TableReads reads;
-      reads.add_lft(path, start, end, l);
-      reads.spawn(sched);
-      sched.run();
-    }
-    if (l.error) {
-      try {
-        std::rethrow_exception(l.error);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "dump tables: linear forwarding table get failed");
-      }
-    }
+    TableReads reads;
+    reads.add_lft(path, start, end, l);
+    reads.spawn(src);
+    sched.run();
+    if (l.error) fail_with(l.error, "dump tables: linear forwarding table get failed");
     std::map<unsigned, LidDest> dests;
-    if (!no_dests_) resolve(sched, sa, s.umad->local_lid(), l.lft, start, end, map, dests);
+    if (!no_dests_) resolve(src, s.umad->local_lid(), l.lft, start, end, map, dests);
     UnicastDump d(stdout, all_, no_dests_);
     d.header(start, end, where, ni.nodeGUID(), name);
     d.rows(l.lft, start, end, [&](unsigned lid) {
@@ -154,42 +157,6 @@ private:
       return it == dests.end() ? nullptr : &it->second;
     });
     return 0;
-  }
-
-  // The table blocks through the SA, one record read at a time, in the form
-  // the SMP table reads fill.
-  static void sa_lft(SmpSource& sa, const IBPath& path, unsigned start, unsigned end, LftRead& l) {
-    l.lft.assign(size_t(end) + 1, LFT_NO_ROUTE);
-    for (unsigned b = start / 64; end >= start && b <= end / 64; ++b) {
-      try {
-        auto t = sa.SubnGet<iba::SMPLinearForwardingTable>(path, b);
-        for (unsigned i = 0; i < 64 && b * 64 + i <= end; ++i) l.lft[b * 64 + i] = uint8_t(t.portBlock(i));
-      } catch (const std::exception&) {
-        l.error = std::current_exception();
-        l.failed_block = b;
-        return;
-      }
-    }
-  }
-  static void sa_mft(SmpSource& sa, const IBPath& path, unsigned start, unsigned end, unsigned nports, MftRead& m) {
-    m.first = start;
-    m.masks.assign(end >= start ? size_t(end - start) + 1 : 0, {});
-    if (end < start) return;
-    for (unsigned blk = (start - MLID_BASE) / 32; blk <= (end - MLID_BASE) / 32; ++blk)
-      for (unsigned pos = 0; pos <= nports / 16 && pos < 16; ++pos) {
-        try {
-          auto t = sa.SubnGet<iba::SMPMulticastForwardingTable>(path, (pos << 28) | blk);
-          for (unsigned i = 0; i < 32; ++i) {
-            unsigned mlid = MLID_BASE + blk * 32 + i;
-            if (mlid >= start && mlid <= end) m.masks[mlid - start][pos] = uint16_t(t.portMaskBlock(i));
-          }
-        } catch (const std::exception& e) {
-          // OpenSM keeps no record of a block no group uses: it is empty.
-          if (is_sa_no_records(e)) continue;
-          m.error = std::current_exception();
-          return;
-        }
-      }
   }
 
   static IBPath lid_path(uint16_t slid, unsigned lid) {
@@ -200,31 +167,22 @@ private:
   }
 
   // Resolve every routed LID of [start, end]: NodeInfo by LID, then PortInfo
-  // (base LID, LMC) and NodeDescription once per distinct port and node.
-  // With sa, each read is an SA record read, one at a time.
-  void resolve(Scheduler& sched, SmpSource* sa, uint16_t slid, const std::vector<uint8_t>& lft, unsigned start,
-               unsigned end, const NodeNameMap& map, std::map<unsigned, LidDest>& out) {
+  // (base LID, LMC) and NodeDescription once per distinct port and node,
+  // all in parallel on src's scheduler.
+  void resolve(AsyncSmpSource& src, uint16_t slid, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+               const NodeNameMap& map, std::map<unsigned, LidDest>& out) {
+    Scheduler& sched = src.sched();
     std::map<unsigned, Resolved> ni;
     for (unsigned lid = start; lid <= end && lid < lft.size(); ++lid)
       if (lft[lid] != LFT_NO_ROUTE) ni[lid];
-    auto get_ni = [&sched, slid](unsigned lid, Resolved& r) -> Task<> {
+    auto get_ni = [&src, slid](unsigned lid, Resolved& r) -> Task<> {
       try {
-        r.ni = co_await sched.SubnGet<iba::SMPNodeInfo>(lid_path(slid, lid));
+        r.ni = co_await src.SubnGet<iba::SMPNodeInfo>(lid_path(slid, lid));
         r.ok = true;
       } catch (const MADError&) {
       }
     };
-    for (auto& [lid, r] : ni) {
-      if (!sa) {
-        sched.spawn(get_ni(lid, r));
-        continue;
-      }
-      try {
-        r.ni = sa->SubnGet<iba::SMPNodeInfo>(lid_path(slid, lid));
-        r.ok = true;
-      } catch (const MADError&) {
-      }
-    }
+    for (auto& [lid, r] : ni) sched.spawn(get_ni(lid, r));
     sched.run();
 
     struct PortKey {
@@ -248,49 +206,26 @@ private:
       if (!port_lid.count(k)) port_lid[k] = lid;
       if (!node_lid.count(r.ni.nodeGUID())) node_lid[r.ni.nodeGUID()] = lid;
     }
-    auto get_pi = [&sched, slid](unsigned lid, unsigned pn, PortKey& k) -> Task<> {
+    auto get_pi = [&src, slid](unsigned lid, unsigned pn, PortKey& k) -> Task<> {
       try {
-        auto pi = co_await sched.SubnGet<iba::SMPPortInfo>(lid_path(slid, lid), pn);
+        auto pi = co_await src.SubnGet<iba::SMPPortInfo>(lid_path(slid, lid), pn);
         k.base = uint16_t(pi.LID());
         k.lmc = uint8_t(pi.LMC());
         k.ok = true;
       } catch (const MADError&) {
       }
     };
-    auto get_nd = [&sched, slid](unsigned lid, NodeKey& k) -> Task<> {
+    auto get_nd = [&src, slid](unsigned lid, NodeKey& k) -> Task<> {
       try {
-        auto nd = co_await sched.SubnGet<iba::SMPNodeDescription>(lid_path(slid, lid));
+        auto nd = co_await src.SubnGet<iba::SMPNodeDescription>(lid_path(slid, lid));
         std::string d(reinterpret_cast<const char*>(nd.bytes().data()), 64);
         k.desc = d.substr(0, d.find('\0'));
         k.ok = true;
       } catch (const MADError&) {
       }
     };
-    if (!sa) {
-      for (auto& [k, lid] : port_lid) sched.spawn(get_pi(lid, k.second, ports[k]));
-      for (auto& [g, lid] : node_lid) sched.spawn(get_nd(lid, nodes[g]));
-    } else {
-      for (auto& [k, lid] : port_lid) {
-        PortKey& pk = ports[k];
-        try {
-          auto pi = sa->SubnGet<iba::SMPPortInfo>(lid_path(slid, lid), k.second);
-          pk.base = uint16_t(pi.LID());
-          pk.lmc = uint8_t(pi.LMC());
-          pk.ok = true;
-        } catch (const MADError&) {
-        }
-      }
-      for (auto& [g, lid] : node_lid) {
-        NodeKey& nk = nodes[g];
-        try {
-          auto nd = sa->SubnGet<iba::SMPNodeDescription>(lid_path(slid, lid));
-          std::string d(reinterpret_cast<const char*>(nd.bytes().data()), 64);
-          nk.desc = d.substr(0, d.find('\0'));
-          nk.ok = true;
-        } catch (const MADError&) {
-        }
-      }
-    }
+    for (auto& [k, lid] : port_lid) sched.spawn(get_pi(lid, k.second, ports[k]));
+    for (auto& [g, lid] : node_lid) sched.spawn(get_nd(lid, nodes[g]));
     sched.run();
 
     for (auto& [lid, r] : ni) {

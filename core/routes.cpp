@@ -37,11 +37,17 @@ size_t TableReads::add_mft(const IBPath& path, unsigned first, unsigned last, un
 }
 
 void TableReads::spawn(Scheduler& s) {
-  size_t n = std::min<size_t>(jobs_.size(), size_t(s.engine().max_outstanding()) * 2);
-  for (size_t i = 0; i < n; ++i) s.spawn(worker(s));
+  smp_.emplace(s, false);
+  spawn(*smp_);
 }
 
-Task<> TableReads::worker(Scheduler& s) {
+void TableReads::spawn(AsyncSmpSource& src) {
+  Scheduler& s = src.sched();
+  size_t n = std::min<size_t>(jobs_.size(), size_t(s.engine().max_outstanding()) * 2);
+  for (size_t i = 0; i < n; ++i) s.spawn(worker(src));
+}
+
+Task<> TableReads::worker(AsyncSmpSource& s) {
   while (next_ < jobs_.size()) {
     const Job j = jobs_[next_++];
     const IBPath& path = paths_[j.path];
@@ -67,8 +73,8 @@ Task<> TableReads::worker(Scheduler& s) {
           if (mlid < out.first || mlid - out.first >= out.masks.size()) continue;
           out.masks[mlid - out.first][pos] = uint16_t(m.portMaskBlock(i));
         }
-      } catch (...) {
-        if (!out.error) out.error = std::current_exception();
+      } catch (const std::exception& e) {
+        if (!is_sa_no_records(e) && !out.error) out.error = std::current_exception();
       }
     }
     if (--left_[j.path] == 0 && on_done) on_done(j.path);

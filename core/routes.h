@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,10 @@ public:
   std::function<void(size_t n)> on_done;
   // Spawn the workers (at most the scheduler's MAD window, twice over).
   void spawn(Scheduler& s);
+  // The same, reading through src (SMPs, or with --sa the SA's LFT/MFT
+  // records; OpenSM keeps no record of an MFT block no group uses: it reads
+  // as empty).  src must outlive run().
+  void spawn(AsyncSmpSource& src);
   size_t blocks() const { return jobs_.size(); }
   // Blocks of read n not finished yet.
   size_t pending(size_t n) const { return left_[n]; }
@@ -81,7 +86,8 @@ private:
     LftRead* lft;       // one of these two
     MftRead* mft;
   };
-  Task<> worker(Scheduler& s);
+  Task<> worker(AsyncSmpSource& src);
+  std::optional<AsyncSmpSource> smp_;  // spawn(Scheduler&)'s source
   std::vector<IBPath> paths_;
   std::vector<uint32_t> left_;  // blocks not finished, by read
   std::vector<Job> jobs_;

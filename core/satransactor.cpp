@@ -26,6 +26,8 @@ const SAMapping kMappings[] = {
     {0x0020, &iba::SASMInfoRecord::DESC, 0x0018, "SMInfo"},
 };
 
+constexpr uint16_t ATTR_NODE_INFO = 0x0011, ATTR_PORT_INFO = 0x0015, ATTR_PKEY = 0x0016, NODE_RECORD = 0x0011;
+
 iba::FieldRef field(const iba::StructDesc& d, const char* name) {
   auto f = iba::find_field(d, name);
   if (!f) throw std::logic_error(std::string("no field ") + name + " in " + d.name);
@@ -106,87 +108,200 @@ bool SATransactor::is_switch(uint16_t lid, uint8_t* local_port) {
   IBPath p;
   p.DLID = lid;
   iba::SMPNodeInfo ni;
-  ni.load(get(0x0011, p));
+  ni.load(get(ATTR_NODE_INFO, p));
   if (local_port) *local_port = uint8_t(ni.localPortNum());
   return ni.nodeType() == 2;
 }
 
-std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, uint32_t amod) {
+// --- the steps of an SA read, shared by SATransactor and AsyncSmpSource ---------------
+
+const SAMapping& SAReadSteps::mapping(uint16_t smp_attr) {
   const SAMapping* m = sa_mapping(smp_attr);
-  const iba::ClassDesc* sa = iba::find_class(iba::mgmt::SUBN_ADM);
-  if (!m || !sa) {
+  if (!m) {
     char b[96];
     std::snprintf(b, sizeof b, "SMP attribute 0x%04x has no SA record: it cannot be read through the SA (--sa)",
                   smp_attr);
     throw MADError(b);
   }
+  return *m;
+}
+
+bool SAReadSteps::names_port_zero(uint16_t smp_attr, uint32_t amod) {
+  return (smp_attr == ATTR_PORT_INFO && (amod & 0xff) == 0) || (smp_attr == ATTR_PKEY && (amod >> 16) == 0);
+}
+
+uint32_t SAReadSteps::with_port(uint16_t smp_attr, uint32_t amod, uint8_t port) {
+  return smp_attr == ATTR_PORT_INFO ? port : amod | uint32_t(port) << 16;
+}
+
+MadRequest SAReadSteps::request(const SAMapping& m, uint16_t lid, uint32_t amod, std::optional<bool> sw,
+                                std::vector<uint8_t>& rec) {
+  MadRequest req;
+  req.cls = iba::find_class(iba::mgmt::SUBN_ADM);
+  req.method = iba::method::GET;
+  req.attr_id = m.record_attr;
+  req.comp_mask = SATransactor::make_query(m, lid, amod, sw, rec);
+  req.payload = rec;
+  return req;
+}
+
+void SAReadSteps::annotate(MADError& e, const SAMapping& m, const IBPath& path) {
+  // IBA 15.4.1 (and OpenSM): P_KeyTableRecords go only to trusted
+  // requesters, whose SM_Key matches the SA's; anything else is refused
+  // with ERR_REQ_INVALID whatever the record asked for.
+  auto* ce = dynamic_cast<MADClassError*>(&e);
+  if (m.record_attr == 0x0033 && ce && (ce->status >> 8) == 2 && !config().smkey)
+    e.annotate("The SA gives P_KeyTableRecords only to trusted requests: give its SM_Key with --smkey "
+               "(or sa_key in the ibdiag.conf file).");
+  e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");
+}
+
+std::vector<uint8_t> SAReadSteps::unwrap(const SAMapping& m, std::span<const uint8_t> reply, uint8_t entry_port) {
+  auto data = MadTransactor::payload_of(reply);
+  auto f = field(*m.record, m.embedded);
+  size_t off = f.bit_off / 8, n = f.width() / 8;
+  std::vector<uint8_t> out(n, 0);
+  if (off < data.size()) std::memcpy(out.data(), data.data() + off, std::min(n, data.size() - off));
+  if (m.smp_attr == ATTR_NODE_INFO && entry_port) {
+    // An SMP's NodeInfo says which port the SMP entered by; the NodeRecord's
+    // says which port the SM's came in by.  Along a directed route the
+    // LinkRecord of the last hop knows the port an SMP would have entered.
+    iba::SMPNodeInfo ni;
+    ni.load(out);
+    ni.set_localPortNum(entry_port);
+    std::memcpy(out.data(), ni.raw(), std::min(out.size(), size_t(ni.SIZE)));
+  }
+  return out;
+}
+
+std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, uint32_t amod) {
+  const SAMapping& m = SAReadSteps::mapping(smp_attr);
   uint16_t lid = get_path_lid(path);
   if (!lid) lid = mad_.transport().local_lid();
   std::optional<bool> sw;
   // Port 0 means "this port" on a CA: the SA wants the real port number.
-  bool port_amod = (smp_attr == 0x0015 && (amod & 0xff) == 0) || (smp_attr == 0x0016 && (amod >> 16) == 0);
-  uint8_t local_port = 0;
-  if (port_amod) {
+  if (SAReadSteps::names_port_zero(smp_attr, amod)) {
+    uint8_t local_port = 0;
     sw = is_switch(lid, &local_port);
     if (!*sw) {
-      if (smp_attr == 0x0015) amod = local_port;
-      else amod |= uint32_t(local_port) << 16;
+      amod = SAReadSteps::with_port(smp_attr, amod, local_port);
       sw = true;  // the port number is now explicit
     }
   }
-  std::vector<uint8_t> rec;
-  uint64_t mask = make_query(*m, lid, amod, sw, rec);
-  MadRequest req;
-  req.cls = sa;
-  req.method = iba::method::GET;
-  req.attr_id = m->record_attr;
-  req.payload = rec;
-  req.comp_mask = mask;
   // A NodeRecord (NodeInfo and NodeDescription of a LID, and whether it is
   // a switch) is asked once.
-  bool node = m->record_attr == 0x0011;
-  std::vector<uint8_t>* cached = nullptr;
-  if (node) {
-    auto it = node_records_.find(lid);
-    if (it != node_records_.end()) cached = &it->second;
-  }
+  bool node = m.record_attr == NODE_RECORD;
+  auto it = node ? node_records_.find(lid) : node_records_.end();
   std::vector<uint8_t> rep;
-  try {
-    if (!cached) rep = mad_.call(req, sa_path());
-  } catch (MADError& e) {
-    // IBA 15.4.1 (and OpenSM): P_KeyTableRecords go only to trusted
-    // requesters, whose SM_Key matches the SA's; anything else is refused
-    // with ERR_REQ_INVALID whatever the record asked for.
-    auto* ce = dynamic_cast<MADClassError*>(&e);
-    if (m->record_attr == 0x0033 && ce && (ce->status >> 8) == 2 && !config().smkey)
-      e.annotate("The SA gives P_KeyTableRecords only to trusted requests: give its SM_Key with --smkey "
-                 "(or sa_key in the ibdiag.conf file).");
-    e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");
-    throw;
-  }
-  if (node && !cached) cached = &(node_records_[lid] = rep);
-  auto data = MadTransactor::payload_of(cached ? *cached : rep);
-  auto f = field(*m->record, m->embedded);
-  size_t off = f.bit_off / 8, n = f.width() / 8;
-  std::vector<uint8_t> out(n, 0);
-  if (off < data.size()) std::memcpy(out.data(), data.data() + off, std::min(n, data.size() - off));
-  if (smp_attr == 0x0011) {
-    // An SMP's NodeInfo says which port the SMP entered by; the NodeRecord's
-    // says which port the SM's came in by.  Along a directed route the
-    // LinkRecord of the last hop knows the port an SMP would have entered.
-    if (uint8_t port = res_.dr_entry_port(path)) {
-      iba::SMPNodeInfo ni;
-      ni.load(out);
-      ni.set_localPortNum(port);
-      std::memcpy(out.data(), ni.raw(), std::min(out.size(), size_t(ni.SIZE)));
+  if (it == node_records_.end()) {
+    try {
+      std::vector<uint8_t> rec;
+      rep = mad_.call(SAReadSteps::request(m, lid, amod, sw, rec), sa_path());
+    } catch (MADError& e) {
+      SAReadSteps::annotate(e, m, path);
+      throw;
     }
+    if (node) it = node_records_.emplace(lid, std::move(rep)).first;
   }
-  return out;
+  return SAReadSteps::unwrap(m, it != node_records_.end() ? it->second : rep,
+                             smp_attr == ATTR_NODE_INFO ? res_.dr_entry_port(path) : 0);
 }
 
 bool is_sa_no_records(const std::exception& e) {
   auto* ce = dynamic_cast<const MADClassError*>(&e);
   return ce && ce->mgmt_class == iba::mgmt::SUBN_ADM && ce->class_code() == 3;
+}
+
+// --- the scheduler's source ---------------------------------------------------------
+
+AsyncSmpSource::AsyncSmpSource(Scheduler& s, std::optional<bool> use_sa) : s_(s), sa_(use_sa.value_or(config().use_sa)) {}
+
+const IBPath& AsyncSmpSource::sa_path() {
+  if (!sa_path_) {
+    if (config().sa_path.empty()) {
+      sa_path_ = s_.sa_path();
+    } else {
+      MadTransactor mad(s_.transport());  // only reads --sa-path and the port's SM LID / SL
+      sa_path_ = sa_path_from_config(mad);
+    }
+  }
+  return *sa_path_;
+}
+
+Task<std::pair<uint16_t, uint8_t>> AsyncSmpSource::path_end(IBPath path) {
+  if (!path.is_dr()) co_return std::make_pair(path.DLID, uint8_t(0));
+  if (path.drDLID != LID_PERMISSIVE && path.hop_count() == 0) co_return std::make_pair(path.drDLID, uint8_t(0));
+  // Follow the route through the SA's LinkRecords: from each node's LID out
+  // of the hop's port to the LID and port at the other end.
+  static const uint64_t mask = iba::component_mask(field(iba::SALinkRecord::DESC, "fromLID")) |
+                               iba::component_mask(field(iba::SALinkRecord::DESC, "fromPort"));
+  std::pair<uint16_t, uint8_t> at{s_.transport().local_lid(), 0};
+  for (size_t i = 1; i < path.drPath.size(); ++i) {
+    auto key = std::make_pair(at.first, path.drPath[i]);
+    auto it = links_.find(key);
+    if (it == links_.end()) {
+      iba::SALinkRecord q;
+      q.set_fromLID(key.first).set_fromPort(key.second);
+      SATable<iba::SALinkRecord> t;
+      std::exception_ptr failed;
+      try {
+        t = co_await s_.SubnAdmGetTable(q, mask, sa_path());
+      } catch (MADError& e) {
+        e.annotate("Failed resolving " + path.describe() + " to a LID.");
+        failed = std::current_exception();
+      }
+      if (failed) std::rethrow_exception(failed);
+      if (t.records.empty())
+        throw MADError("No link leaves lid " + std::to_string(key.first) + " port " + std::to_string(key.second) +
+                       " in the SA's LinkRecords: failed resolving " + path.describe() + " to a LID.");
+      it = links_.emplace(key, std::make_pair(uint16_t(t.records[0].toLID()), uint8_t(t.records[0].toPort()))).first;
+    }
+    at = it->second;
+  }
+  if (!at.first) throw MADError("The port at " + path.describe() + " has no LID");
+  co_return at;
+}
+
+Task<std::vector<uint8_t>> AsyncSmpSource::record(uint16_t lid, const SAMapping& m, uint32_t amod,
+                                                  std::optional<bool> sw, const IBPath& path) {
+  bool node = m.record_attr == NODE_RECORD;
+  if (node) {
+    auto it = node_records_.find(lid);
+    if (it != node_records_.end()) co_return it->second;
+  }
+  std::vector<uint8_t> rec, rep;
+  std::exception_ptr failed;
+  try {
+    rep = co_await s_.call(SAReadSteps::request(m, lid, amod, sw, rec), sa_path());
+  } catch (MADError& e) {
+    SAReadSteps::annotate(e, m, path);
+    failed = std::current_exception();
+  }
+  if (failed) std::rethrow_exception(failed);
+  if (node) node_records_[lid] = rep;
+  co_return rep;
+}
+
+Task<std::vector<uint8_t>> AsyncSmpSource::sa_get(uint16_t smp_attr, IBPath path, uint32_t amod) {
+  const SAMapping& m = SAReadSteps::mapping(smp_attr);
+  auto [lid, entry_port] = co_await path_end(path);
+  if (!lid) lid = s_.transport().local_lid();
+  std::optional<bool> sw;
+  // Port 0 means "this port" on a CA: the SA wants the real port number.
+  if (SAReadSteps::names_port_zero(smp_attr, amod)) {
+    IBPath at;
+    at.DLID = lid;
+    iba::SMPNodeInfo ni;
+    ni.load(SAReadSteps::unwrap(*sa_mapping(ATTR_NODE_INFO),
+                                co_await record(lid, *sa_mapping(ATTR_NODE_INFO), 0, std::nullopt, at), 0));
+    sw = ni.nodeType() == 2;
+    if (!*sw) {
+      amod = SAReadSteps::with_port(smp_attr, amod, uint8_t(ni.localPortNum()));
+      sw = true;  // the port number is now explicit
+    }
+  }
+  auto rep = co_await record(lid, m, amod, sw, path);
+  co_return SAReadSteps::unwrap(m, rep, smp_attr == ATTR_NODE_INFO ? entry_port : 0);
 }
 
 SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa) : mad_(mad) {

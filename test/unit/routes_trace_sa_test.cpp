@@ -225,3 +225,53 @@ TEST_F(TraceThroughSA, WithoutSaTheWalkSendsSMPs) {
 }
 
 }  // namespace
+
+// --- the scheduler's source (AsyncSmpSource) and the table reads on it ------------
+
+namespace {
+
+ibcore::Task<> read_node(ibcore::AsyncSmpSource& src, ibcore::IBPath p, iba::SMPNodeInfo& out) {
+  out = co_await src.SubnGet<iba::SMPNodeInfo>(std::move(p));
+}
+
+TEST_F(TraceThroughSA, SchedulerSourceReadsTablesAndNodesThroughTheSA) {
+  ibcore::Scheduler sched(t, 4);
+  ibcore::AsyncSmpSource src(sched, true);
+  ibcore::IBPath a = ibcore::IBDRPath({1});     // switch A, entered by port 1
+  ibcore::IBPath b = ibcore::IBDRPath({1, 4});  // switch B, entered by port 6
+  iba::SMPNodeInfo na, nb;
+  sched.spawn(read_node(src, a, na));
+  sched.spawn(read_node(src, b, nb));
+  ibcore::LftRead la;
+  ibcore::MftRead mb;
+  ibcore::TableReads reads;
+  reads.add_lft(b, 0, 6, la);
+  // Blocks 0 and 1 of B's MFT: the SA has a record of block 0 only (block 1
+  // is empty, not an error).
+  reads.add_mft(b, ibcore::MLID_BASE, ibcore::MLID_BASE + 40, 8, mb);
+  reads.spawn(src);
+  sched.run();
+  EXPECT_EQ(sa.smps, 0);
+  EXPECT_EQ(uint64_t(na.nodeGUID()), 0xa00u);
+  EXPECT_EQ(na.localPortNum(), 1u);  // not the NodeRecord's 7
+  EXPECT_EQ(uint64_t(nb.nodeGUID()), 0xb00u);
+  EXPECT_EQ(nb.localPortNum(), 6u);
+  EXPECT_FALSE(la.error);
+  EXPECT_EQ(la.lft, (std::vector<uint8_t>{0xff, 6, 6, 0, 0xff, 2, 2}));
+  EXPECT_FALSE(mb.error);
+  ASSERT_EQ(mb.masks.size(), 41u);
+  EXPECT_EQ(mb.masks[1][0], 0x44u);
+  EXPECT_EQ(mb.masks[33][0], 0u);
+}
+
+TEST_F(TraceThroughSA, SchedulerSourceWithoutSaSendsSMPs) {
+  ibcore::Scheduler sched(t, 4);
+  ibcore::AsyncSmpSource src(sched, false);
+  iba::SMPNodeInfo n;
+  sched.spawn(read_node(src, ibcore::IBDRPath({1}), n));
+  EXPECT_THROW(sched.run(), ibcore::MADError);
+  EXPECT_EQ(sa.smps, 1);
+  EXPECT_EQ(sa.queries, 0);
+}
+
+}  // namespace
