@@ -111,7 +111,9 @@ private:
   int dump(ibtool::Session& s, const IBPath& path, unsigned start, unsigned end) {
     // Every read goes through src: SMPs, or with --sa the SA's records.
     Scheduler sched(*s.umad, unsigned(std::max(0, config().outstanding)));
-    AsyncSmpSource src(sched);
+    // -s names the SM, whose SA answers.
+    AsyncSmpSource src(sched, std::nullopt,
+                       flags_.sm_port ? std::optional(sa_path_for(*s.mad, flags_.sm_port)) : std::nullopt);
     Head h;
     sched.spawn(read_head(src, path, h));
     sched.run();

@@ -73,7 +73,10 @@ public:
       }
       map_ = NodeNameMap::open(config().node_name_map);
       // --sa: every read below is an SA record read (no SMP is sent).
-      src_ = std::make_unique<SmpSource>(*s->mad);
+      // -s names the SM, whose SA answers.
+      src_ = std::make_unique<SmpSource>(*s->mad, std::nullopt,
+                                         flags_.sm_port ? std::optional(sa_path_for(*s->mad, flags_.sm_port))
+                                                        : std::nullopt);
       if (ports_file_.empty()) {
         try {
           trace(*s, args_[0], args_[1]);

@@ -214,7 +214,8 @@ bool is_sa_no_records(const std::exception& e) {
 
 // --- the scheduler's source ---------------------------------------------------------
 
-AsyncSmpSource::AsyncSmpSource(Scheduler& s, std::optional<bool> use_sa) : s_(s), sa_(use_sa.value_or(config().use_sa)) {}
+AsyncSmpSource::AsyncSmpSource(Scheduler& s, std::optional<bool> use_sa, std::optional<IBPath> sa_path)
+    : s_(s), sa_(use_sa.value_or(config().use_sa)), sa_path_(std::move(sa_path)) {}
 
 const IBPath& AsyncSmpSource::sa_path() {
   if (!sa_path_) {
@@ -304,8 +305,8 @@ Task<std::vector<uint8_t>> AsyncSmpSource::sa_get(uint16_t smp_attr, IBPath path
   co_return SAReadSteps::unwrap(m, rep, smp_attr == ATTR_NODE_INFO ? entry_port : 0);
 }
 
-SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa) : mad_(mad) {
-  if (use_sa.value_or(config().use_sa)) sa_.emplace(mad);
+SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa, std::optional<IBPath> sa_path) : mad_(mad) {
+  if (use_sa.value_or(config().use_sa)) sa_.emplace(mad, std::move(sa_path));
 }
 
 }  // namespace ibcore

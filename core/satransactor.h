@@ -112,7 +112,9 @@ bool is_sa_no_records(const std::exception& e);
 // attributes).
 class SmpSource {
 public:
-  explicit SmpSource(MadTransactor& mad, std::optional<bool> use_sa = std::nullopt);
+  // sa_path: where the SA is (default: --sa-path, else the SM LID).
+  explicit SmpSource(MadTransactor& mad, std::optional<bool> use_sa = std::nullopt,
+                     std::optional<IBPath> sa_path = std::nullopt);
   bool uses_sa() const { return bool(sa_); }
   MadTransactor& mad() { return mad_; }
   SATransactor* sa() { return sa_ ? &*sa_ : nullptr; }
@@ -149,7 +151,9 @@ private:
 // concurrently like SMPs.
 class AsyncSmpSource {
 public:
-  explicit AsyncSmpSource(Scheduler& s, std::optional<bool> use_sa = std::nullopt);
+  // sa_path: where the SA is (default: --sa-path, else the SM LID).
+  explicit AsyncSmpSource(Scheduler& s, std::optional<bool> use_sa = std::nullopt,
+                          std::optional<IBPath> sa_path = std::nullopt);
   bool uses_sa() const { return sa_; }
   Scheduler& sched() { return s_; }
 
