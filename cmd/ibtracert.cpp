@@ -145,17 +145,20 @@ private:
   void trace(ibtool::Session& s, const std::string& src_arg, const std::string& dst_arg) {
     uint16_t src = lid_of(s, src_arg), dst = lid_of(s, dst_arg);
     if (!src || !dst) throw RouteFail{"can't resolve the source or destination address"};
-    // Both ends by LID first: a broken route fails here (unless forced).
-    iba::SMPNodeInfo dst_ni;
-    try {
-      src_->SubnGet<iba::SMPNodeInfo>(lid_path(s, src));
-      dst_ni = src_->SubnGet<iba::SMPNodeInfo>(lid_path(s, dst));
-    } catch (const MADError& e) {
-      if (!force_ || mlid_) {
-        ibcore::report(e);
-        throw RouteFail{"can't reach to/from ports"};
+    // Each end by LID before the walk to it, as the reference does: a
+    // broken route fails there (unless forced).
+    auto reach = [&](uint16_t lid, iba::SMPNodeInfo* ni) {
+      try {
+        iba::SMPNodeInfo n = src_->SubnGet<iba::SMPNodeInfo>(lid_path(s, lid));
+        if (ni) *ni = n;
+      } catch (const MADError& e) {
+        if (!force_ || mlid_) {
+          ibcore::report(e);
+          throw RouteFail{"can't reach to/from ports"};
+        }
       }
-    }
+    };
+    reach(src, nullptr);
     Tracer t(*src_);
     TraceNode local;
     try {
@@ -167,8 +170,14 @@ private:
     TraceResult to_src = t.unicast(local, src);
     if (to_src.status != TraceStatus::Found)
       throw RouteFail{to_src.detail + "; can't find a route to the src port"};
+    // -v: the hops from the local port to the source first (always in the
+    // full format).
+    if (config().verbose)
+      for (size_t i = 1; i < to_src.nodes.size(); ++i) hop_line(to_src.nodes[i], to_src.nodes[i - 1].outport, false);
     TraceNode from = to_src.nodes.back();
     from.outport = 0;
+    iba::SMPNodeInfo dst_ni;
+    reach(dst, &dst_ni);
 
     if (mlid_) {
       TraceResult r = t.multicast(from, dst_ni.nodeGUID(), mlid_);
@@ -190,6 +199,16 @@ private:
     throw RouteFail{r.detail + "; can't find a route from src to dest"};
   }
 
+  // A unicast hop: the port left by, then the node entered and its port.
+  void hop_line(const TraceNode& n, unsigned out, bool brief) const {
+    if (brief)
+      std::printf("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
+    else
+      std::printf("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
+                  uint64_t(n.ni.portGUID()), n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
+                  name(n).c_str());
+  }
+
   void print_unicast(const std::vector<TraceNode>& nodes, bool to) {
     const TraceNode& a = nodes.front();
     unsigned aport = a.is_switch() ? 0 : a.inport;
@@ -198,16 +217,7 @@ private:
     else
       std::printf("From %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", type_word(a), uint64_t(a.ni.nodeGUID()),
                   aport, unsigned(a.lid), unsigned(a.lid) + (1u << a.lmc) - 1, name(a).c_str());
-    for (size_t i = 1; i < nodes.size(); ++i) {
-      const TraceNode& n = nodes[i];
-      unsigned out = nodes[i - 1].outport;
-      if (no_info_)
-        std::printf("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
-      else
-        std::printf("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
-                    uint64_t(n.ni.portGUID()), n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
-                    name(n).c_str());
-    }
+    for (size_t i = 1; i < nodes.size(); ++i) hop_line(nodes[i], nodes[i - 1].outport, no_info_);
     if (!to) return;
     const TraceNode& z = nodes.back();
     unsigned zport = z.is_switch() ? 0 : z.inport;
