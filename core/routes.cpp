@@ -37,7 +37,8 @@ size_t TableReads::add_mft(const IBPath& path, unsigned first, unsigned last, un
 }
 
 void TableReads::spawn(Scheduler& s) {
-  smp_.emplace(s, false);
+  // (Kept across spawns on the same scheduler: workers still running use it.)
+  if (!smp_ || &smp_->sched() != &s) smp_.emplace(s, false);
   spawn(*smp_);
 }
 
