@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <span>
 
 #include "cmd/common.h"
 #include "cmd/manpage.h"
@@ -15,8 +16,12 @@ namespace ibtool {
 
 namespace {
 
-// The registered commands, linked at static initialization (in no order).
-const Registrar* registered = nullptr;
+// The registered commands (in no order): the linker gathers the pointers
+// IBTOOL_COMMAND puts into this section and defines its bounds.
+extern "C" const CommandInfo* const __start_ibtool_commands[];
+extern "C" const CommandInfo* const __stop_ibtool_commands[];
+
+std::span<const CommandInfo* const> registered() { return {__start_ibtool_commands, __stop_ibtool_commands}; }
 
 std::string_view basename_of(std::string_view p) {
   auto s = p.rfind('/');
@@ -83,12 +88,9 @@ int install_links(const std::string& dir) {
 
 }  // namespace
 
-Registrar::Registrar(const CommandInfo* i) : info(i), next(registered) { registered = this; }
-
 const std::vector<const CommandInfo*>& commands() {
   static std::vector<const CommandInfo*> v = [] {
-    std::vector<const CommandInfo*> r;
-    for (const Registrar* p = registered; p; p = p->next) r.push_back(p->info);
+    std::vector<const CommandInfo*> r(registered().begin(), registered().end());
     std::sort(r.begin(), r.end(), [](const CommandInfo* a, const CommandInfo* b) { return a->name < b->name; });
     return r;
   }();
@@ -97,11 +99,11 @@ const std::vector<const CommandInfo*>& commands() {
 
 const CommandInfo* find_command(std::string_view name) {
   name = basename_of(name);
-  for (const Registrar* p = registered; p; p = p->next)
-    if (p->info->name == name) return p->info;
-  for (const Registrar* p = registered; p; p = p->next)
-    for (std::string_view a : p->info->aliases)
-      if (a == name) return p->info;
+  for (const CommandInfo* c : registered())
+    if (c->name == name) return c;
+  for (const CommandInfo* c : registered())
+    for (std::string_view a : c->aliases)
+      if (a == name) return c;
   return nullptr;
 }
 

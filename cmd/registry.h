@@ -86,13 +86,6 @@ const std::vector<const CommandInfo*>& commands();
 // Look a command up by name or alias (with or without a path prefix).
 const CommandInfo* find_command(std::string_view name);
 
-// Links a CommandInfo into the table (a pointer push, no allocation).
-struct Registrar {
-  explicit Registrar(const CommandInfo* info);
-  const CommandInfo* info;
-  const Registrar* next;
-};
-
 // Build the app of a command (its options bound to a fresh instance).
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as);
@@ -109,6 +102,10 @@ int run_command(const CommandInfo& info, std::string_view invoked_as,
 // Usage (at namespace scope, in the command's own .cpp file):
 //   IBTOOL_COMMAND({.name = "smpquery", .aliases = {}, .summary = "...",
 //                   .make = [] { return std::make_unique<SmpQuery>(); }});
-#define IBTOOL_COMMAND(...)                                                                    \
-  static constinit const ::ibtool::CommandInfo IBTOOL_CONCAT(ibtool_command_, __LINE__) __VA_ARGS__; \
-  static ::ibtool::Registrar IBTOOL_CONCAT(ibtool_registrar_, __LINE__)(&IBTOOL_CONCAT(ibtool_command_, __LINE__))
+// Each command's CommandInfo is a constant; a pointer to it goes into the
+// linker section ibtool_commands, which the dispatcher walks: registering
+// runs no code at start-up.
+#define IBTOOL_COMMAND(...)                                                                           \
+  static constinit const ::ibtool::CommandInfo IBTOOL_CONCAT(ibtool_command_, __LINE__) __VA_ARGS__;  \
+  [[gnu::used, gnu::section("ibtool_commands")]] static const ::ibtool::CommandInfo* const           \
+      IBTOOL_CONCAT(ibtool_command_ptr_, __LINE__) = &IBTOOL_CONCAT(ibtool_command_, __LINE__)
