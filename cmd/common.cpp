@@ -41,9 +41,9 @@ namespace {
 
 bool errors_flag_ = false;  // -e: accepted for compatibility; errors always show
 
-std::string trim(const std::string& s) {
+std::string_view trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
+  if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
 }
@@ -63,11 +63,12 @@ void load_config_file(const std::string& path) {
   if (!ibcore::read_text(path == "-" ? "./-" : path, text)) return;
   auto& c = ibcore::config();
   ibcore::for_each_line(text, [&](std::string_view l) {
-    std::string line = trim(std::string(l));
+    std::string_view line = trim(l);
     if (line.empty() || line[0] == '#') return;
     auto eq = line.find('=');
-    if (eq == std::string::npos) return;
-    std::string key = trim(line.substr(0, eq)), val = trim(line.substr(eq + 1));
+    if (eq == std::string_view::npos) return;
+    std::string_view key = trim(line.substr(0, eq));
+    std::string val(trim(line.substr(eq + 1)));
     uint64_t v = 0;
     if (key == "CA") c.ca = val;
     else if (key == "Port" && parse_int(val, v)) c.port = int(v);
