@@ -3,11 +3,16 @@
 // output format.  Every node is scanned concurrently on the MAD scheduler;
 // the PM path to each LID comes from one SA PathRecord (core/health.h).
 #include <array>
+#include <chrono>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cmd/common.h"
@@ -93,23 +98,35 @@ private:
     thresholds_ok_ = thr_.load(threshold_file_);
 
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    unsigned types = (only_switch_ ? PRINT_SWITCH : 0) | (only_ca_ ? PRINT_CA : 0) | (only_router_ ? PRINT_ROUTER : 0);
+    if (!types) types = PRINT_ALL;
+    bool selected = !guid_arg_.empty() || !dr_arg_.empty();
+
     Subnet db;
+    std::optional<H::PmSession> ses;
+    auto t0 = std::chrono::steady_clock::now();
     if (!load_cache_.empty()) {
       db = load_cache(load_cache_);
     } else {
+      // Live: the PM queries share discovery's scheduler.  For a whole
+      // fabric scan each node's path, ClassPortInfo and all-ports
+      // PortCounters are read as soon as the walk knows its LID, while the
+      // walk goes on (the same MADs the scan below would send, earlier).
+      ses.emplace(skip_sl_);
       DiscoveryOptions o;
       o.mlx_epi = config().mlx_epi;
+      if (!selected && !counters_only_)
+        o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) { read_ahead(ses->pm(), d, types, n, port); };
       ObtainOptions oo;
       oo.discovery = o;
+      oo.sched = &ses->sched();
       db = obtain_subnet(oo);
+      ses->pm().use_subnet(&db);
     }
-
-    unsigned types = (only_switch_ ? PRINT_SWITCH : 0) | (only_ca_ ? PRINT_CA : 0) | (only_router_ ? PRINT_ROUTER : 0);
-    if (!types) types = PRINT_ALL;
+    auto t1 = std::chrono::steady_clock::now();
 
     // The node(s) to report.
     std::vector<uint32_t> nodes;
-    bool selected = !guid_arg_.empty() || !dr_arg_.empty();
     single_node_ = selected;
     if (selected) {
       uint32_t n = NO_INDEX;
@@ -147,10 +164,25 @@ private:
 
     std::vector<NodeOut> outs(todo.size());
     if (!todo.empty()) {
-      H::PmSession ses(skip_sl_);
-      ses.pm().use_subnet(&db);
-      for (size_t i = 0; i < todo.size(); ++i) ses.sched().spawn(scan_node(ses.pm(), db, map, todo[i], outs[i]));
-      ses.sched().run();
+      if (!ses) {
+        ses.emplace(skip_sl_);
+        ses->pm().use_subnet(&db);
+      }
+      // A bounded pool of workers over the nodes (not a coroutine frame
+      // per node waiting to start).
+      size_t next = 0;
+      unsigned workers = ses->sched().engine().max_outstanding() + 8;
+      for (unsigned w = 0; w < workers && w < todo.size(); ++w)
+        ses->sched().spawn(scan_worker(ses->pm(), db, map, todo, outs, next));
+      ses->sched().run();
+      if (config().verbose)
+        std::fprintf(stderr,
+                     "I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecords, %zu nodes read during "
+                     "discovery), discovery %.3f s, then %.3f s\n",
+                     todo.size(), (unsigned long long)ses->sched().engine().sent(),
+                     (unsigned long long)ses->pm().path_queries(), ahead_.size(),
+                     std::chrono::duration<double>(t1 - t0).count(),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     }
 
     unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0, failures = 0;
@@ -301,6 +333,60 @@ private:
     return s + "\n";
   }
 
+  // Read ahead during discovery (DiscoveryOptions::on_port_lid): the LID
+  // scan_node will use for node n, once; its path and ClassPortInfo (cached
+  // by PmAccess) and, where the PMA has AllPortSelect, the PortCounters of
+  // all ports (kept in ahead_).  A bounded pool of workers drains the queue.
+  struct Ahead {
+    bool done = false;
+    iba::PMPortCounters pc;
+    std::exception_ptr error;
+  };
+  void read_ahead(H::PmAccess& pm, const Subnet& db, unsigned types, uint32_t n, unsigned port) {
+    const Node& x = db.node(n);
+    unsigned bit = x.is_switch() ? PRINT_SWITCH : x.type == NodeType::CA ? PRINT_CA : PRINT_ROUTER;
+    if (!(types & bit)) return;
+    // scan_node's LID: a switch's port 0 LID; a CA's first port's, which is
+    // the port read here for the usual single-port CA (else the scan asks).
+    const Port& p = db.port(x, port);
+    uint16_t lid = x.is_switch() ? H::port_lid(db, x, 0) : p.base_lid;
+    if (!lid || !ahead_.try_emplace(lid).second) return;
+    if (p.guid) pm.set_port_guid(lid, p.guid);
+    ahead_q_.push_back(lid);
+    if (ahead_workers_ < kAheadWorkers) {
+      ++ahead_workers_;
+      pm.sched().spawn(ahead_worker(pm));
+    }
+  }
+  Task<> ahead_worker(H::PmAccess& pm) {
+    while (!ahead_q_.empty()) {
+      uint16_t lid = ahead_q_.front();
+      ahead_q_.pop_front();
+      uint16_t cap = co_await pm.cap_mask(lid);
+      if (!(cap & H::PM_CAP_ALL_PORT_SELECT)) continue;
+      Ahead r;
+      try {
+        r.pc = co_await pm.counters(lid, 0xff);
+      } catch (const MADError&) {
+        r.error = std::current_exception();
+      }
+      r.done = true;
+      ahead_[lid] = r;
+    }
+    --ahead_workers_;
+  }
+  // PM queries in flight for the read-ahead at most: the walk keeps the
+  // rest of the scheduler's capacity.
+  static constexpr unsigned kAheadWorkers = 24;
+
+  Task<> scan_worker(H::PmAccess& pm, const Subnet& db, const NodeNameMap& map, const std::vector<uint32_t>& todo,
+                     std::vector<NodeOut>& outs, size_t& next) {
+    while (next < todo.size()) {
+      size_t i = next++;
+      co_await scan_node(pm, db, map, todo[i], outs[i]);
+    }
+  }
+
   Task<> scan_node(H::PmAccess& pm, const Subnet& db, const NodeNameMap& map, uint32_t ni, NodeOut& out) {
     const Node& n = db.node(ni);
     std::string name = map.remap(n.guid, n.description());
@@ -360,7 +446,13 @@ private:
         uint8_t sel = p == 0xff ? 0xff : uint8_t(p);
         iba::PMPortCounters pc;
         try {
-          pc = co_await pm.counters(l, sel);
+          auto a = sel == 0xff ? ahead_.find(l) : ahead_.end();
+          if (a != ahead_.end() && a->second.done) {
+            if (a->second.error) std::rethrow_exception(a->second.error);
+            pc = a->second.pc;
+          } else {
+            pc = co_await pm.counters(l, sel);
+          }
         } catch (const MADError& e) {
           warn(out, e, "IB_GSI_PORT_COUNTERS", name, l, p);
           co_return false;
@@ -446,6 +538,9 @@ private:
   H::Thresholds thr_;
   bool thresholds_ok_ = true;
   bool single_node_ = false;  // a node selected with -G/-S/-D
+  std::unordered_map<uint16_t, Ahead> ahead_;  // LID -> read ahead
+  std::deque<uint16_t> ahead_q_;
+  unsigned ahead_workers_ = 0;
 };
 
 }  // namespace

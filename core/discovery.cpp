@@ -266,6 +266,7 @@ private:
             try {
               auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(route_), 0);
               db_.set_port_info(it.node, 0, pi.bytes());
+              if (opt_.on_port_lid) opt_.on_port_lid(db_, it.node, 0);
               break;
             } catch (const std::exception& e) {
               if (last_stage(it.node, 0, stage)) fail(e, "PortInfo 0 of " + node_str(db_.node(it.node)));
@@ -297,6 +298,7 @@ private:
                                           : dr(db_.node(db_.port(it.via).node).dr, db_.port(it.via).num);
             auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
             db_.set_port_info(it.node, it.port, pi.bytes());
+            if (opt_.on_port_lid) opt_.on_port_lid(db_, it.node, it.port);
             // Only the start node (a CA) is left through its own port.
             probe = port_read(it.node, it.port, it.node == db_.from_node && it.port == db_.from_port);
           } catch (const std::exception& e) {

@@ -53,6 +53,13 @@ struct DiscoveryOptions {
   bool progress = false;
   // Start somewhere else than the local port (DR hops; empty = local).
   std::vector<uint8_t> from;
+  // SMP walks: called as soon as a node's LID is known (a switch's PortInfo
+  // 0, port = 0; a CA's or router's PortInfo of the port it was reached by)
+  // so a command can start its own queries for the node on the walk's
+  // scheduler while the walk goes on (the walk runs what it spawns to
+  // completion).  db is the database being filled (it grows meanwhile: hold
+  // indices, not references).
+  std::function<void(const Subnet& db, uint32_t node, unsigned port)> on_port_lid;
 };
 
 struct DiscoveryResult {

@@ -148,8 +148,12 @@ Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
     } else {
       ++path_queries_;
       const iba::Gid local = s_.transport().local_gid();
-      uint32_t slot = db_ ? db_->port_by_lid(lid) : NO_INDEX;
-      uint64_t guid = slot != NO_INDEX ? db_->port(slot).guid : 0;
+      uint64_t guid = 0;
+      if (auto g = guids_.find(lid); g != guids_.end()) {
+        guid = g->second;
+      } else if (uint32_t slot = db_ ? db_->port_by_lid(lid) : NO_INDEX; slot != NO_INDEX) {
+        guid = db_->port(slot).guid;
+      }
       bool by_gid = guid && local != iba::Gid{};
       if (by_gid) p.DGID = iba::Gid::from(local.prefix(), guid);
       auto [q, mask] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);

@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/nodemap.h"
@@ -135,6 +136,9 @@ public:
   // instead of a scan of every port.  Without it (or for a LID it does not
   // know) the query names the LIDs only.
   void use_subnet(const Subnet* db) { db_ = db; }
+  // The port GUID of a LID, for the same purpose, where no subnet is given
+  // yet (a command reading ahead while discovery fills the database).
+  void set_port_guid(uint16_t lid, uint64_t guid) { guids_[lid] = guid; }
 
   uint64_t path_queries() const { return path_queries_; }
   Scheduler& sched() { return s_; }
@@ -159,6 +163,7 @@ private:
   IBPath sa_;
   bool skip_sl_;
   const Subnet* db_ = nullptr;
+  std::unordered_map<uint16_t, uint64_t> guids_;  // set_port_guid
   std::map<uint16_t, Entry> paths_;
   std::map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
   uint64_t path_queries_ = 0;

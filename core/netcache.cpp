@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -545,10 +546,15 @@ Subnet load_cache(const std::string& file) {
   return decode_cache(b, file);
 }
 
-Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res) {
-  const EndPort& ep = get_end_port(config().ca, config().port);
-  Umad umad(ep.ca, ep.port);
-  Scheduler sched(umad, unsigned(std::max(0, config().outstanding)));
+Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res, Scheduler* given) {
+  std::optional<Umad> umad;
+  std::optional<Scheduler> own;
+  if (!given) {
+    const EndPort& ep = get_end_port(config().ca, config().port);
+    umad.emplace(ep.ca, ep.port);
+    own.emplace(*umad, unsigned(std::max(0, config().outstanding)));
+  }
+  Scheduler& sched = given ? *given : *own;
   Subnet db;
   auto t0 = std::chrono::steady_clock::now();
   DiscoveryResult r = discover(sched, db, o);
@@ -566,7 +572,7 @@ Subnet obtain_subnet(const ObtainOptions& o) {
   std::string file = o.cache_file;
   if (file.empty() && o.use_config_cache) file = config().cache_file;
   if (!file.empty() && !config().refresh_cache && ::access(file.c_str(), F_OK) == 0) return load_cache(file);
-  Subnet db = discover_live(o.discovery);
+  Subnet db = discover_live(o.discovery, nullptr, o.sched);
   if (!file.empty()) save_cache(db, file, CacheFormat::Ibtool);
   return db;
 }

@@ -56,11 +56,14 @@ struct ObtainOptions {
   DiscoveryOptions discovery;
   std::string cache_file;     // empty: config().cache_file
   bool use_config_cache = true;
+  // Discover on this scheduler (a command's own, so its queries can run
+  // alongside: DiscoveryOptions::on_port_lid) instead of one of its own.
+  Scheduler* sched = nullptr;
 };
 Subnet obtain_subnet(const ObtainOptions& o = {});
 
-// Live discovery on the configured end port (config(): -C/-P, outstanding).
-// Warnings for partial results go to stderr.
-Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res = nullptr);
+// Live discovery on the configured end port (config(): -C/-P, outstanding),
+// or on sched when given.  Warnings for partial results go to stderr.
+Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res = nullptr, Scheduler* sched = nullptr);
 
 }  // namespace ibcore
