@@ -164,8 +164,11 @@ private:
   bool skip_sl_;
   const Subnet* db_ = nullptr;
   std::unordered_map<uint16_t, uint64_t> guids_;  // set_port_guid
-  std::map<uint16_t, Entry> paths_;
-  std::map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
+  // Hashed: a fabric scan looks up every LID a few times, and a tree of
+  // 10k LIDs costs a cache miss per level.  Entries stay put when the table
+  // grows (resolve() holds one across its query).
+  std::unordered_map<uint16_t, Entry> paths_;
+  std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
   uint64_t path_queries_ = 0;
 };
 
