@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start-up and one-SMP cost: `smpquery nodeinfo LID` run N times (default
-# 200) with the reference and with ibtool, interleaved in the same run on
-# the same simulated fabric; prints both times and the ratio ibtool/reference.
+# 200) with the reference and with ibtool, interleaved (in alternating
+# order) in the same run on the same simulated fabric; prints both times and
+# the ratio ibtool/reference.
 # When valgrind is installed it also counts the instructions of one run of
 # each (callgrind): a check that does not depend on the machine's load.
 #
@@ -37,15 +38,27 @@ child_cpu() {  # sets cpu_ms: the children's user + sys so far, in ms
   cpu_ms=$(($(tms "$u") + $(tms "$s")))
 }
 tms() { local m=${1%%m*} x=${1#*m}; x=${x%s}; echo $((10#$m * 60000 + 10#${x/./})); }
+# One timed run of a tool; adds its wall and CPU time to the named totals.
+timed() {  # timed WALL_VAR CPU_VAR COMMAND...
+  local wall=$1 cpu=$2 t0 t1 c0
+  shift 2
+  child_cpu; c0=$cpu_ms; t0=${EPOCHREALTIME/[.,]/}
+  "$@" nodeinfo $lid >/dev/null 2>&1
+  t1=${EPOCHREALTIME/[.,]/}; child_cpu
+  eval "$wall=\$(($wall + 10#$t1 - 10#$t0)); $cpu=\$(($cpu + cpu_ms - c0))"
+}
+# The tool that runs second in a pair waits for ibsim to finish with the
+# first one's client (swapping the order swapped a 1.18 wall ratio into
+# 0.89), so the order alternates: each tool runs first in half the pairs.
 ref_us=0; ours_us=0; ref_cpu=0; ours_cpu=0
 for ((i = 0; i < n; i++)); do
-  child_cpu; c0=$cpu_ms; t0=${EPOCHREALTIME/[.,]/}
-  smpquery nodeinfo $lid >/dev/null 2>&1
-  t1=${EPOCHREALTIME/[.,]/}; child_cpu; c1=$cpu_ms
-  "$ibtool" smpquery nodeinfo $lid >/dev/null 2>&1
-  t2=${EPOCHREALTIME/[.,]/}; child_cpu; c2=$cpu_ms
-  ref_us=$((ref_us + 10#$t1 - 10#$t0)); ours_us=$((ours_us + 10#$t2 - 10#$t1))
-  ref_cpu=$((ref_cpu + c1 - c0)); ours_cpu=$((ours_cpu + c2 - c1))
+  if ((i % 2 == 0)); then
+    timed ref_us ref_cpu smpquery
+    timed ours_us ours_cpu "$ibtool" smpquery
+  else
+    timed ours_us ours_cpu "$ibtool" smpquery
+    timed ref_us ref_cpu smpquery
+  fi
   rm -rf "$dir"/sys-* 2>/dev/null || true
 done
 awk -v r="$ref_us" -v o="$ours_us" -v rc="$ref_cpu" -v oc="$ours_cpu" -v n="$n" 'BEGIN {
