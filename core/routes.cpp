@@ -149,6 +149,11 @@ public:
 
   // "0xLLLL PPP " (a row's start: LID in 4 hex digits, port in 3 decimal).
   void lid_port(unsigned lid, uint8_t port) {
+    set_lid_port(b_ + n_, lid, port);
+    n_ += 11;
+  }
+  // Writes the 11 characters of lid_port() at w.
+  static void set_lid_port(char* w, unsigned lid, uint8_t port) {
     struct Tables {
       char hex2[256][2];
       char dec3[256][3];
@@ -164,7 +169,6 @@ public:
       }
     };
     static const Tables t;
-    char* w = b_ + n_;
     w[0] = '0';
     w[1] = 'x';
     std::memcpy(w + 2, t.hex2[(lid >> 8) & 0xff], 2);
@@ -172,7 +176,14 @@ public:
     w[6] = ' ';
     std::memcpy(w + 7, t.dec3[port], 3);
     w[10] = ' ';
-    n_ += 11;
+  }
+  // A whole row from a destination's cached line (dest_row): copied, then
+  // its LID and port filled in.
+  void row(const std::string& line, unsigned lid, uint8_t port) {
+    if (line.size() > CAP - n_) flush();
+    std::memcpy(b_ + n_, line.data(), line.size());
+    set_lid_port(b_ + n_, lid, port);
+    n_ += line.size();
   }
 
 private:
@@ -189,10 +200,12 @@ void put_hex(std::string& o, uint64_t v, int digits) {
   o.append(b, size_t(digits));
 }
 
+// A destination's row with a placeholder LID and port (RowBuf::row fills
+// them in).
 const std::string& dest_row(const LidDest& d) {
   if (d.row.empty()) {
     std::string& o = d.row;
-    o = ": (";
+    o = "0x0000 000 : (";
     o += node_type_long(d.type);
     o += " portguid 0x";
     put_hex(o, d.port_guid, 16);
@@ -205,6 +218,16 @@ const std::string& dest_row(const LidDest& d) {
 }  // namespace
 
 unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve) {
+  return rows_by(lft, start, end, resolve);
+}
+
+unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                           const std::vector<LidDest>& dests) {
+  return rows_by(lft, start, end, [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
+}
+
+template <class Resolve>
+unsigned UnicastDump::rows_by(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const Resolve& resolve) {
   unsigned n = 0;
   auto out = std::make_unique<RowBuf>(f_);
   RowBuf& o = *out;
@@ -217,6 +240,21 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
     bool valid = port != LFT_NO_ROUTE;
     if (!valid && !all_) continue;
     ++n;
+    bool in_last = lid >= last_base_ && lid < last_base_ + last_count_;
+    const LidDest* dp = nullptr;
+    if (valid && !no_dests_ && !(have_last_ && in_last)) {
+      dp = resolve(lid);
+      if (dp && dp->known) {
+        // The common row: the destination's cached line (most of a dump).
+        const LidDest& d = *dp;
+        have_last_ = true;
+        last_base_ = d.base_lid;
+        last_count_ = 1u << d.lmc;
+        last_guid_ = d.port_guid;
+        o.row(dest_row(d), lid, port);
+        continue;
+      }
+    }
     // The fixed part of a row and any of the short texts fit in 160 bytes.
     o.need(160);
     o.lid_port(lid, port);
@@ -225,7 +263,7 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
       continue;
     }
     if (!valid) {
-      if (lid >= last_base_ && lid < last_base_ + last_count_) {
+      if (in_last) {
         o.lit(": (path #");
         o.dec(lid - last_base_);
         o.lit(" - illegal port)\n");
@@ -234,7 +272,7 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
       }
       continue;
     }
-    if (have_last_ && lid >= last_base_ && lid < last_base_ + last_count_) {
+    if (have_last_ && in_last) {
       o.lit(": (path #");
       o.dec(lid - last_base_ + 1);
       o.lit(" out of ");
@@ -244,17 +282,7 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
       o.lit(")\n");
       continue;
     }
-    const LidDest* dp = resolve(lid);
-    if (!dp || !dp->known) {
-      o.put(unknown);
-      continue;
-    }
-    const LidDest& d = *dp;
-    have_last_ = true;
-    last_base_ = d.base_lid;
-    last_count_ = 1u << d.lmc;
-    last_guid_ = d.port_guid;
-    o.put(dest_row(d));
+    o.put(unknown);
   }
   o.need(64);
   o.dec(n);

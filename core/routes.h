@@ -104,10 +104,10 @@ struct LidDest {
   uint16_t base_lid = 0;
   uint8_t lmc = 0;
   std::string name;            // node description / node-name-map name
-  // The text of a row that names this destination, after "0xLLLL PPP "
-  // (": (Channel Adapter portguid 0x...: 'name')\n"): built by the first
-  // row that needs it, then copied (a dump_fts repeats every LID once per
-  // switch).
+  // The row that names this destination ("0xLLLL PPP : (Channel Adapter
+  // portguid 0x...: 'name')\n", LID and port left as zeros): built by the
+  // first row that needs it, then copied with its LID and port filled in
+  // (a dump_fts repeats every LID once per switch).
   mutable std::string row;
 };
 // nullptr: nothing known of that LID.
@@ -126,8 +126,12 @@ public:
   // Rows for LIDs [start, end] of lft (LIDs past lft.size() are not routed)
   // and the trailer.  Returns the number of rows printed.
   unsigned rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve);
+  // The same with the destinations indexed by LID (lid_dests_from_db).
+  unsigned rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const std::vector<LidDest>& dests);
 
 private:
+  template <class Resolve>
+  unsigned rows_by(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const Resolve& resolve);
   FILE* f_;
   bool all_, no_dests_;
   std::string unknown_;
