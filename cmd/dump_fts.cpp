@@ -92,6 +92,25 @@ private:
     std::fflush(stdout);
   }
 
+  // The reference names a switch by the route its walk reached it by.
+  static std::string where_of(const Subnet& db, uint32_t node) {
+    std::string dr = db.ref_dr_string(node);
+    return "DR path slid 0; dlid 0; " + (dr.empty() ? dr_path_of(db, node).dr_string() : dr);
+  }
+
+  void table_failed(const Node& n, const std::string& name, const std::exception_ptr& err) {
+    std::fflush(stdout);
+    if (err) {
+      try {
+        std::rethrow_exception(err);
+      } catch (const std::exception& e) {
+        ibcore::report(e);
+      }
+    }
+    std::fprintf(stderr, "E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
+                 multicast_ ? "multicast" : "linear", (unsigned long long)n.guid, name.c_str());
+  }
+
   int dump() {
     const std::string tool = "dump_fts";
     unsigned start = args_.size() > 0 ? loose_uint(args_[0]) : 0;
@@ -108,109 +127,161 @@ private:
     }
     try {
       Scheduler sched(*umad, unsigned(std::max(0, config().outstanding)));
-      Subnet db;
-      DiscoveryOptions o;
-      o.mlx_epi = false;
-      DiscoveryResult r = discover(sched, db, o);
-      for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
-      NodeNameMap map = NodeNameMap::open(config().node_name_map);
-      std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
-      uint16_t local = umad->local_lid();
-
-      struct Job {
-        uint32_t node;
-        unsigned start, end;
-        IBPath path;
-        LftRead lft;
-        MftRead mft;
-      };
-      std::vector<Job> jobs(sws.size());
       // --sa / --discovery SA: the tables come from LFT/MFT records, no SMP.
       const bool via_sa = config().use_sa || config().discovery == DiscoveryMode::SA;
-      TableReads reads;
-      for (size_t i = 0; i < sws.size(); ++i) {
-        Job& j = jobs[i];
-        j.node = sws[i];
-        const Node& n = db.node(j.node);
-        j.path = switch_path(db, j.node, local);
-        auto si = n.switch_info();
-        if (multicast_) {
-          unsigned cap = unsigned(si.multicastFDBCap());
-          unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
-          j.start = start < MLID_BASE ? MLID_BASE : start;
-          j.end = !end || end > max ? max : end;
-          // (one read per switch, empty without SwitchInfo: read i = jobs[i])
-          if (!via_sa) reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
-        } else {
-          unsigned top = unsigned(si.linearFDBTop());
-          j.start = start;
-          j.end = !end || end > top ? top : end;
-          if (!via_sa) reads.add_lft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, j.lft);
-        }
-      }
-      if (via_sa) {
-        size_t known = r.errors.size();
-        read_switch_tables_sa(sched, db, sws, !multicast_, multicast_, &r);
-        for (size_t e = known; e < r.errors.size(); ++e) std::fprintf(stderr, "W: discovery: %s\n", r.errors[e].c_str());
-        for (Job& j : jobs) sa_tables_into(db, j.node, j.start, j.end, j.lft, j.mft);
-      }
-      std::vector<LidDest> dests;
-      if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
-      int rc = 0;
-      // Print each switch as soon as its blocks are in and the switches
-      // before it are printed: output overlaps the reads still in flight.
-      std::vector<char> ready(jobs.size(), 0);
-      for (size_t i = 0; i < jobs.size(); ++i) ready[i] = via_sa || reads.pending(i) == 0;
-      size_t next = 0;
-      auto print_ready = [&] {
-        for (; next < jobs.size() && ready[next]; ++next) {
-          Job& j = jobs[next];
-          const Node& n = db.node(j.node);
-          // Named by the route the reference's walk reached it by.
-          std::string dr = db.ref_dr_string(j.node);
-          std::string where = "DR path slid 0; dlid 0; " + (dr.empty() ? dr_path_of(db, j.node).dr_string() : dr);
-          std::string name = map.remap(n.guid, n.description());
-          std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
-          if (!n.has_swinfo || err) {
-            std::fflush(stdout);
-            if (err) {
-              try {
-                std::rethrow_exception(err);
-              } catch (const std::exception& e) {
-                ibcore::report(e);
-              }
-            }
-            std::fprintf(stderr, "E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
-                         multicast_ ? "multicast" : "linear", (unsigned long long)n.guid, name.c_str());
-            rc = 255;
-            continue;
-          }
-          if (multicast_) {
-            print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where, n.guid, name);
-          } else {
-            UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
-            d.header(j.start, j.end, where, n.guid, name);
-            d.rows(j.lft.lft, j.start, j.end,
-                   [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
-          }
-        }
-      };
-      reads.on_done = [&](size_t i) {
-        ready[i] = 1;
-        print_ready();
-      };
-      if (!via_sa) {
-        reads.spawn(sched);
-        sched.run();
-      }
-      print_ready();
-      return rc;
+      if (!multicast_ && !via_sa) return dump_lfts(sched, start, end);
+      return dump_tables(sched, *umad, start, end, via_sa);
     } catch (const std::exception& e) {
       int rc = ibcore::report(e);
       std::fflush(stdout);
       std::printf("%s: iberror: failed: discover failed\n", tool.c_str());
       return rc ? rc : 255;
     }
+  }
+
+  // The unicast tables by SMP: read during the discovery walk (a switch's
+  // blocks as soon as its SwitchInfo is in), and each switch printed, in
+  // the reference's order, as soon as its table and those before it are in,
+  // so output overlaps the reads still in flight.  A printed table is freed.
+  int dump_lfts(Scheduler& sched, unsigned start, unsigned end) {
+    Subnet db;
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    std::vector<uint32_t> sws;   // print order (known once the walk is done)
+    std::vector<char> done;      // by node: its table is read or failed
+    std::vector<LidDest> dests;
+    bool discovered = false;
+    size_t next = 0;
+    int rc = 0;
+    auto print_ready = [&] {
+      if (!discovered) return;
+      for (; next < sws.size() && sws[next] < done.size() && done[sws[next]]; ++next) {
+        uint32_t id = sws[next];
+        const Node& n = db.node(id);
+        std::string name = map.remap(n.guid, n.description());
+        SwitchTables* t = n.has_swinfo ? &db.tables(id) : nullptr;
+        if (!t || !t->lft_valid) {
+          table_failed(n, name, nullptr);
+          rc = 255;
+          continue;
+        }
+        unsigned top = unsigned(n.switch_info().linearFDBTop());
+        unsigned last = !end || end > top ? top : end;
+        UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
+        d.header(start, last, where_of(db, id), n.guid, name);
+        d.rows(t->lft, start, last, dests);
+        std::vector<uint8_t>().swap(t->lft);
+      }
+    };
+    DiscoveryOptions o;
+    o.mlx_epi = false;
+    o.read_lft = true;
+    o.lft_first = start;
+    o.lft_last = end ? end : MLID_BASE - 1;
+    o.on_lft = [&](uint32_t n) {
+      if (done.size() <= n) done.resize(size_t(n) + 1, 0);
+      done[n] = 1;
+      print_ready();
+    };
+    o.on_discovered = [&] {
+      sws = db.reference_order(NodeType::Switch);
+      if (!no_dests_) dests = lid_dests_from_db(db, map);
+      discovered = true;
+      print_ready();
+    };
+    DiscoveryResult r = discover(sched, db, o);
+    for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+    // Switches whose SwitchInfo the walk could not read had their tables
+    // read (or not) after it.
+    if (!discovered) o.on_discovered();
+    done.resize(db.node_count(), 0);
+    std::fill(done.begin(), done.end(), 1);
+    print_ready();
+    return rc;
+  }
+
+  // The multicast tables (SMP or SA), and the unicast tables from the SA.
+  int dump_tables(Scheduler& sched, Umad& umad, unsigned start, unsigned end, bool via_sa) {
+    Subnet db;
+    DiscoveryOptions o;
+    o.mlx_epi = false;
+    DiscoveryResult r = discover(sched, db, o);
+    for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
+    uint16_t local = umad.local_lid();
+
+    struct Job {
+      uint32_t node;
+      unsigned start, end;
+      IBPath path;
+      LftRead lft;
+      MftRead mft;
+    };
+    std::vector<Job> jobs(sws.size());
+    TableReads reads;
+    for (size_t i = 0; i < sws.size(); ++i) {
+      Job& j = jobs[i];
+      j.node = sws[i];
+      const Node& n = db.node(j.node);
+      j.path = switch_path(db, j.node, local);
+      auto si = n.switch_info();
+      if (multicast_) {
+        unsigned cap = unsigned(si.multicastFDBCap());
+        unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
+        j.start = start < MLID_BASE ? MLID_BASE : start;
+        j.end = !end || end > max ? max : end;
+        // (one read per switch, empty without SwitchInfo: read i = jobs[i])
+        if (!via_sa) reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
+      } else {
+        unsigned top = unsigned(si.linearFDBTop());
+        j.start = start;
+        j.end = !end || end > top ? top : end;
+      }
+    }
+    if (via_sa) {
+      size_t known = r.errors.size();
+      read_switch_tables_sa(sched, db, sws, !multicast_, multicast_, &r);
+      for (size_t e = known; e < r.errors.size(); ++e) std::fprintf(stderr, "W: discovery: %s\n", r.errors[e].c_str());
+      for (Job& j : jobs) sa_tables_into(db, j.node, j.start, j.end, j.lft, j.mft);
+    }
+    std::vector<LidDest> dests;
+    if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
+    int rc = 0;
+    // Print each switch as soon as its blocks are in and the switches
+    // before it are printed: output overlaps the reads still in flight.
+    std::vector<char> ready(jobs.size(), 0);
+    for (size_t i = 0; i < jobs.size(); ++i) ready[i] = via_sa || reads.pending(i) == 0;
+    size_t next = 0;
+    auto print_ready = [&] {
+      for (; next < jobs.size() && ready[next]; ++next) {
+        Job& j = jobs[next];
+        const Node& n = db.node(j.node);
+        std::string name = map.remap(n.guid, n.description());
+        std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
+        if (!n.has_swinfo || err) {
+          table_failed(n, name, err);
+          rc = 255;
+          continue;
+        }
+        if (multicast_) {
+          print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where_of(db, j.node), n.guid, name);
+        } else {
+          UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
+          d.header(j.start, j.end, where_of(db, j.node), n.guid, name);
+          d.rows(j.lft.lft, j.start, j.end, dests);
+        }
+      }
+    };
+    reads.on_done = [&](size_t i) {
+      ready[i] = 1;
+      print_ready();
+    };
+    if (!via_sa) {
+      reads.spawn(sched);
+      sched.run();
+    }
+    print_ready();
+    return rc;
   }
 
   Wrapper wrapper_;

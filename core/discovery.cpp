@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <deque>
 #include <optional>
+#include <cstring>
 #include <span>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/routes.h"
@@ -63,7 +65,7 @@ public:
     s_.run();
     if (start_error_) std::rethrow_exception(start_error_);
     db_.mads_used = res_.mads = s_.engine().sent() - sent0;
-    db_.compute_reference_order(opt_.progress);
+    if (!discovered_) db_.compute_reference_order(opt_.progress);
     return std::move(res_);
   }
 
@@ -72,17 +74,20 @@ public:
 private:
   // One query to make.  PortInfo items also probe through the port when it
   // is LinkUp (a NodeInfo one hop further: how links and nodes are found).
-  enum Kind : uint8_t { ND, SI, SW_PI0, SW_PORT, CA_PORT, MLX };
+  enum Kind : uint8_t { ND, SI, SW_PI0, SW_PORT, CA_PORT, MLX, LFT };
   struct Item {
     Kind kind;
     uint8_t port;
     uint8_t entry;    // SW_*: the port the switch was entered by
     uint32_t node;
-    uint32_t via;     // CA_PORT: the port slot the CA port was reached from (NO_INDEX: node's path)
+    uint32_t via;     // CA_PORT: the port slot the CA port was reached from (NO_INDEX: node's path);
+                      // LFT: the block
   };
 
+  // Walk items go to q_, table blocks to lq_: a worker takes a table block
+  // only when no walk item waits, so the walk is never held up by them.
   void push(Item it) {
-    q_.push_back(it);
+    (it.kind == LFT ? lq_ : q_).push_back(it);
     if (workers_ < max_workers_) {
       ++workers_;
       s_.spawn(worker());
@@ -231,9 +236,17 @@ private:
   // (a PortInfo and the probe it leads to: two) awaited in this frame, so
   // no coroutine frame is allocated per query.
   Task<> worker() {
-    while (!q_.empty()) {
+    while (!q_.empty() || !lq_.empty()) {
+      if (q_.empty()) {
+        Item b = lq_.front();
+        lq_.pop_front();
+        ++res_.queries;
+        co_await read_lft_block(b.node, b.via);
+        continue;
+      }
       Item it = q_.front();
       q_.pop_front();
+      ++walking_;
       bool probe = false;  // probe through port it.port of it.node next
       ++res_.queries;
       switch (it.kind) {
@@ -253,6 +266,7 @@ private:
             try {
               auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(std::move(route_), 0);
               db_.set_switch_info(it.node, si.bytes());
+              if (opt_.read_lft) queue_lft(it.node);
               break;
             } catch (const std::exception& e) {
               if (last_stage(it.node, 0, stage)) fail(e, "SwitchInfo of " + node_str(db_.node(it.node)));
@@ -305,6 +319,8 @@ private:
             fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
           }
           break;
+        case LFT:  // (never in q_)
+          break;
         case MLX:
           try {
             auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(it.node, it.port), it.port);
@@ -315,18 +331,88 @@ private:
           }
           break;
       }
-      if (!probe || !probe_needed(it.node, it.port)) continue;
-      // NodeInfo through the port: finds the link and maybe a new node.
-      ++res_.queries;
-      try {
-        auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(it.node, it.port));
-        probed(it.node, it.port, ni);
-      } catch (const std::exception& e) {
-        fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
+      if (probe && probe_needed(it.node, it.port)) {
+        // NodeInfo through the port: finds the link and maybe a new node.
+        ++res_.queries;
+        try {
+          auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(it.node, it.port));
+          probed(it.node, it.port, ni);
+        } catch (const std::exception& e) {
+          fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
+        }
       }
+      if (--walking_ == 0 && q_.empty()) walk_done();
     }
     --workers_;
   }
+
+  // Every node and link is known (no walk item queued or in progress; only
+  // table blocks may be left): the reference order is final, the blocks
+  // still queued are read in its switch order.
+  void walk_done() {
+    if (discovered_) return;
+    discovered_ = true;
+    db_.compute_reference_order(opt_.progress);
+    if (!lq_.empty()) {
+      std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);
+      uint32_t r = 0;
+      for (uint32_t n : db_.reference_order(NodeType::Switch)) rank[n] = r++;
+      std::stable_sort(lq_.begin(), lq_.end(), [&](const Item& a, const Item& b) { return rank[a.node] < rank[b.node]; });
+    }
+    if (opt_.on_discovered) opt_.on_discovered();
+  }
+
+  // --- linear forwarding tables (read_lft) --------------------------------------
+
+  // Queue the table blocks of switch n (its SwitchInfo is in).
+  void queue_lft(uint32_t n) {
+    const Node& x = db_.node(n);
+    unsigned top = unsigned(x.switch_info().linearFDBTop());
+    if (top >= MLID_BASE) top = MLID_BASE - 1;
+    unsigned last = std::min(opt_.lft_last, top);
+    SwitchTables& t = db_.tables(n);
+    t.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
+    t.lft_valid = false;
+    if (lft_left_.size() <= n) lft_left_.resize(size_t(n) + 1, 0);
+    lft_tried_.insert(n);
+    if (opt_.lft_first > last) {
+      lft_finished(n, true);
+      return;
+    }
+    lft_left_[n] = last / 64 - opt_.lft_first / 64 + 1;
+    for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b) push({LFT, 0, 0, n, b});
+  }
+
+  Task<> read_lft_block(uint32_t n, uint32_t block) {
+    bool ok = false;
+    for (int stage = 0; next_route(n, 0, stage);) {
+      try {
+        auto l = co_await s_.SubnGet<iba::SMPLinearForwardingTable>(std::move(route_), block);
+        std::vector<uint8_t>& lft = db_.tables(n).lft;
+        size_t at = size_t(block) * 64;
+        if (at < lft.size()) std::memcpy(lft.data() + at, l.bytes().data(), std::min<size_t>(64, lft.size() - at));
+        ok = true;
+        break;
+      } catch (const std::exception& e) {
+        if (last_stage(n, 0, stage))
+          fail(e, "LinearForwardingTable block " + std::to_string(block) + " of " + node_str(db_.node(n)));
+      }
+    }
+    if (!ok) lft_bad_.insert(n);
+    if (--lft_left_[n] == 0) lft_finished(n, !lft_bad_.count(n));
+  }
+
+  void lft_finished(uint32_t n, bool ok) {
+    db_.tables(n).lft_valid = ok;
+    if (opt_.on_lft) opt_.on_lft(n);
+  }
+
+public:
+  // Switches whose table the walk tried (the rest, SwitchInfo having failed,
+  // are left to read_switch_tables).
+  std::unordered_set<uint32_t> lft_tried_;
+
+private:
 
   bool need_mlnx_ext(uint32_t n, uint8_t p) const {
     if (!opt_.mlx_epi) return false;
@@ -374,8 +460,12 @@ private:
   std::exception_ptr start_error_;
   uint16_t local_lid_ = 0;
   bool use_lid_ = false;
-  std::deque<Item> q_;
+  std::deque<Item> q_, lq_;
   unsigned workers_ = 0, max_workers_ = 64;
+  unsigned walking_ = 0;      // walk items taken by workers and not finished
+  bool discovered_ = false;   // walk_done() ran
+  std::vector<uint32_t> lft_left_;  // by node: table blocks not finished
+  std::unordered_set<uint32_t> lft_bad_;
   IBPath route_;  // next_route()'s result
 };
 
@@ -411,7 +501,14 @@ DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& o
   if (mode == DiscoveryMode::SA || config().use_sa) return discover_sa(sched, db, opt);  // records only
   Walker w(sched, db, opt);
   DiscoveryResult r = w.run();
-  if (!w.tables_.empty()) read_switch_tables(sched, db, w.tables_, opt.read_lft, opt.read_mft, &r);
+  // The MFTs, and the LFTs of switches whose SwitchInfo the walk could not read.
+  if (opt.read_mft && !w.tables_.empty()) read_switch_tables(sched, db, w.tables_, false, true, &r);
+  if (opt.read_lft) {
+    std::vector<uint32_t> left;
+    for (uint32_t n : w.tables_)
+      if (!w.lft_tried_.count(n)) left.push_back(n);
+    if (!left.empty()) read_switch_tables(sched, db, left, true, false, &r);
+  }
   return r;
 }
 

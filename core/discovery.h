@@ -45,8 +45,23 @@ struct DiscoveryOptions {
   unsigned max_hops = 0;
   // Read MlnxExtPortInfo on the Mellanox devices that have it (FDR10).
   bool mlx_epi = true;
-  // Also read the linear forwarding table of every switch.
+  // Also read the linear forwarding table of every switch: during the walk,
+  // a switch's blocks as soon as its SwitchInfo is in (they fill the MAD
+  // window whenever the walk itself has too little to ask), and once every
+  // node is known the rest in the reference's switch order, so a caller
+  // printing in that order (on_lft) can print while the others are read.
   bool read_lft = false;
+  // With read_lft: the LIDs of each table to read, clipped to the switch's
+  // LinearFDBTop (the table holds [0, min(lft_last, top)], 0xff where not read).
+  unsigned lft_first = 0, lft_last = 0xbfff;
+  // Called once every node and link is known (the reference order is
+  // computed then), while table reads may still be in flight.
+  std::function<void()> on_discovered;
+  // With read_lft: called when the linear forwarding table of switch n is
+  // read (Subnet::tables(n).lft_valid) or failed (not valid: a line in
+  // DiscoveryResult::errors).  Not called for a switch whose SwitchInfo
+  // failed (its table is read, or fails, after the walk).
+  std::function<void(uint32_t n)> on_lft;
   // Also read the multicast forwarding table of every switch.
   bool read_mft = false;
   // Also compute the reference's -s progress lines (Subnet::ref_progress).
