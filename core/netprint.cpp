@@ -1,6 +1,8 @@
 #include "core/netprint.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
@@ -17,6 +19,391 @@ std::string topology_text(const Subnet& db, const NodeNameMap& map) {
   std::string s(buf, len);
   std::free(buf);
   return s;
+}
+
+// --- TopologyPrinter ---------------------------------------------------------------
+
+void TopologyPrinter::w_name(const Node& n) {
+  char t = n.type == NodeType::Switch ? 'S' : n.type == NodeType::CA ? 'H' : n.type == NodeType::Router ? 'R' : '?';
+  o_.put('"').put(t).put('-').hex0(n.guid, 16).put('"');
+}
+
+void TopologyPrinter::w_clean(std::string_view d) {
+  // (clean_nodedesc: at most 64 characters, up to the first NUL,
+  // non-printable characters as spaces)
+  size_t n = std::min<size_t>(d.size(), 64);
+  for (size_t i = 0; i < n; ++i) {
+    char c = d[i];
+    if (c == '\0') break;
+    o_.put(std::isprint(static_cast<unsigned char>(c)) ? c : ' ');
+  }
+}
+
+void TopologyPrinter::w_remap(const Node& n) {
+  if (map_.size())
+    if (const std::string* s = map_.find(n.guid)) {
+      o_.put(*s);
+      return;
+    }
+  w_clean(std::string_view(reinterpret_cast<const char*>(n.desc.data()), n.desc.size()));
+}
+
+void TopologyPrinter::w_ids(const Node& n, const char* prefix) {
+  o_.put('\n');
+  w_prefix(prefix);
+  o_.put("vendid=0x").hex(n.vendor_id()).put('\n');
+  w_prefix(prefix);
+  o_.put("devid=0x").hex(n.device_id()).put('\n');
+  uint64_t sys = n.system_guid();
+  if (sys) {
+    w_prefix(prefix);
+    o_.put("sysimgguid=0x").hex(sys);
+  }
+  unsigned ch = chassis_num(n);
+  if (ch) {
+    o_.put("\t\t# Chassis ").dec(ch);
+    if (chname_) o_.put(" (").put(clean_nodedesc(chname_)).put(')');
+    if (is_xsigo_tca(n.guid) && n.nports >= 1) {
+      const Port* r = db_.port(n, 1).exists ? db_.peer(db_.port(n, 1)) : nullptr;
+      if (r) o_.put(" slot ").dec(r->num);
+    }
+  }
+  if (sys || ch) o_.put('\n');
+}
+
+void TopologyPrinter::w_switch_detail(const Node& n, const char* prefix) {
+  w_prefix(prefix);
+  o_.put("Switch\t").dec(n.nports).put(' ');
+  w_name(n);
+  o_.put("\t\t# \"");
+  w_remap(n);
+  o_.put("\" ").put(n.enhsp0 ? "enhanced" : "base").put(" port 0 lid ").dec(n.smalid).put(" lmc ").dec(n.smalmc);
+}
+
+void TopologyPrinter::w_switch(const Node& n, const char* id_prefix, const char* sw_prefix) {
+  w_ids(n, id_prefix);
+  w_prefix(id_prefix);
+  o_.put("switchguid=0x").hex(n.guid).put('(').hex(n.node_port_guid()).put(')');
+  if (group_) o_.put("\t# ").put(grouping_.note.empty() ? std::string_view() : grouping_.note[node_index(n)]);
+  o_.put('\n');
+  w_switch_detail(n, sw_prefix);
+  o_.put('\n');
+}
+
+void TopologyPrinter::w_ca_detail(const Node& n, const char* prefix) {
+  const char* t = n.type == NodeType::CA ? "Ca" : n.type == NodeType::Router ? "Rt" : "???";
+  w_prefix(prefix);
+  o_.put(t).put('\t').dec(n.nports).put(' ');
+  w_name(n);
+  o_.put("\t\t# \"");
+  w_clean(std::string_view(reinterpret_cast<const char*>(n.desc.data()), n.desc.size()));
+  o_.put('"');
+}
+
+void TopologyPrinter::w_ca(const Node& n, const char* id_prefix, const char* ca_prefix) {
+  w_ids(n, id_prefix);
+  const char* t = n.type == NodeType::CA ? "ca" : n.type == NodeType::Router ? "rt" : "???";
+  w_prefix(id_prefix);
+  o_.put(t).put("guid=0x").hex(n.guid).put('\n');
+  w_ca_detail(n, ca_prefix);
+  if (group_ && is_xsigo_hca(n.guid)) o_.put(" (scp)");
+  o_.put('\n');
+}
+
+void TopologyPrinter::w_full(const Port& p) {
+  if (full_)
+    o_.put(" s=").dec(p.speed_active()).put(" w=").dec(p.width_active()).put(" v=").dec(unsigned(p.info[37] >> 4));
+}
+
+void TopologyPrinter::w_switch_port(const Port& p, const char* prefix) {
+  const Port& r = *db_.peer(p);
+  const Node& rn = db_.node_of(r);
+  w_prefix(prefix);
+  o_.put('[').dec(p.num).put(']');
+  if (unsigned e = ext_of(p)) o_.put("[ext ").dec(e).put(']');
+  o_.put('\t');
+  w_name(rn);
+  o_.put('[').dec(r.num).put(']');
+  if (unsigned e = ext_of(r)) o_.put("[ext ").dec(e).put(']');
+  if (!rn.is_switch()) o_.put('(').hex(r.guid).put(") ");
+  o_.put("\t\t# \"");
+  w_remap(rn);
+  o_.put("\" lid ").dec(db_.lid_of(r)).put(' ').put(width_compat(p.width_active())).put(port_speed_compat(db_, p));
+  w_full(p);
+  if (is_xsigo_tca(r.guid)) o_.put(" slot ").dec(p.num);
+  else if (is_xsigo_hca(r.guid)) o_.put(" (scp)");
+  o_.put('\n');
+}
+
+void TopologyPrinter::w_ca_port(const Port& p, const char* prefix) {
+  const Port& r = *db_.peer(p);
+  const Node& rn = db_.node_of(r);
+  w_prefix(prefix);
+  o_.put('[').dec(p.num).put(']');
+  if (!db_.node_of(p).is_switch()) o_.put('(').hex(p.guid).put(") ");
+  o_.put('\t');
+  w_name(rn);
+  o_.put('[').dec(r.num).put(']');
+  if (unsigned e = ext_of(r)) o_.put("[ext ").dec(e).put(']');
+  if (!rn.is_switch()) o_.put(" (").hex(r.guid).put(") ");
+  o_.put("\t\t# lid ").dec(p.base_lid).put(" lmc ").dec(p.lmc).put(" \"");
+  w_remap(rn);
+  o_.put("\" lid ").dec(db_.lid_of(r)).put(' ').put(width_compat(p.width_active())).put(port_speed_compat(db_, p));
+  w_full(p);
+  o_.put('\n');
+}
+
+void TopologyPrinter::w_node_ports(const Node& n, bool sw) {
+  for (unsigned i = 1; i <= n.nports; ++i) {
+    const Port& p = db_.port(n, i);
+    if (!p.exists || p.peer == NO_INDEX) continue;
+    if (sw) w_switch_port(p, nullptr);
+    else w_ca_port(p, nullptr);
+  }
+}
+
+void TopologyPrinter::topology(bool report_hops, bool loaded) {
+  time_t t = time(nullptr);
+  o_.put("#\n# Topology file: generated on ").put(ctime(&t)).put("#\n");
+  // -m: the figures of the reference's own discovery of this graph (its
+  // hop count and the SMPs its walk sends), so the header is the same
+  // whichever way ibtool filled the database; ibtool's own MAD count is
+  // Subnet::mads_used.
+  if (report_hops)
+    o_.put("# Reported max hops discovered: ")
+        .dec(db_.max_hops)
+        .put("\n# Total MADs used: ")
+        .dec(loaded ? 0u : unsigned(db_.ref_mads()))
+        .put('\n');
+  const Node& from = db_.node(db_.from_node);
+  o_.put("# Initiated from node ").hex0(from.guid, 16).put(" port ").hex0(from.node_port_guid(), 16).put('\n');
+  if (group_) {
+    grouping_ = group_chassis(db_);
+    for (const auto& ch : grouping_.chassis) {
+      o_.put("\nChassis ").dec(ch.num);
+      if (ch.guid) o_.put(" (guid 0x").hex(ch.guid).put(')');
+      o_.put('\n');
+      std::string name;
+      chname_ = nullptr;
+      if (is_xsigo_guid(ch.guid))
+        for (uint32_t i : ch.nodes)
+          if (is_xsigo_hca(db_.node(i).guid)) {
+            name = db_.node(i).description();
+            chname_ = name.c_str();
+            o_.put("Hostname: ").put(clean_nodedesc(name)).put('\n');
+          }
+      o_.put("\n# Spine Nodes");
+      for (size_t k = 1; k < ch.spines.size(); ++k)
+        if (ch.spines[k] != NO_INDEX) {
+          w_switch(db_.node(ch.spines[k]), nullptr, nullptr);
+          w_node_ports(db_.node(ch.spines[k]), true);
+        }
+      o_.put("\n# Line Nodes");
+      for (size_t k = 1; k < ch.lines.size(); ++k)
+        if (ch.lines[k] != NO_INDEX) {
+          w_switch(db_.node(ch.lines[k]), nullptr, nullptr);
+          w_node_ports(db_.node(ch.lines[k]), true);
+        }
+      o_.put("\n# Chassis Switches");
+      for (uint32_t i : ch.nodes)
+        if (db_.node(i).is_switch()) {
+          w_switch(db_.node(i), nullptr, nullptr);
+          w_node_ports(db_.node(i), true);
+        }
+      o_.put("\n# Chassis CAs");
+      for (uint32_t i : ch.nodes)
+        if (db_.node(i).type == NodeType::CA) {
+          w_ca(db_.node(i), nullptr, nullptr);
+          w_node_ports(db_.node(i), false);
+        }
+      chname_ = nullptr;
+    }
+    o_.put("\nNon-Chassis Nodes\n");
+  }
+  for (uint32_t i : db_.reference_order(NodeType::Switch)) {
+    const Node& n = db_.node(i);
+    if (chassis_num(n)) continue;
+    w_switch(n, nullptr, nullptr);
+    w_node_ports(n, true);
+  }
+  for (NodeType ty : {NodeType::CA, NodeType::Router})
+    for (uint32_t i : db_.reference_order(ty)) {
+      const Node& n = db_.node(i);
+      if (chassis_num(n)) continue;
+      w_ca(n, nullptr, nullptr);
+      w_node_ports(n, false);
+    }
+  o_.flush();
+}
+
+void TopologyPrinter::list(unsigned mask) {
+  for (NodeType ty : {NodeType::CA, NodeType::Switch, NodeType::Router}) {
+    if (!(mask & (1u << unsigned(ty)))) continue;
+    for (uint32_t i : db_.reference_order(ty)) {
+      const Node& n = db_.node(i);
+      o_.put(node_type_word(n.type))
+          .put("\t : 0x")
+          .hex0(n.guid, 16)
+          .put(" ports ")
+          .dec(n.nports)
+          .put(" devid 0x")
+          .hex(n.device_id())
+          .put(" vendid 0x")
+          .hex(n.vendor_id())
+          .put(" \"");
+      w_remap(n);
+      o_.put("\"\n");
+    }
+  }
+  o_.flush();
+}
+
+namespace {
+const char* nt_short(const Node& n) {
+  switch (n.type) {
+    case NodeType::Switch: return "SW";
+    case NodeType::CA: return "CA";
+    case NodeType::Router: return "RT";
+    default: return "??";
+  }
+}
+}  // namespace
+
+void TopologyPrinter::ports_report() {
+  // (the reference prints it on stdout whatever the output file)
+  TextOut out(stdout);
+  o_.flush();
+  for (uint32_t i : db_.reference_order()) {
+    const Node& n = db_.node(i);
+    for (unsigned k = n.nports; k > 0; --k) {
+      const Port& p = db_.port(n, k);
+      if (!p.exists) continue;
+      unsigned w = p.width_active();
+      const char* speed;
+      if (n.is_switch() && !db_.port(n, 0).has_info) {
+        w = 0;
+        speed = speed_compat(0);
+      } else {
+        speed = port_speed_compat(db_, p);
+      }
+      std::string name = remap(n);
+      out.printf("%2s %5d %2d 0x%016" PRIx64 " %s %s", nt_short(n), db_.lid_of(p), p.num, p.guid, width_compat(w),
+                 speed);
+      if (const Port* r = db_.peer(p)) {
+        const Node& rn = db_.node_of(*r);
+        out.printf(" - %2s %5d %2d 0x%016" PRIx64 " ( '%s' - '%s' )\n", nt_short(rn), db_.lid_of(*r), r->num, r->guid,
+                   name.c_str(), remap(rn).c_str());
+      } else {
+        out.printf("%36s'%s'\n", "", name.c_str());
+      }
+    }
+  }
+}
+
+// --- diff (fabric1 = the cache given with --diff, fabric2 = this one) ---------------
+
+void TopologyPrinter::diff_header(const Subnet& s, const Node& n, const char* id_prefix, const char* det_prefix) {
+  TopologyPrinter p(s, map_, o_, full_);
+  if (n.is_switch()) p.w_switch(n, id_prefix, det_prefix);
+  else p.w_ca(n, id_prefix, det_prefix);
+}
+
+void TopologyPrinter::diff_detail(const Subnet& s, const Node& n, const char* prefix) {
+  TopologyPrinter p(s, map_, o_, full_);
+  if (n.is_switch()) p.w_switch_detail(n, prefix);
+  else p.w_ca_detail(n, prefix);
+}
+
+void TopologyPrinter::diff_port(const Subnet& s, const Port& port, const char* prefix) {
+  TopologyPrinter p(s, map_, o_, full_);
+  if (s.node_of(port).is_switch()) p.w_switch_port(port, prefix);
+  else p.w_ca_port(port, prefix);
+}
+
+void TopologyPrinter::diff_node(const DiffSide& d, const Node& n1, unsigned flags) {
+  const Subnet& A = *d.a;
+  const Subnet& B = *d.b;
+  uint32_t j = B.node_by_guid(n1.guid);
+  if (j == NO_INDEX) {
+    diff_header(A, n1, d.pa, d.pa);
+    for (unsigned p = 1; p <= n1.nports; ++p) {
+      const Port& x = A.port(n1, p);
+      if (x.exists && x.peer != NO_INDEX) diff_port(A, x, d.pa);
+    }
+    return;
+  }
+  if (!(flags & (DIFF_PORT | DIFF_LID | DIFF_NODEDESC))) return;
+  const Node& n2 = B.node(j);
+  bool header = false;
+  auto out_header = [&] {
+    if (!header) {
+      diff_header(A, n1, nullptr, nullptr);
+      header = true;
+    }
+  };
+  if (((flags & DIFF_LID) && n1.smalid != n2.smalid) || ((flags & DIFF_NODEDESC) && n1.desc != n2.desc)) {
+    diff_header(A, n1, nullptr, d.pa);
+    diff_detail(B, n2, d.pb);
+    o_.put('\n');
+    header = true;
+  }
+  if (n1.nports != n2.nports) {
+    out_header();
+    o_.put(d.pa).put("numports = ").dec(n1.nports).put('\n');
+    o_.put(d.pb).put("numports = ").dec(n2.nports).put('\n');
+    return;
+  }
+  if (!(flags & (DIFF_PORT | DIFF_LID))) return;
+  for (unsigned p = 1; p <= n1.nports; ++p) {
+    const Port* p1 = A.port(n1, p).exists ? &A.port(n1, p) : nullptr;
+    const Port* p2 = B.port(n2, p).exists ? &B.port(n2, p) : nullptr;
+    const Port* r1 = p1 ? A.peer(*p1) : nullptr;
+    const Port* r2 = p2 ? B.peer(*p2) : nullptr;
+    int o1 = 0, o2 = 0;
+    if (flags & DIFF_PORT) {
+      if ((p1 && !p2) || (p1 && p2 && r1 && !r2)) ++o1;
+      else if ((!p1 && p2) || (p1 && p2 && !r1 && r2)) ++o2;
+      else if (p1 && p2 && (p1->guid != p2->guid || (r1 && r2 && r1->guid != r2->guid))) {
+        ++o1;
+        ++o2;
+      }
+    }
+    if ((flags & DIFF_LID) && p1 && p2 && p1->base_lid != p2->base_lid) {
+      ++o1;
+      ++o2;
+    }
+    if ((flags & DIFF_PORT) && (flags & DIFF_NODEDESC) && r1 && r2 && A.node_of(*r1).desc != B.node_of(*r2).desc) {
+      // The reference applies this check twice.
+      o1 += 2;
+      o2 += 2;
+    }
+    if ((flags & DIFF_PORT) && (flags & DIFF_LID) && r1 && r2 && r1->base_lid != r2->base_lid) {
+      ++o1;
+      ++o2;
+    }
+    if (o1) {
+      out_header();
+      diff_port(A, *p1, d.pa);
+    }
+    if (o2) {
+      out_header();
+      diff_port(B, *p2, d.pb);
+    }
+  }
+}
+
+void TopologyPrinter::diff(const Subnet& f1, const Subnet& f2, unsigned flags) {
+  const std::pair<unsigned, NodeType> kinds[] = {
+      {DIFF_SW, NodeType::Switch}, {DIFF_CA, NodeType::CA}, {DIFF_ROUTER, NodeType::Router}};
+  for (auto [bit, ty] : kinds) {
+    if (!(flags & bit)) continue;
+    DiffSide one{&f1, &f2, "< ", "> "};
+    for (uint32_t i : f1.reference_order(ty)) diff_node(one, f1.node(i), flags);
+    DiffSide two{&f2, &f1, "> ", "< "};
+    unsigned f = flags & ~(DIFF_PORT | DIFF_LID | DIFF_NODEDESC);
+    for (uint32_t i : f2.reference_order(ty)) diff_node(two, f2.node(i), f);
+  }
+  o_.flush();
 }
 
 // --- chassis grouping ----------------------------------------------------------------
