@@ -7,9 +7,13 @@
 // dump_lfts / dump_lfts.sh and dump_mfts / dump_mfts.sh are the reference's
 // wrapper scripts: dump_fts (with -M for the MFTs) followed by a notice.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cmd/common.h"
@@ -53,6 +57,76 @@ void sa_tables_into(const Subnet& db, uint32_t node, unsigned start, unsigned en
     mft.error = std::make_exception_ptr(Error("the SA returned no MulticastForwardingTableRecords for this switch"));
   }
 }
+
+// Prints unicast tables on a thread of its own, in the order they are
+// handed over: formatting and writing a k=32 fat tree's 12M rows takes
+// about as long as reading its tables, and done between MADs it would leave
+// the MAD window empty (the simulator idle) for the whole of each switch.
+class TablePrinter {
+public:
+  struct Table {
+    uint64_t guid = 0;
+    std::string name, where;
+    unsigned start = 0, end = 0;
+    std::vector<uint8_t> lft;  // empty and !ok: the table could not be read
+    bool ok = false;
+  };
+  TablePrinter(const std::vector<LidDest>& dests, bool all, bool no_dests)
+      : dests_(dests), all_(all), no_dests_(no_dests), t_([this] { loop(); }) {}
+  ~TablePrinter() { finish(); }
+  void add(Table t) {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      q_.push_back(std::move(t));
+    }
+    cv_.notify_one();
+  }
+  // Wait until everything handed over is printed.  Returns 255 when a table
+  // could not be read, else 0.
+  int finish() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      if (done_) return rc_;
+      done_ = true;
+    }
+    cv_.notify_one();
+    if (t_.joinable()) t_.join();
+    return rc_;
+  }
+
+private:
+  void loop() {
+    for (;;) {
+      Table t;
+      {
+        std::unique_lock<std::mutex> l(m_);
+        cv_.wait(l, [&] { return !q_.empty() || done_; });
+        if (q_.empty()) return;
+        t = std::move(q_.front());
+        q_.pop_front();
+      }
+      if (!t.ok) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "E: could not read the linear forwarding table of switch 0x%016llx (%s)\n",
+                     (unsigned long long)t.guid, t.name.c_str());
+        rc_ = 255;
+        continue;
+      }
+      UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
+      d.header(t.start, t.end, t.where, t.guid, t.name);
+      d.rows(t.lft, t.start, t.end, dests_);
+    }
+  }
+
+  const std::vector<LidDest>& dests_;
+  bool all_, no_dests_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Table> q_;
+  bool done_ = false;
+  int rc_ = 0;  // (written by the thread only, read after join)
+  std::thread t_;
+};
 
 class DumpFts : public ibtool::Command {
 public:
@@ -149,27 +223,26 @@ private:
     std::vector<uint32_t> sws;   // print order (known once the walk is done)
     std::vector<char> done;      // by node: its table is read or failed
     std::vector<LidDest> dests;
-    bool discovered = false;
+    std::unique_ptr<TablePrinter> printer;
     size_t next = 0;
-    int rc = 0;
     auto print_ready = [&] {
-      if (!discovered) return;
+      if (!printer) return;
       for (; next < sws.size() && sws[next] < done.size() && done[sws[next]]; ++next) {
         uint32_t id = sws[next];
         const Node& n = db.node(id);
-        std::string name = map.remap(n.guid, n.description());
-        SwitchTables* t = n.has_swinfo ? &db.tables(id) : nullptr;
-        if (!t || !t->lft_valid) {
-          table_failed(n, name, nullptr);
-          rc = 255;
-          continue;
+        TablePrinter::Table t;
+        t.guid = n.guid;
+        t.name = map.remap(n.guid, n.description());
+        SwitchTables* st = n.has_swinfo ? &db.tables(id) : nullptr;
+        if (st && st->lft_valid) {
+          unsigned top = unsigned(n.switch_info().linearFDBTop());
+          t.start = start;
+          t.end = !end || end > top ? top : end;
+          t.where = where_of(db, id);
+          t.lft = std::move(st->lft);
+          t.ok = true;
         }
-        unsigned top = unsigned(n.switch_info().linearFDBTop());
-        unsigned last = !end || end > top ? top : end;
-        UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
-        d.header(start, last, where_of(db, id), n.guid, name);
-        d.rows(t->lft, start, last, dests);
-        std::vector<uint8_t>().swap(t->lft);
+        printer->add(std::move(t));
       }
     };
     DiscoveryOptions o;
@@ -185,17 +258,24 @@ private:
     o.on_discovered = [&] {
       sws = db.reference_order(NodeType::Switch);
       if (!no_dests_) dests = lid_dests_from_db(db, map);
-      discovered = true;
+      printer = std::make_unique<TablePrinter>(dests, all_, no_dests_);
       print_ready();
     };
-    DiscoveryResult r = discover(sched, db, o);
-    for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+    DiscoveryResult r;
+    try {
+      r = discover(sched, db, o);
+    } catch (...) {
+      if (printer) printer->finish();
+      throw;
+    }
     // Switches whose SwitchInfo the walk could not read had their tables
     // read (or not) after it.
-    if (!discovered) o.on_discovered();
+    if (!printer) o.on_discovered();
     done.resize(db.node_count(), 0);
     std::fill(done.begin(), done.end(), 1);
     print_ready();
+    int rc = printer->finish();
+    for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
     return rc;
   }
 
