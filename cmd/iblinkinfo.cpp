@@ -11,6 +11,7 @@
 #include "core/nodemap.h"
 #include "core/partialscan.h"
 #include "core/path.h"
+#include "core/textout.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
 
@@ -48,9 +49,10 @@ uint32_t capmask_of(const Subnet& db, const Port& p) {
 
 class LinkPrinter {
 public:
-  LinkPrinter(const Subnet& db, const NodeNameMap& map, bool line, bool additional, bool down_only,
+  // Writes into o (one flat buffer: no printf, no allocation per line).
+  LinkPrinter(const Subnet& db, const NodeNameMap& map, TextOut& o, bool line, bool additional, bool down_only,
               const Subnet* filter)
-      : db_(db), map_(map), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
+      : db_(db), map_(map), o_(o), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
 
   std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
 
@@ -85,65 +87,69 @@ public:
     return fp.exists && fp.state() == 1;
   }
 
+  // "[%2s]" of a port's external number (blank when it has none).
+  void ext(const Port& p) const {
+    o_.put('[');
+    if (p.ext_num) o_.rdec(p.ext_num, 2);
+    else o_.put("  ");
+    o_.put(']');
+  }
+
   void port(const Subnet& s, const Node& n, const Port& p, const char* prefix) const {
-    const char* pre = prefix ? prefix : "";
     unsigned w = p.width_active(), sp = p.speed_active(), es = ext_speed_active(s, p);
     if (n.is_switch() && !s.port(n, 0).has_info) w = sp = es = 0;
     unsigned st = p.state(), ph = p.phys_state();
     if (st == 1 && filtered(n, p)) return;
-    char link[256];
-    int len;
+    if (prefix) o_.put(prefix);
+    if (line_) {
+      o_.put("0x").hex0(p.guid, 16).put(" \"").rpad(remap(n), 30).put("\" ");
+    } else {
+      o_.put("      ");
+    }
+    if (!n.is_switch()) {
+      if (!line_) o_.put("0x").hex0(p.guid, 16).put(' ');
+      o_.rdec(p.base_lid, 6);
+    } else {
+      o_.rdec(n.smalid, 6);
+    }
+    o_.put(' ').rdec(p.num, 4);
+    ext(p);
+    o_.put(" ==(");
     if (st != 1) {
       std::string speed = es ? iba::ref::fmt_link_speed_ext(es)
                           : (p.mlnx_speed & 1) ? std::string("10.0 Gbps (FDR10)")
                                                : iba::ref::fmt_link_speed(sp);
-      len = std::snprintf(link, sizeof link, "(%3s %18s %6s/%8s)", iba::ref::fmt_link_width(w).c_str(), speed.c_str(),
-                          iba::ref::fmt_port_state(st).c_str(), iba::ref::fmt_phys_state(ph).c_str());
+      o_.rpad(iba::ref::fmt_link_width(w), 3).put(' ').rpad(speed, 18).put(' ');
     } else {
-      len = std::snprintf(link, sizeof link, "(              %6s/%8s)", iba::ref::fmt_port_state(st).c_str(),
-                          iba::ref::fmt_phys_state(ph).c_str());
+      o_.put("              ");
     }
-    if (add_ && st != 1 && len > 0 && size_t(len) < sizeof link) {
+    o_.rpad(iba::ref::fmt_port_state(st), 6).put('/').rpad(iba::ref::fmt_phys_state(ph), 8).put(')');
+    if (add_ && st != 1) {
       auto pi = p.port_info();
-      std::snprintf(link + len, sizeof link - size_t(len), " (HOQ:%d VL_Stall:%d)", int(pi.HOQLife()),
-                    int(pi.VLStallCount()));
+      o_.put(" (HOQ:").sdec(int(pi.HOQLife())).put(" VL_Stall:").sdec(int(pi.VLStallCount())).put(')');
     }
-    std::string remote;
+    o_.put("==>  ");
     if (const Port* r = s.peer(p)) {
       const Node& rn = s.node_of(*r);
       std::string wmsg, smsg;
       max_msg(p, *r, wmsg, smsg);
-      char b[512];
-      char rg[32] = "";
-      if (line_) std::snprintf(rg, sizeof rg, "0x%016" PRIx64 " ", r->guid);
-      std::string ext = r->ext_num ? std::to_string(r->ext_num) : "";
-      std::snprintf(b, sizeof b, "%s%6d %4d[%2s] \"%s\" (%s %s)\n", rg, r->base_lid ? r->base_lid : rn.smalid, r->num,
-                    ext.c_str(), map_.remap(rn.guid, rn.description()).c_str(), wmsg.c_str(), smsg.c_str());
-      remote = b;
+      if (line_) o_.put("0x").hex0(r->guid, 16).put(' ');
+      o_.rdec(r->base_lid ? r->base_lid : rn.smalid, 6).put(' ').rdec(r->num, 4);
+      ext(*r);
+      o_.put(" \"").put(remap(rn)).put("\" (").put(wmsg).put(' ').put(smsg).put(")\n");
     } else {
-      remote = st == 1 ? "           [  ] \"\" ( )\n" : "    \"Port not available\"\n";
-    }
-    std::string ext = p.ext_num ? std::to_string(p.ext_num) : "";
-    if (line_) std::printf("%s0x%016" PRIx64 " \"%30s\" ", pre, p.guid, map_.remap(n.guid, n.description()).c_str());
-    else std::printf("%s      ", pre);
-    if (!n.is_switch()) {
-      if (!line_) std::printf("0x%016" PRIx64 " ", p.guid);
-      std::printf("%6d %4d[%2s] ==%s==>  %s", p.base_lid, p.num, ext.c_str(), link, remote.c_str());
-    } else {
-      std::printf("%6d %4d[%2s] ==%s==>  %s", n.smalid, p.num, ext.c_str(), link, remote.c_str());
+      o_.put(st == 1 ? "           [  ] \"\" ( )\n" : "    \"Port not available\"\n");
     }
   }
 
   void header(const Subnet& s, const Node& n, int* flag, const char* prefix) const {
     if ((flag && *flag) || line_) return;
-    const char* pre = prefix ? prefix : "";
-    std::string name = map_.remap(n.guid, n.description());
+    if (prefix) o_.put(prefix);
     if (n.is_switch()) {
       uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : n.node_port_guid();
-      std::printf("%sSwitch: 0x%016" PRIx64 " %s:\n", pre, g, name.c_str());
+      o_.put("Switch: 0x").hex0(g, 16).put(' ').put(remap(n)).put(":\n");
     } else {
-      std::printf("%s%s: %s:\n", pre, n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??",
-                  name.c_str());
+      o_.put(n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??").put(": ").put(remap(n)).put(":\n");
     }
     if (flag) ++*flag;
   }
@@ -183,7 +189,7 @@ public:
     }
     if (n1.nports != n2.nports) {
       header(*d.a, n1, &head, nullptr);
-      std::printf("%snumports = %d\n%snumports = %d\n", d.pa, n1.nports, d.pb, n2.nports);
+      o_.put(d.pa).put("numports = ").dec(n1.nports).put('\n').put(d.pb).put("numports = ").dec(n2.nports).put('\n');
       return;
     }
     for (unsigned i = 1; i <= n1.nports; ++i) {
@@ -212,6 +218,7 @@ public:
 private:
   const Subnet& db_;
   const NodeNameMap& map_;
+  TextOut& o_;
   bool line_, add_, down_only_;
   const Subnet* filter_;
 };
@@ -347,7 +354,8 @@ public:
           one = &db.node_of(db.port(pi));
         }
       }
-      LinkPrinter pr(db, map, line_, additional_, down_, have_filter ? &filter_db : nullptr);
+      TextOut out(stdout);
+      LinkPrinter pr(db, map, out, line_, additional_, down_, have_filter ? &filter_db : nullptr);
       auto nodes = db.reference_order(only_);
       if (have_diff) {
         LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
@@ -365,6 +373,7 @@ public:
       } else {
         for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
       }
+      out.flush();
       std::fflush(stdout);
       return 0;
     } catch (const std::exception& e) {

@@ -72,6 +72,25 @@ public:
     }
     return dec(uint64_t(v));
   }
+  // Right-aligned in a field of `width` (printf %<width>s / %<width>d).
+  TextOut& rpad(std::string_view s, size_t width) {
+    if (s.size() < width) spaces(width - s.size());
+    return put(s);
+  }
+  TextOut& rdec(uint64_t v, size_t width) {
+    size_t digits = 1;
+    for (uint64_t x = v / 10; x; x /= 10) ++digits;
+    if (digits < width) spaces(width - digits);
+    return dec(v);
+  }
+  TextOut& spaces(size_t k) {
+    while (k) {
+      size_t m = k < 64 ? k : 64;
+      put(std::string_view("                                                                ", m));
+      k -= m;
+    }
+    return *this;
+  }
   // Lower-case hex without padding (printf %x / PRIx64).
   TextOut& hex(uint64_t v) {
     int digits = 1;
