@@ -113,6 +113,7 @@ private:
       // PortCounters are read as soon as the walk knows its LID, while the
       // walk goes on (the same MADs the scan below would send, earlier).
       ses.emplace(skip_sl_);
+      if (!selected) ses->pm().read_path_table();
       DiscoveryOptions o;
       o.mlx_epi = config().mlx_epi;
       if (!selected && !counters_only_)
@@ -167,6 +168,7 @@ private:
       if (!ses) {
         ses.emplace(skip_sl_);
         ses->pm().use_subnet(&db);
+        if (!selected) ses->pm().read_path_table();
       }
       // A bounded pool of workers over the nodes (not a coroutine frame
       // per node waiting to start).
@@ -177,10 +179,11 @@ private:
       ses->sched().run();
       if (config().verbose)
         std::fprintf(stderr,
-                     "I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecords, %zu nodes read during "
-                     "discovery), discovery %.3f s, then %.3f s\n",
+                     "I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecord queries, %llu paths from "
+                     "the table; %zu nodes read during discovery), discovery %.3f s, then %.3f s\n",
                      todo.size(), (unsigned long long)ses->sched().engine().sent(),
-                     (unsigned long long)ses->pm().path_queries(), ahead_.size(),
+                     (unsigned long long)ses->pm().path_queries(), (unsigned long long)ses->pm().table_paths(),
+                     ahead_.size(),
                      std::chrono::duration<double>(t1 - t0).count(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     }

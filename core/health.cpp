@@ -187,7 +187,49 @@ Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
   e.waiters.clear();
 }
 
+void PmAccess::read_path_table() {
+  if (skip_sl_ || table_ != Table::None || s_.transport().local_gid() == iba::Gid{}) return;
+  table_ = Table::Pending;
+  s_.spawn(read_table());
+}
+
+Task<> PmAccess::read_table() {
+  const auto& D = iba::SAPathRecord::DESC;
+  const uint16_t local_lid = s_.transport().local_lid();
+  iba::SAPathRecord q;
+  q.set_SGID(s_.transport().local_gid());
+  q.set_SLID(local_lid);
+  uint64_t mask = iba::component_mask(*iba::find_field(D, "SGID")) | iba::component_mask(*iba::find_field(D, "SLID"));
+  // The SA computes a path to every port before it answers: give it time
+  // (IBA response time 2^19 x 4.096 us, about 2 s), once.
+  IBPath sa = sa_;
+  sa.resp_time = 19;
+  sa.retries = 0;
+  ++path_queries_;
+  try {
+    auto t = co_await s_.SubnAdmGetTable(q, mask, sa);
+    for (const auto& r : t.records) {
+      uint16_t d = uint16_t(r.DLID());
+      if (!d || r.SLID() != local_lid) continue;
+      auto [it, fresh] = paths_.try_emplace(d);
+      if (!fresh) continue;
+      IBPath p;
+      p.DLID = d;
+      apply_path_record(p, r);
+      it->second.path = p;
+      it->second.done = true;
+      ++table_paths_;
+    }
+  } catch (const MADError&) {
+    // No table: every LID is asked alone.
+  }
+  table_ = Table::Done;
+  for (auto h : table_waiters_) s_.make_ready(h);
+  table_waiters_.clear();
+}
+
 Task<IBPath> PmAccess::path(uint16_t lid) {
+  if (table_ == Table::Pending) co_await TableWait{*this};
   auto [it, fresh] = paths_.try_emplace(lid);
   Entry& e = it->second;
   if (fresh) co_await resolve(lid, e);

@@ -140,7 +140,19 @@ public:
   // yet (a command reading ahead while discovery fills the database).
   void set_port_guid(uint16_t lid, uint64_t guid) { guids_[lid] = guid; }
 
+  // Ask the SA once for the paths from this port to every port (a
+  // PathRecord GetTable naming only the source, as the reference's
+  // ibqueryerrors does): path() then takes a LID's path from that table and
+  // asks for the LID alone only when the table lacks it (an SA or a
+  // transport without RMPP sends only the table's first MAD; an SA that
+  // fails the query leaves every LID to its own query).  Call before the
+  // scheduler runs the askers; nothing with skip_sl.
+  void read_path_table();
+
+  // PathRecord queries sent (the table counts one).
   uint64_t path_queries() const { return path_queries_; }
+  // Paths the table gave.
+  uint64_t table_paths() const { return table_paths_; }
   Scheduler& sched() { return s_; }
 
 private:
@@ -158,6 +170,14 @@ private:
     void await_resume() const {}
   };
   Task<> resolve(uint16_t lid, Entry& e);
+  Task<> read_table();
+  enum class Table { None, Pending, Done };
+  struct TableWait {
+    PmAccess& pm;
+    bool await_ready() const noexcept { return pm.table_ != Table::Pending; }
+    void await_suspend(std::coroutine_handle<> h) { pm.table_waiters_.push_back(h); }
+    void await_resume() const {}
+  };
 
   Scheduler& s_;
   IBPath sa_;
@@ -169,7 +189,9 @@ private:
   // grows (resolve() holds one across its query).
   std::unordered_map<uint16_t, Entry> paths_;
   std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
-  uint64_t path_queries_ = 0;
+  uint64_t path_queries_ = 0, table_paths_ = 0;
+  Table table_ = Table::None;
+  std::vector<std::coroutine_handle<>> table_waiters_;
 };
 
 // The set-up every PM-scanning command shares: the configured local end

@@ -2,9 +2,11 @@
 // a LID whose port GUID is known names both ends by GID as well as by LID
 // (OpenSM then finds them by GUID instead of scanning every port), an SA
 // that refuses that pairing is asked again by LIDs alone, one query per LID
-// however many ask, and the SL always comes from the SA.
+// however many ask, the path table (one GetTable from the source) answers
+// the LIDs it holds, and the SL always comes from the SA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/config.h"
@@ -35,7 +37,13 @@ struct LocalFake : FakeTransport {
 struct FakeSA {
   bool refuse_gid = false;
   bool silent = false;  // answer nothing (timeouts)
+  // GetTable (the paths from the source to every port): the records of
+  // these destination LIDs, SL 4, as one reassembled message; refused with
+  // ERR_REQ_INVALID when refuse_table.
+  std::vector<uint16_t> table_lids;
+  bool refuse_table = false;
   std::vector<std::pair<uint64_t, iba::SAPathRecord>> queries;
+  std::vector<uint8_t> methods;
 
   void answer(FakeTransport& t, const Sent& s) {
     const uint8_t* m = s.mad.data();
@@ -45,7 +53,28 @@ struct FakeSA {
     iba::SAPathRecord q;
     q.load({m + 56, q.SIZE});
     queries.push_back({mask, q});
+    methods.push_back(m[3]);
     if (silent) return;
+    if (m[3] == 0x12) {  // GetTable
+      auto rm = coretest::sa_reply(s.mad, nullptr, q.SIZE);
+      if (refuse_table) {
+        rm.data[4] = 0x02;
+        t.inbox.push_back(rm);
+        return;
+      }
+      rm.data[4] = 0;
+      std::vector<uint8_t> msg(rm.data.begin(), rm.data.begin() + 56);
+      for (uint16_t d : table_lids) {
+        iba::SAPathRecord r = q;
+        r.set_DLID(d).set_SL(4).set_PKey(0xffff).set_MTU(4).set_rate(3).set_packetLifeTime(18);
+        r.set_DGID(iba::Gid::from(kPrefix, 0x20000 + d));
+        msg.insert(msg.end(), r.buf.begin(), r.buf.end());
+      }
+      std::copy_n(msg.begin(), std::min<size_t>(msg.size(), 256), rm.data.begin());
+      if (msg.size() > 256) rm.big = msg;
+      t.inbox.push_back(rm);
+      return;
+    }
     const auto& D = iba::SAPathRecord::DESC;
     if (refuse_gid && (mask & cm(D, "DGID"))) {
       auto rm = coretest::sa_reply(s.mad, nullptr, q.SIZE);
@@ -86,21 +115,31 @@ struct PmPath : ::testing::Test {
     ibcore::config().timeout_ms = 0;
     ibcore::config().retries = 3;
   }
-  // PmAccess::path of LID `lid` asked by `askers` tasks at once, the LID's
-  // port GUID given first when not 0.
-  std::vector<Got> resolve(uint16_t lid, uint64_t guid, int askers) {
+  uint64_t table_paths = 0;
+  // PmAccess::path of each LID of `lids` (one task each, all at once),
+  // after asking for the path table when `table`; `guid` is given as the
+  // port GUID of every LID when not 0.
+  std::vector<Got> resolve_all(const std::vector<uint16_t>& lids, uint64_t guid, bool table) {
     ibcore::Scheduler s(t, 8);
     ibcore::IBPath sa_path;
     sa_path.DLID = 1;
     sa_path.dqpn = 1;
     sa_path.qkey = ibcore::GSI_QKEY;
     ibcore::health::PmAccess pm(s, sa_path);
-    if (guid) pm.set_port_guid(lid, guid);
-    std::vector<Got> got(static_cast<size_t>(askers));
-    for (auto& g : got) s.spawn(get(pm, lid, g.path, g.error));
+    if (table) pm.read_path_table();
+    std::vector<Got> got(lids.size());
+    for (size_t i = 0; i < lids.size(); ++i) {
+      if (guid) pm.set_port_guid(lids[i], guid);
+      s.spawn(get(pm, lids[i], got[i].path, got[i].error));
+    }
     s.run();
     path_queries = pm.path_queries();
+    table_paths = pm.table_paths();
     return got;
+  }
+  // LID `lid` asked by `askers` tasks at once.
+  std::vector<Got> resolve(uint16_t lid, uint64_t guid, int askers) {
+    return resolve_all(std::vector<uint16_t>(static_cast<size_t>(askers), lid), guid, false);
   }
 };
 
@@ -151,6 +190,37 @@ TEST_F(PmPath, ATimeoutIsNotAskedAgainAndReachesEveryAsker) {
   EXPECT_EQ(sa.queries.size(), 1u);
   EXPECT_EQ(got[0].error, "Failed getting path record for LID 7.");
   EXPECT_EQ(got[1].error, got[0].error);
+}
+
+TEST_F(PmPath, TheTableGivesThePathsItHasAndTheRestAreAskedAlone) {
+  sa.table_lids = {5, 6, 7, 8, 11};  // 5 records: more than one MAD holds
+  auto got = resolve_all({7, 9, 7}, 0, true);
+  ASSERT_EQ(sa.queries.size(), 2u);
+  EXPECT_EQ(sa.methods[0], 0x12);  // the table first, naming the source only
+  EXPECT_EQ(sa.queries[0].first, cm(D, "SGID") | cm(D, "SLID"));
+  EXPECT_EQ(sa.queries[0].second.SGID(), iba::Gid::from(kPrefix, 0x10001));
+  EXPECT_EQ(sa.methods[1], 0x01);  // then LID 9 alone
+  EXPECT_EQ(sa.queries[1].second.DLID(), 9u);
+  EXPECT_EQ(path_queries, 2u);
+  EXPECT_EQ(table_paths, 5u);
+  EXPECT_EQ(got[0].error, "");
+  EXPECT_EQ(got[0].path.DLID, 7);
+  EXPECT_EQ(got[0].path.SL, 4);  // from the table
+  EXPECT_EQ(got[1].path.DLID, 9);
+  EXPECT_EQ(got[1].path.SL, 3);  // asked alone
+  EXPECT_EQ(got[2].path.SL, 4);
+}
+
+TEST_F(PmPath, ARefusedTableLeavesEveryLidToItsOwnQuery) {
+  sa.refuse_table = true;
+  auto got = resolve_all({7, 9}, 0, true);
+  ASSERT_EQ(sa.queries.size(), 3u);
+  EXPECT_EQ(sa.methods[0], 0x12);
+  EXPECT_EQ(table_paths, 0u);
+  for (const auto& g : got) {
+    EXPECT_EQ(g.error, "");
+    EXPECT_EQ(g.path.SL, 3);
+  }
 }
 
 }  // namespace
