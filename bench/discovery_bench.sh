@@ -4,7 +4,8 @@
 # and -o 128), iblinkinfo and ibqueryerrors (full-fabric scans).  Checks the
 # outputs agree, prints wall times and their ratios, peak RSS, the CPU time
 # ibsim spent answering each run (the floor under umad2sim: every MAD goes
-# through ibsim's socket), the tool's own CPU time, and MAD counts against the minimum a complete SMP
+# through ibsim's socket) and OpenSM (the SA: ibqueryerrors' PathRecords),
+# the tool's own CPU time, and MAD counts against the minimum a complete SMP
 # discovery needs.
 #
 #   bench/discovery_bench.sh [BUILD_DIR] [K]      (defaults: build 32)
@@ -46,7 +47,8 @@ trap cleanup EXIT
 # until ibsim is idle (under 5% of a CPU over a second) so every run sees
 # the same simulator.
 ibsim_pid=$(cat "$fab/ibsim.pid")
-ticks() { awk '{print $14 + $15}' "/proc/$ibsim_pid/stat"; }
+opensm_pid=$(cat "$fab/opensm.pid")
+ticks() { awk '{print $14 + $15}' "/proc/${1:-$ibsim_pid}/stat"; }
 hz=$(getconf CLK_TCK)
 for _ in $(seq 300); do
   a=$(ticks); sleep 1; b=$(ticks)
@@ -57,22 +59,26 @@ cd "$dir"
 
 # measure NAME CMD...: stdout to NAME.txt, stderr to NAME.err; keeps the
 # fastest of the runs: wall time (s), peak RSS (kB, from rusage), the CPU
-# time ibsim used meanwhile (s) and the tool's own (user + system, s).
-declare -A WALL RSS SIM CPU
+# time ibsim and OpenSM used meanwhile (s) and the tool's own (user +
+# system, s).
+declare -A WALL RSS SIM OSM CPU
 measure() {
   local name=$1
   shift
-  local a b w m u s
+  local a b oa ob w m u s
   a=$(ticks)
+  oa=$(ticks "$opensm_pid")
   if ! /usr/bin/time -f '%e %M %U %S' -o "$name.time" "$@" > "$name.txt.new" 2> "$name.err"; then
     echo "$name failed:"; tail -5 "$name.err"; exit 1
   fi
   b=$(ticks)
+  ob=$(ticks "$opensm_pid")
   read -r w m u s < "$name.time"
   if [ -z "${WALL[$name]:-}" ] || awk -v x="$w" -v y="${WALL[$name]}" 'BEGIN { exit !(x < y) }'; then
     WALL[$name]=$w
     RSS[$name]=$m
     SIM[$name]=$(awk -v t=$((b - a)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')
+    OSM[$name]=$(awk -v t=$((ob - oa)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')
     CPU[$name]=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
     mv "$name.txt.new" "$name.txt"
   else
@@ -91,7 +97,7 @@ for _ in $(seq "$reps"); do
 done
 for _ in $(seq "$reps"); do
   measure ref_ibqueryerrors ibqueryerrors
-  measure ibtool_ibqueryerrors "$ibtool" ibqueryerrors
+  measure ibtool_ibqueryerrors "$ibtool" ibqueryerrors -v
 done
 
 strip() { grep -v -e '^# Topology file: generated on' -e '^# Total MADs used:' "$1"; }
@@ -128,19 +134,22 @@ minimum=$(awk '
 row() {  # row NAME BASE MADS: one line of the table; ratio = NAME's wall / BASE's
   local ratio
   ratio=$(awk -v a="${WALL[$1]}" -v b="${WALL[$2]}" 'BEGIN { printf "%.1fx", a / b }')
-  printf '%-22s %8s %8s %12s %8s %11s %10s\n' "$1" "${WALL[$1]}" "$ratio" "${RSS[$1]}" "${CPU[$1]}" "${SIM[$1]}" "$3"
+  printf '%-22s %8s %8s %12s %8s %11s %12s %10s\n' "$1" "${WALL[$1]}" "$ratio" "${RSS[$1]}" "${CPU[$1]}" "${SIM[$1]}" \
+    "${OSM[$1]}" "$3"
 }
-printf '\n%-22s %8s %8s %12s %8s %11s %10s\n' run wall_s ratio peak_rss_kB cpu_s ibsim_cpu_s MADs
+printf '\n%-22s %8s %8s %12s %8s %11s %12s %10s\n' run wall_s ratio peak_rss_kB cpu_s ibsim_cpu_s opensm_cpu_s MADs
 row ref_default ibtool "$(mads ref_default.txt)"
 row ref_o128 ibtool "$(mads ref_o128.txt)"
 row ibtool ibtool "$ibtool_mads"
 row ref_iblinkinfo ibtool_iblinkinfo ""
 row ibtool_iblinkinfo ibtool_iblinkinfo ""
 row ref_ibqueryerrors ibtool_ibqueryerrors ""
-row ibtool_ibqueryerrors ibtool_ibqueryerrors ""
+row ibtool_ibqueryerrors ibtool_ibqueryerrors \
+  "$(sed -n 's/^I: ibqueryerrors: .* \([0-9]*\) MADs in all.*/\1/p' ibtool_ibqueryerrors.err)"
 echo "minimum MADs for a complete discovery: $minimum"
 echo "(fastest of $reps runs each; ratio = that run's wall time / ibtool's for the same command;"
 echo " cpu_s = the tool's own CPU time (user + system, every thread);"
 echo " ibsim_cpu_s = CPU time ibsim spent meanwhile, the floor of a run under umad2sim;"
+echo " opensm_cpu_s = CPU time OpenSM spent meanwhile (answering SA queries);"
 echo " the reference's MADs from its -m line, ibtool's from its -v line, resends included)"
 exit $status
