@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cmd/common.h"
@@ -180,10 +181,10 @@ private:
       if (config().verbose)
         std::fprintf(stderr,
                      "I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecord queries, %llu paths from "
-                     "the table; %zu nodes read during discovery), discovery %.3f s, then %.3f s\n",
+                     "the table; %zu LIDs read during discovery), discovery %.3f s, then %.3f s\n",
                      todo.size(), (unsigned long long)ses->sched().engine().sent(),
                      (unsigned long long)ses->pm().path_queries(), (unsigned long long)ses->pm().table_paths(),
-                     ahead_.size(),
+                     ahead_lids_.size(),
                      std::chrono::duration<double>(t1 - t0).count(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     }
@@ -220,6 +221,12 @@ private:
     return false;
   }
 
+  // Error counter i as the report counts it (PortXmitWait only where the
+  // PMA has it).
+  static uint64_t error_value(const iba::PMPortCounters& pc, uint16_t cap, int i) {
+    return i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT) ? 0 : H::err_value(pc, i);
+  }
+
   // " [Name == v]" for every error counter beyond its threshold, in the
   // reference's order.  With --details, the details attribute of a counter
   // beyond threshold follows it, each non-zero field as " [Name == v]".  The
@@ -232,8 +239,7 @@ private:
     std::string s;
     for (int i = 0; i < H::N_ERR; ++i) {
       if (is_suppressed(i)) continue;
-      uint64_t v = H::err_value(pc, i);
-      if (i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT)) v = 0;
+      uint64_t v = error_value(pc, cap, i);
       if (!thr_.exceeds(i, v)) continue;
       s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
       if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
@@ -336,26 +342,34 @@ private:
     return s + "\n";
   }
 
-  // Read ahead during discovery (DiscoveryOptions::on_port_lid): the LID
-  // scan_node will use for node n, once; its path and ClassPortInfo (cached
-  // by PmAccess) and, where the PMA has AllPortSelect, the PortCounters of
-  // all ports (kept in ahead_).  A bounded pool of workers drains the queue.
+  // Read ahead during discovery (DiscoveryOptions::on_port_lid), once per
+  // LID: its path and ClassPortInfo (cached by PmAccess) and the
+  // PortCounters scan_node will read first: of all ports where the PMA has
+  // AllPortSelect, else (a CA or router port) of that port.  Kept in ahead_
+  // by (LID, port select); a bounded pool of workers drains the queue.
   struct Ahead {
     bool done = false;
     iba::PMPortCounters pc;
     std::exception_ptr error;
   };
+  struct AheadItem {
+    uint16_t lid;
+    uint8_t port;
+    bool sw;
+  };
+  static uint32_t ahead_key(uint16_t lid, uint8_t sel) { return uint32_t(lid) << 8 | sel; }
   void read_ahead(H::PmAccess& pm, const Subnet& db, unsigned types, uint32_t n, unsigned port) {
     const Node& x = db.node(n);
     unsigned bit = x.is_switch() ? PRINT_SWITCH : x.type == NodeType::CA ? PRINT_CA : PRINT_ROUTER;
     if (!(types & bit)) return;
-    // scan_node's LID: a switch's port 0 LID; a CA's first port's, which is
-    // the port read here for the usual single-port CA (else the scan asks).
+    // The LIDs scan_node uses: a switch's port 0 LID; each CA port's own
+    // (a CA's first port's for its ClassPortInfo: the port read here for
+    // the usual single-port CA; else the scan asks what is missing).
     const Port& p = db.port(x, port);
     uint16_t lid = x.is_switch() ? H::port_lid(db, x, 0) : p.base_lid;
-    if (!lid || !ahead_.try_emplace(lid).second) return;
+    if (!lid || !ahead_lids_.insert(lid).second) return;
     if (p.guid) pm.set_port_guid(lid, p.guid);
-    ahead_q_.push_back(lid);
+    ahead_q_.push_back({lid, uint8_t(port), x.is_switch()});
     if (ahead_workers_ < kAheadWorkers) {
       ++ahead_workers_;
       pm.sched().spawn(ahead_worker(pm));
@@ -363,20 +377,26 @@ private:
   }
   Task<> ahead_worker(H::PmAccess& pm) {
     while (!ahead_q_.empty()) {
-      uint16_t lid = ahead_q_.front();
+      AheadItem it = ahead_q_.front();
       ahead_q_.pop_front();
-      uint16_t cap = co_await pm.cap_mask(lid);
-      if (!(cap & H::PM_CAP_ALL_PORT_SELECT)) continue;
+      uint16_t cap = co_await pm.cap_mask(it.lid);
+      uint8_t sel = cap & H::PM_CAP_ALL_PORT_SELECT ? 0xff : it.port;
+      if (sel != 0xff && it.sw) continue;  // a switch port by port: the scan reads it
       Ahead r;
       try {
-        r.pc = co_await pm.counters(lid, 0xff);
+        r.pc = co_await pm.counters(it.lid, sel);
       } catch (const MADError&) {
         r.error = std::current_exception();
       }
       r.done = true;
-      ahead_[lid] = r;
+      ahead_[ahead_key(it.lid, sel)] = r;
     }
     --ahead_workers_;
+  }
+  // The PortCounters read ahead for (lid, sel), if any.
+  const Ahead* ahead(uint16_t lid, uint8_t sel) const {
+    auto a = ahead_.find(ahead_key(lid, sel));
+    return a != ahead_.end() && a->second.done ? &a->second : nullptr;
   }
   // PM queries in flight for the read-ahead at most: the walk keeps the
   // rest of the scheduler's capacity.
@@ -386,8 +406,48 @@ private:
                      std::vector<NodeOut>& outs, size_t& next) {
     while (next < todo.size()) {
       size_t i = next++;
-      co_await scan_node(pm, db, map, todo[i], outs[i]);
+      if (!clean_ahead(pm, db, todo[i], outs[i])) co_await scan_node(pm, db, map, todo[i], outs[i]);
     }
+  }
+
+  // The LID scan_node queries node n by: a switch's port 0 LID, a CA's or
+  // router's first port's.
+  static uint16_t scan_lid(const Subnet& db, const Node& n) {
+    if (n.is_switch()) return H::port_lid(db, n, 0);
+    for (unsigned p = 1; p <= n.nports; ++p)
+      if (db.port(n, p).exists) return db.port(n, p).base_lid;
+    return 0;
+  }
+
+  // A node whose counters were all read ahead and show nothing beyond a
+  // threshold is done here as scan_node would end it (its ports counted,
+  // nothing printed), without the scan's coroutines and strings.
+  bool clean_ahead(const H::PmAccess& pm, const Subnet& db, uint32_t ni, NodeOut& out) const {
+    if (counters_only_ || clear_errors_ || clear_counts_) return false;
+    const Node& n = db.node(ni);
+    uint16_t lid = scan_lid(db, n);
+    auto cap = pm.known_cap_mask(lid);
+    if (!lid || !cap || cap->second) return false;
+    auto clean = [&](const Ahead* a) {
+      if (!a || a->error) return false;
+      for (int i = 0; i < H::N_ERR; ++i)
+        if (!is_suppressed(i) && thr_.exceeds(i, error_value(a->pc, cap->first, i))) return false;
+      return true;
+    };
+    if (cap->first & H::PM_CAP_ALL_PORT_SELECT) {
+      if (!clean(ahead(lid, 0xff))) return false;
+      out.ports_checked += n.nports;
+      return true;
+    }
+    if (n.is_switch()) return false;
+    unsigned checked = 0;
+    for (unsigned p = 1; p <= n.nports; ++p) {
+      if (!db.port(n, p).exists) continue;
+      if (!clean(ahead(db.port(n, p).base_lid, uint8_t(p)))) return false;
+      ++checked;
+    }
+    out.ports_checked += checked;
+    return true;
   }
 
   Task<> scan_node(H::PmAccess& pm, const Subnet& db, const NodeNameMap& map, uint32_t ni, NodeOut& out) {
@@ -396,16 +456,7 @@ private:
     bool sw = n.is_switch();
     unsigned start = sw && n.enhsp0 ? 0 : 1;
     auto port_ok = [&](unsigned p) { return p <= n.nports && db.port(n, p).exists; };
-    uint16_t lid = 0;
-    if (sw) {
-      lid = H::port_lid(db, n, 0);
-    } else {
-      for (unsigned p = 1; p <= n.nports; ++p)
-        if (port_ok(p)) {
-          lid = db.port(n, p).base_lid;
-          break;
-        }
-    }
+    uint16_t lid = scan_lid(db, n);
     bool cap_failed = false;
     uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed) : 0;
     if (cap_failed) {
@@ -449,10 +500,9 @@ private:
         uint8_t sel = p == 0xff ? 0xff : uint8_t(p);
         iba::PMPortCounters pc;
         try {
-          auto a = sel == 0xff ? ahead_.find(l) : ahead_.end();
-          if (a != ahead_.end() && a->second.done) {
-            if (a->second.error) std::rethrow_exception(a->second.error);
-            pc = a->second.pc;
+          if (const Ahead* a = ahead(l, sel)) {
+            if (a->error) std::rethrow_exception(a->error);
+            pc = a->pc;
           } else {
             pc = co_await pm.counters(l, sel);
           }
@@ -541,8 +591,9 @@ private:
   H::Thresholds thr_;
   bool thresholds_ok_ = true;
   bool single_node_ = false;  // a node selected with -G/-S/-D
-  std::unordered_map<uint16_t, Ahead> ahead_;  // LID -> read ahead
-  std::deque<uint16_t> ahead_q_;
+  std::unordered_map<uint32_t, Ahead> ahead_;  // ahead_key(LID, port select) -> read ahead
+  std::unordered_set<uint16_t> ahead_lids_;    // LIDs queued
+  std::deque<AheadItem> ahead_q_;
   unsigned ahead_workers_ = 0;
 };
 

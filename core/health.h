@@ -124,6 +124,12 @@ public:
   // PerfMgt ClassPortInfo capability mask (cached per LID; 0 on failure,
   // and *failed set when given).
   Task<uint16_t> cap_mask(uint16_t lid, bool* failed = nullptr);
+  // The capability mask already read for a LID (mask, failed), if any.
+  std::optional<std::pair<uint16_t, bool>> known_cap_mask(uint16_t lid) const {
+    auto it = caps_.find(lid);
+    if (it == caps_.end()) return std::nullopt;
+    return it->second;
+  }
   Task<iba::PMPortCounters> counters(uint16_t lid, uint8_t port);
   Task<iba::PMPortCountersExtended> counters_ext(uint16_t lid, uint8_t port);
   // Clear counters: PortCounters with counterSelect = select (and
