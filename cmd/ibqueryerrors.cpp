@@ -1,7 +1,9 @@
 // ibqueryerrors: report the ports whose PortCounters error counters exceed
 // their thresholds, over the whole fabric (or one node), in the reference's
-// output format.  Every node is scanned concurrently on the MAD scheduler;
-// the PM path to each LID comes from one SA PathRecord (core/health.h).
+// output format.  Every node is scanned concurrently on the MAD scheduler,
+// on a live fabric while discovery still walks (read_ahead); the PM path to
+// each LID comes from the SA (core/health.h PmAccess: the path table, else
+// one PathRecord per LID naming its GIDs).
 #include <array>
 #include <chrono>
 #include <cinttypes>
@@ -604,8 +606,10 @@ IBTOOL_COMMAND({.name = "ibqueryerrors",
                 .summary = "query the fabric's port error counters and report those beyond thresholds",
                 .description =
                     "Discovers the fabric (or loads a cache) and reads the PortCounters of every port, "
-                    "all nodes concurrently, each destination LID's path resolved once through an SA "
-                    "PathRecord (--skip-sl: SL 0, no PathRecord).  A port is reported when an error "
+                    "all nodes concurrently and, on a live fabric, each node as soon as discovery knows its "
+                    "LID.  Each destination LID's path comes from the SA: one PathRecord table from this "
+                    "port to every port, then a PathRecord per LID the table lacks (--skip-sl: SL 0, no "
+                    "PathRecord).  A port is reported when an error "
                     "counter exceeds its threshold (0 unless the thresholds file, lines Name=value, "
                     "raises it).  Switches whose PMA supports AllPortSelect are read summed first "
                     "(\"port ALL\"), their ports only when the sum shows errors.  --data adds the "
