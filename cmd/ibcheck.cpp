@@ -140,6 +140,7 @@ private:
 
     if (errors || ids) {
       H::PmSession ses(false, errors);
+      ses.pm().use_subnet(&db_);
       Scheduler& sched = ses.sched();
       std::vector<std::vector<H::Finding>> per(items.size());
       if (errors)

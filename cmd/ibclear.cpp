@@ -33,6 +33,7 @@ public:
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     H::PmSession ses;
     H::PmAccess& pm = ses.pm();
+    pm.use_subnet(&db);
     Scheduler& sched = ses.sched();
     unsigned nodes = 0, ports = 0, failed = 0;
     std::vector<std::string> errs;

@@ -68,6 +68,7 @@ private:
     if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
     H::PmSession ses;
     H::PmAccess& pm = ses.pm();
+    pm.use_subnet(&db);
     unsigned failed = 0;
     auto read = [&](Item& it) -> Task<> {
       char b[256];
