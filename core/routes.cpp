@@ -8,6 +8,7 @@
 
 #include "core/nodemap.h"
 #include "core/rpc.h"
+#include "core/textout.h"
 
 namespace ibcore {
 
@@ -100,98 +101,46 @@ void UnicastDump::header(unsigned start, unsigned end, const std::string& where,
 
 namespace {
 // Line building without printf: a dump_fts of a k=32 fat tree is 12M lines.
-// Rows go into a flat buffer written out in 64 kB pieces; the text that
-// names a destination is built once per LID (LidDest::row).
-class RowBuf {
-public:
-  explicit RowBuf(FILE* f) : f_(f) {}
-  ~RowBuf() { flush(); }
-  void flush() {
-    if (n_) std::fwrite(b_, 1, n_, f_);
-    n_ = 0;
-  }
-  // Room for at least k more bytes (k <= CAP).
-  void need(size_t k) {
-    if (n_ + k > CAP) flush();
-  }
-  void put(char c) { b_[n_++] = c; }
-  void put(const char* s, size_t k) {
-    if (k > CAP - n_) {
-      flush();
-      if (k > CAP) {
-        std::fwrite(s, 1, k, f_);
-        return;
+// Rows go into a TextOut (one flat buffer written out in 64 kB pieces); the
+// text that names a destination is built once per LID (LidDest::row) and
+// each row is a copy of it with its LID and port written in.
+
+// Writes "0xLLLL PPP " (a row's start: LID in 4 hex digits, port in 3
+// decimal; 11 characters) at w.
+void write_lid_port(char* w, unsigned lid, uint8_t port) {
+  struct Tables {
+    char hex2[256][2];
+    char dec3[256][3];
+    Tables() {
+      static const char x[] = "0123456789abcdef";
+      for (unsigned i = 0; i < 256; ++i) {
+        hex2[i][0] = x[i >> 4];
+        hex2[i][1] = x[i & 15];
+        dec3[i][0] = char('0' + i / 100);
+        dec3[i][1] = char('0' + i / 10 % 10);
+        dec3[i][2] = char('0' + i % 10);
       }
     }
-    std::memcpy(b_ + n_, s, k);
-    n_ += k;
-  }
-  void put(const std::string& s) { put(s.data(), s.size()); }
-  template <size_t N>
-  void lit(const char (&s)[N]) {
-    put(s, N - 1);
-  }
-  void hex(uint64_t v, int digits) {
-    static const char x[] = "0123456789abcdef";
-    for (int i = digits - 1; i >= 0; --i, v >>= 4) b_[n_ + size_t(i)] = x[v & 15];
-    n_ += size_t(digits);
-  }
-  void dec(unsigned v, int min_digits = 1) {
-    char t[16];
-    int k = 0;
-    do {
-      t[k++] = char('0' + v % 10);
-      v /= 10;
-    } while (v);
-    while (k < min_digits) t[k++] = '0';
-    while (k) b_[n_++] = t[--k];
-  }
+  };
+  static const Tables t;
+  w[0] = '0';
+  w[1] = 'x';
+  std::memcpy(w + 2, t.hex2[(lid >> 8) & 0xff], 2);
+  std::memcpy(w + 4, t.hex2[lid & 0xff], 2);
+  w[6] = ' ';
+  std::memcpy(w + 7, t.dec3[port], 3);
+  w[10] = ' ';
+}
+constexpr size_t LID_PORT_LEN = 11;
 
-  // "0xLLLL PPP " (a row's start: LID in 4 hex digits, port in 3 decimal).
-  void lid_port(unsigned lid, uint8_t port) {
-    set_lid_port(b_ + n_, lid, port);
-    n_ += 11;
-  }
-  // Writes the 11 characters of lid_port() at w.
-  static void set_lid_port(char* w, unsigned lid, uint8_t port) {
-    struct Tables {
-      char hex2[256][2];
-      char dec3[256][3];
-      Tables() {
-        static const char x[] = "0123456789abcdef";
-        for (unsigned i = 0; i < 256; ++i) {
-          hex2[i][0] = x[i >> 4];
-          hex2[i][1] = x[i & 15];
-          dec3[i][0] = char('0' + i / 100);
-          dec3[i][1] = char('0' + i / 10 % 10);
-          dec3[i][2] = char('0' + i % 10);
-        }
-      }
-    };
-    static const Tables t;
-    w[0] = '0';
-    w[1] = 'x';
-    std::memcpy(w + 2, t.hex2[(lid >> 8) & 0xff], 2);
-    std::memcpy(w + 4, t.hex2[lid & 0xff], 2);
-    w[6] = ' ';
-    std::memcpy(w + 7, t.dec3[port], 3);
-    w[10] = ' ';
-  }
-  // A whole row from a destination's cached line (dest_row): copied, then
-  // its LID and port filled in.
-  void row(const std::string& line, unsigned lid, uint8_t port) {
-    if (line.size() > CAP - n_) flush();
-    std::memcpy(b_ + n_, line.data(), line.size());
-    set_lid_port(b_ + n_, lid, port);
-    n_ += line.size();
-  }
-
-private:
-  static constexpr size_t CAP = 1 << 16;
-  FILE* f_;
-  char b_[CAP];
-  size_t n_ = 0;
-};
+// A whole row from a destination's cached line (dest_row): copied, then its
+// LID and port filled in.
+void put_row(TextOut& o, const std::string& line, unsigned lid, uint8_t port) {
+  char* w = o.reserve(line.size());
+  std::memcpy(w, line.data(), line.size());
+  write_lid_port(w, lid, port);
+  o.advance(line.size());
+}
 
 void put_hex(std::string& o, uint64_t v, int digits) {
   static const char x[] = "0123456789abcdef";
@@ -200,7 +149,7 @@ void put_hex(std::string& o, uint64_t v, int digits) {
   o.append(b, size_t(digits));
 }
 
-// A destination's row with a placeholder LID and port (RowBuf::row fills
+// A destination's row with a placeholder LID and port (put_row fills
 // them in).
 const std::string& dest_row(const LidDest& d) {
   if (d.row.empty()) {
@@ -229,8 +178,7 @@ unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsi
 template <class Resolve>
 unsigned UnicastDump::rows_by(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const Resolve& resolve) {
   unsigned n = 0;
-  auto out = std::make_unique<RowBuf>(f_);
-  RowBuf& o = *out;
+  TextOut o(f_);
   const std::string unknown = ": (" + unknown_ + ")\n";
   // The reference reads the table in 64-LID blocks up to end/64 rounded up:
   // an end LID that starts a block is left out.
@@ -251,45 +199,43 @@ unsigned UnicastDump::rows_by(const std::vector<uint8_t>& lft, unsigned start, u
         last_base_ = d.base_lid;
         last_count_ = 1u << d.lmc;
         last_guid_ = d.port_guid;
-        o.row(dest_row(d), lid, port);
+        put_row(o, dest_row(d), lid, port);
         continue;
       }
     }
-    // The fixed part of a row and any of the short texts fit in 160 bytes.
-    o.need(160);
-    o.lid_port(lid, port);
+    write_lid_port(o.reserve(LID_PORT_LEN), lid, port);
+    o.advance(LID_PORT_LEN);
     if (no_dests_) {
       o.put('\n');
       continue;
     }
     if (!valid) {
       if (in_last) {
-        o.lit(": (path #");
+        o.put(": (path #");
         o.dec(lid - last_base_);
-        o.lit(" - illegal port)\n");
+        o.put(" - illegal port)\n");
       } else {
-        o.lit(": (illegal port)\n");
+        o.put(": (illegal port)\n");
       }
       continue;
     }
     if (have_last_ && in_last) {
-      o.lit(": (path #");
+      o.put(": (path #");
       o.dec(lid - last_base_ + 1);
-      o.lit(" out of ");
+      o.put(" out of ");
       o.dec(last_count_);
-      o.lit(": portguid 0x");
-      o.hex(last_guid_, 16);
-      o.lit(")\n");
+      o.put(": portguid 0x");
+      o.hex0(last_guid_, 16);
+      o.put(")\n");
       continue;
     }
     o.put(unknown);
   }
-  o.need(64);
   o.dec(n);
   if (all_)
-    o.lit(" lids dumped \n");
+    o.put(" lids dumped \n");
   else
-    o.lit(" valid lids dumped \n");
+    o.put(" valid lids dumped \n");
   return n;
 }
 

@@ -105,6 +105,16 @@ public:
     n_ += size_t(digits);
     return *this;
   }
+  // Room for k more bytes (k at most 64 kB) at the end of the buffer, to be
+  // written in place and then kept with advance(k): for text patched after
+  // it is copied (dump_fts rows: a cached line with its LID and port
+  // written in).
+  char* reserve(size_t k) {
+    room(k);
+    return b_.get() + n_;
+  }
+  void advance(size_t k) { n_ += k; }
+
   // Anything else (rare lines only).
   TextOut& printf(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
     char t[512];
