@@ -59,12 +59,16 @@ public:
     if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
     use_lid_ = m == DiscoveryMode::LID;
     res_.mode_used = m;
-    uint64_t sent0 = s_.engine().sent();
+    uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
 
     s_.spawn(start());
     s_.run();
     if (start_error_) std::rethrow_exception(start_error_);
     db_.mads_used = res_.mads = s_.engine().sent() - sent0;
+    // Counted by the engine: MADs other code sends on the same scheduler
+    // while the walk runs (ibqueryerrors' PM reads) are in mads, not in
+    // queries, so mads - queries is not the resends.
+    res_.resent = s_.engine().resent() - resent0;
     if (!discovered_) db_.compute_reference_order(opt_.progress);
     return std::move(res_);
   }

@@ -81,6 +81,7 @@ struct DiscoveryResult {
   std::vector<std::string> errors;  // one line per failed query (partial result)
   uint64_t mads = 0;                // MADs sent (resends included)
   uint64_t queries = 0;             // queries made (each MAD once, without resends)
+  uint64_t resent = 0;              // MADs sent again (timeout or BUSY)
   DiscoveryMode mode_used = DiscoveryMode::DR;
 };
 

@@ -562,7 +562,7 @@ Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res, Scheduler*
   if (config().verbose)
     std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
                  (unsigned long long)r.mads, (unsigned long long)r.queries,
-                 (unsigned long long)(r.mads > r.queries ? r.mads - r.queries : 0),
+                 (unsigned long long)r.resent,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   if (res) *res = std::move(r);
   return db;

@@ -285,6 +285,7 @@ void MadEngine::fail_timeout(PendingMad& p) {
 
 void MadEngine::timed_out(PendingMad& p) {
   if (--p.tries_left > 0) {
+    ++resent_;
     try {
       send_one(p);
     } catch (...) {
@@ -351,6 +352,7 @@ void MadEngine::expire(Clock::time_point now) {
     if (!p || p->seq != tm.seq) continue;  // already answered or resent
     if (p->backoff) {
       p->backoff = false;
+      ++resent_;
       try {
         send_one(*p);
       } catch (...) {

@@ -150,7 +150,8 @@ public:
   size_t queued() const { return queued_; }
   unsigned max_outstanding() const { return max_; }
   // Statistics
-  uint64_t sent() const { return sent_; }
+  uint64_t sent() const { return sent_; }     // every send, resends included
+  uint64_t resent() const { return resent_; }  // sends again after a timeout or BUSY
   uint64_t stale() const { return stale_; }
 
   // Replies that matched no request (requests to our server agents land here
@@ -182,7 +183,7 @@ private:
   };
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   RecvMad rbuf_;
-  uint64_t sent_ = 0, stale_ = 0, completed_ = 0;
+  uint64_t sent_ = 0, resent_ = 0, stale_ = 0, completed_ = 0;
 };
 
 // Check a finished PendingMad: throws the MADError it carries, or the
