@@ -92,7 +92,7 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
   if (!dr.is_dr()) return dr.DLID;
   if (dr.drDLID != LID_PERMISSIVE && dr.hop_count() == 0) return dr.drDLID;
   auto it = dr_cache_.find(dr.drPath);
-  if (it != dr_cache_.end()) return it->second;
+  if (it != dr_cache_.end() && it->second.lid) return it->second.lid;
   uint16_t lid = 0;
   try {
     if (dr.hop_count() == 0) {
@@ -112,8 +112,8 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
       for (size_t i = 1; i < dr.drPath.size(); ++i) {
         prefix.push_back(dr.drPath[i]);
         auto c = dr_cache_.find(prefix);
-        if (c != dr_cache_.end()) {
-          cur = c->second;
+        if (c != dr_cache_.end() && c->second.lid) {
+          cur = c->second.lid;
           continue;
         }
         iba::SALinkRecord q;
@@ -123,8 +123,7 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
           throw MADError("No link leaves lid " + std::to_string(cur) + " port " + std::to_string(dr.drPath[i]) +
                          " in the SA's LinkRecords");
         cur = uint16_t(t.records[0].toLID());
-        dr_cache_[prefix] = cur;
-        dr_port_[prefix] = uint8_t(t.records[0].toPort());
+        dr_cache_[prefix] = {cur, uint8_t(t.records[0].toPort())};
       }
       lid = cur;
     }
@@ -133,15 +132,15 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
     throw;
   }
   if (!lid) throw MADError("The port at " + dr.describe() + " has no LID");
-  dr_cache_[dr.drPath] = lid;
+  dr_cache_[dr.drPath].lid = lid;
   return lid;
 }
 
 uint8_t GmpPathResolver::dr_entry_port(const IBPath& dr) {
   if (!dr.is_dr() || dr.hop_count() == 0) return 0;
   dr_to_lid(dr);
-  auto it = dr_port_.find(dr.drPath);
-  return it == dr_port_.end() ? 0 : it->second;
+  auto it = dr_cache_.find(dr.drPath);
+  return it == dr_cache_.end() ? 0 : it->second.entry_port;
 }
 
 IBPath GmpPathResolver::resolve(const IBPath& target_in) {

@@ -14,6 +14,7 @@
 // port <target>." above the RPC layer's own message.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -69,8 +70,21 @@ private:
   bool use_smp_;
   std::optional<IBPath> sa_path_;
   std::map<std::string, IBPath> cache_;
-  std::map<std::vector<uint8_t>, uint16_t> dr_cache_;
-  std::map<std::vector<uint8_t>, uint8_t> dr_port_;  // entry port of each walked prefix (SA)
+  // What is known of a DR path (and of each prefix walked through the SA):
+  // its LID, and the port the route enters the last node by (SA walks only;
+  // 0 = not known).
+  struct DrHop {
+    uint16_t lid = 0;
+    uint8_t entry_port = 0;
+  };
+  // Ordered with std::lexicographical_compare: vector's operator<=> makes
+  // GCC 12 warn falsely (-Wstringop-overread) about its memcmp bound.
+  struct PathLess {
+    bool operator()(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
+  };
+  std::map<std::vector<uint8_t>, DrHop, PathLess> dr_cache_;
   std::optional<iba::SAPathRecord> last_;
 };
 

@@ -336,7 +336,9 @@ TEST(DecodeMad, EachClassDecodes) {
         << first;
     EXPECT_NE(first.find(std::string(" ") + a->desc->name + "(" + std::to_string(k.attr) + ")"), std::string::npos)
         << first;
-    if (k.hdr_field) EXPECT_NE(out.find(std::string(k.hdr_field) + "="), std::string::npos) << out;
+    if (k.hdr_field) {
+      EXPECT_NE(out.find(std::string(k.hdr_field) + "="), std::string::npos) << out;
+    }
     EXPECT_NE(out.find(std::string("+ data ") + a->desc->name), std::string::npos) << out;
     EXPECT_EQ(out.find(" is unknown"), std::string::npos) << out;
   }

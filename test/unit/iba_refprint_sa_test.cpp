@@ -21,7 +21,9 @@ TEST(RefPrintSa, EveryLayoutRowNamesAField) {
       const ref::SaLayout* l = ref::sa_layout(*d, {.show_keys = keys});
       ASSERT_TRUE(l) << d->name;
       for (const auto& line : l->lines)
-        if (line.field) EXPECT_TRUE(find_field(*d, line.field)) << d->name << "." << line.field;
+        if (line.field) {
+          EXPECT_TRUE(find_field(*d, line.field)) << d->name << "." << line.field;
+        }
       std::vector<uint8_t> zero(d->size, 0);
       EXPECT_NO_THROW(ref::sa_dump(*d, zero.data(), *l)) << d->name;
     }
