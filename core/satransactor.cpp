@@ -174,6 +174,13 @@ std::vector<uint8_t> SAReadSteps::unwrap(const SAMapping& m, std::span<const uin
   return out;
 }
 
+void SAReadSteps::sw_entry_port(std::vector<uint8_t>& port_info, uint8_t entry_port) {
+  iba::SMPPortInfo pi;
+  pi.load(port_info);
+  pi.set_localPortNum(entry_port);
+  std::memcpy(port_info.data(), pi.raw(), std::min(port_info.size(), size_t(pi.SIZE)));
+}
+
 std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, uint32_t amod) {
   const SAMapping& m = SAReadSteps::mapping(smp_attr);
   uint16_t lid = get_path_lid(path);
@@ -203,8 +210,11 @@ std::vector<uint8_t> SATransactor::get(uint16_t smp_attr, const IBPath& path, ui
     }
     if (node) it = node_records_.emplace(lid, std::move(rep)).first;
   }
-  return SAReadSteps::unwrap(m, it != node_records_.end() ? it->second : rep,
-                             smp_attr == ATTR_NODE_INFO ? res_.dr_entry_port(path) : 0);
+  auto out = SAReadSteps::unwrap(m, it != node_records_.end() ? it->second : rep,
+                                 smp_attr == ATTR_NODE_INFO ? res_.dr_entry_port(path) : 0);
+  if (SAReadSteps::needs_switch_entry(smp_attr) && is_switch(lid, nullptr))
+    SAReadSteps::sw_entry_port(out, path.is_dr() ? res_.dr_entry_port(path) : 0);
+  return out;
 }
 
 bool is_sa_no_records(const std::exception& e) {
@@ -302,7 +312,16 @@ Task<std::vector<uint8_t>> AsyncSmpSource::sa_get(uint16_t smp_attr, IBPath path
     }
   }
   auto rep = co_await record(lid, m, amod, sw, path);
-  co_return SAReadSteps::unwrap(m, rep, smp_attr == ATTR_NODE_INFO ? entry_port : 0);
+  auto out = SAReadSteps::unwrap(m, rep, smp_attr == ATTR_NODE_INFO ? entry_port : 0);
+  if (SAReadSteps::needs_switch_entry(smp_attr)) {
+    IBPath at;
+    at.DLID = lid;
+    iba::SMPNodeInfo ni;
+    ni.load(SAReadSteps::unwrap(*sa_mapping(ATTR_NODE_INFO),
+                                co_await record(lid, *sa_mapping(ATTR_NODE_INFO), 0, std::nullopt, at), 0));
+    if (ni.nodeType() == 2) SAReadSteps::sw_entry_port(out, entry_port);
+  }
+  co_return out;
 }
 
 SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa, std::optional<IBPath> sa_path) : mad_(mad) {

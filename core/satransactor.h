@@ -101,6 +101,11 @@ struct SAReadSteps {
   // The SMP attribute inside the reply MAD; entry_port (not 0) becomes a
   // NodeInfo's localPortNum (the port a directed route enters by).
   static std::vector<uint8_t> unwrap(const SAMapping& m, std::span<const uint8_t> reply, uint8_t entry_port);
+  // A switch's PortInfo says which port the SMP entered by (0 when it came
+  // LID-routed, to the management port); the record's says where the SM's
+  // came in.  Whether smp_attr needs that (then sw_entry_port sets it).
+  static bool needs_switch_entry(uint16_t smp_attr) { return smp_attr == 0x0015; }
+  static void sw_entry_port(std::vector<uint8_t>& port_info, uint8_t entry_port);
 };
 
 // Whether e is the SA's ERR_NO_RECORDS (OpenSM keeps no record of an
