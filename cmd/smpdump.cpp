@@ -1,5 +1,6 @@
 // smpdump: one SubnGet of any attribute ID, the 64 data bytes dumped in hex
 // as the reference does (or as a string with -s, or decoded with --decode).
+// With --sa the attribute comes from the SA's record instead (no SMP).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "cmd/target.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/satransactor.h"
 #include "iba/decode.h"
 #include "iba/mad.h"
 #include "iba/smp.h"
@@ -18,6 +20,7 @@ namespace {
 using ibcore::IBPath;
 
 constexpr size_t SMP_DATA_OFF = 64, SMP_DATA_SIZE = 64;
+constexpr uint16_t DR_DIRECTION = 0x8000;  // a directed route SMP's status: the reply's D bit
 
 // The 64 data bytes: 16 a line in groups of two bytes.
 std::string hex_dump(const uint8_t* d) {
@@ -39,7 +42,7 @@ public:
     app.add_flag("-s,--string", string_, "print the data as a string (up to its first NUL)");
     app.add_flag("--decode", decode_, "print the attribute decoded field by field instead of in hex");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa);
     app.add_option("args", args_, "<dlid|dr_path> <attr> [mod]");
   }
 
@@ -48,10 +51,15 @@ public:
     // The reference reads numbers with strtoul(.., 0): junk is 0.
     uint16_t attr = uint16_t(std::strtoul(args_[1].c_str(), nullptr, 0));
     uint32_t mod = args_.size() > 2 ? uint32_t(std::strtoul(args_[2].c_str(), nullptr, 0)) : 0;
+    if (ibcore::config().use_sa && !ibcore::sa_mapping(attr)) {
+      std::fprintf(stderr, "E: SMP attribute 0x%04x has no SA record: it cannot be read with --sa\n", attr);
+      return 1;
+    }
     try {
       IBPath target;
       auto s = ibtool::open_for_target(app_->get_name(), flags_, args_, 0, target, args_[0], false);
       IBPath path = ibcore::resolve_for_smp(*s->mad, target);
+      if (ibcore::config().use_sa) return query_sa(*s, path, attr, mod);
       return query(*s, path, attr, mod);
     } catch (const ibtool::SilentFail&) {
       return 255;
@@ -63,6 +71,27 @@ public:
   }
 
 private:
+  // --sa: the attribute unwrapped from its SA record, in the place it has
+  // in an SMP's data (the rest zero, as an SMA's reply has it), and the
+  // status a directed route's reply carries (its direction bit).  A read
+  // that fails (no such record or route: where an SMP goes unanswered or
+  // is refused with a status the SA does not tell) is dumped as an
+  // unanswered SMP is: zeros, the error on stderr.
+  int query_sa(ibtool::Session& s, const IBPath& path, uint16_t attr, uint32_t mod) {
+    std::array<uint8_t, SMP_DATA_SIZE> data{};
+    uint16_t status = 0;
+    try {
+      ibcore::SATransactor sa(*s.mad);
+      auto a = sa.get(attr, path, mod);
+      std::memcpy(data.data(), a.data(), std::min(a.size(), data.size()));
+      if (path.is_dr()) status = DR_DIRECTION;
+    } catch (const ibcore::MADError& e) {
+      ibcore::report(e);
+    }
+    print(attr, data.data(), status);
+    return 0;
+  }
+
   int query(ibtool::Session& s, const IBPath& path, uint16_t attr, uint32_t mod) {
     // A SubnGet of any ID, defined or not (build_mad sends unknown IDs as
     // given).
@@ -91,7 +120,11 @@ private:
       std::memcpy(mad.data(), p.rep.data(), std::min(p.rep_len, mad.size()));
       status = uint16_t(mad[4] << 8 | mad[5]);
     }
-    const uint8_t* data = mad.data() + SMP_DATA_OFF;
+    print(attr, mad.data() + SMP_DATA_OFF, status);
+    return 0;
+  }
+
+  void print(uint16_t attr, const uint8_t* data, uint16_t status) const {
     std::string out;
     if (decode_) {
       out = decoded(attr, data);
@@ -107,7 +140,6 @@ private:
       out += b;
     }
     std::fputs(out.c_str(), stdout);
-    return 0;
   }
 
   static std::string decoded(uint16_t attr, const uint8_t* data) {
