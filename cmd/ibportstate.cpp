@@ -1,13 +1,17 @@
 // ibportstate: show the state, LIDs, width and speed of one port, check a
 // switch port against its peer, or change the port with a SubnSet of its
 // PortInfo (state, physical state, enabled speeds and widths, LIDs, VLs,
-// MTU, M_Key fields) and the FDR10 speed through MlnxExtPortInfo.
+// MTU, M_Key fields) and the FDR10 speed through MlnxExtPortInfo.  With
+// --sa the queries read the SA's PortInfoRecords instead (no SMP); the SA
+// cannot change a port, so the set ops are refused.
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
@@ -15,6 +19,9 @@
 #include "core/config.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/satransactor.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
 
@@ -156,13 +163,13 @@ void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
 
 class PortState {
 public:
-  PortState(ibcore::MadTransactor& mad, bool show_keys) : mad_(mad), show_keys_(show_keys) {}
+  PortState(ibcore::MadTransactor& mad, bool show_keys) : mad_(mad), src_(mad), show_keys_(show_keys) {}
 
   // SubnGet/SubnSet whose failure ends the run with the reference's message.
   template <class T>
   T get(const IBPath& p, uint32_t amod, const char* msg) {
     try {
-      return mad_.SubnGet<T>(p, amod);
+      return src_.SubnGet<T>(p, amod);
     } catch (const ibcore::MADError& e) {
       ibtool::ref_fail(e, msg);
     }
@@ -186,6 +193,12 @@ public:
     n.ni = get<iba::SMPNodeInfo>(p, 0, "smp query nodeinfo failed");
     n.is_switch = n.ni.nodeType() == 2;
     n.mlnx = ibcore::mlnx_ext_supported(uint16_t(n.ni.deviceID()), uint32_t(n.ni.vendorID()));
+    if (n.mlnx && src_.uses_sa()) {
+      // The SA keeps no MlnxExtPortInfo: its lines are left out.
+      std::fprintf(stderr, "W: %s: MlnxExtPortInfo (FDR10) cannot be read through the SA (--sa): not shown\n",
+                   p.describe().c_str());
+      n.mlnx = false;
+    }
     return n;
   }
 
@@ -305,14 +318,19 @@ private:
       peer.drDLID = ibcore::LID_PERMISSIVE;
       peer.drPath = {0, uint8_t(portnum)};
     }
-    Node pn = node(peer);
-    int peer_port = int(pn.ni.localPortNum());
+    // Through the SA a combined route is read at the LID and port its
+    // switch port's LinkRecord leads to (the header still names the route).
+    IBPath at = peer;
+    int peer_port = -1;
+    if (src_.uses_sa() && !path.is_dr()) std::tie(at, peer_port) = sa_link_end(path, portnum);
+    Node pn = node(at);
+    if (peer_port < 0) peer_port = int(pn.ni.localPortNum());
     out("Peer PortInfo:\n");
     std::fflush(stdout);
     bool peer_espeed = false;
-    iba::SMPPortInfo ppi = port(peer, peer_port, pn.is_switch, peer_espeed);
+    iba::SMPPortInfo ppi = port(at, peer_port, pn.is_switch, peer_espeed);
     iba::SMPMlnxExtPortInfo pmx;
-    if (pn.mlnx) pmx = mepi(peer, peer_port);
+    if (pn.mlnx) pmx = mepi(at, peer_port);
     out(show_port(peer, ppi, peer_port, peer_espeed, pn.is_switch, show_keys_));
     if (pn.mlnx) out(show_mepi(peer, pmx, peer_port));
     std::fflush(stdout);
@@ -357,7 +375,29 @@ private:
     }
   }
 
+  // The LID and port at the other end of a switch port's link: its SA
+  // LinkRecord.
+  std::pair<IBPath, int> sa_link_end(const IBPath& sw, int portnum) {
+    const auto& D = iba::SALinkRecord::DESC;
+    auto comp = [&D](const char* f) { return iba::component_mask(*iba::find_field(D, f)); };
+    iba::SALinkRecord q;
+    q.set_fromLID(sw.DLID).set_fromPort(uint8_t(portnum));
+    iba::SALinkRecord r;
+    try {
+      r = mad_.SubnAdmGet(q, comp("fromLID") | comp("fromPort"), &src_.sa()->sa_path());
+    } catch (ibcore::MADError& e) {
+      e.annotate("Failed getting the LinkRecord of " + sw.describe() + " port " + std::to_string(portnum) + " (--sa).");
+      ibtool::ref_fail(e, "smp query nodeinfo failed");
+    }
+    IBPath at;
+    at.ca = sw.ca;
+    at.port = sw.port;
+    at.DLID = uint16_t(r.toLID());
+    return {at, int(r.toPort())};
+  }
+
   ibcore::MadTransactor& mad_;
+  ibcore::SmpSource src_;  // SMPs, or SA records with --sa
   bool show_keys_;
 };
 
@@ -368,13 +408,24 @@ public:
     ibtool::bind_ref_help(app, help_);
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa);
     app.add_option("args", args_, "<dest dr_path|lid|guid> <portnum> [<op>]");
   }
 
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
+    if (ibcore::config().use_sa) {
+      // The SA answers reads only: refuse a change before sending anything.
+      for (size_t i = 2; i < args_.size(); ++i) {
+        int j = 0;
+        while (j < NOPS && args_[i] != OPS[j].name) ++j;
+        if (j == NOPS || j == QUERY) continue;
+        std::fprintf(stderr, "E: %s %s: the SA cannot change a port (it does not set PortInfoRecords); "
+                             "leave out --sa to set it with SMPs\n", tool.c_str(), OPS[j].name);
+        return usage_status();
+      }
+    }
     try {
       IBPath target;
       auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
