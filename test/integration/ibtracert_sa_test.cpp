@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "test/integration/mad_trace.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
@@ -19,12 +20,7 @@ namespace {
 
 const std::string IBTOOL = IBTOOL_PATH;
 
-// Lines of the -d trace naming a MAD of the given RPC ("SubnGet(", ...).
-int rpcs(const std::string& err, const std::string& rpc) {
-  int n = 0;
-  for (size_t p = 0; (p = err.find("RPC " + rpc, p)) != std::string::npos; ++p) ++n;
-  return n;
-}
+using madtrace::rpcs;
 
 class IbtracertSA : public ::testing::Test {
 protected:

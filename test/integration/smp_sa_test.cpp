@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/mad_trace.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
@@ -18,13 +19,7 @@ namespace {
 
 const std::string IBTOOL = IBTOOL_PATH;
 
-// Lines of the -d trace naming a MAD of the given RPC ("SubnGet(", ...);
-// "" counts every MAD.
-int rpcs(const std::string& err, const std::string& rpc) {
-  int n = 0;
-  for (size_t p = 0; (p = err.find("RPC " + rpc, p)) != std::string::npos; ++p) ++n;
-  return n;
-}
+using madtrace::rpcs;
 
 class SmpCommandsSA : public ::testing::Test {
 protected:
