@@ -9,6 +9,10 @@
 // the output: ports are only looked at as 001..036; a port's count is keyed
 // by the text of the dump line; host names are compared as Perl numbers (so
 // "a port leading to a host" holds for nearly every name).
+//
+// With --sa the files are not needed: the fabric and the switches' LFTs
+// come from the SA (discovery mode SA, LinearForwardingTableRecords), no
+// SMP is sent, and the LFTs are looked at as dump_lfts would print them.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -25,10 +29,16 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
+#include "core/config.h"
+#include "core/devices.h"
+#include "core/discovery.h"
 #include "core/error.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/routes.h"
+#include "core/sched.h"
 #include "core/subnet.h"
+#include "core/umad.h"
 
 namespace {
 
@@ -88,21 +98,40 @@ public:
         ->option_text("<ibnetdiscover-cache>");
     app.add_flag("-e", heuristic_, "turn on heuristic(s) to look at switch balances deeper");
     app.add_flag("-v", verbose_, "verbose output, output all switches");
+    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Debug |
+                                        ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Sa |
+                                        ibtool::opt::SaPath | ibtool::opt::Outstanding);
     app.add_option("args", ignored_, "ignored (as the reference ignores words after its options)");
   }
 
   int run() override {
+    map_ = NodeNameMap::open("");
+    std::vector<std::string> lines;
+    if (config().use_sa) {
+      // The files, if given, win over what the SA would give.
+      if (!cache_file_.empty()) read_cache();
+      if ((lft_file_.empty() || cache_file_.empty()) && !from_sa(lft_file_.empty() ? &lines : nullptr)) return 1;
+      if (!lft_file_.empty()) read_lft_file(lines);
+      return analyse(lines);
+    }
     if (lft_file_.empty() || cache_file_.empty()) {
       std::fprintf(stderr, "%s\n", lft_file_.empty() ? "Must specify dump lfts file" : "Must specify ibnetdiscover cache");
       return usage();
     }
-    std::vector<std::string> lines;
-    {
-      std::ifstream in(lft_file_);
-      if (!in) std::fprintf(stderr, "Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
-      std::string l;
-      while (std::getline(in, l)) lines.push_back(l);
-    }
+    read_lft_file(lines);
+    read_cache();
+    return analyse(lines);
+  }
+
+private:
+  void read_lft_file(std::vector<std::string>& lines) const {
+    std::ifstream in(lft_file_);
+    if (!in) std::fprintf(stderr, "Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+  }
+
+  void read_cache() {
     try {
       db_ = load_cache(cache_file_);
       have_db_ = true;
@@ -111,8 +140,72 @@ public:
       // looks down and unconnected.
       ibcore::report(e);
     }
-    map_ = NodeNameMap::open("");
+  }
 
+  // --sa: discover the fabric through the SA (into db_ unless the cache
+  // file gave it) and, when lines is set, read every switch's LFT from the
+  // SA and put there what dump_lfts prints for it.  False (after saying
+  // why) when the fabric cannot be read.
+  bool from_sa(std::vector<std::string>* lines) {
+    try {
+      const EndPort& ep = get_end_port(config().ca, config().port);
+      Umad umad(ep.ca, ep.port);
+      Scheduler sched(umad, unsigned(std::max(0, config().outstanding)));
+      Subnet live;
+      DiscoveryOptions o;
+      o.mode = DiscoveryMode::SA;
+      o.mlx_epi = false;
+      o.read_lft = lines != nullptr;
+      DiscoveryResult r = discover(sched, live, o);
+      for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+      if (lines) *lines = lft_dump(live);
+      if (!have_db_) {
+        db_ = std::move(live);
+        have_db_ = true;
+      }
+      return true;
+    } catch (const std::exception& e) {
+      ibcore::report(e);
+      std::fprintf(stderr, "E: could not read the fabric from the SA (--sa)\n");
+      return false;
+    }
+  }
+
+  // The unicast tables of db's switches as dump_lfts prints them (the
+  // reference's switch order, every LID up to LinearFDBTop), one line each.
+  std::vector<std::string> lft_dump(const Subnet& db) const {
+    char* buf = nullptr;
+    size_t len = 0;
+    FILE* f = open_memstream(&buf, &len);
+    if (!f) throw Error("open_memstream failed");
+    std::vector<LidDest> dests = lid_dests_from_db(db, map_);
+    UnicastDump dump(f, false, false);
+    for (uint32_t id : db.reference_order(NodeType::Switch)) {
+      const Node& n = db.node(id);
+      const SwitchTables* t = db.find_tables(id);
+      if (!n.has_swinfo || !t || !t->lft_valid) {
+        std::fprintf(stderr, "E: the SA gave no linear forwarding table of switch 0x%016llx\n",
+                     (unsigned long long)n.guid);
+        continue;
+      }
+      unsigned top = unsigned(n.switch_info().linearFDBTop());
+      dump.header(0, top, "DR path slid 0; dlid 0; " + dr_path_of(db, id).dr_string(), n.guid,
+                  map_.remap(n.guid, n.description()));
+      dump.rows(t->lft, 0, top, dests);
+    }
+    std::fclose(f);
+    std::vector<std::string> lines;
+    std::string text(buf, len);
+    std::free(buf);
+    for (size_t a = 0, b; a < text.size(); a = b + 1) {
+      b = text.find('\n', a);
+      if (b == std::string::npos) b = text.size();
+      lines.push_back(text.substr(a, b - a));
+    }
+    return lines;
+  }
+
+  int analyse(const std::vector<std::string>& lines) {
     static const std::regex re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
     static const std::regex re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
     static const std::regex re_host(".+ (.+) : \\(.+ portguid .+: '(.+)'\\)");
@@ -164,7 +257,6 @@ public:
 
   // Bad options: usage on stderr, status 2, as for every command (the script
   // prints its usage on stdout; missing -l/-i below still do, as it does).
-private:
   int usage() {
     std::printf("Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
     std::printf("  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
@@ -304,9 +396,12 @@ IBTOOL_COMMAND({.name = "check_lft_balance",
                     "(ports 1..36; ports leading straight to a host and ports that are down without "
                     "routes left out) and reports the switches where two ports differ by more than one "
                     "(-v: every switch; -e: the reference's heuristics for line boards and partly "
-                    "populated switches).  Port states come from an ibnetdiscover cache.",
-                .usage = "-l lft-output -i ibnetdiscover-cache [-e] [-v]",
+                    "populated switches).  Port states come from an ibnetdiscover cache.  With --sa "
+                    "the fabric and its tables are read from the SA instead (no SMP is sent; a file "
+                    "given with -l or -i still wins for its part).",
+                .usage = "-l lft-output -i ibnetdiscover-cache [-e] [-v] | --sa [-e] [-v]",
                 .examples = "  dump_lfts.sh > lft-output\n"
                             "  ibnetdiscover --cache fabric.cache\n"
-                            "  check_lft_balance -l lft-output -i fabric.cache",
+                            "  check_lft_balance -l lft-output -i fabric.cache\n"
+                            "  check_lft_balance --sa -v",
                 .make = [] { return std::make_unique<CheckLftBalance>(); }});

@@ -1,9 +1,12 @@
-// smpdump and ibportstate with --sa on ibsim + OpenSM: every read is an SA
-// record query and no SMP is sent (counted from the -d trace of every MAD
-// the transport sends); what the SA cannot do (an attribute it keeps no
-// record of, a change to a port) is refused before anything is sent.  The
-// outputs themselves are compared with the reference's SMP runs in the
-// conformance rows (smpdump.rows, ibportstate.rows).
+// smpdump, ibportstate and check_lft_balance with --sa on ibsim + OpenSM:
+// every read is an SA record query and no SMP is sent (counted from the -d
+// trace of every MAD the transport sends); what the SA cannot do (an
+// attribute it keeps no record of, a change to a port) is refused before
+// anything is sent.  smpdump's and ibportstate's outputs are compared with
+// the reference's SMP runs in the conformance rows (smpdump.rows,
+// ibportstate.rows); check_lft_balance --sa, which reads the fabric itself,
+// with the reference run on files dump_fts and ibnetdiscover wrote (rows
+// cannot write a command's output to a file).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -120,5 +123,38 @@ TEST_F(SmpCommandsSA, IbportstatePeerOfALidsSwitchPort) {
   EXPECT_EQ(peer_lines(sa.out), peer_lines(dr.out)) << sa.out << "\n" << dr.out;
   EXPECT_NE(sa.out.find("# Port info: Lid 2 DR path slid 1; dlid 65535; 0,3 port 3"), std::string::npos) << sa.out;
 }
+
+// check_lft_balance --sa (the fabric and the LFTs from the SA) against the
+// reference reading the reference dump_fts's output and ibnetdiscover's
+// cache of the same fabric.
+void same_balance_as_files(const std::string& topology, const std::string& tag) {
+  testbed::FabricOptions o;
+  o.tag = tag;
+  testbed::Fabric f(testbed::generate(topology), o);
+  auto d = f.sh("dump_fts > clb.lft");
+  ASSERT_EQ(d.status, 0) << d.err;
+  auto c = f.run({"ibnetdiscover", "--cache", "clb.cache"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  for (std::vector<std::string> flags : {std::vector<std::string>{"-v"}, {"-v", "-e"}, {}}) {
+    std::vector<std::string> ref{"check_lft_balance"}, ours{IBTOOL, "check_lft_balance", "-d", "--sa"};
+    ref.insert(ref.end(), flags.begin(), flags.end());
+    ours.insert(ours.end(), flags.begin(), flags.end());
+    ref.insert(ref.end(), {"-l", "clb.lft", "-i", "clb.cache"});
+    auto r = f.run(ref);
+    auto s = f.run(ours);
+    std::string what = topology + ":";
+    for (const auto& a : flags) what += " " + a;
+    if (!flags.empty()) {
+      EXPECT_NE(r.out, "") << what;  // -v reports every switch
+    }
+    EXPECT_EQ(s.out, r.out) << what << "\n" << s.err;
+    EXPECT_EQ(s.status, r.status) << what;
+    EXPECT_EQ(rpcs(s.err, "SubnGet(") + rpcs(s.err, "SubnSet("), 0) << what << "\n" << s.err;
+    EXPECT_GT(rpcs(s.err, "SubnAdmGet"), 0) << what << "\n" << s.err;
+  }
+}
+
+TEST(LftBalanceSA, FatTreeAsFromFiles) { same_balance_as_files("fattree 4", "clbft"); }
+TEST(LftBalanceSA, IrregularAsFromFiles) { same_balance_as_files("irregular", "clbirr"); }
 
 }  // namespace
