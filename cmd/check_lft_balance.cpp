@@ -20,11 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmd/common.h"
@@ -38,6 +37,7 @@
 #include "core/routes.h"
 #include "core/sched.h"
 #include "core/subnet.h"
+#include "core/textfile.h"
 #include "core/umad.h"
 
 namespace {
@@ -81,11 +81,91 @@ double perl_num(const std::optional<std::string>& v) {
   return std::strtod(s.substr(b, i - b).c_str(), nullptr);
 }
 
-// Capture group n of the last successful match, Perl style (undef when the
-// group did not take part).
-std::optional<std::string> group(const std::smatch& m, size_t n) {
-  if (n >= m.size() || !m[n].matched) return std::nullopt;
-  return m[n].str();
+// The script's line patterns, matched as Perl matches them: literal text,
+// '.' (any one character: the lines have no '\n'), ".+" (one or more, greedy)
+// and "(.+)" (the same, captured); "\(" and "\)" are literal parentheses.
+// A search finds the leftmost match and, from there, the first one greedy
+// backtracking reaches, so the captures are what Perl's $1, $2 would be.
+class LinePattern {
+public:
+  explicit LinePattern(std::string_view re) {
+    for (size_t i = 0; i < re.size();) {
+      if (re.substr(i, 4) == "(.+)") {
+        toks_.push_back({Tok::Plus, {}, int(ncap_++)});
+        i += 4;
+      } else if (re.substr(i, 2) == ".+") {
+        toks_.push_back({Tok::Plus, {}, -1});
+        i += 2;
+      } else if (re[i] == '.') {
+        toks_.push_back({Tok::Any, {}, -1});
+        ++i;
+      } else {
+        if (re[i] == '\\') ++i;
+        if (toks_.empty() || toks_.back().kind != Tok::Lit) toks_.push_back({Tok::Lit, {}, -1});
+        toks_.back().lit += re[i++];
+      }
+    }
+  }
+
+  // True when line matches somewhere; caps then holds the captured texts.
+  bool search(std::string_view line, std::vector<std::string>& caps) const {
+    std::vector<std::string_view> c(ncap_);
+    bool found = false;
+    if (toks_.empty() || toks_[0].kind != Tok::Lit) {
+      // A leading wildcard: a match starting anywhere extends back to 0.
+      found = at(0, line, 0, c);
+    } else {
+      for (size_t p = line.find(toks_[0].lit); p != std::string_view::npos && !found; p = line.find(toks_[0].lit, p + 1))
+        found = at(0, line, p, c);
+    }
+    if (found) caps.assign(c.begin(), c.end());
+    return found;
+  }
+
+private:
+  struct Tok {
+    enum Kind { Lit, Any, Plus } kind;
+    std::string lit;
+    int cap;
+  };
+
+  bool at(size_t t, std::string_view s, size_t pos, std::vector<std::string_view>& c) const {
+    if (t == toks_.size()) return true;
+    const Tok& k = toks_[t];
+    switch (k.kind) {
+    case Tok::Lit:
+      return s.substr(pos).starts_with(k.lit) && at(t + 1, s, pos + k.lit.size(), c);
+    case Tok::Any:
+      return pos < s.size() && at(t + 1, s, pos + 1, c);
+    case Tok::Plus:
+      break;
+    }
+    if (pos >= s.size()) return false;
+    bool lit_next = t + 1 < toks_.size() && toks_[t + 1].kind == Tok::Lit;
+    // Longest first; before a literal only the ends where it follows.
+    for (size_t e = s.size();; --e) {
+      if (lit_next) {
+        e = s.rfind(toks_[t + 1].lit, e);
+        if (e == std::string_view::npos) return false;
+      }
+      if (e <= pos) return false;
+      if (at(t + 1, s, e, c)) {
+        if (k.cap >= 0) c[size_t(k.cap)] = s.substr(pos, e - pos);
+        return true;
+      }
+      if (e == 0) return false;
+    }
+  }
+
+  std::vector<Tok> toks_;
+  size_t ncap_ = 0;
+};
+
+// Capture n (from 1) of a successful search, as an optional to stand for
+// Perl's undef when the search failed.
+std::optional<std::string> group(const std::vector<std::string>& caps, size_t n) {
+  if (n == 0 || n > caps.size()) return std::nullopt;
+  return caps[n - 1];
 }
 
 class CheckLftBalance : public ibtool::Command {
@@ -125,10 +205,10 @@ public:
 
 private:
   void read_lft_file(std::vector<std::string>& lines) const {
-    std::ifstream in(lft_file_);
-    if (!in) std::fprintf(stderr, "Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
-    std::string l;
-    while (std::getline(in, l)) lines.push_back(l);
+    std::string text;
+    if (!read_file(lft_file_, text))
+      std::fprintf(stderr, "Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
+    for_each_line(text, [&](std::string_view l) { lines.emplace_back(l); });
   }
 
   void read_cache() {
@@ -206,20 +286,20 @@ private:
   }
 
   int analyse(const std::vector<std::string>& lines) {
-    static const std::regex re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
-    static const std::regex re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
-    static const std::regex re_host(".+ (.+) : \\(.+ portguid .+: '(.+)'\\)");
-    static const std::regex re_path(".+ (.+) : \\(path #. out of .: portguid .+\\)");
+    static const LinePattern re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
+    static const LinePattern re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
+    static const LinePattern re_host(".+ (.+) : \\(.+ portguid .+: '(.+)'\\)");
+    static const LinePattern re_path(".+ (.+) : \\(path #. out of .: portguid .+\\)");
     for (const std::string& line : lines) {
-      std::smatch m;
+      std::vector<std::string> m;
       if (line.find("Unicast") != std::string::npos) {
         if (!host_ports_.empty()) process_host_ports();
         if (switch_name_) output_switch();
-        if (std::regex_search(line, m, re_dr)) {
+        if (re_dr.search(line, m)) {
           switch_guid_ = group(m, 1);
           switch_name_ = group(m, 2);
         }
-        if (std::regex_search(line, m, re_lid)) {
+        if (re_lid.search(line, m)) {
           switch_guid_ = group(m, 1);
           switch_name_ = group(m, 2);
         }
@@ -230,7 +310,7 @@ private:
         lids_per_port_calculated_ = 0;
       } else if (line.find("Channel") != std::string::npos || line.find("Router") != std::string::npos) {
         std::optional<std::string> port, host;
-        if (std::regex_search(line, m, re_host)) {
+        if (re_host.search(line, m)) {
           port = group(m, 1);
           host = group(m, 2);
         }
@@ -242,7 +322,7 @@ private:
         else ++lids_per_port_calculated_;
       } else if (line.find("path") != std::string::npos) {
         std::optional<std::string> port;
-        if (std::regex_search(line, m, re_path)) port = group(m, 1);
+        if (re_path.search(line, m)) port = group(m, 1);
         ++counts_[port.value_or("")];
         if (lids_per_port_calculated_ == 0) ++lids_per_port_;
         host_ports_.push_back(port);

@@ -5,7 +5,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iterator>
 
 #include "cmd/common.h"
@@ -13,6 +12,7 @@
 #include "cmd/target.h"
 #include "core/error.h"
 #include "core/netcache.h"
+#include "core/textfile.h"
 
 namespace {
 
@@ -73,9 +73,9 @@ public:
     Subnet db;
     CacheFormat fmt;
     try {
-      std::ifstream in(files_[0], std::ios::binary);
-      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (!in.good() && !in.eof()) throw CacheError("Cannot read cache file " + files_[0]);
+      std::string text;
+      if (!ibcore::read_file(files_[0], text)) throw CacheError("Cannot read cache file " + files_[0]);
+      std::vector<uint8_t> bytes(text.begin(), text.end());
       fmt = detect_cache_format(bytes, files_[0]);
       db = decode_cache(bytes, files_[0]);
     } catch (const std::exception& e) {

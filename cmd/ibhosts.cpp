@@ -3,9 +3,8 @@
 // topology file gives the same lines as the live fabric).
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmd/common.h"
@@ -15,18 +14,11 @@
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "core/nodemap.h"
+#include "core/textfile.h"
 
 namespace {
 
 enum class Kind { Hosts, Switches, Routers };
-
-std::vector<std::string> fields(const std::string& l) {
-  std::vector<std::string> f;
-  std::istringstream in(l);
-  std::string w;
-  while (in >> w) f.push_back(w);
-  return f;
-}
 
 // awk's substr(s, m[, n]) (1-based m; without n: to the end).
 std::string awk_substr(const std::string& s, long m, long n = -1) {
@@ -49,10 +41,9 @@ std::string after_hash(const std::string& l) {
 std::string id_of(const std::vector<std::string>& f) { return f.size() > 2 ? awk_substr(f[2], 4, 16) : ""; }
 
 void emit(const std::string& text, Kind kind) {
-  std::istringstream in(text);
-  std::string l;
-  while (std::getline(in, l)) {
-    auto f = fields(l);
+  ibcore::for_each_line(text, [&](std::string_view line) {
+    std::string l(line);
+    auto f = ibcore::split_words(l);
     std::string f1 = f.size() > 0 ? f[0] : "", f2 = f.size() > 1 ? f[1] : "";
     if (kind == Kind::Hosts && l.rfind("Ca", 0) == 0)
       std::printf("%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
@@ -83,11 +74,11 @@ void emit(const std::string& text, Kind kind) {
     }
     if (l.rfind("ib", 0) == 0) {
       std::printf("%s\n", l.c_str());
-      continue;
+      return;
     }
     for (const char* w : {"ibpanic:", "ibwarn:", "iberror:"})
       if (l.find(w) != std::string::npos) std::printf("%s\n", l.c_str());
-  }
+  });
 }
 
 class IbHosts : public ibtool::Command {
@@ -105,14 +96,10 @@ public:
   int run() override {
     std::string text;
     if (!topofile_.empty()) {
-      std::ifstream in(topofile_);
-      if (!in) {
+      if (!ibcore::read_file(topofile_, text)) {
         std::fprintf(stderr, "E: cannot read topology file %s\n", topofile_.c_str());
         return 1;
       }
-      std::stringstream ss;
-      ss << in.rdbuf();
-      text = ss.str();
     } else {
       try {
         ibcore::Subnet db = ibcore::obtain_subnet();

@@ -9,8 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "cmd/registry.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/textfile.h"
 
 namespace {
 
@@ -219,13 +218,10 @@ private:
   // the file is not readable.
   static bool read_words(const std::string& path, std::string& out) {
     if (::access(path.c_str(), R_OK) != 0) return false;
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::istringstream words(ss.str());
+    std::string text;
+    ibcore::read_file(path, text);
     out.clear();
-    std::string w;
-    while (words >> w) out += (out.empty() ? "" : " ") + w;
+    for (const std::string& w : ibcore::split_words(text)) out += (out.empty() ? "" : " ") + w;
     return true;
   }
 
@@ -259,9 +255,7 @@ private:
       if (ports.empty()) ports.push_back("*");
     } else {
       // An unquoted expansion in the script: split into words.
-      std::istringstream words(port);
-      std::string w;
-      while (words >> w) ports.push_back(w);
+      ports = ibcore::split_words(port);
     }
     for (const auto& p : ports) port_status(dev, p);
     return 0;

@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +19,7 @@
 #include "core/nodemap.h"
 #include "core/routes.h"
 #include "core/satransactor.h"
+#include "core/textfile.h"
 
 namespace {
 
@@ -87,16 +86,16 @@ public:
         }
         return 0;
       }
-      std::ifstream in(ports_file_);
+      // A line at a time: a pipe's pairs are traced as they come.
+      ibcore::LineReader in(ports_file_);
       if (!in) throw ibtool::RefFail{"cannot open ports-file " + ports_file_};
-      std::string line;
+      std::string_view line;
       unsigned n = 0, lineno = 0;
-      while (std::getline(in, line)) {
+      while (in.next(line)) {
         ++lineno;
-        std::istringstream ls(line);
-        std::string a, b;
-        if (!(ls >> a) || a[0] == '#') continue;
-        ls >> b;
+        std::vector<std::string> w = ibcore::split_words(line);
+        if (w.empty() || w[0][0] == '#') continue;
+        std::string a = w[0], b = w.size() > 1 ? w[1] : std::string();
         try {
           trace(*s, a, b);
         } catch (const RouteFail& f) {

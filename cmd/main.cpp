@@ -4,13 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
-#include <filesystem>
+#include <cstring>
 #include <span>
 
 #include "cmd/common.h"
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
+#include "core/mkdirs.h"
 
 namespace ibtool {
 
@@ -62,11 +64,8 @@ int print_help_list() {
 }
 
 int install_links(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    std::fprintf(stderr, "E: cannot create %s: %s\n", dir.c_str(), ec.message().c_str());
+  if (!ibcore::make_dirs(dir)) {
+    std::fprintf(stderr, "E: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
     return 1;
   }
   int rc = 0;
@@ -74,11 +73,10 @@ int install_links(const std::string& dir) {
     std::vector<std::string_view> names{c->name};
     names.insert(names.end(), c->aliases.begin(), c->aliases.end());
     for (std::string_view n : names) {
-      fs::path link = fs::path(dir) / n;
-      fs::remove(link, ec);
-      fs::create_symlink("ibtool", link, ec);
-      if (ec) {
-        std::fprintf(stderr, "E: cannot create link %s: %s\n", link.c_str(), ec.message().c_str());
+      std::string link = ibcore::path_join(dir, n);
+      std::remove(link.c_str());
+      if (::symlink("ibtool", link.c_str()) != 0) {
+        std::fprintf(stderr, "E: cannot create link %s: %s\n", link.c_str(), std::strerror(errno));
         rc = 1;
       }
     }

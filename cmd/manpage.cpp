@@ -1,11 +1,12 @@
 #include "cmd/manpage.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <string_view>
 
 #include "cmd/registry.h"
+#include "core/mkdirs.h"
+#include "core/textfile.h"
 
 namespace ibtool {
 
@@ -38,75 +39,58 @@ std::string header(std::string_view name) {
 std::string man_page_for(const std::string& command) {
   const CommandInfo* info = find_command(command);
   if (!info) return {};
-  std::ostringstream o;
-  o << header(info->name);
-  o << ".SH NAME\n" << esc(info->name) << " \\- " << esc(info->summary) << "\n";
-  o << ".SH SYNOPSIS\n.B " << esc(info->name) << "\n" << esc(info->usage) << "\n.br\n.B ibtool "
-    << esc(info->name) << "\n" << esc(info->usage) << "\n";
+  std::string o = header(info->name);
+  o += ".SH NAME\n" + esc(info->name) + " \\- " + esc(info->summary) + "\n";
+  o += ".SH SYNOPSIS\n.B " + esc(info->name) + "\n" + esc(info->usage) + "\n.br\n.B ibtool " + esc(info->name) +
+       "\n" + esc(info->usage) + "\n";
   if (!info->description.empty()) {
-    o << ".SH DESCRIPTION\n";
-    std::istringstream d{info->description.str()};
-    std::string line;
-    bool para = false;
-    while (std::getline(d, line)) {
-      if (line.empty()) {
-        o << ".PP\n";
-        para = false;
-        continue;
-      }
-      o << esc(line) << "\n";
-      para = true;
-    }
-    (void)para;
+    o += ".SH DESCRIPTION\n";
+    std::string d = info->description.str();
+    ibcore::for_each_line(d, [&](std::string_view line) { o += line.empty() ? ".PP\n" : esc(line) + "\n"; });
   }
   std::unique_ptr<Command> cmd;
   auto app = make_app(*info, cmd, info->name);
-  o << ".SH OPTIONS\n";
+  o += ".SH OPTIONS\n";
   for (const auto& opt : app->get_options()) {
     std::string names;
     for (char ch : opt->names()) names += ch == ',' ? std::string(", ") : std::string(1, ch);
     std::string arg(opt->value_text());
     std::string desc(opt->description());
-    o << ".TP\n.B " << esc(names) << (arg.empty() ? "" : " \\fI" + esc(arg) + "\\fR") << "\n"
-      << esc(desc.empty() ? std::string("(argument)") : desc) << "\n";
+    o += ".TP\n.B " + esc(names) + (arg.empty() ? "" : " \\fI" + esc(arg) + "\\fR") + "\n" +
+         esc(desc.empty() ? std::string("(argument)") : desc) + "\n";
   }
   if (!info->aliases.empty()) {
-    o << ".SH ALIASES\n";
-    for (size_t i = 0; i < info->aliases.size(); ++i)
-      o << (i ? ", " : "") << ".B " << esc(info->aliases[i]) << "\n";
-    o << "behave exactly as\n.BR " << esc(info->name) << " .\n";
+    o += ".SH ALIASES\n";
+    for (size_t i = 0; i < info->aliases.size(); ++i) o += (i ? ", " : "") + std::string(".B ") + esc(info->aliases[i]) + "\n";
+    o += "behave exactly as\n.BR " + esc(info->name) + " .\n";
   }
-  if (!info->examples.empty()) {
-    o << ".SH EXAMPLES\n.nf\n" << esc(info->examples) << "\n.fi\n";
-  }
-  o << ".SH SEE ALSO\n.BR ibtool (8)\n";
-  return o.str();
+  if (!info->examples.empty()) o += ".SH EXAMPLES\n.nf\n" + esc(info->examples) + "\n.fi\n";
+  o += ".SH SEE ALSO\n.BR ibtool (8)\n";
+  return o;
 }
 
 std::string man_page_index() {
-  std::ostringstream o;
-  o << header("ibtool");
-  o << ".SH NAME\nibtool \\- InfiniBand diagnostics and management in one program\n";
-  o << ".SH SYNOPSIS\n.B ibtool\n.I command\n[options] [arguments]\n.br\n.B ibtool help\n.br\n"
+  std::string o = header("ibtool");
+  o += ".SH NAME\nibtool \\- InfiniBand diagnostics and management in one program\n";
+  o += ".SH SYNOPSIS\n.B ibtool\n.I command\n[options] [arguments]\n.br\n.B ibtool help\n.br\n"
        ".B ibtool \\-\\-version\n.br\n.B ibtool \\-\\-install\\-links\n.I dir\n";
-  o << ".SH DESCRIPTION\nibtool replaces the infiniband\\-diags suite with one program. Each command "
+  o += ".SH DESCRIPTION\nibtool replaces the infiniband\\-diags suite with one program. Each command "
        "is a subcommand and may also be run through a link named after it or one of its legacy "
        "aliases; the output of the classic commands matches infiniband\\-diags so that scripts "
        "keep working.\n";
-  o << ".SH COMMANDS\n";
-  for (const CommandInfo* c : commands()) o << ".TP\n.BR " << esc(c->name) << " (8)\n" << esc(c->summary) << "\n";
-  o << ".SH EXIT STATUS\nThat of the reference tool for the same situation; 2 for bad arguments.\n";
-  return o.str();
+  o += ".SH COMMANDS\n";
+  for (const CommandInfo* c : commands()) o += ".TP\n.BR " + esc(c->name) + " (8)\n" + esc(c->summary) + "\n";
+  o += ".SH EXIT STATUS\nThat of the reference tool for the same situation; 2 for bad arguments.\n";
+  return o;
 }
 
 int write_man_pages(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
+  ibcore::make_dirs(dir);
   auto write = [&](std::string_view name, const std::string& text) {
-    std::ofstream f(fs::path(dir) / (std::string(name) + ".8"));
-    f << text;
-    return bool(f);
+    std::FILE* f = std::fopen(ibcore::path_join(dir, std::string(name) + ".8").c_str(), "w");
+    if (!f) return false;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    return std::fclose(f) == 0 && ok;
   };
   bool ok = write("ibtool", man_page_index());
   for (const CommandInfo* c : commands()) {

@@ -10,10 +10,10 @@
 #include <functional>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmd/common.h"
@@ -24,6 +24,7 @@
 #include "core/gmppath.h"
 #include "core/rpc.h"
 #include "core/server.h"
+#include "core/textfile.h"
 #include "core/umad.h"
 #include "iba/vendor.h"
 
@@ -42,20 +43,20 @@ inline std::string host_and_domain() {
 // One line per processor of a /proc/cpuinfo text:
 // "cpu N: model <model name> MHZ <cpu MHz>\n", each value as it follows the
 // ':' (its leading blank kept).
-inline std::string cpu_lines(std::istream& in) {
-  std::string out, line, model, mhz;
+inline std::string cpu_lines(std::string_view text) {
+  std::string out, model, mhz;
   int cpu = -1;
   auto flush = [&] {
     if (cpu >= 0) out += "cpu " + std::to_string(cpu) + ": model " + model + " MHZ " + mhz + "\n";
     model.clear();
     mhz.clear();
   };
-  while (std::getline(in, line)) {
+  ibcore::for_each_line(text, [&](std::string_view line) {
     auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string key = line.substr(0, colon);
-    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
-    std::string val = line.substr(colon + 1);
+    if (colon == std::string_view::npos) return;
+    std::string_view key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+    std::string val(line.substr(colon + 1));
     if (key == "processor") {
       flush();
       cpu = std::stoi(val);
@@ -64,14 +65,15 @@ inline std::string cpu_lines(std::istream& in) {
     } else if (key == "cpu MHz") {
       mhz = val;
     }
-  }
+  });
   flush();
   return out;
 }
 
 inline std::string cpu_info() {
-  std::ifstream f("/proc/cpuinfo");
-  return cpu_lines(f);
+  std::string text;
+  ibcore::read_file("/proc/cpuinfo", text);
+  return cpu_lines(text);
 }
 
 // A reply's text: the NUL terminated string at the start of the data area.

@@ -4,13 +4,11 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
-#include <sstream>
 #include <unordered_map>
 
 #include "core/config.h"
@@ -20,6 +18,7 @@
 #include "core/gmppath.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/textfile.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 
@@ -122,11 +121,9 @@ void Thresholds::parse(std::string_view text) {
 }
 
 bool Thresholds::load(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  parse(ss.str());
+  std::string text;
+  if (!read_file(file, text)) return false;
+  parse(text);
   return true;
 }
 
@@ -732,9 +729,8 @@ std::vector<ExpectedLink> parse_topology(std::string_view text) {
 }
 
 std::vector<ExpectedLink> load_baseline(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("Cannot read baseline " + file);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  if (!read_file(file, bytes)) throw Error("Cannot read baseline " + file);
   std::span<const uint8_t> raw(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   bool is_cache = true;
   try {

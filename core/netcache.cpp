@@ -7,11 +7,10 @@
 #include <cstdio>
 #include <optional>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 #include "core/devices.h"
+#include "core/textfile.h"
 #include "core/umad.h"
 
 namespace ibcore {
@@ -498,11 +497,8 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
 }
 
 std::vector<uint8_t> read_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CacheError("Cannot read cache file " + file + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
+  std::string s;
+  if (!ibcore::read_file(file, s)) throw CacheError("Cannot read cache file " + file + ": " + std::strerror(errno));
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
+
+#include "core/textfile.h"
 
 namespace ibcore {
 
@@ -56,16 +56,14 @@ NodeNameMap NodeNameMap::open(const std::string& file) {
     if (::stat(DEFAULT_NODE_NAME_MAP, &st) != 0) return m;
     name = DEFAULT_NODE_NAME_MAP;
   }
-  std::ifstream in(name);
-  if (!in) {
+  std::string text;
+  if (!read_file(name, text)) {
     int err = errno;
     std::fprintf(stderr, "WARNING failed to open node name map \"%s\" (%s)\n", name.c_str(), std::strerror(err));
     return m;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
   std::string bad;
-  if (!m.parse(ss.str(), &bad)) {
+  if (!m.parse(text, &bad)) {
     std::fprintf(stderr, "WARNING failed to parse node name map \"%s\"\n", name.c_str());
     std::fprintf(stderr, "WARNING failed line: \"%s\"\n", bad.c_str());
     return NodeNameMap{};

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <sstream>
 #include <string>
 
 #include "../../cmd/ofavendor.h"
@@ -23,13 +22,13 @@
 using coretest::FakeTransport;
 
 TEST(Gmp2Ofa, CpuLinesFromCpuinfo) {
-  std::istringstream in(
+  std::string in(
       "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t\t: 85\nmodel name\t: Xeon A\ncpu MHz\t\t: 2700.000\n\n"
       "processor\t: 1\nmodel name\t: Xeon B\ncpu MHz\t\t: 1200.5\n");
   EXPECT_EQ(ibtool::ofa::cpu_lines(in),
             "cpu 0: model  Xeon A MHZ  2700.000\n"
             "cpu 1: model  Xeon B MHZ  1200.5\n");
-  std::istringstream none("");
+  std::string none;
   EXPECT_EQ(ibtool::ofa::cpu_lines(none), "");
 }
 
