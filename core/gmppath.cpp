@@ -116,6 +116,7 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
           cur = c->second.lid;
           continue;
         }
+        if (i >= 2 && !lid_is_switch(cur)) throw not_forwarded(dr, i - 1, cur);
         iba::SALinkRecord q;
         q.set_fromLID(cur).set_fromPort(dr.drPath[i]);
         auto t = mad_.SubnAdmGetTable(q, cm(D, "fromLID") | cm(D, "fromPort"), &sa_path());
@@ -134,6 +135,22 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
   if (!lid) throw MADError("The port at " + dr.describe() + " has no LID");
   dr_cache_[dr.drPath].lid = lid;
   return lid;
+}
+
+MADError GmpPathResolver::not_forwarded(const IBPath& dr, size_t hop, uint16_t lid) {
+  return MADError("The node at hop " + std::to_string(hop) + " of " + dr.describe() + " (lid " +
+                  std::to_string(lid) + ") is not a switch: a directed route cannot go on through it");
+}
+
+bool GmpPathResolver::lid_is_switch(uint16_t lid) {
+  auto it = switch_lids_.find(lid);
+  if (it != switch_lids_.end()) return it->second;
+  iba::SANodeRecord q;
+  q.set_LID(lid);
+  auto r = mad_.SubnAdmGet(q, cm(iba::SANodeRecord::DESC, "LID"), &sa_path());
+  bool sw = r.nodeInfo().nodeType() == 2;
+  switch_lids_[lid] = sw;
+  return sw;
 }
 
 uint8_t GmpPathResolver::dr_entry_port(const IBPath& dr) {

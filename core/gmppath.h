@@ -51,6 +51,11 @@ public:
   // The port a DR path's last hop enters its end node by, as the SA's
   // LinkRecord says (0: not known, e.g. resolved with SMPs or no hop).
   uint8_t dr_entry_port(const IBPath& dr);
+  // The error for a directed route that goes on past a node that is not a
+  // switch (hop `hop` of dr, at `lid`): only switches forward directed-route
+  // SMPs, so an SMP on that route would be lost there.  Walks through the
+  // SA, which would happily follow the LinkRecords, report it instead.
+  static MADError not_forwarded(const IBPath& dr, size_t hop, uint16_t lid);
 
   // The PathRecord the SA returned for the last resolve() (for -v output).
   const std::optional<iba::SAPathRecord>& last_record() const { return last_; }
@@ -85,6 +90,9 @@ private:
     }
   };
   std::map<std::vector<uint8_t>, DrHop, PathLess> dr_cache_;
+  // Whether the node with a LID is a switch (its NodeRecord), asked once.
+  bool lid_is_switch(uint16_t lid);
+  std::map<uint16_t, bool> switch_lids_;
   std::optional<iba::SAPathRecord> last_;
 };
 

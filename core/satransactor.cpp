@@ -248,6 +248,8 @@ Task<std::pair<uint16_t, uint8_t>> AsyncSmpSource::path_end(IBPath path) {
                                iba::component_mask(field(iba::SALinkRecord::DESC, "fromPort"));
   std::pair<uint16_t, uint8_t> at{s_.transport().local_lid(), 0};
   for (size_t i = 1; i < path.drPath.size(); ++i) {
+    if (i >= 2 && (co_await node_info(at.first)).nodeType() != 2)
+      throw GmpPathResolver::not_forwarded(path, i - 1, at.first);
     auto key = std::make_pair(at.first, path.drPath[i]);
     auto it = links_.find(key);
     if (it == links_.end()) {
@@ -300,11 +302,7 @@ Task<std::vector<uint8_t>> AsyncSmpSource::sa_get(uint16_t smp_attr, IBPath path
   std::optional<bool> sw;
   // Port 0 means "this port" on a CA: the SA wants the real port number.
   if (SAReadSteps::names_port_zero(smp_attr, amod)) {
-    IBPath at;
-    at.DLID = lid;
-    iba::SMPNodeInfo ni;
-    ni.load(SAReadSteps::unwrap(*sa_mapping(ATTR_NODE_INFO),
-                                co_await record(lid, *sa_mapping(ATTR_NODE_INFO), 0, std::nullopt, at), 0));
+    iba::SMPNodeInfo ni = co_await node_info(lid);
     sw = ni.nodeType() == 2;
     if (!*sw) {
       amod = SAReadSteps::with_port(smp_attr, amod, uint8_t(ni.localPortNum()));
@@ -313,15 +311,18 @@ Task<std::vector<uint8_t>> AsyncSmpSource::sa_get(uint16_t smp_attr, IBPath path
   }
   auto rep = co_await record(lid, m, amod, sw, path);
   auto out = SAReadSteps::unwrap(m, rep, smp_attr == ATTR_NODE_INFO ? entry_port : 0);
-  if (SAReadSteps::needs_switch_entry(smp_attr)) {
-    IBPath at;
-    at.DLID = lid;
-    iba::SMPNodeInfo ni;
-    ni.load(SAReadSteps::unwrap(*sa_mapping(ATTR_NODE_INFO),
-                                co_await record(lid, *sa_mapping(ATTR_NODE_INFO), 0, std::nullopt, at), 0));
-    if (ni.nodeType() == 2) SAReadSteps::sw_entry_port(out, entry_port);
-  }
+  if (SAReadSteps::needs_switch_entry(smp_attr) && (co_await node_info(lid)).nodeType() == 2)
+    SAReadSteps::sw_entry_port(out, entry_port);
   co_return out;
+}
+
+Task<iba::SMPNodeInfo> AsyncSmpSource::node_info(uint16_t lid) {
+  IBPath at;
+  at.DLID = lid;
+  iba::SMPNodeInfo ni;
+  ni.load(SAReadSteps::unwrap(*sa_mapping(ATTR_NODE_INFO),
+                              co_await record(lid, *sa_mapping(ATTR_NODE_INFO), 0, std::nullopt, at), 0));
+  co_return ni;
 }
 
 SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa, std::optional<IBPath> sa_path) : mad_(mad) {

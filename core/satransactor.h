@@ -183,6 +183,8 @@ private:
   // The LID at the end of path and the port its last hop enters by (0 for
   // a LID path).
   Task<std::pair<uint16_t, uint8_t>> path_end(IBPath path);
+  // The NodeInfo of the node with a LID, from its (cached) NodeRecord.
+  Task<iba::SMPNodeInfo> node_info(uint16_t lid);
   Task<std::vector<uint8_t>> record(uint16_t lid, const SAMapping& m, uint32_t amod, std::optional<bool> sw,
                                     const IBPath& path);
   const IBPath& sa_path();

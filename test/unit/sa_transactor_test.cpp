@@ -179,22 +179,37 @@ TEST(SATransactorStatic, DRPathResolvedThroughLinkRecordsAndPortZeroOnACA) {
   EXPECT_EQ(pi.LID(), 5u);
   EXPECT_EQ(pi.localPortNum(), 2u);
   EXPECT_EQ(sa.smps, 0);
-  // Two LinkRecords (lid 1 port 1, lid 2 port 3), the NodeRecord, the PortInfoRecord.
-  ASSERT_EQ(sa.queries.size(), 4u);
+  // The LinkRecord of lid 1 port 1, the NodeRecord of lid 2 (a switch, so
+  // the route may go on through it), the LinkRecord of lid 2 port 3, the
+  // NodeRecord of lid 5, its PortInfoRecord.
+  ASSERT_EQ(sa.queries.size(), 5u);
   const auto& L = iba::SALinkRecord::DESC;
   EXPECT_EQ(sa.queries[0], std::make_pair(uint16_t(0x20), cm(L, "fromLID") | cm(L, "fromPort")));
-  EXPECT_EQ(sa.queries[2].first, 0x11);
+  EXPECT_EQ(sa.queries[1], std::make_pair(uint16_t(0x11), cm(iba::SANodeRecord::DESC, "LID")));
+  EXPECT_EQ(sa.queries[2].first, 0x20);
+  EXPECT_EQ(sa.queries[3].first, 0x11);
   const auto& P = iba::SAPortInfoRecord::DESC;
-  EXPECT_EQ(sa.queries[3], std::make_pair(uint16_t(0x12), cm(P, "endportLID") | cm(P, "portNum")));
+  EXPECT_EQ(sa.queries[4], std::make_pair(uint16_t(0x12), cm(P, "endportLID") | cm(P, "portNum")));
   // The DR path's LID and the NodeRecord are cached: a second read asks
   // only for the PortInfoRecord, a NodeInfo read for nothing.
   (void)src.SubnGet<iba::SMPPortInfo>(dr, 0);
-  EXPECT_EQ(sa.queries.size(), 5u);
+  EXPECT_EQ(sa.queries.size(), 6u);
   auto ni = src.SubnGet<iba::SMPNodeInfo>(dr);
-  EXPECT_EQ(sa.queries.size(), 5u);
+  EXPECT_EQ(sa.queries.size(), 6u);
   // NodeInfo along a DR path says the port the route enters by (the last
   // LinkRecord's toPort), as an SMP's would.
   EXPECT_EQ(ni.localPortNum(), 2u);
+  // Only switches forward a directed route: one that goes on past the CA at
+  // lid 5 fails there, as its SMP would, though a LinkRecord leaves that CA.
+  ibcore::IBDRPath past({1, 3, 2});
+  try {
+    (void)src.SubnGet<iba::SMPNodeInfo>(past);
+    ADD_FAILURE() << "a route through a CA resolved";
+  } catch (const ibcore::MADError& e) {
+    EXPECT_NE(e.dump_str().find("The node at hop 2 of DR path 0,1,3,2 (lid 5) is not a switch"), std::string::npos)
+        << e.dump_str();
+  }
+  EXPECT_EQ(sa.smps, 0);
   ibcore::config().use_sa = false;
 }
 
