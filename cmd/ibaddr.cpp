@@ -38,12 +38,7 @@ public:
       if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
       IBPath target;
       auto s = ibtool::open_for_target(tool, f, a, 0, target, a[0]);
-      IBPath path;
-      try {
-        path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, ibtool::cant_resolve(a[0]));
-      }
+      IBPath path = ibtool::resolve_or_fail(*s, target, a[0], flags_.sm_port);
       ibcore::SmpSource src(*s->mad);
       iba::SMPNodeInfo ni;
       iba::SMPPortInfo pi;

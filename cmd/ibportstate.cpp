@@ -429,12 +429,7 @@ public:
     try {
       IBPath target;
       auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-      IBPath path;
-      try {
-        path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, ibtool::cant_resolve(args_[0]));
-      }
+      IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
       int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
       Request r = parse_ops(args_, 2);
       PortState ps(*s->mad, show_keys_);

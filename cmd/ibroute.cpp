@@ -56,12 +56,7 @@ public:
     try {
       IBPath target;
       auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-      IBPath path;
-      try {
-        path = resolve_for_smp(*s->mad, target, flags_.sm_port);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, ibtool::cant_resolve(args_[0]));
-      }
+      IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
       unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
       unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
       return dump(*s, path, start, end);

@@ -46,12 +46,7 @@ public:
         target = IBPath();
         target.DLID = s->umad->sm_lid();
       }
-      IBPath path;
-      try {
-        path = ibcore::resolve_for_smp(*s->mad, target);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, ibtool::cant_resolve(args_.empty() ? std::string("0") : args_[0]));
-      }
+      IBPath path = ibtool::resolve_or_fail(*s, target, args_.empty() ? std::string("0") : args_[0]);
       ibcore::SmpSource src(*s->mad);
       iba::SMPSMInfo info;
       try {

@@ -255,11 +255,7 @@ public:
       s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
       ibcore::SmpSource src(*s->mad);
       Ctx c{src, {}, {}, extended_, show_keys_};
-      try {
-        c.path = ibcore::resolve_for_smp(*s->mad, target, flags_.sm_port);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, ibtool::cant_resolve(dest));
-      }
+      c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
       if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
       try {
         return op->fn(c);

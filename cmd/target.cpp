@@ -104,6 +104,15 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   return s;
 }
 
+ibcore::IBPath resolve_or_fail(Session& s, const ibcore::IBPath& target, const std::string& dest,
+                               uint16_t sm_lid) {
+  try {
+    return ibcore::resolve_for_smp(*s.mad, target, sm_lid);
+  } catch (const std::exception& e) {
+    ref_fail(e, cant_resolve(dest));
+  }
+}
+
 ibcore::IBPath parse_target_args(const TargetFlags& f, const std::vector<std::string>& args, size_t first) {
   ibcore::TargetForm form = f.form();
   if (args.size() < first + f.nargs()) throw ibcore::Error("missing destination");

@@ -84,6 +84,12 @@ std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFl
                                          ibcore::IBPath& target, const std::string& dest,
                                          bool iberror_on_open = true,
                                          std::string_view noun = "destination port");
+// Resolve target (as open_for_target parsed it) for SMPs, through the SM at
+// sm_lid for GUID/GID forms; a failure ends the reference's way, with our E:
+// lines and then cant_resolve(dest) (RefFail).
+ibcore::IBPath resolve_or_fail(Session& s, const ibcore::IBPath& target, const std::string& dest,
+                               uint16_t sm_lid = 0);
+
 // Thrown by open_for_target(iberror_on_open = false) after reporting: the
 // tool ends with status 255 and nothing on stdout (smpdump's ibpanic).
 struct SilentFail {};
