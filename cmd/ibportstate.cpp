@@ -379,7 +379,7 @@ private:
   // LinkRecord.
   std::pair<IBPath, int> sa_link_end(const IBPath& sw, int portnum) {
     const auto& D = iba::SALinkRecord::DESC;
-    auto comp = [&D](const char* f) { return iba::component_mask(*iba::find_field(D, f)); };
+    auto comp = [&D](const char* f) { return iba::component_mask(D, f); };
     iba::SALinkRecord q;
     q.set_fromLID(sw.DLID).set_fromPort(uint8_t(portnum));
     iba::SALinkRecord r;

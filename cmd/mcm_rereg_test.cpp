@@ -32,7 +32,7 @@ constexpr uint8_t FULL_MEMBER = 0x1;
 uint64_t mcm_mask() {
   uint64_t m = 0;
   for (const char* f : {"MGID", "portGID", "joinState"})
-    m |= iba::component_mask(*iba::find_field(iba::SAMCMemberRecord::DESC, f));
+    m |= iba::component_mask(iba::SAMCMemberRecord::DESC, f);
   return m;
 }
 

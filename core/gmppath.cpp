@@ -8,17 +8,6 @@
 
 namespace ibcore {
 
-namespace {
-
-uint64_t cm(const iba::StructDesc& d, const char* name) {
-  auto f = iba::find_field(d, name);
-  if (!f) throw std::logic_error(std::string("no field ") + name + " in " + d.name);
-  return iba::component_mask(*f);
-}
-
-
-}  // namespace
-
 IBPath sa_path_from_config(MadTransactor& mad) {
   // The transactor already honours --sa-path (default_sa_path); SA users
   // add the SM_Key the SA may require.
@@ -43,28 +32,28 @@ std::pair<iba::SAPathRecord, uint64_t> GmpPathResolver::path_query(const IBPath&
   if (target.DLID) {
     pr.set_DLID(target.DLID);
     pr.set_SLID(target.SLID ? target.SLID : local_lid);
-    mask |= cm(D, "DLID") | cm(D, "SLID");
+    mask |= iba::component_mask(D, "DLID") | iba::component_mask(D, "SLID");
     // The port's GID as well when the caller knows it: OpenSM finds both
     // ends by GUID directly, where LIDs alone make it scan every port GUID
     // of the subnet for each query (its cost grows with the fabric).
     if (target.DGID != iba::Gid{} && local_gid != iba::Gid{}) {
       pr.set_DGID(target.DGID);
       pr.set_SGID(target.SGID == iba::Gid{} ? local_gid : target.SGID);
-      mask |= cm(D, "DGID") | cm(D, "SGID");
+      mask |= iba::component_mask(D, "DGID") | iba::component_mask(D, "SGID");
     }
   } else {
     pr.set_DGID(target.DGID);
     iba::Gid sg = target.SGID == iba::Gid{} ? local_gid : target.SGID;
     pr.set_SGID(sg);
-    mask |= cm(D, "DGID");
-    if (sg != iba::Gid{}) mask |= cm(D, "SGID");
+    mask |= iba::component_mask(D, "DGID");
+    if (sg != iba::Gid{}) mask |= iba::component_mask(D, "SGID");
   }
   pr.set_numbPath(1);
-  mask |= cm(D, "numbPath");
+  mask |= iba::component_mask(D, "numbPath");
   // A P_Key the user named restricts the path to that partition.
   if (target.pkey != 0xffff) {
     pr.set_PKey(target.pkey);
-    mask |= cm(D, "PKey");
+    mask |= iba::component_mask(D, "PKey");
   }
   return {pr, mask};
 }
@@ -119,7 +108,7 @@ uint16_t GmpPathResolver::dr_to_lid(const IBPath& dr) {
         if (i >= 2 && !lid_is_switch(cur)) throw not_forwarded(dr, i - 1, cur);
         iba::SALinkRecord q;
         q.set_fromLID(cur).set_fromPort(dr.drPath[i]);
-        auto t = mad_.SubnAdmGetTable(q, cm(D, "fromLID") | cm(D, "fromPort"), &sa_path());
+        auto t = mad_.SubnAdmGetTable(q, iba::component_mask(D, "fromLID") | iba::component_mask(D, "fromPort"), &sa_path());
         if (t.records.empty())
           throw MADError("No link leaves lid " + std::to_string(cur) + " port " + std::to_string(dr.drPath[i]) +
                          " in the SA's LinkRecords");
@@ -147,7 +136,7 @@ bool GmpPathResolver::lid_is_switch(uint16_t lid) {
   if (it != switch_lids_.end()) return it->second;
   iba::SANodeRecord q;
   q.set_LID(lid);
-  auto r = mad_.SubnAdmGet(q, cm(iba::SANodeRecord::DESC, "LID"), &sa_path());
+  auto r = mad_.SubnAdmGet(q, iba::component_mask(iba::SANodeRecord::DESC, "LID"), &sa_path());
   bool sw = r.nodeInfo().nodeType() == 2;
   switch_lids_[lid] = sw;
   return sw;

@@ -196,7 +196,7 @@ Task<> PmAccess::read_table() {
   iba::SAPathRecord q;
   q.set_SGID(s_.transport().local_gid());
   q.set_SLID(local_lid);
-  uint64_t mask = iba::component_mask(*iba::find_field(D, "SGID")) | iba::component_mask(*iba::find_field(D, "SLID"));
+  uint64_t mask = iba::component_mask(D, "SGID") | iba::component_mask(D, "SLID");
   // The SA computes a path to every port before it answers: give it time
   // (IBA response time 2^19 x 4.096 us, about 2 s), once.
   IBPath sa = sa_;

@@ -17,11 +17,6 @@ namespace ibcore {
 
 namespace {
 
-uint64_t comp(const iba::StructDesc& d, const char* name) {
-  auto f = iba::find_field(d, name);
-  if (!f) throw std::logic_error(std::string("no field ") + name + " in " + d.name);
-  return iba::component_mask(*f);
-}
 
 // Where the SA is: --sa-path, else the SM LID of the local port.
 IBPath sa_destination(Scheduler& s) {
@@ -208,7 +203,7 @@ private:
     const auto& D = iba::SALinkRecord::DESC;
     iba::SALinkRecord lr;
     try {
-      lr = co_await s_.SubnAdmGet(q, comp(D, "fromLID") | comp(D, "fromPort"), rr_.sa());
+      lr = co_await s_.SubnAdmGet(q, iba::component_mask(D, "fromLID") | iba::component_mask(D, "fromPort"), rr_.sa());
     } catch (const std::exception& e) {
       fail(e, "LinkRecord of port " + std::to_string(p) + " of " + lid_str(lid));
       co_return;

@@ -28,15 +28,10 @@ const SAMapping kMappings[] = {
 
 constexpr uint16_t ATTR_NODE_INFO = 0x0011, ATTR_PORT_INFO = 0x0015, ATTR_PKEY = 0x0016, NODE_RECORD = 0x0011;
 
-iba::FieldRef field(const iba::StructDesc& d, const char* name) {
-  auto f = iba::find_field(d, name);
-  if (!f) throw std::logic_error(std::string("no field ") + name + " in " + d.name);
-  return *f;
-}
 
 // Set a record field and return its component bit.
 uint64_t put(const iba::StructDesc& d, std::vector<uint8_t>& rec, const char* name, uint64_t v) {
-  auto f = field(d, name);
+  auto f = iba::field_named(d, name);
   iba::set_bits(rec.data(), f.bit_off, f.width(), v);
   return iba::component_mask(f);
 }
@@ -158,7 +153,7 @@ void SAReadSteps::annotate(MADError& e, const SAMapping& m, const IBPath& path) 
 
 std::vector<uint8_t> SAReadSteps::unwrap(const SAMapping& m, std::span<const uint8_t> reply, uint8_t entry_port) {
   auto data = MadTransactor::payload_of(reply);
-  auto f = field(*m.record, m.embedded);
+  auto f = iba::field_named(*m.record, m.embedded);
   size_t off = f.bit_off / 8, n = f.width() / 8;
   std::vector<uint8_t> out(n, 0);
   if (off < data.size()) std::memcpy(out.data(), data.data() + off, std::min(n, data.size() - off));
@@ -244,8 +239,8 @@ Task<std::pair<uint16_t, uint8_t>> AsyncSmpSource::path_end(IBPath path) {
   if (path.drDLID != LID_PERMISSIVE && path.hop_count() == 0) co_return std::make_pair(path.drDLID, uint8_t(0));
   // Follow the route through the SA's LinkRecords: from each node's LID out
   // of the hop's port to the LID and port at the other end.
-  static const uint64_t mask = iba::component_mask(field(iba::SALinkRecord::DESC, "fromLID")) |
-                               iba::component_mask(field(iba::SALinkRecord::DESC, "fromPort"));
+  static const uint64_t mask = iba::component_mask(iba::SALinkRecord::DESC, "fromLID") |
+                               iba::component_mask(iba::SALinkRecord::DESC, "fromPort");
   std::pair<uint16_t, uint8_t> at{s_.transport().local_lid(), 0};
   for (size_t i = 1; i < path.drPath.size(); ++i) {
     if (i >= 2 && (co_await node_info(at.first)).nodeType() != 2)

@@ -32,7 +32,7 @@ IBPath sa_path_for(MadTransactor& mad, uint16_t sm_lid) {
 IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {
   static const uint64_t mask = [] {
     uint64_t m = 0;
-    for (const char* f : {"DGID", "SGID", "numbPath"}) m |= iba::component_mask(*iba::find_field(iba::SAPathRecord::DESC, f));
+    for (const char* f : {"DGID", "SGID", "numbPath"}) m |= iba::component_mask(iba::SAPathRecord::DESC, f);
     return m;
   }();
   iba::SAPathRecord q;

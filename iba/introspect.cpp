@@ -198,6 +198,12 @@ std::optional<FieldRef> find_field(const StructDesc& desc, std::string_view dott
 
 uint64_t component_mask(const FieldRef& ref) { return ref.component < 64 ? uint64_t(1) << ref.component : 0; }
 
+FieldRef field_named(const StructDesc& desc, std::string_view dotted) {
+  auto f = find_field(desc, dotted);
+  if (!f) throw std::logic_error("no field " + std::string(dotted) + " in " + desc.name);
+  return *f;
+}
+
 // --- values ------------------------------------------------------------------------
 uint64_t get_uint(const FieldRef& ref, const uint8_t* buf) {
   return get_bits(buf, ref.bit_off, ref.width() > 64 ? 64 : ref.width());

@@ -54,6 +54,14 @@ uint64_t apply_assignments(const StructDesc& desc, uint8_t* buf, const std::vect
 // a record in order, reserved ones included (arrays count once).
 uint64_t component_mask(const FieldRef& ref);
 
+// find_field for a name written in the code (not user input): a name that
+// does not exist is a programming error, thrown as std::logic_error.
+FieldRef field_named(const StructDesc& desc, std::string_view dotted);
+// The component mask bit of that field (SA queries built in code).
+inline uint64_t component_mask(const StructDesc& desc, std::string_view dotted) {
+  return component_mask(field_named(desc, dotted));
+}
+
 // "name......value" lines (python-rdma's printer): one per non-reserved leaf.
 std::string print_fields(const StructDesc& desc, const uint8_t* buf, std::string_view prefix = "");
 

@@ -69,7 +69,7 @@ TEST_F(PKeySA, SwitchPortWithTheKey) {
   EXPECT_EQ(pk.PKeyBlock(0), 0xffffu);
   const auto& D = iba::SAPKeyTableRecord::DESC;
   uint64_t want = 0;
-  for (const char* f : {"LID", "blockNum", "portNum"}) want |= iba::component_mask(*iba::find_field(D, f));
+  for (const char* f : {"LID", "blockNum", "portNum"}) want |= iba::component_mask(D, f);
   EXPECT_EQ(last_mask, want);
 }
 
