@@ -132,6 +132,7 @@ MADError GmpPathResolver::not_forwarded(const IBPath& dr, size_t hop, uint16_t l
 }
 
 bool GmpPathResolver::lid_is_switch(uint16_t lid) {
+  if (switch_test_) return switch_test_(lid);
   auto it = switch_lids_.find(lid);
   if (it != switch_lids_.end()) return it->second;
   iba::SANodeRecord q;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ public:
 
   const IBPath& sa_path();
   void set_sa_path(const IBPath& p) { sa_path_ = p; }
+  // Where the SA walk learns whether a LID is a switch: by default its own
+  // NodeRecord query; an owner that keeps NodeRecords (SATransactor) passes
+  // its lookup so that no NodeRecord is asked twice.
+  void set_switch_test(std::function<bool(uint16_t)> f) { switch_test_ = std::move(f); }
 
   // The PathRecord query for a target (exposed for tests): the record and
   // its component mask.  A target with both a DLID and a DGID is asked by
@@ -93,6 +98,7 @@ private:
   // Whether the node with a LID is a switch (its NodeRecord), asked once.
   bool lid_is_switch(uint16_t lid);
   std::map<uint16_t, bool> switch_lids_;
+  std::function<bool(uint16_t)> switch_test_;
   std::optional<iba::SAPathRecord> last_;
 };
 

@@ -46,6 +46,8 @@ const SAMapping* sa_mapping(uint16_t smp_attr) {
 
 SATransactor::SATransactor(MadTransactor& parent, std::optional<IBPath> sa_path)
     : mad_(parent), res_(parent, /*use_smp=*/false) {
+  // The walk's "is this hop a switch" reads the NodeRecords kept here.
+  res_.set_switch_test([this](uint16_t lid) { return is_switch(lid, nullptr); });
   if (sa_path) {
     sa_override_ = *sa_path;
     res_.set_sa_path(*sa_path);

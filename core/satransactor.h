@@ -43,6 +43,9 @@ class SATransactor {
 public:
   // sa_path: where the SA is (default: --sa-path, else the SM LID).
   explicit SATransactor(MadTransactor& parent, std::optional<IBPath> sa_path = std::nullopt);
+  // Its path resolver calls back into it (NodeRecords): not copied or moved.
+  SATransactor(const SATransactor&) = delete;
+  SATransactor& operator=(const SATransactor&) = delete;
 
   MadTransactor& parent() { return mad_; }
 
