@@ -24,7 +24,7 @@
 //   ibswportwatch     finding           -                   -            -
 //   ibqueryerrors     = reference       = reference         -            = reference (rows)
 //   set_port_state, init_all_ports: they make the faults (ports disabled,
-//   links reset); health2_port_state_test.cpp reads the result back.
+//   links reset); health_port_state_test.cpp reads the result back.
 // Every command also runs on the clean fabric (CleanFabricReportsNothing).
 #include <gtest/gtest.h>
 

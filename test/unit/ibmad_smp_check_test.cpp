@@ -19,7 +19,6 @@
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
 
-#ifdef HAVE_LIBIBMAD
 #include <infiniband/mad.h>
 
 using namespace iba;
@@ -123,4 +122,3 @@ TEST(IbmadSmpCheck, RefPrintMatchesLibibmad) {
   }
 }
 
-#endif  // HAVE_LIBIBMAD

@@ -21,7 +21,7 @@
 
 using coretest::FakeTransport;
 
-TEST(Gmp2Ofa, CpuLinesFromCpuinfo) {
+TEST(OfaVendor, CpuLinesFromCpuinfo) {
   std::string in(
       "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t\t: 85\nmodel name\t: Xeon A\ncpu MHz\t\t: 2700.000\n\n"
       "processor\t: 1\nmodel name\t: Xeon B\ncpu MHz\t\t: 1200.5\n");
@@ -32,7 +32,7 @@ TEST(Gmp2Ofa, CpuLinesFromCpuinfo) {
   EXPECT_EQ(ibtool::ofa::cpu_lines(none), "");
 }
 
-TEST(Gmp2Ofa, ReplyTextIsCutToTheDataArea) {
+TEST(OfaVendor, ReplyTextIsCutToTheDataArea) {
   auto p = ibtool::ofa::payload_of_text(std::string(300, 'x'), 216);
   ASSERT_EQ(p.size(), 216u);
   EXPECT_EQ(p[214], 'x');
@@ -58,7 +58,7 @@ std::array<uint8_t, 256> client_request(uint8_t cls, uint16_t attr, uint32_t oui
 }
 }  // namespace
 
-TEST(Gmp2Ofa, WireFormatAndLoopback) {
+TEST(OfaVendor, WireFormatAndLoopback) {
   struct Case {
     uint8_t cls;
     uint16_t attr;
@@ -113,7 +113,7 @@ TEST(Gmp2Ofa, WireFormatAndLoopback) {
 // A request of another OUI or another class is dropped (reply_status 0:
 // no answer), as the kernel would not deliver it; a wrong class version is
 // refused with BAD_VERSION.
-TEST(Gmp2Ofa, OtherOuiOrClassIsDroppedNotAnswered) {
+TEST(OfaVendor, OtherOuiOrClassIsDroppedNotAnswered) {
   FakeTransport t;
   ibcore::MadServer srv(t, iba::OFA_PING_CLASS, 1, iba::M_GET, iba::OFA_OUI);
   auto parse = [&](const std::array<uint8_t, 256>& mad) -> uint16_t {
