@@ -1,0 +1,234 @@
+// The SMP walker (core/discovery) on an in-memory fabric of SMAs
+// (test/unit/fake_smp_fabric.h) instead of ibsim: fabrics with loops and
+// parallel links, lost MADs, LMC ranges on LID-routed walks, a CA in the
+// middle of a route, a node that answers NodeInfo but not PortInfo.  Each
+// walk is checked against the fabric it ran on: every node reachable by
+// directed routes is found once, every link between them is known from both
+// ends, and no SMP was sent on a route that goes on through a CA.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "core/config.h"
+#include "core/discovery.h"
+#include "core/sched.h"
+#include "core/subnet.h"
+#include "test/unit/fake_smp_fabric.h"
+
+namespace {
+
+using coretest::FakeSmpFabric;
+using coretest::FakeTransport;
+
+// The tool's local port, with its LID (0: no LID, a DR-only walk).
+struct LocalPort : FakeTransport {
+  uint16_t lid = 0;
+  uint16_t local_lid() const override { return lid; }
+};
+
+struct ConfigGuard {
+  ibcore::Config saved = ibcore::config();
+  ~ConfigGuard() { ibcore::config() = saved; }
+};
+
+struct Walk {
+  ibcore::Subnet db;
+  ibcore::DiscoveryResult r;
+  LocalPort t;
+  double seconds = 0;
+};
+
+// Walk f from its local port; lid: the local port's LID (LID-routed walk).
+void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outstanding = 8) {
+  w.t.lid = mode == ibcore::DiscoveryMode::LID ? f.nodes[f.local].lid[f.local_port] : 0;
+  w.t.responder = [&f](FakeTransport& t, const coretest::Sent& s) { f.answer(t, s); };
+  w.t.shuffle = true;  // replies in any order
+  ibcore::Scheduler sched(w.t, outstanding);
+  ibcore::DiscoveryOptions o;
+  o.mode = mode;
+  o.mlx_epi = false;
+  auto t0 = std::chrono::steady_clock::now();
+  w.r = ibcore::discover(sched, w.db, o);
+  w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The database holds exactly the nodes of f reachable by SMPs, each once,
+// and every link between two of them that the walk can see (a switch port's,
+// or the port of a CA it reached the CA by), from both ends.
+void expect_matches(const FakeSmpFabric& f, const ibcore::Subnet& db) {
+  auto reach = f.reachable();
+  EXPECT_EQ(db.node_count(), reach.size());
+  for (int n : reach) {
+    const auto& x = f.nodes[n];
+    uint32_t i = db.node_by_guid(x.guid);
+    ASSERT_NE(i, ibcore::NO_INDEX) << x.desc << " not found";
+    const ibcore::Node& d = db.node(i);
+    EXPECT_EQ(d.is_switch(), x.sw) << x.desc;
+    EXPECT_EQ(d.nports, x.nports) << x.desc;
+    EXPECT_EQ(d.description(), x.desc);
+    for (unsigned p = 1; p <= x.nports; ++p) {
+      auto [m, mp] = x.peer[p];
+      if (m < 0 || std::find(reach.begin(), reach.end(), m) == reach.end()) continue;
+      // (Two CAs linked back to back are seen only from the local one.)
+      if (!x.sw && !f.nodes[m].sw && n != f.local && m != f.local) continue;
+      const ibcore::Port* q = db.peer(db.port(d, p));
+      if (!x.sw) {
+        // A CA's link is known through the port the walk reached it by.
+        const ibcore::Port& own = db.port(d, p);
+        if (!own.exists) continue;
+        q = db.peer(own);
+      }
+      ASSERT_NE(q, nullptr) << x.desc << " port " << p << " has no peer";
+      EXPECT_EQ(db.node_of(*q).guid, f.nodes[m].guid) << x.desc << " port " << p;
+      EXPECT_EQ(q->num, mp) << x.desc << " port " << p;
+    }
+  }
+}
+
+// Four switches in a ring with a diagonal and two parallel links, a CA on
+// each switch (the local one on S1) and a dual-port CA on S2 and S3.
+FakeSmpFabric loops() {
+  FakeSmpFabric f;
+  int s1 = f.add_switch("S1", 8, 10), s2 = f.add_switch("S2", 8, 11), s3 = f.add_switch("S3", 8, 12),
+      s4 = f.add_switch("S4", 8, 13);
+  f.link(s1, 1, s2, 1);
+  f.link(s2, 2, s3, 2);
+  f.link(s3, 3, s4, 3);
+  f.link(s4, 4, s1, 4);
+  f.link(s1, 5, s3, 5);  // diagonal
+  f.link(s1, 6, s2, 6);  // parallel to S1-S2
+  f.link(s1, 7, s2, 7);  // and another
+  int h1 = f.add_ca("H1 local", {1}), h2 = f.add_ca("H2", {2}), h3 = f.add_ca("H3", {3}), h4 = f.add_ca("H4", {4});
+  int d = f.add_ca("D dual", {5, 6});
+  f.link(h1, 1, s1, 8);
+  f.link(h2, 1, s2, 8);
+  f.link(h3, 1, s3, 8);
+  f.link(h4, 1, s4, 8);
+  f.link(d, 1, s2, 3);
+  f.link(d, 2, s3, 4);
+  f.local = h1;
+  f.local_port = 1;
+  return f;
+}
+
+unsigned nodeinfo_sent(const Walk& w) {
+  unsigned n = 0;
+  for (const auto& s : w.t.sent) n += s.mad[16] == 0 && s.mad[17] == 0x11;
+  return n;
+}
+
+TEST(DiscoveryWalk, LoopsAndParallelLinksFoundOnce) {
+  ConfigGuard g;
+  for (unsigned outstanding : {1u, 8u}) {
+    FakeSmpFabric f = loops();
+    Walk w;
+    walk(f, w, ibcore::DiscoveryMode::DR, outstanding);
+    EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+    expect_matches(f, w.db);
+    EXPECT_EQ(f.through_ca, 0u);
+    EXPECT_EQ(w.r.resent, 0u);
+    // One MAD at a time, NodeInfo is asked of the local node and once
+    // through each of the 13 links (from the end found first): a link
+    // already known from its other end is not probed again, so no loop is
+    // walked twice.  With many in flight both ends of a link can be probed
+    // before either answer is in, but never more than twice.
+    if (outstanding == 1) EXPECT_EQ(nodeinfo_sent(w), 1u + 13u);
+    else EXPECT_LE(nodeinfo_sent(w), 1u + 2 * 13u);
+  }
+}
+
+TEST(DiscoveryWalk, LostMadsGiveTheSameFabric) {
+  ConfigGuard g;
+  ibcore::config().timeout_ms = 10;
+  ibcore::config().retries = 12;
+  for (double loss : {0.3, 0.5}) {
+    FakeSmpFabric f = loops();
+    f.loss = loss;
+    Walk w;
+    walk(f, w, ibcore::DiscoveryMode::DR, 16);
+    EXPECT_TRUE(w.r.errors.empty()) << "loss " << loss << ": " << w.r.errors.front();
+    expect_matches(f, w.db);
+    EXPECT_GT(f.lost, 0u);
+    EXPECT_GE(w.r.resent, f.lost) << "every lost MAD was sent again";
+    EXPECT_EQ(w.r.mads, w.r.queries + w.r.resent);
+    std::printf("loss %.0f%%: %u lost, %llu resent, %.2f s\n", loss * 100, f.lost,
+                (unsigned long long)w.r.resent, w.seconds);
+  }
+}
+
+TEST(DiscoveryWalk, LidRoutedWalkWithLmcRanges) {
+  ConfigGuard g;
+  FakeSmpFabric f;
+  int s1 = f.add_switch("S1", 4, 8, 2), s2 = f.add_switch("S2", 4, 12, 2);
+  int h1 = f.add_ca("H1 local", {16}, 2), h2 = f.add_ca("H2", {20}, 2), h3 = f.add_ca("H3", {24}, 2);
+  f.link(s1, 1, s2, 1);
+  f.link(h1, 1, s1, 2);
+  f.link(h2, 1, s2, 2);
+  f.link(h3, 1, s2, 3);
+  f.local = h1;
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::LID);
+  EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+  expect_matches(f, w.db);
+  EXPECT_EQ(w.r.mode_used, ibcore::DiscoveryMode::LID);
+  unsigned lid_routed = 0;
+  for (const auto& s : w.t.sent) lid_routed += s.mad[1] == 0x01;
+  EXPECT_GT(lid_routed, 0u) << "a LID walk asks known nodes by LID";
+  for (int n : {h2, h3, s2}) {
+    const auto& x = f.nodes[n];
+    const ibcore::Node& d = w.db.node(w.db.node_by_guid(x.guid));
+    const ibcore::Port& p = w.db.port(d, x.sw ? 0 : 1);
+    EXPECT_EQ(p.lmc, 2) << x.desc;
+    EXPECT_EQ(w.db.lid_of(p), x.lid[x.sw ? 0 : 1]) << x.desc;
+    // Every LID of the range names the port.
+    for (unsigned k = 0; k < 4; ++k)
+      EXPECT_EQ(w.db.port_by_lid(uint16_t(x.lid[x.sw ? 0 : 1] + k)), w.db.port_index(w.db.node_by_guid(x.guid), x.sw ? 0 : 1))
+          << x.desc << " lid +" << k;
+  }
+}
+
+TEST(DiscoveryWalk, NoRouteGoesOnThroughACa) {
+  ConfigGuard g;
+  // S1 - D(port 1) ; D(port 2) - S2 - H3: S2 and H3 are reachable only
+  // through the dual-port CA, which does not forward directed routes.
+  FakeSmpFabric f;
+  int s1 = f.add_switch("S1", 4, 10), s2 = f.add_switch("S2", 4, 11);
+  int h1 = f.add_ca("H1 local", {1}), d = f.add_ca("D dual", {2, 3}), h3 = f.add_ca("H3", {4});
+  f.link(h1, 1, s1, 1);
+  f.link(d, 1, s1, 2);
+  f.link(d, 2, s2, 1);
+  f.link(h3, 1, s2, 2);
+  f.local = h1;
+  for (auto mode : {ibcore::DiscoveryMode::DR, ibcore::DiscoveryMode::LID}) {
+    f.through_ca = 0;
+    Walk w;
+    walk(f, w, mode);
+    expect_matches(f, w.db);
+    EXPECT_EQ(f.through_ca, 0u) << "an SMP was routed on through a CA";
+    EXPECT_EQ(w.db.node_by_guid(f.nodes[s2].guid), ibcore::NO_INDEX);
+    EXPECT_EQ(w.db.node_by_guid(f.nodes[h3].guid), ibcore::NO_INDEX);
+  }
+}
+
+TEST(DiscoveryWalk, NodeAnsweringNodeInfoButNotPortInfo) {
+  ConfigGuard g;
+  ibcore::config().timeout_ms = 10;
+  ibcore::config().retries = 1;
+  FakeSmpFabric f = loops();
+  int s3 = 2;
+  f.nodes[s3].answers_portinfo = false;
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::DR);
+  // A partial result with the failures named, never a hang: S3 itself is
+  // known (its NodeInfo answered), and what lies only behind it (H3) is not.
+  EXPECT_FALSE(w.r.errors.empty());
+  EXPECT_NE(w.db.node_by_guid(f.nodes[s3].guid), ibcore::NO_INDEX);
+  EXPECT_EQ(w.db.node_by_guid(f.nodes[6].guid), ibcore::NO_INDEX) << "H3 hangs off S3 only";
+  EXPECT_NE(w.db.node_by_guid(f.nodes[3].guid), ibcore::NO_INDEX) << "S4 is reachable through S1";
+  EXPECT_LT(w.seconds, 10.0);
+  bool named = false;
+  for (const auto& e : w.r.errors) named |= e.find("PortInfo") != std::string::npos;
+  EXPECT_TRUE(named) << w.r.errors.front();
+}
+
+}  // namespace
