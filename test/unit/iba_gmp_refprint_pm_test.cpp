@@ -16,10 +16,7 @@ using namespace iba;
 namespace {
 
 std::string read_data(const std::string& name) {
-  // test/unit/<this file> -> test/data/gmp/<name>
-  std::string here = __FILE__;
-  std::string dir = here.substr(0, here.rfind('/'));
-  std::ifstream in(dir + "/../data/gmp/" + name);
+  std::ifstream in(std::string(IBTOOL_TEST_DATA) + "/gmp/" + name);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();

@@ -16,7 +16,7 @@ using namespace iba;
 
 namespace {
 
-std::filesystem::path data_dir() { return std::filesystem::path(__FILE__).parent_path() / ".." / "data" / "smp"; }
+std::filesystem::path data_dir() { return std::filesystem::path(IBTOOL_TEST_DATA) / "smp"; }
 
 std::string slurp(const std::string& name) {
   std::ifstream in(data_dir() / name, std::ios::binary);
