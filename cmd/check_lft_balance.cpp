@@ -14,16 +14,13 @@
 // come from the SA (discovery mode SA, LinearForwardingTableRecords), no
 // SMP is sent, and the LFTs are looked at as dump_lfts would print them.
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "cmd/common.h"
@@ -34,6 +31,7 @@
 #include "core/error.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/regex.h"
 #include "core/routes.h"
 #include "core/sched.h"
 #include "core/subnet.h"
@@ -43,130 +41,6 @@
 namespace {
 
 using namespace ibcore;
-
-// Perl's numeric value of a string (undef = 0): leading blanks, then a
-// decimal number (sign, digits, fraction, exponent) or Inf/NaN; else 0.
-double perl_num(const std::optional<std::string>& v) {
-  if (!v) return 0;
-  const std::string& s = *v;
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  size_t b = i;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  auto ci = [&](const char* w) {
-    size_t n = std::strlen(w);
-    if (s.size() - i < n) return false;
-    for (size_t k = 0; k < n; ++k)
-      if (std::tolower(static_cast<unsigned char>(s[i + k])) != w[k]) return false;
-    return true;
-  };
-  if (ci("inf")) return (s[b] == '-' ? -1 : 1) * HUGE_VAL;
-  if (ci("nan")) return NAN;
-  size_t d = i;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-  bool digits = i > d;
-  if (i < s.size() && s[i] == '.') {
-    size_t f = ++i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-    digits = digits || i > f;
-  }
-  if (!digits) return 0;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    size_t e = i + 1;
-    if (e < s.size() && (s[e] == '+' || s[e] == '-')) ++e;
-    size_t ed = e;
-    while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
-    if (e > ed) i = e;
-  }
-  return std::strtod(s.substr(b, i - b).c_str(), nullptr);
-}
-
-// The script's line patterns, matched as Perl matches them: literal text,
-// '.' (any one character: the lines have no '\n'), ".+" (one or more, greedy)
-// and "(.+)" (the same, captured); "\(" and "\)" are literal parentheses.
-// A search finds the leftmost match and, from there, the first one greedy
-// backtracking reaches, so the captures are what Perl's $1, $2 would be.
-class LinePattern {
-public:
-  explicit LinePattern(std::string_view re) {
-    for (size_t i = 0; i < re.size();) {
-      if (re.substr(i, 4) == "(.+)") {
-        toks_.push_back({Tok::Plus, {}, int(ncap_++)});
-        i += 4;
-      } else if (re.substr(i, 2) == ".+") {
-        toks_.push_back({Tok::Plus, {}, -1});
-        i += 2;
-      } else if (re[i] == '.') {
-        toks_.push_back({Tok::Any, {}, -1});
-        ++i;
-      } else {
-        if (re[i] == '\\') ++i;
-        if (toks_.empty() || toks_.back().kind != Tok::Lit) toks_.push_back({Tok::Lit, {}, -1});
-        toks_.back().lit += re[i++];
-      }
-    }
-  }
-
-  // True when line matches somewhere; caps then holds the captured texts.
-  bool search(std::string_view line, std::vector<std::string>& caps) const {
-    std::vector<std::string_view> c(ncap_);
-    bool found = false;
-    if (toks_.empty() || toks_[0].kind != Tok::Lit) {
-      // A leading wildcard: a match starting anywhere extends back to 0.
-      found = at(0, line, 0, c);
-    } else {
-      for (size_t p = line.find(toks_[0].lit); p != std::string_view::npos && !found; p = line.find(toks_[0].lit, p + 1))
-        found = at(0, line, p, c);
-    }
-    if (found) caps.assign(c.begin(), c.end());
-    return found;
-  }
-
-private:
-  struct Tok {
-    enum Kind { Lit, Any, Plus } kind;
-    std::string lit;
-    int cap;
-  };
-
-  bool at(size_t t, std::string_view s, size_t pos, std::vector<std::string_view>& c) const {
-    if (t == toks_.size()) return true;
-    const Tok& k = toks_[t];
-    switch (k.kind) {
-    case Tok::Lit:
-      return s.substr(pos).starts_with(k.lit) && at(t + 1, s, pos + k.lit.size(), c);
-    case Tok::Any:
-      return pos < s.size() && at(t + 1, s, pos + 1, c);
-    case Tok::Plus:
-      break;
-    }
-    if (pos >= s.size()) return false;
-    bool lit_next = t + 1 < toks_.size() && toks_[t + 1].kind == Tok::Lit;
-    // Longest first; before a literal only the ends where it follows.
-    for (size_t e = s.size();; --e) {
-      if (lit_next) {
-        e = s.rfind(toks_[t + 1].lit, e);
-        if (e == std::string_view::npos) return false;
-      }
-      if (e <= pos) return false;
-      if (at(t + 1, s, e, c)) {
-        if (k.cap >= 0) c[size_t(k.cap)] = s.substr(pos, e - pos);
-        return true;
-      }
-      if (e == 0) return false;
-    }
-  }
-
-  std::vector<Tok> toks_;
-  size_t ncap_ = 0;
-};
-
-// Capture n (from 1) of a successful search, as an optional to stand for
-// Perl's undef when the search failed.
-std::optional<std::string> group(const std::vector<std::string>& caps, size_t n) {
-  if (n == 0 || n > caps.size()) return std::nullopt;
-  return caps[n - 1];
-}
 
 class CheckLftBalance : public ibtool::Command {
 public:
@@ -286,22 +160,23 @@ private:
   }
 
   int analyse(const std::vector<std::string>& lines) {
-    static const LinePattern re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
-    static const LinePattern re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
-    static const LinePattern re_host(".+ (.+) : \\(.+ portguid .+: '(.+)'\\)");
-    static const LinePattern re_path(".+ (.+) : \\(path #. out of .: portguid .+\\)");
+    // The script's patterns, matched by PCRE2 as Perl matches them.
+    static const Regex re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
+    static const Regex re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
+    static const Regex re_host(".+ (.+) : \\(.+ portguid .+: '(.+)'\\)");
+    static const Regex re_path(".+ (.+) : \\(path #. out of .: portguid .+\\)");
     for (const std::string& line : lines) {
-      std::vector<std::string> m;
+      Regex::Match m;
       if (line.find("Unicast") != std::string::npos) {
         if (!host_ports_.empty()) process_host_ports();
         if (switch_name_) output_switch();
         if (re_dr.search(line, m)) {
-          switch_guid_ = group(m, 1);
-          switch_name_ = group(m, 2);
+          switch_guid_ = m.group(1);
+          switch_name_ = m.group(2);
         }
         if (re_lid.search(line, m)) {
-          switch_guid_ = group(m, 1);
-          switch_name_ = group(m, 2);
+          switch_guid_ = m.group(1);
+          switch_name_ = m.group(2);
         }
         maybe_hosts_.clear();
         counts_.clear();
@@ -311,8 +186,8 @@ private:
       } else if (line.find("Channel") != std::string::npos || line.find("Router") != std::string::npos) {
         std::optional<std::string> port, host;
         if (re_host.search(line, m)) {
-          port = group(m, 1);
-          host = group(m, 2);
+          port = m.group(1);
+          host = m.group(2);
         }
         host_ = host;
         ++counts_[port.value_or("")];
@@ -322,7 +197,7 @@ private:
         else ++lids_per_port_calculated_;
       } else if (line.find("path") != std::string::npos) {
         std::optional<std::string> port;
-        if (re_path.search(line, m)) port = group(m, 1);
+        if (re_path.search(line, m)) port = m.group(1);
         ++counts_[port.value_or("")];
         if (lids_per_port_calculated_ == 0) ++lids_per_port_;
         host_ports_.push_back(port);
@@ -350,9 +225,9 @@ private:
   // may hang directly off this switch.
   void process_host_ports() {
     if (host_ports_.size() != lids_per_port_) return;
-    double first = perl_num(host_ports_[0]);
+    double first = perl_number(host_ports_[0]);
     for (auto& p : host_ports_)
-      if (perl_num(p) != first) return;
+      if (perl_number(p) != first) return;
     maybe_hosts_.push_back(host_);
   }
 
@@ -392,7 +267,7 @@ private:
     // The script's name capture never matches iblinkinfo's layout: an
     // undefined name, 0 as a number, is compared with each host's name.
     for (auto& h : maybe_hosts_)
-      if (perl_num(h) == 0) return true;
+      if (perl_number(h) == 0) return true;
     return false;
   }
 

@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
   # build
   cmake g++ make pkg-config
-  libibumad-dev libibverbs-dev
+  libibumad-dev libibverbs-dev libpcre2-dev
   googletest libgtest-dev
   # test bed: simulator, subnet manager, reference tools
   ibsim-utils libumad2sim0 opensm infiniband-diags ibverbs-utils
