@@ -61,7 +61,7 @@ std::map<unsigned, uint32_t> lid_map(const Subnet& s) {
   for (auto& [g, i] : end_ports(s)) {
     const Port& p = s.port(i);
     if (!p.base_lid) continue;
-    for (unsigned l = p.base_lid; l < p.base_lid + (1u << p.lmc) && l < 0xc000; ++l) m.emplace(l, i);
+    for (unsigned l = p.base_lid; l < p.base_lid + (1u << p.lmc) && l < iba::MLID_BASE; ++l) m.emplace(l, i);
   }
   return m;
 }

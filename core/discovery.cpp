@@ -371,9 +371,7 @@ private:
   // Queue the table blocks of switch n (its SwitchInfo is in).
   void queue_lft(uint32_t n) {
     const Node& x = db_.node(n);
-    unsigned top = unsigned(x.switch_info().linearFDBTop());
-    if (top >= MLID_BASE) top = MLID_BASE - 1;
-    unsigned last = std::min(opt_.lft_last, top);
+    unsigned last = std::min(opt_.lft_last, iba::lft_last_lid(x.switch_info()));
     SwitchTables& t = db_.tables(n);
     t.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
     t.lft_valid = false;
@@ -547,17 +545,11 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
     SwitchTables& t = db.tables(r.node);
     IBPath path = switch_path(db, r.node, local);
     if (lft && !t.lft_valid) {
-      unsigned top = unsigned(si.linearFDBTop());
-      if (top >= MLID_BASE) top = MLID_BASE - 1;
-      tr.add_lft(path, 0, top, r.lft);
+      tr.add_lft(path, 0, iba::lft_last_lid(si), r.lft);
       r.want_lft = true;
     }
     if (mft && !t.mft_valid) {
-      unsigned cap = unsigned(si.multicastFDBCap());
-      unsigned top = unsigned(si.multicastFDBTop());
-      unsigned n_entries = cap;
-      if (top >= MLID_BASE && top - MLID_BASE + 1 < n_entries) n_entries = top - MLID_BASE + 1;
-      if (top && top < MLID_BASE) n_entries = 0;  // nothing programmed
+      unsigned n_entries = iba::mft_entries(si);
       if (n_entries) tr.add_mft(path, MLID_BASE, MLID_BASE + n_entries - 1, x.nports, r.mft);
       r.want_mft = true;
     }

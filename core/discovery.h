@@ -53,7 +53,7 @@ struct DiscoveryOptions {
   bool read_lft = false;
   // With read_lft: the LIDs of each table to read, clipped to the switch's
   // LinearFDBTop (the table holds [0, min(lft_last, top)], 0xff where not read).
-  unsigned lft_first = 0, lft_last = 0xbfff;
+  unsigned lft_first = 0, lft_last = iba::UNICAST_LID_LAST;
   // Called once every node and link is known (the reference order is
   // computed then), while table reads may still be in flight.
   std::function<void()> on_discovered;

@@ -19,6 +19,7 @@
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/textfile.h"
+#include "iba/smp.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 
@@ -550,10 +551,10 @@ std::vector<Finding> check_ids(const Subnet& db) {
       if (st < 2) continue;  // Down: no LID expected
       uint32_t lid = pi.LID();
       unsigned lmc = pi.LMC();
-      if (lid == 0 || lid >= 0xc000) {
+      if (lid == 0 || lid > iba::UNICAST_LID_LAST) {
         char b[64];
         std::snprintf(b, sizeof b, "invalid LID %u on a %s port", lid, port_state_str(st));
-        if (st == 4 || lid >= 0xc000) out.push_back(make(db, i, pn, b));
+        if (st == 4 || lid > iba::UNICAST_LID_LAST) out.push_back(make(db, i, pn, b));
         continue;
       }
       if (lid & ((1u << lmc) - 1)) {

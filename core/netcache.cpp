@@ -12,6 +12,7 @@
 #include "core/devices.h"
 #include "core/textfile.h"
 #include "core/umad.h"
+#include "iba/smp.h"
 
 namespace ibcore {
 
@@ -464,7 +465,7 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
     if (n >= db.node_count() || !db.node(n).is_switch()) r.bad("forwarding tables for a node that is not a switch");
     SwitchTables& t = db.tables(n);
     uint32_t nl = uint32_t(r.le(4, "a switch table"));
-    if (nl > 0xc000) r.bad("LFT too long");
+    if (nl > iba::UNICAST_LID_LAST + 1) r.bad("LFT too long");
     t.lft.resize(nl);
     r.raw(t.lft.data(), nl, "a switch table");
     uint32_t nm = uint32_t(r.le(4, "a switch table"));

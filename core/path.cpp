@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "iba/smp.h"
 #include "iba/introspect.h"
 
 namespace ibcore {
@@ -54,7 +55,7 @@ bool parse_num(std::string_view s, uint64_t max, uint64_t& out) {
 uint16_t parse_lid(std::string_view orig, std::string_view s) {
   uint64_t v;
   if (!parse_num(s, 0xffff, v)) bad(orig, "not a LID");
-  if (v == 0 || v >= 0xc000) bad(orig, "not a unicast LID");
+  if (v == 0 || v > iba::UNICAST_LID_LAST) bad(orig, "not a unicast LID");
   return uint16_t(v);
 }
 

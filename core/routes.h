@@ -30,7 +30,7 @@
 
 namespace ibcore {
 
-constexpr unsigned MLID_BASE = 0xc000;
+using iba::MLID_BASE;
 constexpr uint8_t LFT_NO_ROUTE = 0xff;
 
 // --- reading -----------------------------------------------------------------------

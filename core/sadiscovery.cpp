@@ -306,17 +306,13 @@ public:
     auto si = db_.node(n).switch_info();
     SwitchTables& t = db_.tables(n);
     if (lft && !t.lft_valid) {
-      unsigned top = unsigned(si.linearFDBTop());
-      if (top >= 0xc000) top = 0xbfff;
+      unsigned top = iba::lft_last_lid(si);
       t.lft.assign(top + 1, 0xff);
       t.lft_valid = true;
       for (unsigned b = 0; b * 64 <= top; ++b) rr_.sched().spawn(lft_block(n, lid, b));
     }
     if (mft && !t.mft_valid) {
-      unsigned cap = unsigned(si.multicastFDBCap()), top = unsigned(si.multicastFDBTop());
-      unsigned entries = cap;
-      if (top >= 0xc000 && top - 0xc000 + 1 < entries) entries = top - 0xc000 + 1;
-      if (top && top < 0xc000) entries = 0;
+      unsigned entries = iba::mft_entries(si);
       t.mft.assign(entries, {});
       t.mft_valid = true;
       for (unsigned blk = 0; blk * 32 < entries; ++blk)

@@ -130,8 +130,8 @@ void Subnet::set_port_info(uint32_t n, unsigned num, std::span<const uint8_t> pi
 
 void Subnet::index_lid(uint32_t pi) {
   const Port& p = ports_[pi];
-  if (p.base_lid == 0 || p.base_lid > 0xbfff) return;
-  uint32_t end = std::min<uint32_t>(uint32_t(p.base_lid) + (1u << p.lmc), 0xc000);
+  if (p.base_lid == 0 || p.base_lid > iba::UNICAST_LID_LAST) return;
+  uint32_t end = std::min<uint32_t>(uint32_t(p.base_lid) + (1u << p.lmc), iba::MLID_BASE);
   if (by_lid_.size() < end) by_lid_.resize(end, NO_INDEX);
   for (uint32_t l = p.base_lid; l < end; ++l)
     if (by_lid_[l] == NO_INDEX) by_lid_[l] = pi;

@@ -56,6 +56,29 @@ IBA_ATTR_ID(SMPNodeInfo, 0x0011);
 IBA_STRUCT(SMPSwitchInfo, 20, IBA_FIELDS_SMPSwitchInfo);
 IBA_ATTR_ID(SMPSwitchInfo, 0x0012);
 
+// The LID space (IBA 4.1.2): unicast LIDs 0x0001..0xbfff, multicast LIDs
+// from 0xc000 (entry 0 of a multicast forwarding table).
+constexpr unsigned UNICAST_LID_LAST = 0xbfff;
+constexpr unsigned MLID_BASE = 0xc000;
+
+// The last LID a switch's linear forwarding table holds: its LinearFDBTop,
+// at most the last unicast LID.
+inline unsigned lft_last_lid(const SMPSwitchInfo& si) {
+  unsigned top = unsigned(si.linearFDBTop());
+  return top > UNICAST_LID_LAST ? UNICAST_LID_LAST : top;
+}
+
+// How many entries of a switch's multicast forwarding table, from
+// MLID_BASE, can hold anything: MulticastFDBCap, cut at MulticastFDBTop
+// when that is set; none when the top is set below MLID_BASE (nothing is
+// programmed).
+inline unsigned mft_entries(const SMPSwitchInfo& si) {
+  unsigned cap = unsigned(si.multicastFDBCap()), top = unsigned(si.multicastFDBTop());
+  if (top && top < MLID_BASE) return 0;
+  if (top >= MLID_BASE && top - MLID_BASE + 1 < cap) return top - MLID_BASE + 1;
+  return cap;
+}
+
 // --- GUIDInfo (0x0014): 8 GUIDs, block number in the attribute modifier -----
 // Eight separate fields, not one array: each GUID of the block is an SA
 // component of its own in GUIDInfoRecord (GID0..GID7).  guid_at() gives
