@@ -10,7 +10,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <optional>
 #include <string>
@@ -175,10 +174,11 @@ private:
       }
       // A bounded pool of workers over the nodes (not a coroutine frame
       // per node waiting to start).
-      size_t next = 0;
-      unsigned workers = ses->sched().engine().max_outstanding() + 8;
-      for (unsigned w = 0; w < workers && w < todo.size(); ++w)
-        ses->sched().spawn(scan_worker(ses->pm(), db, map, todo, outs, next));
+      H::PmAccess& pm = ses->pm();
+      auto scan = [&](size_t i) -> Task<> {
+        if (!clean_ahead(pm, db, todo[i], outs[i])) co_await scan_node(pm, db, map, todo[i], outs[i]);
+      };
+      parallel_for(ses->sched(), todo.size(), ses->sched().engine().max_outstanding() + 8, scan);
       ses->sched().run();
       if (config().verbose)
         std::fprintf(stderr,
@@ -371,29 +371,21 @@ private:
     uint16_t lid = x.is_switch() ? H::port_lid(db, x, 0) : p.base_lid;
     if (!lid || !ahead_lids_.insert(lid).second) return;
     if (p.guid) pm.set_port_guid(lid, p.guid);
-    ahead_q_.push_back({lid, uint8_t(port), x.is_switch()});
-    if (ahead_workers_ < kAheadWorkers) {
-      ++ahead_workers_;
-      pm.sched().spawn(ahead_worker(pm));
-    }
+    if (!ahead_q_) ahead_q_.emplace(pm.sched(), kAheadWorkers, [this, &pm](AheadItem it) { return read_ahead_one(pm, it); });
+    ahead_q_->push({lid, uint8_t(port), x.is_switch()});
   }
-  Task<> ahead_worker(H::PmAccess& pm) {
-    while (!ahead_q_.empty()) {
-      AheadItem it = ahead_q_.front();
-      ahead_q_.pop_front();
-      uint16_t cap = co_await pm.cap_mask(it.lid);
-      uint8_t sel = cap & H::PM_CAP_ALL_PORT_SELECT ? 0xff : it.port;
-      if (sel != 0xff && it.sw) continue;  // a switch port by port: the scan reads it
-      Ahead r;
-      try {
-        r.pc = co_await pm.counters(it.lid, sel);
-      } catch (const MADError&) {
-        r.error = std::current_exception();
-      }
-      r.done = true;
-      ahead_[ahead_key(it.lid, sel)] = r;
+  Task<> read_ahead_one(H::PmAccess& pm, AheadItem it) {
+    uint16_t cap = co_await pm.cap_mask(it.lid);
+    uint8_t sel = cap & H::PM_CAP_ALL_PORT_SELECT ? 0xff : it.port;
+    if (sel != 0xff && it.sw) co_return;  // a switch port by port: the scan reads it
+    Ahead r;
+    try {
+      r.pc = co_await pm.counters(it.lid, sel);
+    } catch (const MADError&) {
+      r.error = std::current_exception();
     }
-    --ahead_workers_;
+    r.done = true;
+    ahead_[ahead_key(it.lid, sel)] = r;
   }
   // The PortCounters read ahead for (lid, sel), if any.
   const Ahead* ahead(uint16_t lid, uint8_t sel) const {
@@ -404,13 +396,6 @@ private:
   // rest of the scheduler's capacity.
   static constexpr unsigned kAheadWorkers = 24;
 
-  Task<> scan_worker(H::PmAccess& pm, const Subnet& db, const NodeNameMap& map, const std::vector<uint32_t>& todo,
-                     std::vector<NodeOut>& outs, size_t& next) {
-    while (next < todo.size()) {
-      size_t i = next++;
-      if (!clean_ahead(pm, db, todo[i], outs[i])) co_await scan_node(pm, db, map, todo[i], outs[i]);
-    }
-  }
 
   // The LID scan_node queries node n by: a switch's port 0 LID, a CA's or
   // router's first port's.
@@ -595,8 +580,7 @@ private:
   bool single_node_ = false;  // a node selected with -G/-S/-D
   std::unordered_map<uint32_t, Ahead> ahead_;  // ahead_key(LID, port select) -> read ahead
   std::unordered_set<uint16_t> ahead_lids_;    // LIDs queued
-  std::deque<AheadItem> ahead_q_;
-  unsigned ahead_workers_ = 0;
+  std::optional<WorkQueue<AheadItem>> ahead_q_;
 };
 
 }  // namespace

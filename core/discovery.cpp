@@ -42,15 +42,15 @@ std::string failure_text(const std::exception& e, const std::string& what) {
   return msg;
 }
 
-// The walk keeps its own queue of small work items and a bounded pool of
-// worker coroutines that drain it, so memory stays proportional to the
+// The walk keeps a queue of small work items (core/sched.h WorkQueue) that
+// a bounded pool of workers drains, so memory stays proportional to the
 // fabric (a few bytes per queued query) rather than to a coroutine frame per
 // query not yet sent.  FIFO order makes the walk breadth first.
 class Walker {
 public:
-  Walker(Scheduler& s, Subnet& db, const DiscoveryOptions& o) : s_(s), db_(db), opt_(o) {
+  Walker(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
+      : s_(s), db_(db), opt_(o), q_(s, s.engine().max_outstanding() + 8, [this](Item it) { return work(it); }) {
     local_lid_ = s.transport().local_lid();
-    max_workers_ = s.engine().max_outstanding() + 8;
   }
 
   DiscoveryResult run() {
@@ -78,25 +78,27 @@ public:
 private:
   // One query to make.  PortInfo items also probe through the port when it
   // is LinkUp (a NodeInfo one hop further: how links and nodes are found).
-  enum Kind : uint8_t { ND, SI, SW_PI0, SW_PORT, CA_PORT, MLX, LFT };
+  enum class Ask : uint8_t {
+    NodeDescription,
+    SwitchInfo,
+    SwitchPortInfo0,   // a switch's PortInfo 0 (its LID), then its other queries
+    SwitchPortInfo,    // PortInfo of a switch's external port
+    CaPortInfo,        // PortInfo of a CA's or router's port
+    MlnxExtPortInfo,
+    LftBlock,          // a block of a switch's linear forwarding table
+  };
   struct Item {
-    Kind kind;
-    uint8_t port;
-    uint8_t entry;    // SW_*: the port the switch was entered by
-    uint32_t node;
-    uint32_t via;     // CA_PORT: the port slot the CA port was reached from (NO_INDEX: node's path);
-                      // LFT: the block
+    Ask what;
+    uint8_t port = 0;        // the port asked about
+    uint8_t entry = 0;       // the port the node was entered by
+    uint32_t node = NO_INDEX;
+    uint32_t from = NO_INDEX;  // CaPortInfo: the port slot the CA was reached from (NO_INDEX: its own route)
+    uint32_t block = 0;        // LftBlock: the block
   };
 
-  // Walk items go to q_, table blocks to lq_: a worker takes a table block
-  // only when no walk item waits, so the walk is never held up by them.
-  void push(Item it) {
-    (it.kind == LFT ? lq_ : q_).push_back(it);
-    if (workers_ < max_workers_) {
-      ++workers_;
-      s_.spawn(worker());
-    }
-  }
+  // Table blocks are queued "later": a worker takes one only when no walk
+  // item waits, so the walk is never held up by them.
+  void push(const Item& it) { q_.push(it, it.what == Ask::LftBlock); }
 
   // A directed route: the hops after the local port, plus one more hop
   // when extra >= 0.  Built in place (one allocation) and moved into the
@@ -135,32 +137,47 @@ private:
   // routing is used and the LID is known), 1 its directed route, 2 another
   // directed route, through a neighbour known to be linked to it (when the
   // link its own route ends with went away mid-run; a route that works is
-  // kept as the node's route).  next_route puts the path of the next stage
-  // from stage on in route_ (and moves stage past it); false when none is
-  // left.  Awaiting route_ right away is safe: one worker runs at a time
-  // and the MAD copies its path.
-  bool next_route(uint32_t n, unsigned port_hint, int& stage) {
+  // kept as the node's route).  next_route gives the path of the first
+  // stage from `stage` on that has one, and moves stage past it; nullopt
+  // when none is left.
+  std::optional<IBPath> next_route(uint32_t n, unsigned port_hint, int& stage) {
     for (; stage <= 2; ++stage) {
       if (stage == 0) {
         if (!lid_for(n, port_hint)) continue;
-        route_ = path_for(n, port_hint);
-      } else if (stage == 1) {
-        route_ = dr(db_.node(n).dr);
-      } else {
-        auto h = other_route(n);
-        if (!h) continue;
-        db_.node(n).dr = *h;
-        route_ = dr(*h);
+        ++stage;
+        return path_for(n, port_hint);
       }
+      if (stage == 1) {
+        ++stage;
+        return dr(db_.node(n).dr);
+      }
+      auto h = other_route(n);
+      if (!h) continue;
+      db_.node(n).dr = *h;
       ++stage;
-      return true;
+      return dr(*h);
     }
-    return false;
+    return std::nullopt;
   }
   // Whether the stage just tried (stage - 1) was the last one for node n.
-  bool last_stage(uint32_t n, unsigned port_hint, int stage) {
-    (void)port_hint;
-    return stage > 2 || (stage == 2 && !other_route(n));
+  bool last_stage(uint32_t n, int stage) const { return stage > 2 || (stage == 2 && !other_route(n)); }
+
+  // Ask attribute T (modifier amod) of node n by each route next_route
+  // gives from stage `from` on, until one answers.  When the last one fails
+  // too, the failure goes into the result's errors as what() says it, and
+  // nullopt is returned.
+  template <class T, class What>
+  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
+    for (int stage = from;;) {
+      std::optional<IBPath> route = next_route(n, port_hint, stage);
+      if (!route) break;
+      try {
+        co_return co_await s_.SubnGet<T>(std::move(*route), amod);
+      } catch (const std::exception& e) {
+        if (last_stage(n, stage)) fail(e, what());
+      }
+    }
+    co_return std::nullopt;
   }
   // A directed route to node n other than its own: its own route plus a
   // neighbour's route through another of its links, where that neighbour
@@ -223,131 +240,100 @@ private:
   }
 
   // Queue the queries of a node seen for the first time.
-  void new_node(uint32_t n, uint8_t entry, uint32_t via) {
-    push({ND, 0, entry, n, NO_INDEX});
-    if (db_.node(n).is_switch()) push({SW_PI0, 0, entry, n, NO_INDEX});
-    else push({CA_PORT, entry, entry, n, via});
+  void new_node(uint32_t n, uint8_t entry, uint32_t from) {
+    push({.what = Ask::NodeDescription, .entry = entry, .node = n});
+    if (db_.node(n).is_switch()) push({.what = Ask::SwitchPortInfo0, .entry = entry, .node = n});
+    else push({.what = Ask::CaPortInfo, .port = entry, .entry = entry, .node = n, .from = from});
   }
 
   // After the PortInfo of port p of node n: the FDR10 speed where the
   // device has it, and whether to probe through the port.
   bool port_read(uint32_t n, uint8_t p, bool probe_wanted) {
-    if (need_mlnx_ext(n, p)) push({MLX, p, 0, n, NO_INDEX});
+    if (need_mlnx_ext(n, p)) push({.what = Ask::MlnxExtPortInfo, .port = p, .node = n});
     return probe_wanted && db_.port(db_.port_index(n, p)).phys_state() == PHYS_LINKUP;
   }
 
-  // One worker: takes items off the queue until it is empty, each one MAD
-  // (a PortInfo and the probe it leads to: two) awaited in this frame, so
-  // no coroutine frame is allocated per query.
-  Task<> worker() {
-    while (!q_.empty() || !lq_.empty()) {
-      if (q_.empty()) {
-        Item b = lq_.front();
-        lq_.pop_front();
-        ++res_.queries;
-        co_await read_lft_block(b.node, b.via);
-        continue;
-      }
-      Item it = q_.front();
-      q_.pop_front();
-      ++walking_;
-      bool probe = false;  // probe through port it.port of it.node next
-      ++res_.queries;
-      switch (it.kind) {
-        case ND:
-          for (int stage = 0; next_route(it.node, it.entry, stage);) {
-            try {
-              auto d = co_await s_.SubnGet<iba::SMPNodeDescription>(std::move(route_), 0);
-              db_.set_desc(it.node, d.bytes());
-              break;
-            } catch (const std::exception& e) {
-              if (last_stage(it.node, it.entry, stage)) fail(e, "NodeDescription of " + node_str(db_.node(it.node)));
-            }
-          }
-          break;
-        case SI:
-          for (int stage = 0; next_route(it.node, 0, stage);) {
-            try {
-              auto si = co_await s_.SubnGet<iba::SMPSwitchInfo>(std::move(route_), 0);
-              db_.set_switch_info(it.node, si.bytes());
-              if (opt_.read_lft) queue_lft(it.node);
-              break;
-            } catch (const std::exception& e) {
-              if (last_stage(it.node, 0, stage)) fail(e, "SwitchInfo of " + node_str(db_.node(it.node)));
-            }
-          }
-          break;
-        case SW_PI0:
-          // PortInfo 0 first: it carries the switch's LID (then LID routing
-          // can be used for the rest).  By directed route.
-          for (int stage = 1; next_route(it.node, 0, stage);) {
-            try {
-              auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(route_), 0);
-              db_.set_port_info(it.node, 0, pi.bytes());
-              if (opt_.on_port_lid) opt_.on_port_lid(db_, it.node, 0);
-              break;
-            } catch (const std::exception& e) {
-              if (last_stage(it.node, 0, stage)) fail(e, "PortInfo 0 of " + node_str(db_.node(it.node)));
-            }
-          }
-          push({SI, 0, it.entry, it.node, NO_INDEX});
-          for (unsigned p = 1; p <= db_.node(it.node).nports; ++p)
-            push({SW_PORT, uint8_t(p), it.entry, it.node, NO_INDEX});
-          if (opt_.read_lft || opt_.read_mft) tables_.push_back(it.node);
-          break;
-        case SW_PORT:
-          for (int stage = 0; next_route(it.node, 0, stage);) {
-            try {
-              auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(route_), it.port);
-              db_.set_port_info(it.node, it.port, pi.bytes());
-              probe = port_read(it.node, it.port, it.port != it.entry);
-              break;
-            } catch (const std::exception& e) {
-              if (last_stage(it.node, 0, stage))
-                fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
-            }
-          }
-          break;
-        case CA_PORT:
-          // Asked through the port itself (its PortInfo then names it as
-          // the local port, as the reference's does).
-          try {
-            IBPath p = it.via == NO_INDEX ? dr(db_.node(it.node).dr)
-                                          : dr(db_.node(db_.port(it.via).node).dr, db_.port(it.via).num);
-            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
-            db_.set_port_info(it.node, it.port, pi.bytes());
-            if (opt_.on_port_lid) opt_.on_port_lid(db_, it.node, it.port);
-            // Only the start node (a CA) is left through its own port.
-            probe = port_read(it.node, it.port, it.node == db_.from_node && it.port == db_.from_port);
-          } catch (const std::exception& e) {
-            fail(e, "PortInfo " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
-          }
-          break;
-        case LFT:  // (never in q_)
-          break;
-        case MLX:
-          try {
-            auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(it.node, it.port), it.port);
-            db_.port(db_.port_index(it.node, it.port)).mlnx_speed =
-                uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
-          } catch (const std::exception&) {
-            // Not every firmware answers it; the speed then shows without FDR10.
-          }
-          break;
-      }
-      if (probe && probe_needed(it.node, it.port)) {
-        // NodeInfo through the port: finds the link and maybe a new node.
-        ++res_.queries;
-        try {
-          auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(it.node, it.port));
-          probed(it.node, it.port, ni);
-        } catch (const std::exception& e) {
-          fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node_str(db_.node(it.node)));
-        }
-      }
-      if (--walking_ == 0 && q_.empty()) walk_done();
+  // One item: one MAD (a PortInfo and the probe it leads to: two), with its
+  // retries by other routes.
+  Task<> work(Item it) {
+    ++res_.queries;
+    if (it.what == Ask::LftBlock) {
+      co_await read_lft_block(it.node, it.block);
+      co_return;
     }
-    --workers_;
+    ++walking_;
+    const uint32_t n = it.node;
+    auto node = [this, n] { return node_str(db_.node(n)); };
+    bool probe = false;  // probe through port it.port of node n next
+    switch (it.what) {
+      case Ask::NodeDescription:
+        if (auto d = co_await ask<iba::SMPNodeDescription>(n, it.entry, 0, 0, [&] { return "NodeDescription of " + node(); }))
+          db_.set_desc(n, d->bytes());
+        break;
+      case Ask::SwitchInfo:
+        if (auto si = co_await ask<iba::SMPSwitchInfo>(n, 0, 0, 0, [&] { return "SwitchInfo of " + node(); })) {
+          db_.set_switch_info(n, si->bytes());
+          if (opt_.read_lft) queue_lft(n);
+        }
+        break;
+      case Ask::SwitchPortInfo0:
+        // PortInfo 0 first: it carries the switch's LID (then LID routing
+        // can be used for the rest).  By directed route.
+        if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node(); })) {
+          db_.set_port_info(n, 0, pi->bytes());
+          if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
+        }
+        push({.what = Ask::SwitchInfo, .entry = it.entry, .node = n});
+        for (unsigned p = 1; p <= db_.node(n).nports; ++p)
+          push({.what = Ask::SwitchPortInfo, .port = uint8_t(p), .entry = it.entry, .node = n});
+        if (opt_.read_lft || opt_.read_mft) tables_.push_back(n);
+        break;
+      case Ask::SwitchPortInfo:
+        if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 0, it.port, [&] {
+              return "PortInfo " + std::to_string(it.port) + " of " + node();
+            })) {
+          db_.set_port_info(n, it.port, pi->bytes());
+          probe = port_read(n, it.port, it.port != it.entry);
+        }
+        break;
+      case Ask::CaPortInfo:
+        // Asked through the port itself (its PortInfo then names it as
+        // the local port, as the reference's does).
+        try {
+          IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
+                                         : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
+          auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
+          db_.set_port_info(n, it.port, pi.bytes());
+          if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
+          // Only the start node (a CA) is left through its own port.
+          probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
+        } catch (const std::exception& e) {
+          fail(e, "PortInfo " + std::to_string(it.port) + " of " + node());
+        }
+        break;
+      case Ask::MlnxExtPortInfo:
+        try {
+          auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(n, it.port), it.port);
+          db_.port(db_.port_index(n, it.port)).mlnx_speed =
+              uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
+        } catch (const std::exception&) {
+          // Not every firmware answers it; the speed then shows without FDR10.
+        }
+        break;
+      case Ask::LftBlock:  // (handled above)
+        break;
+    }
+    if (probe && probe_needed(n, it.port)) {
+      // NodeInfo through the port: finds the link and maybe a new node.
+      ++res_.queries;
+      try {
+        auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, it.port));
+        probed(n, it.port, ni);
+      } catch (const std::exception& e) {
+        fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node());
+      }
+    }
+    if (--walking_ == 0 && q_.waiting() == 0) walk_done();
   }
 
   // Every node and link is known (no walk item queued or in progress; only
@@ -357,11 +343,12 @@ private:
     if (discovered_) return;
     discovered_ = true;
     db_.compute_reference_order(opt_.progress);
-    if (!lq_.empty()) {
+    auto& blocks = q_.later_items();
+    if (!blocks.empty()) {
       std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);
       uint32_t r = 0;
       for (uint32_t n : db_.reference_order(NodeType::Switch)) rank[n] = r++;
-      std::stable_sort(lq_.begin(), lq_.end(), [&](const Item& a, const Item& b) { return rank[a.node] < rank[b.node]; });
+      std::stable_sort(blocks.begin(), blocks.end(), [&](const Item& a, const Item& b) { return rank[a.node] < rank[b.node]; });
     }
     if (opt_.on_discovered) opt_.on_discovered();
   }
@@ -382,25 +369,20 @@ private:
       return;
     }
     lft_left_[n] = last / 64 - opt_.lft_first / 64 + 1;
-    for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b) push({LFT, 0, 0, n, b});
+    for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b) push({.what = Ask::LftBlock, .node = n, .block = b});
   }
 
   Task<> read_lft_block(uint32_t n, uint32_t block) {
-    bool ok = false;
-    for (int stage = 0; next_route(n, 0, stage);) {
-      try {
-        auto l = co_await s_.SubnGet<iba::SMPLinearForwardingTable>(std::move(route_), block);
-        std::vector<uint8_t>& lft = db_.tables(n).lft;
-        size_t at = size_t(block) * 64;
-        if (at < lft.size()) std::memcpy(lft.data() + at, l.bytes().data(), std::min<size_t>(64, lft.size() - at));
-        ok = true;
-        break;
-      } catch (const std::exception& e) {
-        if (last_stage(n, 0, stage))
-          fail(e, "LinearForwardingTable block " + std::to_string(block) + " of " + node_str(db_.node(n)));
-      }
+    auto l = co_await ask<iba::SMPLinearForwardingTable>(n, 0, 0, block, [&] {
+      return "LinearForwardingTable block " + std::to_string(block) + " of " + node_str(db_.node(n));
+    });
+    if (l) {
+      std::vector<uint8_t>& lft = db_.tables(n).lft;
+      size_t at = size_t(block) * 64;
+      if (at < lft.size()) std::memcpy(lft.data() + at, l->bytes().data(), std::min<size_t>(64, lft.size() - at));
+    } else {
+      lft_bad_.insert(n);
     }
-    if (!ok) lft_bad_.insert(n);
     if (--lft_left_[n] == 0) lft_finished(n, !lft_bad_.count(n));
   }
 
@@ -451,7 +433,7 @@ private:
       new_node(m, rp, slot);
     } else if (!y.is_switch() && !db_.port(y, rp).has_info) {
       // A CA/router reached through another of its ports.
-      push({CA_PORT, rp, rp, m, slot});
+      push({.what = Ask::CaPortInfo, .port = rp, .entry = rp, .node = m, .from = slot});
     }
   }
 
@@ -462,13 +444,11 @@ private:
   std::exception_ptr start_error_;
   uint16_t local_lid_ = 0;
   bool use_lid_ = false;
-  std::deque<Item> q_, lq_;
-  unsigned workers_ = 0, max_workers_ = 64;
+  WorkQueue<Item> q_;
   unsigned walking_ = 0;      // walk items taken by workers and not finished
   bool discovered_ = false;   // walk_done() ran
   std::vector<uint32_t> lft_left_;  // by node: table blocks not finished
   std::unordered_set<uint32_t> lft_bad_;
-  IBPath route_;  // next_route()'s result
 };
 
 // --- forwarding tables -------------------------------------------------------------

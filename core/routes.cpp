@@ -38,49 +38,45 @@ size_t TableReads::add_mft(const IBPath& path, unsigned first, unsigned last, un
 }
 
 void TableReads::spawn(Scheduler& s) {
-  // (Kept across spawns on the same scheduler: workers still running use it.)
-  if (!smp_ || &smp_->sched() != &s) smp_.emplace(s, false);
+  smp_.emplace(s, false);
   spawn(*smp_);
 }
 
 void TableReads::spawn(AsyncSmpSource& src) {
-  Scheduler& s = src.sched();
-  size_t n = std::min<size_t>(jobs_.size(), size_t(s.engine().max_outstanding()) * 2);
-  for (size_t i = 0; i < n; ++i) s.spawn(worker(src));
+  read_ = [this, &src](size_t i) { return read_block(src, i); };
+  parallel_for(src.sched(), jobs_.size(), src.sched().engine().max_outstanding() * 2, read_);
 }
 
-Task<> TableReads::worker(AsyncSmpSource& s) {
-  while (next_ < jobs_.size()) {
-    const Job j = jobs_[next_++];
-    const IBPath& path = paths_[j.path];
-    if (j.lft) {
-      LftRead& out = *j.lft;
-      try {
-        auto l = co_await s.SubnGet<iba::SMPLinearForwardingTable>(path, j.amod);
-        for (unsigned i = 0; i < 64 && j.amod * 64 + i < out.lft.size(); ++i)
-          out.lft[j.amod * 64 + i] = uint8_t(l.portBlock(i));
-      } catch (...) {
-        if (!out.error) {
-          out.error = std::current_exception();
-          out.failed_block = j.amod;
-        }
-      }
-    } else {
-      MftRead& out = *j.mft;
-      unsigned blk = j.amod & 0x1ff, pos = j.amod >> 28;
-      try {
-        auto m = co_await s.SubnGet<iba::SMPMulticastForwardingTable>(path, j.amod);
-        for (unsigned i = 0; i < 32; ++i) {
-          unsigned mlid = MLID_BASE + blk * 32 + i;
-          if (mlid < out.first || mlid - out.first >= out.masks.size()) continue;
-          out.masks[mlid - out.first][pos] = uint16_t(m.portMaskBlock(i));
-        }
-      } catch (const std::exception& e) {
-        if (!is_sa_no_records(e) && !out.error) out.error = std::current_exception();
+Task<> TableReads::read_block(AsyncSmpSource& s, size_t job) {
+  const Job j = jobs_[job];
+  const IBPath& path = paths_[j.path];
+  if (j.lft) {
+    LftRead& out = *j.lft;
+    try {
+      auto l = co_await s.SubnGet<iba::SMPLinearForwardingTable>(path, j.amod);
+      for (unsigned i = 0; i < 64 && j.amod * 64 + i < out.lft.size(); ++i)
+        out.lft[j.amod * 64 + i] = uint8_t(l.portBlock(i));
+    } catch (...) {
+      if (!out.error) {
+        out.error = std::current_exception();
+        out.failed_block = j.amod;
       }
     }
-    if (--left_[j.path] == 0 && on_done) on_done(j.path);
+  } else {
+    MftRead& out = *j.mft;
+    unsigned blk = j.amod & 0x1ff, pos = j.amod >> 28;
+    try {
+      auto m = co_await s.SubnGet<iba::SMPMulticastForwardingTable>(path, j.amod);
+      for (unsigned i = 0; i < 32; ++i) {
+        unsigned mlid = MLID_BASE + blk * 32 + i;
+        if (mlid < out.first || mlid - out.first >= out.masks.size()) continue;
+        out.masks[mlid - out.first][pos] = uint16_t(m.portMaskBlock(i));
+      }
+    } catch (const std::exception& e) {
+      if (!is_sa_no_records(e) && !out.error) out.error = std::current_exception();
+    }
   }
+  if (--left_[j.path] == 0 && on_done) on_done(j.path);
 }
 
 const char* node_type_long(NodeType t) {

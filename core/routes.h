@@ -69,7 +69,8 @@ public:
   // failed, so output can start while other reads are in flight.  Reads
   // without blocks are not reported.
   std::function<void(size_t n)> on_done;
-  // Spawn the workers (at most the scheduler's MAD window, twice over).
+  // Spawn the workers (at most the scheduler's MAD window, twice over),
+  // once, after every read is added.
   void spawn(Scheduler& s);
   // The same, reading through src (SMPs, or with --sa the SA's LFT/MFT
   // records; OpenSM keeps no record of an MFT block no group uses: it reads
@@ -86,12 +87,12 @@ private:
     LftRead* lft;       // one of these two
     MftRead* mft;
   };
-  Task<> worker(AsyncSmpSource& src);
+  Task<> read_block(AsyncSmpSource& src, size_t job);
   std::optional<AsyncSmpSource> smp_;  // spawn(Scheduler&)'s source
   std::vector<IBPath> paths_;
   std::vector<uint32_t> left_;  // blocks not finished, by read
   std::vector<Job> jobs_;
-  size_t next_ = 0;
+  std::function<Task<>(size_t)> read_;  // parallel_for's body: read_block on the source
 };
 
 // --- printing ---------------------------------------------------------------------

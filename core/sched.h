@@ -22,12 +22,29 @@
 //
 // Tasks run on the thread calling run(), one at a time; no locking needed.
 // Paths are copied into the pending request, so temporaries are fine.
+//
+// Threads: the scheduler, its tasks and the MadEngine under it belong to
+// one thread; nothing here is locked.  Work that must not hold up the MAD
+// window (dump_fts formatting 12M rows) goes to a thread of its own that
+// tasks hand finished results to through a queue with its own lock
+// (cmd/dump_fts.cpp TablePrinter); that thread never touches the
+// scheduler, the transport or the subnet being filled.
+//
+// Building blocks for many queries at once, so no command writes its own
+// pool of workers:
+//   parallel_for(sched, n, workers, fn)   fn(i) for i in [0, n), at most
+//                                          `workers` running at once
+//   WorkQueue<Item> q(sched, workers, fn) a queue that grows while it is
+//                                          worked (a walk finding more to ask)
 #pragma once
 
+#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -153,6 +170,76 @@ private:
   std::deque<std::coroutine_handle<>> ready_;
   size_t live_ = 0;
   std::exception_ptr first_error_;
+};
+
+// --- bounded pools of workers -----------------------------------------------------
+
+// Spawn workers (at most `workers`, at least 1) that call fn(i) for every i
+// in [0, n), each awaited in turn: the queries of n items with a bounded
+// number of coroutine frames alive, whatever n is.  fn must outlive
+// sched.run() (capture it by reference); it is called in index order.
+namespace detail {
+template <class Fn>
+struct ForState {
+  size_t next, n;
+  Fn& fn;
+};
+template <class Fn>
+Task<> for_worker(std::shared_ptr<ForState<Fn>> st) {
+  while (st->next < st->n) co_await st->fn(st->next++);
+}
+}  // namespace detail
+
+template <class Fn>
+void parallel_for(Scheduler& sched, size_t n, unsigned workers, Fn& fn) {
+  auto state = std::make_shared<detail::ForState<Fn>>(detail::ForState<Fn>{0, n, fn});
+  for (size_t w = 0; w < std::max(1u, workers) && w < n; ++w) sched.spawn(detail::for_worker(state));
+}
+
+// A queue of work items that can grow while it is worked: push() queues an
+// item and starts a worker when fewer than max_workers run; a worker takes
+// items in FIFO order until none is left, awaiting work(item) for each.
+// Items pushed with later = true wait in a second queue that workers take
+// from only when the first is empty (background work that must never hold
+// up the main work: discovery's table blocks behind its walk).  work is
+// called on the scheduler's thread; the queue must outlive sched.run().
+template <class Item>
+class WorkQueue {
+public:
+  using Work = std::function<Task<>(Item)>;
+  WorkQueue(Scheduler& s, unsigned max_workers, Work work)
+      : s_(s), max_workers_(std::max(1u, max_workers)), work_(std::move(work)) {}
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
+
+  void push(Item it, bool later = false) {
+    (later ? later_ : now_).push_back(std::move(it));
+    if (workers_ < max_workers_) {
+      ++workers_;
+      s_.spawn(worker());
+    }
+  }
+  // Items waiting (not yet taken by a worker).
+  size_t waiting() const { return now_.size(); }
+  // The later queue, to reorder what still waits there.
+  std::deque<Item>& later_items() { return later_; }
+
+private:
+  Task<> worker() {
+    while (!now_.empty() || !later_.empty()) {
+      auto& q = now_.empty() ? later_ : now_;
+      Item it = std::move(q.front());
+      q.pop_front();
+      co_await work_(std::move(it));
+    }
+    --workers_;
+  }
+
+  Scheduler& s_;
+  unsigned max_workers_;
+  unsigned workers_ = 0;
+  Work work_;
+  std::deque<Item> now_, later_;
 };
 
 template <class R>
