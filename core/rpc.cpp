@@ -471,7 +471,7 @@ IBPath default_sa_path(const Transport& t) {
 
 IBPath MadTransactor::sa_path() const { return default_sa_path(const_cast<MadEngine&>(eng_).transport()); }
 
-std::span<const uint8_t> MadTransactor::payload_of(std::span<const uint8_t> mad) {
+std::span<const uint8_t> payload_of(std::span<const uint8_t> mad) {
   if (mad.size() < iba::MADHeader::SIZE) return {};
   const iba::ClassDesc* c = format_of(mad.data());
   size_t off = c ? c->data_off : iba::MADHeader::SIZE;

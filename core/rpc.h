@@ -12,8 +12,11 @@
 // The method is checked against the attribute's entry in the class registry
 // (iba/mad.h), so a SubnSet of a get-only attribute fails before sending.
 //
-// The same machinery runs asynchronously under the scheduler
-// (core/sched.h); MadEngine is the part both share.
+// The RPC names are declared once (RpcVerbs below, python-rdma's
+// MADTransactor mixin) and run in two modes: synchronously here
+// (MadTransactor: the call returns the attribute) and asynchronously under
+// the scheduler (core/sched.h Scheduler: the call returns an awaitable of
+// it).  MadEngine is the machinery both share.
 #pragma once
 
 #include <array>
@@ -224,28 +227,48 @@ struct SATable {
   bool truncated = false;   // the reply lost segments (umad2sim has no RMPP)
 };
 
-// Synchronous MAD RPCs over a transport.
-class MadTransactor {
+// Decode the attribute payload of a reply MAD into T.
+template <class T>
+T decode_reply(std::span<const uint8_t> mad);
+// The attribute payload bytes of a MAD (by its class's data offset).
+std::span<const uint8_t> payload_of(std::span<const uint8_t> mad);
+// The records of an SA GetTable reply (sa_split_records) decoded as T.
+template <class T>
+SATable<T> decode_table(std::span<const uint8_t> mad) {
+  SARecords s = sa_split_records(mad);
+  SATable<T> out;
+  out.truncated = s.truncated;
+  out.records.reserve(s.records.size());
+  for (auto r : s.records) {
+    T t;
+    t.load(r);
+    out.records.push_back(t);
+  }
+  return out;
+}
+template <class T>
+T decode_reply(std::span<const uint8_t> mad) {
+  T t;
+  t.load(payload_of(mad));
+  return t;
+}
+
+// The IBA's RPC names, typed on the attribute structure, declared once for
+// both modes.  Exec (CRTP) provides
+//   template <class R> auto execute(const MadRequest&, IBPath, R (*decode)(std::span<const uint8_t>))
+// (returning R when synchronous, an awaitable of R under the scheduler) and
+//   IBPath sa_path() const   (the path SubnAdm* calls take when given none).
+template <class Exec>
+class RpcVerbs {
 public:
-  explicit MadTransactor(Transport& t, unsigned max_outstanding = 0) : eng_(t, max_outstanding) {}
-  MadEngine& engine() { return eng_; }
-  Transport& transport() { return eng_.transport(); }
-
-  // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
-  std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
-
-  // The path to the SA: default_sa_path(transport()).  Every SubnAdm* call
-  // without an explicit path uses it.
-  IBPath sa_path() const;
-
-#define IBCORE_RPC(Name, lo, hi, meth)                                                     \
-  template <class T>                                                                       \
-  T Name(const IBPath& path, uint32_t amod = 0, const T* payload = nullptr) {              \
-    return decode<T>(call(make_request<T>(lo, hi, meth, payload, amod), path));           \
-  }                                                                                        \
-  template <class T>                                                                       \
-  T Name(const T& payload, const IBPath& path, uint32_t amod = 0) {                        \
-    return decode<T>(call(make_request<T>(lo, hi, meth, &payload, amod), path));          \
+#define IBCORE_RPC(Name, lo, hi, meth)                                                              \
+  template <class T>                                                                                \
+  auto Name(IBPath path, uint32_t amod = 0, const T* payload = nullptr) {                           \
+    return exec().execute(make_request<T>(lo, hi, meth, payload, amod), std::move(path), &decode_reply<T>); \
+  }                                                                                                 \
+  template <class T>                                                                                \
+  auto Name(const T& payload, IBPath path, uint32_t amod = 0) {                                     \
+    return exec().execute(make_request<T>(lo, hi, meth, &payload, amod), std::move(path), &decode_reply<T>); \
   }
   IBCORE_RPC(SubnGet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::GET)
   IBCORE_RPC(SubnSet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::SET)
@@ -262,49 +285,65 @@ public:
   IBCORE_RPC(VendSet, iba::mgmt::VENDOR_MIN, iba::mgmt::VENDOR_OUI_MAX, iba::method::SET)
 #undef IBCORE_RPC
 
-  // SA: the query record and its component mask; path defaults to sa_path().
+  // SA: the query record and its component mask, to the SA at path
+  // (a pointer: nullptr = sa_path(); or a path).
   template <class T>
-  T SubnAdmGet(const T& query, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
-    IBPath sp = path ? *path : sa_path();
-    return decode<T>(call(make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::GET, &query,
-                                          amod, comp_mask),
-                          sp));
+  auto SubnAdmGet(const T& query, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
+    return sa(query, iba::method::GET, comp_mask, path, amod, &decode_reply<T>);
   }
   template <class T>
-  T SubnAdmSet(const T& rec, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
-    IBPath sp = path ? *path : sa_path();
-    return decode<T>(call(make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::SET, &rec,
-                                          amod, comp_mask),
-                          sp));
+  auto SubnAdmGet(const T& query, uint64_t comp_mask, const IBPath& path, uint32_t amod = 0) {
+    return SubnAdmGet(query, comp_mask, &path, amod);
   }
   template <class T>
-  SATable<T> SubnAdmGetTable(const T& query, uint64_t comp_mask, const IBPath* path = nullptr,
-                             uint32_t amod = 0) {
-    IBPath sp = path ? *path : sa_path();
-    auto rep = call(make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::GET_TABLE, &query,
-                                    amod, comp_mask),
-                    sp);
-    SARecords s = sa_split_records(rep);
-    SATable<T> out;
-    out.truncated = s.truncated;
-    out.records.reserve(s.records.size());
-    for (auto r : s.records) {
-      T t;
-      t.load(r);
-      out.records.push_back(t);
-    }
-    return out;
+  auto SubnAdmSet(const T& rec, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
+    return sa(rec, iba::method::SET, comp_mask, path, amod, &decode_reply<T>);
+  }
+  template <class T>
+  auto SubnAdmGetTable(const T& query, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
+    return sa(query, iba::method::GET_TABLE, comp_mask, path, amod, &decode_table<T>);
+  }
+  template <class T>
+  auto SubnAdmGetTable(const T& query, uint64_t comp_mask, const IBPath& path, uint32_t amod = 0) {
+    return SubnAdmGetTable(query, comp_mask, &path, amod);
   }
 
-  // Decode the attribute payload of a reply MAD into T.
+  // (Kept as MadTransactor::decode for the untyped callers.)
   template <class T>
   static T decode(std::span<const uint8_t> mad) {
-    T t;
-    t.load(payload_of(mad));
-    return t;
+    return decode_reply<T>(mad);
   }
-  // The attribute payload bytes of a MAD (by its class's data offset).
-  static std::span<const uint8_t> payload_of(std::span<const uint8_t> mad);
+  static std::span<const uint8_t> payload_of(std::span<const uint8_t> mad) { return ibcore::payload_of(mad); }
+
+private:
+  Exec& exec() { return static_cast<Exec&>(*this); }
+  template <class T, class R>
+  auto sa(const T& rec, uint8_t method, uint64_t comp_mask, const IBPath* path, uint32_t amod,
+          R (*dec)(std::span<const uint8_t>)) {
+    return exec().execute(make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, method, &rec, amod, comp_mask),
+                          path ? *path : exec().sa_path(), dec);
+  }
+};
+
+// Synchronous MAD RPCs over a transport.
+class MadTransactor : public RpcVerbs<MadTransactor> {
+public:
+  explicit MadTransactor(Transport& t, unsigned max_outstanding = 0) : eng_(t, max_outstanding) {}
+  MadEngine& engine() { return eng_; }
+  Transport& transport() { return eng_.transport(); }
+
+  // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
+  std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
+
+  // The path to the SA: default_sa_path(transport()).  Every SubnAdm* call
+  // without an explicit path uses it.
+  IBPath sa_path() const;
+
+  // RpcVerbs' mode: run the request now and decode its reply.
+  template <class R>
+  R execute(const MadRequest& req, const IBPath& path, R (*dec)(std::span<const uint8_t>)) {
+    return dec(call(req, path));
+  }
 
 private:
   MadEngine eng_;

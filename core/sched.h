@@ -78,7 +78,7 @@ private:
   std::coroutine_handle<> h_;
 };
 
-class Scheduler {
+class Scheduler : public RpcVerbs<Scheduler> {
 public:
   // max_outstanding: MADs in flight at once (0 = config().outstanding, or 64).
   explicit Scheduler(Transport& t, unsigned max_outstanding = 0) : eng_(t, max_outstanding) {}
@@ -106,55 +106,15 @@ public:
     return {*this, req, std::move(path), [](std::span<const uint8_t> r) { return std::vector<uint8_t>(r.begin(), r.end()); }};
   }
 
-#define IBCORE_ARPC(Name, lo, hi, meth)                                                          \
-  template <class T>                                                                             \
-  MadAwait<T> Name(IBPath path, uint32_t amod = 0, const T* payload = nullptr) {                 \
-    return {*this, make_request<T>(lo, hi, meth, payload, amod), std::move(path),                 \
-            &MadTransactor::decode<T>};                                                          \
-  }                                                                                              \
-  template <class T>                                                                             \
-  MadAwait<T> Name(const T& payload, IBPath path, uint32_t amod = 0) {                           \
-    return {*this, make_request<T>(lo, hi, meth, &payload, amod), std::move(path),                \
-            &MadTransactor::decode<T>};                                                          \
+  // RpcVerbs' mode (core/rpc.h: SubnGet, PerformanceGet, SubnAdmGetTable,
+  // ... are declared there once): the awaitable that sends the request and
+  // decodes its reply.
+  template <class R>
+  MadAwait<R> execute(const MadRequest& req, IBPath path, R (*dec)(std::span<const uint8_t>)) {
+    return {*this, req, std::move(path), dec};
   }
-  IBCORE_ARPC(SubnGet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::GET)
-  IBCORE_ARPC(SubnSet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::SET)
-  IBCORE_ARPC(PerformanceGet, iba::mgmt::PERF, iba::mgmt::PERF, iba::method::GET)
-  IBCORE_ARPC(PerformanceSet, iba::mgmt::PERF, iba::mgmt::PERF, iba::method::SET)
-  IBCORE_ARPC(BMGet, iba::mgmt::BM, iba::mgmt::BM, iba::method::GET)
-  IBCORE_ARPC(BMSet, iba::mgmt::BM, iba::mgmt::BM, iba::method::SET)
-  IBCORE_ARPC(DevMgtGet, iba::mgmt::DEV_MGT, iba::mgmt::DEV_MGT, iba::method::GET)
-  IBCORE_ARPC(DevMgtSet, iba::mgmt::DEV_MGT, iba::mgmt::DEV_MGT, iba::method::SET)
-  IBCORE_ARPC(SNMPGet, iba::mgmt::SNMP, iba::mgmt::SNMP, iba::method::GET)
-  IBCORE_ARPC(CCGet, iba::mgmt::CC, iba::mgmt::CC, iba::method::GET)
-  IBCORE_ARPC(CCSet, iba::mgmt::CC, iba::mgmt::CC, iba::method::SET)
-  IBCORE_ARPC(VendGet, iba::mgmt::VENDOR_MIN, iba::mgmt::VENDOR_OUI_MAX, iba::method::GET)
-  IBCORE_ARPC(VendSet, iba::mgmt::VENDOR_MIN, iba::mgmt::VENDOR_OUI_MAX, iba::method::SET)
-#undef IBCORE_ARPC
 
-  // SA (the path is required: build it once with MadTransactor::sa_path()
-  // or sa_path() below).
-  template <class T>
-  MadAwait<T> SubnAdmGet(const T& query, uint64_t comp_mask, const IBPath& sa, uint32_t amod = 0) {
-    return {*this, make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::GET, &query, amod, comp_mask),
-            sa, &MadTransactor::decode<T>};
-  }
-  template <class T>
-  MadAwait<SATable<T>> SubnAdmGetTable(const T& query, uint64_t comp_mask, const IBPath& sa, uint32_t amod = 0) {
-    return {*this,
-            make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, iba::method::GET_TABLE, &query, amod, comp_mask),
-            sa, [](std::span<const uint8_t> rep) {
-              SARecords s = sa_split_records(rep);
-              SATable<T> out;
-              out.truncated = s.truncated;
-              for (auto r : s.records) {
-                T t;
-                t.load(r);
-                out.records.push_back(t);
-              }
-              return out;
-            }};
-  }
+  // The path SubnAdm* calls take when given none (default_sa_path).
   IBPath sa_path() const;
 
   // internal (MadAwait and the root task frames)
