@@ -13,6 +13,7 @@
 #include "core/health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "core/sched.h"
 #include "core/umad.h"
 

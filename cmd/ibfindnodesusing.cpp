@@ -16,6 +16,7 @@
 #include "core/health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "core/umad.h"
 #include "iba/introspect.h"
 

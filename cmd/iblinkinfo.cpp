@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "core/partialscan.h"
 #include "core/path.h"
 #include "core/textout.h"

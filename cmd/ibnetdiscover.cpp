@@ -14,6 +14,7 @@
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/netprint.h"
+#include "core/obtain.h"
 #include "core/subnet.h"
 
 namespace {

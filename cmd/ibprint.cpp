@@ -16,6 +16,7 @@
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "iba/introspect.h"
 
 namespace {

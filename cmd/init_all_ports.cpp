@@ -27,6 +27,7 @@
 #include "core/health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "core/sched.h"
 #include "core/subnet.h"
 #include "core/umad.h"

@@ -27,6 +27,7 @@
 #include "core/health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "core/path.h"
 #include "core/rpc.h"
 #include "core/subnet.h"

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
+#include "core/obtain.h"
 #include "iba/refprint_smp.h"
 
 namespace {

@@ -1,6 +1,5 @@
 #include "core/netcache.h"
 
-#include <chrono>
 
 #include <algorithm>
 #include <cerrno>
@@ -9,9 +8,7 @@
 #include <cstring>
 #include <unistd.h>
 
-#include "core/devices.h"
 #include "core/textfile.h"
-#include "core/umad.h"
 #include "iba/smp.h"
 
 namespace ibcore {
@@ -541,37 +538,6 @@ void save_cache(const Subnet& db, const std::string& file, CacheFormat fmt) {
 Subnet load_cache(const std::string& file) {
   auto b = read_file(file);
   return decode_cache(b, file);
-}
-
-Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res, Scheduler* given) {
-  std::optional<Umad> umad;
-  std::optional<Scheduler> own;
-  if (!given) {
-    const EndPort& ep = get_end_port(config().ca, config().port);
-    umad.emplace(ep.ca, ep.port);
-    own.emplace(*umad, unsigned(std::max(0, config().outstanding)));
-  }
-  Scheduler& sched = given ? *given : *own;
-  Subnet db;
-  auto t0 = std::chrono::steady_clock::now();
-  DiscoveryResult r = discover(sched, db, o);
-  for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
-  if (config().verbose)
-    std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
-                 (unsigned long long)r.mads, (unsigned long long)r.queries,
-                 (unsigned long long)r.resent,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  if (res) *res = std::move(r);
-  return db;
-}
-
-Subnet obtain_subnet(const ObtainOptions& o) {
-  std::string file = o.cache_file;
-  if (file.empty() && o.use_config_cache) file = config().cache_file;
-  if (!file.empty() && !config().refresh_cache && ::access(file.c_str(), F_OK) == 0) return load_cache(file);
-  Subnet db = discover_live(o.discovery, nullptr, o.sched);
-  if (!file.empty()) save_cache(db, file, CacheFormat::Ibtool);
-  return db;
 }
 
 }  // namespace ibcore

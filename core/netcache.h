@@ -11,9 +11,6 @@
 // Loading detects the format by its magic.  Every malformed, truncated or
 // foreign file gives a CacheError naming the file and what is wrong; a
 // loader never crashes or reads out of bounds.
-//
-// Also here: obtain_subnet(), the one way discovery commands get their
-// database (cache file per the common --cache option, else live discovery).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "core/discovery.h"
 #include "core/error.h"
 #include "core/subnet.h"
 
@@ -45,25 +41,5 @@ CacheFormat detect_cache_format(std::span<const uint8_t> bytes, const std::strin
 // Files.  save_cache replaces the file (written to a temporary name first).
 void save_cache(const Subnet& db, const std::string& file, CacheFormat fmt);
 Subnet load_cache(const std::string& file);
-
-// The database a discovery command works on.
-//   cache file given (config().cache_file) and present, no --refresh-cache:
-//     load it;
-//   otherwise discover live (options from config(): mode, outstanding) and,
-//     when a cache file is given, save it (ibtool format).
-// Discovery problems (partial results) are printed as warnings on stderr.
-struct ObtainOptions {
-  DiscoveryOptions discovery;
-  std::string cache_file;     // empty: config().cache_file
-  bool use_config_cache = true;
-  // Discover on this scheduler (a command's own, so its queries can run
-  // alongside: DiscoveryOptions::on_port_lid) instead of one of its own.
-  Scheduler* sched = nullptr;
-};
-Subnet obtain_subnet(const ObtainOptions& o = {});
-
-// Live discovery on the configured end port (config(): -C/-P, outstanding),
-// or on sched when given.  Warnings for partial results go to stderr.
-Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res = nullptr, Scheduler* sched = nullptr);
 
 }  // namespace ibcore
