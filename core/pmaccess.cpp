@@ -77,9 +77,7 @@ Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
   } catch (...) {
     e.error = std::current_exception();
   }
-  e.done = true;
-  for (auto h : e.waiters) s_.make_ready(h);
-  e.waiters.clear();
+  e.ready.set(s_);
 }
 
 void PmAccess::read_path_table() {
@@ -112,23 +110,22 @@ Task<> PmAccess::read_table() {
       p.DLID = d;
       apply_path_record(p, r);
       it->second.path = p;
-      it->second.done = true;
+      it->second.ready.set(s_);
       ++table_paths_;
     }
   } catch (const MADError&) {
     // No table: every LID is asked alone.
   }
   table_ = Table::Done;
-  for (auto h : table_waiters_) s_.make_ready(h);
-  table_waiters_.clear();
+  table_read_.set(s_);
 }
 
 Task<IBPath> PmAccess::path(uint16_t lid) {
-  if (table_ == Table::Pending) co_await TableWait{*this};
+  if (table_ == Table::Pending) co_await table_read_.wait();
   auto [it, fresh] = paths_.try_emplace(lid);
   Entry& e = it->second;
   if (fresh) co_await resolve(lid, e);
-  if (!e.done) co_await Wait{e, s_};
+  co_await e.ready.wait();
   if (e.error) std::rethrow_exception(e.error);
   co_return e.path;
 }

@@ -78,27 +78,13 @@ public:
 
 private:
   struct Entry {
-    bool done = false;
+    Event ready;  // path or error set
     IBPath path;
     std::exception_ptr error;
-    std::vector<std::coroutine_handle<>> waiters;
-  };
-  struct Wait {
-    Entry& e;
-    Scheduler& s;
-    bool await_ready() const noexcept { return e.done; }
-    void await_suspend(std::coroutine_handle<> h) { e.waiters.push_back(h); }
-    void await_resume() const {}
   };
   Task<> resolve(uint16_t lid, Entry& e);
   Task<> read_table();
   enum class Table { None, Pending, Done };
-  struct TableWait {
-    PmAccess& pm;
-    bool await_ready() const noexcept { return pm.table_ != Table::Pending; }
-    void await_suspend(std::coroutine_handle<> h) { pm.table_waiters_.push_back(h); }
-    void await_resume() const {}
-  };
 
   Scheduler& s_;
   IBPath sa_;
@@ -112,7 +98,7 @@ private:
   std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
   uint64_t path_queries_ = 0, table_paths_ = 0;
   Table table_ = Table::None;
-  std::vector<std::coroutine_handle<>> table_waiters_;
+  Event table_read_;  // set when table_ is Done
 };
 
 // The set-up every PM-scanning command shares: the configured local end

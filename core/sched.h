@@ -132,6 +132,31 @@ private:
   std::exception_ptr first_error_;
 };
 
+// --- waiting for a result another task computes ----------------------------------------
+
+// A one-shot event: tasks co_await ev.wait() until some task calls
+// ev.set(sched) once; then they all go on (in the order they waited), and
+// a wait after that does not suspend.  For a result computed once and shared
+// by every asker (a path asked of the SA, a table being read).
+class Event {
+public:
+  bool is_set() const { return set_; }
+  void set(Scheduler& s);
+  auto wait() {
+    struct Awaiter {
+      Event& e;
+      bool await_ready() const noexcept { return e.set_; }
+      void await_suspend(std::coroutine_handle<> h) { e.waiters_.push_back(h); }
+      void await_resume() const noexcept {}
+    };
+    return Awaiter{*this};
+  }
+
+private:
+  bool set_ = false;
+  std::vector<std::coroutine_handle<>> waiters_;
+};
+
 // --- bounded pools of workers -----------------------------------------------------
 
 // Spawn workers (at most `workers`, at least 1) that call fn(i) for every i
@@ -201,6 +226,12 @@ private:
   Work work_;
   std::deque<Item> now_, later_;
 };
+
+inline void Event::set(Scheduler& s) {
+  set_ = true;
+  for (auto h : waiters_) s.make_ready(h);
+  waiters_.clear();
+}
 
 template <class R>
 MadAwait<R>::MadAwait(Scheduler& s, const MadRequest& req, IBPath path, Decoder dec)

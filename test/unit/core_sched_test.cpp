@@ -158,3 +158,80 @@ TEST(CoreSched, TaskResultsAndExceptionsLikeCalls) {
   s.run();
   EXPECT_EQ(sum, 109);
 }
+
+namespace {
+
+// Event: many tasks wait for one result a MAD brings; they all go on in the
+// order they waited once it is set, and a task waiting after that does not
+// suspend.
+TEST(SchedBlocks, EventWakesEveryWaiterOnce) {
+  Fabric f;
+  Scheduler s(f.t, 8);
+  f.sched = &s;
+  Event ev;
+  uint64_t guid = 0;
+  std::vector<int> order;
+  auto waiter = [&](int id) -> Task<> {
+    co_await ev.wait();
+    order.push_back(id);
+  };
+  auto setter = [&]() -> Task<> {
+    guid = co_await guid_of(s, 7);
+    ev.set(s);
+  };
+  for (int i = 0; i < 3; ++i) s.spawn(waiter(i));
+  s.spawn(setter());
+  s.run();
+  EXPECT_EQ(guid, 0x100007u);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(ev.is_set());
+  auto late = [&]() -> Task<> {
+    co_await ev.wait();
+    order.push_back(9);
+  };
+  s.spawn(late());
+  s.run();
+  EXPECT_EQ(order.back(), 9);
+}
+
+// parallel_for: every index once, never more than `workers` at a time.
+TEST(SchedBlocks, ParallelForBoundsItsWorkers) {
+  Fabric f;
+  Scheduler s(f.t, 64);
+  f.sched = &s;
+  std::vector<uint64_t> got(100, 0);
+  int running = 0, peak = 0;
+  auto one = [&](size_t i) -> Task<> {
+    peak = std::max(peak, ++running);
+    got[i] = co_await guid_of(s, uint16_t(i + 1));
+    --running;
+  };
+  parallel_for(s, got.size(), 5, one);
+  s.run();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 0x100000u + i + 1) << i;
+  EXPECT_LE(peak, 5);
+  EXPECT_EQ(peak, 5);
+}
+
+// WorkQueue: items pushed while it is worked are taken too; "later" items
+// only when no other waits.
+TEST(SchedBlocks, WorkQueueGrowsAndKeepsLaterItemsBehind) {
+  Fabric f;
+  Scheduler s(f.t, 64);
+  f.sched = &s;
+  std::vector<int> done;
+  WorkQueue<int>* qp = nullptr;
+  WorkQueue<int> q(s, 2, [&](int it) -> Task<> {
+    (void)co_await guid_of(s, uint16_t(it % 1000 + 1));
+    done.push_back(it);
+    if (it < 4) qp->push(it + 10);  // found more to do
+  });
+  qp = &q;
+  q.push(1000, true);  // background
+  for (int i = 0; i < 4; ++i) q.push(i);
+  s.run();
+  ASSERT_EQ(done.size(), 9u);
+  EXPECT_EQ(done.back(), 1000) << "the later item waits for every other";
+}
+
+}  // namespace
