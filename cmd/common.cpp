@@ -136,6 +136,11 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
     app.add_option(outstanding_short ? "-o,--outstanding" : "--outstanding", c.outstanding,
                    "number of MADs in flight")
         ->option_text("<n>");
+  if (which & opt::Json) {
+    app.add_flag("-j,--json", c.json, "write the results as one JSON document (schema in the man page)");
+    app.add_flag_callback(
+        "--pretty", [&c] { c.json = c.pretty = true; }, "write the JSON document indented (implies --json)");
+  }
   if (which & opt::Errors) app.add_flag("-e,--errors", errors_flag_, "show send and receive errors");
 }
 

@@ -30,6 +30,7 @@ enum : uint32_t {
   Outstanding = 1u << 13,// --outstanding (and -o where the command says)
   Config = 1u << 14,     // -z/--config
   Errors = 1u << 15,     // -e/--errors (accepted, as the reference)
+  Json = 1u << 16,       // -j/--json, --pretty (only commands that write JSON take it)
   // The set every MAD-sending command takes.
   Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors,
   Smp = Mad | MKey | Sa,

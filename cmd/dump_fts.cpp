@@ -22,6 +22,7 @@
 #include "core/devices.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/nodemap.h"
 #include "core/routes.h"
 #include "core/sadiscovery.h"
@@ -67,12 +68,14 @@ public:
   struct Table {
     uint64_t guid = 0;
     std::string name, where;
+    uint16_t lid = 0;
     unsigned start = 0, end = 0;
     std::vector<uint8_t> lft;  // empty and !ok: the table could not be read
     bool ok = false;
   };
-  TablePrinter(const std::vector<LidDest>& dests, bool all, bool no_dests)
-      : dests_(dests), all_(all), no_dests_(no_dests), t_([this] { loop(); }) {}
+  // json: write each table as a switch object there instead (--json).
+  TablePrinter(const std::vector<LidDest>& dests, bool all, bool no_dests, JsonOut* json)
+      : dests_(dests), all_(all), no_dests_(no_dests), json_(json), t_([this] { loop(); }) {}
   ~TablePrinter() { finish(); }
   void add(Table t) {
     {
@@ -112,6 +115,10 @@ private:
         rc_ = 255;
         continue;
       }
+      if (json_) {
+        json_lft(*json_, {t.guid, t.name, t.lid, t.where}, t.lft, t.start, t.end, all_, no_dests_, dests_);
+        continue;
+      }
       UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
       d.header(t.start, t.end, t.where, t.guid, t.name);
       d.rows(t.lft, t.start, t.end, dests_);
@@ -120,6 +127,7 @@ private:
 
   const std::vector<LidDest>& dests_;
   bool all_, no_dests_;
+  JsonOut* json_;
   std::mutex m_;
   std::condition_variable cv_;
   std::deque<Table> q_;
@@ -137,8 +145,10 @@ public:
     app.add_flag("-a,--all", all_, "show all lids, even invalid entries");
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
+    // (the wrappers print a notice after the tables: no JSON there)
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding | ibtool::opt::Discovery | ibtool::opt::Sa);
+                                        ibtool::opt::Outstanding | ibtool::opt::Discovery | ibtool::opt::Sa |
+                                        (wrapper_ == Wrapper::None ? ibtool::opt::Json : 0u));
     app.add_option("args", args_, "[<startlid> [<endlid>]]");
   }
 
@@ -199,6 +209,19 @@ private:
       std::fprintf(stderr, "Failed to discover fabric\n");
       return 255;
     }
+    // --json: {"switches": [one object a table (core/routes.h json_lft,
+    // json_mft)]}, closed whatever happens.
+    if (json_enabled()) {
+      jout_ = std::make_unique<TextOut>(stdout);
+      json_ = std::make_unique<JsonOut>(*jout_, json_pretty());
+      json_->obj().key("switches").arr();
+    }
+    struct Close {
+      std::unique_ptr<JsonOut>& j;
+      ~Close() {
+        if (j) j->close_all();
+      }
+    } close{json_};
     try {
       Scheduler sched(*umad, unsigned(std::max(0, config().outstanding)));
       // --sa / --discovery SA: the tables come from LFT/MFT records, no SMP.
@@ -208,7 +231,7 @@ private:
     } catch (const std::exception& e) {
       int rc = ibcore::report(e);
       std::fflush(stdout);
-      std::printf("%s: iberror: failed: discover failed\n", tool.c_str());
+      std::fprintf(json_ ? stderr : stdout, "%s: iberror: failed: discover failed\n", tool.c_str());
       return rc ? rc : 255;
     }
   }
@@ -239,6 +262,7 @@ private:
           t.start = start;
           t.end = !end || end > top ? top : end;
           t.where = where_of(db, id);
+          t.lid = n.smalid;
           t.lft = std::move(st->lft);
           t.ok = true;
         }
@@ -258,7 +282,7 @@ private:
     o.on_discovered = [&] {
       sws = db.reference_order(NodeType::Switch);
       if (!no_dests_) dests = lid_dests_from_db(db, map);
-      printer = std::make_unique<TablePrinter>(dests, all_, no_dests_);
+      printer = std::make_unique<TablePrinter>(dests, all_, no_dests_, json_.get());
       print_ready();
     };
     DiscoveryResult r;
@@ -343,7 +367,11 @@ private:
           rc = 255;
           continue;
         }
-        if (multicast_) {
+        if (json_) {
+          TableHead h{n.guid, name, n.smalid, where_of(db, j.node)};
+          if (multicast_) json_mft(*json_, h, j.mft, j.start, j.end, n.nports, all_);
+          else json_lft(*json_, h, j.lft.lft, j.start, j.end, all_, no_dests_, dests);
+        } else if (multicast_) {
           print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where_of(db, j.node), n.guid, name);
         } else {
           UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
@@ -366,6 +394,8 @@ private:
 
   Wrapper wrapper_;
   CLI::App* app_ = nullptr;
+  std::unique_ptr<TextOut> jout_;
+  std::unique_ptr<JsonOut> json_;
   bool all_ = false, no_dests_ = false, multicast_ = false;
   std::vector<std::string> args_;
 };
@@ -379,7 +409,12 @@ IBTOOL_COMMAND({.name = "dump_fts",
                     "Discovers the fabric, then prints the unicast forwarding table (-M: the multicast "
                     "forwarding table) of every switch in ibroute's layout, destinations named from the "
                     "discovered subnet.  Every table block of every switch is read in parallel, LID "
-                    "routed, each once.  A LID range limits the dump; -a also lists LIDs without a route.",
+                    "routed, each once.  A LID range limits the dump; -a also lists LIDs without a route.  "
+                    "--json (-j; --pretty indents): {\"switches\": [{\"nodeGUID\", \"name\", \"LID\", "
+                    "\"route\", \"startLID\", \"endLID\", \"lft\": [{\"LID\", \"port\" (null: no "
+                    "route, -a), \"destination\": {\"portGUID\", \"nodeType\", \"name\", \"baseLID\", "
+                    "\"LMC\"} or null}]}]}; with -M \"startMLID\", \"endMLID\", \"mft\": [{\"MLID\", "
+                    "\"ports\": [numbers]}].",
                 .usage = "[options] [<startlid> [<endlid>]]",
                 .examples = "  dump_fts\n"
                             "  dump_fts -a\n"

@@ -7,6 +7,7 @@
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/json_net.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -260,10 +261,15 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout |
                                         ibtool::opt::Retries | ibtool::opt::MKey | ibtool::opt::Verbose |
                                         ibtool::opt::Config | ibtool::opt::Errors | ibtool::opt::Discovery |
-                                        ibtool::opt::Cache | ibtool::opt::Sa | ibtool::opt::SaPath);
+                                        ibtool::opt::Cache | ibtool::opt::Sa | ibtool::opt::SaPath |
+                                        ibtool::opt::Json);
   }
 
   int run() override {
+    if (ibcore::json_enabled() && !diff_.empty()) {
+      std::fprintf(stderr, "iblinkinfo: --json does not apply to --diff\n");
+      return 2;
+    }
     try {
       if (!dr_str_.empty() && !load_cache_.empty()) {
         std::fprintf(stderr, "Cannot specify cache and direct route path\n");
@@ -355,9 +361,17 @@ public:
           one = &db.node_of(db.port(pi));
         }
       }
+      auto nodes = db.reference_order(only_);
+      if (ibcore::json_enabled()) {
+        std::vector<const Node*> list;
+        if (one) list.push_back(one);
+        else
+          for (uint32_t i : nodes) list.push_back(&db.node(i));
+        write_json(db, map, list, have_filter ? &filter_db : nullptr);
+        return 0;
+      }
       TextOut out(stdout);
       LinkPrinter pr(db, map, out, line_, additional_, down_, have_filter ? &filter_db : nullptr);
-      auto nodes = db.reference_order(only_);
       if (have_diff) {
         LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
         LinkPrinter::Side back{&db, &diff_db, "> ", "< "};
@@ -385,6 +399,28 @@ public:
   }
 
 private:
+  // --json: {"nodes": [node, ...]} in the text's order, each with the ports
+  // the text lists (core/json_net.h; -p adds each port's whole PortInfo).
+  void write_json(const Subnet& db, const NodeNameMap& map, const std::vector<const Node*>& list,
+                  const Subnet* filter) const {
+    TextOut out(stdout);
+    JsonOut j(out, ibcore::json_pretty());
+    LinkPrinter lp(db, map, out, false, false, false, filter);
+    j.obj().key("nodes").arr();
+    for (const Node* n : list) {
+      json_node_head(j, *n, map);
+      j.key("ports").arr();
+      for (unsigned i = 1; i <= n->nports; ++i) {
+        const Port& p = db.port(*n, i);
+        if (!p.exists || (down_ && p.state() != 1) || (p.state() == 1 && lp.filtered(*n, p))) continue;
+        json_port(j, db, p, map, additional_);
+      }
+      j.end().end();
+    }
+    j.end().end();
+    j.finish();
+  }
+
   std::string guid_str_, dr_str_, load_cache_, diff_, diffcheck_, filterdown_, sm_port_;
   bool all_ = false, down_ = false, line_ = false, additional_ = false;
   int hops_ = 0;
@@ -403,7 +439,9 @@ IBTOOL_COMMAND({.name = "iblinkinfo",
                     "links, --diff compares with a cache file.  -S/-G/-D start a partial scan at a "
                     "port (only that node is printed unless -a), -n limits it to that many hops: "
                     "the nodes and links are those the reference's scan from there finds, in its "
-                    "order.",
+                    "order.  --json (-j; --pretty indents): {\"nodes\": [{\"nodeGUID\", \"nodeType\", "
+                    "\"nodeDescription\", \"name\", \"nodeInfo\", \"ports\": [...]}]}, each port as "
+                    "ibnetdiscover --json writes it (-p: with its whole \"portInfo\"); not with --diff.",
                 .usage = "[options]",
                 .examples = "  iblinkinfo\n  iblinkinfo -l --switches-only\n  iblinkinfo -G 0x0002c90300001491",
                 .make = [] { return std::make_unique<IbLinkInfo>(); }});

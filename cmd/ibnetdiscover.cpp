@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/json_net.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/netprint.h"
@@ -57,7 +58,7 @@ public:
     // The reference ignores further arguments; unknown options stay errors.
     app.add_option("ignored", ignored_args_, "further arguments are ignored, as the reference does");
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery | ibtool::opt::Sa |
-                                        ibtool::opt::SaPath);
+                                        ibtool::opt::SaPath | ibtool::opt::Json);
   }
 
   static bool parse_diffcheck(const std::string& s, unsigned& flags) {
@@ -72,6 +73,10 @@ public:
   }
 
   int run() override {
+    if (ibcore::json_enabled() && (ports_ || !diff_cache_.empty() || group_)) {
+      std::fprintf(stderr, "ibnetdiscover: --json does not apply to -p, --diff or -g\n");
+      return 2;
+    }
     try {
       FILE* f = stdout;
       if (!outfile_.empty()) {
@@ -106,15 +111,19 @@ public:
         o.progress = show_;
         db = discover_live(o);
         if (show_)
-          for (auto& l : db.ref_progress()) std::printf("%s\n", l.c_str());
+          for (auto& l : db.ref_progress()) std::fprintf(ibcore::json_enabled() ? stderr : stdout, "%s\n", l.c_str());
       }
       unsigned flags = DIFF_DEFAULT;
       if (!diffcheck_arg_.empty()) parse_diffcheck(diffcheck_arg_, flags);
-      TopologyPrinter pr(db, map, f, full_, group_);
-      if (ports_) pr.ports_report();
-      else if (list_) pr.list(list_);
-      else if (have_diff) pr.diff(diff_db, db, flags);
-      else pr.topology(max_hops_, !load_cache_.empty());
+      if (ibcore::json_enabled()) {
+        write_json(db, map, f);
+      } else {
+        TopologyPrinter pr(db, map, f, full_, group_);
+        if (ports_) pr.ports_report();
+        else if (list_) pr.list(list_);
+        else if (have_diff) pr.diff(diff_db, db, flags);
+        else pr.topology(max_hops_, !load_cache_.empty());
+      }
       std::fflush(stdout);
       if (f != stdout) std::fclose(f);
       if (!cache_.empty()) {
@@ -133,6 +142,31 @@ public:
   }
 
 private:
+  // --json: {"nodes": [switches, CAs, routers, in the topology's order]},
+  // each node with its linked ports (the nodes of the types listed, without
+  // ports, with -l/-H/-S/-R); -m adds "maxHops" and "madsUsed" (the MADs ibtool sent).
+  void write_json(const Subnet& db, const NodeNameMap& map, FILE* f) const {
+    TextOut o(f);
+    JsonOut j(o, ibcore::json_pretty());
+    JsonNetOptions jo;
+    jo.full = full_;
+    jo.linked_only = true;
+    jo.ports = !list_;
+    j.obj();
+    if (max_hops_) j.kv("maxHops", db.max_hops).kv("madsUsed", db.mads_used);
+    if (db.from_node != NO_INDEX) {
+      const Node& from = db.node(db.from_node);
+      j.key("initiatedFrom").obj().kguid("nodeGUID", from.guid).kguid("portGUID", from.node_port_guid()).end();
+    }
+    j.key("nodes").arr();
+    for (NodeType t : {NodeType::Switch, NodeType::CA, NodeType::Router}) {
+      if (list_ && !(list_ & (1u << unsigned(t)))) continue;
+      for (uint32_t i : db.reference_order(t)) json_node(j, db, db.node(i), map, jo);
+    }
+    j.end().end();
+    j.finish();
+  }
+
   static constexpr unsigned LIST_ALL = (1u << 1) | (1u << 2) | (1u << 3);
   bool full_ = false, show_ = false, group_ = false, ports_ = false, max_hops_ = false;
   unsigned list_ = 0;
@@ -156,7 +190,15 @@ IBTOOL_COMMAND({.name = "ibnetdiscover",
                     "SMPs the reference's walk of this fabric takes, as the reference prints "
                     "them (ibtool itself sends fewer).  --cache writes the fabric in infiniband-diags' "
                     "cache format (byte-compatible); --load-cache reads such a file (or an ibtool "
-                    "cache) instead of discovering.",
+                    "cache) instead of discovering.  --json (-j; --pretty indents) writes one JSON document "
+                    "instead: {\"initiatedFrom\", \"nodes\": [{\"nodeGUID\", \"nodeType\", "
+                    "\"nodeDescription\", \"name\", \"LID\", \"nodeInfo\": {NodeInfo fields}, \"ports\": "
+                    "[{\"portNum\", \"portGUID\", \"LID\", PortInfo state/width/speed fields (-f: "
+                    "\"portInfo\" with every field), \"remote\": {\"nodeGUID\", \"portGUID\", "
+                    "\"portNum\", \"LID\", \"nodeType\", \"nodeDescription\", \"name\"}}]}]}; with "
+                    "-l/-H/-S/-R the nodes without ports; -m adds \"maxHops\" and \"madsUsed\".  Field "
+                    "names are the IBA's (as query shows them), GUIDs strings, enumerations names with "
+                    "<field>Raw beside.",
                 .usage = "[options] [topology-file]",
                 .examples = "  ibnetdiscover -l\n"
                             "  ibnetdiscover --cache fabric.cache\n"

@@ -25,12 +25,14 @@
 #include "core/discovery.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "core/sched.h"
 #include "core/subnet.h"
 #include "core/umad.h"
+#include "iba/enums.h"
 
 namespace {
 
@@ -78,12 +80,22 @@ public:
                    "specify the number of outstanding SMP's which should be issued during the scan")
         ->option_text("<val>");
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::SaPath | ibtool::opt::SMKey | ibtool::opt::Cache);
+                                        ibtool::opt::SaPath | ibtool::opt::SMKey | ibtool::opt::Cache |
+                                        ibtool::opt::Json);
   }
 
 private:
+  // A counter as --json lists it: its name and value.
+  using Counters = std::vector<std::pair<const char*, uint64_t>>;
+  // A reported port (--json): what its text line shows.
+  struct PortOut {
+    unsigned port;  // 0xff: all ports summed (AllPortSelect)
+    uint64_t guid;
+    Counters errors, details, data;
+  };
   struct NodeOut {
     std::string text;
+    std::vector<PortOut> ports;  // --json
     bool bad = false;
     unsigned ports_checked = 0, bad_ports = 0, pma_failures = 0;
   };
@@ -151,7 +163,8 @@ private:
         what = dr_arg_;
       }
       if (n == NO_INDEX) {
-        if (guid_arg_.empty()) std::printf("Failed to find node: %s\n", what.c_str());
+        if (guid_arg_.empty())
+          std::fprintf(ibcore::json_enabled() ? stderr : stdout, "Failed to find node: %s\n", what.c_str());
       } else {
         nodes.push_back(n);
       }
@@ -194,11 +207,15 @@ private:
 
     unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0, failures = 0;
     for (auto& o : outs) {
-      std::fputs(o.text.c_str(), stdout);
+      if (!ibcore::json_enabled()) std::fputs(o.text.c_str(), stdout);
       bad_nodes += o.bad;
       ports_checked += o.ports_checked;
       bad_ports += o.bad_ports;
       failures += o.pma_failures;
+    }
+    if (ibcore::json_enabled()) {
+      write_json(db, map, todo, outs, {nodes_checked, bad_nodes, ports_checked, bad_ports, failures});
+      return bad_ports ? 1 : 0;
     }
     std::printf("\n## Summary: %u nodes checked, %u bad nodes found\n", nodes_checked, bad_nodes);
     std::printf("##          %u ports checked, %u ports have errors beyond threshold\n", ports_checked, bad_ports);
@@ -216,6 +233,59 @@ private:
     std::printf("\n");
     std::fflush(stdout);
     return bad_ports ? 1 : 0;
+  }
+
+  struct Summary {
+    unsigned nodes_checked, bad_nodes, ports_checked, bad_ports, failures;
+  };
+  // --json: {"nodes": [the nodes the text reports, each {"nodeGUID",
+  // "nodeType", "name", "nodeDescription", "ports": [{"portNum" (255: all
+  // ports summed, "allPorts" true), "portGUID", "errors": {name: value},
+  // "details": {...} (--details), "data": {...} (--data, --counters)}]}],
+  // "summary": {"nodesChecked", "badNodes", "portsChecked", "badPorts",
+  // "pmaFailures", "thresholds": {name: value} (null when the file could not
+  // be read), "suppressed": [names]}}
+  void write_json(const Subnet& db, const NodeNameMap& map, const std::vector<uint32_t>& todo,
+                  const std::vector<NodeOut>& outs, const Summary& sum) const {
+    TextOut o(stdout);
+    JsonOut j(o, ibcore::json_pretty());
+    auto counters = [&](const char* key, const Counters& c) {
+      j.key(key).obj();
+      for (auto& [name, v] : c) j.kv(name, v);
+      j.end();
+    };
+    j.obj().key("nodes").arr();
+    for (size_t i = 0; i < todo.size(); ++i) {
+      if (outs[i].ports.empty()) continue;
+      const Node& n = db.node(todo[i]);
+      std::string d = n.description();
+      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
+      j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", tn ? tn : "Unknown", unsigned(n.type));
+      j.ks("name", map.remap(n.guid, d)).ks("nodeDescription", d).key("ports").arr();
+      for (const PortOut& p : outs[i].ports) {
+        j.obj().kv("portNum", p.port).kb("allPorts", p.port == 0xff).kguid("portGUID", p.guid);
+        if (!counters_only_) counters("errors", p.errors);
+        if (details_) counters("details", p.details);
+        if (show_data_ || counters_only_) counters("data", p.data);
+        j.end();
+      }
+      j.end().end();
+    }
+    j.end().key("summary").obj();
+    j.kv("nodesChecked", sum.nodes_checked).kv("badNodes", sum.bad_nodes).kv("portsChecked", sum.ports_checked);
+    j.kv("badPorts", sum.bad_ports).kv("pmaFailures", sum.failures).key("thresholds");
+    if (thresholds_ok_) {
+      j.obj();
+      for (int i = 0; i < H::N_ERR; ++i)
+        if (thr_.set[i]) j.kv(H::err_name(i), thr_.limit[i]);
+      j.end();
+    } else {
+      j.null();
+    }
+    j.key("suppressed").arr();
+    for (int i : suppressed_) j.str(H::err_name(i));
+    j.end().end().end();
+    j.finish();
   }
 
   bool is_suppressed(int i) const {
@@ -238,13 +308,14 @@ private:
   // PortXmitDiscardDetails names (both read from offset 32 on); the labels
   // are kept for scripts that parse its output.
   Task<std::string> error_text(H::PmAccess& pm, const iba::PMPortCounters& pc, uint16_t cap, uint16_t lid,
-                               uint8_t port, const std::string& name, NodeOut& out) {
+                               uint8_t port, const std::string& name, NodeOut& out, PortOut& po) {
     std::string s;
     for (int i = 0; i < H::N_ERR; ++i) {
       if (is_suppressed(i)) continue;
       uint64_t v = error_value(pc, cap, i);
       if (!thr_.exceeds(i, v)) continue;
       s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
+      po.errors.emplace_back(H::err_name(i), v);
       if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
       try {
         IBPath p = co_await pm.path(lid);
@@ -269,6 +340,10 @@ private:
         const char* const* names = i == H::PortXmitDiscards ? rcv_names : xmit_names;
         for (size_t k = 0; k < f.size(); ++k)
           if (f[k]) s += fmt(" [%s == %" PRIu64 "]", names[k], f[k]);
+        // (--json names each field for the attribute it is in)
+        const char* const* right = i == H::PortXmitDiscards ? xmit_names : rcv_names;
+        for (size_t k = 0; k < f.size(); ++k)
+          if (f[k]) po.details.emplace_back(right[k], f[k]);
       } catch (const MADError& e) {
         warn(out, e, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port);
       }
@@ -281,7 +356,7 @@ private:
   // PortExtendedWidth support), else the 4 of PortCounters (pc, read here
   // when null).  nonzero: only the counters that are not 0 (as --data).
   Task<std::string> data_text(H::PmAccess& pm, uint16_t cap, uint16_t lid, uint8_t port, bool nonzero,
-                              const iba::PMPortCounters* pc) {
+                              const iba::PMPortCounters* pc, Counters* list) {
     std::array<uint64_t, H::N_DATA> v{};
     int count = 4;
     if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
@@ -294,8 +369,10 @@ private:
     }
     std::string s;
     for (int i = 0; i < count; ++i)
-      if (v[i] || !nonzero)
+      if (v[i] || !nonzero) {
         s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v[i], H::human_count(v[i], i < 2).c_str());
+        list->emplace_back(H::data_name(i), v[i]);
+      }
     co_return s;
   }
 
@@ -462,8 +539,10 @@ private:
         if (!port_ok(p)) continue;
         uint16_t l = lid_of(p);
         std::string s;
+        PortOut po{p, n.guid, {}, {}, {}};
         try {
-          s = co_await data_text(pm, cap, l, uint8_t(p), false, nullptr);
+          s = co_await data_text(pm, cap, l, uint8_t(p), false, nullptr, &po.data);
+          if (ibcore::json_enabled()) out.ports.push_back(std::move(po));
           if (!printed) out.text += fmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
           printed = true;
           out.text += fmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
@@ -498,19 +577,22 @@ private:
           warn(out, e, "IB_GSI_PORT_COUNTERS", name, l, p);
           co_return false;
         }
-        std::string errs = co_await error_text(pm, pc, cap, l, sel, name, out);
+        PortOut po{p, 0, {}, {}, {}};
+        std::string errs = co_await error_text(pm, pc, cap, l, sel, name, out, po);
         if (errs.empty()) co_return false;
         uint64_t guid = p == 0xff ? db.port(n, 0).guid : db.port(n, p).guid;
         if (p == 0xff && !guid) guid = n.guid;
+        po.guid = guid;
         if (show_data_) {
           try {
-            errs += co_await data_text(pm, cap, l, sel, true, &pc);
+            errs += co_await data_text(pm, cap, l, sel, true, &pc, &po.data);
           } catch (const MADError& e) {
             warn(out, e, "IB_GSI_PORT_COUNTERS_EXT", name, l, p);
             co_return false;
           }
         }
         report(errs, p == 0xff ? "ALL" : std::to_string(p), guid);
+        if (ibcore::json_enabled()) out.ports.push_back(std::move(po));
         out.text += "\n";
         if (p != 0xff) {
           out.bad_ports++;
@@ -601,7 +683,12 @@ IBTOOL_COMMAND({.name = "ibqueryerrors",
                     "data counters, --counters prints only data counters, -r the link of each "
                     "reported port, --details the transmit discard and receive error details; "
                     "-k/-K clear error/data counters after reading.  Exit status 1 when a port has "
-                    "errors beyond threshold.",
+                    "errors beyond threshold.  --json (-j; --pretty indents): {\"nodes\": [the reported "
+                    "nodes, {\"nodeGUID\", \"nodeType\", \"name\", \"nodeDescription\", \"ports\": "
+                    "[{\"portNum\" (255 and \"allPorts\": true for the AllPortSelect sum), \"portGUID\", "
+                    "\"errors\": {counter: value}, \"details\" (--details), \"data\" (--data, "
+                    "--counters)}]}], \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", "
+                    "\"badPorts\", \"pmaFailures\", \"thresholds\", \"suppressed\"}}.",
                 .usage = "[options]",
                 .examples = "  ibqueryerrors -c -r            # common counters suppressed, link info shown\n"
                             "  ibqueryerrors --threshold-file t  # thresholds from t\n"

@@ -57,8 +57,10 @@ Session open_session(const ibcore::IBPath* scope) {
 
 int ref_exit(const std::string& tool, const std::string& msg) {
   std::fflush(stderr);
-  std::printf("%s: iberror: failed: %s\n", tool.c_str(), msg.c_str());
-  std::fflush(stdout);
+  // With --json stdout carries the document only: the line goes to stderr.
+  FILE* f = ibcore::config().json ? stderr : stdout;
+  std::fprintf(f, "%s: iberror: failed: %s\n", tool.c_str(), msg.c_str());
+  std::fflush(f);
   return 255;
 }
 

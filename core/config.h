@@ -28,6 +28,8 @@ struct Config {
   std::string node_name_map;      // --node-name-map
   int outstanding = 0;            // --outstanding / -o: 0 = default
   bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
+  bool json = false;              // --json/-j: one JSON document on stdout (core/json.h)
+  bool pretty = false;            // --pretty: that document indented
 };
 
 // The process-wide settings of this invocation (set once by the dispatcher).

@@ -1,5 +1,8 @@
 #include "core/routes.h"
 
+#include "core/json.h"
+#include "iba/enums.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
@@ -235,12 +238,28 @@ unsigned UnicastDump::rows_by(const std::vector<uint8_t>& lft, unsigned start, u
   return n;
 }
 
+namespace {
+
+// The port mask words an MFT entry of a switch with nports uses.
+unsigned mft_words(unsigned nports) { return nports / 16 + 1 > 16 ? 16 : nports / 16 + 1; }
+// The port mask of mlid in m (zero where nothing was read).
+const std::array<uint16_t, 16>& mft_mask(const MftRead& m, unsigned mlid) {
+  static const std::array<uint16_t, 16> zero{};
+  return mlid >= m.first && mlid - m.first < m.masks.size() ? m.masks[mlid - m.first] : zero;
+}
+bool mask_any(const std::array<uint16_t, 16>& mask, unsigned words) {
+  for (unsigned w = 0; w < words; ++w)
+    if (mask[w]) return true;
+  return false;
+}
+
+}  // namespace
+
 void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned nports, bool all, bool brief,
                const std::string& where, uint64_t guid, const std::string& name) {
   std::fprintf(f, "Multicast mlids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):\n", start, end, where.c_str(),
                guid, name.c_str());
-  unsigned words = nports / 16 + 1;
-  if (words > 16) words = 16;
+  unsigned words = mft_words(nports);
   if (brief) {
     std::fprintf(f, " MLid       Port Mask\n");
   } else {
@@ -258,12 +277,8 @@ void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned
   }
   unsigned n = 0;
   for (unsigned mlid = start; mlid <= end; ++mlid) {
-    static const std::array<uint16_t, 16> zero{};
-    const std::array<uint16_t, 16>& mask =
-        mlid >= m.first && mlid - m.first < m.masks.size() ? m.masks[mlid - m.first] : zero;
-    bool any = false;
-    for (unsigned w = 0; w < words; ++w) any |= mask[w] != 0;
-    if (!any && !all) continue;
+    const std::array<uint16_t, 16>& mask = mft_mask(m, mlid);
+    if (!all && !mask_any(mask, words)) continue;
     ++n;
     std::fprintf(f, "0x%04x      ", mlid);
     if (brief) {
@@ -274,6 +289,81 @@ void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned
     std::fprintf(f, "\n");
   }
   std::fprintf(f, "%u %smlids dumped \n", n, all ? "" : "valid ");
+}
+
+namespace {
+
+const char* iba_node_type(NodeType t) {
+  const char* n = iba::enums::name_of(iba::enums::node_types(), unsigned(t));
+  return n ? n : "Unknown";
+}
+
+void json_head(JsonOut& j, const TableHead& h) {
+  j.obj().kguid("nodeGUID", h.guid).ks("name", h.name);
+  if (h.lid) j.kv("LID", h.lid);
+  j.ks("route", h.where);
+}
+
+template <class Resolve>
+void json_lft_by(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                 bool all, bool no_dests, const Resolve& resolve) {
+  json_head(j, h);
+  // (the same LIDs as the text: a block-starting end LID is left out)
+  unsigned last = end && end % 64 == 0 ? end - 1 : end;
+  j.kv("startLID", start).kv("endLID", last).key("lft").arr();
+  for (unsigned lid = start; lid <= last; ++lid) {
+    uint8_t port = lid < lft.size() ? lft[lid] : LFT_NO_ROUTE;
+    bool valid = port != LFT_NO_ROUTE;
+    if (!valid && !all) continue;
+    j.obj().kv("LID", lid).key("port");
+    if (valid) j.num(port);
+    else j.null();
+    if (!no_dests) {
+      j.key("destination");
+      const LidDest* d = valid ? resolve(lid) : nullptr;
+      if (d && d->known)
+        j.obj()
+            .kguid("portGUID", d->port_guid)
+            .kenum("nodeType", iba_node_type(d->type), unsigned(d->type))
+            .ks("name", d->name)
+            .kv("baseLID", d->base_lid)
+            .kv("LMC", d->lmc)
+            .end();
+      else
+        j.null();
+    }
+    j.end();
+  }
+  j.end().end();
+}
+
+}  // namespace
+
+void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all,
+              bool no_dests, const LidResolver& resolve) {
+  json_lft_by(j, h, lft, start, end, all, no_dests, resolve);
+}
+
+void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all,
+              bool no_dests, const std::vector<LidDest>& dests) {
+  json_lft_by(j, h, lft, start, end, all, no_dests,
+              [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
+}
+
+void json_mft(JsonOut& j, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
+              bool all) {
+  json_head(j, h);
+  j.kv("startMLID", start).kv("endMLID", end).key("mft").arr();
+  unsigned words = mft_words(nports);
+  for (unsigned mlid = start; mlid <= end; ++mlid) {
+    const std::array<uint16_t, 16>& mask = mft_mask(m, mlid);
+    if (!all && !mask_any(mask, words)) continue;
+    j.obj().kv("MLID", mlid).key("ports").arr();
+    for (unsigned i = 0; i <= nports; ++i)
+      if ((mask[i / 16] >> (i % 16)) & 1) j.num(i);
+    j.end().end();
+  }
+  j.end().end();
 }
 
 std::vector<LidDest> lid_dests_from_db(const Subnet& db, const NodeNameMap& map) {

@@ -30,6 +30,8 @@
 
 namespace ibcore {
 
+class JsonOut;
+
 using iba::MLID_BASE;
 constexpr uint8_t LFT_NO_ROUTE = 0xff;
 
@@ -146,6 +148,26 @@ private:
 // The multicast layout: header, rows for MLIDs [start, end], trailer.
 void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned nports, bool all, bool brief,
                const std::string& where, uint64_t guid, const std::string& name);
+
+// --json forms of the dumps: one switch object each, written into a
+// document the caller holds open (dump_fts: {"switches": [...]}):
+//   {"nodeGUID", "name", "LID", "route" (how it was reached), "startLID",
+//    "endLID", "lft": [{"LID", "port", "destination": {"portGUID",
+//    "nodeType", "nodeTypeRaw", "name", "baseLID", "LMC"} or null}]}
+// (entries without a route only with all, their port null), or for the
+// MFT "startMLID", "endMLID", "mft": [{"MLID", "ports": [n, ...]}].
+struct TableHead {
+  uint64_t guid = 0;
+  std::string name;
+  uint16_t lid = 0;
+  std::string where;
+};
+void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+              bool all, bool no_dests, const LidResolver& resolve);
+void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+              bool all, bool no_dests, const std::vector<LidDest>& dests);
+void json_mft(JsonOut& j, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
+              bool all);
 
 // The reference's name for a node type in route listings ("Channel Adapter",
 // "Switch", "Router").

@@ -13,6 +13,8 @@ PKGS=(
   ibsim-utils libumad2sim0 opensm infiniband-diags ibverbs-utils
   # test-only cross checks of the IBA definitions
   libibmad-dev libopensm-dev
+  # tests: --json output parsed by a real JSON parser
+  nlohmann-json3-dev
   # man page rendering test
   groff-base man-db
 )

@@ -1,0 +1,248 @@
+#include "core/json.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "core/config.h"
+#include "iba/enums.h"
+
+namespace ibcore {
+
+bool json_enabled() { return config().json; }
+bool json_pretty() { return config().pretty; }
+
+namespace {
+
+// Which fields hold an enumeration, by the structure that declares them
+// (the same name can mean something else elsewhere: MlnxExtPortInfo's
+// linkSpeed* are Mellanox's own bits).
+struct EnumOf {
+  std::string_view strukt;
+  std::string_view field;
+  std::span<const iba::enums::Named> (*table)();
+  bool mask;
+};
+
+constexpr EnumOf ENUM_FIELDS[] = {
+    {"SMPNodeInfo", "nodeType", iba::enums::node_types, false},
+    {"SMPPortInfo", "portState", iba::enums::port_states, false},
+    {"SMPPortInfo", "portPhysicalState", iba::enums::phys_states, false},
+    {"SMPPortInfo", "linkDownDefaultState", iba::enums::phys_states, false},
+    {"SMPPortInfo", "linkWidthEnabled", iba::enums::link_widths, true},
+    {"SMPPortInfo", "linkWidthSupported", iba::enums::link_widths, true},
+    {"SMPPortInfo", "linkWidthActive", iba::enums::link_widths, true},
+    {"SMPPortInfo", "linkSpeedSupported", iba::enums::link_speeds, true},
+    {"SMPPortInfo", "linkSpeedActive", iba::enums::link_speeds, true},
+    {"SMPPortInfo", "linkSpeedEnabled", iba::enums::link_speeds, true},
+    {"SMPPortInfo", "linkSpeedExtActive", iba::enums::link_speeds_ext, true},
+    {"SMPPortInfo", "linkSpeedExtSupported", iba::enums::link_speeds_ext, true},
+    {"SMPPortInfo", "linkSpeedExtEnabled", iba::enums::link_speeds_ext, true},
+    {"SMPPortInfo", "neighborMTU", iba::enums::mtus, false},
+    {"SMPPortInfo", "MTUCap", iba::enums::mtus, false},
+    {"SMPSMInfo", "SMState", iba::enums::sm_states, false},
+};
+
+const EnumOf* enum_of(std::string_view strukt, std::string_view field) {
+  for (const EnumOf& e : ENUM_FIELDS)
+    if ((strukt.empty() || e.strukt == strukt) && e.field == field) return &e;
+  return nullptr;
+}
+
+std::string enum_name(const EnumOf& e, uint64_t raw) {
+  if (e.mask) return raw ? iba::enums::mask_names(e.table(), raw) : std::string();
+  const char* n = iba::enums::name_of(e.table(), uint32_t(raw));
+  return n ? std::string(n) : std::to_string(raw);
+}
+
+// Length of the valid UTF-8 sequence at s[i], 0 if there is none.
+size_t utf8_len(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n;
+  uint32_t cp;
+  if (c < 0x80) return 1;
+  if ((c & 0xe0) == 0xc0) n = 2, cp = c & 0x1f;
+  else if ((c & 0xf0) == 0xe0) n = 3, cp = c & 0x0f;
+  else if ((c & 0xf8) == 0xf0) n = 4, cp = c & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3f);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+  static const uint32_t MIN[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < MIN[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
+  return n;
+}
+
+}  // namespace
+
+bool iba_enum(std::string_view name, uint64_t raw, std::string& out) {
+  const EnumOf* e = enum_of({}, name);
+  if (!e) return false;
+  out = enum_name(*e, raw);
+  return true;
+}
+
+void JsonOut::newline() {
+  if (!pretty_) return;
+  o_.put('\n');
+  o_.spaces(2 * stack_.size());
+}
+
+void JsonOut::value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!stack_.empty()) {
+    if (stack_.back().any) o_.put(',');
+    stack_.back().any = true;
+    newline();
+  }
+}
+
+JsonOut& JsonOut::key(std::string_view k) {
+  value();
+  quoted(k);
+  o_.put(pretty_ ? ": " : ":");
+  after_key_ = true;
+  return *this;
+}
+
+JsonOut& JsonOut::open(char c) {
+  value();
+  o_.put(c);
+  stack_.push_back({c == '{' ? '}' : ']', false});
+  return *this;
+}
+
+JsonOut& JsonOut::end() {
+  if (stack_.empty()) throw std::logic_error("JSON writer: end() with nothing open");
+  Level l = stack_.back();
+  stack_.pop_back();
+  if (l.any) newline();
+  o_.put(l.close);
+  return *this;
+}
+
+void JsonOut::finish() {
+  if (!stack_.empty() || after_key_) throw std::logic_error("JSON writer: document not closed");
+  o_.put('\n');
+  o_.flush();
+}
+
+void JsonOut::close_all() {
+  if (after_key_) null();
+  while (!stack_.empty()) end();
+  finish();
+}
+
+void JsonOut::quoted(std::string_view s) {
+  static const char HEX[] = "0123456789abcdef";
+  o_.put('"');
+  size_t run = 0;  // start of the bytes not yet written
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c >= 0x20 && c != '"' && c != '\\' ? utf8_len(s, i) : 0;
+    if (n) {
+      i += n;
+      continue;
+    }
+    o_.put(s.substr(run, i - run));
+    switch (c) {
+      case '"': o_.put("\\\""); break;
+      case '\\': o_.put("\\\\"); break;
+      case '\n': o_.put("\\n"); break;
+      case '\t': o_.put("\\t"); break;
+      case '\r': o_.put("\\r"); break;
+      default: {
+        // Control characters, and bytes that are not UTF-8 (taken as the
+        // Latin-1 character of that value, so nothing is lost).
+        char e[6] = {'\\', 'u', '0', '0', HEX[c >> 4], HEX[c & 15]};
+        o_.put(std::string_view(e, 6));
+      }
+    }
+    run = ++i;
+  }
+  o_.put(s.substr(run));
+  o_.put('"');
+}
+
+JsonOut& JsonOut::gid(const iba::Gid& g) { return str(g.str()); }
+
+JsonOut& JsonOut::kenum(std::string_view k, std::string_view name, uint64_t raw) {
+  key(k).str(name);
+  char b[96];
+  size_t n = k.size() < sizeof b - 3 ? k.size() : sizeof b - 3;
+  std::memcpy(b, k.data(), n);
+  std::memcpy(b + n, "Raw", 3);
+  return key(std::string_view(b, n + 3)).num(raw);
+}
+
+void JsonOut::scalar(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
+  switch (f.kind) {
+    case iba::Kind::Uint:
+    case iba::Kind::Hex:
+    case iba::Kind::Lid: num(iba::get_bits(buf, off, f.width)); break;
+    case iba::Kind::Int: snum(iba::sign_extend(iba::get_bits(buf, off, f.width), f.width)); break;
+    case iba::Kind::Guid: guid(iba::get_bits(buf, off, 64)); break;
+    case iba::Kind::Gid: gid(iba::get_gid(buf, off)); break;
+    case iba::Kind::Str: str(iba::get_str(buf, off, f.width)); break;
+    case iba::Kind::Bytes: {
+      value();
+      static const char HEX[] = "0123456789abcdef";
+      o_.put('"');
+      for (uint32_t i = 0; i < f.width / 8; ++i) {
+        uint8_t b = buf[off / 8 + i];
+        o_.put(HEX[b >> 4]).put(HEX[b & 15]);
+      }
+      o_.put('"');
+      break;
+    }
+    case iba::Kind::Struct: {
+      obj();
+      fields_at(*f.sub, off, buf);
+      end();
+      break;
+    }
+    case iba::Kind::Rsv: null(); break;
+  }
+}
+
+JsonOut& JsonOut::field(const iba::StructDesc& desc, const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
+  if (f.kind == iba::Kind::Rsv) return *this;
+  key(f.name);
+  if (f.count > 1 && f.kind != iba::Kind::Bytes && f.kind != iba::Kind::Str) {
+    arr();
+    for (uint32_t i = 0; i < f.count; ++i) scalar(f, off + i * f.width, buf);
+    return end();
+  }
+  if (const EnumOf* e = enum_of(desc.name, f.name); e && f.count == 1) {
+    // An enumeration: its name, and the raw value beside as <field>Raw.
+    uint64_t raw = iba::get_bits(buf, off, f.width);
+    str(enum_name(*e, raw));
+    char b[96];
+    size_t n = std::strlen(f.name);
+    if (n > sizeof b - 3) n = sizeof b - 3;
+    std::memcpy(b, f.name, n);
+    std::memcpy(b + n, "Raw", 3);
+    key(std::string_view(b, n + 3)).num(raw);
+    return *this;
+  }
+  scalar(f, off, buf);
+  return *this;
+}
+
+void JsonOut::fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_t* buf) {
+  for (const iba::FieldDesc& f : desc.field_list()) field(desc, f, base + f.bit_off, buf);
+}
+
+JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf) {
+  fields_at(desc, 0, buf);
+  return *this;
+}
+
+}  // namespace ibcore

@@ -1,0 +1,222 @@
+// --json on the simulated fabric: each command's document parsed by a real
+// parser (nlohmann::json) and its values compared with what the same
+// command prints as text on the same fabric; errors stay on stderr with the
+// text run's exit status; commands and modes without a JSON form refuse
+// --json instead of printing text.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test/testbed/fabric.h"
+#include "test/testbed/topology.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> ib(std::vector<std::string> args) {
+  args.insert(args.begin(), IBTOOL_PATH);
+  return args;
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  std::string l;
+  while (std::getline(in, l)) v.push_back(l);
+  return v;
+}
+
+uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
+uint64_t guid_of(const json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
+
+class Json : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { f_ = new testbed::Fabric(testbed::generate("example net.2sw2path4hca")); }
+  static void TearDownTestSuite() {
+    delete f_;
+    f_ = nullptr;
+  }
+  // The text run and the --json run of args; the JSON parsed (a parse
+  // failure fails the test).
+  static std::pair<testbed::Result, json> both(std::vector<std::string> args, testbed::Result* jr = nullptr) {
+    auto t = f_->run(ib(args));
+    args.push_back("--json");
+    auto r = f_->run(ib(args));
+    if (jr) *jr = r;
+    EXPECT_EQ(r.status, t.status) << r.err;
+    json d;
+    try {
+      d = json::parse(r.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not one JSON document: " << e.what() << "\n" << r.out;
+    }
+    return {t, d};
+  }
+  static testbed::Fabric* f_;
+};
+testbed::Fabric* Json::f_ = nullptr;
+
+// The links of the topology text and of the JSON: (node GUID, port, remote
+// node GUID, remote port); nodes by GUID, type and description.
+TEST_F(Json, IbnetdiscoverHasTheTextsNodesAndLinks) {
+  auto [t, d] = both({"ibnetdiscover"});
+  ASSERT_EQ(t.status, 0);
+  std::set<std::tuple<uint64_t, unsigned, uint64_t, unsigned>> tl, jl;
+  std::map<uint64_t, std::string> tn, jn;
+  std::regex node(R"re(^(Switch|Ca|Rt)\s+(\d+)\s+"[SHR]-([0-9a-f]{16})"\s+# "([^"]*)")re");
+  std::regex link(R"re(^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[SHR]-([0-9a-f]{16})"\[(\d+)\])re");
+  uint64_t cur = 0;
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, node)) {
+      cur = hex(m[3]);
+      tn[cur] = std::string(m[1] == "Ca" ? "CA" : m[1] == "Rt" ? "Router" : "Switch") + "/" + m[4].str();
+    } else if (std::regex_search(l, m, link)) {
+      tl.insert({cur, std::stoul(m[1]), hex(m[2]), std::stoul(m[3])});
+    }
+  }
+  for (const json& n : d["nodes"]) {
+    uint64_t g = guid_of(n["nodeGUID"]);
+    jn[g] = n["nodeType"].get<std::string>() + "/" + n["nodeDescription"].get<std::string>();
+    EXPECT_EQ(n["nodeInfo"]["nodeGUID"], n["nodeGUID"]);
+    for (const json& p : n["ports"])
+      jl.insert({g, p["portNum"].get<unsigned>(), guid_of(p["remote"]["nodeGUID"]), p["remote"]["portNum"].get<unsigned>()});
+  }
+  EXPECT_EQ(tn.size(), 6u);
+  EXPECT_EQ(jn, tn);
+  EXPECT_FALSE(tl.empty());
+  EXPECT_EQ(jl, tl);
+
+  // -l: the same nodes, no ports; --pretty: the same document.
+  auto [tl2, dl] = both({"ibnetdiscover", "-l"});
+  EXPECT_EQ(dl["nodes"].size(), lines(tl2.out).size());
+  EXPECT_FALSE(dl["nodes"][0].contains("ports"));
+  auto p = f_->run(ib({"ibnetdiscover", "--pretty"}));
+  ASSERT_EQ(p.status, 0);
+  json dp = json::parse(p.out);
+  EXPECT_GT(lines(p.out).size(), 100u);
+  EXPECT_EQ(dp, d);
+}
+
+// iblinkinfo -l: one line a port; the JSON's ports with the same LID, port,
+// state and remote end.
+TEST_F(Json, IblinkinfoHasTheTextsPorts) {
+  auto [t, d] = both({"iblinkinfo", "-l"});
+  ASSERT_EQ(t.status, 0);
+  using Row = std::tuple<uint64_t, unsigned, unsigned, std::string, unsigned, unsigned>;
+  std::set<Row> tr, jr;
+  std::regex row(R"re(^0x([0-9a-f]{16}) ".*"\s+(\d+)\s+(\d+)\[..\] ==\(.*?(\w+)/\s*\w+\)==>\s+0x[0-9a-f]{16}\s+(\d+)\s+(\d+)\[)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, row))
+      tr.insert({hex(m[1]), std::stoul(m[2]), std::stoul(m[3]), m[4], std::stoul(m[5]), std::stoul(m[6])});
+  }
+  for (const json& n : d["nodes"])
+    for (const json& p : n["ports"])
+      if (!p["remote"].is_null())
+        jr.insert({guid_of(p["portGUID"]), p["LID"].get<unsigned>(), p["portNum"].get<unsigned>(),
+                   p["portState"].get<std::string>(), p["remote"]["LID"].get<unsigned>(),
+                   p["remote"]["portNum"].get<unsigned>()});
+  EXPECT_EQ(tr.size(), 12u);  // 4 links between switches and CAs, 2 between the switches: 12 ends
+  EXPECT_EQ(jr, tr);
+}
+
+// dump_fts: every row (switch, LID, out port, destination port GUID).
+TEST_F(Json, DumpFtsHasTheTextsRows) {
+  auto [t, d] = both({"dump_fts"});
+  ASSERT_EQ(t.status, 0);
+  using Row = std::tuple<uint64_t, unsigned, unsigned, uint64_t>;
+  std::set<Row> tr, jr;
+  std::regex head(R"re(guid 0x([0-9a-f]{16}) \()re");
+  std::regex row(R"re(^0x([0-9a-f]{4}) (\d{3}) : \(.* portguid 0x([0-9a-f]{16}):)re");
+  uint64_t sw = 0;
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (l.rfind("Unicast lids", 0) == 0 && std::regex_search(l, m, head)) sw = hex(m[1]);
+    else if (std::regex_search(l, m, row)) tr.insert({sw, unsigned(hex(m[1])), std::stoul(m[2]), hex(m[3])});
+  }
+  for (const json& s : d["switches"])
+    for (const json& e : s["lft"])
+      jr.insert({guid_of(s["nodeGUID"]), e["LID"].get<unsigned>(), e["port"].get<unsigned>(),
+                 guid_of(e["destination"]["portGUID"])});
+  EXPECT_EQ(tr.size(), 12u);
+  EXPECT_EQ(jr, tr);
+}
+
+// ibqueryerrors after counters are set through ibsim's console: the same
+// ports and error counter values, the same data counters (their values
+// move with the MADs of each run), the same summary and exit status.
+TEST_F(Json, IbqueryerrorsHasTheTextsCounters) {
+  f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=5");
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
+  auto [t, d] = both({"ibqueryerrors", "--data"});
+  EXPECT_EQ(t.status, 1);
+  std::set<std::tuple<uint64_t, std::string, std::string, uint64_t>> tc, jc;
+  std::regex port(R"re(^\s+GUID 0x([0-9a-f]+) port (\w+):)re");
+  std::regex item(R"re(\[(\w+) == (\d+))re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (!std::regex_search(l, m, port)) continue;
+    uint64_t g = hex(m[1]);
+    std::string pn = m[2];
+    for (auto it = std::sregex_iterator(l.begin(), l.end(), item); it != std::sregex_iterator(); ++it) {
+      bool data = (*it)[1].str().find("Data") != std::string::npos || (*it)[1].str().find("Pkts") != std::string::npos;
+      tc.insert({g, pn, (*it)[1], data ? 0 : std::stoull((*it)[2])});
+    }
+  }
+  for (const json& n : d["nodes"])
+    for (const json& p : n["ports"]) {
+      std::string pn = p["allPorts"].get<bool>() ? "ALL" : std::to_string(p["portNum"].get<unsigned>());
+      for (auto& [name, v] : p["errors"].items()) jc.insert({guid_of(p["portGUID"]), pn, name, v.get<uint64_t>()});
+      for (auto& [name, v] : p["data"].items()) {
+        EXPECT_GT(v.get<uint64_t>(), 0u) << name;
+        jc.insert({guid_of(p["portGUID"]), pn, name, 0});
+      }
+    }
+  EXPECT_TRUE(tc.count({0x100004, "1", "PortXmitDiscards", 7}));
+  EXPECT_TRUE(tc.count({0x200000, "2", "SymbolErrorCounter", 5}));
+  EXPECT_EQ(jc, tc);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.out, m, std::regex(R"re(Summary: (\d+) nodes checked, (\d+) bad)re")));
+  EXPECT_EQ(d["summary"]["nodesChecked"], std::stoul(m[1]));
+  EXPECT_EQ(d["summary"]["badNodes"], std::stoul(m[2]));
+  EXPECT_EQ(d["summary"]["badPorts"], 2);
+  f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=0");
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
+}
+
+// A failure: nothing on stdout, the message on stderr, the text run's
+// status.
+TEST_F(Json, ErrorsStayOnStderrWithTheSameStatus) {
+  testbed::Result r;
+  auto t = f_->run(ib({"ibnetdiscover", "-C", "nosuch"}));
+  r = f_->run(ib({"ibnetdiscover", "-C", "nosuch", "--json"}));
+  EXPECT_NE(t.status, 0);
+  EXPECT_EQ(r.status, t.status);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("iberror: failed"), std::string::npos) << r.err;
+}
+
+// Modes and commands without a JSON form refuse --json.
+TEST_F(Json, NoJsonFormRefusesJson) {
+  for (std::vector<std::string> a : {std::vector<std::string>{"ibnetdiscover", "-p", "--json"},
+                                     {"ibnetdiscover", "-g", "-j"},
+                                     {"dump_lfts", "--json"},
+                                     {"ibping", "--json", "1"}}) {
+    auto r = f_->run(ib(a));
+    EXPECT_NE(r.status, 0) << a[0];
+    EXPECT_EQ(r.out, "") << a[0];
+    EXPECT_NE(r.err.find("json"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
