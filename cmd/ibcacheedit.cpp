@@ -115,7 +115,7 @@ public:
       for (uint32_t i : db.reference_order()) {
         Node& n = db.node(i);
         if (n.system_guid() != v[0]) continue;
-        for (int k = 0; k < 8; ++k) n.info[4 + k] = uint8_t(v[1] >> (56 - 8 * k));
+        iba::SMPNodeInfo::set_systemImageGUID_at(n.info.data(), v[1]);
         ++found;
       }
       if (!found) return iberror("sysimgguid = " + hex(v[0]) + " not found");

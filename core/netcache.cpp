@@ -238,9 +238,9 @@ Subnet decode_reference(std::span<const uint8_t> bytes, const std::string& what)
     NodeRec& n = nodes[k];
     // The NodeInfo image carries GUID/type/ports; the node header is authoritative.
     Raw64 info = n.info;
-    info[2] = n.type;
-    info[3] = n.nports;
-    for (int i = 0; i < 8; ++i) info[12 + i] = uint8_t(n.guid >> (56 - 8 * i));
+    iba::SMPNodeInfo::set_nodeType_at(info.data(), n.type);
+    iba::SMPNodeInfo::set_numPorts_at(info.data(), n.nports);
+    iba::SMPNodeInfo::set_nodeGUID_at(info.data(), n.guid);
     auto [idx, created] = db.add_node(info);
     if (!created) r.bad("node " + hex(n.guid) + " is listed twice");
     Node& x = db.node(idx);

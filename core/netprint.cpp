@@ -112,7 +112,7 @@ void TopologyPrinter::w_ca(const Node& n, const char* id_prefix, const char* ca_
 
 void TopologyPrinter::w_full(const Port& p) {
   if (full_)
-    o_.put(" s=").dec(p.speed_active()).put(" w=").dec(p.width_active()).put(" v=").dec(unsigned(p.info[37] >> 4));
+    o_.put(" s=").dec(p.speed_active()).put(" w=").dec(p.width_active()).put(" v=").dec(unsigned(iba::SMPPortInfo::VLCap_at(p.info.data())));
 }
 
 void TopologyPrinter::w_switch_port(const Port& p, const char* prefix) {

@@ -57,11 +57,11 @@ struct Port {
     p.load(info);
     return p;
   }
-  unsigned phys_state() const { return (info[33] >> 4) & 0xf; }
-  unsigned state() const { return info[32] & 0xf; }
-  unsigned width_active() const { return info[31]; }
-  unsigned speed_active() const { return (info[35] >> 4) & 0xf; }
-  unsigned local_port_num() const { return info[28]; }
+  unsigned phys_state() const { return unsigned(iba::SMPPortInfo::portPhysicalState_at(info.data())); }
+  unsigned state() const { return unsigned(iba::SMPPortInfo::portState_at(info.data())); }
+  unsigned width_active() const { return unsigned(iba::SMPPortInfo::linkWidthActive_at(info.data())); }
+  unsigned speed_active() const { return unsigned(iba::SMPPortInfo::linkSpeedActive_at(info.data())); }
+  unsigned local_port_num() const { return unsigned(iba::SMPPortInfo::localPortNum_at(info.data())); }
 };
 
 struct Node {
@@ -102,7 +102,7 @@ struct Node {
   uint64_t node_port_guid() const;  // NodeInfo.portGUID of the first reply
   uint32_t vendor_id() const;
   uint16_t device_id() const;
-  uint8_t local_port_num() const { return info[36]; }
+  uint8_t local_port_num() const { return uint8_t(iba::SMPNodeInfo::localPortNum_at(info.data())); }
 };
 
 // Switch forwarding tables, filled on demand (ibroute, dump_fts, ...).

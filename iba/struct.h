@@ -173,13 +173,18 @@ struct Wire {
 #define IBA_FD_SA(name, off, type, count) \
   ::iba::FieldDesc{#name, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC},
 
-// Typed accessors, chosen by kind.
+// Typed accessors, chosen by kind.  Scalar fields also get static
+// accessors on a wire image held elsewhere (name##_at(bytes),
+// set_##name##_at(bytes, v)), for code that keeps raw attribute images (the
+// subnet database) and must not copy them to read one field.
 #define IBA_ACC_Uint(name, off, width)                                                        \
   uint64_t name() const { return ::iba::get_bits(buf.data(), off, width); }                   \
   auto& set_##name(uint64_t v) {                                                              \
     ::iba::set_bits(buf.data(), off, width, v);                                               \
     return *this;                                                                             \
-  }
+  }                                                                                           \
+  static uint64_t name##_at(const uint8_t* image) { return ::iba::get_bits(image, off, width); } \
+  static void set_##name##_at(uint8_t* image, uint64_t v) { ::iba::set_bits(image, off, width, v); }
 #define IBA_ACC_Hex(name, off, width) IBA_ACC_Uint(name, off, width)
 #define IBA_ACC_Guid(name, off, width) IBA_ACC_Uint(name, off, width)
 #define IBA_ACC_Lid(name, off, width) IBA_ACC_Uint(name, off, width)
