@@ -116,7 +116,7 @@ private:
         continue;
       }
       if (json_) {
-        json_lft(*json_, {t.guid, t.name, t.lid, t.where}, t.lft, t.start, t.end, all_, no_dests_, dests_);
+        json_lft(*json_, {t.guid, t.name, t.lid, t.where}, t.lft, t.start, t.end, all_);
         continue;
       }
       UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
@@ -214,7 +214,7 @@ private:
     if (json_enabled()) {
       jout_ = std::make_unique<TextOut>(stdout);
       json_ = std::make_unique<JsonOut>(*jout_, json_pretty());
-      json_->obj().key("switches").arr();
+      json_->obj();
     }
     struct Close {
       std::unique_ptr<JsonOut>& j;
@@ -282,6 +282,7 @@ private:
     o.on_discovered = [&] {
       sws = db.reference_order(NodeType::Switch);
       if (!no_dests_) dests = lid_dests_from_db(db, map);
+      json_open(dests);
       printer = std::make_unique<TablePrinter>(dests, all_, no_dests_, json_.get());
       print_ready();
     };
@@ -350,6 +351,7 @@ private:
     }
     std::vector<LidDest> dests;
     if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
+    json_open(dests);
     int rc = 0;
     // Print each switch as soon as its blocks are in and the switches
     // before it are printed: output overlaps the reads still in flight.
@@ -370,7 +372,7 @@ private:
         if (json_) {
           TableHead h{n.guid, name, n.smalid, where_of(db, j.node)};
           if (multicast_) json_mft(*json_, h, j.mft, j.start, j.end, n.nports, all_);
-          else json_lft(*json_, h, j.lft.lft, j.start, j.end, all_, no_dests_, dests);
+          else json_lft(*json_, h, j.lft.lft, j.start, j.end, all_);
         } else if (multicast_) {
           print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where_of(db, j.node), n.guid, name);
         } else {
@@ -392,6 +394,14 @@ private:
     return rc;
   }
 
+  // --json: the destinations (once: the entries name only LID and port),
+  // then the switches' array is opened.
+  void json_open(const std::vector<LidDest>& dests) {
+    if (!json_) return;
+    if (!dests.empty()) json_dests(*json_, dests);
+    json_->key("switches").arr();
+  }
+
   Wrapper wrapper_;
   CLI::App* app_ = nullptr;
   std::unique_ptr<TextOut> jout_;
@@ -410,10 +420,11 @@ IBTOOL_COMMAND({.name = "dump_fts",
                     "forwarding table) of every switch in ibroute's layout, destinations named from the "
                     "discovered subnet.  Every table block of every switch is read in parallel, LID "
                     "routed, each once.  A LID range limits the dump; -a also lists LIDs without a route.  "
-                    "--json (-j; --pretty indents): {\"switches\": [{\"nodeGUID\", \"name\", \"LID\", "
+                    "--json (-j; --pretty indents): {\"destinations\": [{\"LID\", \"destination\": "
+                    "{\"portGUID\", \"nodeType\", \"name\", \"baseLID\", \"LMC\"}}] (each LID of the "
+                    "fabric once; not with -n or -M), \"switches\": [{\"nodeGUID\", \"name\", \"LID\", "
                     "\"route\", \"startLID\", \"endLID\", \"lft\": [{\"LID\", \"port\" (null: no "
-                    "route, -a), \"destination\": {\"portGUID\", \"nodeType\", \"name\", \"baseLID\", "
-                    "\"LMC\"} or null}]}]}; with -M \"startMLID\", \"endMLID\", \"mft\": [{\"MLID\", "
+                    "route, -a)}]}]}; with -M \"startMLID\", \"endMLID\", \"mft\": [{\"MLID\", "
                     "\"ports\": [numbers]}].",
                 .usage = "[options] [<startlid> [<endlid>]]",
                 .examples = "  dump_fts\n"

@@ -304,9 +304,22 @@ void json_head(JsonOut& j, const TableHead& h) {
   j.ks("route", h.where);
 }
 
+// The object of a destination (known ones only).
+void json_dest(JsonOut& j, const LidDest& d) {
+  j.obj()
+      .kguid("portGUID", d.port_guid)
+      .kenum("nodeType", iba_node_type(d.type), unsigned(d.type))
+      .ks("name", d.name)
+      .kv("baseLID", d.base_lid)
+      .kv("LMC", d.lmc)
+      .end();
+}
+
+// resolve null: no "destination" in the entries (dump_fts lists the
+// destinations once, json_dests).
 template <class Resolve>
 void json_lft_by(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-                 bool all, bool no_dests, const Resolve& resolve) {
+                 bool all, bool no_dests, const Resolve* resolve) {
   json_head(j, h);
   // (the same LIDs as the text: a block-starting end LID is left out)
   unsigned last = end && end % 64 == 0 ? end - 1 : end;
@@ -318,19 +331,11 @@ void json_lft_by(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft
     j.obj().kv("LID", lid).key("port");
     if (valid) j.num(port);
     else j.null();
-    if (!no_dests) {
+    if (!no_dests && resolve) {
       j.key("destination");
-      const LidDest* d = valid ? resolve(lid) : nullptr;
-      if (d && d->known)
-        j.obj()
-            .kguid("portGUID", d->port_guid)
-            .kenum("nodeType", iba_node_type(d->type), unsigned(d->type))
-            .ks("name", d->name)
-            .kv("baseLID", d->base_lid)
-            .kv("LMC", d->lmc)
-            .end();
-      else
-        j.null();
+      const LidDest* d = valid ? (*resolve)(lid) : nullptr;
+      if (d && d->known) json_dest(j, *d);
+      else j.null();
     }
     j.end();
   }
@@ -341,13 +346,22 @@ void json_lft_by(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft
 
 void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all,
               bool no_dests, const LidResolver& resolve) {
-  json_lft_by(j, h, lft, start, end, all, no_dests, resolve);
+  json_lft_by(j, h, lft, start, end, all, no_dests, &resolve);
 }
 
-void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all,
-              bool no_dests, const std::vector<LidDest>& dests) {
-  json_lft_by(j, h, lft, start, end, all, no_dests,
-              [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
+void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all) {
+  json_lft_by<LidResolver>(j, h, lft, start, end, all, true, nullptr);
+}
+
+void json_dests(JsonOut& j, const std::vector<LidDest>& dests) {
+  j.key("destinations").arr();
+  for (unsigned lid = 0; lid < dests.size(); ++lid)
+    if (dests[lid].known) {
+      j.obj().kv("LID", lid).key("destination");
+      json_dest(j, dests[lid]);
+      j.end();
+    }
+  j.end();
 }
 
 void json_mft(JsonOut& j, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,

@@ -150,12 +150,13 @@ void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned
                const std::string& where, uint64_t guid, const std::string& name);
 
 // --json forms of the dumps: one switch object each, written into a
-// document the caller holds open (dump_fts: {"switches": [...]}):
+// document the caller holds open:
 //   {"nodeGUID", "name", "LID", "route" (how it was reached), "startLID",
 //    "endLID", "lft": [{"LID", "port", "destination": {"portGUID",
 //    "nodeType", "nodeTypeRaw", "name", "baseLID", "LMC"} or null}]}
-// (entries without a route only with all, their port null), or for the
-// MFT "startMLID", "endMLID", "mft": [{"MLID", "ports": [n, ...]}].
+// (entries without a route only with all, their port null; no
+// "destination" with no_dests), or for the MFT "startMLID", "endMLID",
+// "mft": [{"MLID", "ports": [n, ...]}].
 struct TableHead {
   uint64_t guid = 0;
   std::string name;
@@ -164,8 +165,13 @@ struct TableHead {
 };
 void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
               bool all, bool no_dests, const LidResolver& resolve);
+// The entries without "destination": a fabric's dump (dump_fts) names
+// each destination once, with json_dests (12M entries on a k=32 fat tree
+// would otherwise repeat 9472 destinations 1280 times: 1.8 GB).
 void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-              bool all, bool no_dests, const std::vector<LidDest>& dests);
+              bool all);
+// "destinations": [{"LID", "destination": {...}}] for every known LID.
+void json_dests(JsonOut& j, const std::vector<LidDest>& dests);
 void json_mft(JsonOut& j, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
               bool all);
 

@@ -13,8 +13,11 @@ PKGS=(
   ibsim-utils libumad2sim0 opensm infiniband-diags ibverbs-utils
   # test-only cross checks of the IBA definitions
   libibmad-dev libopensm-dev
-  # tests: --json output parsed by a real JSON parser
-  nlohmann-json3-dev
+  # exporter --listen's HTTP server (a module ibtool loads only then)
+  libcpp-httplib-dev
+  # tests: --json output parsed by a real JSON parser, the exporter's
+  # metrics by Prometheus' own
+  nlohmann-json3-dev python3-prometheus-client
   # man page rendering test
   groff-base man-db
 )

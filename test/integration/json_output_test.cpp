@@ -144,10 +144,12 @@ TEST_F(Json, DumpFtsHasTheTextsRows) {
     if (l.rfind("Unicast lids", 0) == 0 && std::regex_search(l, m, head)) sw = hex(m[1]);
     else if (std::regex_search(l, m, row)) tr.insert({sw, unsigned(hex(m[1])), std::stoul(m[2]), hex(m[3])});
   }
+  std::map<unsigned, uint64_t> dest;  // LID -> port GUID, listed once
+  for (const json& e : d["destinations"]) dest[e["LID"].get<unsigned>()] = guid_of(e["destination"]["portGUID"]);
+  EXPECT_EQ(dest.size(), 6u);
   for (const json& s : d["switches"])
     for (const json& e : s["lft"])
-      jr.insert({guid_of(s["nodeGUID"]), e["LID"].get<unsigned>(), e["port"].get<unsigned>(),
-                 guid_of(e["destination"]["portGUID"])});
+      jr.insert({guid_of(s["nodeGUID"]), e["LID"].get<unsigned>(), e["port"].get<unsigned>(), dest[e["LID"]]});
   EXPECT_EQ(tr.size(), 12u);
   EXPECT_EQ(jr, tr);
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# --json against the text output of the same command, on one simulated fat
+# tree: ibnetdiscover, iblinkinfo, dump_fts and ibqueryerrors, each run as
+# text and with --json, interleaved; and one exporter scrape (--once)
+# against ibqueryerrors (target 1.2x).  Prints wall time, peak RSS and the
+# JSON/text ratios of both, checks each document parses (python3's json;
+# dump_fts' 12M entries are counted against the text's rows instead of
+# being loaded) and flags a ratio above the targets (time 1.3x, memory 2x).
+#
+#   bench/json_bench.sh [BUILD_DIR] [K]      (defaults: build 32)
+#
+# Environment: REPS=N runs of each (default 1: the k=32 runs are CPU
+# heavy; the table shows the fastest); FABRIC=DIR uses a fabric already
+# started with scripts/fabric.sh (left running).  Exits non-zero when a run
+# fails, a document does not parse or a target is missed.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$here/build}" && pwd)
+k=${2:-32}
+reps=${REPS:-1}
+ibtool=$build/ibtool
+topogen=$build/test/topogen
+fabric=$here/scripts/fabric.sh
+[ -x "$ibtool" ] || { echo "json_bench: no $ibtool (build first)" >&2; exit 2; }
+
+dir=$(mktemp -d /tmp/json-bench.XXXXXX)
+if [ -n "${FABRIC:-}" ]; then
+  fab=$(cd "$FABRIC" && pwd)
+  cleanup() { rm -rf "$dir"; }
+else
+  [ -x "$topogen" ] || { echo "json_bench: no $topogen (build the tests)" >&2; exit 2; }
+  fab=$dir/fab
+  cleanup() { "$fabric" stop "$fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
+  "$topogen" fattree "$k" > "$dir/topo.net"
+  echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
+  "$fabric" start "$dir/topo.net" "$fab" 900 >/dev/null
+fi
+trap cleanup EXIT
+# Wait until ibsim is idle (OpenSM's sweeps after SUBNET UP) so that every
+# run sees the same simulator.
+ibsim_pid=$(cat "$fab/ibsim.pid")
+hz=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$ibsim_pid/stat"; }
+for _ in $(seq 300); do
+  a=$(ticks); sleep 1; b=$(ticks)
+  [ $((b - a)) -lt $((hz / 20)) ] && break
+done
+eval "$("$fabric" env "$fab")"
+cd "$dir"
+
+declare -A WALL RSS
+measure() {  # measure NAME CMD...: stdout to NAME.out; keeps the fastest run
+  local name=$1 w m
+  shift
+  local rc=0
+  /usr/bin/time -f '%e %M' -o "$name.time" "$@" > "$name.out.new" 2> "$name.err" || rc=$?
+  # (ibqueryerrors exits 1 when it reports errors: a result, not a failure)
+  if [ "$rc" -ne 0 ] && ! { [ "$rc" -eq 1 ] && [ "$2" = ibqueryerrors ]; }; then
+    echo "$name failed ($rc):"; tail -5 "$name.err"; exit 1
+  fi
+  read -r w m < <(tail -1 "$name.time")
+  if [ -z "${WALL[$name]:-}" ] || awk -v x="$w" -v y="${WALL[$name]}" 'BEGIN { exit !(x < y) }'; then
+    WALL[$name]=$w
+    RSS[$name]=$m
+    mv "$name.out.new" "$name.out"
+  else
+    rm -f "$name.out.new"
+  fi
+}
+
+cmds=(ibnetdiscover iblinkinfo dump_fts ibqueryerrors)
+for _ in $(seq "$reps"); do
+  for c in "${cmds[@]}"; do
+    measure "$c" "$ibtool" "$c"
+    measure "$c.json" "$ibtool" "$c" --json
+  done
+  measure exporter "$ibtool" exporter --once
+done
+
+status=0
+printf '\n%-15s %9s %9s %7s %12s %12s %7s %11s\n' command text_s json_s time text_rss_kB json_rss_kB rss json_MB
+for c in "${cmds[@]}"; do
+  t=$(awk -v a="${WALL[$c.json]}" -v b="${WALL[$c]}" 'BEGIN { printf "%.2fx", a / (b > 0 ? b : 0.01) }')
+  m=$(awk -v a="${RSS[$c.json]}" -v b="${RSS[$c]}" 'BEGIN { printf "%.2fx", a / b }')
+  mb=$(awk -v s="$(stat -c %s "$c.json.out")" 'BEGIN { printf "%.1f", s / 1e6 }')
+  printf '%-15s %9s %9s %7s %12s %12s %7s %11s\n' "$c" "${WALL[$c]}" "${WALL[$c.json]}" "$t" "${RSS[$c]}" \
+    "${RSS[$c.json]}" "$m" "$mb"
+  awk -v t="${t%x}" -v m="${m%x}" 'BEGIN { exit !(t > 1.3 || m > 2.0) }' && { echo "  $c: target missed"; status=1; }
+done
+
+t=$(awk -v a="${WALL[exporter]}" -v b="${WALL[ibqueryerrors]}" 'BEGIN { printf "%.2f", a / b }')
+echo "exporter --once: ${WALL[exporter]} s, ${RSS[exporter]} kB, ${t}x ibqueryerrors' time" \
+  "($(grep -c '^ib_port_counters_symbol_error_counter_total' exporter.out) ports;" \
+  "$(grep '^ib_scrape_mads ' exporter.out | cut -d' ' -f2) MADs)"
+awk -v t="$t" 'BEGIN { exit !(t > 1.2) }' && { echo "  exporter: target missed"; status=1; }
+
+# The documents: one each, parsed; dump_fts' entries against the text rows.
+for c in ibnetdiscover iblinkinfo ibqueryerrors; do
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$c.json.out" || { echo "$c: not JSON"; status=1; }
+done
+rows=$(grep -c '^0x' dump_fts.out || true)
+entries=$(grep -o '"LID":[0-9]*,"port"' dump_fts.json.out | wc -l)
+echo "dump_fts: $rows text rows, $entries JSON entries"
+[ "$rows" = "$entries" ] || status=1
+echo "(fastest of $reps runs; time and rss = JSON run / text run; targets 1.3x and 2x)"
+exit $status
