@@ -21,6 +21,8 @@
 #include "core/umad.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
+#include "core/json.h"
+#include "core/textout.h"
 #include "iba/refprint_pm.h"
 
 namespace {
@@ -82,7 +84,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
@@ -168,6 +170,10 @@ private:
   }
 
   void print(const Attr& a, int port, const std::vector<uint8_t>& buf) {
+    if (ibcore::json_enabled()) {
+      json_.push_back({&a, port, buf});
+      return;
+    }
     std::string s = header(a, port) + iba::ref::pm_print(*a.desc, buf.data(), all_layout_);
     std::fputs(s.c_str(), stdout);
   }
@@ -318,7 +324,13 @@ private:
       all_layout_ = (capmask2_ & CAP2_ADDL_PORT_CTRS_EXT) != 0;
     }
     if (!mask_given) mask = is_ext ? 0xff : 0xffff;
-    if (smplctl_) return samples_control(mad, path, port);
+    if (smplctl_) {
+      if (ibcore::json_enabled()) {
+        std::fprintf(stderr, "perfquery: --json is not available with -c (PortSamplesControl)\n");
+        return 2;
+      }
+      return samples_control(mad, path, port);
+    }
 
     std::string what = is_counters ? "perfquery" : is_ext ? "perfextquery" : "cannot query " + std::string(a.name);
     if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & CAP_ALL_PORT_SELECT))
@@ -392,8 +404,30 @@ private:
         throw Fail{is_ext ? "perf reset" : "perf reset"};
       }
     }
+    if (ibcore::json_enabled()) write_json();
     std::fflush(stdout);
     return 0;
+  }
+
+  // --json: {"LID", "capabilityMask" (ClassPortInfo's), "ports": [{"portNum"
+  // (255: all ports, summed with -a), "<Attribute>": {its fields}}]}.
+  struct JsonItem {
+    const Attr* a;
+    int port;
+    std::vector<uint8_t> buf;
+  };
+  std::vector<JsonItem> json_;
+  void write_json() {
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    j.obj().kv("LID", lid_).kv("capabilityMask", capmask_).key("ports").arr();
+    for (const JsonItem& it : json_) {
+      j.obj().kv("portNum", unsigned(it.port));
+      j.key(it.a->name).obj().fields(*it.a->desc, it.buf.data()).end();
+      j.end();
+    }
+    j.end().end();
+    j.finish();
   }
 
   // Every port of the target node (NodeInfo.NumPorts; switches from 1).
@@ -450,7 +484,10 @@ IBTOOL_COMMAND({.name = "perfquery",
                     "control, per-VL and congestion counters.  -a aggregates all ports (the PMA's "
                     "AllPortSelect, or every port read concurrently), -l shows each port of a list "
                     "(1-10, 1,4,8), -r resets after reading and -R only resets (reset_mask selects "
-                    "the counters).  The path to the target comes from an SA PathRecord.",
+                    "the counters).  The path to the target comes from an SA PathRecord.  --json (-j; "
+                    "--pretty indents): {\"LID\", \"capabilityMask\", \"ports\": [{\"portNum\" (255: "
+                    "all ports), \"<Attribute>\": {its fields as iba/ names them, 64-bit exact}}]} "
+                    "(not with -c).",
                 .usage = "[options] [<lid|guid> [[port(s)] [reset_mask]]]",
                 .examples = "  perfquery 32 1      # counters of lid 32 port 1\n"
                             "  perfquery -x 32 1   # extended counters\n"

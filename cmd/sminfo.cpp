@@ -7,6 +7,8 @@
 #include "cmd/target.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/json.h"
+#include "core/target.h"
 #include "core/satransactor.h"
 #include "iba/smp.h"
 
@@ -28,7 +30,7 @@ public:
     app.add_option("-p,--priority", priority_, "set SM priority")->option_text("<0-15>");
     app.add_option("-a,--activity", activity_, "set activity count")->option_text("<val>");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid);
-    ibtool::add_common_options(app, ibtool::opt::Smp);
+    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Json);
     app.add_option("args", args_, "[<sm_lid|sm_dr_path> [modifier]]");
   }
 
@@ -63,6 +65,14 @@ public:
       } catch (const std::exception& e) {
         ibtool::ref_fail(e, "query");
       }
+      if (ibcore::json_enabled()) {
+        // {"destination", "SMInfo": {fields but SM_Key (the text never shows
+        // it); SMState by name with SMStateRaw}}
+        static constexpr std::string_view HIDE[] = {"SMKey"};
+        ibcore::json_attribute(stdout, "SMInfo", ibcore::portid_str(path), -1, iba::SMPSMInfo::DESC, info.buf.data(),
+                               HIDE);
+        return 0;
+      }
       std::printf("sminfo: sm lid %u sm guid 0x%llx, activity count %u priority %u state %u %s\n",
                   unsigned(path.DLID), static_cast<unsigned long long>(info.GUID()),
                   unsigned(info.actCount()), unsigned(info.priority()), unsigned(info.SMState()),
@@ -90,7 +100,8 @@ IBTOOL_COMMAND({.name = "sminfo",
                 .summary = "query (or set) the SMInfo of a subnet manager",
                 .description = "Reads the SMInfo attribute of the SM at the destination (default: the "
                                "SM the local port knows) and prints its LID, GUID, activity count, "
-                               "priority and state.  With a modifier (the SMInfo control: 1 handover, "
+                               "priority and state (--json, -j; --pretty indents: {\"destination\", "
+                               "\"SMInfo\": {its fields but SMKey, SMState by name with SMStateRaw}}).  With a modifier (the SMInfo control: 1 handover, "
                                "2 acknowledge, 3 disable, 4 standby, 5 discover) it sends a SubnSet "
                                "carrying -s state, -p priority and -a activity count instead.",
                 .usage = "[options] <sm_lid|sm_dr_path> [modifier]",

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/nodemap.h"
 #include "core/satransactor.h"
+#include "core/json.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
 
@@ -54,13 +55,24 @@ T get(Ctx& c, uint32_t amod, const char* fail_msg) {
 
 void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
 
+// The attribute as text, or with --json as one JSON document.
+// (M_Key only with -K, as the text)
+template <class T>
+void emit(const Ctx& c, const char* attr, int port, const T& v, const std::string& text) {
+  static constexpr std::string_view KEYS[] = {"MKey"};
+  if (ibcore::json_enabled())
+    ibcore::json_attribute(stdout, attr, ibcore::portid_str(c.path), port, T::DESC, v.buf.data(),
+                           c.show_keys ? std::span<const std::string_view>() : std::span(KEYS));
+  else out(text);
+}
+
 std::string header(const char* what, const IBPath& p) { return std::string("# ") + what + ": " + ibcore::portid_str(p); }
 
 bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
 
 int op_nodeinfo(Ctx& c) {
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
-  out(header("Node info", c.path) + "\n" + iba::ref::smp_print(ni));
+  emit(c, "NodeInfo", -1, ni, header("Node info", c.path) + "\n" + iba::ref::smp_print(ni));
   return 0;
 }
 
@@ -71,7 +83,7 @@ int op_nodedesc(Ctx& c) {
   std::string name = map.remap(ni.nodeGUID(), nd.nodeString());
   size_t l = name.size();
   std::string dots = l < 32 ? std::string(32 - l, '.') : std::string(".");
-  out("Node Description:" + dots + name + "\n");
+  emit(c, "NodeDescription", -1, nd, "Node Description:" + dots + name + "\n");
   return 0;
 }
 
@@ -81,7 +93,8 @@ int op_portinfo(Ctx& c) {
   auto pi = get<iba::SMPPortInfo>(c, amod, "port info query failed");
   iba::ref::SmpPrintOptions o;
   o.show_keys = c.show_keys;
-  out(header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
+  emit(c, "PortInfo", int(port), pi,
+       header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
   return 0;
 }
 
@@ -103,13 +116,14 @@ int op_portinfoext(Ctx& c) {
     throw OpFail{"port info extended not supported"};
   }
   auto pie = get<iba::SMPPortInfoExtended>(c, port, "port info extended query failed");
-  out(header("Port info Extended", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pie));
+  emit(c, "PortInfoExtended", int(port), pie,
+       header("Port info Extended", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pie));
   return 0;
 }
 
 int op_switchinfo(Ctx& c) {
   auto si = get<iba::SMPSwitchInfo>(c, 0, "switch info query failed");
-  out(header("Switch info", c.path) + "\n" + iba::ref::smp_print(si));
+  emit(c, "SwitchInfo", -1, si, header("Switch info", c.path) + "\n" + iba::ref::smp_print(si));
   return 0;
 }
 
@@ -197,7 +211,8 @@ int op_guids(Ctx& c) {
 int op_mepi(Ctx& c) {
   unsigned port = port_arg(c.params, 0);
   auto m = get<iba::SMPMlnxExtPortInfo>(c, port, "Mellanox ext port info query failed");
-  out(header("MLNX ext Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(m));
+  emit(c, "MlnxExtPortInfo", int(port), m,
+       header("MLNX ext Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(m));
   return 0;
 }
 
@@ -206,6 +221,7 @@ struct Op {
   const char* alias;
   int (*fn)(Ctx&);
   const char* params;
+  bool json = true;  // has a --json form (the tables do not yet)
 };
 constexpr Op OPS[] = {
     {"NodeInfo", "NI", op_nodeinfo, "<addr>"},
@@ -213,10 +229,10 @@ constexpr Op OPS[] = {
     {"PortInfo", "PI", op_portinfo, "<addr> [<portnum>]"},
     {"PortInfoExtended", "PIE", op_portinfoext, "<addr> [<portnum>]"},
     {"SwitchInfo", "SI", op_switchinfo, "<addr>"},
-    {"PKeyTable", "PKeys", op_pkeys, "<addr> [<portnum>]"},
-    {"SL2VLTable", "SL2VL", op_sl2vl, "<addr> [<portnum>]"},
-    {"VLArbitration", "VLArb", op_vlarb, "<addr> [<portnum>]"},
-    {"GUIDInfo", "GI", op_guids, "<addr>"},
+    {"PKeyTable", "PKeys", op_pkeys, "<addr> [<portnum>]", false},
+    {"SL2VLTable", "SL2VL", op_sl2vl, "<addr> [<portnum>]", false},
+    {"VLArbitration", "VLArb", op_vlarb, "<addr> [<portnum>]", false},
+    {"GUIDInfo", "GI", op_guids, "<addr>", false},
     {"MlnxExtPortInfo", "MEPI", op_mepi, "<addr> [<portnum>]"},
 };
 
@@ -235,7 +251,7 @@ public:
                          ibtool::tflag::SmPort);
     app.add_flag("-x,--extended", extended_, "use extended speeds");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap);
+    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
     app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
   }
 
@@ -246,6 +262,11 @@ public:
     if (!op) {
       std::fprintf(stderr, "E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
+    }
+    if (ibcore::json_enabled() && !op->json) {
+      std::fprintf(stderr, "%s: --json is not available for %s (NodeInfo, NodeDesc, PortInfo, PortInfoExtended, "
+                   "SwitchInfo and MlnxExtPortInfo have it)\n", tool.c_str(), op->name);
+      return 2;
     }
     try {
       std::string dest = args_[1];
@@ -290,7 +311,10 @@ IBTOOL_COMMAND({.name = "smpquery",
                 .description = [] { return "Sends SubnGet SMPs to the destination and prints the attribute in the "
                                "reference's layout.  The destination is a LID, a DR path (0,1,4), a "
                                "port GUID or GID, or a path spec; -D/-L/-G force a form, -c takes a "
-                               "LID and a DR path from it (combined route).\n\n" +
+                               "LID and a DR path from it (combined route).  --json (-j; --pretty indents): "
+                               "{\"destination\", \"portNum\" (port ops), \"<Attribute>\": {its fields as "
+                               "iba/ names them}} for NodeInfo, NodeDesc, PortInfo, PortInfoExtended, SwitchInfo "
+                               "and MlnxExtPortInfo.\n\n" +
                                op_list(); },
                 .usage = "[options] <op> <dest dr_path|lid|guid> [op params]",
                 .examples = "  smpquery portinfo 3 1\n"

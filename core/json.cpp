@@ -86,6 +86,16 @@ bool iba_enum(std::string_view name, uint64_t raw, std::string& out) {
   return true;
 }
 
+void json_attribute(FILE* f, std::string_view attr, std::string_view where, int port, const iba::StructDesc& desc,
+                    const uint8_t* buf, std::span<const std::string_view> hide) {
+  TextOut o(f);
+  JsonOut j(o, json_pretty());
+  j.obj().ks("destination", where);
+  if (port >= 0) j.kv("portNum", unsigned(port));
+  j.key(attr).obj().fields(desc, buf, hide).end().end();
+  j.finish();
+}
+
 void JsonOut::newline() {
   if (!pretty_) return;
   o_.put('\n');
@@ -240,8 +250,12 @@ void JsonOut::fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_
   for (const iba::FieldDesc& f : desc.field_list()) field(desc, f, base + f.bit_off, buf);
 }
 
-JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf) {
-  fields_at(desc, 0, buf);
+JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide) {
+  for (const iba::FieldDesc& f : desc.field_list()) {
+    bool hidden = false;
+    for (std::string_view h : hide) hidden |= h == f.name;
+    if (!hidden) field(desc, f, f.bit_off, buf);
+  }
   return *this;
 }
 

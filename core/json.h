@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -83,7 +84,8 @@ public:
   // object, named as iba/ declares them (the names query and decode_mad
   // use): nested structures as objects, arrays as arrays, enumerations as
   // names with <field>Raw beside.
-  JsonOut& fields(const iba::StructDesc& desc, const uint8_t* buf);
+  // hide: top-level fields left out (keys the text shows only on request).
+  JsonOut& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {});
   template <class T>
   JsonOut& fields(const T& s) {
     return fields(T::DESC, s.buf.data());
@@ -120,6 +122,12 @@ private:
 // (iba/enums tables: node type, port and physical state, link width and
 // speed masks, MTUs, SM state) into out; false if the field is not one.
 bool iba_enum(std::string_view name, uint64_t raw, std::string& out);
+
+// The document of a command that read one attribute (smpquery, sminfo,
+// perfquery): {"destination": where, "portNum": port (when >= 0),
+// attr: {its fields}} on f, with --pretty's indentation.
+void json_attribute(FILE* f, std::string_view attr, std::string_view where, int port, const iba::StructDesc& desc,
+                    const uint8_t* buf, std::span<const std::string_view> hide = {});
 
 // --json/--pretty of this invocation (ibcore::config()).
 bool json_enabled();

@@ -58,7 +58,9 @@ void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& m
     for (const iba::FieldDesc* f : summary().f) j.field(iba::SMPPortInfo::DESC, *f, f->bit_off, p.info.data());
     if (full) {
       j.key("portInfo").obj();
-      j.fields(iba::SMPPortInfo::DESC, p.info.data());
+      // (not the M_Key: the text never shows it)
+      static constexpr std::string_view HIDE[] = {"MKey"};
+      j.fields(iba::SMPPortInfo::DESC, p.info.data(), HIDE);
       j.end();
     }
   }
