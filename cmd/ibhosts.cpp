@@ -11,6 +11,7 @@
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/json_net.h"
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "core/nodemap.h"
@@ -90,12 +91,19 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
                                         ibtool::opt::Debug | ibtool::opt::Verbose | ibtool::opt::Discovery |
                                         ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries |
-                                        ibtool::opt::Sa | ibtool::opt::SaPath);
+                                        ibtool::opt::Sa | ibtool::opt::SaPath | ibtool::opt::Json);
   }
   int usage_status() const override { return 255; }
 
   int run() override {
     std::string text;
+    if (ibcore::json_enabled()) {
+      if (!topofile_.empty()) {
+        std::fprintf(stderr, "E: --json needs a live discovery (or --cache), not a topology file\n");
+        return 2;
+      }
+      return write_json();
+    }
     if (!topofile_.empty()) {
       if (!ibcore::read_file(topofile_, text)) {
         std::fprintf(stderr, "E: cannot read topology file %s\n", topofile_.c_str());
@@ -116,6 +124,32 @@ public:
   }
 
 private:
+  // --json: {"nodes": [the nodes the text lists, in its order, as
+  // ibnetdiscover --json -l writes them (core/json_net.h, no ports)]}.
+  int write_json() const {
+    ibcore::Subnet db;
+    try {
+      db = ibcore::obtain_subnet();
+    } catch (const std::exception& e) {
+      return ibcore::report(e);
+    }
+    ibcore::NodeNameMap map = ibcore::NodeNameMap::open("");
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    ibcore::JsonNetOptions jo;
+    jo.ports = false;
+    j.obj().key("nodes").arr();
+    for (Kind k : kinds_) {
+      ibcore::NodeType t = k == Kind::Hosts      ? ibcore::NodeType::CA
+                           : k == Kind::Switches ? ibcore::NodeType::Switch
+                                                 : ibcore::NodeType::Router;
+      for (uint32_t i : db.reference_order(t)) ibcore::json_node(j, db, db.node(i), map, jo);
+    }
+    j.end().end();
+    j.finish();
+    return 0;
+  }
+
   std::vector<Kind> kinds_;
   std::string topofile_;
 };
@@ -126,7 +160,10 @@ IBTOOL_COMMAND({.name = "ibhosts",
                 .aliases = {},
                 .summary = "list the channel adapters of the fabric",
                 .description = "One line per CA: GUID, number of ports and node description, from a live "
-                               "discovery or from a topology file written by ibnetdiscover.",
+                               "discovery or from a topology file written by ibnetdiscover.  "
+                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
+                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
+                               "\"nodeInfo\"}]}.",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibhosts\n  ibhosts topology.txt",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts}); }});
@@ -135,7 +172,10 @@ IBTOOL_COMMAND({.name = "ibswitches",
                 .aliases = {},
                 .summary = "list the switches of the fabric",
                 .description = "One line per switch: GUID, number of ports, node description, port 0 type, "
-                               "LID and LMC, from a live discovery or from a topology file.",
+                               "LID and LMC, from a live discovery or from a topology file.  "
+                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
+                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
+                               "\"nodeInfo\"}]}.",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibswitches\n  ibswitches topology.txt",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Switches}); }});
@@ -144,7 +184,10 @@ IBTOOL_COMMAND({.name = "ibrouters",
                 .aliases = {},
                 .summary = "list the routers of the fabric",
                 .description = "One line per router: GUID, number of ports and node description, from a live "
-                               "discovery or from a topology file.",
+                               "discovery or from a topology file.  "
+                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
+                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
+                               "\"nodeInfo\"}]}.",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibrouters",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Routers}); }});
@@ -152,7 +195,10 @@ IBTOOL_COMMAND({.name = "ibrouters",
 IBTOOL_COMMAND({.name = "ibnodes",
                 .aliases = {},
                 .summary = "list the CAs and then the switches of the fabric",
-                .description = "ibhosts followed by ibswitches, from one discovery.",
+                .description = "ibhosts followed by ibswitches, from one discovery.  "
+                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
+                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
+                               "\"nodeInfo\"}]}.",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibnodes",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts, Kind::Switches}); }});

@@ -16,7 +16,9 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/nodemap.h"
+#include "core/json.h"
 #include "core/routes.h"
+#include "core/textout.h"
 #include "core/satransactor.h"
 #include "core/sched.h"
 
@@ -41,7 +43,7 @@ public:
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding | ibtool::opt::Sa);
+                                        ibtool::opt::Outstanding | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dest dr_path|lid|guid> [<startlid> [<endlid>]]");
   }
 
@@ -133,7 +135,10 @@ private:
       reads.spawn(src);
       sched.run();
       if (m.error) fail_with(m.error, "dump tables: multicast forwarding table get failed");
-      print_mft(stdout, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
+      if (json_enabled()) write_json([&](JsonOut& j) {
+        json_mft(j, {ni.nodeGUID(), name, 0, where}, m, start, end, unsigned(ni.numPorts()), all_);
+      });
+      else print_mft(stdout, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
       return 0;
     }
 
@@ -147,13 +152,28 @@ private:
     if (l.error) fail_with(l.error, "dump tables: linear forwarding table get failed");
     std::map<unsigned, LidDest> dests;
     if (!no_dests_) resolve(src, s.umad->local_lid(), l.lft, start, end, map, dests);
-    UnicastDump d(stdout, all_, no_dests_);
-    d.header(start, end, where, ni.nodeGUID(), name);
-    d.rows(l.lft, start, end, [&](unsigned lid) {
+    LidResolver resolve = [&](unsigned lid) -> const LidDest* {
       auto it = dests.find(lid);
       return it == dests.end() ? nullptr : &it->second;
-    });
+    };
+    if (json_enabled()) {
+      write_json([&](JsonOut& j) { json_lft(j, {ni.nodeGUID(), name, 0, where}, l.lft, start, end, all_, no_dests_, resolve); });
+      return 0;
+    }
+    UnicastDump d(stdout, all_, no_dests_);
+    d.header(start, end, where, ni.nodeGUID(), name);
+    d.rows(l.lft, start, end, resolve);
     return 0;
+  }
+
+  // --json: the switch's table object (core/routes.h json_lft/json_mft,
+  // destinations inline) as the document.
+  template <class F>
+  static void write_json(F body) {
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    body(j);
+    j.finish();
   }
 
   static IBPath lid_path(uint16_t slid, unsigned lid) {
@@ -258,7 +278,11 @@ IBTOOL_COMMAND({.name = "ibroute",
                     "Reads the linear forwarding table (or with -M the multicast forwarding table) of the "
                     "switch at the destination and prints it in the reference's layout, each routed LID "
                     "named by the port it reaches (-n: no names).  A LID range limits the dump; -a also "
-                    "lists LIDs without a route.  Blocks of the table are read in parallel.",
+                    "lists LIDs without a route.  Blocks of the table are read in parallel.  --json (-j; "
+                    "--pretty indents): {\"nodeGUID\", \"name\", \"route\", \"startLID\", \"endLID\", "
+                    "\"lft\": [{\"LID\", \"port\", \"destination\": {\"portGUID\", \"nodeType\", "
+                    "\"name\", \"baseLID\", \"LMC\"} or null}]}, with -M \"mft\": [{\"MLID\", "
+                    "\"ports\"}] (the dump_fts --json switch object).",
                 .usage = "[options] [<dest dr_path|lid|guid> [<startlid> [<endlid>]]]",
                 .examples = "  ibroute 4\n"
                             "  ibroute -a 4\n"

@@ -282,3 +282,38 @@ TEST_F(Json, SmpqueryPerfquerySminfoHaveTheTextsValues) {
 }
 
 }  // namespace
+
+namespace {
+
+// ibhosts, ibswitches, ibnodes: the nodes of the text's lines; ibroute: the
+// text's rows with their destinations.
+TEST_F(Json, NodeListsAndIbrouteHaveTheTextsValues) {
+  for (const char* cmd : {"ibhosts", "ibswitches", "ibnodes"}) {
+    auto [t, d] = both({cmd});
+    ASSERT_EQ(t.status, 0) << cmd;
+    std::vector<std::pair<uint64_t, unsigned>> tn, jn;
+    std::regex re(R"re(^(Ca|Switch)\s+: 0x([0-9a-f]+) ports (\d+) )re");
+    for (auto& l : lines(t.out)) {
+      std::smatch m;
+      if (std::regex_search(l, m, re)) tn.push_back({hex(m[2]), std::stoul(m[3])});
+    }
+    for (const json& n : d["nodes"]) jn.push_back({guid_of(n["nodeGUID"]), n["numPorts"].get<unsigned>()});
+    EXPECT_FALSE(tn.empty()) << cmd;
+    EXPECT_EQ(jn, tn) << cmd;
+  }
+  auto [t, d] = both({"ibroute", "2"});
+  ASSERT_EQ(t.status, 0);
+  std::set<std::tuple<unsigned, unsigned, uint64_t>> tr, jr;
+  std::regex row(R"re(^0x([0-9a-f]{4}) (\d{3}) : \(.* portguid 0x([0-9a-f]{16}):)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) tr.insert({unsigned(hex(m[1])), std::stoul(m[2]), hex(m[3])});
+  }
+  for (const json& e : d["lft"])
+    jr.insert({e["LID"].get<unsigned>(), e["port"].get<unsigned>(), guid_of(e["destination"]["portGUID"])});
+  EXPECT_EQ(tr.size(), 6u);
+  EXPECT_EQ(jr, tr);
+  EXPECT_EQ(d["nodeGUID"], "0x0000000000200000");
+}
+
+}  // namespace
