@@ -10,9 +10,12 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <cstdio>
 #include <mutex>
 #include <unordered_set>
@@ -67,6 +70,8 @@ void label_value(std::string& out, std::string_view v) {
 // What one port's scrape read.
 struct PortRead {
   uint32_t slot = NO_INDEX;  // port slot in the subnet
+  uint32_t node = NO_INDEX;
+  uint8_t num = 0;           // port number
   uint16_t lid = 0;          // the LID its PM was asked at
   bool pc_ok = false, ext_ok = false, rcv_ok = false, xmit_ok = false;
   iba::PMPortCounters pc;
@@ -106,6 +111,20 @@ Saturation saturation(const iba::PMPortCounters& pc) {
   return s;
 }
 
+// Where the exposition text goes, 64 kB at a time: a k=32 fat tree's
+// scrape is ~700 MB of text (2.5 million series), never held whole.
+struct Sink {
+  std::string buf;
+  std::function<void(const char*, size_t)> write;
+  void maybe_flush() {
+    if (buf.size() >= (size_t(1) << 16)) flush();
+  }
+  void flush() {
+    if (!buf.empty()) write(buf.data(), buf.size());
+    buf.clear();
+  }
+};
+
 class Exporter : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -120,8 +139,8 @@ public:
 
   int run() override {
     if (once_) {
-      std::string text = scrape();
-      std::fwrite(text.data(), 1, text.size(), stdout);
+      Sink out{{}, [](const char* d, size_t n) { std::fwrite(d, 1, n, stdout); }};
+      scrape(out);
       return 0;
     }
     std::string host = "127.0.0.1";
@@ -169,59 +188,74 @@ private:
     return nullptr;
   }
 
-  // A GET from the HTTP module (one of its threads): /metrics scrapes, one
-  // scrape at a time (they share the port's MAD window).
-  static char* handle(void* ctx, const char* path, size_t* len, const char** type, int* status) {
+  // A GET from the HTTP module (one of its threads): /metrics scrapes,
+  // written out as it is formatted, one scrape at a time (they share the
+  // port's MAD window).
+  static int handle(void* ctx, const char* path, ibtool_http_write write, void* w) {
     auto* self = static_cast<Exporter*>(ctx);
-    std::string body;
-    if (std::strcmp(path, "/metrics") == 0) {
-      std::lock_guard<std::mutex> l(self->one_at_a_time_);
-      body = self->scrape();
-      *type = "text/plain; version=0.0.4; charset=utf-8";
-      *status = 200;
-    } else {
-      body = "ibtool exporter: metrics at /metrics\n";
-      *type = "text/plain";
-      *status = std::strcmp(path, "/") == 0 ? 200 : 404;
+    if (std::strcmp(path, "/metrics") != 0) {
+      static const char text[] = "ibtool exporter: metrics at /metrics\n";
+      write(w, text, sizeof text - 1);
+      return std::strcmp(path, "/") == 0 ? 200 : 404;
     }
-    char* b = static_cast<char*>(std::malloc(body.size() + 1));
-    if (!b) return nullptr;
-    std::memcpy(b, body.data(), body.size());
-    *len = body.size();
-    return b;
+    std::lock_guard<std::mutex> l(self->one_at_a_time_);
+    Sink out{{}, [&](const char* d, size_t n) { write(w, d, n); }};
+    self->scrape(out);
+    return 200;
   }
 
-  // One scrape: the exposition text.  Never throws.
-  std::string scrape() {
+  // One scrape, its exposition text into sink.  Never throws.
+  void scrape(Sink& sink) {
     auto t0 = std::chrono::steady_clock::now();
     Subnet db;
-    std::vector<PortRead> reads;
+    std::deque<PortRead> all;  // (stable while it grows)
     ScrapeStats st;
     DiscoveryResult dr;
     uint64_t mads = 0, resent = 0;
     bool up = true;
     try {
       H::PmSession ses;
-      db = discover_live(DiscoveryOptions{}, &dr, &ses.sched());
-      ses.pm().use_subnet(&db);
       ses.pm().read_path_table();
-      // Every existing port of every node: switches' ports 1..N (and 0
-      // with enhanced port 0) at the switch's LID, CA ports at their own.
+      auto read = [&](size_t k) -> Task<> { co_await read_port(ses.pm(), all[k], st); };
+      // Read ahead while discovery walks, as ibqueryerrors does: a node's
+      // ports as soon as its LID is known (a switch's all at its port 0
+      // LID, a CA's port at its own), by a few workers so that the walk
+      // keeps most of the MAD window.
+      WorkQueue<size_t> ahead(ses.sched(), kAheadWorkers, read);
+      std::unordered_set<uint32_t> queued;  // port slots
+      auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
+        uint32_t slot = d.port_index(n, p);
+        if (slot == NO_INDEX || !lid || !queued.insert(slot).second) return false;
+        PortRead r;
+        r.slot = slot;
+        r.node = n;
+        r.num = uint8_t(p);
+        r.lid = lid;
+        all.push_back(r);
+        return true;
+      };
+      DiscoveryOptions o;
+      o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
+        const Node& x = d.node(n);
+        uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
+        if (d.port(x, port).guid) ses.pm().set_port_guid(lid, d.port(x, port).guid);
+        for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
+          if (add(d, n, p, lid)) ahead.push(all.size() - 1);
+      };
+      db = discover_live(o, &dr, &ses.sched());
+      ses.pm().use_subnet(&db);
+      // The rest: every existing port not read ahead (switches' port 0
+      // with enhanced port 0, nodes the walk did not report).
+      size_t first = all.size();
       for (uint32_t n = 0; n < db.node_count(); ++n) {
         const Node& x = db.node(n);
-        for (unsigned p = x.is_switch() && x.enhsp0 ? 0 : 1; p <= x.nports; ++p) {
-          const Port& port = db.port(x, p);
-          if (!port.exists) continue;
-          PortRead r;
-          r.slot = db.port_index(n, p);
-          r.lid = x.is_switch() ? x.smalid : port.base_lid;
-          if (r.lid) reads.push_back(r);
-        }
+        for (unsigned p = x.is_switch() && x.enhsp0 ? 0 : 1; p <= x.nports; ++p)
+          if (db.port(x, p).exists) add(db, n, p, x.is_switch() ? x.smalid : db.port(x, p).base_lid);
       }
       // (a node whose PMA does not answer ClassPortInfo costs one timeout:
       // PmAccess keeps the failure for its LID)
-      auto one = [&](size_t k) -> Task<> { co_await read_port(ses.pm(), db, reads[k], st); };
-      parallel_for(ses.sched(), reads.size(), ses.sched().engine().max_outstanding() + 8, one);
+      auto rest = [&](size_t k) -> Task<> { co_await read(first + k); };
+      parallel_for(ses.sched(), all.size() - first, ses.sched().engine().max_outstanding() + 8, rest);
       ses.sched().run();
       mads = ses.sched().engine().sent();
       resent = ses.sched().engine().resent();
@@ -229,20 +263,24 @@ private:
       ibcore::report(e);
       up = false;
     }
+    // The ports of the final database, in its order.
+    std::vector<PortRead> reads;
+    for (PortRead& r : all)
+      if (r.slot < db.port_slots() && db.port(r.slot).exists) reads.push_back(std::move(r));
+    std::sort(reads.begin(), reads.end(), [](const PortRead& a, const PortRead& b) { return a.slot < b.slot; });
     st.unreachable_nodes = dead_nodes_.size();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::string out = format(db, reads, st, dr, up, secs, mads, resent);
+    format(sink, db, reads, st, dr, up, secs, mads, resent);
+    sink.flush();
     dead_nodes_.clear();
-    return out;
   }
 
-  Task<> read_port(H::PmAccess& pm, const Subnet& db, PortRead& r, ScrapeStats& st) {
-    const Port& port = db.port(r.slot);
-    uint8_t sel = port.num;
+  Task<> read_port(H::PmAccess& pm, PortRead& r, ScrapeStats& st) {
+    uint8_t sel = r.num;
     bool cap_failed = false;
     uint16_t cap = co_await pm.cap_mask(r.lid, &cap_failed);
     if (cap_failed) {
-      dead_nodes_.insert(port.node);
+      dead_nodes_.insert(r.node);
       co_return;
     }
     auto failed = [&](const MADError& e) {
@@ -300,11 +338,10 @@ private:
   }
 
   // The exposition text (Prometheus text format 0.0.4).
-  std::string format(const Subnet& db, const std::vector<PortRead>& reads, const ScrapeStats& st,
+  void format(Sink& sink, const Subnet& db, const std::vector<PortRead>& reads, const ScrapeStats& st,
                      const DiscoveryResult& dr, bool up, double secs, uint64_t mads, uint64_t resent) const {
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    std::string o;
-    o.reserve(reads.size() * 4096 + 4096);
+    std::string& o = sink.buf;
     // Labels of each port, built once.
     std::vector<std::string> labels(reads.size());
     for (size_t i = 0; i < reads.size(); ++i) {
@@ -341,6 +378,7 @@ private:
       o += "} ";
       o += std::to_string(v);
       o += '\n';
+      sink.maybe_flush();
     };
     // Every counter field of an attribute, named after its IBA field.
     auto counters = [&](const iba::StructDesc& desc, const char* prefix, const char* attr, auto ok, auto buf) {
@@ -426,13 +464,13 @@ private:
            double(st.unreachable_nodes));
     if (reset_) scalar("ib_scrape_saturated_resets", "gauge", "ports whose saturated counters were reset",
                        double(st.resets));
-    return o;
   }
 
   std::string listen_;
   bool once_ = false, details_ = false, reset_ = false;
   std::unordered_set<uint32_t> dead_nodes_;
   std::mutex one_at_a_time_;
+  static constexpr unsigned kAheadWorkers = 24;
 };
 
 }  // namespace

@@ -13,20 +13,30 @@
 
 #include "cmd/http/http_server.h"
 
+namespace {
+void to_sink(void* w, const char* data, size_t len) { static_cast<httplib::DataSink*>(w)->write(data, len); }
+void to_string(void* w, const char* data, size_t len) { static_cast<std::string*>(w)->append(data, len); }
+}  // namespace
+
 extern "C" int ibtool_http_serve(const char* host, int port, ibtool_http_handler handler, void* ctx, char* err,
                                  size_t errlen) {
   try {
     httplib::Server svr;
     svr.Get(R"(/.*)", [&](const httplib::Request& req, httplib::Response& res) {
-      size_t len = 0;
-      const char* type = "text/plain";
-      int status = 200;
-      char* body = handler(ctx, req.path.c_str(), &len, &type, &status);
-      res.status = status;
-      if (body) {
-        res.set_content(std::string(body, len), type);
-        std::free(body);
+      if (req.path == "/metrics") {
+        // Chunked: the text goes out while the scrape formats it.
+        std::string path = req.path;
+        res.set_chunked_content_provider("text/plain; version=0.0.4; charset=utf-8",
+                                         [handler, ctx, path](size_t, httplib::DataSink& sink) {
+                                           handler(ctx, path.c_str(), &to_sink, &sink);
+                                           sink.done();
+                                           return true;
+                                         });
+        return;
       }
+      std::string body;
+      res.status = handler(ctx, req.path.c_str(), &to_string, &body);
+      res.set_content(body, "text/plain");
     });
     if (!svr.bind_to_port(host, port)) {
       std::snprintf(err, errlen, "cannot listen on %s port %d", host, port);

@@ -5,9 +5,11 @@
 #include <stddef.h>
 
 extern "C" {
-// Called for every GET: returns a malloc'ed body (freed by the module) of
-// *len bytes, sets *type (a static string) and *status.
-typedef char* (*ibtool_http_handler)(void* ctx, const char* path, size_t* len, const char** type, int* status);
+// The response body's bytes, passed on as they come.
+typedef void (*ibtool_http_write)(void* w, const char* data, size_t len);
+// Called for every GET: writes the body with write(w, ...), returns the
+// HTTP status.  /metrics is sent chunked as it is written (status 200).
+typedef int (*ibtool_http_handler)(void* ctx, const char* path, ibtool_http_write write, void* w);
 // Serve on host:port until the process ends; 0, or non-zero with a message
 // in err.
 typedef int (*ibtool_http_serve_fn)(const char* host, int port, ibtool_http_handler handler, void* ctx, char* err,
