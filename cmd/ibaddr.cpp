@@ -8,6 +8,8 @@
 #include "cmd/target.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/json.h"
+#include "core/textout.h"
 #include "core/satransactor.h"
 #include "iba/smp.h"
 
@@ -24,7 +26,7 @@ public:
     app.add_flag("-l,--lid_show", lid_, "show lid range only");
     app.add_flag("-L,--Lid_show", lid_dec_, "show lid range (in decimal) only");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Smp);
+    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Json);
     app.add_option("args", args_, "[<lid|dr_path|guid>]");
   }
 
@@ -63,6 +65,18 @@ private:
     bool show_lid = lid_ || lid_dec_ || !gid_;
     if (gid_ && (lid_ || lid_dec_)) show_gid = show_lid = true;
     std::string out;
+    if (ibcore::json_enabled()) {
+      // {"GID", "portGUID", "GIDPrefix", "LID", "LMC", "endLID"} (-g/-l/-L
+      // choose what the text shows; the document has it all)
+      unsigned start = unsigned(pi.LID());
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().key("GID").gid(iba::Gid::from(pi.GIDPrefix(), ni.portGUID())).kguid("portGUID", ni.portGUID());
+      j.kv("GIDPrefix", pi.GIDPrefix()).kv("LID", start).kv("LMC", pi.LMC());
+      j.kv("endLID", start + (1u << pi.LMC()) - 1).end();
+      j.finish();
+      return;
+    }
     if (show_gid) {
       iba::Gid g = iba::Gid::from(pi.GIDPrefix(), ni.portGUID());
       char txt[INET6_ADDRSTRLEN] = "";
@@ -91,7 +105,8 @@ IBTOOL_COMMAND({.name = "ibaddr",
                 .summary = "show the GID and LID range of a port",
                 .description = "Queries NodeInfo and PortInfo of the destination (default: the local "
                                "port) and prints its GID (subnet prefix and port GUID) and the LID "
-                               "range its LMC gives.",
+                               "range its LMC gives.  --json (-j; --pretty indents): {\"GID\", \"portGUID\", "
+                               "\"GIDPrefix\", \"LID\", \"LMC\", \"endLID\"}.",
                 .usage = "[options] [<lid|dr_path|guid>]",
                 .examples = "  ibaddr\n  ibaddr 32\n  ibaddr -G 0x8f1040023\n  ibaddr -l 32\n  ibaddr -L 32\n"
                             "  ibaddr -g 32",

@@ -317,3 +317,17 @@ TEST_F(Json, NodeListsAndIbrouteHaveTheTextsValues) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Json, IbaddrHasTheTextsValues) {
+  auto [t, d] = both({"ibaddr", "4"});
+  ASSERT_EQ(t.status, 0);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.out, m, std::regex(R"re(^GID (\S+) LID start 0x([0-9a-f]+) end 0x([0-9a-f]+))re")));
+  EXPECT_EQ(d["GID"], m[1].str());
+  EXPECT_EQ(d["LID"], hex(m[2]));
+  EXPECT_EQ(d["endLID"], hex(m[3]));
+}
+
+}  // namespace
