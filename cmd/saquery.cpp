@@ -27,6 +27,8 @@
 #include "core/rpc.h"
 #include "core/umad.h"
 #include "iba/introspect.h"
+#include "core/json.h"
+#include "core/textout.h"
 #include "iba/refprint_sa.h"
 #include "iba/sa.h"
 
@@ -142,13 +144,19 @@ public:
     app.add_option("-X,--proxy_join", pr_.proxy_join, "Proxy join (MCMemberRecord)");
     app.add_option("--service_id", pr_.service_id, "ServiceID (PathRecord)");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::NodeNameMap);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
     app.add_option("args", args_, "[query-name] [<name> | <lid> | <guid>] [field=value ...]");
   }
 
   int run() override {
+    if (ibcore::json_enabled() && (opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_ || opt_s_ || opt_g_ || opt_m_)) {
+      std::fprintf(stderr, "saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U, -s, -g, -m)\n");
+      return 2;
+    }
     try {
-      return work();
+      int rc = work();
+      if (ibcore::json_enabled()) write_json();
+      return rc;
     } catch (const Exit& e) {
       return e.status;
     } catch (const ibcore::MADClassError& e) {
@@ -230,7 +238,29 @@ private:
     return out;
   }
 
+  // --json: {"records": [{"attribute": the record type, its fields as iba/
+  // names them (keys only with -K)}]}, written after the query.
+  std::vector<std::pair<const iba::StructDesc*, Bytes>> json_records_;
+  void write_json() const {
+    // (the keys the text hides without -K)
+    static constexpr std::string_view KEYS[] = {"MKey", "SMKey"};
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    j.obj().key("records").arr();
+    for (const auto& [d, rec] : json_records_) {
+      j.obj().ks("attribute", d->name);
+      j.fields(*d, rec.data(), show_keys_ ? std::span<const std::string_view>() : std::span(KEYS));
+      j.end();
+    }
+    j.end().end();
+    j.finish();
+  }
+
   void print(const iba::StructDesc& d, const Bytes& rec) {
+    if (ibcore::json_enabled()) {
+      json_records_.emplace_back(&d, rec);
+      return;
+    }
     iba::ref::SaPrintOptions o;
     o.show_keys = show_keys_;
     std::fputs(iba::ref::sa_print(d, rec, o).c_str(), stdout);
@@ -522,7 +552,9 @@ IBTOOL_COMMAND({.name = "saquery",
                     "(SMIR).  Any field of the record can select: name=value arguments set the field "
                     "and its SA component mask (e.g. `saquery NR nodeInfo.portGUID=0x0002c90300001491`).  "
                     "A reply that arrives truncated (no RMPP) prints the records that arrived whole "
-                    "and says so on stderr.",
+                    "and says so on stderr.  --json (-j; --pretty indents): {\"records\": "
+                    "[{\"attribute\": the record type, its fields as the selection names them (keys "
+                    "only with -K)}]}; not with -D, -L, -l, -G, -O, -U, -s, -g, -m.",
                 .usage = "[options] [query-name] [<name> | <lid> | <guid>] [field=value ...]",
                 .examples = "  saquery                 # every NodeRecord\n"
                             "  saquery PIR 12/1        # PortInfoRecord of lid 12 port 1\n"

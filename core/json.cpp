@@ -224,6 +224,8 @@ void JsonOut::scalar(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) 
 
 JsonOut& JsonOut::field(const iba::StructDesc& desc, const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
   if (f.kind == iba::Kind::Rsv) return *this;
+  for (std::string_view h : hide_)
+    if (h == f.name) return *this;
   key(f.name);
   if (f.count > 1 && f.kind != iba::Kind::Bytes && f.kind != iba::Kind::Str) {
     arr();
@@ -251,11 +253,10 @@ void JsonOut::fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_
 }
 
 JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide) {
-  for (const iba::FieldDesc& f : desc.field_list()) {
-    bool hidden = false;
-    for (std::string_view h : hide) hidden |= h == f.name;
-    if (!hidden) field(desc, f, f.bit_off, buf);
-  }
+  auto saved = hide_;
+  hide_ = hide;
+  fields_at(desc, 0, buf);
+  hide_ = saved;
   return *this;
 }
 

@@ -84,7 +84,8 @@ public:
   // object, named as iba/ declares them (the names query and decode_mad
   // use): nested structures as objects, arrays as arrays, enumerations as
   // names with <field>Raw beside.
-  // hide: top-level fields left out (keys the text shows only on request).
+  // hide: fields left out, at any depth (keys the text shows only on
+  // request: a PortInfoRecord's portInfo.MKey).
   JsonOut& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {});
   template <class T>
   JsonOut& fields(const T& s) {
@@ -116,6 +117,7 @@ private:
   };
   std::vector<Level> stack_;
   bool after_key_ = false;
+  std::span<const std::string_view> hide_;  // fields(): names left out
 };
 
 // The name of raw for an IBA field named `name` that holds an enumeration

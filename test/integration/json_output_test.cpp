@@ -229,7 +229,7 @@ namespace {
 // with the dots and spaces gone.
 std::map<std::string, std::string> dotted(const std::string& text) {
   std::map<std::string, std::string> m;
-  std::regex re(R"re(^(\w+):?\.+\s*(.*?)\s*$)re");
+  std::regex re(R"re(^\s*(\w+):?\.+\s*(.*?)\s*$)re");
   for (auto& l : lines(text)) {
     std::smatch x;
     if (std::regex_search(l, x, re)) m[x[1]] = x[2];
@@ -328,6 +328,30 @@ TEST_F(Json, IbaddrHasTheTextsValues) {
   EXPECT_EQ(d["GID"], m[1].str());
   EXPECT_EQ(d["LID"], hex(m[2]));
   EXPECT_EQ(d["endLID"], hex(m[3]));
+}
+
+}  // namespace
+
+namespace {
+
+// saquery: the records of the text's dump, fields by the names its
+// field=value selection takes.
+TEST_F(Json, SaqueryHasTheTextsRecords) {
+  auto [t, d] = both({"saquery", "NR", "4"});
+  ASSERT_EQ(t.status, 0);
+  auto m = dotted(t.out);
+  ASSERT_EQ(d["records"].size(), 1u);
+  const json& r = d["records"][0];
+  EXPECT_EQ(r["attribute"], "SANodeRecord");
+  EXPECT_EQ(r["LID"], 4);
+  EXPECT_EQ(guid_of(r["nodeInfo"]["portGUID"]), hex(m.at("port_guid")));
+  EXPECT_EQ(r["nodeInfo"]["numPorts"], std::stoul(m.at("num_ports")));
+  EXPECT_EQ(r["nodeDescription"]["nodeString"], "Hca2");
+  auto [tp, dp] = both({"saquery", "PIR", "4/1"});
+  ASSERT_EQ(tp.status, 0);
+  ASSERT_EQ(dp["records"].size(), 1u);
+  EXPECT_EQ(dp["records"][0]["portInfo"]["LID"], 4);
+  EXPECT_FALSE(dp["records"][0]["portInfo"].contains("MKey")) << "keys only with -K, as the text";
 }
 
 }  // namespace
