@@ -17,7 +17,10 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/nodemap.h"
+#include "core/json.h"
 #include "core/routes.h"
+#include "core/textout.h"
+#include "iba/enums.h"
 #include "core/satransactor.h"
 #include "core/textfile.h"
 
@@ -50,12 +53,17 @@ public:
         ->option_text("<mlid>");
     app.add_option("--ports-file", ports_file_, "port pairs file")->option_text("<file>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap | ibtool::opt::Sa);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap | ibtool::opt::Sa |
+                                        ibtool::opt::Json);
     app.add_option("args", args_, "<src-addr> <dest-addr>");
   }
 
   int run() override {
     const std::string tool = app_->get_name();
+    if (json_enabled() && (mlid_ || !ports_file_.empty())) {
+      std::fprintf(stderr, "%s: --json is for one unicast trace (not -m or --ports-file)\n", tool.c_str());
+      return 2;
+    }
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (dash || (ports_file_.empty() && args_.size() < 2)) {
       std::fputs(app_->help().c_str(), stderr);
@@ -171,7 +179,7 @@ private:
       throw RouteFail{to_src.detail + "; can't find a route to the src port"};
     // -v: the hops from the local port to the source first (always in the
     // full format).
-    if (config().verbose)
+    if (config().verbose && !json_enabled())
       for (size_t i = 1; i < to_src.nodes.size(); ++i) hop_line(to_src.nodes[i], to_src.nodes[i - 1].outport, false);
     TraceNode from = to_src.nodes.back();
     from.outport = 0;
@@ -208,7 +216,29 @@ private:
                   name(n).c_str());
   }
 
+  // --json: {"found": whether the route reached the destination, "hops":
+  // [{"nodeGUID", "portGUID", "nodeType", "nodeDescription", "name", "LID",
+  // "LMC", "inPort" (the port entered by; 0 for the start switch),
+  // "outPort" (left by; 0 at the end)}]}.  A partial route is written too,
+  // and the run still fails (stderr, status 255).
+  void write_json(const std::vector<TraceNode>& nodes, bool found) const {
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    j.obj().kb("found", found).key("hops").arr();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const TraceNode& n = nodes[i];
+      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.ni.nodeType()));
+      j.obj().kguid("nodeGUID", n.ni.nodeGUID()).kguid("portGUID", n.ni.portGUID());
+      j.kenum("nodeType", tn ? tn : "Unknown", n.ni.nodeType()).ks("nodeDescription", n.desc).ks("name", name(n));
+      j.kv("LID", n.lid).kv("LMC", n.lmc).kv("inPort", i == 0 && n.is_switch() ? 0 : n.inport);
+      j.kv("outPort", n.outport).end();
+    }
+    j.end().end();
+    j.finish();
+  }
+
   void print_unicast(const std::vector<TraceNode>& nodes, bool to) {
+    if (json_enabled()) return write_json(nodes, to);
     const TraceNode& a = nodes.front();
     unsigned aport = a.is_switch() ? 0 : a.inport;
     if (no_info_)
@@ -265,7 +295,10 @@ IBTOOL_COMMAND({.name = "ibtracert",
                     "Walks the route from the source to the destination port with directed route SMPs, "
                     "reading at each switch the forwarding table entry of the destination LID (-m: the "
                     "multicast forwarding table of the MLID), and prints every hop.  -f keeps walking when "
-                    "the destination does not answer by LID; --ports-file traces every pair of a file.",
+                    "the destination does not answer by LID; --ports-file traces every pair of a file.  "
+                    "--json (-j; --pretty indents; one unicast trace): {\"found\", \"hops\": "
+                    "[{\"nodeGUID\", \"portGUID\", \"nodeType\", \"nodeDescription\", \"name\", "
+                    "\"LID\", \"LMC\", \"inPort\", \"outPort\"}]}, also for a partial route.",
                 .usage = "[options] <src-addr> <dest-addr>",
                 .examples = "  ibtracert 4 16\n"
                             "  ibtracert -n 4 16\n"

@@ -355,3 +355,27 @@ TEST_F(Json, SaqueryHasTheTextsRecords) {
 }
 
 }  // namespace
+
+namespace {
+
+// ibtracert: the hops of the text (node GUIDs, ports left and entered).
+TEST_F(Json, IbtracertHasTheTextsHops) {
+  auto [t, d] = both({"ibtracert", "1", "6"});
+  ASSERT_EQ(t.status, 0);
+  EXPECT_EQ(d["found"], true);
+  std::vector<std::tuple<unsigned, uint64_t, unsigned>> th, jh;  // out port, port GUID, in port
+  std::regex hop(R"re(^\[(\d+)\] -> \w+ port \{0x([0-9a-f]+)\}\[(\d+)\])re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, hop)) th.push_back({std::stoul(m[1]), hex(m[2]), std::stoul(m[3])});
+  }
+  const json& h = d["hops"];
+  for (size_t i = 1; i < h.size(); ++i)
+    jh.push_back({h[i - 1]["outPort"].get<unsigned>(), guid_of(h[i]["portGUID"]), h[i]["inPort"].get<unsigned>()});
+  EXPECT_EQ(th.size(), 3u);
+  EXPECT_EQ(jh, th);
+  EXPECT_EQ(h.back()["LID"], 6);
+  EXPECT_EQ(h.back()["outPort"], 0);
+}
+
+}  // namespace
