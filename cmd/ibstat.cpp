@@ -16,7 +16,10 @@
 #include "cmd/registry.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/textfile.h"
+#include "core/textout.h"
+#include "iba/enums.h"
 
 namespace {
 
@@ -75,7 +78,8 @@ public:
     app.add_flag("-l,--list_of_cas", list_, "list all IB devices");
     app.add_flag("-s,--short", short_, "short output");
     app.add_flag("-p,--port_list", port_list_, "show port list");
-    ibtool::add_common_options(app, ibtool::opt::Config | ibtool::opt::Verbose | ibtool::opt::Debug);
+    ibtool::add_common_options(app, ibtool::opt::Config | ibtool::opt::Verbose | ibtool::opt::Debug |
+                                        ibtool::opt::Json);
     app.add_option("args", args_, "<ca_name> [portnum] (further arguments are ignored)");
   }
 
@@ -105,6 +109,19 @@ public:
         std::fprintf(stderr, "E: '%s' IB device can't be found\n", args_[0].c_str());
         return 255;
       }
+    }
+    if (ibcore::json_enabled()) {
+      if (port_list_ || list_ || short_) {
+        std::fprintf(stderr, "%s: --json does not combine with -l, -s or -p\n", app_->get_name().c_str());
+        return 2;
+      }
+      long n = ca && args_.size() > 1 ? long(std::strtoul(args_[1].c_str(), nullptr, 0)) : -1;
+      if (n >= 0 && std::none_of(ca->ports.begin(), ca->ports.end(), [&](const EndPort& p) { return p.port == n && n; })) {
+        std::fprintf(stderr, "E: CA '%s' has no port number %ld (it has %d)\n", ca->name.c_str(), n, ca->numports);
+        return 255;
+      }
+      write_json(*devs, ca, int(n));
+      return 0;
     }
     if (port_list_) {
       for (const auto& d : *devs) {
@@ -146,6 +163,41 @@ public:
   }
 
 private:
+  // --json: {"devices": [{"name", "nodeType", "caType", "numPorts",
+  // "firmwareVersion", "hardwareVersion", "nodeGUID", "systemImageGUID",
+  // "ports": [{"portNum", "portState", "portPhysicalState" (names, with
+  // <field>Raw), "rate" (Gb/s), "LID", "LMC", "SMLID", "capabilityMask",
+  // "portGUID", "GIDPrefix", "linkLayer"}]}]}; a device (and port) given:
+  // only that one.
+  static void write_json(const std::vector<Device>& devs, const Device* ca, int port) {
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    std::string name;
+    j.obj().key("devices").arr();
+    for (const Device& d : devs) {
+      if (ca && ca != &d) continue;
+      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(d.node_type));
+      j.obj().ks("name", d.name).kenum("nodeType", tn ? tn : "Unknown", unsigned(d.node_type));
+      j.ks("caType", d.ca_type).kv("numPorts", unsigned(d.numports)).ks("firmwareVersion", d.fw_ver);
+      j.ks("hardwareVersion", d.hw_ver).kguid("nodeGUID", d.node_guid).kguid("systemImageGUID", d.system_guid);
+      j.key("ports").arr();
+      for (const EndPort& p : d.ports) {
+        if (port >= 0 && p.port != port) continue;
+        j.obj().kv("portNum", unsigned(p.port));
+        ibcore::iba_enum("portState", unsigned(p.state), name);
+        j.kenum("portState", name, unsigned(p.state));
+        ibcore::iba_enum("portPhysicalState", unsigned(p.phys_state), name);
+        j.kenum("portPhysicalState", name, unsigned(p.phys_state));
+        j.kv("rate", unsigned(p.rate)).kv("LID", p.lid).kv("LMC", p.lmc).kv("SMLID", p.sm_lid);
+        j.kv("capabilityMask", p.capmask).kguid("portGUID", p.port_guid).kv("GIDPrefix", p.subnet_prefix);
+        j.ks("linkLayer", p.link_layer).end();
+      }
+      j.end().end();
+    }
+    j.end().end();
+    j.finish();
+  }
+
   CLI::App* app_ = nullptr;
   bool short_help_ = false, list_ = false, short_ = false, port_list_ = false;
   std::vector<std::string> args_;
@@ -306,7 +358,12 @@ IBTOOL_COMMAND({.name = "ibstat",
                     "Shows each local device (CA type, firmware and hardware versions, GUIDs) "
                     "and each of its ports (state, physical state, rate, LIDs, capability mask, "
                     "port GUID, link layer), as libibumad reports them.  With a device name only "
-                    "that device; with a port number too only that port.",
+                    "that device; with a port number too only that port.  --json (-j; --pretty indents): "
+                    "{\"devices\": [{\"name\", \"nodeType\", \"caType\", \"numPorts\", "
+                    "\"firmwareVersion\", \"hardwareVersion\", \"nodeGUID\", \"systemImageGUID\", "
+                    "\"ports\": [{\"portNum\", \"portState\", \"portPhysicalState\", \"rate\", \"LID\", "
+                    "\"LMC\", \"SMLID\", \"capabilityMask\", \"portGUID\", \"GIDPrefix\", "
+                    "\"linkLayer\"}]}]}.",
                 .usage = "[options] <ca_name> [portnum]",
                 .examples = "  ibstat -l       # list all IB devices\n"
                             "  ibstat mthca0 2 # stat port 2 of 'mthca0'",

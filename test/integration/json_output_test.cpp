@@ -379,3 +379,28 @@ TEST_F(Json, IbtracertHasTheTextsHops) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Json, IbstatHasTheTextsValues) {
+  auto [t, d] = both({"ibstat"});
+  ASSERT_EQ(t.status, 0);
+  std::map<std::string, std::string> m;
+  std::regex kv(R"re(^\s*([A-Za-z ]+):\s*(.*)$)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch x;
+    if (std::regex_search(l, x, kv)) m[x[1]] = x[2];
+  }
+  ASSERT_EQ(d["devices"].size(), 1u);
+  const json& dev = d["devices"][0];
+  EXPECT_EQ(guid_of(dev["nodeGUID"]), hex(m.at("Node GUID")));
+  EXPECT_EQ(dev["numPorts"], std::stoul(m.at("Number of ports")));
+  const json& p = dev["ports"][0];
+  EXPECT_EQ(p["LID"], std::stoul(m.at("Base lid")));
+  EXPECT_EQ(p["SMLID"], std::stoul(m.at("SM lid")));
+  EXPECT_EQ(guid_of(p["portGUID"]), hex(m.at("Port GUID")));
+  EXPECT_EQ(p["portState"], m.at("State"));
+  EXPECT_EQ(p["portPhysicalState"], m.at("Physical state"));
+}
+
+}  // namespace
