@@ -152,3 +152,24 @@ TEST_F(Exporter, ServesMetricsOverHttp) {
 }
 
 }  // namespace
+
+namespace {
+
+// --details adds the details attributes; --node-name-map names the nodes
+// in the labels.
+TEST_F(Exporter, DetailsAndNodeNameMap) {
+  ASSERT_EQ(f_->sh("echo '0x0000000000100003 \"rack 4 hca two\"' > map.txt").status, 0);
+  Scrape s = scrape("--details --node-name-map map.txt");
+  EXPECT_EQ(s.count("ib_port_rcv_error_details_port_local_physical_errors_total"), 20u);
+  EXPECT_EQ(s.count("ib_port_xmit_discard_details_port_inactive_discards_total"), 20u);
+  EXPECT_EQ(s.scalar("ib_scrape_failed_queries"), 0);
+  bool named = false;
+  for (const json& x : s.samples)
+    if (x["name"] == "ib_port_port_state" && x["labels"]["node_guid"] == "0x0000000000100003") {
+      EXPECT_EQ(x["labels"]["node_desc"], "rack 4 hca two");
+      named = true;
+    }
+  EXPECT_TRUE(named);
+}
+
+}  // namespace
