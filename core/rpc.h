@@ -321,7 +321,7 @@ private:
   auto sa(const T& rec, uint8_t method, uint64_t comp_mask, const IBPath* path, uint32_t amod,
           R (*dec)(std::span<const uint8_t>)) {
     return exec().execute(make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, method, &rec, amod, comp_mask),
-                          path ? *path : exec().sa_path(), dec);
+                          path ? IBPath(*path) : exec().sa_path(), dec);
   }
 };
 

@@ -110,7 +110,7 @@ public:
   // ... are declared there once): the awaitable that sends the request and
   // decodes its reply.
   template <class R>
-  MadAwait<R> execute(const MadRequest& req, IBPath path, R (*dec)(std::span<const uint8_t>)) {
+  MadAwait<R> execute(const MadRequest& req, IBPath&& path, R (*dec)(std::span<const uint8_t>)) {
     return {*this, req, std::move(path), dec};
   }
 

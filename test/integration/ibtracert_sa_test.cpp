@@ -63,7 +63,9 @@ protected:
     std::string what;
     for (const auto& a : args) what += " " + a;
     EXPECT_EQ(r.status, expect) << "reference ibtracert" << what << "\n" << r.err;
-    if (expect == 0) EXPECT_NE(r.out.find("From"), std::string::npos) << "reference ibtracert" << what << "\n" << r.out;
+    if (expect == 0) {
+      EXPECT_NE(r.out.find("From"), std::string::npos) << "reference ibtracert" << what << "\n" << r.out;
+    }
     EXPECT_EQ(o.out, r.out) << "ibtracert" << what << "\n" << o.err;
     EXPECT_EQ(o.status, r.status) << "ibtracert" << what;
     EXPECT_EQ(s.out, r.out) << "ibtracert --sa" << what << "\n" << s.err;
