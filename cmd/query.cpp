@@ -13,6 +13,8 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
+#include "core/textout.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
@@ -80,7 +82,7 @@ public:
     app.add_option("-a,--amod", amod_str_, "attribute modifier")->option_text("<amod>");
     app.add_option("--oui", oui_str_, "OUI for vendor classes with one (0x30-0x4f)")->option_text("<oui>");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Json);
     app.add_option("args", args_, "RPC ATTRIBUTE [target] [field=value ...]");
   }
 
@@ -153,7 +155,37 @@ public:
   }
 
 private:
+  // --json: {"attribute": its structure's name, "records": [{fields}]} for a
+  // table, else {"attribute", "data": {fields}} (every field as iba/
+  // declares it: what was asked for is shown, keys included).
+  static void print_json(const iba::StructDesc& d, const std::vector<uint8_t>& rep, bool table) {
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    j.obj().ks("attribute", d.name);
+    std::vector<uint8_t> buf(d.size, 0);
+    if (table) {
+      ibcore::SARecords recs = ibcore::sa_split_records(rep);
+      j.key("records").arr();
+      for (auto r : recs.records) {
+        std::fill(buf.begin(), buf.end(), 0);
+        std::memcpy(buf.data(), r.data(), std::min(r.size(), buf.size()));
+        j.obj().fields(d, buf.data()).end();
+      }
+      j.end();
+      if (recs.truncated)
+        std::fprintf(stderr, "W: the reply was truncated (segments lost): only %zu records shown\n",
+                     recs.records.size());
+    } else {
+      auto data = ibcore::MadTransactor::payload_of(rep);
+      std::memcpy(buf.data(), data.data(), std::min(data.size(), buf.size()));
+      j.key("data").obj().fields(d, buf.data()).end();
+    }
+    j.end();
+    j.finish();
+  }
+
   static void print_reply(const iba::StructDesc& d, const std::vector<uint8_t>& rep, bool table) {
+    if (ibcore::json_enabled()) return print_json(d, rep, table);
     if (table) {
       ibcore::SARecords recs = ibcore::sa_split_records(rep);
       size_t n = 0;
@@ -202,7 +234,9 @@ IBTOOL_COMMAND({.name = "query",
                                "SANodeRecord), the name without its class prefix (PortInfo, NodeRecord) "
                                "or an attribute ID.  field=value arguments set request fields by dotted "
                                "name; for the SA they also make the component mask.  SA RPCs go to the "
-                               "SA when no target is given; other GMPs resolve their path through the SA.",
+                               "SA when no target is given; other GMPs resolve their path through the SA.  "
+                               "--json (-j; --pretty indents): {\"attribute\", \"data\": {every field}} or for "
+                               "a GetTable {\"attribute\", \"records\": [{every field}]}.",
                 .usage = "[options] RPC ATTRIBUTE [target] [-a amod] [field=value ...]",
                 .examples = "  ibtool query SubnGet PortInfo 0,1 -a 1\n"
                             "  ibtool query SubnAdmGetTable NodeRecord nodeInfo.nodeGUID=0x0002c90300001491\n"

@@ -404,3 +404,24 @@ TEST_F(Json, IbstatHasTheTextsValues) {
 }
 
 }  // namespace
+
+namespace {
+
+// query: every field of the reply, as its text lists them.
+TEST_F(Json, QueryHasTheTextsFields) {
+  auto [t, d] = both({"query", "SubnGet", "PortInfo", "4", "-a", "1"});
+  ASSERT_EQ(t.status, 0);
+  auto m = dotted(t.out);
+  EXPECT_EQ(d["attribute"], "SMPPortInfo");
+  EXPECT_EQ(d["data"]["LID"], 4);
+  EXPECT_EQ(std::to_string(d["data"]["LID"].get<unsigned>()), m.at("LID"));
+  EXPECT_EQ(std::to_string(d["data"]["portStateRaw"].get<unsigned>()), m.at("portState"));
+  auto [tt, dt] = both({"query", "SubnAdmGetTable", "NodeRecord"});
+  ASSERT_EQ(tt.status, 0);
+  size_t n = 0;
+  for (auto& l : lines(tt.out)) n += l.rfind("Reply structure #", 0) == 0;
+  EXPECT_EQ(dt["records"].size(), n);
+  EXPECT_GT(n, 0u);
+}
+
+}  // namespace
