@@ -1,10 +1,15 @@
 // decode_mad: pretty-print one MAD given as hex, as smpdump's output, as one
 // of our -dd dumps, or as raw bytes.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "cmd/common.h"
 #include "cmd/registry.h"
+#include "core/json.h"
+#include "core/textout.h"
 #include "core/textfile.h"
 #include "iba/decode.h"
 #include "iba/introspect.h"
@@ -21,6 +26,7 @@ public:
                    "the input is only the payload of this attribute (a structure name such as "
                    "SMPPortInfo, or an SMP attribute ID), e.g. smpdump's output")
         ->option_text("<attr>");
+    ibtool::add_common_options(app, ibtool::opt::Json);
   }
 
   int run() override {
@@ -36,6 +42,7 @@ public:
       bytes = std::move(*b);
     }
     if (!attr_.empty()) return payload(bytes);
+    if (ibcore::json_enabled()) return fail("--json decodes an attribute's payload (--attr) only, for now");
     if (auto why = iba::check_mad_size(bytes.size()); !why.empty()) return fail(why);
     std::fputs(iba::decode_mad(bytes).c_str(), stdout);
     return 0;
@@ -58,6 +65,17 @@ private:
     if (!a) return fail("unknown attribute '" + attr_ + "'");
     if (bytes.empty()) return fail("no payload bytes");
     if (bytes.size() > iba::MAD_SIZE) return fail(iba::check_mad_size(bytes.size()));
+    if (ibcore::json_enabled()) {
+      // {"attribute", "attributeID", "data": {every field}}
+      std::vector<uint8_t> buf(a->desc->size, 0);
+      std::memcpy(buf.data(), bytes.data(), std::min(bytes.size(), buf.size()));
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().ks("attribute", a->desc->name).kv("attributeID", a->id).key("data").obj();
+      j.fields(*a->desc, buf.data()).end().end();
+      j.finish();
+      return 0;
+    }
     std::printf("%s(%u) payload\n", a->desc->name, a->id);
     std::fputs(iba::decode_payload(*a->desc, bytes).c_str(), stdout);
     return 0;
@@ -80,7 +98,8 @@ IBTOOL_COMMAND({.name = "decode_mad",
                     "spaces, newlines, colons or commas, smpdump's output, or a -dd dump; "
                     "--binary reads the raw bytes.  With --attr the input is only an "
                     "attribute's payload.  A MAD shorter than its 24 byte header or longer "
-                    "than 256 bytes is an error.",
+                    "than 256 bytes is an error.  --json (-j; --pretty indents) with --attr: "
+                    "{\"attribute\", \"attributeID\", \"data\": {every field as iba/ declares it}}.",
                 .usage = "[options] [FILE]",
                 .examples = "  ibtool decode_mad mad.hex\n"
                             "  smpdump -D 0 0x15 1 | ibtool decode_mad --attr SMPPortInfo\n"

@@ -155,3 +155,32 @@ TEST(JsonNet, NodesAndPortsWithTheirRemoteEnds) {
 }
 
 }  // namespace
+
+namespace {
+
+// decode_mad --attr --json: the payload's fields, as its text decode shows
+// them (no fabric needed).
+TEST(JsonDecodeMad, PayloadFieldsAsTheTextShows) {
+  auto run = [](const std::string& args) {
+    std::string cmd = "printf '00 01 02 03 04 05 06 07 fe 80 00 00 00 00 00 00 00 2a' | " + std::string(IBTOOL_PATH) +
+                      " decode_mad --attr SMPPortInfo " + args;
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    char b[4096];
+    size_t n;
+    while ((n = std::fread(b, 1, sizeof b, p)) > 0) out.append(b, n);
+    EXPECT_EQ(pclose(p), 0) << cmd;
+    return out;
+  };
+  std::string text = run("");
+  json d = json::parse(run("--json"));
+  EXPECT_EQ(d["attribute"], "SMPPortInfo");
+  EXPECT_EQ(d["attributeID"], 21);
+  EXPECT_EQ(d["data"]["MKey"].get<uint64_t>(), 0x0001020304050607ull);
+  EXPECT_EQ(d["data"]["GIDPrefix"].get<uint64_t>(), 0xfe80000000000000ull);
+  EXPECT_EQ(d["data"]["LID"], 42);
+  EXPECT_NE(text.find("MKey=0x0001020304050607"), std::string::npos) << text;
+  EXPECT_NE(text.find("LID=42,"), std::string::npos) << text;
+}
+
+}  // namespace
