@@ -26,6 +26,7 @@
 #include "core/error.h"
 #include "core/health.h"
 #include "core/json.h"
+#include "core/json_net.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -241,7 +242,8 @@ private:
   // --json: {"nodes": [the nodes the text reports, each {"nodeGUID",
   // "nodeType", "name", "nodeDescription", "ports": [{"portNum" (255: all
   // ports summed, "allPorts" true), "portGUID", "errors": {name: value},
-  // "details": {...} (--details), "data": {...} (--data, --counters)}]}],
+  // "details": {...} (--details), "data": {...} (--data, --counters),
+  // "link": {the port as iblinkinfo --json writes it} (-r)}]}],
   // "summary": {"nodesChecked", "badNodes", "portsChecked", "badPorts",
   // "pmaFailures", "thresholds": {name: value} (null when the file could not
   // be read), "suppressed": [names]}}
@@ -267,6 +269,11 @@ private:
         if (!counters_only_) counters("errors", p.errors);
         if (details_) counters("details", p.details);
         if (show_data_ || counters_only_) counters("data", p.data);
+        // -r: the port and its link, as iblinkinfo --json writes a port
+        if (report_port_ && p.port != 0xff && p.port <= n.nports) {
+          j.key("link");
+          json_port(j, db, db.port(n, p.port), map, false);
+        }
         j.end();
       }
       j.end().end();
@@ -687,7 +694,7 @@ IBTOOL_COMMAND({.name = "ibqueryerrors",
                     "nodes, {\"nodeGUID\", \"nodeType\", \"name\", \"nodeDescription\", \"ports\": "
                     "[{\"portNum\" (255 and \"allPorts\": true for the AllPortSelect sum), \"portGUID\", "
                     "\"errors\": {counter: value}, \"details\" (--details), \"data\" (--data, "
-                    "--counters)}]}], \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", "
+                    "--counters), \"link\" (-r: the port as iblinkinfo --json writes it)}]}], \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", "
                     "\"badPorts\", \"pmaFailures\", \"thresholds\", \"suppressed\"}}.",
                 .usage = "[options]",
                 .examples = "  ibqueryerrors -c -r            # common counters suppressed, link info shown\n"

@@ -192,6 +192,20 @@ TEST_F(Json, IbqueryerrorsHasTheTextsCounters) {
   EXPECT_EQ(d["summary"]["nodesChecked"], std::stoul(m[1]));
   EXPECT_EQ(d["summary"]["badNodes"], std::stoul(m[2]));
   EXPECT_EQ(d["summary"]["badPorts"], 2);
+  // -r: each reported port's link, as the text's "Link info" line names it.
+  auto [tr, dr] = both({"ibqueryerrors", "-r"});
+  std::smatch li;
+  ASSERT_TRUE(std::regex_search(tr.out, li, std::regex(R"re(Link info:\s+(\d+)\s+1\[.*==>\s+0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\[)re")));
+  bool found = false;
+  for (const json& n : dr["nodes"])
+    for (const json& p : n["ports"])
+      if (p["portNum"] == 1 && p.contains("link") && p["link"]["LID"] == std::stoul(li[1])) {
+        EXPECT_EQ(guid_of(p["link"]["remote"]["portGUID"]), hex(li[2]));
+        EXPECT_EQ(p["link"]["remote"]["LID"], std::stoul(li[3]));
+        EXPECT_EQ(p["link"]["remote"]["portNum"], std::stoul(li[4]));
+        found = true;
+      }
+  EXPECT_TRUE(found) << tr.out;
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=0");
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
 }
