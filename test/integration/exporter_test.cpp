@@ -173,3 +173,24 @@ TEST_F(Exporter, DetailsAndNodeNameMap) {
 }
 
 }  // namespace
+
+namespace {
+
+// A node that drops every MAD: the scrape still ends (bounded by the
+// timeouts), reads the rest and counts the trouble.
+TEST_F(Exporter, ScrapeWithANodeThatDropsMads) {
+  f_->console("Error \"Hca3\"[1] 100");
+  auto t0 = std::chrono::steady_clock::now();
+  Scrape s = scrape("-t 100 --retries 1");
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(secs, 30);
+  EXPECT_EQ(s.scalar("ib_scrape_success"), 1);
+  EXPECT_GE(s.scalar("ib_scrape_discovery_errors") + s.scalar("ib_scrape_unreachable_nodes") +
+                s.scalar("ib_scrape_failed_queries"),
+            1);
+  EXPECT_GE(s.scalar("ib_scrape_mads_resent"), 1);
+  EXPECT_EQ(s.value("ib_port_counters_symbol_error_counter_total", "Hca2", 1), 0);
+  EXPECT_EQ(s.value("ib_port_counters_symbol_error_counter_total", "Hca3", 1), -1);
+}
+
+}  // namespace
