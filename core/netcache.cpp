@@ -52,7 +52,7 @@ struct Reader {
   uint8_t u8(const char* item) { return uint8_t(le(1, item)); }
   void raw(uint8_t* p, size_t n, const char* item) {
     need(n, item);
-    std::memcpy(p, b.data() + off, n);
+    if (n) std::memcpy(p, b.data() + off, n);  // (an empty input has no data pointer)
     off += n;
   }
   void raw64(Raw64& r, const char* item) { raw(r.data(), r.size(), item); }

@@ -154,9 +154,11 @@ struct Wire {
   // Load from wire bytes (short input is zero padded, long input truncated).
   void load(std::span<const uint8_t> in) {
     buf.fill(0);
-    std::memcpy(buf.data(), in.data(), in.size() < N ? in.size() : N);
+    if (!in.empty()) std::memcpy(buf.data(), in.data(), in.size() < N ? in.size() : N);  // (empty: no data pointer)
   }
-  void store(std::span<uint8_t> out) const { std::memcpy(out.data(), buf.data(), out.size() < N ? out.size() : N); }
+  void store(std::span<uint8_t> out) const {
+    if (!out.empty()) std::memcpy(out.data(), buf.data(), out.size() < N ? out.size() : N);
+  }
   bool operator==(const Wire&) const = default;
 };
 

@@ -1,0 +1,14 @@
+// Both subnet cache formats (ibtool's and infiniband-diags'), as loaded by
+// --load-cache / --cache: whatever decodes must also re-encode and print.
+#include "core/netcache.h"
+#include "test/fuzz/fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n) {
+  fuzz::guarded([&] {
+    ibcore::Subnet db = ibcore::decode_cache(fuzz::bytes(d, n), "fuzz");
+    (void)ibcore::encode_cache(db, ibcore::CacheFormat::Ibtool);
+    (void)ibcore::encode_cache(db, ibcore::CacheFormat::Reference);
+    for (uint32_t i = 0; i < db.node_count(); ++i) (void)db.ref_dr_string(i);
+  });
+  return 0;
+}
