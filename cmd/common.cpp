@@ -27,26 +27,11 @@ bool parse_flag_list(const std::string& s, std::initializer_list<FlagName> names
   return true;
 }
 
-bool parse_int(const std::string& s, uint64_t& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || s[0] == '-') return false;
-  out = v;
-  return true;
-}
+bool parse_int(const std::string& s, uint64_t& out) { return ibcore::parse_number(s, out); }
 
 namespace {
 
 bool errors_flag_ = false;  // -e: accepted for compatibility; errors always show
-
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 // A key in the reference's integer forms, or a usage error.
 uint64_t key_value(const std::string& s, const char* what) {
@@ -61,22 +46,7 @@ void load_config_file(const std::string& path) {
   std::string text;
   // ("-" names a file here, not standard input.)
   if (!ibcore::read_text(path == "-" ? "./-" : path, text)) return;
-  auto& c = ibcore::config();
-  ibcore::for_each_line(text, [&](std::string_view l) {
-    std::string_view line = trim(l);
-    if (line.empty() || line[0] == '#') return;
-    auto eq = line.find('=');
-    if (eq == std::string_view::npos) return;
-    std::string_view key = trim(line.substr(0, eq));
-    std::string val(trim(line.substr(eq + 1)));
-    uint64_t v = 0;
-    if (key == "CA") c.ca = val;
-    else if (key == "Port" && parse_int(val, v)) c.port = int(v);
-    else if (key == "timeout" && parse_int(val, v)) c.timeout_ms = int(v);
-    else if (key == "MLX_EPI") c.mlx_epi = !(val == "false" || val == "0");
-    else if (key == "m_key" && parse_int(val, v)) c.mkey = v;
-    else if (key == "sa_key" && parse_int(val, v)) c.smkey = v;
-  });
+  ibcore::parse_ibdiag_conf(text, ibcore::config());
 }
 
 void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {

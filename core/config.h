@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ibcore {
 
@@ -34,5 +35,10 @@ struct Config {
 
 // The process-wide settings of this invocation (set once by the dispatcher).
 Config& config();
+
+// The reference's config file (/etc/infiniband-diags/ibdiag.conf): KEY=VALUE
+// lines (CA, Port, timeout, MLX_EPI, m_key, sa_key), '#' comments; unknown
+// keys and unreadable values are ignored, as the reference does.
+void parse_ibdiag_conf(std::string_view text, Config& c);
 
 }  // namespace ibcore

@@ -1,5 +1,6 @@
 #include "core/textfile.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <sys/types.h>
@@ -17,6 +18,16 @@ bool slurp(std::FILE* f, std::string& out) {
 }
 
 }  // namespace
+
+bool parse_number(const std::string& s, uint64_t& out) {
+  if (s.empty() || s[0] == '-') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
+  out = v;
+  return true;
+}
 
 bool read_text(const std::string& path, std::string& out) {
   bool is_stdin = path == "-";

@@ -4,6 +4,7 @@
 // that includes it.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -42,6 +43,11 @@ private:
 // The words of text between blanks (the C locale's isspace: ' ', \t, \n,
 // \v, \f, \r), as `stream >> word` reads them.
 std::vector<std::string> split_words(std::string_view text);
+
+// A whole string as an unsigned number the way C's strtoull reads it in
+// base 0 (decimal, 0x hex, 0 octal), with no sign and nothing after it:
+// the integers of the reference's command lines and config file.
+bool parse_number(const std::string& s, uint64_t& out);
 
 // Calls fn(line) for each line of text (without its '\n'; a last line
 // without '\n' counts).

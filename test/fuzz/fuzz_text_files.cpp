@@ -1,7 +1,8 @@
 // The text files the commands read: node-name-map, error thresholds,
-// ibnetdiscover topology files (ibhosts and friends, baselines).  The first
+// ibnetdiscover topology files (ibhosts and friends, baselines), ibdiag.conf.  The first
 // byte picks the reader, the rest is the file.
 #include "core/baseline.h"
+#include "core/config.h"
 #include "core/counters.h"
 #include "core/nodemap.h"
 #include "test/fuzz/fuzz_common.h"
@@ -10,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n) {
   if (n < 1) return 0;
   std::string_view t = fuzz::text(d + 1, n - 1);
   fuzz::guarded([&] {
-    switch (d[0] % 3) {
+    switch (d[0] % 4) {
       case 0: {
         ibcore::NodeNameMap m;
         std::string bad;
@@ -26,6 +27,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n) {
       case 2:
         (void)ibcore::health::parse_topology(t);
         break;
+      case 3: {
+        ibcore::Config c;
+        ibcore::parse_ibdiag_conf(t, c);
+        break;
+      }
     }
   });
   return 0;

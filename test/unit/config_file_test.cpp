@@ -1,0 +1,50 @@
+// ibdiag.conf, the reference's config file: what each key sets and what is
+// ignored (as the reference ignores it).
+#include <gtest/gtest.h>
+
+#include "core/config.h"
+#include "core/textfile.h"
+
+namespace {
+
+TEST(IbdiagConf, EveryKeySetsItsSetting) {
+  ibcore::Config c;
+  ibcore::parse_ibdiag_conf(
+      "# comment\n  CA = mlx5_1 \nPort=2\ntimeout=0x20\nMLX_EPI=false\nm_key=0x1234567890abcdef\nsa_key=010\n", c);
+  EXPECT_EQ(c.ca, "mlx5_1");
+  EXPECT_EQ(c.port, 2);
+  EXPECT_EQ(c.timeout_ms, 32);
+  EXPECT_FALSE(c.mlx_epi);
+  ASSERT_TRUE(c.mkey.has_value());
+  EXPECT_EQ(*c.mkey, 0x1234567890abcdefULL);
+  ASSERT_TRUE(c.smkey.has_value());
+  EXPECT_EQ(*c.smkey, 8u);  // base 0: a leading 0 is octal
+}
+
+TEST(IbdiagConf, BadValuesAndUnknownLinesLeaveTheDefaults) {
+  ibcore::Config c;
+  ibcore::parse_ibdiag_conf("Port=-1\ntimeout=99999999999\nm_key=zz\nnot a setting\nretries=9\n=\nsa_key=\n", c);
+  EXPECT_EQ(c.port, 0);
+  EXPECT_EQ(c.timeout_ms, 0);
+  EXPECT_FALSE(c.mkey.has_value());
+  EXPECT_FALSE(c.smkey.has_value());
+  EXPECT_TRUE(c.mlx_epi);
+  EXPECT_TRUE(c.ca.empty());
+}
+
+TEST(ParseNumber, StrtoullBaseZeroWithNothingAfter) {
+  uint64_t v = 0;
+  EXPECT_TRUE(ibcore::parse_number("0x10", v));
+  EXPECT_EQ(v, 16u);
+  EXPECT_TRUE(ibcore::parse_number("010", v));
+  EXPECT_EQ(v, 8u);
+  EXPECT_TRUE(ibcore::parse_number("18446744073709551615", v));
+  EXPECT_EQ(v, UINT64_MAX);
+  EXPECT_FALSE(ibcore::parse_number("18446744073709551616", v));
+  EXPECT_FALSE(ibcore::parse_number("-1", v));
+  EXPECT_FALSE(ibcore::parse_number("", v));
+  EXPECT_FALSE(ibcore::parse_number("12abc", v));
+  EXPECT_FALSE(ibcore::parse_number("0x", v));
+}
+
+}  // namespace
