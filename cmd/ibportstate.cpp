@@ -378,8 +378,7 @@ private:
   // The LID and port at the other end of a switch port's link: its SA
   // LinkRecord.
   std::pair<IBPath, int> sa_link_end(const IBPath& sw, int portnum) {
-    const auto& D = iba::SALinkRecord::DESC;
-    auto comp = [&D](const char* f) { return iba::component_mask(D, f); };
+    auto comp = [](const char* f) { return iba::component_mask(iba::SALinkRecord::DESC, f); };
     iba::SALinkRecord q;
     q.set_fromLID(sw.DLID).set_fromPort(uint8_t(portnum));
     iba::SALinkRecord r;

@@ -15,6 +15,10 @@ namespace ibcore {
 
 namespace {
 
+// An LMC as stored (a byte); the field is 3 bits wide, and a corrupt file
+// must not make a LID range of 2^255.
+uint8_t lmc_bits(uint8_t v) { return v & 7; }
+
 // --- byte writers/readers -------------------------------------------------------------
 
 struct Writer {
@@ -193,7 +197,7 @@ Subnet decode_reference(std::span<const uint8_t> bytes, const std::string& what)
   std::vector<NodeRec> nodes(nnodes);
   for (auto& n : nodes) {
     n.smalid = uint16_t(r.le(2, "a node"));
-    n.smalmc = r.u8("a node");
+    n.smalmc = lmc_bits(r.u8("a node"));
     n.enh = r.u8("a node");
     r.raw64(n.swinfo, "a node");
     n.guid = r.le(8, "a node");
@@ -222,7 +226,7 @@ Subnet decode_reference(std::span<const uint8_t> bytes, const std::string& what)
     p.num = r.u8("a port");
     p.ext = r.u8("a port");
     p.lid = uint16_t(r.le(2, "a port"));
-    p.lmc = r.u8("a port");
+    p.lmc = lmc_bits(r.u8("a port"));
     r.raw64(p.info, "a port");
     p.node_guid = r.le(8, "a port");
     p.rflag = r.u8("a port");
@@ -409,7 +413,7 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
     uint8_t np = r.u8("a node");
     uint32_t order = uint32_t(r.le(4, "a node"));
     uint16_t smalid = uint16_t(r.le(2, "a node"));
-    uint8_t smalmc = r.u8("a node");
+    uint8_t smalmc = lmc_bits(r.u8("a node"));
     uint8_t flags = r.u8("a node");
     Raw64 info, desc, swinfo{};
     r.raw64(info, "a node");
@@ -443,7 +447,7 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
       y.has_info = pf & 2;
       y.guid = r.le(8, "a port");
       y.base_lid = uint16_t(r.le(2, "a port"));
-      y.lmc = r.u8("a port");
+      y.lmc = lmc_bits(r.u8("a port"));
       y.ext_num = r.u8("a port");
       y.mlnx_speed = r.u8("a port");
       if (y.has_info) r.raw64(y.info, "a port");

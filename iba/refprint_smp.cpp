@@ -331,7 +331,7 @@ std::span<const Line> smp_layout(const StructDesc& d) {
 
 std::string smp_print(const StructDesc& d, std::span<const uint8_t> data, const SmpPrintOptions& opt) {
   std::vector<uint8_t> buf(d.size, 0);
-  std::memcpy(buf.data(), data.data(), data.size() < buf.size() ? data.size() : buf.size());
+  if (!data.empty()) std::memcpy(buf.data(), data.data(), data.size() < buf.size() ? data.size() : buf.size());
   if (&d == &SMPNodeDescription::DESC) {
     std::string s = get_str(buf.data(), 0, 512);
     return "Node Description:" + std::string(30, '.') + s + "\n";

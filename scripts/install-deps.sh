@@ -18,6 +18,8 @@ PKGS=(
   # tests: --json output parsed by a real JSON parser, the exporter's
   # metrics by Prometheus' own
   nlohmann-json3-dev python3-prometheus-client
+  # the sanitized build (ASan + UBSan) and the fuzz targets CI runs
+  clang-14 libclang-rt-14-dev
   # man page rendering test
   groff-base man-db
 )

@@ -331,7 +331,7 @@ std::vector<std::array<uint8_t, 256>> make_segments(size_t nrec, size_t rec_size
     m[44] = 0;
     m[45] = uint8_t(rec_size / 8);
     size_t from = s * 200, n = std::min<size_t>(200, data.size() - from);
-    std::memcpy(m.data() + 56, data.data() + from, n);
+    if (n) std::memcpy(m.data() + 56, data.data() + from, n);
   }
   return segs;
 }

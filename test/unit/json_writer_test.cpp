@@ -28,15 +28,22 @@ std::string written(bool pretty, F body) {
   char* buf = nullptr;
   size_t len = 0;
   FILE* f = open_memstream(&buf, &len);
-  {
+  // The stream and its buffer go also when body throws.
+  auto done = [&] {
+    std::fclose(f);
+    std::string s(buf, len);
+    std::free(buf);
+    return s;
+  };
+  try {
     ibcore::TextOut o(f);
     ibcore::JsonOut j(o, pretty);
     body(j);
+  } catch (...) {
+    done();
+    throw;
   }
-  std::fclose(f);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
+  return done();
 }
 
 TEST(JsonWriter, NumbersAndStringsReadBackExactly) {
