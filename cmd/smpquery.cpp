@@ -66,6 +66,20 @@ void emit(const Ctx& c, const char* attr, int port, const T& v, const std::strin
   else out(text);
 }
 
+// A table op's --json document: {"destination", "portNum" (when port >=
+// 0), "<attr>": {...}}, the attribute's object written by body.
+template <class F>
+void emit_table(const Ctx& c, const char* attr, int port, F body) {
+  ibcore::TextOut o(stdout);
+  ibcore::JsonOut j(o, ibcore::json_pretty());
+  j.obj().ks("destination", ibcore::portid_str(c.path));
+  if (port >= 0) j.kv("portNum", unsigned(port));
+  j.key(attr).obj();
+  body(j);
+  j.end().end();
+  j.finish();
+}
+
 std::string header(const char* what, const IBPath& p) { return std::string("# ") + what + ": " + ibcore::portid_str(p); }
 
 bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
@@ -145,6 +159,14 @@ int op_pkeys(Ctx& c) {
     auto t = get<iba::SMPPKeyTable>(c, uint32_t(port) << 16 | uint32_t(block), "pkey table query failed");
     for (size_t i = 0; i < 32; ++i) keys.push_back(uint16_t(t.PKeyBlock(i)));
   }
+  if (ibcore::json_enabled()) {
+    emit_table(c, "PKeyTable", int(port), [&](ibcore::JsonOut& j) {
+      j.kv("capacity", cap).key("PKeyBlock").arr();
+      for (size_t i = 0; i < cap && i < keys.size(); ++i) j.num(keys[i]);
+      j.end();
+    });
+    return 0;
+  }
   out(iba::ref::pkeys_print(keys, cap));
   return 0;
 }
@@ -153,9 +175,22 @@ int op_sl2vl(Ctx& c) {
   unsigned outp = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   check_port(outp, ni);
-  out(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
+  // --json: {"destination", "SLtoVLMappingTable": {"tables": [{"inPort",
+  // "outPort", "SLtoVL": [VL of SL 0..15]}]}}, written once every row is
+  // read (a failed read leaves stdout empty).
+  const bool json = ibcore::json_enabled();
+  struct Row {
+    unsigned in, out;
+    iba::SMPSLToVLMappingTable t;
+  };
+  std::vector<Row> rows;
+  if (!json) out(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
   auto row = [&](unsigned in, unsigned o) {
     auto t = get<iba::SMPSLToVLMappingTable>(c, (in << 8) | o, "slvl query failed");
+    if (json) {
+      rows.push_back({in, o, t});
+      return;
+    }
     char b[64];
     std::snprintf(b, sizeof b, "ports: in %2u, out %2u: ", in, o);
     out(b + iba::ref::sl2vl_row(t));
@@ -165,6 +200,16 @@ int op_sl2vl(Ctx& c) {
   } else {
     for (unsigned in = 0; in <= ni.numPorts(); ++in) row(in, outp);
   }
+  if (json)
+    emit_table(c, "SLtoVLMappingTable", -1, [&](ibcore::JsonOut& j) {
+      j.key("tables").arr();
+      for (const Row& r : rows) {
+        j.obj().kv("inPort", r.in).kv("outPort", r.out).key("SLtoVL").arr();
+        for (size_t i = 0; i < 16; ++i) j.num(r.t.SLtoVL(i));
+        j.end().end();
+      }
+      j.end();
+    });
   return 0;
 }
 
@@ -173,12 +218,41 @@ int op_vlarb(Ctx& c) {
   if (port == 0) {
     auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
     if (is_switch(ni) && !get<iba::SMPSwitchInfo>(c, 0, "switch info query failed").enhancedPort0()) {
+      if (ibcore::json_enabled()) {
+        // A base switch port 0 has no tables: both null.
+        emit_table(c, "VLArbitrationTable", 0, [](ibcore::JsonOut& j) { j.key("low").null().key("high").null(); });
+        return 0;
+      }
       out("# No VLArbitration tables (BSP0): " + ibcore::portid_str(c.path) + " port 0\n");
       return 0;
     }
   }
   auto pi = get<iba::SMPPortInfo>(c, port, "port info query failed");
   unsigned low = unsigned(pi.VLArbitrationLowCap()), high = unsigned(pi.VLArbitrationHighCap());
+  if (ibcore::json_enabled()) {
+    // {"VLArbitrationLowCap", "VLArbitrationHighCap", "low": [{"VL",
+    // "weight"}], "high": [...]}: the entries the caps say are in use.
+    std::vector<iba::SMPVLArbitrationTable> blocks;
+    for (uint32_t blk = 1; blk <= 4; ++blk) {
+      unsigned cap = blk <= 2 ? low : high, first = (blk - 1) % 2 * 32;
+      if (first < cap) blocks.push_back(get<iba::SMPVLArbitrationTable>(c, blk << 16 | port, "vl arb query failed"));
+      else blocks.emplace_back();
+    }
+    emit_table(c, "VLArbitrationTable", int(port), [&](ibcore::JsonOut& j) {
+      j.kv("VLArbitrationLowCap", low).kv("VLArbitrationHighCap", high);
+      auto list = [&](const char* k, unsigned cap, size_t b0) {
+        j.key(k).arr();
+        for (unsigned i = 0; i < cap && i < 64; ++i) {
+          auto e = blocks[b0 + i / 32].VLWeightBlock(i % 32);
+          j.obj().kv("VL", e.VL()).kv("weight", e.weight()).end();
+        }
+        j.end();
+      };
+      list("low", low, 0);
+      list("high", high, 2);
+    });
+    return 0;
+  }
   char b[160];
   std::snprintf(b, sizeof b, "# VLArbitration tables: %s port %u LowCap %u HighCap %u\n",
                 ibcore::portid_str(c.path).c_str(), port, low, high);
@@ -204,6 +278,14 @@ int op_guids(Ctx& c) {
     auto t = get<iba::SMPGUIDInfo>(c, uint32_t(block), "guid info query failed");
     for (size_t i = 0; i < 8; ++i) guids.push_back(iba::guid_at(t, i));
   }
+  if (ibcore::json_enabled()) {
+    emit_table(c, "GUIDInfo", -1, [&](ibcore::JsonOut& j) {
+      j.kv("capacity", cap).key("GUIDs").arr();
+      for (size_t i = 0; i < cap && i < guids.size(); ++i) j.guid(guids[i]);
+      j.end();
+    });
+    return 0;
+  }
   out(iba::ref::guids_print(guids, cap));
   return 0;
 }
@@ -221,7 +303,6 @@ struct Op {
   const char* alias;
   int (*fn)(Ctx&);
   const char* params;
-  bool json = true;  // has a --json form (the tables do not yet)
 };
 constexpr Op OPS[] = {
     {"NodeInfo", "NI", op_nodeinfo, "<addr>"},
@@ -229,10 +310,10 @@ constexpr Op OPS[] = {
     {"PortInfo", "PI", op_portinfo, "<addr> [<portnum>]"},
     {"PortInfoExtended", "PIE", op_portinfoext, "<addr> [<portnum>]"},
     {"SwitchInfo", "SI", op_switchinfo, "<addr>"},
-    {"PKeyTable", "PKeys", op_pkeys, "<addr> [<portnum>]", false},
-    {"SL2VLTable", "SL2VL", op_sl2vl, "<addr> [<portnum>]", false},
-    {"VLArbitration", "VLArb", op_vlarb, "<addr> [<portnum>]", false},
-    {"GUIDInfo", "GI", op_guids, "<addr>", false},
+    {"PKeyTable", "PKeys", op_pkeys, "<addr> [<portnum>]"},
+    {"SL2VLTable", "SL2VL", op_sl2vl, "<addr> [<portnum>]"},
+    {"VLArbitration", "VLArb", op_vlarb, "<addr> [<portnum>]"},
+    {"GUIDInfo", "GI", op_guids, "<addr>"},
     {"MlnxExtPortInfo", "MEPI", op_mepi, "<addr> [<portnum>]"},
 };
 
@@ -262,11 +343,6 @@ public:
     if (!op) {
       std::fprintf(stderr, "E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
-    }
-    if (ibcore::json_enabled() && !op->json) {
-      std::fprintf(stderr, "%s: --json is not available for %s (NodeInfo, NodeDesc, PortInfo, PortInfoExtended, "
-                   "SwitchInfo and MlnxExtPortInfo have it)\n", tool.c_str(), op->name);
-      return 2;
     }
     try {
       std::string dest = args_[1];
@@ -313,8 +389,10 @@ IBTOOL_COMMAND({.name = "smpquery",
                                "port GUID or GID, or a path spec; -D/-L/-G force a form, -c takes a "
                                "LID and a DR path from it (combined route).  --json (-j; --pretty indents): "
                                "{\"destination\", \"portNum\" (port ops), \"<Attribute>\": {its fields as "
-                               "iba/ names them}} for NodeInfo, NodeDesc, PortInfo, PortInfoExtended, SwitchInfo "
-                               "and MlnxExtPortInfo.\n\n" +
+                               "iba/ names them}}; the tables as PKeyTable {capacity, PKeyBlock: [P_Keys]}, "
+                               "GUIDInfo {capacity, GUIDs}, SLtoVLMappingTable {tables: [{inPort, outPort, "
+                               "SLtoVL: [VL of each SL]}]}, VLArbitrationTable {VLArbitrationLowCap, "
+                               "VLArbitrationHighCap, low, high: [{VL, weight}], null for a base port 0}.\n\n" +
                                op_list(); },
                 .usage = "[options] <op> <dest dr_path|lid|guid> [op params]",
                 .examples = "  smpquery portinfo 3 1\n"

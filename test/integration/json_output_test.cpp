@@ -288,11 +288,77 @@ TEST_F(Json, SmpqueryPerfquerySminfoHaveTheTextsValues) {
   EXPECT_EQ(dq["ports"][0]["PortCounters"]["linkDownedCounter"], std::stoul(m.at("LinkDownedCounter")));
   EXPECT_EQ(dq["ports"][0]["PortCounters"]["symbolErrorCounter"], std::stoul(m.at("SymbolErrorCounter")));
   f_->console("PerformanceSet \"Hca3\"[1] PortCounters.LinkDownedCounter=0");
+}
 
-  // Table ops have no JSON form yet: refused.
-  auto r = f_->run(ib({"smpquery", "--json", "pkeys", "2"}));
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.out, "");
+// The numbers of the text's table rows ("   8: 0xffff 0x0000 ...",
+// "ports: in  1, out  2: | 0| 1|...", "VL    : |0x1 |..."), after the
+// row's label.
+std::vector<std::vector<uint64_t>> table_rows(const std::string& text, const std::regex& row) {
+  std::vector<std::vector<uint64_t>> v;
+  for (auto& l : lines(text)) {
+    std::smatch m;
+    if (!std::regex_search(l, m, row)) continue;
+    std::vector<uint64_t> nums;
+    std::string rest = m.suffix();
+    std::regex num(R"(0x[0-9a-fA-F]+|\d+)");
+    for (std::sregex_iterator i(rest.begin(), rest.end(), num), e; i != e; ++i) nums.push_back(std::stoull(i->str(), nullptr, 0));
+    v.push_back(nums);
+  }
+  return v;
+}
+
+// smpquery's tables: the same entries as the text's rows.
+TEST_F(Json, SmpqueryTablesHaveTheTextsValues) {
+  std::smatch m;
+  for (const char* dest : {"2", "5"}) {  // a switch, a CA
+    auto [t, d] = both({"smpquery", "pkeys", dest, "1"});
+    ASSERT_EQ(t.status, 0) << t.err;
+    std::vector<uint64_t> flat;
+    for (auto& r : table_rows(t.out, std::regex(R"(^ *\d+:)"))) flat.insert(flat.end(), r.begin(), r.end());
+    ASSERT_TRUE(std::regex_search(t.out, m, std::regex(R"((\d+) pkeys capacity)")));
+    EXPECT_EQ(d["PKeyTable"]["capacity"], std::stoul(m[1]));
+    EXPECT_EQ(d["PKeyTable"]["PKeyBlock"].get<std::vector<uint64_t>>(), flat) << dest;
+    EXPECT_EQ(d["portNum"], 1);
+  }
+
+  auto [tg, dg] = both({"smpquery", "guidinfo", "5"});
+  ASSERT_EQ(tg.status, 0) << tg.err;
+  std::vector<uint64_t> guids;
+  for (auto& r : table_rows(tg.out, std::regex(R"(^ *\d+:)"))) guids.insert(guids.end(), r.begin(), r.end());
+  ASSERT_EQ(dg["GUIDInfo"]["GUIDs"].size(), guids.size());
+  for (size_t i = 0; i < guids.size(); ++i) EXPECT_EQ(guid_of(dg["GUIDInfo"]["GUIDs"][i]), guids[i]);
+
+  auto [ts, ds] = both({"smpquery", "sl2vl", "2", "1"});
+  ASSERT_EQ(ts.status, 0) << ts.err;
+  auto rows = table_rows(ts.out, std::regex(R"(^ports: in +\d+, out +\d+:)"));
+  ASSERT_EQ(ds["SLtoVLMappingTable"]["tables"].size(), rows.size());
+  ASSERT_GT(rows.size(), 1u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto& jt = ds["SLtoVLMappingTable"]["tables"][i];
+    EXPECT_EQ(jt["inPort"], i);
+    EXPECT_EQ(jt["outPort"], 1);
+    EXPECT_EQ(jt["SLtoVL"].get<std::vector<uint64_t>>(), rows[i]);
+  }
+
+  auto [tv, dv] = both({"smpquery", "vlarb", "5", "1"});
+  ASSERT_EQ(tv.status, 0) << tv.err;
+  ASSERT_TRUE(std::regex_search(tv.out, m, std::regex(R"(LowCap (\d+) HighCap (\d+))")));
+  auto& vt = dv["VLArbitrationTable"];
+  EXPECT_EQ(vt["VLArbitrationLowCap"], std::stoul(m[1]));
+  EXPECT_EQ(vt["VLArbitrationHighCap"], std::stoul(m[2]));
+  auto vls = table_rows(tv.out, std::regex(R"(^VL +: \|)"));
+  auto ws = table_rows(tv.out, std::regex(R"(^WEIGHT: \|)"));
+  std::vector<uint64_t> jvl, jw, tvl, tw;
+  for (auto* k : {"low", "high"})
+    for (auto& e : vt[k]) {
+      jvl.push_back(e["VL"]);
+      jw.push_back(e["weight"]);
+    }
+  for (auto& r : vls) tvl.insert(tvl.end(), r.begin(), r.end());
+  for (auto& r : ws) tw.insert(tw.end(), r.begin(), r.end());
+  EXPECT_EQ(jvl, tvl);
+  EXPECT_EQ(jw, tw);
+  EXPECT_FALSE(jvl.empty());
 }
 
 }  // namespace
