@@ -324,13 +324,7 @@ private:
       all_layout_ = (capmask2_ & CAP2_ADDL_PORT_CTRS_EXT) != 0;
     }
     if (!mask_given) mask = is_ext ? 0xff : 0xffff;
-    if (smplctl_) {
-      if (ibcore::json_enabled()) {
-        std::fprintf(stderr, "perfquery: --json is not available with -c (PortSamplesControl)\n");
-        return 2;
-      }
-      return samples_control(mad, path, port);
-    }
+    if (smplctl_) return samples_control(mad, path, port);
 
     std::string what = is_counters ? "perfquery" : is_ext ? "perfextquery" : "cannot query " + std::string(a.name);
     if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & CAP_ALL_PORT_SELECT))
@@ -455,6 +449,11 @@ private:
       ibcore::report(e);
       throw Fail{"sampctlquery"};
     }
+    if (ibcore::json_enabled()) {
+      json_.push_back({&a, port, buf});
+      write_json();
+      return 0;
+    }
     std::printf("# PortSamplesControl: Lid %u port %d\n", lid_, port);
     std::fputs(iba::ref::pm_print(*a.desc, buf.data()).c_str(), stdout);
     return 0;
@@ -486,8 +485,8 @@ IBTOOL_COMMAND({.name = "perfquery",
                     "(1-10, 1,4,8), -r resets after reading and -R only resets (reset_mask selects "
                     "the counters).  The path to the target comes from an SA PathRecord.  --json (-j; "
                     "--pretty indents): {\"LID\", \"capabilityMask\", \"ports\": [{\"portNum\" (255: "
-                    "all ports), \"<Attribute>\": {its fields as iba/ names them, 64-bit exact}}]} "
-                    "(not with -c).",
+                    "all ports), \"<Attribute>\": {its fields as iba/ names them, 64-bit exact}}]}; "
+                    "-c gives PortSamplesControl the same way.",
                 .usage = "[options] [<lid|guid> [[port(s)] [reset_mask]]]",
                 .examples = "  perfquery 32 1      # counters of lid 32 port 1\n"
                             "  perfquery -x 32 1   # extended counters\n"

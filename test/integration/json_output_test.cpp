@@ -288,6 +288,14 @@ TEST_F(Json, SmpqueryPerfquerySminfoHaveTheTextsValues) {
   EXPECT_EQ(dq["ports"][0]["PortCounters"]["linkDownedCounter"], std::stoul(m.at("LinkDownedCounter")));
   EXPECT_EQ(dq["ports"][0]["PortCounters"]["symbolErrorCounter"], std::stoul(m.at("SymbolErrorCounter")));
   f_->console("PerformanceSet \"Hca3\"[1] PortCounters.LinkDownedCounter=0");
+
+  // -c (PortSamplesControl): ibsim's PMA does not answer it, so here only
+  // the failure is seen: the text run's status and nothing on stdout.
+  auto tc = f_->run(ib({"perfquery", "-c", "5", "1"}));
+  auto jc = f_->run(ib({"perfquery", "-c", "5", "1", "--json"}));
+  EXPECT_NE(tc.status, 0);
+  EXPECT_EQ(jc.status, tc.status);
+  EXPECT_EQ(jc.out, "");
 }
 
 // The numbers of the text's table rows ("   8: 0xffff 0x0000 ...",
