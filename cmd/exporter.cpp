@@ -428,6 +428,9 @@ private:
         {"linkSpeedEnabled", "PortInfo.LinkSpeedEnabled (bit mask of the speeds above)"},
         {"linkSpeedExtActive", "PortInfo.LinkSpeedExtActive: 1 FDR, 2 EDR, 4 HDR, 8 NDR (0: none)"},
         {"linkSpeedExtEnabled", "PortInfo.LinkSpeedExtEnabled (bit mask of the speeds above)"},
+        {"linkSpeedExtActive2", "PortInfo.LinkSpeedExtActive2: 1 XDR (0: none; valid where CapabilityMask2 has "
+                                "IsExtSpeeds2Supported)"},
+        {"linkSpeedExtEnabled2", "PortInfo.LinkSpeedExtEnabled2 (bit mask: 1 XDR)"},
     };
     for (const LinkField& lf : LINK) {
       iba::FieldRef f = iba::field_named(iba::SMPPortInfo::DESC, lf.field);

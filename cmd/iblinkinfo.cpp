@@ -42,13 +42,6 @@ unsigned top_bit(unsigned m) {
   return 1u << r;
 }
 
-uint32_t capmask_of(const Subnet& db, const Port& p) {
-  const Node& n = db.node_of(p);
-  const Port& c = n.is_switch() ? db.port(n, 0) : p;
-  if (!c.has_info) return 0;
-  return uint32_t(c.port_info().capabilityMask());
-}
-
 class LinkPrinter {
 public:
   // Writes into o (one flat buffer: no printf, no allocation per line).
@@ -62,10 +55,11 @@ public:
     auto pi = p.port_info(), ri = r.port_info();
     unsigned mw = max_width_of(unsigned(pi.linkWidthSupported() & ri.linkWidthSupported()));
     if ((mw & pi.linkWidthActive()) == 0) wmsg = "Could be " + iba::ref::fmt_link_width(mw);
-    uint32_t cap = capmask_of(db_, p), rcap = capmask_of(db_, r);
-    if ((cap & 0x4000) && (rcap & 0x4000) && pi.linkSpeedExtSupported() && ri.linkSpeedExtSupported()) {
-      unsigned ms = top_bit(unsigned(pi.linkSpeedExtSupported() & ri.linkSpeedExtSupported()));
-      if ((ms & pi.linkSpeedExtActive()) == 0) smsg = "Could be " + iba::ref::fmt_link_speed_ext(ms);
+    // Extended speeds (XDR included) where both ends support some.
+    unsigned es = ext_speeds(db_, p, iba::SpeedOf::Supported), res = ext_speeds(db_, r, iba::SpeedOf::Supported);
+    if (es && res) {
+      unsigned ms = top_bit(es & res);
+      if ((ms & ext_speeds(db_, p, iba::SpeedOf::Active)) == 0) smsg = "Could be " + iba::ref::fmt_link_speed_ext(ms);
       return;
     }
     bool fdr10 = (p.mlnx_speed & 2) && (r.mlnx_speed & 2);

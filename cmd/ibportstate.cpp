@@ -51,7 +51,6 @@ constexpr OpDesc OPS[NOPS] = {
 // IBA PortInfo values written by the state ops.
 constexpr unsigned PHYS_POLLING = 2, PHYS_DISABLED = 3;
 constexpr unsigned STATE_DOWN = 1, STATE_ARMED = 3, STATE_ACTIVE = 4;
-constexpr uint32_t CAP_HAS_EXT_SPEEDS = 0x4000;  // PortInfo CapabilityMask bit 14
 constexpr uint8_t MLNX_FDR10 = 0x01;              // MlnxExtPortInfo speed / state change bit
 constexpr uint16_t NONSENSE_LID = 0x1234;         // a valid LID for ports that have none yet
 constexpr size_t MAX_HOPS = 64;
@@ -126,7 +125,11 @@ Request parse_ops(const std::vector<std::string>& a, size_t first) {
 // LIDs, widths and speeds (the extended speeds when the port has them) and,
 // on CA/router ports and switch port 0, the M_Key fields.  The lines are
 // smpquery's (iba/refprint_smp's PortInfo layout).
-std::string show_port(const IBPath& path, const iba::SMPPortInfo& pi, int port, bool espeed, bool is_switch,
+// espeed: which extended speed fields the port has (ESPEED_EXT, and
+// ESPEED_EXT2 for XDR's, shown as upstream's ibportstate does since
+// rdma-core v50).
+constexpr unsigned ESPEED_EXT = 1, ESPEED_EXT2 = 2;
+std::string show_port(const IBPath& path, const iba::SMPPortInfo& pi, int port, unsigned espeed, bool is_switch,
                       bool show_keys) {
   static const char* const base[] = {"LinkState", "PhysLinkState", "Lid", "SMLid", "LMC",
                                      "LinkWidthSupported", "LinkWidthEnabled", "LinkWidthActive",
@@ -140,9 +143,14 @@ std::string show_port(const IBPath& path, const iba::SMPPortInfo& pi, int port, 
     throw std::logic_error(std::string("PortInfo layout has no line ") + label);
   };
   for (const char* l : base) pick(l);
-  if (espeed)
+  if (espeed & ESPEED_EXT)
     for (const char* l : ext) pick(l);
   std::string s = iba::ref::dump(iba::SMPPortInfo::DESC, pi.raw(), lines);
+  if (espeed & ESPEED_EXT2) {
+    s += iba::ref::dotted("LinkSpeedExtSupported2", iba::ref::fmt_link_speed_ext2_set(pi.linkSpeedExtSupported2()));
+    s += iba::ref::dotted("LinkSpeedExtEnabled2", iba::ref::fmt_link_speed_ext2_set(pi.linkSpeedExtEnabled2()));
+    s += iba::ref::dotted("LinkSpeedExtActive2", iba::ref::fmt_link_speed_ext2(pi.linkSpeedExtActive2()));
+  }
   if (!is_switch || port == 0) {
     lines.clear();
     if (show_keys) pick("Mkey");
@@ -202,19 +210,25 @@ public:
     return n;
   }
 
-  // The port's PortInfo; espeed: whether the node has extended speeds (a
-  // switch says so in its port 0's capability mask).
-  iba::SMPPortInfo port(const IBPath& p, int port, bool is_switch, bool& espeed) {
-    uint32_t cap;
+  // The port's PortInfo; capability: the PortInfo whose capability masks
+  // apply (a switch's port 0); espeed: which extended speed fields the port
+  // has (ESPEED_EXT, ESPEED_EXT2).
+  iba::SMPPortInfo port(const IBPath& p, int port, bool is_switch, unsigned& espeed,
+                        iba::SMPPortInfo& capability) {
     iba::SMPPortInfo pi;
     if (is_switch) {
-      cap = uint32_t(get<iba::SMPPortInfo>(p, 0, "smp query port 0 portinfo failed").capabilityMask());
+      capability = get<iba::SMPPortInfo>(p, 0, "smp query port 0 portinfo failed");
       pi = get<iba::SMPPortInfo>(p, uint32_t(port), "smp query portinfo failed");
     } else {
       pi = get<iba::SMPPortInfo>(p, uint32_t(port), "smp query portinfo failed");
-      cap = uint32_t(pi.capabilityMask());
+      capability = pi;
     }
-    espeed = cap & CAP_HAS_EXT_SPEEDS;
+    uint32_t cap = uint32_t(capability.capabilityMask());
+    espeed = 0;
+    if (cap & iba::enums::CAP_IS_EXTENDED_SPEEDS) espeed |= ESPEED_EXT;
+    if ((cap & iba::enums::CAP_IS_CAPABILITY_MASK2) &&
+        (capability.capabilityMask2() & iba::enums::CAP2_IS_EXT_SPEEDS2))
+      espeed |= ESPEED_EXT2;
     return pi;
   }
 
@@ -229,8 +243,9 @@ public:
     bool setting = (r.op >= 0 && r.op != QUERY) || r.changed;
     out(std::string(setting ? "Initial " : "") + (n.is_switch ? "Switch" : "CA/RT") + " PortInfo:\n");
     std::fflush(stdout);
-    bool espeed = false;
-    iba::SMPPortInfo pi = port(path, portnum, n.is_switch, espeed);
+    unsigned espeed = 0;
+    iba::SMPPortInfo cap;
+    iba::SMPPortInfo pi = port(path, portnum, n.is_switch, espeed, cap);
     out(show_port(path, pi, portnum, espeed, n.is_switch, show_keys_));
     iba::SMPMlnxExtPortInfo mx;
     if (n.mlnx) {
@@ -239,13 +254,13 @@ public:
     }
     std::fflush(stdout);
     if (setting) return change(path, portnum, r, pi, mx, espeed, n.is_switch);
-    if (n.is_switch && portnum && pi.portState() == STATE_ACTIVE) check_peer(path, portnum, pi, mx, espeed);
+    if (n.is_switch && portnum && pi.portState() == STATE_ACTIVE) check_peer(path, portnum, pi, cap, mx, espeed);
     return 0;
   }
 
 private:
   int change(const IBPath& path, int portnum, const Request& r, iba::SMPPortInfo pi, iba::SMPMlnxExtPortInfo mx,
-             bool espeed, bool is_switch) {
+             unsigned espeed, bool is_switch) {
     unsigned phys = unsigned(pi.portPhysicalState());
     // A port without a LID would refuse the set: give it an unlikely but
     // valid one unless the user sets it.
@@ -276,7 +291,10 @@ private:
     }
     // Enabled speeds and widths are always written: 0 means no change.
     pi.set_linkSpeedEnabled(r.val[SPEED]);
+    // espeed N: bits 0-4 to LinkSpeedExtEnabled, the XDR bit (32) up to
+    // LinkSpeedExtEnabled2 (iba::ext_speeds' set, as upstream's ibportstate).
     pi.set_linkSpeedExtEnabled(r.val[ESPEED] & 0x1f);
+    pi.set_linkSpeedExtEnabled2(r.val[ESPEED] >> iba::EXT_SPEED2_SHIFT);
     pi.set_linkWidthEnabled(r.val[WIDTH]);
     if (r.set[VLS]) pi.set_operationalVLs(r.val[VLS]);
     if (r.set[MTU]) pi.set_neighborMTU(r.val[MTU]);
@@ -294,7 +312,7 @@ private:
     if (r.set[MKEYPROT]) pi.set_MKeyProtectBits(r.val[MKEYPROT]);
     std::fflush(stdout);
     // Modifier bit 31: the sender knows LinkSpeedExtEnabled.
-    uint32_t amod = uint32_t(portnum) | (espeed ? 0x80000000u : 0);
+    uint32_t amod = uint32_t(portnum) | ((espeed & ESPEED_EXT) ? 0x80000000u : 0);
     iba::SMPPortInfo after = set(pi, path, amod, "smp set portinfo failed");
     out("\nAfter PortInfo set:\n" + show_port(path, after, portnum, espeed, is_switch, show_keys_));
     return 0;
@@ -303,8 +321,8 @@ private:
   // An active switch port: read the port at the other end of its link (DR
   // one hop further; from a LID, a combined route) and warn on stderr when
   // the link runs slower or narrower than both ends allow.
-  void check_peer(const IBPath& path, int portnum, const iba::SMPPortInfo& pi, const iba::SMPMlnxExtPortInfo& mx,
-                  bool espeed) {
+  void check_peer(const IBPath& path, int portnum, const iba::SMPPortInfo& pi, const iba::SMPPortInfo& cap,
+                  const iba::SMPMlnxExtPortInfo& mx, unsigned espeed) {
     IBPath peer = path;
     if (path.is_dr()) {
       peer.drPath.push_back(uint8_t(portnum));
@@ -327,8 +345,9 @@ private:
     if (peer_port < 0) peer_port = int(pn.ni.localPortNum());
     out("Peer PortInfo:\n");
     std::fflush(stdout);
-    bool peer_espeed = false;
-    iba::SMPPortInfo ppi = port(at, peer_port, pn.is_switch, peer_espeed);
+    unsigned peer_espeed = 0;
+    iba::SMPPortInfo pcap;
+    iba::SMPPortInfo ppi = port(at, peer_port, pn.is_switch, peer_espeed, pcap);
     iba::SMPMlnxExtPortInfo pmx;
     if (pn.mlnx) pmx = mepi(at, peer_port);
     out(show_port(peer, ppi, peer_port, peer_espeed, pn.is_switch, show_keys_));
@@ -338,7 +357,8 @@ private:
     // What each end allows: the enabled set, or the supported one when the
     // enabled value means "all supported".
     auto allowed = [](uint64_t en, uint64_t sup, uint64_t all) { return en == all ? sup : en; };
-    auto allowed_ext = [](uint64_t en, uint64_t sup) { return en == 31 ? sup : en; };
+    // (Extended: iba::ext_speeds' sets, XDR at 32; upstream's rule.)
+    auto allowed_ext = [](uint64_t en, uint64_t sup) { return (en & 32) || en != 31 ? en : sup; };
     auto warn = [&](const char* what, unsigned active, unsigned want, const char* name) {
       std::fprintf(stderr, "W: %s: %s of port %d runs at %u, both ends allow %u (%s)\n",
                    ibcore::portid_str(path).c_str(), what, portnum, active, want, name);
@@ -364,10 +384,18 @@ private:
     check("active link speed", speed, unsigned(pi.linkSpeedActive()),
           {{4, "10.0 Gbps"}, {2, "5.0 Gbps"}, {1, "2.5 Gbps"}});
     if (espeed && peer_espeed) {
-      uint64_t es = allowed_ext(pi.linkSpeedExtEnabled(), pi.linkSpeedExtSupported()) &
-                    allowed_ext(ppi.linkSpeedExtEnabled(), ppi.linkSpeedExtSupported());
-      check("active extended link speed", es, unsigned(pi.linkSpeedExtActive()),
-            {{8, "106.25 Gbps"}, {4, "53.125 Gbps"}, {2, "25.78125 Gbps"}, {1, "14.0625 Gbps"}});
+      using iba::SpeedOf;
+      uint64_t es = allowed_ext(iba::ext_speeds(pi, cap, SpeedOf::Enabled), iba::ext_speeds(pi, cap, SpeedOf::Supported)) &
+                    allowed_ext(iba::ext_speeds(ppi, pcap, SpeedOf::Enabled), iba::ext_speeds(ppi, pcap, SpeedOf::Supported));
+      // The fastest both allow: the named speeds, fastest first.
+      unsigned active = iba::ext_speeds(pi, cap, SpeedOf::Active);
+      auto speeds = iba::enums::link_speeds_ext();
+      for (auto it = speeds.rbegin(); it != speeds.rend(); ++it) {
+        if (!(es & it->value)) continue;
+        if (active != it->value)
+          warn("active extended link speed", active, it->value, iba::ref::fmt_link_speed_ext(it->value).c_str());
+        break;
+      }
     } else if ((mx.linkSpeedEnabled() & MLNX_FDR10) && (pmx.linkSpeedEnabled() & MLNX_FDR10) &&
                !(mx.linkSpeedActive() & MLNX_FDR10)) {
       std::fprintf(stderr, "W: %s: port %d runs at speed %u, not FDR10 that both ends allow\n",

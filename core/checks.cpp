@@ -21,6 +21,7 @@
 #include "core/textfile.h"
 #include "iba/smp.h"
 #include "iba/introspect.h"
+#include "iba/refprint_smp.h"
 #include "iba/sa.h"
 
 namespace ibcore::health {
@@ -98,31 +99,17 @@ uint16_t port_lid(const Subnet& db, const Node& n, unsigned port) {
 }
 
 std::string width_str(unsigned w) {
-  switch (w) {
-    case 1: return "1X";
-    case 2: return "4X";
-    case 4: return "8X";
-    case 8: return "12X";
-    case 16: return "2X";
-  }
-  return "width " + std::to_string(w);
+  if (!iba::enums::name_of(iba::enums::link_widths(), w)) return "width " + std::to_string(w);
+  return iba::ref::fmt_link_width(w);
 }
 std::string speed_str(unsigned s) {
-  switch (s) {
-    case 1: return "2.5 Gbps";
-    case 2: return "5.0 Gbps";
-    case 4: return "10.0 Gbps";
-  }
-  return "speed " + std::to_string(s);
+  if (!iba::enums::name_of(iba::enums::link_speeds(), s)) return "speed " + std::to_string(s);
+  return iba::ref::fmt_link_speed(s);
 }
 std::string ext_speed_str(unsigned s) {
-  switch (s) {
-    case 1: return "14.0625 Gbps (FDR)";
-    case 2: return "25.78125 Gbps (EDR)";
-    case 4: return "53.125 Gbps (HDR)";
-    case 8: return "106.25 Gbps (NDR)";
-  }
-  return "ext speed " + std::to_string(s);
+  const char* name = iba::enums::name_of(iba::enums::link_speeds_ext(), s);
+  if (!name) return "ext speed " + std::to_string(s);
+  return iba::ref::fmt_link_speed_ext(s) + " (" + name + ")";
 }
 const char* port_state_str(unsigned s) {
   static const char* const n[] = {"NoChange", "Down", "Initialize", "Armed", "Active"};
@@ -224,12 +211,14 @@ std::vector<Finding> check_port_speed(const Subnet& db, uint32_t node, unsigned 
   // Extended speeds count when both ends' capability masks announce them.
   const Port* ca = cap_port(db, n, p);
   const Port* cb = cap_port(db, db.node_of(*q), *q);
-  bool ext = ca && cb && (ca->port_info().capabilityMask() & (1u << 14)) &&
-             (cb->port_info().capabilityMask() & (1u << 14));
+  bool ext = ca && cb && (ca->port_info().capabilityMask() & iba::enums::CAP_IS_EXTENDED_SPEEDS) &&
+             (cb->port_info().capabilityMask() & iba::enums::CAP_IS_EXTENDED_SPEEDS);
   if (ext) {
-    unsigned eboth = unsigned(a.linkSpeedExtEnabled() & a.linkSpeedExtSupported() & b.linkSpeedExtEnabled() &
-                              b.linkSpeedExtSupported());
-    unsigned eact = a.linkSpeedExtActive();
+    // (XDR included: iba::ext_speeds.)
+    using iba::SpeedOf;
+    unsigned eboth = ext_speeds(db, p, SpeedOf::Enabled) & ext_speeds(db, p, SpeedOf::Supported) &
+                     ext_speeds(db, *q, SpeedOf::Enabled) & ext_speeds(db, *q, SpeedOf::Supported);
+    unsigned eact = ext_speeds(db, p, SpeedOf::Active);
     unsigned ebest = highest_bit(eboth);
     if (ebest && eact < ebest) {
       out.push_back(make_finding(db, node, port,

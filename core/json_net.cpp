@@ -20,6 +20,9 @@ const char* const PORT_SUMMARY[] = {"LMC",
                                     "linkSpeedExtEnabled",
                                     "linkSpeedExtSupported",
                                     "linkSpeedExtActive",
+                                    "linkSpeedExtEnabled2",
+                                    "linkSpeedExtSupported2",
+                                    "linkSpeedExtActive2",
                                     "neighborMTU",
                                     "capabilityMask"};
 

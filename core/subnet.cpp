@@ -201,33 +201,23 @@ uint16_t Subnet::lid_of(const Port& p) const {
 // --- formatting ---------------------------------------------------------------------
 
 const char* width_compat(unsigned w) {
-  switch (w) {
-    case 1: return "1x";
-    case 2: return "4x";
-    case 4: return "8x";
-    case 8: return "12x";
-    case 16: return "2x";
-  }
-  return "??";
+  const char* name = iba::enums::name_of(iba::enums::link_widths(), w);
+  return name ? name : "??";
 }
 
 const char* speed_compat(unsigned s) {
-  switch (s) {
-    case 1: return "SDR";
-    case 2: return "DDR";
-    case 4: return "QDR";
-  }
-  return "???";
+  const char* name = iba::enums::name_of(iba::enums::link_speeds(), s);
+  return name ? name : "???";
 }
 
-unsigned ext_speed_active(const Subnet& db, const Port& p) {
+unsigned ext_speeds(const Subnet& db, const Port& p, iba::SpeedOf which) {
   const Node& n = db.node_of(p);
   const Port* cap = n.is_switch() ? &db.port(n, 0) : &p;
-  if (!cap->has_info) return 0;
-  uint32_t capmask = uint32_t(iba::SMPPortInfo::capabilityMask_at(cap->info.data()));
-  if (!(capmask & 0x4000)) return 0;
-  return unsigned(iba::SMPPortInfo::linkSpeedExtActive_at(p.info.data()));
+  if (!cap->has_info || !p.has_info) return 0;
+  return iba::ext_speeds(p.port_info(), cap->port_info(), which);
 }
+
+unsigned ext_speed_active(const Subnet& db, const Port& p) { return ext_speeds(db, p, iba::SpeedOf::Active); }
 
 const char* port_speed_compat(const Subnet& db, const Port& p) {
   const Node& n = db.node_of(p);
@@ -235,14 +225,9 @@ const char* port_speed_compat(const Subnet& db, const Port& p) {
   unsigned ispeed = p.speed_active();
   unsigned espeed = ext_speed_active(db, p);
   if (ispeed != 4 && !espeed) return speed_compat(ispeed);
-  switch (espeed) {
-    case 0: return (p.mlnx_speed & 1) ? "FDR10" : speed_compat(ispeed);
-    case 1: return "FDR";
-    case 2: return "EDR";
-    case 4: return "HDR";
-    case 8: return "NDR";
-  }
-  return "???";
+  if (espeed == 0) return (p.mlnx_speed & 1) ? "FDR10" : speed_compat(ispeed);
+  const char* name = iba::enums::name_of(iba::enums::link_speeds_ext(), espeed);
+  return name ? name : "???";
 }
 
 const char* node_type_word(NodeType t) {

@@ -250,7 +250,10 @@ const char* speed_compat(unsigned s);
 // The speed name ibnetdiscover prints for a port (uses the extended speed
 // when the capability mask of cap_port says it is supported).
 const char* port_speed_compat(const Subnet& db, const Port& p);
-// Extended speed active of a port (0 when not supported by capability).
+// A port's extended speeds as iba::ext_speeds gives them (XDR included;
+// 0 when its capability masks do not say the fields are valid).
+unsigned ext_speeds(const Subnet& db, const Port& p, iba::SpeedOf which);
+// Extended speed active of a port.
 unsigned ext_speed_active(const Subnet& db, const Port& p);
 const char* node_type_word(NodeType t);  // "Switch", "Ca", "Router"
 

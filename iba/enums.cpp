@@ -42,7 +42,8 @@ constexpr Named PHYS_STATES[] = {{0, "NoStateChange"}, {1, "Sleep"},    {2, "Pol
 
 constexpr Named LINK_WIDTHS[] = {{1, "1x"}, {2, "4x"}, {4, "8x"}, {8, "12x"}, {16, "2x"}};
 constexpr Named LINK_SPEEDS[] = {{1, "SDR"}, {2, "DDR"}, {4, "QDR"}};
-constexpr Named LINK_SPEEDS_EXT[] = {{1, "FDR"}, {2, "EDR"}, {4, "HDR"}, {8, "NDR"}, {16, "XDR"}};
+constexpr Named LINK_SPEEDS_EXT[] = {{1, "FDR"}, {2, "EDR"}, {4, "HDR"}, {8, "NDR"}, {32, "XDR"}};
+constexpr Named LINK_SPEEDS_EXT2[] = {{1, "XDR"}};
 constexpr Named MLNX_LINK_SPEEDS[] = {{1, "FDR10"}};
 
 constexpr Named MTUS[] = {{1, "256"}, {2, "512"}, {3, "1024"}, {4, "2048"}, {5, "4096"}};
@@ -80,8 +81,8 @@ constexpr Named CAP_MASK[] = {
     {1u << 10, "IsSMDisabled"},
     {1u << 11, "IsSystemImageGUIDSupported"},
     {1u << 12, "IsPKeySwitchExternalPortTrapSupported"},
-    {1u << 14, "IsExtendedSpeedsSupported"},
-    {1u << 15, "IsCapabilityMask2Supported"},
+    {CAP_IS_EXTENDED_SPEEDS, "IsExtendedSpeedsSupported"},
+    {CAP_IS_CAPABILITY_MASK2, "IsCapabilityMask2Supported"},
     {1u << 16, "IsCommunicationManagementSupported"},
     {1u << 17, "IsSNMPTunnelingSupported"},
     {1u << 18, "IsReinitSupported"},
@@ -112,6 +113,8 @@ constexpr Named CAP_MASK2[] = {
     {1u << 8, "IsPartitionTopSupported"},
     {1u << 9, "IsEnhancedQoSArbiterSupported"},
     {1u << 10, "IsLinkSpeedNDRSupported"},
+    {CAP2_IS_EXT_SPEEDS2, "IsExtSpeeds2Supported"},
+    {CAP2_IS_LINK_SPEED_XDR, "IsLinkSpeedXDRSupported"},
 };
 
 constexpr Named SM_STATES[] = {{0, "NotActive"}, {1, "Discovering"}, {2, "Standby"}, {3, "Master"}};
@@ -262,6 +265,7 @@ std::span<const Named> phys_states() { return PHYS_STATES; }
 std::span<const Named> link_widths() { return LINK_WIDTHS; }
 std::span<const Named> link_speeds() { return LINK_SPEEDS; }
 std::span<const Named> link_speeds_ext() { return LINK_SPEEDS_EXT; }
+std::span<const Named> link_speeds_ext2() { return LINK_SPEEDS_EXT2; }
 std::span<const Named> mlnx_link_speeds() { return MLNX_LINK_SPEEDS; }
 std::span<const Named> mtus() { return MTUS; }
 std::span<const Named> rates() { return RATES; }

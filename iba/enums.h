@@ -33,7 +33,9 @@ std::span<const Named> port_states();        // Down=1 .. ActiveDefer=5
 std::span<const Named> phys_states();        // Sleep=1 .. PhyTest=7
 std::span<const Named> link_widths();        // bits: 1x=1, 4x=2, 8x=4, 12x=8, 2x=16
 std::span<const Named> link_speeds();        // bits: SDR=1, DDR=2, QDR=4
-std::span<const Named> link_speeds_ext();    // bits: FDR=1, EDR=2, HDR=4, NDR=8 (XDR in ext2)
+std::span<const Named> link_speeds_ext();    // extended speeds as one set (iba::ext_speeds): FDR=1, EDR=2,
+                                             // HDR=4, NDR=8, XDR=32 (LinkSpeedExt*2 bit 0 << 5)
+std::span<const Named> link_speeds_ext2();   // LinkSpeedExt*2 fields: XDR=1
 std::span<const Named> mlnx_link_speeds();   // bits: FDR10=1
 std::span<const Named> mtus();               // 1=256 .. 5=4096
 std::span<const Named> rates();              // PathRecord rate codes: 2=2.5 Gb/s ...
@@ -46,6 +48,13 @@ std::span<const Named> common_attributes();  // ClassPortInfo, Notice, InformInf
 std::span<const Named> sa_status();          // SA class specific status codes
 std::span<const Named> dm_status();          // DevMgt class specific status bits
 std::span<const Named> mad_status_codes();   // invalid-field codes (status bits 2-4)
+
+// The PortInfo capability bits the speed fields depend on (named in
+// capability_mask() / capability_mask2()).
+constexpr uint32_t CAP_IS_EXTENDED_SPEEDS = 1u << 14;   // CapabilityMask
+constexpr uint32_t CAP_IS_CAPABILITY_MASK2 = 1u << 15;  // CapabilityMask
+constexpr uint32_t CAP2_IS_EXT_SPEEDS2 = 1u << 11;      // CapabilityMask2
+constexpr uint32_t CAP2_IS_LINK_SPEED_XDR = 1u << 12;   // CapabilityMask2
 
 // MTU code -> bytes (0 if not a valid code), and back.
 uint32_t mtu_bytes(uint32_t code);

@@ -106,24 +106,58 @@ namespace {
 
 bool ieq(std::string_view a, std::string_view b) { return iequals(a, b); }
 
+uint32_t component_count(const FieldDesc& f);
+
+// SA component numbering along a field list.  A field declared inside the
+// reserved field just before it (a later IBA version's field in space an
+// earlier one reserves, as PortInfo's LinkSpeedExt*2 in reserved448) is
+// part of that reserved field's component: the numbers stay the ones every
+// SA implements.
+class Components {
+public:
+  explicit Components(uint32_t first) : next_(first) {}
+  // The component of f (the next field of the list); advances past it.
+  uint32_t take(const FieldDesc& f) {
+    if (f.kind != Kind::Rsv && f.bit_off >= rsv_lo_ && f.bit_off + f.total_bits() <= rsv_hi_) return rsv_comp_;
+    uint32_t mine = next_;
+    if (f.kind == Kind::Rsv) {
+      rsv_lo_ = f.bit_off;
+      rsv_hi_ = f.bit_off + f.total_bits();
+      rsv_comp_ = mine;
+    } else {
+      rsv_lo_ = rsv_hi_ = 0;
+    }
+    next_ += component_count(f);
+    return mine;
+  }
+  uint32_t next() const { return next_; }
+
+private:
+  uint32_t next_;
+  uint32_t rsv_lo_ = 0, rsv_hi_ = 0, rsv_comp_ = 0;
+};
+
 // Number of SA components a field occupies.
 uint32_t component_count(const FieldDesc& f) {
   if (f.kind != Kind::Struct || f.count != 1) return 1;
-  uint32_t n = 0;
-  for (const auto& s : f.sub->field_list()) n += component_count(s);
-  return n;
+  Components cs(0);
+  for (const auto& s : f.sub->field_list()) cs.take(s);
+  return cs.next();
 }
 
 void collect(const StructDesc& d, uint32_t base, const std::string& prefix, uint32_t& comp,
              bool with_reserved, std::vector<FieldRef>& out) {
+  Components cs(comp);
   for (const auto& f : d.field_list()) {
     if (f.kind == Kind::Struct && f.count == 1) {
-      collect(*f.sub, base + f.bit_off, prefix + f.name + ".", comp, with_reserved, out);
+      uint32_t first = cs.take(f);
+      collect(*f.sub, base + f.bit_off, prefix + f.name + ".", first, with_reserved, out);
       continue;
     }
-    if (f.kind != Kind::Rsv || with_reserved) out.push_back(FieldRef{&f, base + f.bit_off, -1, prefix + f.name, comp});
-    ++comp;
+    uint32_t c = cs.take(f);
+    if (f.kind != Kind::Rsv || with_reserved) out.push_back(FieldRef{&f, base + f.bit_off, -1, prefix + f.name, c});
   }
+  comp = cs.next();
 }
 
 }  // namespace
@@ -157,12 +191,13 @@ std::optional<FieldRef> find_field(const StructDesc& desc, std::string_view dott
     }
     const FieldDesc* found = nullptr;
     uint32_t c = comp;
+    Components cs(comp);
     for (const auto& f : d->field_list()) {
+      c = cs.take(f);
       if (ieq(f.name, part) && f.kind != Kind::Rsv) {
         found = &f;
         break;
       }
-      c += component_count(f);
     }
     if (!found) {
       std::string names;

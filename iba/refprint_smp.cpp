@@ -33,7 +33,11 @@ std::string bit_list(uint64_t v, const char* const* names, unsigned nbits) {
 
 constexpr const char* WIDTHS[] = {"1X", "4X", "8X", "12X", "2X"};
 constexpr const char* SPEEDS[] = {"2.5 Gbps", "5.0 Gbps", "10.0 Gbps"};
-constexpr const char* EXT_SPEEDS[] = {"14.0625 Gbps", "25.78125 Gbps", "53.125 Gbps", "106.25 Gbps"};
+// The lane rates of the extended speeds, by bit of iba::ext_speeds()'s set
+// (bit 4 is unused; bit 5 is LinkSpeedExt*2's XDR).
+constexpr const char* EXT_SPEEDS[] = {"14.0625 Gbps", "25.78125 Gbps", "53.125 Gbps", "106.25 Gbps", nullptr,
+                                      "212.5 Gbps"};
+constexpr const char* XDR_LANE = EXT_SPEEDS[EXT_SPEED2_SHIFT];
 
 // The reference's capability mask bit names (its spelling).
 constexpr const char* CAP_NAMES[32] = {
@@ -266,14 +270,22 @@ std::string fmt_link_speed_supported(uint64_t v) { return speed_set(v); }
 std::string fmt_link_speed_enabled(uint64_t v) { return speed_set(v); }
 
 std::string fmt_link_speed_ext(uint64_t v) {
-  switch (v) {
-    case 0: return "No Extended Speed";
-    case 1: return EXT_SPEEDS[0];
-    case 2: return EXT_SPEEDS[1];
-    case 4: return EXT_SPEEDS[2];
-    case 8: return EXT_SPEEDS[3];
-    default: return undefined(v);
-  }
+  if (v == 0) return "No Extended Speed";
+  for (unsigned b = 0; b < std::size(EXT_SPEEDS); ++b)
+    if (v == (1u << b) && EXT_SPEEDS[b]) return EXT_SPEEDS[b];
+  return undefined(v);
+}
+
+// LinkSpeedExt*2 (upstream ibportstate's lines, rdma-core v50): one speed,
+// XDR.  A set with any other bit prints as upstream's does, " undefined (v)"
+// alone (its formatter writes that over the speed).
+std::string fmt_link_speed_ext2(uint64_t v) {
+  if (v == 0) return "No Extended Speed 2";
+  return v == 1 ? XDR_LANE : undefined(v);
+}
+std::string fmt_link_speed_ext2_set(uint64_t v) {
+  if (v == 0) return "0";
+  return v == 1 ? std::string(XDR_LANE) : " " + undefined(v);
 }
 
 std::string fmt_link_speed_ext_supported(uint64_t v) { return v == 0 ? "0" : bit_list(v, EXT_SPEEDS, 4); }

@@ -61,7 +61,9 @@ std::string fmt_link_width_supported(uint64_t v);  // ... (IBA extension)
 std::string fmt_link_speed(uint64_t v);            // 2.5 Gbps / Extended speed
 std::string fmt_link_speed_supported(uint64_t v);
 std::string fmt_link_speed_enabled(uint64_t v);
-std::string fmt_link_speed_ext(uint64_t v);        // 14.0625 Gbps / No Extended Speed
+std::string fmt_link_speed_ext(uint64_t v);        // 14.0625 Gbps / No Extended Speed (iba::ext_speeds' bits)
+std::string fmt_link_speed_ext2(uint64_t v);       // LinkSpeedExtActive2: 212.5 Gbps / No Extended Speed 2
+std::string fmt_link_speed_ext2_set(uint64_t v);   // LinkSpeedExtSupported2/Enabled2
 std::string fmt_link_speed_ext_supported(uint64_t v);
 std::string fmt_link_speed_ext_enabled(uint64_t v);
 std::string fmt_port_state(uint64_t v);            // Active

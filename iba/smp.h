@@ -6,6 +6,7 @@
 // components.
 #pragma once
 
+#include "iba/enums.h"
 #include "iba/mad.h"
 
 namespace iba {
@@ -104,6 +105,9 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
 }
 
 // --- PortInfo (0x0015) --------------------------------------------------------
+// The XDR fields (LinkSpeedExt*2, IBA 1.7; bit places as upstream libibmad
+// has them since rdma-core v50) lie in what earlier versions reserve at bit
+// 448: declared inside reserved448, they share its SA component (struct.h).
 #define IBA_FIELDS_SMPPortInfo(F, A, S, SA)               \
   F(MKey, 0, 64, Hex)                                     \
   F(GIDPrefix, 64, 64, Hex)                               \
@@ -154,6 +158,9 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
   F(overrunErrors, 428, 4, Uint)                          \
   F(maxCreditHint, 432, 16, Uint)                         \
   F(reserved448, 448, 8, Rsv)                             \
+  F(linkSpeedExtActive2, 449, 2, Uint)                    \
+  F(linkSpeedExtSupported2, 451, 2, Uint)                 \
+  F(linkSpeedExtEnabled2, 453, 3, Uint)                   \
   F(linkRoundTripLatency, 456, 24, Uint)                  \
   F(capabilityMask2, 480, 16, Hex)                        \
   F(linkSpeedExtActive, 496, 4, Uint)                     \
@@ -162,6 +169,39 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
   F(linkSpeedExtEnabled, 507, 5, Uint)
 IBA_STRUCT(SMPPortInfo, 64, IBA_FIELDS_SMPPortInfo);
 IBA_ATTR_ID(SMPPortInfo, 0x0015);
+
+// A port's extended link speeds as one bit set, the way upstream's tools
+// show them since XDR (libibnetdisc's "aggregate" speeds, rdma-core v50):
+// LinkSpeedExt* in bits 0-3 (FDR, EDR, HDR, NDR), LinkSpeedExt*2 shifted
+// up by EXT_SPEED2_SHIFT (XDR = 32); names in enums::link_speeds_ext().
+// The fields count only where `capability` (the PortInfo whose capability
+// masks apply: a switch's port 0, else the port itself) says they are
+// valid.  Active is one speed (XDR when LinkSpeedExtActive2 has one);
+// Supported and Enabled are sets (LinkSpeedExtEnabled 30 means "extended
+// speeds disabled": none).
+enum class SpeedOf { Active, Supported, Enabled };
+constexpr unsigned EXT_SPEED2_SHIFT = 5;
+inline uint32_t ext_speeds(const SMPPortInfo& pi, const SMPPortInfo& capability, SpeedOf which) {
+  uint32_t cap = uint32_t(capability.capabilityMask());
+  if (!(cap & enums::CAP_IS_EXTENDED_SPEEDS)) return 0;
+  uint32_t e = 0, e2 = 0;
+  switch (which) {
+    case SpeedOf::Active: e = uint32_t(pi.linkSpeedExtActive()); break;
+    case SpeedOf::Supported: e = uint32_t(pi.linkSpeedExtSupported()); break;
+    case SpeedOf::Enabled: e = uint32_t(pi.linkSpeedExtEnabled()); break;
+  }
+  if (which == SpeedOf::Enabled && e == 30) e = 0;
+  if ((cap & enums::CAP_IS_CAPABILITY_MASK2) && (capability.capabilityMask2() & enums::CAP2_IS_EXT_SPEEDS2)) {
+    switch (which) {
+      case SpeedOf::Active: e2 = uint32_t(pi.linkSpeedExtActive2()); break;
+      case SpeedOf::Supported: e2 = uint32_t(pi.linkSpeedExtSupported2()); break;
+      case SpeedOf::Enabled: e2 = uint32_t(pi.linkSpeedExtEnabled2()); break;
+    }
+  }
+  e2 <<= EXT_SPEED2_SHIFT;
+  if (which == SpeedOf::Active) return e2 ? e2 : e;
+  return e | e2;
+}
 
 // --- P_KeyTable (0x0016): 32 P_Keys, block number in the modifier -----------
 #define IBA_FIELDS_SMPPKeyTable(F, A, S, SA) A(PKeyBlock, 0, 16, Hex, 32)

@@ -23,7 +23,11 @@
 // Offsets are in bits from the start of the structure, counted the IBA way
 // (bit 0 is the most significant bit of byte 0).  Array elements are
 // contiguous, each `width` bits.  Reserved space is declared with kind Rsv
-// (named reserved<bit offset>), as the IBA tables list it.
+// (named reserved<bit offset>), as the IBA tables list it.  A field a later IBA
+// version defines in space an earlier one reserves is declared right after
+// that reserved field and inside its bits: it is a field like any other,
+// but counts as part of the reserved field's SA component, so component
+// masks stay the ones existing SAs implement (iba/introspect.cpp).
 #pragma once
 
 #include <array>

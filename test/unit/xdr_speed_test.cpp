@@ -1,0 +1,133 @@
+// XDR and the extended speeds as one set (issue 13): the LinkSpeedExt*2
+// fields where upstream libibmad places them (rdma-core v50+, fields.c:
+// bits 449, 451, 453 of PortInfo), their SA component, iba::ext_speeds
+// (upstream libibnetdisc's aggregate speeds: XDR = 32), and the names and
+// lines the commands print from them.
+#include <gtest/gtest.h>
+
+#include "core/checks.h"
+#include "core/subnet.h"
+#include "iba/enums.h"
+#include "iba/introspect.h"
+#include "iba/refprint.h"
+#include "iba/refprint_smp.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+#include "test/unit/subnet_test_fabric.h"
+
+namespace {
+
+using iba::SpeedOf;
+using iba::SMPPortInfo;
+
+// A port's PortInfo with the capability masks that make both extended
+// speed field sets valid.
+SMPPortInfo capable(SMPPortInfo p, bool ext2 = true) {
+  p.set_capabilityMask(iba::enums::CAP_IS_EXTENDED_SPEEDS | iba::enums::CAP_IS_CAPABILITY_MASK2);
+  p.set_capabilityMask2(ext2 ? iba::enums::CAP2_IS_EXT_SPEEDS2 | iba::enums::CAP2_IS_LINK_SPEED_XDR : 0);
+  return p;
+}
+
+TEST(XdrSpeeds, FieldsLieInReserved448WhereUpstreamPutsThem) {
+  SMPPortInfo p;
+  p.set_linkSpeedExtActive2(1).set_linkSpeedExtSupported2(1).set_linkSpeedExtEnabled2(1);
+  // Byte 56 is bits 448-455: 0 | Active2 (2) | Supported2 (2) | Enabled2 (3).
+  EXPECT_EQ(p.raw()[56], 0x29);
+  p = SMPPortInfo();
+  p.set_linkSpeedExtEnabled2(7);
+  EXPECT_EQ(p.raw()[56], 0x07);
+  EXPECT_EQ(p.raw()[57], 0);  // LinkRoundTripLatency untouched
+  // query / decode_mad find them by name.
+  EXPECT_EQ(iba::field_named(SMPPortInfo::DESC, "LinkSpeedExtActive2").bit_off, 449u);
+}
+
+TEST(XdrSpeeds, SaComponentsStayTheOnesOpenSMNumbers) {
+  const auto& D = iba::SAPortInfoRecord::DESC;
+  // OpenSM's ib_types.h: IB_PIR_COMPMASK_RESV5 (the reserved byte at 448)
+  // is bit 51, LINKRTLAT 52, CAPMASK2 53, LINKSPDEXTENAB 57.
+  for (const char* f : {"portInfo.linkSpeedExtActive2", "portInfo.linkSpeedExtSupported2",
+                        "portInfo.linkSpeedExtEnabled2"})
+    EXPECT_EQ(iba::component_mask(D, f), uint64_t(1) << 51) << f;
+  EXPECT_EQ(iba::component_mask(D, "portInfo.linkRoundTripLatency"), uint64_t(1) << 52);
+  EXPECT_EQ(iba::component_mask(D, "portInfo.capabilityMask2"), uint64_t(1) << 53);
+  EXPECT_EQ(iba::component_mask(D, "portInfo.linkSpeedExtEnabled"), uint64_t(1) << 57);
+}
+
+TEST(XdrSpeeds, ExtSpeedsCountOnlyWhatTheCapabilityMasksAnnounce) {
+  SMPPortInfo p;
+  p.set_linkSpeedExtActive(8).set_linkSpeedExtSupported(0xf).set_linkSpeedExtEnabled(0xf);
+  p.set_linkSpeedExtActive2(1).set_linkSpeedExtSupported2(1).set_linkSpeedExtEnabled2(1);
+  SMPPortInfo none;  // no IsExtendedSpeedsSupported: no extended speeds at all
+  EXPECT_EQ(iba::ext_speeds(p, none, SpeedOf::Active), 0u);
+  // Extended speeds but no IsExtSpeeds2Supported: the *2 fields are
+  // reserved bits.
+  EXPECT_EQ(iba::ext_speeds(p, capable(p, false), SpeedOf::Active), 8u);
+  EXPECT_EQ(iba::ext_speeds(p, capable(p, false), SpeedOf::Supported), 0xfu);
+  // Both: XDR is 32 in the set, and the active speed when set.
+  EXPECT_EQ(iba::ext_speeds(p, capable(p), SpeedOf::Active), 32u);
+  EXPECT_EQ(iba::ext_speeds(p, capable(p), SpeedOf::Supported), 0x2fu);
+  EXPECT_EQ(iba::ext_speeds(p, capable(p), SpeedOf::Enabled), 0x2fu);
+  p.set_linkSpeedExtActive2(0);
+  EXPECT_EQ(iba::ext_speeds(p, capable(p), SpeedOf::Active), 8u);
+  // LinkSpeedExtEnabled 30: extended speeds disabled, XDR's field still counts.
+  p.set_linkSpeedExtEnabled(30);
+  EXPECT_EQ(iba::ext_speeds(p, capable(p), SpeedOf::Enabled), 32u);
+}
+
+// Golden lines from upstream's formatting rules (rdma-core v50 libibmad
+// dump.c mad_dump_linkspeedext2 / dump_linkspeedext2, libibnetdisc's
+// ibnd_dump_agg_linkspeedext, ibnetdiscover's dump_linkspeedext_compat).
+TEST(XdrSpeeds, NamesAndLinesAsUpstreamPrintsThem) {
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext(32), "212.5 Gbps");
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext(8), "106.25 Gbps");
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext(16), "undefined (16)");
+  EXPECT_EQ(iba::ref::dotted("LinkSpeedExtActive2", iba::ref::fmt_link_speed_ext2(1)),
+            "LinkSpeedExtActive2:.............212.5 Gbps\n");
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext2(0), "No Extended Speed 2");
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext2(2), "undefined (2)");
+  EXPECT_EQ(iba::ref::dotted("LinkSpeedExtSupported2", iba::ref::fmt_link_speed_ext2_set(1)),
+            "LinkSpeedExtSupported2:..........212.5 Gbps\n");
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext2_set(0), "0");
+  EXPECT_EQ(iba::ref::fmt_link_speed_ext2_set(3), " undefined (3)");
+  EXPECT_STREQ(iba::enums::name_of(iba::enums::link_speeds_ext(), 32), "XDR");
+  EXPECT_EQ(iba::enums::name_of(iba::enums::link_speeds_ext(), 16), nullptr);
+  EXPECT_EQ(iba::enums::mask_names(iba::enums::capability_mask2(), 0x1800),
+            "IsExtSpeeds2Supported,IsLinkSpeedXDRSupported");
+}
+
+// The database's view: ibnetdiscover's speed word, the active speed, and
+// the health family's speed check, on a link between XDR ports.
+TEST(XdrSpeeds, SubnetSpeedWordsAndTheSpeedCheck) {
+  TestFabric f = TestFabric::two_switches();
+  auto& db = f.db;
+  const uint32_t s1 = 0, h1 = 2;
+  SMPPortInfo sw0 = capable(TestFabric::pi(1, 0, true));
+  db.set_port_info(s1, 0, sw0.bytes());
+  auto xdr = [&](uint32_t node, unsigned port, uint16_t lid, bool active_xdr) {
+    SMPPortInfo p = TestFabric::pi(lid, 0, true);
+    p.set_linkSpeedActive(1).set_linkSpeedExtActive(8).set_linkSpeedExtSupported(0xf).set_linkSpeedExtEnabled(0xf);
+    p.set_linkSpeedExtActive2(active_xdr ? 1 : 0).set_linkSpeedExtSupported2(1).set_linkSpeedExtEnabled2(1);
+    if (!db.node(node).is_switch()) p = capable(p);
+    db.set_port_info(node, port, p.bytes());
+  };
+  xdr(s1, 1, 0, true);
+  xdr(h1, 1, 2, true);
+  const auto& sp = db.port(db.node(s1), 1);
+  EXPECT_EQ(ibcore::ext_speed_active(db, sp), 32u);
+  EXPECT_STREQ(ibcore::port_speed_compat(db, sp), "XDR");
+  EXPECT_TRUE(ibcore::health::check_port_speed(db, h1, 1).empty());
+
+  // The HCA's port runs at NDR while both ends have XDR enabled.
+  xdr(h1, 1, 2, false);
+  EXPECT_STREQ(ibcore::port_speed_compat(db, db.port(db.node(h1), 1)), "NDR");
+  auto found = ibcore::health::check_port_speed(db, h1, 1);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].what, "link speed 106.25 Gbps (NDR), both ends have 212.5 Gbps (XDR) enabled");
+
+  // Without IsExtSpeeds2Supported on the HCA the *2 bits mean nothing.
+  SMPPortInfo p = db.port(db.node(h1), 1).port_info();
+  db.set_port_info(h1, 1, capable(p, false).bytes());
+  EXPECT_EQ(ibcore::ext_speed_active(db, db.port(db.node(h1), 1)), 8u);
+}
+
+}  // namespace
