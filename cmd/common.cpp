@@ -111,6 +111,18 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
     app.add_flag_callback(
         "--pretty", [&c] { c.json = c.pretty = true; }, "write the JSON document indented (implies --json)");
   }
+  if (which & opt::PKeyIdx)
+    app.add_option_function<std::string>(
+           "-Y,--pkey-idx",
+           [&c](const std::string& s) {
+             uint64_t v = 0;
+             if (!parse_int(s, v) || v > 0xffff)
+               throw CLI::ValidationError("--pkey-idx",
+                                          "invalid P_Key index '" + s + "': an integer from 0 to 65535");
+             c.pkey_index = uint16_t(v);
+           },
+           "P_Key table index for outgoing SA/GMP MADs (default 0; SMPs always use 0)")
+        ->option_text("<idx>");
   if (which & opt::Errors) app.add_flag("-e,--errors", errors_flag_, "show send and receive errors");
 }
 

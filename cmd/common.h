@@ -31,8 +31,9 @@ enum : uint32_t {
   Config = 1u << 14,     // -z/--config
   Errors = 1u << 15,     // -e/--errors (accepted, as the reference)
   Json = 1u << 16,       // -j/--json, --pretty (only commands that write JSON take it)
+  PKeyIdx = 1u << 17,    // -Y/--pkey-idx (P_Key index of GMPs)
   // The set every MAD-sending command takes.
-  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors,
+  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx,
   Smp = Mad | MKey | Sa,
   Gmp = Mad | SMKey | SaPath,
   Disc = Smp | SaPath | Discovery | Cache | NodeNameMap | Outstanding,

@@ -28,6 +28,7 @@ struct Config {
   bool refresh_cache = false;     // --refresh-cache
   std::string node_name_map;      // --node-name-map
   int outstanding = 0;            // --outstanding / -o: 0 = default
+  uint16_t pkey_index = 0;        // -Y/--pkey-idx: P_Key index of GMPs sent (SMPs use 0)
   bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
   bool json = false;              // --json/-j: one JSON document on stdout (core/json.h)
   bool pretty = false;            // --pretty: that document indented

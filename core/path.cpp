@@ -341,7 +341,7 @@ std::string IBPath::repr() const {
   if (DLID != def.DLID) put(o, "DLID", DLID);
   if (SL != def.SL) put(o, "SL", SL);
   if (pkey != def.pkey) put(o, "pkey", pkey, true);
-  if (pkey_index != def.pkey_index) put(o, "pkey_index", pkey_index);
+  if (pkey_index) put(o, "pkey_index", *pkey_index);
   if (qkey != def.qkey) put(o, "qkey", qkey, true);
   if (dqpn != def.dqpn) put(o, "dqpn", dqpn);
   if (sqpn != def.sqpn) put(o, "sqpn", sqpn);

@@ -39,7 +39,10 @@ struct IBPath {
   uint8_t SL = 0;
   // BTH / DETH
   uint16_t pkey = 0xffff;
-  uint16_t pkey_index = 0;
+  // P_Key table index the MAD is sent with.  GMPs without one use -Y's
+  // (config().pkey_index); SMPs always go with index 0.  A received MAD's
+  // path has the request's, so a reply goes back with it.
+  std::optional<uint16_t> pkey_index;
   uint32_t qkey = 0;         // 0 = the class default (QP0: 0, QP1: GSI_QKEY)
   uint32_t dqpn = 0;         // 0 for SMPs; GMPs go to 1 unless redirected
   uint32_t sqpn = 0;

@@ -34,8 +34,10 @@ std::string dump_mad(const uint8_t* mad, size_t len) {
 
 void trace_send(const PendingMad& p) {
   if (config().debug < 2) return;
-  std::fprintf(stderr, "D: send %s to %s\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
-               p.path->describe().c_str(), dump_mad(p.req.data(), p.req_len).c_str());
+  uint8_t cls = p.req_len > 1 ? p.req[1] : 0;
+  std::fprintf(stderr, "D: send %s to %s pkey_index %u\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
+               p.path->describe().c_str(), unsigned(pkey_index_of(*p.path, cls)),
+               dump_mad(p.req.data(), p.req_len).c_str());
 }
 
 void trace_done(const PendingMad& p) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <endian.h>
 
+#include "core/config.h"
 #include "core/error.h"
 
 namespace ibcore {
@@ -28,6 +29,11 @@ void init_umad_lib() {
 }
 
 }  // namespace
+
+uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class) {
+  if (is_smp_class(mgmt_class)) return 0;
+  return path.pkey_index.value_or(config().pkey_index);
+}
 
 IBPath MadAddr::to_path() const {
   IBPath p;
@@ -151,7 +157,7 @@ void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, i
   }
   if (dlid == 0) throw MADError("No destination LID for " + path.describe() + " (resolve it first)");
   umad_set_addr(sbuf_, dlid, dqp, path.SL, qkey);
-  umad_set_pkey(sbuf_, path.pkey_index);
+  umad_set_pkey(sbuf_, pkey_index_of(path, cls));
   if (path.has_grh && !is_smp_class(cls)) {
     ib_mad_addr_t a{};
     a.grh_present = 1;

@@ -48,6 +48,11 @@ struct RecvMad {
   MadAddr addr;
 };
 
+// The P_Key table index a MAD of mgmt_class goes out with on path: 0 for
+// SMPs (QP0 has no P_Key check), else the path's (a reply: the request's),
+// else -Y/--pkey-idx's (config().pkey_index).
+uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class);
+
 class Transport {
 public:
   virtual ~Transport() = default;
