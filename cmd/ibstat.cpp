@@ -95,11 +95,25 @@ public:
       return 2;
     }
     const std::vector<Device>* devs;
+    const ibcore::DeviceList* all;
     try {
-      devs = &ibcore::get_devices();
+      all = &ibcore::get_device_list();
+      devs = &all->devices;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "E: %s\n", e.what());
       return 255;
+    }
+    // A device libibumad cannot read: named, an error (nothing for a
+    // non-RDMA device); in the listing, a warning for an RDMA end point and
+    // the other devices still shown (upstream since rdma-core v54).
+    for (const auto& u : all->unreadable) {
+      if (!args_.empty() && u.name == args_[0]) {
+        if (!u.rdma_endpoint) return 0;
+        std::fprintf(stderr, "E: stat of IB device '%s' failed: %s\n", u.name.c_str(), u.error.c_str());
+        return 255;
+      }
+      if (args_.empty() && u.rdma_endpoint && !list_)
+        std::fprintf(stderr, "W: stat of IB device '%s' failed: %s\n", u.name.c_str(), u.error.c_str());
     }
     const Device* ca = nullptr;
     if (!args_.empty()) {

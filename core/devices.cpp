@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -99,20 +101,47 @@ const EndPort& pick_in_device(const Device& d, int port, const std::string& aske
 
 }  // namespace
 
-const std::vector<Device>& get_devices() {
-  // A function-local static, not std::call_once: an exception from
-  // read_device must reach the caller as an error, and unwinding through
-  // pthread_once's C frames is not something to rely on.
-  static const std::vector<Device> devs = [] {
-    std::vector<Device> v;
-    char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-    int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-    if (n < 0) return v;  // no umad support at all: no devices
-    for (int i = 0; i < n; ++i) v.push_back(read_device(names[i]));
-    return v;
-  }();
-  return devs;
+bool is_rdma_endpoint(const std::string& dev) {
+  std::string port1 = sysfs_root() + "/class/infiniband/" + dev + "/ports/1/";
+  if (::access((port1 + "gids/0").c_str(), F_OK) == 0) return true;
+  int fd = ::open((port1 + "cap_mask").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char b[32] = {};
+  ssize_t n = ::read(fd, b, sizeof b - 1);
+  ::close(fd);
+  constexpr unsigned long CAP_IS_CM = 1ul << 16;  // IsCommunicationManagementSupported
+  return n > 0 && (std::strtoul(b, nullptr, 0) & CAP_IS_CM);
 }
+
+DeviceList list_devices(const std::vector<std::string>& names, const std::function<Device(const std::string&)>& read) {
+  DeviceList l;
+  for (const auto& n : names) {
+    try {
+      l.devices.push_back(read(n));
+    } catch (const std::exception& e) {
+      l.unreadable.push_back({n, e.what(), is_rdma_endpoint(n)});
+    }
+  }
+  return l;
+}
+
+const DeviceList& get_device_list() {
+  // A function-local static, not std::call_once: an exception must reach
+  // the caller as an error, and unwinding through pthread_once's C frames
+  // is not something to rely on.
+  static const DeviceList list = [] {
+    // Up to MAX_DEVICES names (libibumad's own limit, 32 before rdma-core
+    // v58, is only the size of the array we pass).
+    std::vector<std::array<char, UMAD_CA_NAME_LEN>> buf(MAX_DEVICES);
+    int n = umad_get_cas_names(reinterpret_cast<char(*)[UMAD_CA_NAME_LEN]>(buf.data()), int(buf.size()));
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) names.emplace_back(buf[size_t(i)].data());  // n < 0: no umad support at all
+    return list_devices(names, [](const std::string& name) { return read_device(name.c_str()); });
+  }();
+  return list;
+}
+
+const std::vector<Device>& get_devices() { return get_device_list().devices; }
 
 const EndPort& find_end_port(const std::vector<Device>& devs, const std::string& ca, int port) {
   if (port < 0) fail("invalid port number " + std::to_string(port), devs);

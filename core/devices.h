@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,10 +44,34 @@ struct Device {
   std::vector<EndPort> ports;
 };
 
-// All devices (cached after the first call).  Throws ibcore::Error (see
-// core/error.h) only on an unexpected system failure; no devices is an
-// empty list.
+// All devices that could be read (cached after the first call); no
+// devices is an empty list.  A device libibumad cannot read is left out
+// (get_device_list says which), so one failing device does not hide the
+// others (as upstream since rdma-core v54).
 const std::vector<Device>& get_devices();
+
+// Up to this many devices (upstream libibumad's limit since rdma-core v60).
+constexpr size_t MAX_DEVICES = 128;
+
+struct UnreadableDevice {
+  std::string name;
+  std::string error;
+  // Whether it looks like an RDMA end point (its port 1 has GID 0 or the
+  // CM capability bit): upstream's ibstat warns about those and ignores the
+  // others (non-RDMA devices in the infiniband class).
+  bool rdma_endpoint = false;
+};
+struct DeviceList {
+  std::vector<Device> devices;
+  std::vector<UnreadableDevice> unreadable;
+};
+const DeviceList& get_device_list();
+// The list from these device names and a reader that throws for a device
+// it cannot read (get_device_list: libibumad's umad_get_ca; tests: a fake).
+DeviceList list_devices(const std::vector<std::string>& names,
+                        const std::function<Device(const std::string&)>& read);
+// The sysfs test for an RDMA end point (see UnreadableDevice).
+bool is_rdma_endpoint(const std::string& dev);
 
 // Choose the end port from -C/-P:  ca may be empty (default), a device name
 // ("mlx4_0": its first active port, else its first port, unless port != 0), "device/port", a port GID, a

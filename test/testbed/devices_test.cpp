@@ -1,6 +1,11 @@
 // End port selection (core/devices.h) over a made-up device list.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 #include "core/devices.h"
 
 namespace {
@@ -101,3 +106,64 @@ TEST(EndPort, ErrorsNameWhatExists) {
 }
 
 }  // namespace
+
+// --- The device list: a device that cannot be read (issue 13, upstream
+// rdma-core v54 and v60's ibstat / libibumad) ---------------------------------
+
+namespace {
+
+struct FakeSysfs {
+  std::string root;
+  std::string was;
+  FakeSysfs() {
+    char t[] = "/tmp/ibtool-sysfs-XXXXXX";
+    root = ::mkdtemp(t);
+    const char* old = std::getenv("IBTOOL_SYSFS_ROOT");
+    was = old ? old : "";
+    ::setenv("IBTOOL_SYSFS_ROOT", root.c_str(), 1);
+  }
+  ~FakeSysfs() {
+    if (was.empty()) ::unsetenv("IBTOOL_SYSFS_ROOT");
+    else ::setenv("IBTOOL_SYSFS_ROOT", was.c_str(), 1);
+    std::string cmd = "rm -rf '" + root + "'";
+    (void)std::system(cmd.c_str());
+  }
+  void file(const std::string& rel, const std::string& text) {
+    std::string path = root + "/" + rel;
+    std::string dir = path.substr(0, path.rfind('/'));
+    std::string cmd = "mkdir -p '" + dir + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+};
+
+Device named(const std::string& n) {
+  Device d;
+  d.name = n;
+  return d;
+}
+
+}  // namespace
+
+TEST(DeviceList, OneFailingDeviceDoesNotHideTheOthers) {
+  FakeSysfs fs;
+  fs.file("class/infiniband/mlx5_1/ports/1/gids/0", "fe80:0000:0000:0000:0002:c903:0000:2001\n");
+  fs.file("class/infiniband/hfi_ctl/ports/1/cap_mask", "0x00000000\n");
+  fs.file("class/infiniband/cm_only/ports/1/cap_mask", "0x00010000\n");
+  auto l = ibcore::list_devices({"mlx5_0", "mlx5_1", "hfi_ctl", "cm_only", "mlx5_2"}, [](const std::string& n) {
+    if (n == "mlx5_0" || n == "mlx5_2") return named(n);
+    throw std::runtime_error("cannot read device " + n);
+  });
+  ASSERT_EQ(l.devices.size(), 2u);
+  EXPECT_EQ(l.devices[0].name, "mlx5_0");
+  EXPECT_EQ(l.devices[1].name, "mlx5_2");
+  ASSERT_EQ(l.unreadable.size(), 3u);
+  EXPECT_EQ(l.unreadable[0].name, "mlx5_1");
+  EXPECT_TRUE(l.unreadable[0].rdma_endpoint);  // has GID 0
+  EXPECT_EQ(l.unreadable[0].error, "cannot read device mlx5_1");
+  EXPECT_FALSE(l.unreadable[1].rdma_endpoint);  // neither GID 0 nor CM: not RDMA
+  EXPECT_TRUE(l.unreadable[2].rdma_endpoint);   // the CM capability bit
+}

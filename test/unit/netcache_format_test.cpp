@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <unistd.h>
 
 #include "core/netcache.h"
@@ -151,4 +152,82 @@ TEST(NetCache, EditedGuidsKeepTheirLoadedHashBuckets) {
   ASSERT_EQ(before.size(), after.size());
   Subnet back = decode_cache(after, "after");
   EXPECT_NE(topo(back).find("switchguid=0x300001(200001)"), std::string::npos);
+}
+
+// --- Caches after PortInfo timeouts (issue 13; upstream rdma-core v63,
+// "libibnetdisc: keep cache loadable after port timeouts") ------------------
+
+namespace {
+
+// The reference format's records (ibnetdisc_cache.c's layout): a node is
+// 15 bytes + three 64-byte images + its (GUID, port) keys; a port 95 bytes.
+struct RefCache {
+  struct Key {
+    uint64_t guid;
+    uint8_t num;
+    bool operator<(const Key& o) const { return guid != o.guid ? guid < o.guid : num < o.num; }
+  };
+  std::vector<Key> listed, records, remotes;
+  static uint64_t le(const std::vector<uint8_t>& b, size_t at, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t(b.at(at + i)) << (8 * i);
+    return v;
+  }
+  explicit RefCache(const std::vector<uint8_t>& b) {
+    uint32_t nn = uint32_t(le(b, 8, 4)), np = uint32_t(le(b, 12, 4));
+    size_t at = 28;
+    for (uint32_t i = 0; i < nn; ++i) {
+      at += 2 + 1 + 1 + 64 + 8 + 1 + 1 + 64 + 64;
+      uint8_t cnt = b.at(at++);
+      for (unsigned k = 0; k < cnt; ++k, at += 9) listed.push_back({le(b, at, 8), b.at(at + 8)});
+    }
+    for (uint32_t i = 0; i < np; ++i, at += 95) {
+      records.push_back({le(b, at, 8), b.at(at + 8)});
+      if (b.at(at + 85)) remotes.push_back({le(b, at + 86, 8), b.at(at + 94)});
+    }
+    EXPECT_EQ(at, b.size());
+  }
+};
+
+}  // namespace
+
+TEST(NetCache, AfterPortInfoTimeoutsEveryReferenceHasItsRecord) {
+  TestFabric f = TestFabric::two_switches();
+  // Hca2's port 2: NodeInfo answered through it, its PortInfo never did.
+  Subnet& db = f.db;
+  uint32_t h2 = 3;
+  db.port(db.port_index(h2, 2)).has_info = false;
+  db.compute_reference_order();
+  RefCache c(encode_cache(db, CacheFormat::Reference));
+  std::set<RefCache::Key> have(c.records.begin(), c.records.end());
+  for (auto& k : c.listed) EXPECT_TRUE(have.count(k)) << std::hex << k.guid << ":" << int(k.num);
+  for (auto& k : c.remotes) EXPECT_TRUE(have.count(k)) << std::hex << k.guid << ":" << int(k.num);
+  EXPECT_EQ(c.listed.size(), c.records.size());
+}
+
+TEST(NetCache, AnIncompleteReferenceCacheLoads) {
+  Subnet db = sample();
+  auto bytes = encode_cache(db, CacheFormat::Reference);
+  RefCache c(bytes);
+  // Drop the last port record (as the reference's writer did for a port
+  // whose PortInfo timed out): its node still lists it, its peer still
+  // names it as the remote port.
+  auto gone = c.records.back();
+  bytes.resize(bytes.size() - 95);
+  uint32_t np = uint32_t(RefCache::le(bytes, 12, 4)) - 1;
+  for (int i = 0; i < 4; ++i) bytes[12 + i] = uint8_t(np >> (8 * i));
+  Subnet back = decode_cache(bytes, "incomplete");
+  EXPECT_EQ(back.node_count(), db.node_count());
+  for (uint32_t i = 0; i < back.node_count(); ++i)
+    for (unsigned p = 0; p <= back.node(i).nports; ++p) {
+      const Port& x = back.port(back.node(i), p);
+      if (x.exists) {
+        EXPECT_FALSE(x.guid == gone.guid && x.num == gone.num);
+      }
+      if (const Port* r = back.peer(x)) {
+        EXPECT_FALSE(r->guid == gone.guid && r->num == gone.num);
+      }
+    }
+  // The rest prints.
+  EXPECT_NE(topo(back).find("Switch"), std::string::npos);
 }
