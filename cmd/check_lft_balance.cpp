@@ -103,7 +103,8 @@ private:
   bool from_sa(std::vector<std::string>* lines) {
     try {
       const EndPort& ep = get_end_port(config().ca, config().port);
-      Umad umad(ep.ca, ep.port);
+      auto owner = open_transport(ep);
+      Transport& umad = *owner;
       Scheduler sched(umad, unsigned(std::max(0, config().outstanding)));
       Subnet live;
       DiscoveryOptions o;

@@ -199,10 +199,9 @@ private:
     const std::string tool = "dump_fts";
     unsigned start = args_.size() > 0 ? loose_uint(args_[0]) : 0;
     unsigned end = args_.size() > 1 ? loose_uint(args_[1]) : 0;
-    std::unique_ptr<Umad> umad;
+    std::unique_ptr<ibcore::Transport> umad;
     try {
-      const EndPort& ep = get_end_port(config().ca, config().port);
-      umad = std::make_unique<Umad>(ep.ca, ep.port);
+      umad = ibcore::open_transport(get_end_port(config().ca, config().port));
     } catch (const std::exception& e) {
       ibcore::report(e);
       // The reference's discovery library fails here: nothing on stdout.
@@ -305,7 +304,7 @@ private:
   }
 
   // The multicast tables (SMP or SA), and the unicast tables from the SA.
-  int dump_tables(Scheduler& sched, Umad& umad, unsigned start, unsigned end, bool via_sa) {
+  int dump_tables(Scheduler& sched, ibcore::Transport& umad, unsigned start, unsigned end, bool via_sa) {
     Subnet db;
     DiscoveryOptions o;
     o.mlx_epi = false;

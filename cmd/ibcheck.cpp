@@ -258,7 +258,8 @@ private:
   int check_node() {
     IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
     IBPath p = IBPath::from_string(target_, form);
-    Umad umad(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
     if (!p.is_dr() && !p.DLID) {
       // A GUID: its LID from the SA.

@@ -54,7 +54,8 @@ public:
       if (!db.find_tables(n) || !db.find_tables(n)->lft_valid) missing = true;
     if (missing) {
       const EndPort& ep = get_end_port(ibcore::config().ca, ibcore::config().port);
-      Umad umad(ep.ca, ep.port);
+      auto owner = open_transport(ep);
+      Transport& umad = *owner;
       Scheduler sched(umad, unsigned(std::max(0, ibcore::config().outstanding)));
       DiscoveryResult res;
       read_switch_tables(sched, db, need, true, false, &res);

@@ -56,8 +56,8 @@ public:
 
   int run() override {
     return ibtool::ofa::run_client_or_server(
-        oui_str_, oui_, server_, [this](ibcore::Umad& u) { return serve(u); },
-        [this](ibcore::Umad& u) { return client(u); });
+        oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
+        [this](ibcore::Transport& u) { return client(u); });
   }
 
 private:
@@ -67,7 +67,7 @@ private:
                               [&](uint16_t) { return me; });
   }
 
-  int client(ibcore::Umad& umad) {
+  int client(ibcore::Transport& umad) {
     ibcore::MadTransactor mad(umad);
     int status = 0;
     auto resolved = ibtool::ofa::resolve_destination(mad, "ibping", args_[0], lid_form_, guid_form_, sm_port_, &status);

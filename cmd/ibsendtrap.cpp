@@ -161,15 +161,17 @@ public:
     const Trap& trap = *find_trap(trap_name_);
     auto& cfg = ibcore::config();
     try {
-      ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
+      const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
+      auto owner = ibcore::open_transport(ep);
+      ibcore::Transport& umad = *owner;
       ibcore::MadTransactor mad(umad);
       Self s;
       s.lid = umad.local_lid();
-      s.port = uint8_t(umad.port());
+      s.port = uint8_t(ep.port);
       s.gid = umad.local_gid();
       s.sm_lid = sm_lid_ ? sm_lid_ : umad.sm_lid();
       s.mkey = cfg.mkey.value_or(0);
-      if (!s.lid) throw ibcore::Error("The local port " + umad.ca() + "/" + std::to_string(s.port) +
+      if (!s.lid) throw ibcore::Error("The local port " + ep.ca + "/" + std::to_string(s.port) +
                                       " has no LID (is the subnet up?)");
       if (!s.sm_lid) throw ibcore::Error("The local port knows no SM LID (is an SM running?); give one with -s");
       // The node's type, system image GUID and the port's capability

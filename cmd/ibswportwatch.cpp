@@ -42,7 +42,8 @@ public:
     if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
       throw Error("Cannot read thresholds file " + threshold_file_);
     if (pause_ <= 0) throw Error("--pause must be positive");
-    Umad umad(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
     GmpPathResolver res(mad);
     IBPath path = res.resolve(IBPath::from_string(target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto));

@@ -51,8 +51,8 @@ public:
 
   int run() override {
     return ibtool::ofa::run_client_or_server(
-        oui_str_, oui_, server_, [this](ibcore::Umad& u) { return serve(u); },
-        [this](ibcore::Umad& u) { return client(u); });
+        oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
+        [this](ibcore::Transport& u) { return client(u); });
   }
 
   // The reply text for each attribute the server answers.
@@ -75,7 +75,7 @@ private:
 
   static int fail(const std::string& msg) { return ibtool::ref_exit("ibsysstat", msg); }
 
-  int client(ibcore::Umad& umad) {
+  int client(ibcore::Transport& umad) {
     const Op* op = args_.size() > 1 ? find_op(args_[1]) : &OPS[0];
     ibcore::MadTransactor mad(umad);
     int status = 0;

@@ -139,7 +139,8 @@ private:
     }
     std::stable_sort(todo.begin(), todo.end(), [](const Reset& x, const Reset& y) { return x.level > y.level; });
 
-    Umad umad(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    ibcore::Transport& umad = *owner;
     Scheduler sched(umad);
     size_t done = 0, failed = 0;
     std::vector<std::string> lines(todo.size());

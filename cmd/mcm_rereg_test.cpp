@@ -91,9 +91,9 @@ public:
     std::memcpy(mgid_.raw.data(), gidbuf, 16);
 
     auto& cfg = ibcore::config();
-    std::unique_ptr<ibcore::Umad> umad;
+    std::unique_ptr<ibcore::Transport> umad;
     try {
-      umad = std::make_unique<ibcore::Umad>(ibcore::get_end_port(cfg.ca, cfg.port));
+      umad = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port));
     } catch (const std::exception& e) {
       ibcore::report(e);
       return 1;

@@ -158,7 +158,8 @@ int run_client_or_server(const std::string& oui_str, uint32_t& oui, bool server,
   oui = uint32_t(v);
   try {
     auto& cfg = ibcore::config();
-    ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
+    auto owner = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port));
+    ibcore::Transport& umad = *owner;
     return server ? serve(umad) : client(umad);
   } catch (const std::exception& e) {
     return ibcore::report(e);

@@ -203,7 +203,7 @@ private:
 
   // Read a set of ports concurrently; results (or each port's failure) in
   // port order.
-  std::vector<std::vector<uint8_t>> read_ports(ibcore::Umad& umad, const Attr& a, const IBPath& p,
+  std::vector<std::vector<uint8_t>> read_ports(ibcore::Transport& umad, const Attr& a, const IBPath& p,
                                                const std::vector<int>& ports,
                                                std::vector<std::exception_ptr>& errs) {
     std::vector<std::vector<uint8_t>> res(ports.size());
@@ -251,7 +251,8 @@ private:
     auto& cfg = ibcore::config();
     if (lid_form_ && guid_form_) throw Fail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    ibcore::Umad umad(ep);
+    auto owner = ibcore::open_transport(ep);
+    ibcore::Transport& umad = *owner;
     ibcore::MadTransactor mad(umad);
     if (sm_port_) {
       cfg.sa_path = std::to_string(sm_port_);

@@ -315,7 +315,8 @@ private:
     std::string target2 = pos.size() > 1 ? pos[1] : "";
 
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    ibcore::Umad umad(ep);
+    auto owner = ibcore::open_transport(ep);
+    ibcore::Transport& umad = *owner;
     ibcore::MadTransactor mad(umad);
     mad_ = &mad;
     sa_ = ibcore::sa_path_from_config(mad);

@@ -235,7 +235,8 @@ private:
       t.hops = *hops;
     }
 
-    Umad umad(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
     for (auto& t : ts) {
       try {

@@ -50,7 +50,7 @@ Session open_session(const ibcore::IBPath* scope) {
   }
   Session s;
   const ibcore::EndPort& ep = ibcore::get_end_port(ca, port);
-  s.umad = std::make_unique<ibcore::Umad>(ep);
+  s.umad = ibcore::open_transport(ep);
   s.mad = std::make_unique<ibcore::MadTransactor>(*s.umad);
   return s;
 }

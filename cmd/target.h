@@ -46,7 +46,7 @@ int ref_help_exit(CLI::App& app);
 
 // An open end port with a MAD transactor on it.
 struct Session {
-  std::unique_ptr<ibcore::Umad> umad;
+  std::unique_ptr<ibcore::Transport> umad;
   std::unique_ptr<ibcore::MadTransactor> mad;
 };
 

@@ -184,7 +184,8 @@ private:
     auto& cfg = ibcore::config();
     if (lid_form_ && guid_form_) throw Fail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    ibcore::Umad umad(ep);
+    auto owner = ibcore::open_transport(ep);
+    ibcore::Transport& umad = *owner;
     ibcore::MadTransactor mad(umad);
     mad_ = &mad;
     if (sm_port_) cfg.sa_path = std::to_string(sm_port_);

@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "iba/enums.h"
 #include "iba/introspect.h"
 
 namespace ibcore {
@@ -207,6 +208,23 @@ const EndPort& find_end_port(const std::vector<Device>& devs, const std::string&
 
 const EndPort& get_end_port(const std::string& ca, int port) {
   return find_end_port(get_devices(), ca, port);
+}
+
+PortPair smi_gsi_pair(const std::vector<Device>& devs, const EndPort& ep) {
+  PortPair pair{&ep, &ep};
+  if (!ep.port_guid) return pair;
+  const EndPort *smi = nullptr, *gsi = nullptr;
+  int same = 0;
+  for (const auto& d : devs)
+    for (const auto& p : d.ports) {
+      if (p.port_guid != ep.port_guid) continue;
+      ++same;
+      (p.capmask & iba::enums::CAP_IS_SM_DISABLED ? gsi : smi) = &p;
+    }
+  // Exactly one of each: a planarized port.  Anything else (one device, or
+  // a GUID seen twice without the SMI/GSI split) is used as it is.
+  if (same == 2 && smi && gsi) pair = {smi, gsi};
+  return pair;
 }
 
 // --- verbs devices -------------------------------------------------------------------

@@ -84,6 +84,19 @@ const EndPort& get_end_port(const std::string& ca = "", int port = 0);
 // get_devices()); the returned reference points into devs.
 const EndPort& find_end_port(const std::vector<Device>& devs, const std::string& ca, int port);
 
+// --- planarized HCAs -----------------------------------------------------------------
+// A planarized HCA shows one IB port as two devices with the same port
+// GUID: the SMI device (SMPs, QP0) and the GSI device (GMPs, QP1), whose
+// port announces IsSMDisabled (upstream libibumad's umad_get_smi_gsi_pairs,
+// rdma-core v55).  Any other port is both.
+struct PortPair {
+  const EndPort* smi = nullptr;
+  const EndPort* gsi = nullptr;
+  bool split() const { return smi != gsi; }
+};
+// The pair ep belongs to (pointers into devs; both ep when it is not split).
+PortPair smi_gsi_pair(const std::vector<Device>& devs, const EndPort& ep);
+
 // --- verbs devices -----------------------------------------------------------------
 // The devices libibverbs lists (ibv_devices).  libibverbs (and the libnl it
 // pulls in) is loaded on first use with dlopen: the commands that never use

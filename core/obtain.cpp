@@ -15,11 +15,10 @@
 namespace ibcore {
 
 Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res, Scheduler* given) {
-  std::optional<Umad> umad;
+  std::unique_ptr<Transport> umad;
   std::optional<Scheduler> own;
   if (!given) {
-    const EndPort& ep = get_end_port(config().ca, config().port);
-    umad.emplace(ep.ca, ep.port);
+    umad = open_transport(get_end_port(config().ca, config().port));
     own.emplace(*umad, unsigned(std::max(0, config().outstanding)));
   }
   Scheduler& sched = given ? *given : *own;

@@ -108,12 +108,12 @@ private:
 class PmSession {
 public:
   explicit PmSession(bool skip_sl = false, bool need_sa = true);
-  Umad& umad() { return umad_; }
+  Transport& umad() { return *umad_; }
   Scheduler& sched() { return sched_; }
   PmAccess& pm() { return pm_; }
 
 private:
-  Umad umad_;
+  std::unique_ptr<Transport> umad_;
   Scheduler sched_;
   PmAccess pm_;
 };

@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
+#include "iba/smp.h"
 
 namespace ibcore {
 
@@ -79,7 +80,41 @@ IBPath resolve_for_smp(MadTransactor& mad, const IBPath& in, uint16_t sm_lid) {
     p.has_grh = false;
     p.DGID = {};
   }
+  if (p.DLID && !mad.transport().lid_routed_smps()) return dr_path_to_lid(mad, p.DLID);
   return p;
+}
+
+IBPath dr_path_to_lid(MadTransactor& mad, uint16_t lid) {
+  constexpr size_t MAX_HOPS = 63;
+  IBPath p;
+  p.drSLID = LID_PERMISSIVE;
+  p.drDLID = LID_PERMISSIVE;
+  p.drPath = {0};
+  auto owns = [lid](uint16_t base, unsigned lmc) { return base && lid >= base && lid < base + (1u << (lmc & 7)); };
+  for (;;) {
+    auto ni = mad.SubnGet<iba::SMPNodeInfo>(p);
+    bool sw = ni.nodeType() == 2;
+    unsigned in = unsigned(ni.localPortNum());
+    auto pi = mad.SubnGet<iba::SMPPortInfo>(p, sw ? 0 : in);
+    if (owns(uint16_t(pi.LID()), unsigned(pi.LMC()))) return p;
+    unsigned out;
+    if (!sw) {
+      // Only the local CA forwards: out of the port we send from.
+      if (p.drPath.size() > 1)
+        throw Error("no directed route to LID " + std::to_string(lid) + ": the route reaches a CA at " +
+                    p.dr_string());
+      out = in;
+    } else {
+      auto lft = mad.SubnGet<iba::SMPLinearForwardingTable>(p, uint32_t(lid / 64));
+      out = unsigned(lft.portBlock(lid % 64));
+      if (out == 0 || out == 0xff || out > ni.numPorts())
+        throw Error("no directed route to LID " + std::to_string(lid) + ": the switch at " + p.dr_string() +
+                    " forwards it to " + (out == 0xff ? std::string("no port") : "port " + std::to_string(out)));
+    }
+    if (p.drPath.size() > MAX_HOPS)
+      throw Error("no directed route to LID " + std::to_string(lid) + " within " + std::to_string(MAX_HOPS) + " hops");
+    p.drPath.push_back(uint8_t(out));
+  }
 }
 
 std::string portid_str(const IBPath& p) {

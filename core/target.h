@@ -54,4 +54,13 @@ std::string portid_str(const IBPath& p);
 // Our LID (for the drSLID of combined routes).
 uint16_t local_lid(MadTransactor& mad);
 
+// A directed route from the local port to the port that owns lid, found by
+// walking the fabric with directed-route SMPs: each switch's
+// LinearForwardingTable entry for lid gives the next hop (upstream's
+// build_dr_path_to_lid, rdma-core v61).  For fabrics where LID-routed SMPs
+// are not valid (a planarized HCA's: Transport::lid_routed_smps).  Throws
+// Error naming the hop where the walk ends (no route, a CA in the way,
+// more than 63 hops) and MADError when a node does not answer.
+IBPath dr_path_to_lid(MadTransactor& mad, uint16_t lid);
+
 }  // namespace ibcore

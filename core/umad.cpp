@@ -4,6 +4,7 @@
 #include <poll.h>
 
 #include <arpa/inet.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -223,6 +224,71 @@ bool Umad::recv(RecvMad& out, int timeout_ms) {
   out.addr.pkey_index = a.pkey_index;
   std::memcpy(out.addr.gid.raw.data(), a.gid, 16);
   return true;
+}
+
+// --- SplitTransport ---------------------------------------------------------------------
+
+int SplitTransport::add(Transport* t, int native) {
+  for (size_t i = 0; i < agents_.size(); ++i)
+    if (agents_[i].t == t && agents_[i].native == native) return int(i);
+  agents_.push_back({t, native});
+  return int(agents_.size() - 1);
+}
+
+int SplitTransport::client_agent(uint8_t mgmt_class, uint8_t class_version) {
+  Transport* t = is_smp_class(mgmt_class) ? smi_.get() : gsi_.get();
+  return add(t, t->client_agent(mgmt_class, class_version));
+}
+
+int SplitTransport::server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui) {
+  Transport* t = is_smp_class(mgmt_class) ? smi_.get() : gsi_.get();
+  return add(t, t->server_agent(mgmt_class, class_version, method_mask, oui));
+}
+
+void SplitTransport::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) {
+  if (agent < 0 || size_t(agent) >= agents_.size()) throw Error("SplitTransport: unknown agent " + std::to_string(agent));
+  const Agent& a = agents_[size_t(agent)];
+  a.t->send(a.native, mad, len, path, timeout_ms);
+}
+
+bool SplitTransport::take(Transport& t, RecvMad& out) {
+  if (!t.recv(out, 0)) return false;
+  out.agent = add(&t, out.agent);
+  return true;
+}
+
+bool SplitTransport::recv(RecvMad& out, int timeout_ms) {
+  smi_first_ = !smi_first_;
+  Transport& a = smi_first_ ? *smi_ : *gsi_;
+  Transport& b = smi_first_ ? *gsi_ : *smi_;
+  if (take(a, out) || take(b, out)) return true;
+  if (timeout_ms == 0) return false;
+  // Wait on both devices' descriptors; without them (a test double), on
+  // each in turn for a slice of the time.
+  int fa = a.fd(), fb = b.fd();
+  if (fa >= 0 && fb >= 0) {
+    pollfd p[2] = {{fa, POLLIN, 0}, {fb, POLLIN, 0}};
+    int n = ::poll(p, 2, timeout_ms);
+    if (n < 0 && errno != EINTR) throw SysError(errno, "poll");
+    if (n <= 0) return false;
+    return take(a, out) || take(b, out);
+  }
+  int slice = timeout_ms < 0 ? 5 : std::max(1, timeout_ms / 2);
+  if (a.recv(out, slice)) {
+    out.agent = add(&a, out.agent);
+    return true;
+  }
+  if (b.recv(out, slice)) {
+    out.agent = add(&b, out.agent);
+    return true;
+  }
+  return false;
+}
+
+std::unique_ptr<Transport> open_transport(const EndPort& ep) {
+  PortPair pair = smi_gsi_pair(get_devices(), ep);
+  if (!pair.split()) return std::make_unique<Umad>(ep);
+  return std::make_unique<SplitTransport>(std::make_unique<Umad>(*pair.smi), std::make_unique<Umad>(*pair.gsi));
 }
 
 }  // namespace ibcore

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ public:
   // The SM's LID and SL as the port knows them (for the SA path).
   virtual uint16_t sm_lid() const { return 0; }
   virtual uint8_t sm_sl() const { return 0; }
+  // Whether LID-routed SMPs may be used from this port.  Not from a
+  // planarized HCA (XDR: upstream builds directed routes instead).
+  virtual bool lid_routed_smps() const { return true; }
 };
 
 // libibumad on one end port.  Commands open the end port chosen by -C/-P:
@@ -122,5 +126,42 @@ private:
   void* sbuf_ = nullptr;            // one umad buffer for sends
   void* rbuf_ = nullptr;            // one for receives
 };
+
+// One transport over a planarized HCA's two devices (core/devices.h
+// PortPair): SMP agents (QP0) on smi, every other class (QP1) on gsi; the
+// agents it hands out are its own numbers, so the two devices' agent
+// numbers cannot collide.  recv() takes from whichever has a MAD.
+class SplitTransport : public Transport {
+public:
+  SplitTransport(std::unique_ptr<Transport> smi, std::unique_ptr<Transport> gsi)
+      : smi_(std::move(smi)), gsi_(std::move(gsi)) {}
+  int client_agent(uint8_t mgmt_class, uint8_t class_version) override;
+  int server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui = 0) override;
+  void send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) override;
+  bool recv(RecvMad& out, int timeout_ms) override;
+  uint16_t local_lid() const override { return gsi_->local_lid(); }
+  iba::Gid local_gid() const override { return gsi_->local_gid(); }
+  uint16_t sm_lid() const override { return gsi_->sm_lid(); }
+  uint8_t sm_sl() const override { return gsi_->sm_sl(); }
+  bool lid_routed_smps() const override { return false; }
+  Transport& smi() { return *smi_; }
+  Transport& gsi() { return *gsi_; }
+
+private:
+  struct Agent {
+    Transport* t;
+    int native;
+  };
+  int add(Transport* t, int native);
+  bool take(Transport& t, RecvMad& out);
+  std::unique_ptr<Transport> smi_, gsi_;
+  std::vector<Agent> agents_;
+  bool smi_first_ = false;  // alternate which device recv() asks first
+};
+
+// The transport for a local end port: libibumad on it, or on a planarized
+// HCA the SMI/GSI pair it belongs to (SMPs through one device, GMPs
+// through the other).  Throws SysError when a device cannot be opened.
+std::unique_ptr<Transport> open_transport(const EndPort& ep);
 
 }  // namespace ibcore

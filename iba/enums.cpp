@@ -78,7 +78,7 @@ constexpr Named CAP_MASK[] = {
     {1u << 7, "IsMKeyNVRAM"},
     {1u << 8, "IsPKeyNVRAM"},
     {1u << 9, "IsLEDInfoSupported"},
-    {1u << 10, "IsSMDisabled"},
+    {CAP_IS_SM_DISABLED, "IsSMDisabled"},
     {1u << 11, "IsSystemImageGUIDSupported"},
     {1u << 12, "IsPKeySwitchExternalPortTrapSupported"},
     {CAP_IS_EXTENDED_SPEEDS, "IsExtendedSpeedsSupported"},

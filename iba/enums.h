@@ -51,6 +51,7 @@ std::span<const Named> mad_status_codes();   // invalid-field codes (status bits
 
 // The PortInfo capability bits the speed fields depend on (named in
 // capability_mask() / capability_mask2()).
+constexpr uint32_t CAP_IS_SM_DISABLED = 1u << 10;       // CapabilityMask (a planarized HCA's GSI device)
 constexpr uint32_t CAP_IS_EXTENDED_SPEEDS = 1u << 14;   // CapabilityMask
 constexpr uint32_t CAP_IS_CAPABILITY_MASK2 = 1u << 15;  // CapabilityMask
 constexpr uint32_t CAP2_IS_EXT_SPEEDS2 = 1u << 11;      // CapabilityMask2

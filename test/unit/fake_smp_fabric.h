@@ -154,6 +154,32 @@ private:
     return false;
   }
 
+  // The port switch sw forwards lid to: the first hop of a shortest path
+  // (through switches) to the node owning lid; 0 for its own; 0xff none.
+  uint8_t route(int sw, uint16_t lid) const {
+    int dest;
+    unsigned dport;
+    if (!owner(lid, dest, dport)) return 0xff;
+    if (dest == sw) return 0;
+    std::vector<int> first(nodes.size(), -1);
+    std::vector<int> todo{sw};
+    std::vector<bool> seen(nodes.size(), false);
+    seen[size_t(sw)] = true;
+    for (size_t k = 0; k < todo.size(); ++k) {
+      int n = todo[k];
+      if (n != sw && !nodes[size_t(n)].sw) continue;
+      for (unsigned p = 1; p <= nodes[size_t(n)].nports; ++p) {
+        int m = nodes[size_t(n)].peer[p].first;
+        if (m < 0 || seen[size_t(m)]) continue;
+        seen[size_t(m)] = true;
+        first[size_t(m)] = n == sw ? int(p) : first[size_t(n)];
+        if (m == dest) return uint8_t(first[size_t(m)]);
+        todo.push_back(m);
+      }
+    }
+    return 0xff;
+  }
+
   static uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
   static uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
 
@@ -180,6 +206,10 @@ private:
       si.set_linearFDBCap(49152).set_multicastFDBCap(4096).set_linearFDBTop(top).set_LIDsPerPort(0);
       si.set_lifeTimeValue(18).set_partitionEnforcementCap(8);
       std::memcpy(data.data(), si.bytes().data(), si.bytes().size());
+    } else if (attr == 0x0019 && x.sw) {
+      // LinearForwardingTable block `mod`: shortest-path routes (BFS
+      // through switches), 0xff where no port leads.
+      for (unsigned i = 0; i < 64; ++i) data[i] = route(n, uint16_t(mod * 64 + i));
     } else if (attr == 0x0015) {
       if (!x.answers_portinfo) return;
       unsigned port = mod & 0xff;
