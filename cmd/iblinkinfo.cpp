@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/json_net.h"
 #include "core/netcache.h"
+#include "core/netprint.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "core/partialscan.h"
@@ -28,20 +29,6 @@ bool parse_diffcheck(const std::string& s, unsigned& flags) {
       s, {{"port", D_PORT}, {"state", D_STATE}, {"lid", D_LID}, {"nodedesc", D_NODEDESC}}, flags);
 }
 
-unsigned max_width_of(unsigned m) {
-  unsigned r = 0;
-  if (m & 8) r = 3;
-  else if (m & 4) r = 2;
-  else if (m & 2) r = 1;
-  else if (m & 0x10) r = 4;
-  return 1u << r;
-}
-unsigned top_bit(unsigned m) {
-  unsigned r = 0;
-  while (m >>= 1) ++r;
-  return 1u << r;
-}
-
 class LinkPrinter {
 public:
   // Writes into o (one flat buffer: no printf, no allocation per line).
@@ -50,28 +37,6 @@ public:
       : db_(db), map_(map), o_(o), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
 
   std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
-
-  void max_msg(const Port& p, const Port& r, std::string& wmsg, std::string& smsg) const {
-    auto pi = p.port_info(), ri = r.port_info();
-    unsigned mw = max_width_of(unsigned(pi.linkWidthSupported() & ri.linkWidthSupported()));
-    if ((mw & pi.linkWidthActive()) == 0) wmsg = "Could be " + iba::ref::fmt_link_width(mw);
-    // Extended speeds (XDR included) where both ends support some.
-    unsigned es = ext_speeds(db_, p, iba::SpeedOf::Supported), res = ext_speeds(db_, r, iba::SpeedOf::Supported);
-    if (es && res) {
-      unsigned ms = top_bit(es & res);
-      if ((ms & ext_speeds(db_, p, iba::SpeedOf::Active)) == 0) smsg = "Could be " + iba::ref::fmt_link_speed_ext(ms);
-      return;
-    }
-    bool fdr10 = (p.mlnx_speed & 2) && (r.mlnx_speed & 2);
-    if (fdr10) {
-      if (!(p.mlnx_speed & 1))
-        smsg = pi.linkSpeedActive() == 4 ? "Could be FDR10 (Found link at QDR but expected speed is FDR10)"
-                                         : "Could be FDR10";
-      return;
-    }
-    unsigned ms = top_bit(unsigned(pi.linkSpeedSupported() & ri.linkSpeedSupported()));
-    if ((ms & pi.linkSpeedActive()) == 0) smsg = "Could be " + iba::ref::fmt_link_speed(ms);
-  }
 
   bool filtered(const Node& n, const Port& p) const {
     if (!filter_) return false;
@@ -92,8 +57,9 @@ public:
   }
 
   void port(const Subnet& s, const Node& n, const Port& p, const char* prefix) const {
-    unsigned w = p.width_active(), sp = p.speed_active(), es = ext_speed_active(s, p);
-    if (n.is_switch() && !s.port(n, 0).has_info) w = sp = es = 0;
+    // A switch whose port 0 did not answer: its widths and speeds are not known.
+    bool known = !n.is_switch() || s.port(n, 0).has_info;
+    unsigned w = known ? p.width_active() : 0;
     unsigned st = p.state(), ph = p.phys_state();
     if (st == 1 && filtered(n, p)) return;
     if (prefix) o_.put(prefix);
@@ -112,9 +78,9 @@ public:
     ext(p);
     o_.put(" ==(");
     if (st != 1) {
-      std::string speed = es ? iba::ref::fmt_link_speed_ext(es)
+      std::string speed = known ? active_speed_text(s, p)
                           : (p.mlnx_speed & 1) ? std::string("10.0 Gbps (FDR10)")
-                                               : iba::ref::fmt_link_speed(sp);
+                                               : iba::ref::fmt_link_speed(0);
       o_.rpad(iba::ref::fmt_link_width(w), 3).put(' ').rpad(speed, 18).put(' ');
     } else {
       o_.put("              ");
@@ -128,7 +94,7 @@ public:
     if (const Port* r = s.peer(p)) {
       const Node& rn = s.node_of(*r);
       std::string wmsg, smsg;
-      max_msg(p, *r, wmsg, smsg);
+      could_be(db_, p, *r, wmsg, smsg);
       if (line_) o_.put("0x").hex0(r->guid, 16).put(' ');
       o_.rdec(r->base_lid ? r->base_lid : rn.smalid, 6).put(' ').rdec(r->num, 4);
       ext(*r);

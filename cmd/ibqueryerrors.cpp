@@ -34,6 +34,8 @@
 #include "core/subnet.h"
 #include "core/umad.h"
 #include "iba/enums.h"
+#include "iba/refprint_smp.h"
+#include "core/netprint.h"
 
 namespace {
 
@@ -401,9 +403,10 @@ private:
     // hops beyond it), so it does not know the peer: the peer is blank.
     const Port* q = single_node_ ? nullptr : db.peer(p);
     std::string s = fmt("       Link info: %6u %3u[%2s] ==(", unsigned(lid), port, "");
-    if (p.phys_state() == PHYS_LINKUP) {
-      s += fmt("%3s %18s %6s/%8s)==>", H::width_str(pi.linkWidthActive()).c_str(),
-               H::speed_str(pi.linkSpeedActive()).c_str(), H::port_state_str(pi.portState()),
+    // (C14-24.2.1: a Down port's other PortInfo components may be invalid.)
+    if (p.state() != 1) {
+      s += fmt("%3s %18s %6s/%8s)==>", iba::ref::fmt_link_width(pi.linkWidthActive()).c_str(),
+               ibcore::active_speed_text(db, p).c_str(), H::port_state_str(pi.portState()),
                H::phys_state_str(pi.portPhysicalState()));
     } else {
       s += fmt("%3s %18s %6s/%8s)==>", "", "", H::port_state_str(pi.portState()),
@@ -412,13 +415,7 @@ private:
     if (q) {
       const Node& qn = db.node_of(*q);
       std::string cw, cs;
-      if (q->has_info) {
-        auto qi = q->port_info();
-        unsigned bw = H::widest_width(unsigned(pi.linkWidthSupported() & qi.linkWidthSupported()));
-        if (bw && H::width_lanes(bw) > H::width_lanes(pi.linkWidthActive())) cw = "Could be " + H::width_str(bw);
-        unsigned bs = H::highest_bit(unsigned(pi.linkSpeedSupported() & qi.linkSpeedSupported()));
-        if (bs && bs > pi.linkSpeedActive()) cs = "Could be " + H::speed_str(bs);
-      }
+      if (q->has_info) ibcore::could_be(db, p, *q, cw, cs);
       // The peer is named by its port GUID (switch ports: the switch's).
       s += fmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", q->guid, unsigned(H::port_lid(db, qn, q->num)),
                unsigned(q->num), "", map.remap(qn.guid, qn.description()).c_str(), cw.c_str(), cs.c_str());

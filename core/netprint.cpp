@@ -1,5 +1,7 @@
 #include "core/netprint.h"
 
+#include "iba/refprint_smp.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
@@ -559,6 +561,55 @@ ChassisGrouping group_chassis(const Subnet& db) {
   for (Ch& c : list)
     if (c.num) g.chassis.push_back({c.num, c.guid, std::move(c.nodes), std::move(c.spines), std::move(c.lines)});
   return g;
+}
+
+// --- link columns ---------------------------------------------------------------------
+
+namespace {
+
+// The reference's get_max_width: 12x, 8x, 4x, 2x in that order, else 1x.
+unsigned max_width_of(unsigned m) {
+  unsigned r = 0;
+  if (m & 8) r = 3;
+  else if (m & 4) r = 2;
+  else if (m & 2) r = 1;
+  else if (m & 0x10) r = 4;
+  return 1u << r;
+}
+// Its get_max: the top bit (1 for 0).
+unsigned top_bit(unsigned m) {
+  unsigned r = 0;
+  while (m >>= 1) ++r;
+  return 1u << r;
+}
+
+}  // namespace
+
+std::string active_speed_text(const Subnet& db, const Port& p) {
+  if (unsigned es = ext_speed_active(db, p)) return iba::ref::fmt_link_speed_ext(es);
+  if (p.mlnx_speed & 1) return "10.0 Gbps (FDR10)";
+  return iba::ref::fmt_link_speed(p.speed_active());
+}
+
+void could_be(const Subnet& db, const Port& p, const Port& r, std::string& wmsg, std::string& smsg) {
+  auto pi = p.port_info(), ri = r.port_info();
+  unsigned mw = max_width_of(unsigned(pi.linkWidthSupported() & ri.linkWidthSupported()));
+  if ((mw & pi.linkWidthActive()) == 0) wmsg = "Could be " + iba::ref::fmt_link_width(mw);
+  // Extended speeds (XDR included) where both ends support some.
+  unsigned es = ext_speeds(db, p, iba::SpeedOf::Supported), res = ext_speeds(db, r, iba::SpeedOf::Supported);
+  if (es && res) {
+    unsigned ms = top_bit(es & res);
+    if ((ms & ext_speeds(db, p, iba::SpeedOf::Active)) == 0) smsg = "Could be " + iba::ref::fmt_link_speed_ext(ms);
+    return;
+  }
+  if ((p.mlnx_speed & 2) && (r.mlnx_speed & 2)) {
+    if (!(p.mlnx_speed & 1))
+      smsg = pi.linkSpeedActive() == 4 ? "Could be FDR10 (Found link at QDR but expected speed is FDR10)"
+                                       : "Could be FDR10";
+    return;
+  }
+  unsigned ms = top_bit(unsigned(pi.linkSpeedSupported() & ri.linkSpeedSupported()));
+  if ((ms & pi.linkSpeedActive()) == 0) smsg = "Could be " + iba::ref::fmt_link_speed(ms);
 }
 
 }  // namespace ibcore

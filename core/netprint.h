@@ -155,4 +155,13 @@ private:
 // The topology text ibnetdiscover prints for db (no -f, no -g).
 std::string topology_text(const Subnet& db, const NodeNameMap& map);
 
+// The link columns iblinkinfo and ibqueryerrors print (the reference's
+// print_port): the active speed as text (the extended speed, XDR included,
+// else FDR10, else LinkSpeedActive) ...
+std::string active_speed_text(const Subnet& db, const Port& p);
+// ... and the "Could be ..." notes for the link p -- r: the widest width and
+// fastest speed both ends support where p runs slower or narrower (the
+// reference's get_max_msg, quirks included: no common width reads as 1X).
+void could_be(const Subnet& db, const Port& p, const Port& r, std::string& width_msg, std::string& speed_msg);
+
 }  // namespace ibcore

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/checks.h"
+#include "core/netprint.h"
 #include "core/subnet.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
@@ -105,7 +106,7 @@ TEST(XdrSpeeds, SubnetSpeedWordsAndTheSpeedCheck) {
   db.set_port_info(s1, 0, sw0.bytes());
   auto xdr = [&](uint32_t node, unsigned port, uint16_t lid, bool active_xdr) {
     SMPPortInfo p = TestFabric::pi(lid, 0, true);
-    p.set_linkSpeedActive(1).set_linkSpeedExtActive(8).set_linkSpeedExtSupported(0xf).set_linkSpeedExtEnabled(0xf);
+    p.set_linkWidthSupported(3).set_linkSpeedActive(1).set_linkSpeedExtActive(8).set_linkSpeedExtSupported(0xf).set_linkSpeedExtEnabled(0xf);
     p.set_linkSpeedExtActive2(active_xdr ? 1 : 0).set_linkSpeedExtSupported2(1).set_linkSpeedExtEnabled2(1);
     if (!db.node(node).is_switch()) p = capable(p);
     db.set_port_info(node, port, p.bytes());
@@ -123,6 +124,15 @@ TEST(XdrSpeeds, SubnetSpeedWordsAndTheSpeedCheck) {
   auto found = ibcore::health::check_port_speed(db, h1, 1);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].what, "link speed 106.25 Gbps (NDR), both ends have 212.5 Gbps (XDR) enabled");
+
+  // iblinkinfo's and ibqueryerrors' link columns.
+  const auto& hp = db.port(db.node(h1), 1);
+  EXPECT_EQ(ibcore::active_speed_text(db, sp), "212.5 Gbps");
+  EXPECT_EQ(ibcore::active_speed_text(db, hp), "106.25 Gbps");
+  std::string wmsg, smsg;
+  ibcore::could_be(db, hp, sp, wmsg, smsg);
+  EXPECT_EQ(smsg, "Could be 212.5 Gbps");
+  EXPECT_EQ(wmsg, "");
 
   // Without IsExtSpeeds2Supported on the HCA the *2 bits mean nothing.
   SMPPortInfo p = db.port(db.node(h1), 1).port_info();
