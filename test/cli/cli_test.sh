@@ -118,6 +118,56 @@ nodevice)
     done
   done
   ;;
+badinput)
+  # Every command with every kind of bad argument (issue 16): garbage and
+  # out-of-range operands, 5,000-character values for every option that
+  # takes one and as an operand, and missing, unreadable, binary and
+  # directory files for every option and operand that names a file.  No
+  # device here (no umad2sim), so commands get as far as their parsing and
+  # file reading allow.  Each must end by itself within 20 s (timeout's
+  # 124) and not by a signal (128 + N: a crash or an abort; 255 is the
+  # reference tools' error status and stays), and an error status must come
+  # with a message (on stderr, or where the reference writes it).
+  cd "$tmp"
+  long=$(printf 'x%.0s' $(seq 5000))
+  head -c 4096 "$IBTOOL" >"$tmp/binary"
+  printf 'garbage \x01\x02\xff\n' >"$tmp/garbage"
+  mkdir -p "$tmp/adir"
+  run() {
+    # (The exporter serves until stopped unless --once: a scrape instead.)
+    local once=()
+    [ "$1" = exporter ] && once=(--once)
+    env -u LD_PRELOAD -u IBSIM_SOCKNAME timeout 20 "$IBTOOL" "$@" "${once[@]}" </dev/null >"$tmp/out" 2>"$tmp/err"
+    st=$?
+    what="ibtool $(echo "$*" | cut -c1-80)"
+    if [ "$st" -eq 124 ] || { [ "$st" -gt 128 ] && [ "$st" -lt 160 ]; }; then
+      fail "'$what' ended with status $st: $(head -c 300 "$tmp/err")"
+    fi
+    # (some of the reference's error lines go to stdout, "iberror: failed:"
+    # and ibstatus' "Fatal error", and ours with them: rows check those)
+    if [ "$st" -ne 0 ] && [ ! -s "$tmp/err" ] && [ ! -s "$tmp/out" ]; then
+      fail "'$what' failed ($st) without a message"
+    fi
+    n=$((n + 1))
+  }
+  n=0
+  for c in $(commands); do
+    run "$c" '@@@' '%%%' '!!'
+    run "$c" 99999999999999999999999 -1 0x
+    run "$c" "$long"
+    run "$c" "$tmp/binary" "$tmp/garbage"
+    # Options that take a value: the word after the names in --help
+    # ("  -t,--timeout <ms>").
+    for o in $("$IBTOOL" "$c" --help 2>&1 | sed -n 's/^  \(-[^ ]*\) <[^>]*>.*/\1/p' | sed 's/.*,//'); do
+      run "$c" "$o" "$long"
+      run "$c" "$o" 99999999999999999999999
+      run "$c" "$o" /nonexistent/file
+      run "$c" "$o" "$tmp/binary"
+      run "$c" "$o" "$tmp/adir"
+    done
+  done
+  echo "badinput: $n invocations"
+  ;;
 *)
   fail "unknown test $TEST"
   ;;
