@@ -103,6 +103,7 @@ std::vector<std::optional<uint64_t>> split_slash(const std::string& s) {
 class SaQuery : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
+    app_ = &app;
     app.add_flag("-p", opt_p_, "get PathRecord info");
     app.add_flag("-N", opt_N_, "get NodeRecord info");
     app.add_flag("-L", opt_L_, "return the Lids of the name specified");
@@ -149,6 +150,24 @@ public:
   }
 
   int run() override {
+    // The name and lookup options need their operand, checked before any
+    // device is opened (the reference's usage errors, status 2).
+    {
+      std::vector<std::string> pos;
+      for (const auto& a : args_)
+        if (a.find('=') == std::string::npos) pos.push_back(a);
+      if (!pos.empty() && find_query(pos[0]) && !(opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_ || opt_N_))
+        pos.erase(pos.begin());
+      const char* missing = nullptr;
+      if ((opt_O_ || opt_U_) && pos.empty()) missing = opt_O_ ? "lid not specified" : "guid not specified";
+      else if (opt_O_ && !(std::strtoul(pos[0].c_str(), nullptr, 0) & 0xffff)) missing = "lid invalid";
+      else if ((opt_L_ || opt_l_ || opt_G_) && pos.empty()) missing = "name not specified";
+      if (missing) {
+        std::fprintf(stderr, "ERROR: %s\n", missing);
+        std::fputs(app_->help().c_str(), stderr);
+        return 2;
+      }
+    }
     if (ibcore::json_enabled() && (opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_ || opt_s_ || opt_g_ || opt_m_)) {
       std::fprintf(stderr, "saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U, -s, -g, -m)\n");
       return 2;
@@ -306,7 +325,9 @@ private:
     std::vector<std::string> pos;
     for (const auto& a : args_) (a.find('=') != std::string::npos ? sel_ : pos).push_back(a);
     const Query* q = nullptr;
-    if (!pos.empty() && (q = find_query(pos[0]))) pos.erase(pos.begin());
+    // (With a name or lookup option the operand is a name, never a query.)
+    bool lookup = opt_N_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_;
+    if (!pos.empty() && !lookup && (q = find_query(pos[0]))) pos.erase(pos.begin());
     if (!q && !pos.empty() && !sel_.empty() && !opt_any()) {
       std::fprintf(stderr, "E: unknown query name '%s'\n", pos[0].c_str());
       return EINVAL;
@@ -330,6 +351,7 @@ private:
     if (opt_N_) q = find_query("NR");
 
     if (opt_D_) return list_cas();
+    if (opt_N_) return node_records_named(target);
     if (opt_L_ || opt_l_ || opt_G_) return name_to(target);
     if (opt_O_ || opt_U_) return to_name(target);
     if (opt_s_) return sm_ports();
@@ -488,9 +510,24 @@ private:
     return 0;
   }
 
+  // The reference's name match: the node description, or the name the
+  // node-name-map gives the node.
+  bool named(const iba::SANodeRecord& n, const std::string& name) {
+    if (!map_) map_ = ibcore::NodeNameMap::open(ibcore::config().node_name_map);
+    std::string desc = n.nodeDescription().nodeString();
+    return desc == name || map_->remap(n.nodeInfo().nodeGUID(), desc) == name;
+  }
+
+  // -N [name]: the NodeRecords of the nodes of that name (all without one).
+  int node_records_named(const std::string& name) {
+    for (const auto& n : all_nodes())
+      if (name.empty() || named(n, name)) print(iba::SANodeRecord::DESC, Bytes(n.bytes().begin(), n.bytes().end()));
+    return 0;
+  }
+
   int name_to(const std::string& name) {
     for (const auto& n : all_nodes()) {
-      if (n.nodeDescription().nodeString() != name) continue;
+      if (!named(n, name)) continue;
       if (opt_G_)
         std::printf("0x%016llx\n", static_cast<unsigned long long>(n.nodeInfo().portGUID()));
       else
@@ -502,6 +539,7 @@ private:
 
   int to_name(const std::string& key) {
     uint64_t v = std::strtoull(key.c_str(), nullptr, 0);
+    if (opt_O_) v &= 0xffff;  // the reference keeps a LID's 16 bits
     for (const auto& n : all_nodes()) {
       bool hit = opt_O_ ? n.LID() == v : n.nodeInfo().portGUID() == v;
       if (hit) {
@@ -528,6 +566,8 @@ private:
     return 0;
   }
 
+  CLI::App* app_ = nullptr;
+  std::optional<ibcore::NodeNameMap> map_;
   bool opt_p_ = false, opt_N_ = false, opt_L_ = false, opt_l_ = false, opt_G_ = false, opt_O_ = false, opt_U_ = false,
        opt_s_ = false, opt_g_ = false, opt_m_ = false, opt_x_ = false, opt_c_ = false, opt_S_ = false, opt_I_ = false,
        opt_D_ = false, show_keys_ = false;
