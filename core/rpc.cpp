@@ -182,6 +182,8 @@ SARecords sa_split_records(std::span<const uint8_t> msg) {
     uint32_t paylen = be32(msg.data() + 32);
     if (flags & RMPP_LAST) {
       if (paylen >= 20 && paylen - 20 < data) data = paylen - 20;
+      // A last segment that promises more than it holds: cut short.
+      if (paylen >= 20 && paylen - 20 > data) s.truncated = true;
     } else {
       s.truncated = true;
     }

@@ -236,6 +236,11 @@ std::span<const uint8_t> payload_of(std::span<const uint8_t> mad);
 template <class T>
 SATable<T> decode_table(std::span<const uint8_t> mad) {
   SARecords s = sa_split_records(mad);
+  // Records spaced closer than the attribute is long cannot be the SA's
+  // records of that attribute: a reply that lies about its offset.
+  if (!s.records.empty() && s.record_size < T::SIZE)
+    throw MADError("SA GetTable reply's attribute offset (" + std::to_string(s.record_size / 8) +
+                   " words) is shorter than a " + T::DESC.name + " record (" + std::to_string(T::SIZE) + " bytes)");
   SATable<T> out;
   out.truncated = s.truncated;
   out.records.reserve(s.records.size());

@@ -378,7 +378,7 @@ TEST(CoreRpc, RmppReassembly) {
 
 TEST(CoreRpc, SubnAdmGetTableTruncatedFlag) {
   FakeTransport t;
-  auto segs = make_segments(5, 108);  // NodeRecords: 540 bytes, 3 segments
+  auto segs = make_segments(5, 112);  // NodeRecords: 108 bytes padded to 14 words; 560 bytes, 3 segments
   t.responder = [&](FakeTransport& f, const Sent& s) {
     ibcore::RecvMad r;
     r.data = segs[0];

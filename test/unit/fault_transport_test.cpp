@@ -1,0 +1,146 @@
+// What a misbehaving fabric or SA can hand the RPC layer (issue 16),
+// through the scripted fake transport: a reply delivered twice, a reply cut
+// short below the MAD header, a reply with the right TID from another LID,
+// and SA GetTable replies whose attribute offset or payload length lies.
+// (BUSY, stale TIDs, timeouts and RMPP reassembly: core_rpc_test.cpp.)
+#include <gtest/gtest.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/rpc.h"
+#include "core_fake_transport.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+
+using namespace ibcore;
+using coretest::FakeTransport;
+using coretest::Sent;
+
+namespace {
+
+struct ConfigGuard {
+  Config saved = config();
+  ~ConfigGuard() { config() = saved; }
+};
+
+iba::SMPNodeInfo node_info(uint64_t guid) {
+  iba::SMPNodeInfo ni;
+  ni.set_baseVersion(1).set_classVersion(1).set_nodeType(1).set_numPorts(1).set_nodeGUID(guid);
+  return ni;
+}
+
+// A GetTableResp to s: attribute offset `words`, `bytes` of record data
+// (record i filled with i + 1), one MAD, RMPP active with PayloadLength
+// paylen (the SA header's 20 bytes + the data it claims).
+void table_reply(FakeTransport& f, const Sent& s, unsigned words, size_t bytes, uint32_t paylen) {
+  RecvMad r;
+  r.data = s.mad;
+  r.data[3] = 0x80 | iba::method::GET_TABLE;
+  r.data[24] = 1;
+  r.data[25] = 1;
+  r.data[26] = 0x1 | 0x2 | 0x4;  // active, first, last
+  for (int i = 0; i < 4; ++i) r.data[32 + i] = uint8_t(paylen >> (24 - 8 * i));
+  r.data[44] = uint8_t(words >> 8);
+  r.data[45] = uint8_t(words);
+  size_t stride = words * 8;
+  for (size_t i = 0; i < bytes && 56 + i < r.data.size(); ++i) r.data[56 + i] = uint8_t(stride ? i / stride + 1 : 1);
+  r.len = 256;
+  f.inbox.push_back(r);
+}
+
+}  // namespace
+
+TEST(FaultTransport, AReplyDeliveredTwiceAnswersOnlyItsRequest) {
+  FakeTransport t;
+  uint64_t guid = 0x10;
+  t.responder = [&](FakeTransport& f, const Sent& s) {
+    auto ni = node_info(guid++);
+    f.reply(s, 0, ni.raw(), ni.SIZE);
+    f.reply(s, 0, ni.raw(), ni.SIZE);  // the duplicate
+  };
+  MadTransactor mad(t);
+  EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("3")).nodeGUID(), 0x10u);
+  // The next call gets its own reply, not the first one's duplicate.
+  EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("4")).nodeGUID(), 0x11u);
+  EXPECT_GE(mad.engine().stale(), 1u);
+}
+
+TEST(FaultTransport, AReplyShorterThanTheMadHeaderIsDropped) {
+  ConfigGuard g;
+  config().timeout_ms = 20;
+  config().retries = 1;
+  FakeTransport t;
+  int n = 0;
+  t.responder = [&](FakeTransport& f, const Sent& s) {
+    auto ni = node_info(0x77);
+    f.reply(s, 0, ni.raw(), ni.SIZE);
+    if (++n == 1) f.inbox.back().len = 20;  // the first answer cut inside the header
+  };
+  MadTransactor mad(t);
+  EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("3")).nodeGUID(), 0x77u);
+  EXPECT_EQ(t.sent.size(), 2u);  // the cut reply did not count: the retry's did
+  EXPECT_EQ(mad.engine().stale(), 1u);
+}
+
+TEST(FaultTransport, EveryReplyCutShortEndsInAClearTimeout) {
+  ConfigGuard g;
+  config().timeout_ms = 20;
+  config().retries = 2;
+  FakeTransport t;
+  t.responder = [&](FakeTransport& f, const Sent& s) {
+    f.reply(s);
+    f.inbox.back().len = 10;
+  };
+  MadTransactor mad(t);
+  EXPECT_THROW(mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("3")), MADTimeoutError);
+  EXPECT_EQ(t.sent.size(), 3u);
+}
+
+// Replies are matched by TID (the kernel's rule too): one that carries the
+// request's TID answers it whichever LID it comes from.
+TEST(FaultTransport, AReplyIsMatchedByTidNotBySourceLid) {
+  FakeTransport t;
+  t.responder = [&](FakeTransport& f, const Sent& s) {
+    auto ni = node_info(0x99);
+    f.reply(s, 0, ni.raw(), ni.SIZE);
+    f.inbox.back().addr.lid = 77;
+  };
+  MadTransactor mad(t);
+  IBPath p;
+  p.DLID = 5;
+  EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(p).nodeGUID(), 0x99u);
+}
+
+TEST(FaultTransport, AnSaAttributeOffsetSmallerThanTheRecordIsAnError) {
+  FakeTransport t;
+  // NodeRecords are 108 bytes (14 words); the SA says 8.
+  t.responder = [&](FakeTransport& f, const Sent& s) { table_reply(f, s, 8, 192, 20 + 192); };
+  MadTransactor mad(t);
+  try {
+    mad.SubnAdmGetTable(iba::SANodeRecord(), 0);
+    FAIL() << "a lying attribute offset was accepted";
+  } catch (const MADError& e) {
+    EXPECT_NE(std::string(e.what()).find("attribute offset"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FaultTransport, AnSaPayloadLengthPromisingMoreGivesTheWholeRecordsAndSaysSo) {
+  FakeTransport t;
+  // PathRecords (64 bytes, 8 words): 3 whole ones in the MAD, the header
+  // claims 10.
+  t.responder = [&](FakeTransport& f, const Sent& s) { table_reply(f, s, 8, 192, 20 + 640); };
+  MadTransactor mad(t);
+  auto tab = mad.SubnAdmGetTable(iba::SAPathRecord(), 0);
+  ASSERT_EQ(tab.records.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(tab.records[i].raw()[0], i + 1);
+  EXPECT_TRUE(tab.truncated);
+}
+
+TEST(FaultTransport, AnSaPayloadLengthPromisingLessKeepsOnlyWhatItCovers) {
+  FakeTransport t;
+  t.responder = [&](FakeTransport& f, const Sent& s) { table_reply(f, s, 8, 192, 20 + 64); };
+  MadTransactor mad(t);
+  auto tab = mad.SubnAdmGetTable(iba::SAPathRecord(), 0);
+  ASSERT_EQ(tab.records.size(), 1u);
+  EXPECT_FALSE(tab.truncated);
+}
