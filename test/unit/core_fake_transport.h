@@ -12,9 +12,16 @@
 #include <thread>
 #include <vector>
 
+#include "core/config.h"
 #include "core/umad.h"
 
 namespace coretest {
+
+// Restores the process-wide settings a test changes (timeouts, retries).
+struct ConfigGuard {
+  ibcore::Config saved = ibcore::config();
+  ~ConfigGuard() { ibcore::config() = saved; }
+};
 
 struct Sent {
   std::array<uint8_t, 256> mad;

@@ -20,10 +20,7 @@ using coretest::Sent;
 
 namespace {
 
-struct ConfigGuard {
-  Config saved = config();
-  ~ConfigGuard() { config() = saved; }
-};
+using coretest::ConfigGuard;
 
 iba::SMPNodeInfo node_info_for(uint64_t guid) {
   iba::SMPNodeInfo ni;

@@ -26,10 +26,7 @@ struct LocalPort : FakeTransport {
   uint16_t local_lid() const override { return lid; }
 };
 
-struct ConfigGuard {
-  ibcore::Config saved = ibcore::config();
-  ~ConfigGuard() { ibcore::config() = saved; }
-};
+using coretest::ConfigGuard;
 
 struct Walk {
   ibcore::Subnet db;

@@ -18,10 +18,7 @@ using coretest::Sent;
 
 namespace {
 
-struct ConfigGuard {
-  Config saved = config();
-  ~ConfigGuard() { config() = saved; }
-};
+using coretest::ConfigGuard;
 
 iba::SMPNodeInfo node_info(uint64_t guid) {
   iba::SMPNodeInfo ni;
