@@ -112,7 +112,7 @@ private:
       o.mlx_epi = false;
       o.read_lft = lines != nullptr;
       DiscoveryResult r = discover(sched, live, o);
-      for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+      report_discovery_errors(r);
       if (lines) *lines = lft_dump(live);
       if (!have_db_) {
         db_ = std::move(live);

@@ -299,7 +299,7 @@ private:
     std::fill(done.begin(), done.end(), 1);
     print_ready();
     int rc = printer->finish();
-    for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+    report_discovery_errors(r);
     return rc;
   }
 
@@ -309,7 +309,7 @@ private:
     DiscoveryOptions o;
     o.mlx_epi = false;
     DiscoveryResult r = discover(sched, db, o);
-    for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+    report_discovery_errors(r);
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
     uint16_t local = umad.local_lid();
@@ -345,7 +345,7 @@ private:
     if (via_sa) {
       size_t known = r.errors.size();
       read_switch_tables_sa(sched, db, sws, !multicast_, multicast_, &r);
-      for (size_t e = known; e < r.errors.size(); ++e) std::fprintf(stderr, "W: discovery: %s\n", r.errors[e].c_str());
+      report_discovery_errors(r, known);
       for (Job& j : jobs) sa_tables_into(db, j.node, j.start, j.end, j.lft, j.mft);
     }
     std::vector<LidDest> dests;

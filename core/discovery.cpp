@@ -1,5 +1,7 @@
 #include "core/discovery.h"
 
+#include <cerrno>
+
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -8,6 +10,7 @@
 #include <span>
 #include <unordered_set>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/routes.h"
 #include "core/sadiscovery.h"
@@ -41,6 +44,14 @@ std::string failure_text(const std::exception& e, const std::string& what) {
   }
   return msg;
 }
+
+// Record a failed query (and the reference's line for it, if any).
+void add_failure(DiscoveryResult& r, const std::exception& e, const std::string& what) {
+  std::string ref = reference_smp_warning(e);
+  if (!ref.empty()) r.reference_lines[r.errors.size()] = std::move(ref);
+  r.errors.push_back(failure_text(e, what));
+}
+
 
 // The walk keeps a queue of small work items (core/sched.h WorkQueue) that
 // a bounded pool of workers drains, so memory stays proportional to the
@@ -212,7 +223,7 @@ private:
   // would also do by IBA 14.2.2, but simulators (ibsim) do not route it.
   IBPath probe_path(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
 
-  void fail(const std::exception& e, const std::string& what) { res_.errors.push_back(failure_text(e, what)); }
+  void fail(const std::exception& e, const std::string& what) { add_failure(res_, e, what); }
 
   static std::string node_str(const Node& x) {
     char b[64];
@@ -463,7 +474,7 @@ Task<> read_swinfo(Scheduler& s, Subnet& db, uint32_t n, DiscoveryResult* res) {
     auto si = co_await s.SubnGet<iba::SMPSwitchInfo>(switch_path(db, n, s.transport().local_lid()));
     db.set_switch_info(n, si.bytes());
   } catch (const std::exception& e) {
-    if (res) res->errors.push_back(failure_text(e, "SwitchInfo of switch " + std::to_string(n)));
+    if (res) add_failure(*res, e, "SwitchInfo of switch " + std::to_string(n));
   }
 }
 
@@ -546,7 +557,7 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
       try {
         std::rethrow_exception(e);
       } catch (const std::exception& ex) {
-        if (res) res->errors.push_back(failure_text(ex, what));
+        if (res) add_failure(*res, ex, what);
       }
     };
     if (r.want_lft) {
@@ -565,6 +576,39 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
         t.mft_valid = true;
       }
     }
+  }
+}
+
+std::string reference_smp_warning(const std::exception& e) {
+  auto* me = dynamic_cast<const MADError*>(&e);
+  if (!me || me->req.size() < 192 || me->req[1] != iba::mgmt::SUBN_DIRECTED_ROUTE) return {};
+  const auto& q = me->req;
+  unsigned hops = q[7];
+  if (hops > 63) return {};
+  // libibnetdisc's portid2str of its walk's paths (DR from the local port:
+  // its slid and dlid are 0).
+  std::string path = "DR path slid 0; dlid 0; ";
+  for (unsigned i = 0; i <= hops; ++i) path += (i ? "," : "") + std::to_string(q[128 + i]);
+  unsigned attr = unsigned(q[16]) << 8 | q[17];
+  unsigned mod = unsigned(q[20]) << 24 | unsigned(q[21]) << 16 | unsigned(q[22]) << 8 | q[23];
+  char b[400];
+  if (dynamic_cast<const MADTimeoutError*>(me))
+    std::snprintf(b, sizeof b, "./libibnetdisc/query_smp.c:186; umad (%s Attr 0x%x:%u) bad status %d; %s",
+                  path.c_str(), attr, mod, ETIMEDOUT, std::strerror(ETIMEDOUT));
+  else if (me->status & 0x7fff)
+    std::snprintf(b, sizeof b, "./libibnetdisc/query_smp.c:193; mad (%s Attr 0x%x:%u) bad status 0x%x", path.c_str(),
+                  attr, mod, unsigned(me->status & 0x7fff));
+  else
+    return {};
+  return b;
+}
+
+void report_discovery_errors(const DiscoveryResult& r, size_t from) {
+  for (size_t i = from; i < r.errors.size(); ++i) {
+    auto ref = r.reference_lines.find(i);
+    if (ref != r.reference_lines.end()) std::fprintf(stderr, "%s\n", ref->second.c_str());
+    if (ref == r.reference_lines.end() || config().verbose)
+      std::fprintf(stderr, "W: discovery: %s\n", r.errors[i].c_str());
   }
 }
 

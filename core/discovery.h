@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,11 +80,30 @@ struct DiscoveryOptions {
 
 struct DiscoveryResult {
   std::vector<std::string> errors;  // one line per failed query (partial result)
+  // For the failures the reference reports too (a directed-route SMP of the
+  // walk that failed): errors[i]'s line as infiniband-diags 44's discovery
+  // library prints it (reference_smp_warning), keyed by i.
+  std::map<size_t, std::string> reference_lines;
   uint64_t mads = 0;                // MADs sent (resends included)
   uint64_t queries = 0;             // queries made (each MAD once, without resends)
   uint64_t resent = 0;              // MADs sent again (timeout or BUSY)
   DiscoveryMode mode_used = DiscoveryMode::DR;
 };
+
+// The line infiniband-diags 44's discovery library (libibnetdisc's SMP
+// engine) writes to stderr when a directed-route SMP fails:
+//   ./libibnetdisc/query_smp.c:186; umad (DR path slid 0; dlid 0; 0,1,3 Attr 0x11:0) bad status 110; Connection timed out
+//   ./libibnetdisc/query_smp.c:193; mad (DR path slid 0; dlid 0; 0,1,3 Attr 0x15:2) bad status 0x1c
+// so that monitoring scripts that count or parse those lines read ibtool's
+// the same way.  Empty when e is not such a failure (no request kept, not a
+// directed-route SMP, or neither a timeout nor a MAD status).
+std::string reference_smp_warning(const std::exception& e);
+
+// What a discovery's failures print on stderr: each failure's reference
+// line where it has one, and ibtool's own "W: discovery: ..." line (which
+// also names the node and the query) where it has none or with -v.  from:
+// the first failure to print.
+void report_discovery_errors(const DiscoveryResult& r, size_t from = 0);
 
 // Discover the fabric reachable from the scheduler's end port.  Throws
 // MADError (annotated) when the start node itself does not answer.

@@ -25,7 +25,7 @@ Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res, Scheduler*
   Subnet db;
   auto t0 = std::chrono::steady_clock::now();
   DiscoveryResult r = discover(sched, db, o);
-  for (auto& e : r.errors) std::fprintf(stderr, "W: discovery: %s\n", e.c_str());
+  report_discovery_errors(r);
   if (config().verbose)
     std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
                  (unsigned long long)r.mads, (unsigned long long)r.queries,

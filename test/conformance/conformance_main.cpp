@@ -130,6 +130,11 @@ void RowTest::TestBody() {
     EXPECT_EQ(ref.status, got.status) << "exit status differs: reference " << join(r.reference) << " -> "
                                       << ref.status << ", " << label << " -> " << got.status
                                       << "\nreference stderr:\n" << ref.err << "ibtool stderr:\n" << got.err;
+    if (r.compare_stderr && conformance::normalize_stderr(ref.err) != conformance::normalize_stderr(got.err))
+      ADD_FAILURE() << "stderr differs\n"
+                    << conformance::unified_diff(conformance::normalize_stderr(ref.err),
+                                                 conformance::normalize_stderr(got.err),
+                                                 "reference: " + join(r.reference), label);
     if (want != have)
       ADD_FAILURE() << "stdout differs\n"
                     << conformance::unified_diff(want, have, "reference: " + join(r.reference), label)

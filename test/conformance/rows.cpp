@@ -117,6 +117,8 @@ std::vector<Row> parse_rows(const std::string& text, const std::string& file) {
         std::string w = o.substr(10);
         normalize(w, "");  // validates the name
         r.normalize.push_back(w);
+      } else if (o == "stderr") {
+        r.compare_stderr = true;
       } else if (o == "mode=sysfs") {
         r.sysfs = true;
       } else if (o.rfind("env=", 0) == 0) {
@@ -149,6 +151,11 @@ bool console_failed(const std::string& answer) {
     if (l.rfind("# ", 0) == 0 && l.size() > 2 && l[2] != ' ' && l.rfind("# Net status", 0) != 0) return true;
   }
   return false;
+}
+
+std::string normalize_stderr(const std::string& err) {
+  static const std::regex pid(R"(\[[0-9]+\])"), client("attached as client [0-9]+");
+  return std::regex_replace(std::regex_replace(err, pid, "[PID]"), client, "attached as client N");
 }
 
 std::string normalize(const std::string& what, const std::string& out) {

@@ -37,6 +37,11 @@
 //                    mounted on /sys/class (tools reading sysfs directly).
 //   env=KEY=VALUE    extra environment for both (e.g. SIM_HOST=node).
 //   timeout=SECONDS  per command (default 120).
+//   stderr           compare stderr too (the lines scripts parse, such as
+//                    the discovery library's warnings), with what differs
+//                    between two runs of the reference itself made equal:
+//                    pids ("[12345]") and umad2sim's client slot
+//                    ("attached as client N").
 #pragma once
 
 #include <string>
@@ -56,6 +61,7 @@ struct Row {
   std::vector<std::pair<std::string, std::string>> env;
   bool sysfs = false;
   double timeout = 120;
+  bool compare_stderr = false;
 };
 
 // Split a command line the way a shell would for simple words.
@@ -69,6 +75,8 @@ bool console_failed(const std::string& answer);
 std::vector<Row> parse_rows(const std::string& text, const std::string& file);
 // Apply one named normalisation to a tool's stdout; throws on an unknown name.
 std::string normalize(const std::string& what, const std::string& out);
+// stderr as the stderr option compares it.
+std::string normalize_stderr(const std::string& err);
 // A unified-style line diff (3 lines of context), empty if a == b.
 std::string unified_diff(const std::string& a, const std::string& b, const std::string& name_a,
                          const std::string& name_b);
