@@ -4,6 +4,8 @@
 // on a live fabric while discovery still walks (read_ahead); the PM path to
 // each LID comes from the SA (core/health.h PmAccess: the path table, else
 // one PathRecord per LID naming its GIDs).
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
 #include <cinttypes>
@@ -354,7 +356,8 @@ private:
         for (size_t k = 0; k < f.size(); ++k)
           if (f[k]) po.details.emplace_back(right[k], f[k]);
       } catch (const MADError& e) {
-        warn(out, e, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port);
+        warn(out, e, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port,
+             "query_and_dump");
       }
     }
     co_return s;
@@ -385,10 +388,18 @@ private:
     co_return s;
   }
 
-  // A failed PMA query: a warning on stderr, counted in the summary.
+  // A failed PMA query: a warning on stderr, counted in the summary.  The
+  // lines are the reference's (scripts count them): libibmad's for a
+  // timeout, then ibqueryerrors' own, each "ibwarn: [pid] function: ",
+  // fn being the reference function that reads that attribute.
+  static void warn_timeout(uint16_t lid) {
+    std::fprintf(stderr, "ibwarn: [%d] mad_rpc: _do_madrpc failed; dport (Lid %u)\n", int(::getpid()), unsigned(lid));
+  }
   static void warn(NodeOut& out, const MADError& e, const char* attr, const std::string& name, uint16_t lid,
-                   unsigned port) {
-    std::fprintf(stderr, "ibwarn: %s query failed on %s, Lid %u port %u\n", attr, name.c_str(), unsigned(lid), port);
+                   unsigned port, const char* fn) {
+    if (dynamic_cast<const MADTimeoutError*>(&e)) warn_timeout(lid);
+    std::fprintf(stderr, "ibwarn: [%d] %s: %s query failed on %s, Lid %u port %u\n", int(::getpid()), fn, attr,
+                 name.c_str(), unsigned(lid), port);
     if (config().verbose) e.dump(stderr, config().verbose - 1);
     out.pma_failures++;
   }
@@ -526,11 +537,12 @@ private:
     unsigned start = sw && n.enhsp0 ? 0 : 1;
     auto port_ok = [&](unsigned p) { return p <= n.nports && db.port(n, p).exists; };
     uint16_t lid = scan_lid(db, n);
-    bool cap_failed = false;
-    uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed) : 0;
+    bool cap_failed = false, cap_timed_out = false;
+    uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed, &cap_timed_out) : 0;
     if (cap_failed) {
-      std::fprintf(stderr, "ibwarn: classportinfo query failed on %s, Lid %u port %u\n", name.c_str(), unsigned(lid),
-                   sw ? 0u : 1u);
+      if (cap_timed_out) warn_timeout(lid);
+      std::fprintf(stderr, "ibwarn: [%d] query_cap_mask: classportinfo query failed on %s, Lid %u port %u\n",
+                   int(::getpid()), name.c_str(), unsigned(lid), sw ? 0u : 1u);
       out.pma_failures++;
     }
     bool all_sup = (cap & H::PM_CAP_ALL_PORT_SELECT) != 0;
@@ -551,7 +563,7 @@ private:
           printed = true;
           out.text += fmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
         } catch (const MADError& e) {
-          warn(out, e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p);
+          warn(out, e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p, "print_data_cnts");
         }
         out.ports_checked++;
       }
@@ -578,7 +590,7 @@ private:
             pc = co_await pm.counters(l, sel);
           }
         } catch (const MADError& e) {
-          warn(out, e, "IB_GSI_PORT_COUNTERS", name, l, p);
+          warn(out, e, "IB_GSI_PORT_COUNTERS", name, l, p, "print_errors");
           co_return false;
         }
         PortOut po{p, 0, {}, {}, {}};
@@ -591,7 +603,7 @@ private:
           try {
             errs += co_await data_text(pm, cap, l, sel, true, &pc, &po.data);
           } catch (const MADError& e) {
-            warn(out, e, "IB_GSI_PORT_COUNTERS_EXT", name, l, p);
+            warn(out, e, "IB_GSI_PORT_COUNTERS_EXT", name, l, p, "print_errors");
             co_return false;
           }
         }

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/counters.h"
@@ -37,8 +38,8 @@ public:
   // cached and rethrown to every asker).
   Task<IBPath> path(uint16_t lid);
   // PerfMgt ClassPortInfo capability mask (cached per LID; 0 on failure,
-  // and *failed set when given).
-  Task<uint16_t> cap_mask(uint16_t lid, bool* failed = nullptr);
+  // and *failed set when given, *timed_out when the failure was a timeout).
+  Task<uint16_t> cap_mask(uint16_t lid, bool* failed = nullptr, bool* timed_out = nullptr);
   // The capability mask already read for a LID (mask, failed), if any.
   std::optional<std::pair<uint16_t, bool>> known_cap_mask(uint16_t lid) const {
     auto it = caps_.find(lid);
@@ -96,6 +97,7 @@ private:
   // grows (resolve() holds one across its query).
   std::unordered_map<uint16_t, Entry> paths_;
   std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
+  std::unordered_set<uint16_t> caps_timed_out_;                   // LIDs whose ClassPortInfo timed out
   uint64_t path_queries_ = 0, table_paths_ = 0;
   Table table_ = Table::None;
   Event table_read_;  // set when table_ is Done
