@@ -581,16 +581,17 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
 
 std::string reference_smp_warning(const std::exception& e) {
   auto* me = dynamic_cast<const MADError*>(&e);
-  if (!me || me->req.size() < 192 || me->req[1] != iba::mgmt::SUBN_DIRECTED_ROUTE) return {};
-  const auto& q = me->req;
-  unsigned hops = q[7];
-  if (hops > 63) return {};
+  if (!me || me->req.size() < iba::SMPFormatDirected::SIZE) return {};
+  iba::SMPFormatDirected q;
+  q.load(me->req);
+  unsigned hops = unsigned(q.hopCount());
+  if (q.mgmtClass() != iba::mgmt::SUBN_DIRECTED_ROUTE || hops > 63) return {};
   // libibnetdisc's portid2str of its walk's paths (DR from the local port:
   // its slid and dlid are 0).
   std::string path = "DR path slid 0; dlid 0; ";
-  for (unsigned i = 0; i <= hops; ++i) path += (i ? "," : "") + std::to_string(q[128 + i]);
-  unsigned attr = unsigned(q[16]) << 8 | q[17];
-  unsigned mod = unsigned(q[20]) << 24 | unsigned(q[21]) << 16 | unsigned(q[22]) << 8 | q[23];
+  for (unsigned i = 0; i <= hops; ++i) path += (i ? "," : "") + std::to_string(q.initialPath(i));
+  unsigned attr = unsigned(q.attributeID());
+  unsigned mod = unsigned(q.attributeModifier());
   char b[400];
   if (dynamic_cast<const MADTimeoutError*>(me))
     std::snprintf(b, sizeof b, "./libibnetdisc/query_smp.c:186; umad (%s Attr 0x%x:%u) bad status %d; %s",

@@ -34,7 +34,7 @@ std::string dump_mad(const uint8_t* mad, size_t len) {
 
 void trace_send(const PendingMad& p) {
   if (config().debug < 2) return;
-  uint8_t cls = p.req_len > 1 ? p.req[1] : 0;
+  uint8_t cls = p.req_len >= iba::MADHeader::SIZE ? uint8_t(iba::MADHeader::mgmtClass_at(p.req.data())) : 0;
   std::fprintf(stderr, "D: send %s to %s pkey_index %u\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
                p.path->describe().c_str(), unsigned(pkey_index_of(*p.path, cls)),
                dump_mad(p.req.data(), p.req_len).c_str());
