@@ -123,6 +123,18 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
            },
            "P_Key table index for outgoing SA/GMP MADs (default 0; SMPs always use 0)")
         ->option_text("<idx>");
+  if (which & opt::Transport)
+    app.add_option_function<std::string>(
+           "--transport",
+           [&c](const std::string& s) {
+             if (s == "umad") c.transport = ibcore::TransportKind::Umad;
+             else if (s == "verbs") c.transport = ibcore::TransportKind::Verbs;
+             else if (s == "auto") c.transport = ibcore::TransportKind::Auto;
+             else throw CLI::ValidationError("--transport", "'" + s + "' is not one of umad, verbs, auto");
+           },
+           "how MADs are sent: umad (/dev/infiniband/umad*), verbs (GMPs on a UD QP, for users "
+           "without umad access; SMPs cannot go this way), auto (umad, else verbs; the default)")
+        ->option_text("umad|verbs|auto");
   if (which & opt::Errors) app.add_flag("-e,--errors", errors_flag_, "show send and receive errors");
 }
 

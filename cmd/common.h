@@ -32,8 +32,9 @@ enum : uint32_t {
   Errors = 1u << 15,     // -e/--errors (accepted, as the reference)
   Json = 1u << 16,       // -j/--json, --pretty (only commands that write JSON take it)
   PKeyIdx = 1u << 17,    // -Y/--pkey-idx (P_Key index of GMPs)
+  Transport = 1u << 18,  // --transport umad|verbs|auto
   // The set every MAD-sending command takes.
-  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx,
+  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx | Transport,
   Smp = Mad | MKey | Sa,
   Gmp = Mad | SMKey | SaPath,
   Disc = Smp | SaPath | Discovery | Cache | NodeNameMap | Outstanding,

@@ -19,6 +19,7 @@
 #include "core/json.h"
 #include "core/textfile.h"
 #include "core/textout.h"
+#include "core/verbs.h"
 #include "iba/enums.h"
 
 namespace {
@@ -44,6 +45,12 @@ void print_port(const EndPort& p, const char* pre) {
   std::printf("%sState: %s\n", pre, port_state_name(p.state));
   std::printf("%sPhysical state: %s\n", pre, phys_state_name(p.phys_state));
   std::printf("%sRate: %s\n", pre, rate_str(p.rate).c_str());
+  // Upstream (rdma-core main, 2026) adds the effective speed where
+  // libibverbs has ibv_query_port_speed and the device answers it; 44's
+  // libibverbs has no such verb, so its output is unchanged.
+  if (auto ctx = ibcore::verbs::try_open(p.ca))
+    if (auto sp = ctx->query_port_speed(uint8_t(p.port)))
+      std::printf("%sEffective speed: %g\n", pre, double(*sp) / 10.0);
   std::printf("%sBase lid: %u\n", pre, unsigned(p.lid));
   std::printf("%sLMC: %u\n", pre, unsigned(p.lmc));
   std::printf("%sSM lid: %u\n", pre, unsigned(p.sm_lid));

@@ -11,6 +11,11 @@
 namespace ibcore {
 
 enum class DiscoveryMode { Auto, DR, LID, SA };
+// How MADs leave the local port (--transport): libibumad (every class;
+// /dev/infiniband/umad*, root-only on most clusters), a verbs UD QP (GMPs
+// only; uverbs is open to every user), or umad when it can be opened and
+// verbs otherwise.
+enum class TransportKind { Auto, Umad, Verbs };
 
 struct Config {
   std::string ca;                 // -C: device name, device/port, GID, GUID
@@ -29,6 +34,7 @@ struct Config {
   std::string node_name_map;      // --node-name-map
   int outstanding = 0;            // --outstanding / -o: 0 = default
   uint16_t pkey_index = 0;        // -Y/--pkey-idx: P_Key index of GMPs sent (SMPs use 0)
+  TransportKind transport = TransportKind::Auto;  // --transport
   bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
   bool json = false;              // --json/-j: one JSON document on stdout (core/json.h)
   bool pretty = false;            // --pretty: that document indented

@@ -1,6 +1,7 @@
 // Device and end port enumeration through libibumad, and the end port
 // selection rules of SPEC.md (Addressing: "The local end port ...").
 #include "core/devices.h"
+#include "core/verbs.h"
 
 #include <infiniband/umad.h>
 #include <infiniband/verbs.h>
@@ -230,28 +231,9 @@ PortPair smi_gsi_pair(const std::vector<Device>& devs, const EndPort& ep) {
 // --- verbs devices -------------------------------------------------------------------
 
 std::vector<VerbsDevice> verbs_devices() {
-  // The library stays loaded for the life of the process.
-  static void* lib = ::dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* why = ::dlerror();
-    throw Error(std::string("Cannot load libibverbs: ") + (why ? why : "unknown error"));
-  }
-  using GetList = ibv_device** (*)(int*);
-  using FreeList = void (*)(ibv_device**);
-  using GetName = const char* (*)(ibv_device*);
-  using GetGuid = __be64 (*)(ibv_device*);
-  auto get_list = reinterpret_cast<GetList>(::dlsym(lib, "ibv_get_device_list"));
-  auto free_list = reinterpret_cast<FreeList>(::dlsym(lib, "ibv_free_device_list"));
-  auto get_name = reinterpret_cast<GetName>(::dlsym(lib, "ibv_get_device_name"));
-  auto get_guid = reinterpret_cast<GetGuid>(::dlsym(lib, "ibv_get_device_guid"));
-  if (!get_list || !free_list || !get_name || !get_guid) throw Error("libibverbs lacks the device list functions");
-  int n = 0;
-  errno = 0;
-  ibv_device** list = get_list(&n);
-  if (!list) throw SysError(errno ? errno : EIO, "ibv_get_device_list");
+  verbs::DeviceList l;  // loads libibverbs on first use
   std::vector<VerbsDevice> out;
-  for (int i = 0; i < n; ++i) out.push_back({get_name(list[i]), be64toh(get_guid(list[i]))});
-  free_list(list);
+  for (size_t i = 0; i < l.size(); ++i) out.push_back({l.name(i), l.node_guid(i)});
   return out;
 }
 

@@ -137,6 +137,12 @@ const Key KEYS[] = {
     {"retries", [](IBPath& p, std::string_view o, std::string_view v) { p.retries = int(num(o, v, 1000)); }},
     {"mkey", [](IBPath& p, std::string_view o, std::string_view v) { p.mkey = num(o, v, ~0ull); }},
     {"smkey", [](IBPath& p, std::string_view o, std::string_view v) { p.smkey = num(o, v, ~0ull); }},
+    {"sqpsn", [](IBPath& p, std::string_view o, std::string_view v) { p.sqpsn = uint32_t(num(o, v, 0xffffff)); }},
+    {"dqpsn", [](IBPath& p, std::string_view o, std::string_view v) { p.dqpsn = uint32_t(num(o, v, 0xffffff)); }},
+    {"min_rnr_timer",
+     [](IBPath& p, std::string_view o, std::string_view v) { p.min_rnr_timer = uint8_t(num(o, v, 31)); }},
+    {"srdatomic", [](IBPath& p, std::string_view o, std::string_view v) { p.srdatomic = uint8_t(num(o, v, 255)); }},
+    {"drdatomic", [](IBPath& p, std::string_view o, std::string_view v) { p.drdatomic = uint8_t(num(o, v, 255)); }},
     {"drPath", [](IBPath& p, std::string_view o, std::string_view v) {
        std::string s(v);
        std::replace(s.begin(), s.end(), ':', ',');
@@ -359,6 +365,11 @@ std::string IBPath::repr() const {
   if (retries) put(o, "retries", unsigned(*retries));
   if (mkey) put(o, "mkey", *mkey, true);
   if (smkey) put(o, "smkey", *smkey, true);
+  if (sqpsn != def.sqpsn) put(o, "sqpsn", sqpsn, true);
+  if (dqpsn != def.dqpsn) put(o, "dqpsn", dqpsn, true);
+  if (min_rnr_timer != def.min_rnr_timer) put(o, "min_rnr_timer", min_rnr_timer);
+  if (srdatomic != def.srdatomic) put(o, "srdatomic", srdatomic);
+  if (drdatomic != def.drdatomic) put(o, "drdatomic", drdatomic);
   if (!o.empty()) o.erase(0, 1);
   return std::string(is_dr() ? "IBDRPath(" : "IBPath(") + o + ")";
 }

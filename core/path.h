@@ -61,6 +61,16 @@ struct IBPath {
   std::optional<int> retries;               // MAD resends; unset = config
   std::optional<uint64_t> mkey;             // SMP M_Key
   std::optional<uint64_t> smkey;            // SA SM_Key
+  // Connected QPs (core/verbs qp_transition): the first packet sequence
+  // numbers each way (24 bits; sqpsn is what this end sends first), the
+  // RNR NAK timer this end asks for (IBA 5-bit encoding), and the RDMA
+  // READ / atomic limits: srdatomic this end may have outstanding,
+  // drdatomic it accepts from the other end.  0 = unset (verbs picks).
+  uint32_t sqpsn = 0;
+  uint32_t dqpsn = 0;
+  uint8_t min_rnr_timer = 0;
+  uint8_t srdatomic = 0;
+  uint8_t drdatomic = 0;
   // Directed route (SMPFormatDirected).  drPath[0] is always 0 (the local
   // port); hopCount = drPath.size() - 1.  Empty = not directed route.
   std::vector<uint8_t> drPath;

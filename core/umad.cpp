@@ -12,6 +12,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/vmad.h"
 
 namespace ibcore {
 
@@ -285,10 +286,46 @@ bool SplitTransport::recv(RecvMad& out, int timeout_ms) {
   return false;
 }
 
-std::unique_ptr<Transport> open_transport(const EndPort& ep) {
+namespace {
+
+std::unique_ptr<Transport> open_umad(const EndPort& ep) {
   PortPair pair = smi_gsi_pair(get_devices(), ep);
   if (!pair.split()) return std::make_unique<Umad>(ep);
   return std::make_unique<SplitTransport>(std::make_unique<Umad>(*pair.smi), std::make_unique<Umad>(*pair.gsi));
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> choose_transport(
+    TransportKind kind, const std::function<std::unique_ptr<Transport>()>& umad,
+    const std::function<std::unique_ptr<Transport>(const std::string& umad_error)>& verbs) {
+  switch (kind) {
+    case TransportKind::Umad:
+      return umad();
+    case TransportKind::Verbs:
+      return verbs({});
+    case TransportKind::Auto:
+      break;
+  }
+  // umad when it can be opened; an ordinary user on a real cluster cannot
+  // (the umad devices are root's), but can open uverbs: GMPs go there.
+  try {
+    return umad();
+  } catch (const SysError& umad_err) {
+    try {
+      auto v = verbs(umad_err.what());
+      if (config().verbose) std::fprintf(stderr, "W: %s; sending GMPs over verbs instead\n", umad_err.what());
+      return v;
+    } catch (const Error& verbs_err) {
+      throw Error(std::string(umad_err.what()) + "; nor over verbs: " + verbs_err.what());
+    }
+  }
+}
+
+std::unique_ptr<Transport> open_transport(const EndPort& ep) {
+  return choose_transport(
+      config().transport, [&] { return open_umad(ep); },
+      [&](const std::string& why) -> std::unique_ptr<Transport> { return std::make_unique<VerbsMad>(ep, 64, why); });
 }
 
 }  // namespace ibcore

@@ -6,11 +6,13 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "core/devices.h"
 #include "core/path.h"
 #include "iba/mad.h"
@@ -159,9 +161,18 @@ private:
   bool smi_first_ = false;  // alternate which device recv() asks first
 };
 
-// The transport for a local end port: libibumad on it, or on a planarized
-// HCA the SMI/GSI pair it belongs to (SMPs through one device, GMPs
-// through the other).  Throws SysError when a device cannot be opened.
+// The transport for a local end port, as --transport says (config()):
+// libibumad on it (on a planarized HCA the SMI/GSI pair it belongs to:
+// SMPs through one device, GMPs through the other), or GMPs over a verbs
+// UD QP (core/vmad.h), or (auto, the default) umad when it opens and verbs
+// otherwise.  Throws SysError/Error when it cannot be opened.
 std::unique_ptr<Transport> open_transport(const EndPort& ep);
+
+// The decision of open_transport over two openers: umad() throws SysError
+// when the umad device cannot be opened; verbs(why) gets umad's error (or
+// nothing when verbs is forced) for the message an SMP agent request gets.
+std::unique_ptr<Transport> choose_transport(
+    TransportKind kind, const std::function<std::unique_ptr<Transport>()>& umad,
+    const std::function<std::unique_ptr<Transport>(const std::string& umad_error)>& verbs);
 
 }  // namespace ibcore
