@@ -188,8 +188,8 @@ private:
   // "firmwareVersion", "hardwareVersion", "nodeGUID", "systemImageGUID",
   // "ports": [{"portNum", "portState", "portPhysicalState" (names, with
   // <field>Raw), "rate" (Gb/s), "LID", "LMC", "SMLID", "capabilityMask",
-  // "portGUID", "GIDPrefix", "linkLayer"}]}]}; a device (and port) given:
-  // only that one.
+  // "portGUID", "GIDPrefix", "linkLayer", and "effectiveSpeedMbps" where
+  // libibverbs reports it}]}]}; a device (and port) given: only that one.
   static void write_json(const std::vector<Device>& devs, const Device* ca, int port) {
     ibcore::TextOut o(stdout);
     ibcore::JsonOut j(o, ibcore::json_pretty());
@@ -211,7 +211,10 @@ private:
         j.kenum("portPhysicalState", name, unsigned(p.phys_state));
         j.kv("rate", unsigned(p.rate)).kv("LID", p.lid).kv("LMC", p.lmc).kv("SMLID", p.sm_lid);
         j.kv("capabilityMask", p.capmask).kguid("portGUID", p.port_guid).kv("GIDPrefix", p.subnet_prefix);
-        j.ks("linkLayer", p.link_layer).end();
+        j.ks("linkLayer", p.link_layer);
+        if (auto ctx = ibcore::verbs::try_open(p.ca))
+          if (auto sp = ctx->query_port_speed(uint8_t(p.port))) j.kv("effectiveSpeedMbps", *sp * 100);
+        j.end();
       }
       j.end().end();
     }
@@ -346,6 +349,7 @@ public:
     // ignores arguments too but, as everywhere, rejects unknown options
     // with the usage (SPEC.md, Errors).
     app.add_option("ignored", ignored_, "arguments are ignored");
+    ibtool::add_common_options(app, ibtool::opt::Json);
   }
 
   int run() override {
@@ -358,6 +362,16 @@ public:
     } catch (const std::exception& e) {
       std::fprintf(stderr, "E: %s\n", e.what());
       return 1;
+    }
+    if (ibcore::json_enabled()) {
+      // {"devices": [{"name", "nodeGUID"}]}
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().key("devices").arr();
+      for (const auto& d : list) j.obj().ks("name", d.name).kguid("nodeGUID", d.node_guid).end();
+      j.end().end();
+      j.finish();
+      return 0;
     }
     std::printf("    %-16s\t   node GUID\n", "device");
     std::printf("    %-16s\t----------------\n", "------");
@@ -384,7 +398,7 @@ IBTOOL_COMMAND({.name = "ibstat",
                     "\"firmwareVersion\", \"hardwareVersion\", \"nodeGUID\", \"systemImageGUID\", "
                     "\"ports\": [{\"portNum\", \"portState\", \"portPhysicalState\", \"rate\", \"LID\", "
                     "\"LMC\", \"SMLID\", \"capabilityMask\", \"portGUID\", \"GIDPrefix\", "
-                    "\"linkLayer\"}]}]}.",
+                    "\"linkLayer\", \"effectiveSpeedMbps\" (where libibverbs reports it)}]}]}.",
                 .usage = "[options] <ca_name> [portnum]",
                 .examples = "  ibstat -l       # list all IB devices\n"
                             "  ibstat mthca0 2 # stat port 2 of 'mthca0'",
@@ -405,7 +419,8 @@ IBTOOL_COMMAND({.name = "ibstatus",
 IBTOOL_COMMAND({.name = "ibv_devices",
                 .aliases = {},
                 .summary = "list the RDMA devices libibverbs sees, with their node GUIDs",
-                .description = "Lists the verbs devices and their node GUIDs.  Arguments are ignored.",
+                .description = "Lists the verbs devices and their node GUIDs.  Arguments are ignored.  --json (-j; "
+                               "--pretty indents): {\"devices\": [{\"name\", \"nodeGUID\"}]}.",
                 .usage = "",
                 .examples = "",
                 .make = [] { return std::make_unique<IbvDevices>(); }});

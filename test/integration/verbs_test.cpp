@@ -157,6 +157,21 @@ TEST_F(Verbs, IbstatShowsTheEffectiveSpeedWhereVerbsHasIt) {
   EXPECT_EQ(std::regex_replace(with_fake.out, std::regex("\t\tEffective speed: [0-9.]+\n"), ""), plain.out);
 }
 
+TEST_F(Verbs, IbvDevicesAndIbstatJsonHaveTheTextsValues) {
+  auto t = ibtool({"ibv_devices"});
+  auto j = ibtool({"ibv_devices", "--json"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  ASSERT_EQ(j.status, 0) << j.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.out, m, std::regex("\n    (\\S+) *\t([0-9a-f]{16})\n")));
+  EXPECT_EQ(j.out, "{\"devices\":[{\"name\":\"" + m[1].str() + "\",\"nodeGUID\":\"0x" + m[2].str() + "\"}]}\n");
+  auto s = ibtool({"ibstat", "--json"});
+  auto st = ibtool({"ibstat"});
+  std::smatch rate;
+  ASSERT_TRUE(std::regex_search(st.out, rate, std::regex("Effective speed: ([0-9]+)\n")));
+  EXPECT_NE(s.out.find("\"effectiveSpeedMbps\":" + rate[1].str() + "000"), std::string::npos) << s.out;
+}
+
 TEST(VerbsNoDevice, EveryVerbsPathSaysSo) {
   // No umad2sim: the fake lists what libibumad finds on this machine's
   // sysfs (nothing here), and the system libibverbs (when present) likewise.
