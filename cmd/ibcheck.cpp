@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "iba/refprint_smp.h"
 #include "cmd/common.h"
 #include "cmd/health_command.h"
 #include "cmd/registry.h"
@@ -218,7 +219,7 @@ private:
     const Port& p = db_.port(db_.node(it.node), it.port);
     if (!p.has_info || it.port == 0) return "";
     auto pi = p.port_info();
-    return " (" + std::string(H::port_state_str(pi.portState())) + "/" + H::phys_state_str(pi.portPhysicalState()) +
+    return " (" + std::string(iba::ref::port_state_word(pi.portState())) + "/" + iba::ref::phys_state_word(pi.portPhysicalState()) +
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
   }
 

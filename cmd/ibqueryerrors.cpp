@@ -417,11 +417,11 @@ private:
     // (C14-24.2.1: a Down port's other PortInfo components may be invalid.)
     if (p.state() != 1) {
       s += fmt("%3s %18s %6s/%8s)==>", iba::ref::fmt_link_width(pi.linkWidthActive()).c_str(),
-               ibcore::active_speed_text(db, p).c_str(), H::port_state_str(pi.portState()),
-               H::phys_state_str(pi.portPhysicalState()));
+               ibcore::active_speed_text(db, p).c_str(), iba::ref::port_state_word(pi.portState()),
+               iba::ref::phys_state_word(pi.portPhysicalState()));
     } else {
-      s += fmt("%3s %18s %6s/%8s)==>", "", "", H::port_state_str(pi.portState()),
-               H::phys_state_str(pi.portPhysicalState()));
+      s += fmt("%3s %18s %6s/%8s)==>", "", "", iba::ref::port_state_word(pi.portState()),
+               iba::ref::phys_state_word(pi.portPhysicalState()));
     }
     if (q) {
       const Node& qn = db.node_of(*q);

@@ -21,23 +21,15 @@
 #include "core/textout.h"
 #include "core/verbs.h"
 #include "iba/enums.h"
+#include "iba/refprint_smp.h"
 
 namespace {
 
 using ibcore::Device;
 using ibcore::EndPort;
 
-const char* port_state_name(int s) {
-  static const char* const names[] = {"???", "Down", "Initializing", "Armed", "Active"};
-  return s >= 0 && s < 5 ? names[s] : "???";
-}
-
-const char* phys_state_name(int s) {
-  static const char* const names[] = {"No state change", "Sleep", "Polling", "Disabled",
-                                      "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
-                                      "PhyTest"};
-  return s >= 0 && s < 8 ? names[s] : "???";
-}
+const char* port_state_name(int s) { return s >= 0 ? iba::ref::ibstat_port_state(unsigned(s)) : "???"; }
+const char* phys_state_name(int s) { return s >= 0 ? iba::ref::ibstat_phys_state(unsigned(s)) : "???"; }
 
 std::string rate_str(int rate) { return rate == 2 ? "2.5" : std::to_string(rate); }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "iba/refprint_smp.h"
 #include "cmd/common.h"
 #include "cmd/health_command.h"
 #include "cmd/registry.h"
@@ -152,7 +153,7 @@ private:
         iba::SMPPortInfo pi = co_await sched.SubnGet<iba::SMPPortInfo>(path, r.port);
         if (dry_run_) {
           lines[i] = where(r.node, r.port) + ": would reset to Init via DR path " + path.dr_string() + ", now " +
-                     H::port_state_str(pi.portState()) + "/" + H::phys_state_str(pi.portPhysicalState());
+                     iba::ref::port_state_word(pi.portState()) + "/" + iba::ref::phys_state_word(pi.portPhysicalState());
           co_return;
         }
         pi.set_portState(STATE_DOWN);
@@ -161,7 +162,7 @@ private:
         pi.set_linkWidthEnabled(0);
         iba::SMPPortInfo after = co_await sched.SubnSet(pi, path, r.port);
         lines[i] = where(r.node, r.port) + ": reset to Init via DR path " + path.dr_string() + ", now " +
-                   H::port_state_str(after.portState()) + "/" + H::phys_state_str(after.portPhysicalState());
+                   iba::ref::port_state_word(after.portState()) + "/" + iba::ref::phys_state_word(after.portPhysicalState());
         ++done;
       } catch (MADError& e) {
         e.annotate("Resetting " + where(r.node, r.port) + " via DR path " + path.dr_string() + " failed.");

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "iba/refprint_smp.h"
 #include "cmd/common.h"
 #include "cmd/health_command.h"
 #include "cmd/registry.h"
@@ -254,7 +255,7 @@ private:
       IBDRPath path(t.hops);
       if (dry_run_) {
         std::printf("%s: %s via DR path %s, now %s/%s\n", where(t).c_str(), would, path.dr_string().c_str(),
-                    H::port_state_str(t.before.portState()), H::phys_state_str(t.before.portPhysicalState()));
+                    iba::ref::port_state_word(t.before.portState()), iba::ref::phys_state_word(t.before.portPhysicalState()));
         continue;
       }
       iba::SMPPortInfo set = t.before;
@@ -266,7 +267,7 @@ private:
       try {
         iba::SMPPortInfo after = mad.SubnSet(set, path, t.port);
         std::printf("%s: %s via DR path %s, now %s/%s\n", where(t).c_str(), done, path.dr_string().c_str(),
-                    H::port_state_str(after.portState()), H::phys_state_str(after.portPhysicalState()));
+                    iba::ref::port_state_word(after.portState()), iba::ref::phys_state_word(after.portPhysicalState()));
       } catch (MADError& e) {
         e.annotate("Setting the state of " + where(t) + " via DR path " + path.dr_string() + " failed.");
         ibcore::report(e);

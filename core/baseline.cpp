@@ -1,3 +1,4 @@
+#include "iba/refprint_smp.h"
 #include "core/baseline.h"
 
 #include <algorithm>
@@ -179,7 +180,7 @@ std::vector<Finding> check_links(const Subnet& db, const std::vector<ExpectedLin
       if (n[e] == NO_INDEX) return end_name(l, e) + " is not in the subnet";
       if (!p[e]) return who + " is not in the subnet";
       if (p[e]->has_info && p[e]->phys_state() != PHYS_LINKUP)
-        return who + " is " + port_state_str(p[e]->state()) + "/" + phys_state_str(p[e]->phys_state());
+        return who + " is " + iba::ref::port_state_word(p[e]->state()) + "/" + iba::ref::phys_state_word(p[e]->phys_state());
       if (const Port* q = db.peer(*p[e])) {
         uint64_t og = db.node_of(*q).guid;
         if (og != l.guid[1 - e] || q->num != l.port[1 - e])

@@ -111,15 +111,6 @@ std::string ext_speed_str(unsigned s) {
   if (!name) return "ext speed " + std::to_string(s);
   return iba::ref::fmt_link_speed_ext(s) + " (" + name + ")";
 }
-const char* port_state_str(unsigned s) {
-  static const char* const n[] = {"NoChange", "Down", "Initialize", "Armed", "Active"};
-  return s < 5 ? n[s] : "???";
-}
-const char* phys_state_str(unsigned s) {
-  static const char* const n[] = {"NoChange", "Sleep", "Polling", "Disabled", "PortConfigurationTraining",
-                                  "LinkUp", "LinkErrorRecovery", "PhyTest"};
-  return s < 8 ? n[s] : "???";
-}
 
 std::string describe(const Subnet& db, const Finding& f, const std::string& node_name) {
   std::string s;
@@ -172,10 +163,10 @@ std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned 
   if (!p.has_info) return out;
   unsigned st = p.state(), ph = p.phys_state();
   if (ph == PHYS_LINKUP && st != 4)
-    out.push_back(make_finding(db, node, port, std::string("port state ") + port_state_str(st) + " (physical LinkUp), expected Active"));
+    out.push_back(make_finding(db, node, port, std::string("port state ") + iba::ref::port_state_word(st) + " (physical LinkUp), expected Active"));
   else if ((p.peer != NO_INDEX || named) && ph != PHYS_LINKUP)
     out.push_back(make_finding(db, node, port,
-                       std::string("port state ") + port_state_str(st) + "/" + phys_state_str(ph) +
+                       std::string("port state ") + iba::ref::port_state_word(st) + "/" + iba::ref::phys_state_word(ph) +
                            ", expected Active/LinkUp" + (p.peer == NO_INDEX ? " (no link)" : "")));
   return out;
 }
@@ -280,7 +271,7 @@ std::vector<Finding> check_ids(const Subnet& db) {
       unsigned lmc = pi.LMC();
       if (lid == 0 || lid > iba::UNICAST_LID_LAST) {
         char b[64];
-        std::snprintf(b, sizeof b, "invalid LID %u on a %s port", lid, port_state_str(st));
+        std::snprintf(b, sizeof b, "invalid LID %u on a %s port", lid, iba::ref::port_state_word(st));
         if (st == 4 || lid > iba::UNICAST_LID_LAST) out.push_back(make_finding(db, i, pn, b));
         continue;
       }

@@ -87,7 +87,5 @@ void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Findi
 std::string width_str(unsigned w);
 std::string speed_str(unsigned s);
 std::string ext_speed_str(unsigned s);
-const char* port_state_str(unsigned s);
-const char* phys_state_str(unsigned s);
 
 }  // namespace ibcore::health

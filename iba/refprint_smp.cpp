@@ -295,16 +295,27 @@ std::string fmt_link_speed_ext_enabled(uint64_t v) {
   return v == 0 ? "0" : bit_list(v, EXT_SPEEDS, 4);
 }
 
-std::string fmt_port_state(uint64_t v) {
-  constexpr const char* N[] = {"NoChange", "Down", "Initialize", "Armed", "Active"};
-  return v < 5 ? N[v] : unknown_q(v);
+namespace {
+constexpr const char* PORT_STATE_WORDS[] = {"NoChange", "Down", "Initialize", "Armed", "Active"};
+constexpr const char* PHYS_STATE_WORDS[] = {"NoChange", "Sleep", "Polling", "Disabled",
+                                            "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest"};
+}  // namespace
+
+const char* port_state_word(uint64_t v) { return v < 5 ? PORT_STATE_WORDS[v] : "???"; }
+const char* phys_state_word(uint64_t v) { return v < 8 ? PHYS_STATE_WORDS[v] : "???"; }
+
+const char* ibstat_port_state(uint64_t v) {
+  constexpr const char* N[] = {"???", "Down", "Initializing", "Armed", "Active"};
+  return v < 5 ? N[v] : "???";
 }
 
-std::string fmt_phys_state(uint64_t v) {
-  constexpr const char* N[] = {"NoChange", "Sleep",    "Polling",           "Disabled",
-                               "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest"};
-  return v < 8 ? N[v] : unknown_q(v);
+const char* ibstat_phys_state(uint64_t v) {
+  return v == 0 ? "No state change" : v < 8 ? PHYS_STATE_WORDS[v] : "???";
 }
+
+std::string fmt_port_state(uint64_t v) { return v < 5 ? PORT_STATE_WORDS[v] : unknown_q(v); }
+
+std::string fmt_phys_state(uint64_t v) { return v < 8 ? PHYS_STATE_WORDS[v] : unknown_q(v); }
 
 std::string fmt_link_down_def_state(uint64_t v) {
   constexpr const char* N[] = {"NoChange", "Sleep", "Polling"};

@@ -67,6 +67,13 @@ std::string fmt_link_speed_ext2_set(uint64_t v);   // LinkSpeedExtSupported2/Ena
 std::string fmt_link_speed_ext_supported(uint64_t v);
 std::string fmt_link_speed_ext_enabled(uint64_t v);
 std::string fmt_port_state(uint64_t v);            // Active
+// The same names as C strings, "???" past the table (the health checks'
+// findings, ibqueryerrors' link lines).
+const char* port_state_word(uint64_t v);           // Initialize
+const char* phys_state_word(uint64_t v);           // LinkUp
+// ibstat's own words for them (libibumad's view through sysfs).
+const char* ibstat_port_state(uint64_t v);         // Initializing
+const char* ibstat_phys_state(uint64_t v);         // No state change
 std::string fmt_phys_state(uint64_t v);            // LinkUp
 std::string fmt_link_down_def_state(uint64_t v);   // Polling
 std::string fmt_mtu(uint64_t v);                   // 2048
