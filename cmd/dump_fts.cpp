@@ -6,6 +6,7 @@
 //
 // dump_lfts / dump_lfts.sh and dump_mfts / dump_mfts.sh are the reference's
 // wrapper scripts: dump_fts (with -M for the MFTs) followed by a notice.
+#include <chrono>
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -286,6 +287,7 @@ private:
       print_ready();
     };
     DiscoveryResult r;
+    auto t0 = std::chrono::steady_clock::now();
     try {
       r = discover(sched, db, o);
     } catch (...) {
@@ -300,6 +302,7 @@ private:
     print_ready();
     int rc = printer->finish();
     report_discovery_errors(r);
+    ibcore::report_discovery_stats(r, t0);
     return rc;
   }
 
@@ -308,8 +311,10 @@ private:
     Subnet db;
     DiscoveryOptions o;
     o.mlx_epi = false;
+    auto t0 = std::chrono::steady_clock::now();
     DiscoveryResult r = discover(sched, db, o);
     report_discovery_errors(r);
+    ibcore::report_discovery_stats(r, t0);
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
     uint16_t local = umad.local_lid();

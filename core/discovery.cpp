@@ -604,6 +604,13 @@ std::string reference_smp_warning(const std::exception& e) {
   return b;
 }
 
+void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started) {
+  if (!config().verbose) return;
+  std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
+               (unsigned long long)r.mads, (unsigned long long)r.queries, (unsigned long long)r.resent,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
 void report_discovery_errors(const DiscoveryResult& r, size_t from) {
   for (size_t i = from; i < r.errors.size(); ++i) {
     auto ref = r.reference_lines.find(i);

@@ -24,6 +24,8 @@
 // (Subnet::compute_reference_order), so output never depends on reply order.
 #pragma once
 
+#include <chrono>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -104,6 +106,9 @@ std::string reference_smp_warning(const std::exception& e);
 // also names the node and the query) where it has none or with -v.  from:
 // the first failure to print.
 void report_discovery_errors(const DiscoveryResult& r, size_t from = 0);
+// With -v: "I: discovery: N MADs sent for Q queries (R resent), T s", the
+// time counted from started (every command that walks the fabric says it).
+void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started);
 
 // Discover the fabric reachable from the scheduler's end port.  Throws
 // MADError (annotated) when the start node itself does not answer.

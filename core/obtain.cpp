@@ -26,11 +26,7 @@ Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res, Scheduler*
   auto t0 = std::chrono::steady_clock::now();
   DiscoveryResult r = discover(sched, db, o);
   report_discovery_errors(r);
-  if (config().verbose)
-    std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
-                 (unsigned long long)r.mads, (unsigned long long)r.queries,
-                 (unsigned long long)r.resent,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  report_discovery_stats(r, t0);
   if (res) *res = std::move(r);
   return db;
 }
