@@ -19,6 +19,7 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
 #include "core/rpc.h"
 #include "core/server.h"
 #include "core/umad.h"
@@ -47,7 +48,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("dest", args_, "<dest lid|guid>");
     app.callback([this] {
       if (!server_ && args_.size() != 1) throw CLI::ValidationError("dest", "one destination is required");
@@ -81,6 +82,12 @@ private:
     std::signal(SIGTERM, on_sigint);
     uint64_t sent = 0, received = 0, total_us = 0, min_us = ~uint64_t(0), max_us = 0;
     std::string host;
+    bool json = ibcore::json_enabled();
+    struct Ping {
+      std::string host;  // empty: no reply
+      uint64_t us = 0;
+    };
+    std::vector<Ping> pings;  // --json: written at the end
     std::vector<uint8_t> pl(iba::OFAPing::DESC.size, 0);
     ibcore::MadRequest req;
     req.cls = iba::find_class(iba::OFA_PING_CLASS);
@@ -102,14 +109,16 @@ private:
         total_us += us;
         min_us = std::min(min_us, us);
         max_us = std::max(max_us, us);
+        if (json) pings.push_back({from, us});
         // Flooding is quiet: only the statistics, as the reference does.
-        if (!flood_) {
+        else if (!flood_) {
           std::printf("Pong from %s (%s): time %s ms\n", from.c_str(), dest.c_str(), ms3(us).c_str());
           std::fflush(stdout);
         }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
         e.dump(stderr, ibcore::config().verbose);
+        if (json) pings.push_back({});
       }
       // One ping a second unless flooding.
       if (!flood_)
@@ -119,10 +128,29 @@ private:
     uint64_t total_ms =
         uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
     if (!received) min_us = 0;
+    uint64_t loss = sent ? (sent - received) * 100 / sent : 0;
+    if (json) {
+      // {"LID", "host", "pings": [{"seq", "host", "timeUs"} or {"seq",
+      // "lost": true}], "transmitted", "received", "lossPercent", "timeMs",
+      // "rttMinUs", "rttAvgUs", "rttMaxUs"}
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().kv("LID", path.DLID).ks("host", host).key("pings").arr();
+      for (size_t i = 0; i < pings.size(); ++i) {
+        j.obj().kv("seq", i + 1);
+        if (pings[i].host.empty()) j.kb("lost", true);
+        else j.ks("host", pings[i].host).kv("timeUs", pings[i].us);
+        j.end();
+      }
+      j.end().kv("transmitted", sent).kv("received", received).kv("lossPercent", loss).kv("timeMs", total_ms);
+      j.kv("rttMinUs", min_us).kv("rttAvgUs", received ? total_us / received : 0).kv("rttMaxUs", max_us).end();
+      j.finish();
+      return 0;
+    }
     std::printf("\n--- %s (%s) ibping statistics ---\n", host.c_str(), dest.c_str());
     std::printf("%llu packets transmitted, %llu received, %llu%% packet loss, time %llu ms\n",
                 (unsigned long long)sent, (unsigned long long)received,
-                (unsigned long long)(sent ? (sent - received) * 100 / sent : 0), (unsigned long long)total_ms);
+                (unsigned long long)loss, (unsigned long long)total_ms);
     std::printf("rtt min/avg/max = %s/%s/%s ms\n", ms3(min_us).c_str(), ms3(received ? total_us / received : 0).c_str(),
                 ms3(max_us).c_str());
     std::fflush(stdout);
@@ -146,7 +174,11 @@ IBTOOL_COMMAND({.name = "ibping",
                     "Sends OpenFabrics ping requests (vendor class 0x32, OUI 0x001405 unless -o) to a "
                     "port once a second (back to back with -f) and prints the host name each reply "
                     "carries with the round trip time, then ping-like statistics after -c packets or "
-                    "an interrupt.  -S runs the server: it answers every ping with this host's name.",
+                    "an interrupt.  -S runs the server: it answers every ping with this host's name.  "
+                    "--json (-j; --pretty indents), written when the pings end: {\"LID\", \"host\", "
+                    "\"pings\": [{\"seq\", \"host\", \"timeUs\"} or {\"seq\", \"lost\": true}], "
+                    "\"transmitted\", \"received\", \"lossPercent\", \"timeMs\", \"rttMinUs\", "
+                    "\"rttAvgUs\", \"rttMaxUs\"}.",
                 .usage = "[options] <dest lid|guid>",
                 .examples = "  ibping -S          # server\n"
                             "  ibping -c 5 12     # five pings to lid 12\n"

@@ -227,7 +227,7 @@ TEST_F(Json, NoJsonFormRefusesJson) {
   for (std::vector<std::string> a : {std::vector<std::string>{"ibnetdiscover", "-p", "--json"},
                                      {"ibnetdiscover", "-g", "-j"},
                                      {"dump_lfts", "--json"},
-                                     {"ibping", "--json", "1"}}) {
+                                     {"vendstat", "--json", "1"}}) {
     auto r = f_->run(ib(a));
     EXPECT_NE(r.status, 0) << a[0];
     EXPECT_EQ(r.out, "") << a[0];

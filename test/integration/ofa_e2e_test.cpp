@@ -24,6 +24,7 @@
 // the signal and leaves ibsim believing its node still has an SM client,
 // so each reference server gets a node of its own.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -165,7 +166,9 @@ TEST_F(OfaE2E, PingAllDirections) {
   // OUI, which the server must not answer.
   auto o = with_server("PingOurs", IBTOOL + " ibping -S", probe(our_lid),
                        {"ibping -c 2 " + our_lid, IBTOOL + " ibping -c 2 " + our_lid,
-                        "ibping -f -c 3 " + our_lid, IBTOOL + " ibping -c 1 -t 200 -o 0x1234 " + our_lid});
+                        "ibping -f -c 3 " + our_lid, IBTOOL + " ibping -c 1 -t 200 -o 0x1234 " + our_lid,
+                        IBTOOL + " ibping -c 2 --json " + our_lid,
+                        IBTOOL + " ibping -c 1 -t 200 -o 0x1234 -j " + our_lid});
   ASSERT_TRUE(o.ready) << o.server_err;
   // The same host answers, so the same lines but for the LID.
   auto with_lid = [&](std::string s) { return std::regex_replace(s, std::regex("Lid " + ref_lid), "Lid " + our_lid); };
@@ -175,6 +178,26 @@ TEST_F(OfaE2E, PingAllDirections) {
   EXPECT_EQ(norm(o.clients[2].out), norm(with_lid(r.clients[2].out))) << o.clients[2].err;
   EXPECT_NE(o.clients[3].out.find("1 packets transmitted, 0 received, 100% packet loss"), std::string::npos)
       << o.clients[3].out;
+  // --json: the same pings as one document (issue 15).
+  {
+    auto j = nlohmann::json::parse(o.clients[4].out);
+    EXPECT_EQ(j["LID"], std::stoul(our_lid, nullptr, 0));
+    EXPECT_EQ(j["transmitted"], 2);
+    EXPECT_EQ(j["received"], 2);
+    EXPECT_EQ(j["lossPercent"], 0);
+    ASSERT_EQ(j["pings"].size(), 2u);
+    // The host the text names in "Pong from <host> (Lid N)".
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.clients[1].out, m, std::regex("Pong from (.*) \\(Lid")));
+    EXPECT_EQ(j["host"], m[1].str());
+    EXPECT_EQ(j["pings"][1]["seq"], 2);
+    EXPECT_EQ(j["pings"][1]["host"], m[1].str());
+    EXPECT_LE(j["rttMinUs"].get<uint64_t>(), j["rttMaxUs"].get<uint64_t>());
+    auto lost = nlohmann::json::parse(o.clients[5].out);
+    EXPECT_EQ(lost["received"], 0);
+    EXPECT_EQ(lost["lossPercent"], 100);
+    EXPECT_EQ(lost["pings"][0]["lost"], true);
+  }
   // SIGTERM ends ibtool's server cleanly: status 0, and its simulator
   // client detached, so a new server can be the node's SM client again
   // (after a reference server died on the signal, ibsim refuses that:
