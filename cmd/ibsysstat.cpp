@@ -15,6 +15,7 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
 #include "core/rpc.h"
 #include "core/server.h"
 #include "core/umad.h"
@@ -40,7 +41,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<dest lid|guid> [<op>]");
     app.callback([this] {
       if (server_) return;
@@ -100,6 +101,17 @@ private:
       ibcore::report(e);
       return fail("ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(EIO));
     }
+    if (ibcore::json_enabled()) {
+      // {"LID", "op", and "reply" (the server's text: its host name, or a
+      // line per processor) for host and cpu}
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().kv("LID", path.DLID).ks("op", op->name);
+      if (op != &OPS[0]) j.ks("reply", ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)));
+      j.end();
+      j.finish();
+      return 0;
+    }
     if (op == &OPS[0])
       std::printf("sysstat ping succeeded\n");
     else
@@ -123,7 +135,8 @@ IBTOOL_COMMAND({.name = "ibsysstat",
                 .description =
                     "Asks the sysstat server of a port (vendor class 0x33, OUI 0x001405 unless -o) for "
                     "one of: ping (the default: is the server there), host (its host name), cpu (a line "
-                    "per processor: model and clock).  -S runs the server.",
+                    "per processor: model and clock).  -S runs the server.  --json (-j; --pretty indents): "
+                    "{\"LID\", \"op\", \"reply\" (host and cpu: the server's text)}.",
                 .usage = "[options] <dest lid|guid> [<op>]",
                 .examples = "  ibsysstat -S         # server\n"
                             "  ibsysstat 12 host\n"

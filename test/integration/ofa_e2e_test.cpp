@@ -229,7 +229,9 @@ TEST_F(OfaE2E, SysStatAllDirections) {
     return c;
   };
   auto probe = [](const std::string& lid) { return "ibsysstat -t 200 " + lid; };
-  auto r = with_server("StatRef", "ibsysstat -S", probe(ref_lid), clients(ref_lid));
+  std::vector<std::string> ref_clients = clients(ref_lid);
+  for (const auto& op : ops) ref_clients.push_back(IBTOOL + " ibsysstat --json " + ref_lid + " " + op);
+  auto r = with_server("StatRef", "ibsysstat -S", probe(ref_lid), ref_clients);
   ASSERT_TRUE(r.ready) << r.server_err;
   auto o = with_server("StatOurs", IBTOOL + " ibsysstat -S", probe(our_lid), clients(our_lid));
   ASSERT_TRUE(o.ready) << o.server_err;
@@ -249,6 +251,17 @@ TEST_F(OfaE2E, SysStatAllDirections) {
   }
   EXPECT_NE(r.clients[4].out.find('.'), std::string::npos);  // host.domain
   EXPECT_EQ(o.server_status, 0) << o.server_err;
+  // --json (issue 15): the op and the server's text as the text run shows it.
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto& c = r.clients[2 * ops.size() + i];
+    SCOPED_TRACE("--json op '" + ops[i] + "'");
+    ASSERT_EQ(c.status, 0) << c.err;
+    auto j = nlohmann::json::parse(c.out);
+    EXPECT_EQ(j["LID"], std::stoul(ref_lid, nullptr, 0));
+    EXPECT_EQ(j["op"], ops[i].empty() ? "ping" : ops[i]);
+    if (i >= 2) EXPECT_EQ(j["reply"].get<std::string>() + "\n", r.clients[2 * i].out);
+    else EXPECT_FALSE(j.contains("reply"));
+  }
 }
 
 }  // namespace
