@@ -8,6 +8,7 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
+#include "core/json.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/satransactor.h"
@@ -42,7 +43,7 @@ public:
     app.add_flag("-s,--string", string_, "print the data as a string (up to its first NUL)");
     app.add_flag("--decode", decode_, "print the attribute decoded field by field instead of in hex");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dlid|dr_path> <attr> [mod]");
   }
 
@@ -88,7 +89,7 @@ private:
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
     }
-    print(attr, data.data(), status);
+    print(attr, mod, data.data(), status);
     return 0;
   }
 
@@ -120,11 +121,33 @@ private:
       std::memcpy(mad.data(), p.rep.data(), std::min(p.rep_len, mad.size()));
       status = uint16_t(mad[4] << 8 | mad[5]);
     }
-    print(attr, mad.data() + SMP_DATA_OFF, status);
+    print(attr, mod, mad.data() + SMP_DATA_OFF, status);
     return 0;
   }
 
-  void print(uint16_t attr, const uint8_t* data, uint16_t status) const {
+  // --json: {"attributeID", "attributeModifier", "status", "data" (the 64
+  // bytes in hex), and for an attribute iba/ declares "attribute" (its
+  // name) and "fields" (decoded, as query shows them)}.
+  static void print_json(uint16_t attr, uint32_t mod, const uint8_t* data, uint16_t status) {
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    std::string hex;
+    char b[3];
+    for (size_t i = 0; i < SMP_DATA_SIZE; ++i) {
+      std::snprintf(b, sizeof b, "%02x", data[i]);
+      hex += b;
+    }
+    j.obj().kv("attributeID", attr).kv("attributeModifier", mod).kv("status", status).ks("data", hex);
+    const iba::ClassDesc* c = iba::find_class(iba::mgmt::SUBN_LID_ROUTED);
+    if (const iba::AttrDesc* a = c ? iba::find_attr(*c, attr) : nullptr) {
+      j.ks("attribute", a->desc->name).key("fields").obj().fields(*a->desc, data).end();
+    }
+    j.end();
+    j.finish();
+  }
+
+  void print(uint16_t attr, uint32_t mod, const uint8_t* data, uint16_t status) const {
+    if (ibcore::json_enabled()) return print_json(attr, mod, data, status);
     std::string out;
     if (decode_) {
       out = decoded(attr, data);
@@ -170,7 +193,7 @@ IBTOOL_COMMAND({.name = "smpdump",
                                "spec) and dumps the 64 data bytes in hex, followed by the SMP status "
                                "when it is not zero.  -s prints the data as a string, --decode prints "
                                "the attribute field by field.  A request nobody answers dumps zeros "
-                               "(as the reference does) and says so on stderr.",
+                               "(as the reference does) and says so on stderr.  --json (-j; --pretty indents): {\"attributeID\", \"attributeModifier\", \"status\", \"data\" (the 64 bytes in hex), \"attribute\" and \"fields\" (decoded) for an attribute ibtool declares}.",
                 .usage = "[options] <dlid|dr_path> <attr> [mod]",
                 .examples = "  smpdump -D 0,1,2,3,5 16\n"
                             "  smpdump -D 0,1,2 0x15 2\n"

@@ -408,6 +408,26 @@ TEST_F(Json, NodeListsAndIbrouteHaveTheTextsValues) {
 
 namespace {
 
+// smpdump: the text's hex words as one string, and the decoded fields of a
+// known attribute as smpquery shows them.
+TEST_F(Json, SmpdumpHasTheTextsBytes) {
+  auto [t, d] = both({"smpdump", "2", "0x11"});
+  ASSERT_EQ(t.status, 0);
+  std::string hex;
+  for (char c : t.out)
+    if (std::isxdigit(static_cast<unsigned char>(c))) hex += c;
+  EXPECT_EQ(d["data"], hex);
+  EXPECT_EQ(d["attributeID"], 0x11);
+  EXPECT_EQ(d["attribute"], "SMPNodeInfo");
+  auto [n, nd] = both({"smpquery", "nodeinfo", "2"});
+  EXPECT_EQ(d["fields"]["nodeGUID"], nd["NodeInfo"]["nodeGUID"]);
+  EXPECT_EQ(d["fields"]["numPorts"], nd["NodeInfo"]["numPorts"]);
+  // An attribute iba/ does not declare: bytes only.
+  auto [u, ud] = both({"smpdump", "2", "0xff00"});
+  EXPECT_FALSE(ud.contains("fields"));
+  EXPECT_EQ(ud["data"].get<std::string>().size(), 128u);
+}
+
 TEST_F(Json, IbaddrHasTheTextsValues) {
   auto [t, d] = both({"ibaddr", "4"});
   ASSERT_EQ(t.status, 0);
