@@ -10,6 +10,7 @@
 #include <span>
 
 #include "cmd/common.h"
+#include "cmd/completion.h"
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
 #include "core/mkdirs.h"
@@ -197,6 +198,17 @@ int main(int argc, char** argv) {
       return 2;
     }
     return install_links(rest[1]);
+  }
+  if (first == "--gen-completion") {
+    if (rest.size() != 2 && rest.size() != 3) {
+      std::fprintf(stderr, "E: usage: ibtool --gen-completion bash|zsh [FILE]\n");
+      return 2;
+    }
+    if (rest.size() == 3 && !std::freopen(rest[2].c_str(), "w", stdout)) {
+      std::fprintf(stderr, "E: cannot write %s: %s\n", rest[2].c_str(), std::strerror(errno));
+      return 1;
+    }
+    return write_completion(rest[1]);
   }
   if (first == "--gen-man") {
     if (rest.size() != 2) {

@@ -104,6 +104,45 @@ readme)
   [ "$table" = "$listed" ] || fail "README command table out of sync with the registry:
 $(diff <(echo "$table") <(echo "$listed"))"
   ;;
+completion)
+  # The bash completion, generated from the registry: command names after
+  # `ibtool`, each command's options after a dash (through ibtool and
+  # through a legacy name), files after an option that takes a value; and
+  # the options it offers are exactly those --help and the man page list.
+  "$IBTOOL" --gen-completion bash "$tmp/ibtool.bash" || fail "--gen-completion bash failed"
+  "$IBTOOL" --gen-completion zsh "$tmp/_ibtool" || fail "--gen-completion zsh failed"
+  "$IBTOOL" --gen-completion fish >/dev/null 2>&1 && fail "an unknown shell should be refused"
+  bash -n "$tmp/ibtool.bash" || fail "the bash completion does not parse"
+  if command -v zsh >/dev/null; then zsh -n "$tmp/_ibtool" || fail "the zsh completion does not parse"; fi
+  "$IBTOOL" --gen-man "$tmp/man" >/dev/null || fail "--gen-man failed"
+  complete_words() {  # complete_words WORD... : what completing the last word offers
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ibtool; printf "%s\n" "${COMPREPLY[@]}"' \
+      _ "$tmp/ibtool.bash" "$@"
+  }
+  complete_words ibtool smpq | grep -x smpquery >/dev/null || fail "ibtool smpq<TAB> does not offer smpquery"
+  complete_words ibtool dump_lf | grep -x dump_lfts.sh >/dev/null || fail "legacy names are not offered after ibtool"
+  complete_words ibtool perfquery --ext | grep -x -- --extended >/dev/null || fail "perfquery --ext<TAB>"
+  complete_words iblinkinfo.pl --node-n | grep -x -- --node-name-map >/dev/null || fail "completion through a legacy name"
+  (cd "$tmp" && touch nodemap.txt && complete_words ibnetdiscover --node-name-map node | grep -x nodemap.txt) >/dev/null ||
+    fail "no file names after an option that takes a value"
+  for c in $(commands); do
+    comp=$(complete_words ibtool "$c" - | sort -u)
+    help=$("$IBTOOL" "$c" --help 2>&1 | sed -n '/^Options:/,$p' | sed -n 's/^  \(-[^ ]*\).*/\1/p' |
+      tr ',' '\n' | grep '^-' | sort -u)
+    [ "$comp" = "$help" ] || fail "$c: completion and --help disagree:
+$(diff <(echo "$help") <(echo "$comp"))"
+    man=$(sed -n '/^\.SH OPTIONS/,/^\.SH [^O]/p' "$tmp/man/$c.8" | sed -n 's/^\.B \(\\-.*\)/\1/p' |
+      sed 's/ \\fI.*//; s/ [^\\,][^,]*$//' | tr ',' '\n' | sed 's/^ *//; s/\\-/-/g; s/ .*//' | grep '^-' | sort -u)
+    [ "$man" = "$help" ] || fail "$c: man page and --help disagree:
+$(diff <(echo "$help") <(echo "$man"))"
+    # zsh offers the same words for the command.
+    zopts=$(awk -v c="$c" -F') opts=\\(' 'NF > 1 { n = split(substr($1, 3), p, "|");
+        for (i = 1; i <= n; i++) if (p[i] == c) { sub(/\); vals=.*/, "", $2); print $2 } }' "$tmp/_ibtool" |
+      tr ' ' '\n' | sort -u)
+    [ "$zopts" = "$comp" ] || fail "$c: zsh offers other options:
+$(diff <(echo "$comp") <(echo "$zopts"))"
+  done
+  ;;
 nodevice)
   # No fabric and no RDMA device (umad2sim not preloaded): every command,
   # bare and with a target, must end with an error status, never a signal
