@@ -22,6 +22,9 @@ PKGS=(
   clang-14 libclang-rt-14-dev
   # man page rendering test
   groff-base man-db
+  # the Debian packages (cpack: dpkg-shlibdeps finds the libraries through
+  # file(1)) and the zsh completion's syntax check
+  dpkg-dev file zsh
 )
 
 missing=()
