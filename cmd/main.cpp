@@ -211,11 +211,11 @@ int main(int argc, char** argv) {
     return write_completion(rest[1]);
   }
   if (first == "--gen-man") {
-    if (rest.size() != 2) {
-      std::fprintf(stderr, "E: usage: ibtool --gen-man DIR\n");
+    if (rest.size() != 2 && rest.size() != 3) {
+      std::fprintf(stderr, "E: usage: ibtool --gen-man DIR [TEXT_DIR]\n");
       return 2;
     }
-    return write_man_pages(rest[1]);
+    return write_man_pages(rest[1], rest.size() == 3 ? rest[2] : std::string());
   }
   const CommandInfo* c = find_command(first);
   if (!c) {

@@ -1,5 +1,8 @@
 #include "cmd/manpage.h"
 
+#include <dirent.h>
+#include <vector>
+
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -36,7 +39,7 @@ std::string header(std::string_view name) {
 
 }  // namespace
 
-std::string man_page_for(const std::string& command) {
+std::string man_page_for(const std::string& command, const std::string& own_text) {
   const CommandInfo* info = find_command(command);
   if (!info) return {};
   std::string o = header(info->name);
@@ -65,11 +68,12 @@ std::string man_page_for(const std::string& command) {
     o += "behave exactly as\n.BR " + esc(info->name) + " .\n";
   }
   if (!info->examples.empty()) o += ".SH EXAMPLES\n.nf\n" + esc(info->examples) + "\n.fi\n";
+  o += own_text;
   o += ".SH SEE ALSO\n.BR ibtool (8)\n";
   return o;
 }
 
-std::string man_page_index() {
+std::string man_page_index(const std::string& own_text) {
   std::string o = header("ibtool");
   o += ".SH NAME\nibtool \\- InfiniBand diagnostics and management in one program\n";
   o += ".SH SYNOPSIS\n.B ibtool\n.I command\n[options] [arguments]\n.br\n.B ibtool help\n.br\n"
@@ -81,10 +85,48 @@ std::string man_page_index() {
   o += ".SH COMMANDS\n";
   for (const CommandInfo* c : commands()) o += ".TP\n.BR " + esc(c->name) + " (8)\n" + esc(c->summary) + "\n";
   o += ".SH EXIT STATUS\nThat of the reference tool for the same situation; 2 for bad arguments.\n";
+  o += own_text;
   return o;
 }
 
-int write_man_pages(const std::string& dir) {
+namespace {
+
+// text_dir/<name>.man, or "" (no file or no text_dir).
+std::string own_text(const std::string& text_dir, std::string_view name) {
+  if (text_dir.empty()) return {};
+  std::FILE* f = std::fopen(ibcore::path_join(text_dir, std::string(name) + ".man").c_str(), "r");
+  if (!f) return {};
+  std::string t;
+  char b[4096];
+  size_t n;
+  while ((n = std::fread(b, 1, sizeof b, f)) > 0) t.append(b, n);
+  std::fclose(f);
+  if (!t.empty() && t.back() != '\n') t += '\n';
+  return t;
+}
+
+}  // namespace
+
+int write_man_pages(const std::string& dir, const std::string& text_dir) {
+  // Every page's own text must belong to a page: a file left behind by a
+  // renamed command is an error, not silently unused.
+  if (!text_dir.empty()) {
+    bool stale = false;
+    std::vector<std::string> entries;
+    if (DIR* d = ::opendir(text_dir.c_str())) {
+      while (const dirent* e = ::readdir(d)) entries.emplace_back(e->d_name);
+      ::closedir(d);
+    }
+    for (const auto& e : entries) {
+      if (e.size() < 5 || e.substr(e.size() - 4) != ".man") continue;
+      std::string name = e.substr(0, e.size() - 4);
+      if (name != "ibtool" && !find_command(name)) {
+        std::fprintf(stderr, "E: %s/%s: no command is named %s\n", text_dir.c_str(), e.c_str(), name.c_str());
+        stale = true;
+      }
+    }
+    if (stale) return 1;
+  }
   ibcore::make_dirs(dir);
   auto write = [&](std::string_view name, const std::string& text) {
     std::FILE* f = std::fopen(ibcore::path_join(dir, std::string(name) + ".8").c_str(), "w");
@@ -92,9 +134,9 @@ int write_man_pages(const std::string& dir) {
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     return std::fclose(f) == 0 && ok;
   };
-  bool ok = write("ibtool", man_page_index());
+  bool ok = write("ibtool", man_page_index(own_text(text_dir, "ibtool")));
   for (const CommandInfo* c : commands()) {
-    ok = write(c->name, man_page_for(std::string(c->name))) && ok;
+    ok = write(c->name, man_page_for(std::string(c->name), own_text(text_dir, c->name))) && ok;
     for (const auto& a : c->aliases) ok = write(a, ".so man8/" + std::string(c->name) + ".8\n") && ok;
   }
   if (!ok) std::fprintf(stderr, "E: cannot write man pages to %s\n", dir.c_str());

@@ -80,7 +80,17 @@ links)
   [ $n -gt 0 ] || fail "no command to link"
   ;;
 manpages)
-  "$IBTOOL" --gen-man "$tmp/man" || fail "--gen-man failed"
+  "$IBTOOL" --gen-man "$tmp/man" "$SRC/man" || fail "--gen-man failed"
+  # A page's own text from man/ goes in before its SEE ALSO.
+  for f in "$SRC"/man/*.man; do
+    name=$(basename "$f" .man)
+    first=$(grep -m1 '^\.SH ' "$f")
+    grep -qF "$first" "$tmp/man/$name.8" || fail "$name.8 lacks its own text ($first)"
+  done
+  # A fragment that names no command is refused.
+  mkdir "$tmp/text" && echo ".SH X" >"$tmp/text/no_such_cmd.man"
+  "$IBTOOL" --gen-man "$tmp/man2" "$tmp/text" 2>"$tmp/e" && fail "a stale man/ fragment was accepted"
+  grep -q "no_such_cmd" "$tmp/e" || fail "the stale fragment is not named"
   [ -s "$tmp/man/ibtool.8" ] || fail "no ibtool.8"
   for c in $(commands); do
     [ -s "$tmp/man/$c.8" ] || fail "no page for $c"
