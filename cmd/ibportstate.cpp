@@ -16,6 +16,7 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
+#include "core/json.h"
 #include "core/config.h"
 #include "core/discovery.h"
 #include "core/error.h"
@@ -167,7 +168,19 @@ std::string show_mepi(const IBPath& path, const iba::SMPMlnxExtPortInfo& m, int 
          iba::ref::smp_print(m);
 }
 
-void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
+// --json: the text is not written; the query's attributes go to g_json.
+ibcore::JsonOut* g_json = nullptr;
+void out(const std::string& s) {
+  if (!g_json) std::fputs(s.c_str(), stdout);
+}
+
+// A PortInfo's fields (the M_Key only with -K, as the text shows it).
+void json_port(ibcore::JsonOut& j, int portnum, const iba::SMPPortInfo& pi, bool show_keys) {
+  static constexpr std::string_view HIDE[] = {"MKey"};
+  j.kv("portNum", unsigned(portnum)).key("PortInfo").obj();
+  j.fields(iba::SMPPortInfo::DESC, pi.buf.data(), show_keys ? std::span<const std::string_view>() : HIDE);
+  j.end();
+}
 
 class PortState {
 public:
@@ -254,7 +267,13 @@ public:
     }
     std::fflush(stdout);
     if (setting) return change(path, portnum, r, pi, mx, espeed, n.is_switch);
+    if (g_json) {
+      g_json->obj().ks("destination", path.describe()).ks("nodeType", n.is_switch ? "Switch" : "CA/RT");
+      json_port(*g_json, portnum, pi, show_keys_);
+      if (n.mlnx) g_json->key("MlnxExtPortInfo").obj().fields(mx).end();
+    }
     if (n.is_switch && portnum && pi.portState() == STATE_ACTIVE) check_peer(path, portnum, pi, cap, mx, espeed);
+    if (g_json) g_json->end();
     return 0;
   }
 
@@ -352,6 +371,12 @@ private:
     if (pn.mlnx) pmx = mepi(at, peer_port);
     out(show_port(peer, ppi, peer_port, peer_espeed, pn.is_switch, show_keys_));
     if (pn.mlnx) out(show_mepi(peer, pmx, peer_port));
+    if (g_json) {
+      g_json->key("peer").obj().ks("destination", peer.describe()).ks("nodeType", pn.is_switch ? "Switch" : "CA/RT");
+      json_port(*g_json, peer_port, ppi, show_keys_);
+      if (pn.mlnx) g_json->key("MlnxExtPortInfo").obj().fields(pmx).end();
+      g_json->end();
+    }
     std::fflush(stdout);
 
     // What each end allows: the enabled set, or the supported one when the
@@ -435,7 +460,7 @@ public:
     ibtool::bind_ref_help(app, help_);
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa);
+    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dest dr_path|lid|guid> <portnum> [<op>]");
   }
 
@@ -460,7 +485,36 @@ public:
       int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
       Request r = parse_ops(args_, 2);
       PortState ps(*s->mad, show_keys_);
-      return ps.run(path, portnum, r);
+      if (!ibcore::json_enabled()) return ps.run(path, portnum, r);
+      if ((r.op >= 0 && r.op != QUERY) || r.changed) {
+        std::fprintf(stderr, "E: %s: --json shows a query; a change of the port is shown as text only\n",
+                     tool.c_str());
+        return usage_status();
+      }
+      // The document is kept until the queries are done: a failure leaves
+      // stdout empty, not half a document.
+      char* buf = nullptr;
+      size_t len = 0;
+      std::FILE* mem = ::open_memstream(&buf, &len);
+      if (!mem) throw ibcore::SysError(errno, "open_memstream");
+      int rc;
+      try {
+        ibcore::TextOut o(mem);
+        ibcore::JsonOut j(o, ibcore::json_pretty());
+        g_json = &j;
+        rc = ps.run(path, portnum, r);
+        g_json = nullptr;
+        j.finish();
+      } catch (...) {
+        g_json = nullptr;
+        std::fclose(mem);
+        std::free(buf);
+        throw;
+      }
+      std::fclose(mem);
+      std::fwrite(buf, 1, len, stdout);
+      std::free(buf);
+      return rc;
     } catch (const ibtool::RefFail& f) {
       return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
@@ -498,6 +552,9 @@ IBTOOL_COMMAND({.name = "ibportstate",
                     "  mkey K, mkeylease N, mkeyprot N   M_Key fields (CA/router ports and switch "
                     "port 0 only; a non-numeric key is asked for on the terminal)\n"
                     "  query             the default\n"
+                    "--json (-j; --pretty indents), queries only: {\"destination\", \"nodeType\", \"portNum\", "
+                    "\"PortInfo\": {its fields; MKey with -K}, \"MlnxExtPortInfo\" where the port has it, and "
+                    "for an active switch port \"peer\": the same for the port at the other end}.\n"
                     "Value ops may be combined with one state op.  The destination is a LID, a DR "
                     "path (0,1,4), a port GUID or GID, or a path spec; -D/-L/-G force a form.",
                 .usage = "[options] <dest dr_path|lid|guid> <portnum> [<op>]",

@@ -408,6 +408,35 @@ TEST_F(Json, NodeListsAndIbrouteHaveTheTextsValues) {
 
 namespace {
 
+// ibportstate: the PortInfo the text shows (and the peer's, for an active
+// switch port reached by a directed route); a change is refused with
+// --json, and a failed peer query leaves stdout empty.
+TEST_F(Json, IbportstateHasTheTextsPortInfo) {
+  auto [t, d] = both({"ibportstate", "-D", "0,1", "1"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  // The text: the port's block, then "Peer PortInfo:" and the peer's.
+  size_t peer_at = t.out.find("Peer PortInfo:");
+  ASSERT_NE(peer_at, std::string::npos) << t.out;
+  auto mine = dotted(t.out.substr(0, peer_at)), theirs = dotted(t.out.substr(peer_at));
+  EXPECT_EQ(d["nodeType"], "Switch");
+  EXPECT_EQ(d["portNum"], 1);
+  EXPECT_EQ(d["PortInfo"]["portState"], mine.at("LinkState"));
+  EXPECT_EQ(d["PortInfo"]["portPhysicalState"], mine.at("PhysLinkState"));
+  EXPECT_EQ(d["PortInfo"]["LID"], std::stoul(mine.at("Lid")));
+  EXPECT_EQ(d["PortInfo"]["masterSMLID"], std::stoul(mine.at("SMLid")));
+  EXPECT_FALSE(d["PortInfo"].contains("MKey"));  // as the text: not without -K
+  ASSERT_TRUE(d.contains("peer"));
+  EXPECT_EQ(d["peer"]["destination"], "DR path 0,1,1");
+  EXPECT_EQ(d["peer"]["PortInfo"]["portState"], theirs.at("LinkState"));
+  EXPECT_EQ(d["peer"]["PortInfo"]["LID"], std::stoul(theirs.at("Lid")));
+  auto k = f_->run(ib({"ibportstate", "-D", "0", "1", "-K", "--json"}));
+  EXPECT_TRUE(json::parse(k.out)["PortInfo"].contains("MKey")) << k.out;
+  auto set = f_->run(ib({"ibportstate", "-D", "0", "1", "enable", "--json"}));
+  EXPECT_EQ(set.status, 2);
+  EXPECT_EQ(set.out, "");
+  EXPECT_NE(set.err.find("--json shows a query"), std::string::npos) << set.err;
+}
+
 // smpdump: the text's hex words as one string, and the decoded fields of a
 // known attribute as smpquery shows them.
 TEST_F(Json, SmpdumpHasTheTextsBytes) {
