@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -229,10 +230,19 @@ public:
     app.set_help_flag("--help", "help message");
     app.add_flag("-h", short_help_, "print the usage on stdout and exit with status 255");
     app.add_option("devices", args_, "devname[:portnum] ... (default: every port of every device)");
+    ibtool::add_common_options(app, ibtool::opt::Json);
   }
 
   int run() override {
     if (short_help_) return usage();
+    json_ = ibcore::json_enabled();
+    int rc = status();
+    if (json_ && rc == 0) write_json();
+    return rc;
+  }
+
+private:
+  int status() {
     if (args_.empty()) {
       struct stat st;
       if (::stat(base_, &st) != 0 || !S_ISDIR(st.st_mode)) return fatal("No devices");
@@ -251,7 +261,6 @@ public:
     return 0;
   }
 
-private:
   static constexpr const char* base_ = "/sys/class/infiniband";
 
   int usage() {
@@ -265,8 +274,9 @@ private:
     return 255;
   }
 
-  static int fatal(const std::string& msg) {
-    std::printf("Fatal error:  %s\n", msg.c_str());
+  int fatal(const std::string& msg) const {
+    // The script says it on stdout; with --json stdout is the document's.
+    std::fprintf(json_ ? stderr : stdout, "Fatal error:  %s\n", msg.c_str());
     std::fflush(stdout);
     return 255;
   }
@@ -293,26 +303,89 @@ private:
     return true;
   }
 
-  static void line(const char* label, const std::string& path, const char* fallback) {
+  // One port's files, as read (nullopt: not readable).
+  struct PortFiles {
+    std::string dev, port;
+    std::optional<std::string> gid, lid, sm_lid, state, phys_state, rate, link_layer;
+  };
+  static std::optional<std::string> words(const std::string& path) {
     std::string v;
-    if (!read_words(path, v)) v = fallback;
-    std::printf("%s%s%s\n", label, v.empty() ? "" : " ", v.c_str());
+    if (!read_words(path, v)) return std::nullopt;
+    return v;
+  }
+  static PortFiles read_port(const std::string& dev, const std::string& port) {
+    std::string dir = std::string(base_) + "/" + dev + "/ports/" + port;
+    return {dev, port, words(dir + "/gids/0"), words(dir + "/lid"), words(dir + "/sm_lid"), words(dir + "/state"),
+            words(dir + "/phys_state"), words(dir + "/rate"), words(dir + "/link_layer")};
   }
 
-  static void port_status(const std::string& dev, const std::string& port) {
-    std::string dir = std::string(base_) + "/" + dev + "/ports/" + port;
+  static void line(const char* label, const std::optional<std::string>& v, const char* fallback) {
+    std::string s = v ? *v : fallback;
+    std::printf("%s%s%s\n", label, s.empty() ? "" : " ", s.c_str());
+  }
+
+  void port_status(const std::string& dev, const std::string& port) {
+    PortFiles f = read_port(dev, port);
+    if (json_) {
+      json_ports_.push_back(std::move(f));
+      return;
+    }
     std::printf("Infiniband device '%s' port %s status:\n", dev.c_str(), port.c_str());
-    line("\tdefault gid:\t", dir + "/gids/0", "unknown");
-    line("\tbase lid:\t", dir + "/lid", "unknown");
-    line("\tsm lid:\t\t", dir + "/sm_lid", "unknown");
-    line("\tstate:\t\t", dir + "/state", "unknown");
-    line("\tphys state:\t", dir + "/phys_state", "unknown");
-    line("\trate:\t\t", dir + "/rate", "unknown");
-    line("\tlink_layer:\t", dir + "/link_layer", "IB");
+    line("\tdefault gid:\t", f.gid, "unknown");
+    line("\tbase lid:\t", f.lid, "unknown");
+    line("\tsm lid:\t\t", f.sm_lid, "unknown");
+    line("\tstate:\t\t", f.state, "unknown");
+    line("\tphys state:\t", f.phys_state, "unknown");
+    line("\trate:\t\t", f.rate, "unknown");
+    line("\tlink_layer:\t", f.link_layer, "IB");
     std::printf("\n");
   }
 
-  static int device_status(const std::string& dev, const std::string& port) {
+  // --json: {"ports": [{"device", "port", "defaultGID", "LID", "SMLID",
+  // "portState" and "portStateRaw" ("4: ACTIVE" -> ACTIVE, 4),
+  // "portPhysicalState"/"portPhysicalStateRaw", "rate" (sysfs' text),
+  // "linkLayer"}]}; a file that cannot be read is null.
+  void write_json() const {
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    auto text = [&](const char* k, const std::optional<std::string>& v) {
+      if (v) j.ks(k, *v);
+      else j.key(k).null();
+    };
+    auto number = [&](const char* k, const std::optional<std::string>& v) {
+      uint64_t n = 0;
+      if (v && ibtool::parse_int(*v, n)) j.kv(k, n);
+      else j.key(k).null();
+    };
+    auto state = [&](const char* k, const std::optional<std::string>& v) {
+      // "4: ACTIVE": the name, the number beside.
+      size_t colon = v ? v->find(':') : std::string::npos;
+      uint64_t n = 0;
+      if (colon == std::string::npos || !ibtool::parse_int(v->substr(0, colon), n)) return text(k, v);
+      std::string name = v->substr(colon + 1);
+      while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+      j.kenum(k, name, n);
+    };
+    j.obj().key("ports").arr();
+    for (const PortFiles& f : json_ports_) {
+      j.obj().ks("device", f.dev);
+      uint64_t pn = 0;
+      if (ibtool::parse_int(f.port, pn)) j.kv("port", pn);
+      else j.ks("port", f.port);
+      text("defaultGID", f.gid);
+      number("LID", f.lid);
+      number("SMLID", f.sm_lid);
+      state("portState", f.state);
+      state("portPhysicalState", f.phys_state);
+      text("rate", f.rate);
+      text("linkLayer", f.link_layer ? f.link_layer : std::optional<std::string>("IB"));
+      j.end();
+    }
+    j.end().end();
+    j.finish();
+  }
+
+  int device_status(const std::string& dev, const std::string& port) {
     std::string ports_dir = std::string(base_) + "/" + dev + "/ports";
     struct stat st;
     if (::stat(ports_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -330,7 +403,8 @@ private:
   }
 
   std::string app_name_;
-  bool short_help_ = false;
+  bool short_help_ = false, json_ = false;
+  std::vector<PortFiles> json_ports_;
   std::vector<std::string> args_;
 };
 
@@ -402,7 +476,10 @@ IBTOOL_COMMAND({.name = "ibstatus",
                 .description =
                     "Shows the default GID, LIDs, state, physical state, rate and link layer of "
                     "ports as sysfs (/sys/class/infiniband) reports them: every port of every "
-                    "device, every port of a device (devname), or one port (devname:portnum).",
+                    "device, every port of a device (devname), or one port (devname:portnum).  "
+                    "--json (-j; --pretty indents): {\"ports\": [{\"device\", \"port\", \"defaultGID\", "
+                    "\"LID\", \"SMLID\", \"portState\", \"portStateRaw\", \"portPhysicalState\", "
+                    "\"portPhysicalStateRaw\", \"rate\", \"linkLayer\"}]}, null where sysfs has no value.",
                 .usage = "[-h] [devname[:portnum]] ...",
                 .examples = "  ibstatus mthca1     # every port of mthca1\n"
                             "  ibstatus mthca0:2   # port 2 of mthca0",

@@ -437,6 +437,36 @@ TEST_F(Json, IbportstateHasTheTextsPortInfo) {
   EXPECT_NE(set.err.find("--json shows a query"), std::string::npos) << set.err;
 }
 
+// ibstatus: sysfs' values as the text shows them, states split into name
+// and number.
+TEST_F(Json, IbstatusHasTheTextsValues) {
+  auto t = f_->run_sysfs(ib({"ibstatus"}));
+  auto r = f_->run_sysfs(ib({"ibstatus", "--json"}));
+  ASSERT_EQ(t.status, 0) << t.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  ASSERT_GE(d["ports"].size(), 1u);
+  const json& p = d["ports"][0];
+  std::map<std::string, std::string> m;
+  std::regex kv(R"re(^\t([a-z_ ]+):\t+ ?(.*)$)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch x;
+    if (std::regex_search(l, x, kv) && !m.count(x[1])) m[x[1]] = x[2];
+  }
+  EXPECT_EQ(p["defaultGID"], m.at("default gid"));
+  EXPECT_EQ(p["LID"], hex(m.at("base lid")));
+  EXPECT_EQ(p["SMLID"], hex(m.at("sm lid")));
+  EXPECT_EQ(std::to_string(p["portStateRaw"].get<int>()) + ": " + p["portState"].get<std::string>(), m.at("state"));
+  EXPECT_EQ(std::to_string(p["portPhysicalStateRaw"].get<int>()) + ": " + p["portPhysicalState"].get<std::string>(),
+            m.at("phys state"));
+  EXPECT_EQ(p["rate"], m.at("rate"));
+  EXPECT_EQ(p["linkLayer"], m.at("link_layer"));
+  auto bad = f_->run_sysfs(ib({"ibstatus", "--json", "nosuchdev"}));
+  EXPECT_EQ(bad.status, 255);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("Fatal error:  device 'nosuchdev'"), std::string::npos) << bad.err;
+}
+
 // smpdump: the text's hex words as one string, and the decoded fields of a
 // known attribute as smpquery shows them.
 TEST_F(Json, SmpdumpHasTheTextsBytes) {
