@@ -143,7 +143,7 @@ private:
                      (unsigned long long)n.guid);
         continue;
       }
-      unsigned top = unsigned(n.switch_info().linearFDBTop());
+      unsigned top = iba::lft_range(n.switch_info(), 0, 0).last;
       dump.header(0, top, "DR path slid 0; dlid 0; " + dr_path_of(db, id).dr_string(), n.guid,
                   map_.remap(n.guid, n.description()));
       dump.rows(t->lft, 0, top, dests);

@@ -258,9 +258,9 @@ private:
         t.name = map.remap(n.guid, n.description());
         SwitchTables* st = n.has_swinfo ? &db.tables(id) : nullptr;
         if (st && st->lft_valid) {
-          unsigned top = unsigned(n.switch_info().linearFDBTop());
-          t.start = start;
-          t.end = !end || end > top ? top : end;
+          iba::LidRange lr = iba::lft_range(n.switch_info(), start, end);
+          t.start = lr.first;
+          t.end = lr.last;
           t.where = where_of(db, id);
           t.lid = n.smalid;
           t.lft = std::move(st->lft);
@@ -335,16 +335,15 @@ private:
       j.path = switch_path(db, j.node, local);
       auto si = n.switch_info();
       if (multicast_) {
-        unsigned cap = unsigned(si.multicastFDBCap());
-        unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
-        j.start = start < MLID_BASE ? MLID_BASE : start;
-        j.end = !end || end > max ? max : end;
+        iba::LidRange lr = iba::mft_range(si, start, end);
+        j.start = lr.first;
+        j.end = lr.last;
         // (one read per switch, empty without SwitchInfo: read i = jobs[i])
         if (!via_sa) reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
       } else {
-        unsigned top = unsigned(si.linearFDBTop());
-        j.start = start;
-        j.end = !end || end > top ? top : end;
+        iba::LidRange lr = iba::lft_range(si, start, end);
+        j.start = lr.first;
+        j.end = lr.last;
       }
     }
     if (via_sa) {

@@ -125,10 +125,9 @@ private:
     std::string where = portid_str(path);
 
     if (multicast_) {
-      unsigned cap = unsigned(h.si.multicastFDBCap());
-      unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
-      if (start < MLID_BASE) start = MLID_BASE;
-      if (!end || end > max) end = max;
+      iba::LidRange lr = iba::mft_range(h.si, start, end);
+      start = lr.first;
+      end = lr.last;
       MftRead m;
       TableReads reads;
       reads.add_mft(path, start, end, unsigned(ni.numPorts()), m);
@@ -142,8 +141,7 @@ private:
       return 0;
     }
 
-    unsigned top = unsigned(h.si.linearFDBTop());
-    if (!end || end > top) end = top;
+    end = iba::lft_range(h.si, start, end).last;
     LftRead l;
     TableReads reads;
     reads.add_lft(path, start, end, l);

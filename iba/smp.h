@@ -80,6 +80,25 @@ inline unsigned mft_entries(const SMPSwitchInfo& si) {
   return cap;
 }
 
+// The part of [start, end] a switch's tables hold, as the dump commands
+// show them (end 0: to the table's end).  Unicast: up to LinearFDBTop as the
+// switch gives it (the reference's dumps do not cut it at the last unicast
+// LID as lft_last_lid does for reading).
+// Multicast: MLID_BASE up to MLID_BASE + MulticastFDBCap - 1 (the capacity,
+// not the top: the reference shows every entry the switch has room for).
+struct LidRange {
+  unsigned first, last;
+};
+inline LidRange lft_range(const SMPSwitchInfo& si, unsigned start, unsigned end) {
+  unsigned top = unsigned(si.linearFDBTop());
+  return {start, !end || end > top ? top : end};
+}
+inline LidRange mft_range(const SMPSwitchInfo& si, unsigned start, unsigned end) {
+  unsigned cap = unsigned(si.multicastFDBCap());
+  unsigned max = MLID_BASE + (cap ? cap - 1 : 0);
+  return {start < MLID_BASE ? MLID_BASE : start, !end || end > max ? max : end};
+}
+
 // --- GUIDInfo (0x0014): 8 GUIDs, block number in the attribute modifier -----
 // Eight separate fields, not one array: each GUID of the block is an SA
 // component of its own in GUIDInfoRecord (GID0..GID7).  guid_at() gives
