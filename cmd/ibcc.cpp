@@ -25,6 +25,7 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
+#include "core/json.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/gmppath.h"
@@ -158,6 +159,20 @@ struct Ctx {
   uint64_t cckey = 0;
   std::vector<std::string> params;
   std::string where;               // "Lid N"
+  ibcore::JsonOut* json = nullptr; // --json (ibccquery): the document being written
+
+  // --json: a structure's fields (zero padded as dump_at pads), into the
+  // object being written, or as an object under key.
+  void fields(const iba::StructDesc& d, const std::vector<uint8_t>& data, size_t off = 0) {
+    std::vector<uint8_t> b(d.size, 0);
+    if (off < data.size()) std::memcpy(b.data(), data.data() + off, std::min(b.size(), data.size() - off));
+    json->fields(d, b.data());
+  }
+  void emit(const char* key, const iba::StructDesc& d, const std::vector<uint8_t>& data) {
+    json->key(key).obj();
+    fields(d, data);
+    json->end();
+  }
 
   // One CC MAD; returns the reply's data area (from the attribute's data
   // offset to the end of the MAD).  Throws MADError.
@@ -224,14 +239,17 @@ constexpr uint16_t attr_of() {
 
 void q_cpi(Ctx& c) {
   auto d = c.get(attr_of<iba::MADClassPortInfo>(), 0, "class port info query failed");
+  if (c.json) return c.emit("ClassPortInfo", iba::MADClassPortInfo::DESC, d);
   std::printf("%s%s", c.header("ClassPortInfo").c_str(), dump_at(iba::MADClassPortInfo::DESC, d, 0, CPI_LINES).c_str());
 }
 void q_ci(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionInfo>(), 0, "congestion info query failed");
+  if (c.json) return c.emit("CongestionInfo", iba::CCCongestionInfo::DESC, d);
   std::printf("%s%s", c.header("CongestionInfo").c_str(), dump_at(iba::CCCongestionInfo::DESC, d, 0, CI_LINES).c_str());
 }
 void q_ck(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionKeyInfo>(), 0, "congestion key info query failed");
+  if (c.json) return c.emit("CongestionKeyInfo", iba::CCCongestionKeyInfo::DESC, d);
   std::printf("%s%s", c.header("CongestionKeyInfo").c_str(),
               dump_at(iba::CCCongestionKeyInfo::DESC, d, 0, CK_LINES).c_str());
 }
@@ -239,6 +257,8 @@ void q_cl(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionLogSwitch>(), 0, "congestion log query failed");
   unsigned type = d.empty() ? 0 : d[0];
   if (type != 1 && type != 2) throw OpFail{"unrecognized log type"};
+  if (c.json)
+    return c.emit("CongestionLog", type == 1 ? iba::CCCongestionLogSwitch::DESC : iba::CCCongestionLogCA::DESC, d);
   std::string out = c.header("CongestionLog") + dump_at(iba::CCCongestionLogSwitch::DESC, d, 0, LOG_LINES);
   auto nonzero = [&](size_t off, size_t n) {
     for (size_t i = off; i < off + n && i < d.size(); ++i)
@@ -262,6 +282,7 @@ void q_cl(Ctx& c) {
 }
 void q_ss(Ctx& c) {
   auto d = c.get(attr_of<iba::CCSwitchCongestionSetting>(), 0, "switch congestion setting query failed");
+  if (c.json) return c.emit("SwitchCongestionSetting", iba::CCSwitchCongestionSetting::DESC, d);
   std::printf("%s%s", c.header("SwitchCongestionSetting").c_str(),
               dump_at(iba::CCSwitchCongestionSetting::DESC, d, 0, SS_LINES).c_str());
 }
@@ -273,14 +294,29 @@ void q_sp(Ctx& c) {
   auto ni = c.node_info("node info query failed");
   if (ni.nodeType() != 2) throw OpFail{"destination not a switch"};
   unsigned nports = unsigned(ni.numPorts());
-  std::printf("%s", c.header("SwitchPortCongestionSetting").c_str());
-  std::fflush(stdout);
+  if (!c.json) {
+    std::printf("%s", c.header("SwitchPortCongestionSetting").c_str());
+    std::fflush(stdout);
+  }
   const auto& ed = iba::CCSwitchPortCongestionSettingElement::DESC;
+  // --json: {"SwitchPortCongestionSetting": [{"port", its fields}]}
+  auto json_port = [&](unsigned p, const std::vector<uint8_t>& d, size_t off) {
+    c.json->obj().kv("port", p);
+    c.fields(ed, d, off);
+    c.json->end();
+  };
+  if (c.json) c.json->key("SwitchPortCongestionSetting").arr();
   if (port) {
     if (port < 0 || unsigned(port) > nports) throw OpFail{"invalid port number specified"};
     auto d = c.get(attr_of<iba::CCSwitchPortCongestionSetting>(), unsigned(port) / SP_PER_BLOCK,
                    "switch port congestion setting query failed");
-    std::printf("%s", dump_at(ed, d, (unsigned(port) % SP_PER_BLOCK) * ed.size, SP_ELEM_LINES).c_str());
+    size_t off = (unsigned(port) % SP_PER_BLOCK) * ed.size;
+    if (c.json) {
+      json_port(unsigned(port), d, off);
+      c.json->end();
+      return;
+    }
+    std::printf("%s", dump_at(ed, d, off, SP_ELEM_LINES).c_str());
     return;
   }
   for (unsigned block = 0; block <= nports / SP_PER_BLOCK; ++block) {
@@ -288,15 +324,22 @@ void q_sp(Ctx& c) {
                    "switch port congestion setting query failed");
     std::string out;
     for (unsigned j = 0; j < SP_PER_BLOCK && block * SP_PER_BLOCK + j <= nports; ++j) {
+      if (c.json) {
+        json_port(block * SP_PER_BLOCK + j, d, j * ed.size);
+        continue;
+      }
       out += ref::dotted("Port", std::to_string(block * SP_PER_BLOCK + j));
       out += dump_at(ed, d, j * ed.size, SP_ELEM_LINES) + "\n";
     }
+    if (c.json) continue;
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
+  if (c.json) c.json->end();
 }
 void q_cs(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCACongestionSetting>(), 0, "ca congestion setting query failed");
+  if (c.json) return c.emit("CACongestionSetting", iba::CCCACongestionSetting::DESC, d);
   std::string out = c.header("CACongestionSetting") + dump_at(iba::CCCACongestionSetting::DESC, d, 0, CS_LINES) + "\n";
   const auto& ed = iba::CCCACongestionEntry::DESC;
   size_t first = iba::find_field(iba::CCCACongestionSetting::DESC, "block")->bit_off / 8;
@@ -315,25 +358,38 @@ void q_ct(Ctx& c) {
   iba::CCCongestionControlTable t;
   t.load(first_block);
   unsigned limit = unsigned(t.CCTILimit());
-  std::printf("%s%s\n", c.header("CongestionControlTable").c_str(), dump_at(td, d, 0, CT_LINES).c_str());
-  std::fflush(stdout);
-  if (!limit) return;
+  // --json: {"CongestionControlTable": {"CCTILimit", "entries": [{"entry",
+  // its fields}] (entries 0 to CCTILimit; none when it is 0)}}
+  if (c.json) c.json->key("CongestionControlTable").obj().kv("CCTILimit", limit).key("entries").arr();
+  else {
+    std::printf("%s%s\n", c.header("CongestionControlTable").c_str(), dump_at(td, d, 0, CT_LINES).c_str());
+    std::fflush(stdout);
+  }
   const auto& ed = iba::CCCongestionControlTableEntry::DESC;
   size_t first = iba::find_field(td, "block")->bit_off / 8;
   const unsigned per_block = 64;
-  for (unsigned block = 0; block <= limit / per_block; ++block) {
+  for (unsigned block = 0; limit && block <= limit / per_block; ++block) {
     if (block) d = c.get(attr_of<iba::CCCongestionControlTable>(), block, what);
     std::string out;
     for (unsigned j = 0; j < per_block && block * per_block + j <= limit; ++j) {
+      if (c.json) {
+        c.json->obj().kv("entry", block * per_block + j);
+        c.fields(ed, d, first + j * ed.size);
+        c.json->end();
+        continue;
+      }
       out += ref::dotted("Entry", std::to_string(block * per_block + j));
       out += dump_at(ed, d, first + j * ed.size, CT_ENTRY_LINES) + "\n";
     }
+    if (c.json) continue;
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
+  if (c.json) c.json->end().end();
 }
 void q_ti(Ctx& c) {
   auto d = c.get(attr_of<iba::CCTimeStamp>(), 0, "timestamp query failed");
+  if (c.json) return c.emit("Timestamp", iba::CCTimeStamp::DESC, d);
   std::printf("%s%s", c.header("Timestamp").c_str(), dump_at(iba::CCTimeStamp::DESC, d, 0, TS_LINES).c_str());
 }
 
@@ -528,7 +584,8 @@ public:
     ibtool::bind_ref_help(app, help_);
     app.add_option("-c,--cckey", cckey_str_, "CC key")->option_text("<key>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey |
+                                        (ops_.data() == QUERY_OPS ? ibtool::opt::Json : 0u));
     app.add_option("args", args_, "<op> <lid|guid> [op params]");
   }
 
@@ -562,10 +619,47 @@ public:
         c.path.DLID = target.DLID;
       }
       c.where = "Lid " + std::to_string(c.path.DLID);
+      // --json: the document is written once the op succeeded (a failure
+      // leaves stdout empty).
+      char* buf = nullptr;
+      size_t len = 0;
+      std::FILE* mem = nullptr;
+      std::unique_ptr<ibcore::TextOut> o;
+      std::unique_ptr<ibcore::JsonOut> j;
+      if (ibcore::json_enabled()) {
+        mem = ::open_memstream(&buf, &len);
+        if (!mem) throw ibcore::SysError(errno, "open_memstream");
+        o = std::make_unique<ibcore::TextOut>(mem);
+        j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
+        j->obj().ks("destination", c.where);
+        c.json = j.get();
+      }
+      auto drop = [&] {
+        j.reset();
+        o.reset();
+        if (mem) std::fclose(mem);
+        std::free(buf);
+        mem = nullptr;
+        buf = nullptr;
+      };
       try {
         op->fn(c);
       } catch (const OpFail& f) {
+        drop();
         throw ibtool::RefFail{"operation " + args_[0] + ": " + f.msg};
+      } catch (...) {
+        drop();
+        throw;
+      }
+      if (j) {
+        j->end();
+        j->finish();
+        j.reset();
+        o.reset();
+        std::fclose(mem);
+        mem = nullptr;
+        std::fwrite(buf, 1, len, stdout);
+        std::free(buf);
       }
       std::fflush(stdout);
       return 0;
@@ -592,7 +686,10 @@ IBTOOL_COMMAND({.name = "ibccquery",
                 .summary = "query congestion control settings and information of a port",
                 .description = [] { return "Reads one congestion control attribute (class 0x21) of the destination "
                                "and prints it in the reference's layout.  -c gives the CC_Key the "
-                               "MADs carry (default 0).\n\n" +
+                               "MADs carry (default 0).  --json (-j; --pretty indents): {\"destination\", "
+                               "\"<op name>\": the attribute's fields as iba/ names them; "
+                               "SwitchPortCongestionSetting a list of {\"port\", fields}, "
+                               "CongestionControlTable {\"CCTILimit\", \"entries\": [{\"entry\", fields}]}}.\n\n" +
                                op_list(QUERY_OPS); },
                 .usage = "[options] [-c key] <op> <lid|guid> [portnum]",
                 .examples = "  ibccquery CongestionInfo 3                  # Congestion Info by lid\n"

@@ -437,6 +437,46 @@ TEST_F(Json, IbportstateHasTheTextsPortInfo) {
   EXPECT_NE(set.err.find("--json shows a query"), std::string::npos) << set.err;
 }
 
+// ibccquery: every field the text shows, under its iba/ name (the text's
+// label without underscores, compared ignoring case), with the same value.
+TEST_F(Json, IbccqueryHasTheTextsFields) {
+  auto norm = [](std::string k) {
+    std::string o;
+    for (char ch : k)
+      if (ch != '_') o += char(std::tolower(static_cast<unsigned char>(ch)));
+    return o;
+  };
+  for (std::vector<std::string> a : {std::vector<std::string>{"ibccquery", "CongestionInfo", "2"},
+                                     {"ibccquery", "CongestionKeyInfo", "3"},
+                                     {"ibccquery", "CACongestionSetting", "2"}}) {
+    auto [t, d] = both(a);
+    ASSERT_EQ(t.status, 0) << a[1] << t.err;
+    EXPECT_EQ(d["destination"], "Lid " + a[2]);
+    const json& f = d[a[1]];
+    std::map<std::string, const json*> by;
+    for (auto it = f.begin(); it != f.end(); ++it) by[norm(it.key())] = &it.value();
+    int compared = 0;
+    for (auto& [label, value] : dotted(t.out)) {
+      auto it = by.find(norm(label));
+      if (it == by.end() || !it->second->is_number()) continue;
+      EXPECT_EQ(it->second->get<uint64_t>(), std::stoull(value, nullptr, 0)) << a[1] << " " << label;
+      ++compared;
+    }
+    EXPECT_GE(compared, 2) << a[1] << ": too few fields matched\n" << t.out << d.dump();
+  }
+  // A switch's ports: one entry per port the text lists.
+  auto [t, d] = both({"ibccquery", "SwitchPortCongestionSetting", "2"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  size_t ports = 0;
+  for (auto& l : lines(t.out)) ports += l.rfind("Port:", 0) == 0;
+  EXPECT_EQ(d["SwitchPortCongestionSetting"].size(), ports);
+  EXPECT_EQ(d["SwitchPortCongestionSetting"][1]["port"], 1);
+  // A failure: nothing on stdout.
+  auto bad = f_->run(ib({"ibccquery", "CongestionLog", "2", "--json"}));
+  EXPECT_NE(bad.status, 0);
+  EXPECT_EQ(bad.out, "");
+}
+
 // ibstatus: sysfs' values as the text shows them, states split into name
 // and number.
 TEST_F(Json, IbstatusHasTheTextsValues) {
