@@ -10,8 +10,10 @@
 //   reaches ibsim and OpenSM's SA and the PMAs for real); the reply comes
 //   back as a receive completion with the 40 GRH bytes in front, from a
 //   thread that reads the umad port.  RMPP ACK/STOP/ABORT sent to QP1 are
-//   consumed here, as the responder's kernel RMPP engine would.  Sends to
-//   other QPNs leave and are lost, as an unanswered UD packet is.
+//   consumed here, as the responder's kernel RMPP engine would.  A send to
+//   another QPN goes to that fake QP if one exists on this machine (any
+//   process: the same sockets as RC), checked against its Q_Key and state,
+//   and is lost otherwise, as an unanswered UD packet is.
 // - RC and UC QPs: each QP is a Unix datagram socket named by its QPN in
 //   the abstract namespace, so two processes on this machine connect
 //   their QPs as two hosts would.  The QP state machine and the attribute
@@ -194,7 +196,7 @@ struct FakeSRQ {
 };
 
 // The wire format between RC/UC QPs (one Unix datagram each).
-enum Op : uint8_t { OP_SEND = 1, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ_REQ, OP_READ_RESP, OP_ACK, OP_NAK };
+enum Op : uint8_t { OP_SEND = 1, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ_REQ, OP_READ_RESP, OP_ACK, OP_NAK, OP_UD };
 struct Pkt {
   uint32_t magic;
   uint8_t op;
@@ -213,6 +215,7 @@ struct Pkt {
   uint8_t last;
 };
 constexpr uint32_t MAGIC = 0x46564231;  // "FVB1"
+constexpr size_t GRH = 40;               // the bytes a UD receive starts with
 constexpr size_t FRAG = 32768;
 
 struct Outstanding {
@@ -539,6 +542,35 @@ void on_packet(FakeQP* q, const uint8_t* b, size_t n) {
   if (h.magic != MAGIC || h.dst_qpn != q->qp.qp_num || n != sizeof h + h.len) return;
   std::lock_guard<std::mutex> l(q->mu);
   bool rc = q->qp.qp_type == IBV_QPT_RC;
+  if (h.op == OP_UD) {
+    // A datagram: for a UD QP past INIT whose Q_Key it carries (h.rkey),
+    // on the LID it was sent to; into a posted receive after 40 GRH bytes.
+    if (q->qp.qp_type != IBV_QPT_UD || (q->qp.state != IBV_QPS_RTR && q->qp.state != IBV_QPS_RTS)) return;
+    if (h.rkey != q->qkey) return;
+    const PortInfo& pi = q->fctx->dev->ports.at(q->port - 1);
+    uint16_t lmc_mask = uint16_t(~((1u << pi.lmc) - 1));
+    if ((h.dlid & lmc_mask) != (pi.lid & lmc_mask)) return;
+    RecvWR wr;
+    if (!take_recv_wr(q, wr)) return;
+    if (sg_total(wr.sg) < GRH + h.len) {
+      complete(q->qp.recv_cq, wr.wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, q->qp.qp_num);
+      return;
+    }
+    uint8_t grh[GRH] = {};
+    scatter(wr, 0, grh, GRH);
+    scatter(wr, GRH, data, h.len);
+    ibv_wc wc{};
+    wc.wr_id = wr.wr_id;
+    wc.status = IBV_WC_SUCCESS;
+    wc.opcode = IBV_WC_RECV;
+    wc.byte_len = uint32_t(GRH + h.len);
+    wc.qp_num = q->qp.qp_num;
+    wc.src_qp = h.src_qpn;
+    wc.slid = uint16_t(h.raddr);  // the sender's LID
+    wc.pkey_index = q->pkey_index;
+    fcq_of(q->qp.recv_cq)->add(wc);
+    return;
+  }
   // Responses to our requests.
   if (h.op == OP_ACK || h.op == OP_NAK || h.op == OP_READ_RESP) {
     if (q->qp.state != IBV_QPS_RTS || h.src_qpn != q->dest_qpn) return;
@@ -672,8 +704,6 @@ void qp_thread(FakeQP* q) {
 }
 
 // --- UD: GMPs through libibumad -----------------------------------------------------------------
-
-constexpr size_t GRH = 40;
 
 int umad_agent(UmadPort& u, uint8_t cls, uint8_t ver) {
   auto it = u.agents.find({cls, ver});
@@ -825,6 +855,26 @@ int ud_send(FakeQP* q, ibv_send_wr* wr) {
           trace("umad_send failed");
       }
     }
+  }
+  if (wr->wr.ud.remote_qpn != 1 && mad.size() <= FRAG) {
+    // To another fake QP, if one has that number (else lost on the wire).
+    Pkt h{};
+    h.magic = MAGIC;
+    h.op = OP_UD;
+    h.dlid = av.dlid;
+    h.src_qpn = q->qp.qp_num;
+    h.dst_qpn = wr->wr.ud.remote_qpn;
+    h.rkey = wr->wr.ud.remote_qkey;
+    h.raddr = q->fctx->dev->ports.at(q->port - 1).lid;
+    h.len = h.total = uint32_t(mad.size());
+    h.last = 1;
+    std::vector<uint8_t> b(sizeof h + mad.size());
+    std::memcpy(b.data(), &h, sizeof h);
+    std::memcpy(b.data() + sizeof h, mad.data(), mad.size());
+    socklen_t al;
+    sockaddr_un a = qp_addr(h.dst_qpn, al);
+    if (::sendto(q->sock, b.data(), b.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), al) < 0)
+      trace("UD to qp %06x lost: %s", h.dst_qpn, std::strerror(errno));
   }
   if (signaled) complete(q->qp.send_cq, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, uint32_t(mad.size()), q->qp.qp_num);
   return 0;
@@ -1370,7 +1420,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* ia) {
     std::lock_guard<std::mutex> l(q->fctx->mu);
     q->fctx->qps[qpn] = q;
   }
-  if (ia->qp_type != IBV_QPT_UD) q->thr = std::thread(qp_thread, q);
+  q->thr = std::thread(qp_thread, q);  // RC/UC packets, and UD datagrams between fake QPs
   trace("create %s QP %06x", ia->qp_type == IBV_QPT_RC ? "RC" : ia->qp_type == IBV_QPT_UC ? "UC" : "UD", qpn);
   return &q->qp;
 }

@@ -15,6 +15,8 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/verbs.h"
+#include "core/vmad.h"
+#include "iba/mad.h"
 
 namespace v = ibcore::verbs;
 
@@ -78,10 +80,10 @@ int post(v::QP& qp, ibv_wr_opcode op, const v::MR& mr, size_t off, uint32_t len,
   return ibv_post_send(qp.get(), &wr, &bad);
 }
 
-int post_recv(v::QP& qp, const v::MR& mr, size_t off, uint32_t len) {
+int post_recv(v::QP& qp, const v::MR& mr, size_t off, uint32_t len, uint64_t wr_id = 9) {
   ibv_sge sge{reinterpret_cast<uintptr_t>(static_cast<uint8_t*>(mr.addr()) + off), len, mr.lkey()};
   ibv_recv_wr wr{};
-  wr.wr_id = 9;
+  wr.wr_id = wr_id;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   ibv_recv_wr* bad = nullptr;
@@ -265,4 +267,96 @@ TEST(FakeVerbs, CompletionChannelRaisesOneEventPerArm) {
   ASSERT_EQ(post(a, IBV_WR_RDMA_WRITE, mr, 0, 16, reinterpret_cast<uintptr_t>(buf.data()) + 100, mr.rkey()), 0);
   EXPECT_EQ(wait_wc(cq).status, IBV_WC_SUCCESS);
   EXPECT_EQ(::poll(&p, 1, 200), 0);
+}
+
+// VMAD on a multi-segment reply (what an SA's kernel sends for a table
+// larger than one MAD; ibsim never does): a fake SA, a UD QP of this
+// process, answers a GetTable with two RMPP segments, and VMAD must ACK
+// each and hand on one joined message only after the last.
+TEST(FakeVerbs, VmadAcksAndJoinsAnRmppReply) {
+  Local s;
+  ibcore::VerbsMad vm(s.ep, 16);
+  v::CQ scq(s.ctx, 64), rcq(s.ctx, 64);
+  v::QP sa(s.pd, IBV_QPT_UD, scq, rcq, {});
+  v::bring_up(sa, {}, v::QPEnd{uint8_t(s.ep.port), 0, ibcore::GSI_QKEY, 0, 0, 0});
+  constexpr size_t SLOT = 40 + iba::MAD_SIZE;
+  std::vector<uint8_t> buf(8 * SLOT + 4 * iba::MAD_SIZE);
+  v::MR mr(s.pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(post_recv(sa, mr, size_t(i) * SLOT, uint32_t(SLOT), uint64_t(i)), 0);
+
+  // The request, through VMAD to the fake SA's QP.
+  std::array<uint8_t, iba::MAD_SIZE> req{};
+  iba::MADHeader::set_baseVersion_at(req.data(), 1);
+  iba::MADHeader::set_mgmtClass_at(req.data(), iba::mgmt::SUBN_ADM);
+  iba::MADHeader::set_classVersion_at(req.data(), 2);
+  iba::MADHeader::set_method_at(req.data(), 0x12);
+  iba::MADHeader::set_transactionID_at(req.data(), 0x4242);
+  iba::MADHeader::set_attributeID_at(req.data(), 0x11);
+  ibcore::IBPath to;
+  to.DLID = s.ep.lid;
+  to.dqpn = sa.qpn();
+  vm.send(vm.client_agent(iba::mgmt::SUBN_ADM, 2), req.data(), req.size(), to, 1000);
+  ibv_wc wc = wait_wc(rcq);
+  ASSERT_EQ(wc.status, IBV_WC_SUCCESS);
+  EXPECT_EQ(wc.src_qp, vm.qpn());
+  EXPECT_EQ(std::memcmp(buf.data() + wc.wr_id * SLOT + 40, req.data(), req.size()), 0);
+
+  // The reply: two segments, 200 data bytes each (SA data from byte 56),
+  // the second the last with 150 of them in use.  PayloadLength counts
+  // each segment's 20-byte SA header too: 2 * 20 + 350 in the first, 20 +
+  // 150 in the last.
+  v::AH back(s.pd, v::ah_attr([&] {
+               ibcore::IBPath p;
+               p.DLID = s.ep.lid;
+               return p;
+             }(), uint8_t(s.ep.port)));
+  auto send_seg = [&](uint32_t segnum, uint8_t flags, uint32_t paylen, uint8_t fill) {
+    uint8_t* m = buf.data() + 8 * SLOT;
+    std::memcpy(m, req.data(), iba::MAD_SIZE);
+    iba::MADHeader::set_method_at(m, 0x92);
+    uint8_t* r = m + iba::MADHeader::SIZE;
+    iba::RMPPHeader::set_RMPPVersion_at(r, 1);
+    iba::RMPPHeader::set_RMPPType_at(r, 1);
+    iba::RMPPHeader::set_RMPPFlags_at(r, flags);
+    iba::RMPPHeader::set_data1_at(r, segnum);
+    iba::RMPPHeader::set_data2_at(r, paylen);
+    std::memset(m + 56, fill, iba::MAD_SIZE - 56);
+    ibv_sge sge{reinterpret_cast<uintptr_t>(m), uint32_t(iba::MAD_SIZE), mr.lkey()};
+    ibv_send_wr w{};
+    w.sg_list = &sge;
+    w.num_sge = 1;
+    w.opcode = IBV_WR_SEND;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.wr.ud.ah = back.get();
+    w.wr.ud.remote_qpn = vm.qpn();
+    w.wr.ud.remote_qkey = ibcore::GSI_QKEY;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(sa.get(), &w, &bad), 0);
+    ASSERT_EQ(wait_wc(scq).status, IBV_WC_SUCCESS);
+  };
+  // The next ACK the fake SA receives: its segment number.
+  auto ack_seg = [&]() -> uint32_t {
+    ibv_wc a = wait_wc(rcq);
+    if (a.status != IBV_WC_SUCCESS) return 0xffffffff;
+    const uint8_t* x = buf.data() + a.wr_id * SLOT + 40;
+    EXPECT_EQ(a.src_qp, vm.qpn());
+    EXPECT_EQ(iba::RMPPHeader::RMPPType_at(x + iba::MADHeader::SIZE), 2u);  // ACK
+    EXPECT_EQ(iba::MADHeader::transactionID_at(x), 0x4242u);
+    EXPECT_EQ(iba::MADHeader::method_at(x), 0x12u);  // a request
+    return uint32_t(iba::RMPPHeader::data1_at(x + iba::MADHeader::SIZE));
+  };
+  send_seg(1, 0x3, 390, 0xa1);
+  ibcore::RecvMad out;
+  EXPECT_FALSE(vm.recv(out, 300)) << "a first segment alone was handed on";
+  EXPECT_EQ(ack_seg(), 1u);
+  send_seg(2, 0x5, 170, 0xa2);
+  ASSERT_TRUE(vm.recv(out, 5000));
+  EXPECT_EQ(ack_seg(), 2u);
+  EXPECT_EQ(out.status, 0);
+  ASSERT_EQ(out.big.size(), 56u + 200u + 150u);
+  EXPECT_EQ(out.big[56], 0xa1);
+  EXPECT_EQ(out.big[56 + 199], 0xa1);
+  EXPECT_EQ(out.big[56 + 200], 0xa2);
+  EXPECT_EQ(iba::MADHeader::transactionID_at(out.big.data()), 0x4242u);
+  EXPECT_EQ(out.addr.qpn, sa.qpn());
 }
