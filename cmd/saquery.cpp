@@ -168,8 +168,8 @@ public:
         return 2;
       }
     }
-    if (ibcore::json_enabled() && (opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_ || opt_s_ || opt_g_ || opt_m_)) {
-      std::fprintf(stderr, "saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U, -s, -g, -m)\n");
+    if (ibcore::json_enabled() && (opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_)) {
+      std::fprintf(stderr, "saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U)\n");
       return 2;
     }
     try {
@@ -258,17 +258,25 @@ private:
   }
 
   // --json: {"records": [{"attribute": the record type, its fields as iba/
-  // names them (keys only with -K)}]}, written after the query.
-  std::vector<std::pair<const iba::StructDesc*, Bytes>> json_records_;
+  // names them (keys only with -K), and what the text adds beside a record
+  // (-s: "group" IsSM/IsSMdisabled; -m: "nodeDescription")}]}, written after
+  // the query.
+  struct JsonRecord {
+    const iba::StructDesc* desc;
+    Bytes rec;
+    std::vector<std::pair<std::string, std::string>> extra;
+  };
+  std::vector<JsonRecord> json_records_;
   void write_json() const {
     // (the keys the text hides without -K)
     static constexpr std::string_view KEYS[] = {"MKey", "SMKey"};
     ibcore::TextOut o(stdout);
     ibcore::JsonOut j(o, ibcore::json_pretty());
     j.obj().key("records").arr();
-    for (const auto& [d, rec] : json_records_) {
-      j.obj().ks("attribute", d->name);
-      j.fields(*d, rec.data(), show_keys_ ? std::span<const std::string_view>() : std::span(KEYS));
+    for (const auto& r : json_records_) {
+      j.obj().ks("attribute", r.desc->name);
+      for (const auto& [k, v] : r.extra) j.ks(k, v);
+      j.fields(*r.desc, r.rec.data(), show_keys_ ? std::span<const std::string_view>() : std::span(KEYS));
       j.end();
     }
     j.end().end();
@@ -277,7 +285,7 @@ private:
 
   void print(const iba::StructDesc& d, const Bytes& rec) {
     if (ibcore::json_enabled()) {
-      json_records_.emplace_back(&d, rec);
+      json_records_.push_back({&d, rec, {}});
       return;
     }
     iba::ref::SaPrintOptions o;
@@ -487,6 +495,13 @@ private:
     for (const auto& x : table(q, r)) {
       iba::SAMCMemberRecord m;
       m.load(x);
+      if (ibcore::json_enabled()) {
+        if (mlid && m.MLID() != *mlid) continue;
+        JsonRecord jr{&D, Bytes(x.begin(), x.end()), {}};
+        if (!opt_g_) jr.extra.emplace_back("nodeDescription", port_name(m.portGID()));
+        json_records_.push_back(std::move(jr));
+        continue;
+      }
       if (mlid) {
         if (m.MLID() == *mlid)
           std::fputs(iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width,
@@ -556,12 +571,15 @@ private:
   // comparing it whole.
   int sm_ports() {
     const Query& q = *find_query("PIR");
+    bool json = ibcore::json_enabled();
     for (int pass = 0; pass < 2; ++pass) {
-      std::printf(pass == 0 ? "IsSM ports\n" : "\nIsSMdisabled ports\n");
+      if (!json) std::printf(pass == 0 ? "IsSM ports\n" : "\nIsSMdisabled ports\n");
       Rec r(*q.desc);
       r.set("portInfo.capabilityMask", pass == 0 ? 1u << 1 : 1u << 10);
-      for (const auto& x : table(q, r, 1u << 31))
-        std::fputs(iba::ref::sa_dump(*q.desc, x.data(), iba::ref::SA_ISSM).c_str(), stdout);
+      for (const auto& x : table(q, r, 1u << 31)) {
+        if (json) json_records_.push_back({q.desc, Bytes(x.begin(), x.end()), {{"group", pass == 0 ? "IsSM" : "IsSMdisabled"}}});
+        else std::fputs(iba::ref::sa_dump(*q.desc, x.data(), iba::ref::SA_ISSM).c_str(), stdout);
+      }
     }
     return 0;
   }
@@ -595,7 +613,8 @@ IBTOOL_COMMAND({.name = "saquery",
                     "A reply that arrives truncated (no RMPP) prints the records that arrived whole "
                     "and says so on stderr.  --json (-j; --pretty indents): {\"records\": "
                     "[{\"attribute\": the record type, its fields as the selection names them (keys "
-                    "only with -K)}]}; not with -D, -L, -l, -G, -O, -U, -s, -g, -m.",
+                    "only with -K), and \"group\" (IsSM, IsSMdisabled) with -s, \"nodeDescription\" with "
+                    "-m}]}; not with -D, -L, -l, -G, -O, -U.",
                 .usage = "[options] [query-name] [<name> | <lid> | <guid>] [field=value ...]",
                 .examples = "  saquery                 # every NodeRecord\n"
                             "  saquery PIR 12/1        # PortInfoRecord of lid 12 port 1\n"

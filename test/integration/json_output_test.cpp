@@ -559,6 +559,24 @@ TEST_F(Json, SaqueryHasTheTextsRecords) {
   ASSERT_EQ(dp["records"].size(), 1u);
   EXPECT_EQ(dp["records"][0]["portInfo"]["LID"], 4);
   EXPECT_FALSE(dp["records"][0]["portInfo"].contains("MKey")) << "keys only with -K, as the text";
+  // -s: the PortInfoRecords of the SM ports, grouped as the text groups them.
+  auto [ts, ds] = both({"saquery", "-s"});
+  ASSERT_EQ(ts.status, 0) << ts.err;
+  size_t in_text = 0;
+  for (auto& l : lines(ts.out)) in_text += l.find("PortInfoRecord dump:") != std::string::npos;
+  EXPECT_EQ(ds["records"].size(), in_text) << ts.out;
+  ASSERT_GE(ds["records"].size(), 1u);
+  EXPECT_EQ(ds["records"][0]["group"], "IsSM");
+  EXPECT_EQ(ds["records"][0]["attribute"], "SAPortInfoRecord");
+  // -g / -m: the multicast member records, -m with the member's node.
+  auto [tg, dg] = both({"saquery", "-g"});
+  ASSERT_EQ(tg.status, 0) << tg.err;
+  size_t groups = 0;
+  for (auto& l : lines(tg.out)) groups += l.find("MGID") != std::string::npos;
+  EXPECT_EQ(dg["records"].size(), groups) << tg.out;
+  auto [tm, dm] = both({"saquery", "-m"});
+  ASSERT_EQ(tm.status, 0) << tm.err;
+  if (!dm["records"].empty()) EXPECT_TRUE(dm["records"][0].contains("nodeDescription")) << dm.dump();
 }
 
 }  // namespace
