@@ -60,8 +60,8 @@ public:
 
   int run() override {
     const std::string tool = app_->get_name();
-    if (json_enabled() && (mlid_ || !ports_file_.empty())) {
-      std::fprintf(stderr, "%s: --json is for one unicast trace (not -m or --ports-file)\n", tool.c_str());
+    if (json_enabled() && !ports_file_.empty()) {
+      std::fprintf(stderr, "%s: --json is for one trace (not --ports-file)\n", tool.c_str());
       return 2;
     }
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
@@ -220,17 +220,21 @@ private:
   // [{"nodeGUID", "portGUID", "nodeType", "nodeDescription", "name", "LID",
   // "LMC", "inPort" (the port entered by; 0 for the start switch),
   // "outPort" (left by; 0 at the end)}]}.  A partial route is written too,
-  // and the run still fails (stderr, status 255).
-  void write_json(const std::vector<TraceNode>& nodes, bool found) const {
+  // and the run still fails (stderr, status 255).  -m: "MLID" too, and the
+  // first hop's "inPort" is the port the walk entered it by, as the text
+  // shows it.
+  void write_json(const std::vector<TraceNode>& nodes, bool found, unsigned mlid = 0) const {
     TextOut o(stdout);
     JsonOut j(o, json_pretty());
-    j.obj().kb("found", found).key("hops").arr();
+    j.obj().kb("found", found);
+    if (mlid) j.kv("MLID", mlid);
+    j.key("hops").arr();
     for (size_t i = 0; i < nodes.size(); ++i) {
       const TraceNode& n = nodes[i];
       const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.ni.nodeType()));
       j.obj().kguid("nodeGUID", n.ni.nodeGUID()).kguid("portGUID", n.ni.portGUID());
       j.kenum("nodeType", tn ? tn : "Unknown", n.ni.nodeType()).ks("nodeDescription", n.desc).ks("name", name(n));
-      j.kv("LID", n.lid).kv("LMC", n.lmc).kv("inPort", i == 0 && n.is_switch() ? 0 : n.inport);
+      j.kv("LID", n.lid).kv("LMC", n.lmc).kv("inPort", i == 0 && n.is_switch() && !mlid ? 0 : n.inport);
       j.kv("outPort", n.outport).end();
     }
     j.end().end();
@@ -259,6 +263,7 @@ private:
 
   // The multicast layout: the ends with the port the walk entered them by.
   void print_multicast(const TraceResult& r) {
+    if (json_enabled()) return write_json(r.nodes, true, mlid_);
     auto end_line = [&](const char* what, const TraceNode& n) {
       std::printf("%s %s 0x%" PRIx64 " port %u lid %u-%u \"%s\"\n", what, type_word(n), uint64_t(n.ni.nodeGUID()),
                   n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1, name(n).c_str());
@@ -296,7 +301,7 @@ IBTOOL_COMMAND({.name = "ibtracert",
                     "reading at each switch the forwarding table entry of the destination LID (-m: the "
                     "multicast forwarding table of the MLID), and prints every hop.  -f keeps walking when "
                     "the destination does not answer by LID; --ports-file traces every pair of a file.  "
-                    "--json (-j; --pretty indents; one unicast trace): {\"found\", \"hops\": "
+                    "--json (-j; --pretty indents; one trace): {\"found\", \"MLID\" (-m), \"hops\": "
                     "[{\"nodeGUID\", \"portGUID\", \"nodeType\", \"nodeDescription\", \"name\", "
                     "\"LID\", \"LMC\", \"inPort\", \"outPort\"}]}, also for a partial route.",
                 .usage = "[options] <src-addr> <dest-addr>",

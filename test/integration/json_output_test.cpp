@@ -601,6 +601,31 @@ TEST_F(Json, IbtracertHasTheTextsHops) {
   EXPECT_EQ(jh, th);
   EXPECT_EQ(h.back()["LID"], 6);
   EXPECT_EQ(h.back()["outPort"], 0);
+  // -m: the multicast walk, each hop's node GUID and the port entered as
+  // the text shows them ("[out] -> type 0xGUID[in] ...", "From/To ... port N").
+  // The ports of lids 1 and 4 join the broadcast group first.
+  std::string mlid;
+  for (const char* lid : {"1", "4"}) {
+    auto ni = f_->run(ib({"smpquery", "nodeinfo", lid, "--json"}));
+    std::string guid = json::parse(ni.out)["NodeInfo"]["portGUID"];
+    auto j = f_->run(ib({"mcm_rereg_test", "--smkey", "1", "-g", guid}));
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(j.out, m, std::regex("MLID (0x[0-9a-f]{4})"))) << j.out << j.err;
+    mlid = m[1];
+  }
+  auto [tm, dm] = both({"ibtracert", "-m", mlid, "1", "4"});
+  ASSERT_EQ(tm.status, 0) << tm.err;
+  EXPECT_EQ(dm["MLID"], std::stoul(mlid, nullptr, 16));
+  std::vector<std::pair<uint64_t, unsigned>> tmh, jmh;  // node GUID, port entered
+  std::regex end(R"re(^(From|To) \w+ 0x([0-9a-f]+) port (\d+))re"), mhop(R"re(^\[\d+\] -> \w+ 0x([0-9a-f]+)\[(\d+)\])re");
+  for (auto& l : lines(tm.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, end) && m[1] == "From") tmh.push_back({hex(m[2]), std::stoul(m[3])});
+    else if (std::regex_search(l, m, mhop)) tmh.push_back({hex(m[1]), std::stoul(m[2])});
+  }
+  for (const auto& x : dm["hops"]) jmh.push_back({guid_of(x["nodeGUID"]), x["inPort"].get<unsigned>()});
+  EXPECT_GE(tmh.size(), 2u) << tm.out;
+  EXPECT_EQ(jmh, tmh) << tm.out << dm.dump();
 }
 
 }  // namespace
