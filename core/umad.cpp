@@ -236,13 +236,23 @@ int SplitTransport::add(Transport* t, int native) {
   return int(agents_.size() - 1);
 }
 
+Transport& SplitTransport::smi() {
+  if (!smi_) smi_ = open_smi_();
+  return *smi_;
+}
+
+Transport& SplitTransport::gsi() {
+  if (!gsi_) gsi_ = open_gsi_();
+  return *gsi_;
+}
+
 int SplitTransport::client_agent(uint8_t mgmt_class, uint8_t class_version) {
-  Transport* t = is_smp_class(mgmt_class) ? smi_.get() : gsi_.get();
+  Transport* t = is_smp_class(mgmt_class) ? &smi() : &gsi();
   return add(t, t->client_agent(mgmt_class, class_version));
 }
 
 int SplitTransport::server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui) {
-  Transport* t = is_smp_class(mgmt_class) ? smi_.get() : gsi_.get();
+  Transport* t = is_smp_class(mgmt_class) ? &smi() : &gsi();
   return add(t, t->server_agent(mgmt_class, class_version, method_mask, oui));
 }
 
@@ -259,6 +269,14 @@ bool SplitTransport::take(Transport& t, RecvMad& out) {
 }
 
 bool SplitTransport::recv(RecvMad& out, int timeout_ms) {
+  // Only the devices opened so far (a device nobody sent on has nothing).
+  if (!smi_ || !gsi_) {
+    Transport* only = smi_ ? smi_.get() : gsi_ ? gsi_.get() : nullptr;
+    if (!only) return false;
+    if (!only->recv(out, timeout_ms)) return false;
+    out.agent = add(only, out.agent);
+    return true;
+  }
   smi_first_ = !smi_first_;
   Transport& a = smi_first_ ? *smi_ : *gsi_;
   Transport& b = smi_first_ ? *gsi_ : *smi_;
@@ -285,16 +303,6 @@ bool SplitTransport::recv(RecvMad& out, int timeout_ms) {
   }
   return false;
 }
-
-namespace {
-
-std::unique_ptr<Transport> open_umad(const EndPort& ep) {
-  PortPair pair = smi_gsi_pair(get_devices(), ep);
-  if (!pair.split()) return std::make_unique<Umad>(ep);
-  return std::make_unique<SplitTransport>(std::make_unique<Umad>(*pair.smi), std::make_unique<Umad>(*pair.gsi));
-}
-
-}  // namespace
 
 std::unique_ptr<Transport> choose_transport(
     TransportKind kind, const std::function<std::unique_ptr<Transport>()>& umad,
@@ -323,9 +331,23 @@ std::unique_ptr<Transport> choose_transport(
 }
 
 std::unique_ptr<Transport> open_transport(const EndPort& ep) {
-  return choose_transport(
-      config().transport, [&] { return open_umad(ep); },
-      [&](const std::string& why) -> std::unique_ptr<Transport> { return std::make_unique<VerbsMad>(ep, 64, why); });
+  TransportKind kind = config().transport;
+  auto umad = [](const EndPort& e) { return [e]() -> std::unique_ptr<Transport> { return std::make_unique<Umad>(e); }; };
+  auto verbs = [](const EndPort& e) {
+    return [e](const std::string& why) -> std::unique_ptr<Transport> { return std::make_unique<VerbsMad>(e, 64, why); };
+  };
+  PortPair pair = smi_gsi_pair(get_devices(), ep);
+  // One device; or over verbs, where only GMPs go (through the GSI device).
+  if (!pair.split() || kind == TransportKind::Verbs) {
+    const EndPort& e = pair.split() ? *pair.gsi : ep;
+    return choose_transport(kind, umad(e), verbs(e));
+  }
+  // A planarized HCA: SMPs through the SMI device (umad only), GMPs through
+  // the GSI device (umad, or verbs as --transport says), each opened when
+  // first needed.
+  EndPort gsi = *pair.gsi;
+  return std::make_unique<SplitTransport>(
+      umad(*pair.smi), [kind, gsi, umad, verbs] { return choose_transport(kind, umad(gsi), verbs(gsi)); }, gsi);
 }
 
 }  // namespace ibcore

@@ -132,22 +132,29 @@ private:
 // One transport over a planarized HCA's two devices (core/devices.h
 // PortPair): SMP agents (QP0) on smi, every other class (QP1) on gsi; the
 // agents it hands out are its own numbers, so the two devices' agent
-// numbers cannot collide.  recv() takes from whichever has a MAD.
+// numbers cannot collide.  recv() takes from whichever has a MAD.  Made
+// with openers, a device is opened only when a MAD class first needs it:
+// a GMP-only command never opens the SMI device (whose umad file may be
+// out of reach) and an SMP-only one never the GSI device.
 class SplitTransport : public Transport {
 public:
+  using Opener = std::function<std::unique_ptr<Transport>()>;
   SplitTransport(std::unique_ptr<Transport> smi, std::unique_ptr<Transport> gsi)
       : smi_(std::move(smi)), gsi_(std::move(gsi)) {}
+  // Opened on first use; gsi_ep answers local_lid() & co. until then.
+  SplitTransport(Opener smi, Opener gsi, const EndPort& gsi_ep)
+      : open_smi_(std::move(smi)), open_gsi_(std::move(gsi)), ep_(gsi_ep) {}
   int client_agent(uint8_t mgmt_class, uint8_t class_version) override;
   int server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui = 0) override;
   void send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) override;
   bool recv(RecvMad& out, int timeout_ms) override;
-  uint16_t local_lid() const override { return gsi_->local_lid(); }
-  iba::Gid local_gid() const override { return gsi_->local_gid(); }
-  uint16_t sm_lid() const override { return gsi_->sm_lid(); }
-  uint8_t sm_sl() const override { return gsi_->sm_sl(); }
+  uint16_t local_lid() const override { return gsi_ ? gsi_->local_lid() : ep_.lid; }
+  iba::Gid local_gid() const override { return gsi_ ? gsi_->local_gid() : ep_.gid(); }
+  uint16_t sm_lid() const override { return gsi_ ? gsi_->sm_lid() : ep_.sm_lid; }
+  uint8_t sm_sl() const override { return gsi_ ? gsi_->sm_sl() : ep_.sm_sl; }
   bool lid_routed_smps() const override { return false; }
-  Transport& smi() { return *smi_; }
-  Transport& gsi() { return *gsi_; }
+  Transport& smi();
+  Transport& gsi();
 
 private:
   struct Agent {
@@ -156,6 +163,8 @@ private:
   };
   int add(Transport* t, int native);
   bool take(Transport& t, RecvMad& out);
+  Opener open_smi_, open_gsi_;
+  EndPort ep_;
   std::unique_ptr<Transport> smi_, gsi_;
   std::vector<Agent> agents_;
   bool smi_first_ = false;  // alternate which device recv() asks first
