@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cmd/registry.h"
+#include "core/log.h"
 
 namespace ibtool {
 
@@ -137,7 +138,7 @@ int write_completion(const std::string& shell) {
   if (shell == "bash") bash();
   else if (shell == "zsh") zsh();
   else {
-    std::fprintf(stderr, "E: no completion for shell '%s' (bash, zsh)\n", shell.c_str());
+    ibcore::log::error("E: no completion for shell '%s' (bash, zsh)\n", shell.c_str());
     return 2;
   }
   return 0;

@@ -14,6 +14,7 @@
 #include "iba/decode.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
+#include "core/log.h"
 
 namespace {
 
@@ -50,7 +51,7 @@ public:
 
 private:
   int fail(const std::string& m) {
-    std::fprintf(stderr, "E: %s\n", m.c_str());
+    ibcore::log::error("E: %s\n", m.c_str());
     return 1;
   }
 

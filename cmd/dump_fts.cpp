@@ -29,6 +29,7 @@
 #include "core/sadiscovery.h"
 #include "core/sched.h"
 #include "core/umad.h"
+#include "core/log.h"
 
 namespace {
 
@@ -111,7 +112,7 @@ private:
       }
       if (!t.ok) {
         std::fflush(stdout);
-        std::fprintf(stderr, "E: could not read the linear forwarding table of switch 0x%016llx (%s)\n",
+        ibcore::log::error("E: could not read the linear forwarding table of switch 0x%016llx (%s)\n",
                      (unsigned long long)t.guid, t.name.c_str());
         rc_ = 255;
         continue;
@@ -160,7 +161,7 @@ public:
     if (wrapper_ == Wrapper::Mfts) multicast_ = true;
     // getopt takes "-1" for an option the tool does not have: usage.
     if (std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; })) {
-      std::fputs(app_->help().c_str(), stderr);
+      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
       return 2;
     }
     int rc = dump();
@@ -192,7 +193,7 @@ private:
         ibcore::report(e);
       }
     }
-    std::fprintf(stderr, "E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
+    ibcore::log::error("E: could not read the %s forwarding table of switch 0x%016llx (%s)\n",
                  multicast_ ? "multicast" : "linear", (unsigned long long)n.guid, name.c_str());
   }
 
@@ -206,7 +207,7 @@ private:
     } catch (const std::exception& e) {
       ibcore::report(e);
       // The reference's discovery library fails here: nothing on stdout.
-      std::fprintf(stderr, "Failed to discover fabric\n");
+      ibcore::log::info("Failed to discover fabric\n");
       return 255;
     }
     // --json: {"switches": [one object a table (core/routes.h json_lft,
@@ -231,7 +232,7 @@ private:
     } catch (const std::exception& e) {
       int rc = ibcore::report(e);
       std::fflush(stdout);
-      std::fprintf(json_ ? stderr : stdout, "%s: iberror: failed: discover failed\n", tool.c_str());
+      ibcore::log::stdout_or_log(json_ != nullptr, ibcore::log::Level::error, "%s: iberror: failed: discover failed\n", tool.c_str());
       return rc ? rc : 255;
     }
   }

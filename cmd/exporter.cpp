@@ -35,6 +35,7 @@
 #include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
+#include "core/log.h"
 
 namespace {
 
@@ -149,7 +150,7 @@ public:
       size_t c = listen_.rfind(':');
       uint64_t p = 0;
       if (c == std::string::npos || !ibtool::parse_int(listen_.substr(c + 1), p) || p == 0 || p > 65535) {
-        std::fprintf(stderr, "exporter: --listen wants ADDR:PORT, not '%s'\n", listen_.c_str());
+        ibcore::log::info("exporter: --listen wants ADDR:PORT, not '%s'\n", listen_.c_str());
         return 2;
       }
       host = listen_.substr(0, c);
@@ -160,7 +161,7 @@ public:
     if (!serve) return 1;
     char err[256] = "";
     int rc = serve(host.c_str(), port, &Exporter::handle, this, err, sizeof err);
-    if (rc) std::fprintf(stderr, "exporter: %s\n", err);
+    if (rc) ibcore::log::info("exporter: %s\n", err);
     return rc ? 1 : 0;
   }
 
@@ -183,7 +184,7 @@ private:
       const char* e = dlerror();
       tried += std::string("\n  ") + (e ? e : lib.c_str());
     }
-    std::fprintf(stderr, "exporter: --listen needs the HTTP module libibtool_http.so (--once does not):%s\n",
+    ibcore::log::info("exporter: --listen needs the HTTP module libibtool_http.so (--once does not):%s\n",
                  tried.c_str());
     return nullptr;
   }

@@ -34,6 +34,7 @@
 #include "iba/introspect.h"
 #include "iba/refprint.h"
 #include "iba/smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -596,7 +597,7 @@ public:
     for (const Op& o : ops_)
       if (!strcasecmp(args_[0].c_str(), o.name) || !strcasecmp(args_[0].c_str(), o.alias)) op = &o;
     if (!op) {
-      std::fprintf(stderr, "E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
+      ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
     }
     // The reference reads the key with strtoull and no checks.

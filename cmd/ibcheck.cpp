@@ -19,6 +19,7 @@
 #include "core/devices.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "core/gmppath.h"
 #include "core/health.h"
 #include "core/netcache.h"
@@ -286,7 +287,7 @@ private:
       return 0;
     } catch (const MADError& e) {
       std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
-      if (config().verbose) e.dump(stderr, config().verbose - 1);
+      if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
       return 1;
     }
   }

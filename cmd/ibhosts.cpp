@@ -17,6 +17,7 @@
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "core/textfile.h"
+#include "core/log.h"
 
 namespace {
 
@@ -99,14 +100,14 @@ public:
     std::string text;
     if (ibcore::json_enabled()) {
       if (!topofile_.empty()) {
-        std::fprintf(stderr, "E: --json needs a live discovery (or --cache), not a topology file\n");
+        ibcore::log::error("E: --json needs a live discovery (or --cache), not a topology file\n");
         return 2;
       }
       return write_json();
     }
     if (!topofile_.empty()) {
       if (!ibcore::read_file(topofile_, text)) {
-        std::fprintf(stderr, "E: cannot read topology file %s\n", topofile_.c_str());
+        ibcore::log::error("E: cannot read topology file %s\n", topofile_.c_str());
         return 1;
       }
     } else {

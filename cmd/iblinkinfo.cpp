@@ -17,6 +17,7 @@
 #include "core/textout.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -227,12 +228,12 @@ public:
 
   int run() override {
     if (ibcore::json_enabled() && !diff_.empty()) {
-      std::fprintf(stderr, "iblinkinfo: --json does not apply to --diff\n");
+      ibcore::log::info("iblinkinfo: --json does not apply to --diff\n");
       return 2;
     }
     try {
       if (!dr_str_.empty() && !load_cache_.empty()) {
-        std::fprintf(stderr, "Cannot specify cache and direct route path\n");
+        ibcore::log::info("Cannot specify cache and direct route path\n");
         return 1;
       }
       NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
@@ -266,7 +267,7 @@ public:
           db = load_cache(load_cache_);
         } catch (const std::exception& e) {
           ibcore::report(e);
-          std::fprintf(stderr, "loading cached fabric failed\n");
+          ibcore::log::info("loading cached fabric failed\n");
           return 1;
         }
       } else {
@@ -305,7 +306,7 @@ public:
             // Without -a the reference reads the start's NodeInfo first;
             // with -a its scan from there finds nothing.
             if (all_) return 0;
-            std::fprintf(stderr, "Failed to get local Node Info\n");
+            ibcore::log::info("Failed to get local Node Info\n");
             return 1;
           }
           resolved = true;
@@ -315,7 +316,7 @@ public:
         if (start_given && !all_) {
           uint32_t pi = !guid_str_.empty() ? db.port_by_guid(guid) : db.port_index(db.from_node, db.from_port);
           if (pi == NO_INDEX || (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_)) {
-            std::fprintf(stderr, "Failed to find port: %s\n", (guid_str_.empty() ? dr_str_ : guid_str_).c_str());
+            ibcore::log::info("Failed to find port: %s\n", (guid_str_.empty() ? dr_str_ : guid_str_).c_str());
             return 0;
           }
           one = &db.node_of(db.port(pi));
@@ -353,7 +354,7 @@ public:
       return 0;
     } catch (const std::exception& e) {
       ibcore::report(e);
-      std::fprintf(stderr, "discover failed\n");
+      ibcore::log::info("discover failed\n");
       return 1;
     }
   }

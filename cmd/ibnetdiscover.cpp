@@ -17,6 +17,7 @@
 #include "core/netprint.h"
 #include "core/obtain.h"
 #include "core/subnet.h"
+#include "core/log.h"
 
 namespace {
 
@@ -74,7 +75,7 @@ public:
 
   int run() override {
     if (ibcore::json_enabled() && (ports_ || !diff_cache_.empty() || group_)) {
-      std::fprintf(stderr, "ibnetdiscover: --json does not apply to -p, --diff or -g\n");
+      ibcore::log::info("ibnetdiscover: --json does not apply to -p, --diff or -g\n");
       return 2;
     }
     try {
@@ -111,7 +112,7 @@ public:
         o.progress = show_;
         db = discover_live(o);
         if (show_)
-          for (auto& l : db.ref_progress()) std::fprintf(ibcore::json_enabled() ? stderr : stdout, "%s\n", l.c_str());
+          for (auto& l : db.ref_progress()) ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::info, "%s\n", l.c_str());
       }
       unsigned flags = DIFF_DEFAULT;
       if (!diffcheck_arg_.empty()) parse_diffcheck(diffcheck_arg_, flags);

@@ -24,6 +24,7 @@
 #include "core/server.h"
 #include "core/umad.h"
 #include "iba/vendor.h"
+#include "core/log.h"
 
 namespace {
 
@@ -117,7 +118,7 @@ private:
         }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
-        e.dump(stderr, ibcore::config().verbose);
+        ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::config().verbose));
         if (json) pings.push_back({});
       }
       // One ping a second unless flooding.

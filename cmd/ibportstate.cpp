@@ -25,6 +25,7 @@
 #include "iba/sa.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -216,7 +217,7 @@ public:
     n.mlnx = ibcore::mlnx_ext_supported(uint16_t(n.ni.deviceID()), uint32_t(n.ni.vendorID()));
     if (n.mlnx && src_.uses_sa()) {
       // The SA keeps no MlnxExtPortInfo: its lines are left out.
-      std::fprintf(stderr, "W: %s: MlnxExtPortInfo (FDR10) cannot be read through the SA (--sa): not shown\n",
+      ibcore::log::warn("W: %s: MlnxExtPortInfo (FDR10) cannot be read through the SA (--sa): not shown\n",
                    p.describe().c_str());
       n.mlnx = false;
     }
@@ -385,7 +386,7 @@ private:
     // (Extended: iba::ext_speeds' sets, XDR at 32; upstream's rule.)
     auto allowed_ext = [](uint64_t en, uint64_t sup) { return (en & 32) || en != 31 ? en : sup; };
     auto warn = [&](const char* what, unsigned active, unsigned want, const char* name) {
-      std::fprintf(stderr, "W: %s: %s of port %d runs at %u, both ends allow %u (%s)\n",
+      ibcore::log::warn("W: %s: %s of port %d runs at %u, both ends allow %u (%s)\n",
                    ibcore::portid_str(path).c_str(), what, portnum, active, want, name);
     };
     // The fastest/widest value both allow, tried in the reference's order.
@@ -423,7 +424,7 @@ private:
       }
     } else if ((mx.linkSpeedEnabled() & MLNX_FDR10) && (pmx.linkSpeedEnabled() & MLNX_FDR10) &&
                !(mx.linkSpeedActive() & MLNX_FDR10)) {
-      std::fprintf(stderr, "W: %s: port %d runs at speed %u, not FDR10 that both ends allow\n",
+      ibcore::log::warn("W: %s: port %d runs at speed %u, not FDR10 that both ends allow\n",
                    ibcore::portid_str(path).c_str(), portnum, unsigned(pi.linkSpeedActive()));
     }
   }
@@ -473,7 +474,7 @@ public:
         int j = 0;
         while (j < NOPS && args_[i] != OPS[j].name) ++j;
         if (j == NOPS || j == QUERY) continue;
-        std::fprintf(stderr, "E: %s %s: the SA cannot change a port (it does not set PortInfoRecords); "
+        ibcore::log::error("E: %s %s: the SA cannot change a port (it does not set PortInfoRecords); "
                              "leave out --sa to set it with SMPs\n", tool.c_str(), OPS[j].name);
         return usage_status();
       }
@@ -487,7 +488,7 @@ public:
       PortState ps(*s->mad, show_keys_);
       if (!ibcore::json_enabled()) return ps.run(path, portnum, r);
       if ((r.op >= 0 && r.op != QUERY) || r.changed) {
-        std::fprintf(stderr, "E: %s: --json shows a query; a change of the port is shown as text only\n",
+        ibcore::log::error("E: %s: --json shows a query; a change of the port is shown as text only\n",
                      tool.c_str());
         return usage_status();
       }

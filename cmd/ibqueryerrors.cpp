@@ -38,6 +38,7 @@
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
 #include "core/netprint.h"
+#include "core/log.h"
 
 namespace {
 
@@ -169,7 +170,7 @@ private:
       }
       if (n == NO_INDEX) {
         if (guid_arg_.empty())
-          std::fprintf(ibcore::json_enabled() ? stderr : stdout, "Failed to find node: %s\n", what.c_str());
+          ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "Failed to find node: %s\n", what.c_str());
       } else {
         nodes.push_back(n);
       }
@@ -200,8 +201,7 @@ private:
       parallel_for(ses->sched(), todo.size(), ses->sched().engine().max_outstanding() + 8, scan);
       ses->sched().run();
       if (config().verbose)
-        std::fprintf(stderr,
-                     "I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecord queries, %llu paths from "
+        ibcore::log::info("I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecord queries, %llu paths from "
                      "the table; %zu LIDs read during discovery), discovery %.3f s, then %.3f s\n",
                      todo.size(), (unsigned long long)ses->sched().engine().sent(),
                      (unsigned long long)ses->pm().path_queries(), (unsigned long long)ses->pm().table_paths(),
@@ -393,14 +393,14 @@ private:
   // timeout, then ibqueryerrors' own, each "ibwarn: [pid] function: ",
   // fn being the reference function that reads that attribute.
   static void warn_timeout(uint16_t lid) {
-    std::fprintf(stderr, "ibwarn: [%d] mad_rpc: _do_madrpc failed; dport (Lid %u)\n", int(::getpid()), unsigned(lid));
+    ibcore::log::warn("ibwarn: [%d] mad_rpc: _do_madrpc failed; dport (Lid %u)\n", int(::getpid()), unsigned(lid));
   }
   static void warn(NodeOut& out, const MADError& e, const char* attr, const std::string& name, uint16_t lid,
                    unsigned port, const char* fn) {
     if (dynamic_cast<const MADTimeoutError*>(&e)) warn_timeout(lid);
-    std::fprintf(stderr, "ibwarn: [%d] %s: %s query failed on %s, Lid %u port %u\n", int(::getpid()), fn, attr,
+    ibcore::log::warn("ibwarn: [%d] %s: %s query failed on %s, Lid %u port %u\n", int(::getpid()), fn, attr,
                  name.c_str(), unsigned(lid), port);
-    if (config().verbose) e.dump(stderr, config().verbose - 1);
+    if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
     out.pma_failures++;
   }
 
@@ -541,7 +541,7 @@ private:
     uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed, &cap_timed_out) : 0;
     if (cap_failed) {
       if (cap_timed_out) warn_timeout(lid);
-      std::fprintf(stderr, "ibwarn: [%d] query_cap_mask: classportinfo query failed on %s, Lid %u port %u\n",
+      ibcore::log::warn("ibwarn: [%d] query_cap_mask: classportinfo query failed on %s, Lid %u port %u\n",
                    int(::getpid()), name.c_str(), unsigned(lid), sw ? 0u : 1u);
       out.pma_failures++;
     }
@@ -646,8 +646,8 @@ private:
         try {
           co_await pm.clear(l, uint8_t(p), sel, cext);
         } catch (const MADError& e) {
-          std::fprintf(stderr, "Failed to reset errors %s port %u\n", name.c_str(), p);
-          if (config().verbose) e.dump(stderr, config().verbose - 1);
+          ibcore::log::info("Failed to reset errors %s port %u\n", name.c_str(), p);
+          if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
         }
         if (clear_errors_ && details_) {
           try {
@@ -661,7 +661,7 @@ private:
             r.set_counterSelect(0x3f);
             (void)co_await pm.sched().PerformanceSet(r, path);
           } catch (const MADError& e) {
-            if (config().verbose) e.dump(stderr, config().verbose - 1);
+            if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
           }
         }
       }

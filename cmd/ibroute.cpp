@@ -21,6 +21,7 @@
 #include "core/textout.h"
 #include "core/satransactor.h"
 #include "core/sched.h"
+#include "core/log.h"
 
 namespace {
 
@@ -51,7 +52,7 @@ public:
     // getopt takes "-1" for an option the tool does not have: usage.
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (args_.empty() || dash) {
-      std::fputs(app_->help().c_str(), stderr);
+      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
       return 2;
     }
     const std::string tool = app_->get_name();

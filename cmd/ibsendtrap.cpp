@@ -19,6 +19,7 @@
 #include "core/rpc.h"
 #include "core/umad.h"
 #include "iba/smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -202,7 +203,7 @@ public:
       std::random_device rd;
       uint64_t tid = (uint64_t(rd()) << 32 | rd()) & 0x0000ffffffffffffULL;
       size_t len = ibcore::build_mad(m.data(), req, sm, tid);
-      if (cfg.debug) std::fprintf(stderr, "D: sending %s to LID %u\n", ibcore::describe_mad(m.data(), len).c_str(), s.sm_lid);
+      if (cfg.debug) ibcore::log::debug("D: sending %s to LID %u\n", ibcore::describe_mad(m.data(), len).c_str(), s.sm_lid);
       // The SM answers a trap with a TrapRepress (the kernel matches it to
       // the send like a response); wait for it up to the timeout.  Waiting
       // also keeps the port open until the trap is on its way: closing it
@@ -233,7 +234,7 @@ public:
       return 0;
     } catch (const std::exception& e) {
       ibcore::report(e);
-      std::fprintf(stderr, "E: trap %s not sent\n", trap.name);
+      ibcore::log::error("E: trap %s not sent\n", trap.name);
       return 1;
     }
   }

@@ -23,6 +23,7 @@
 #include "core/verbs.h"
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -87,11 +88,11 @@ public:
     // getopt treats "-1" as an option; core/cli takes it as a number.
     for (const auto& a : args_)
       if (a.size() > 1 && a[0] == '-') {
-        std::fprintf(stderr, "%s: invalid option -- '%s'\n\n", app_->get_name().c_str(), a.c_str() + 1);
+        ibcore::log::info("%s: invalid option -- '%s'\n\n", app_->get_name().c_str(), a.c_str() + 1);
         short_help_ = true;
       }
     if (short_help_) {
-      std::fputs(app_->help().c_str(), stderr);
+      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
       return 2;
     }
     const std::vector<Device>* devs;
@@ -100,7 +101,7 @@ public:
       all = &ibcore::get_device_list();
       devs = &all->devices;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "E: %s\n", e.what());
+      ibcore::log::error("E: %s\n", e.what());
       return 255;
     }
     // A device libibumad cannot read: named, an error (nothing for a
@@ -109,29 +110,29 @@ public:
     for (const auto& u : all->unreadable) {
       if (!args_.empty() && u.name == args_[0]) {
         if (!u.rdma_endpoint) return 0;
-        std::fprintf(stderr, "E: stat of IB device '%s' failed: %s\n", u.name.c_str(), u.error.c_str());
+        ibcore::log::error("E: stat of IB device '%s' failed: %s\n", u.name.c_str(), u.error.c_str());
         return 255;
       }
       if (args_.empty() && u.rdma_endpoint && !list_)
-        std::fprintf(stderr, "W: stat of IB device '%s' failed: %s\n", u.name.c_str(), u.error.c_str());
+        ibcore::log::warn("W: stat of IB device '%s' failed: %s\n", u.name.c_str(), u.error.c_str());
     }
     const Device* ca = nullptr;
     if (!args_.empty()) {
       for (const auto& d : *devs)
         if (d.name == args_[0]) ca = &d;
       if (!ca) {
-        std::fprintf(stderr, "E: '%s' IB device can't be found\n", args_[0].c_str());
+        ibcore::log::error("E: '%s' IB device can't be found\n", args_[0].c_str());
         return 255;
       }
     }
     if (ibcore::json_enabled()) {
       if (port_list_ || list_ || short_) {
-        std::fprintf(stderr, "%s: --json does not combine with -l, -s or -p\n", app_->get_name().c_str());
+        ibcore::log::info("%s: --json does not combine with -l, -s or -p\n", app_->get_name().c_str());
         return 2;
       }
       long n = ca && args_.size() > 1 ? long(std::strtoul(args_[1].c_str(), nullptr, 0)) : -1;
       if (n >= 0 && std::none_of(ca->ports.begin(), ca->ports.end(), [&](const EndPort& p) { return p.port == n && n; })) {
-        std::fprintf(stderr, "E: CA '%s' has no port number %ld (it has %d)\n", ca->name.c_str(), n, ca->numports);
+        ibcore::log::error("E: CA '%s' has no port number %ld (it has %d)\n", ca->name.c_str(), n, ca->numports);
         return 255;
       }
       write_json(*devs, ca, int(n));
@@ -162,7 +163,7 @@ public:
       for (const auto& p : ca->ports)
         if (unsigned(p.port) == n && n != 0) port = &p;
       if (!port) {
-        std::fprintf(stderr, "E: CA '%s' has no port number %lu (it has %d)\n", ca->name.c_str(), n,
+        ibcore::log::error("E: CA '%s' has no port number %lu (it has %d)\n", ca->name.c_str(), n,
                      ca->numports);
         return 255;
       }
@@ -276,7 +277,7 @@ private:
 
   int fatal(const std::string& msg) const {
     // The script says it on stdout; with --json stdout is the document's.
-    std::fprintf(json_ ? stderr : stdout, "Fatal error:  %s\n", msg.c_str());
+    ibcore::log::stdout_or_log(json_, ibcore::log::Level::error, "Fatal error:  %s\n", msg.c_str());
     std::fflush(stdout);
     return 255;
   }
@@ -423,10 +424,10 @@ public:
     try {
       list = ibcore::verbs_devices();  // loads libibverbs on demand
     } catch (const ibcore::SysError& e) {
-      std::fprintf(stderr, "Failed to get IB devices list: %s\n", std::strerror(e.err()));
+      ibcore::log::info("Failed to get IB devices list: %s\n", std::strerror(e.err()));
       return 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "E: %s\n", e.what());
+      ibcore::log::error("E: %s\n", e.what());
       return 1;
     }
     if (ibcore::json_enabled()) {

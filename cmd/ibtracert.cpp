@@ -23,6 +23,7 @@
 #include "iba/enums.h"
 #include "core/satransactor.h"
 #include "core/textfile.h"
+#include "core/log.h"
 
 namespace {
 
@@ -61,12 +62,12 @@ public:
   int run() override {
     const std::string tool = app_->get_name();
     if (json_enabled() && !ports_file_.empty()) {
-      std::fprintf(stderr, "%s: --json is for one trace (not --ports-file)\n", tool.c_str());
+      ibcore::log::info("%s: --json is for one trace (not --ports-file)\n", tool.c_str());
       return 2;
     }
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (dash || (ports_file_.empty() && args_.size() < 2)) {
-      std::fputs(app_->help().c_str(), stderr);
+      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
       return 2;
     }
     try {
@@ -89,7 +90,7 @@ public:
           trace(*s, args_[0], args_[1]);
         } catch (const RouteFail& f) {
           std::fflush(stdout);
-          if (!f.msg.empty()) std::fprintf(stderr, "E: %s\n", f.msg.c_str());
+          if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
           throw ibtool::RefFail{"Failed to get route information"};
         }
         return 0;
@@ -108,7 +109,7 @@ public:
           trace(*s, a, b);
         } catch (const RouteFail& f) {
           std::fflush(stdout);
-          if (!f.msg.empty()) std::fprintf(stderr, "E: %s\n", f.msg.c_str());
+          if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
           throw ibtool::RefFail{"Failed to get route information at line " + std::to_string(lineno)};
         }
         ++n;

@@ -14,6 +14,7 @@
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
 #include "core/mkdirs.h"
+#include "core/log.h"
 
 namespace ibtool {
 
@@ -66,7 +67,7 @@ int print_help_list() {
 
 int install_links(const std::string& dir) {
   if (!ibcore::make_dirs(dir)) {
-    std::fprintf(stderr, "E: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
+    ibcore::log::error("E: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
     return 1;
   }
   int rc = 0;
@@ -77,7 +78,7 @@ int install_links(const std::string& dir) {
       std::string link = ibcore::path_join(dir, n);
       std::remove(link.c_str());
       if (::symlink("ibtool", link.c_str()) != 0) {
-        std::fprintf(stderr, "E: cannot create link %s: %s\n", link.c_str(), std::strerror(errno));
+        ibcore::log::error("E: cannot create link %s: %s\n", link.c_str(), std::strerror(errno));
         rc = 1;
       }
     }
@@ -143,15 +144,15 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
       case CLI::App::Result::Help:
         // The reference tools print their usage and exit 2 for -h; `ibtool
         // help CMD` asks for it on purpose and exits 0.
-        std::fputs(app->help().c_str(), stderr);
+        ibcore::log::text(ibcore::log::Level::info, app->help().c_str());
         return help_requested_explicitly ? 0 : cmd->usage_status();
       case CLI::App::Result::Version:
-        std::fprintf(stderr, "%s\n", app->version().c_str());
+        ibcore::log::info("%s\n", app->version().c_str());
         return 0;
     }
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
-    std::fputs(app->help().c_str(), stderr);
+    ibcore::log::info("%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
+    ibcore::log::text(ibcore::log::Level::info, app->help().c_str());
     return cmd->usage_status();
   }
   try {
@@ -159,7 +160,7 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
   } catch (const std::exception& e) {
     // Last resort: commands report their own errors; this only keeps an
     // unexpected failure from becoming a crash.
-    std::fprintf(stderr, "E: %s\n", e.what());
+    ibcore::log::error("E: %s\n", e.what());
     return 1;
   }
 }
@@ -183,7 +184,7 @@ int main(int argc, char** argv) {
   if (first == "help" || first == "-h" || first == "--help") {
     if (rest.size() > 1) {
       if (const CommandInfo* c = find_command(rest[1])) return run_command(*c, c->name, {"--help"}, true);
-      std::fprintf(stderr, "E: unknown command '%s' (try 'ibtool help')\n", rest[1].c_str());
+      ibcore::log::error("E: unknown command '%s' (try 'ibtool help')\n", rest[1].c_str());
       return 2;
     }
     return print_help_list();
@@ -194,32 +195,32 @@ int main(int argc, char** argv) {
   }
   if (first == "--install-links") {
     if (rest.size() != 2) {
-      std::fprintf(stderr, "E: usage: ibtool --install-links DIR\n");
+      ibcore::log::error("E: usage: ibtool --install-links DIR\n");
       return 2;
     }
     return install_links(rest[1]);
   }
   if (first == "--gen-completion") {
     if (rest.size() != 2 && rest.size() != 3) {
-      std::fprintf(stderr, "E: usage: ibtool --gen-completion bash|zsh [FILE]\n");
+      ibcore::log::error("E: usage: ibtool --gen-completion bash|zsh [FILE]\n");
       return 2;
     }
     if (rest.size() == 3 && !std::freopen(rest[2].c_str(), "w", stdout)) {
-      std::fprintf(stderr, "E: cannot write %s: %s\n", rest[2].c_str(), std::strerror(errno));
+      ibcore::log::error("E: cannot write %s: %s\n", rest[2].c_str(), std::strerror(errno));
       return 1;
     }
     return write_completion(rest[1]);
   }
   if (first == "--gen-man") {
     if (rest.size() != 2 && rest.size() != 3) {
-      std::fprintf(stderr, "E: usage: ibtool --gen-man DIR [TEXT_DIR]\n");
+      ibcore::log::error("E: usage: ibtool --gen-man DIR [TEXT_DIR]\n");
       return 2;
     }
     return write_man_pages(rest[1], rest.size() == 3 ? rest[2] : std::string());
   }
   const CommandInfo* c = find_command(first);
   if (!c) {
-    std::fprintf(stderr, "E: unknown command '%s' (try 'ibtool help')\n", first.c_str());
+    ibcore::log::error("E: unknown command '%s' (try 'ibtool help')\n", first.c_str());
     return 2;
   }
   // `ibtool dump_lfts.sh` runs as the alias name so usage texts match.

@@ -10,6 +10,7 @@
 #include "cmd/registry.h"
 #include "core/mkdirs.h"
 #include "core/textfile.h"
+#include "core/log.h"
 
 namespace ibtool {
 
@@ -121,7 +122,7 @@ int write_man_pages(const std::string& dir, const std::string& text_dir) {
       if (e.size() < 5 || e.substr(e.size() - 4) != ".man") continue;
       std::string name = e.substr(0, e.size() - 4);
       if (name != "ibtool" && !find_command(name)) {
-        std::fprintf(stderr, "E: %s/%s: no command is named %s\n", text_dir.c_str(), e.c_str(), name.c_str());
+        ibcore::log::error("E: %s/%s: no command is named %s\n", text_dir.c_str(), e.c_str(), name.c_str());
         stale = true;
       }
     }
@@ -139,7 +140,7 @@ int write_man_pages(const std::string& dir, const std::string& text_dir) {
     ok = write(c->name, man_page_for(std::string(c->name), own_text(text_dir, c->name))) && ok;
     for (const auto& a : c->aliases) ok = write(a, ".so man8/" + std::string(c->name) + ".8\n") && ok;
   }
-  if (!ok) std::fprintf(stderr, "E: cannot write man pages to %s\n", dir.c_str());
+  if (!ok) ibcore::log::error("E: cannot write man pages to %s\n", dir.c_str());
   return ok ? 0 : 1;
 }
 

@@ -27,6 +27,7 @@
 #include "core/textfile.h"
 #include "core/umad.h"
 #include "iba/vendor.h"
+#include "core/log.h"
 
 namespace ibtool::ofa {
 
@@ -114,7 +115,7 @@ inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload
       auto req = srv.parse_request(in);
       srv.send_reply(req, payload_of_text(answer(req.attr_id), payload_size));
     } catch (const ibcore::MADError& e) {
-      if (e.reply_status || ibcore::config().verbose) e.dump(stderr, ibcore::config().verbose);
+      if (e.reply_status || ibcore::config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::config().verbose));
       if (e.reply_status) srv.send_error_reply(in, e.reply_status);
     } catch (const std::exception& e) {
       // Whatever one request does wrong, the server goes on serving.
@@ -152,7 +153,7 @@ template <class Serve, class Client>
 int run_client_or_server(const std::string& oui_str, uint32_t& oui, bool server, Serve serve, Client client) {
   uint64_t v = iba::OFA_OUI;
   if (!oui_str.empty() && (!ibtool::parse_int(oui_str, v) || v > 0xffffff)) {
-    std::fprintf(stderr, "E: bad OUI %s\n", oui_str.c_str());
+    ibcore::log::error("E: bad OUI %s\n", oui_str.c_str());
     return 2;
   }
   oui = uint32_t(v);

@@ -24,6 +24,7 @@
 #include "core/json.h"
 #include "core/textout.h"
 #include "iba/refprint_pm.h"
+#include "core/log.h"
 
 namespace {
 
@@ -338,7 +339,7 @@ private:
       if (capmask_ & CAP_ALL_PORT_SELECT) {
         query_ports = {255};
       } else {
-        std::fprintf(stderr, "W: Emulating AllPortSelect by iterating through all ports\n");
+        ibcore::log::warn("W: Emulating AllPortSelect by iterating through all ports\n");
         if (is_counters || is_ext) {
           query_ports = port_list ? ports : all_port_numbers(mad, path);
           aggregate_out = true;

@@ -17,6 +17,7 @@
 #include "core/textout.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
+#include "core/log.h"
 
 namespace {
 
@@ -88,7 +89,7 @@ public:
 
   int run() override {
     if (args_.size() < 2) {
-      std::fprintf(stderr, "E: usage: query RPC ATTRIBUTE [target] [-a amod] [field=value ...]\n");
+      ibcore::log::error("E: usage: query RPC ATTRIBUTE [target] [-a amod] [field=value ...]\n");
       return 2;
     }
     const Rpc* rpc = find_rpc(args_[0]);
@@ -173,7 +174,7 @@ private:
       }
       j.end();
       if (recs.truncated)
-        std::fprintf(stderr, "W: the reply was truncated (segments lost): only %zu records shown\n",
+        ibcore::log::warn("W: the reply was truncated (segments lost): only %zu records shown\n",
                      recs.records.size());
     } else {
       auto data = ibcore::MadTransactor::payload_of(rep);
@@ -195,7 +196,7 @@ private:
         std::printf("Reply structure #%zu\n%s", n++, iba::print_fields(d, buf.data(), "  ").c_str());
       }
       if (recs.truncated)
-        std::fprintf(stderr, "W: the reply was truncated (segments lost): only %zu records shown\n", n);
+        ibcore::log::warn("W: the reply was truncated (segments lost): only %zu records shown\n", n);
       return;
     }
     auto data = ibcore::MadTransactor::payload_of(rep);
@@ -211,7 +212,7 @@ private:
   }
 
   int bad(const std::string& m) {
-    std::fprintf(stderr, "E: %s\n", m.c_str());
+    ibcore::log::error("E: %s\n", m.c_str());
     return 2;
   }
 

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-// The commands declare their options against this API (it started as
-// CLI11's; core/cli.h is our own, cheaper to build at every start).
+// The commands declare their options against CLI11's declaration API
+// (core/cli.h records them as data; CLI11 itself parses, in core/cli11.cpp).
 namespace CLI = ibtool::cli;
 
 namespace ibtool {

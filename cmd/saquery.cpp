@@ -31,6 +31,7 @@
 #include "core/textout.h"
 #include "iba/refprint_sa.h"
 #include "iba/sa.h"
+#include "core/log.h"
 
 namespace {
 
@@ -163,13 +164,13 @@ public:
       else if (opt_O_ && !(std::strtoul(pos[0].c_str(), nullptr, 0) & 0xffff)) missing = "lid invalid";
       else if ((opt_L_ || opt_l_ || opt_G_) && pos.empty()) missing = "name not specified";
       if (missing) {
-        std::fprintf(stderr, "ERROR: %s\n", missing);
-        std::fputs(app_->help().c_str(), stderr);
+        ibcore::log::error("ERROR: %s\n", missing);
+        ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
         return 2;
       }
     }
     if (ibcore::json_enabled() && (opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_)) {
-      std::fprintf(stderr, "saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U)\n");
+      ibcore::log::info("saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U)\n");
       return 2;
     }
     try {
@@ -180,13 +181,13 @@ public:
       return e.status;
     } catch (const ibcore::MADClassError& e) {
       // An SA status: the reference prints the status and exits with EIO.
-      std::fprintf(stderr, "ERROR: Query result returned 0x%04X, %s\n", e.status,
+      ibcore::log::error("ERROR: Query result returned 0x%04X, %s\n", e.status,
                    iba::status_text(iba::mgmt::SUBN_ADM, e.status).c_str());
       if (ibcore::config().verbose) ibcore::report(e);
       return EIO;
     } catch (const ibcore::MADTimeoutError& e) {
       ibcore::report(e);
-      std::fprintf(stderr, "Query SA failed: %s\n", std::strerror(ETIMEDOUT));
+      ibcore::log::info("Query SA failed: %s\n", std::strerror(ETIMEDOUT));
       return ETIMEDOUT;
     } catch (const std::exception& e) {
       return ibcore::report(e);
@@ -234,7 +235,7 @@ private:
       try {
         r.mask |= iba::apply_assignments(r.d, r.b.data(), sel_);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "E: %s\n", e.what());
+        ibcore::log::error("E: %s\n", e.what());
         throw Exit{EINVAL};
       }
     }
@@ -248,8 +249,7 @@ private:
     auto rep = mad_->call(req, sa_);
     auto s = ibcore::sa_split_records(rep);
     if (s.truncated)
-      std::fprintf(stderr,
-                   "W: The SA's %s reply was truncated (no RMPP on this transport): showing the %zu "
+      ibcore::log::warn("W: The SA's %s reply was truncated (no RMPP on this transport): showing the %zu "
                    "record(s) that arrived whole.\n",
                    q.desc->name, s.records.size());
     std::vector<Bytes> out;
@@ -316,14 +316,14 @@ private:
     unsigned long v = std::strtoul(s.c_str(), &end, 0);
     if (end && *end == '\0') {
       if (v > 0xffff) {
-        std::fprintf(stderr, "Invalid lid specified: \"%s\"\n", s.c_str());
+        ibcore::log::info("Invalid lid specified: \"%s\"\n", s.c_str());
         throw Exit{EINVAL};
       }
       return uint16_t(v);
     }
     for (const auto& n : all_nodes())
       if (n.nodeDescription().nodeString() == s) return uint16_t(n.LID());
-    std::fprintf(stderr, "Failed to find lid for \"%s\": %s\n", s.c_str(), std::strerror(ENONET));
+    ibcore::log::info("Failed to find lid for \"%s\": %s\n", s.c_str(), std::strerror(ENONET));
     throw Exit{ENONET};
   }
 
@@ -337,7 +337,7 @@ private:
     bool lookup = opt_N_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_;
     if (!pos.empty() && !lookup && (q = find_query(pos[0]))) pos.erase(pos.begin());
     if (!q && !pos.empty() && !sel_.empty() && !opt_any()) {
-      std::fprintf(stderr, "E: unknown query name '%s'\n", pos[0].c_str());
+      ibcore::log::error("E: unknown query name '%s'\n", pos[0].c_str());
       return EINVAL;
     }
     std::string target = pos.empty() ? "" : pos[0];
@@ -379,7 +379,7 @@ private:
       if (!target.empty()) {
         auto g = iba::parse_gid(target);
         if (!g) {
-          std::fprintf(stderr, "Invalid GID specified: \"%s\"\n", target.c_str());
+          ibcore::log::info("Invalid GID specified: \"%s\"\n", target.c_str());
           return EINVAL;
         }
         r.set_gid("subscriberGID", *g);
@@ -417,7 +417,7 @@ private:
   iba::Gid gid_arg(const std::string& s) {
     auto g = iba::parse_gid(s);
     if (!g) {
-      std::fprintf(stderr, "invalid GID: %s\n", s.c_str());
+      ibcore::log::info("invalid GID: %s\n", s.c_str());
       throw Exit{EINVAL};
     }
     return *g;

@@ -15,6 +15,7 @@
 #include "iba/decode.h"
 #include "iba/mad.h"
 #include "iba/smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -53,7 +54,7 @@ public:
     uint16_t attr = uint16_t(std::strtoul(args_[1].c_str(), nullptr, 0));
     uint32_t mod = args_.size() > 2 ? uint32_t(std::strtoul(args_[2].c_str(), nullptr, 0)) : 0;
     if (ibcore::config().use_sa && !ibcore::sa_mapping(attr)) {
-      std::fprintf(stderr, "E: SMP attribute 0x%04x has no SA record: it cannot be read with --sa\n", attr);
+      ibcore::log::error("E: SMP attribute 0x%04x has no SA record: it cannot be read with --sa\n", attr);
       return 1;
     }
     try {

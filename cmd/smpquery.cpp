@@ -15,6 +15,7 @@
 #include "core/json.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
+#include "core/log.h"
 
 namespace {
 
@@ -125,7 +126,7 @@ int op_portinfoext(Ctx& c) {
   }
   constexpr uint64_t CAP2_PORT_INFO_EXT = 0x2;
   if (!(pi.capabilityMask2() & CAP2_PORT_INFO_EXT)) {
-    std::fprintf(stderr, "E: CapabilityMask2 0x%llx of %s does not indicate PortInfoExtended support\n",
+    ibcore::log::error("E: CapabilityMask2 0x%llx of %s does not indicate PortInfoExtended support\n",
                  static_cast<unsigned long long>(pi.capabilityMask2()), c.path.describe().c_str());
     throw OpFail{"port info extended not supported"};
   }
@@ -143,7 +144,7 @@ int op_switchinfo(Ctx& c) {
 
 void check_port(unsigned port, const iba::SMPNodeInfo& ni) {
   if (port > ni.numPorts()) {
-    std::fprintf(stderr, "E: port %u is beyond the node's %u ports\n", port, unsigned(ni.numPorts()));
+    ibcore::log::error("E: port %u is beyond the node's %u ports\n", port, unsigned(ni.numPorts()));
     throw OpFail{"invalid port number"};
   }
 }
@@ -341,7 +342,7 @@ public:
     const std::string tool = app_->get_name();
     const Op* op = find_op(args_[0]);
     if (!op) {
-      std::fprintf(stderr, "E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
+      ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
     }
     try {

@@ -3,6 +3,7 @@
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/log.h"
 
 #include <cstdio>
 
@@ -36,7 +37,7 @@ void bind_ref_help(CLI::App& app, bool& flag) {
 }
 
 int ref_help_exit(CLI::App& app) {
-  std::fputs(app.help().c_str(), stderr);
+  ibcore::log::text(ibcore::log::Level::info, app.help().c_str());
   return 2;
 }
 
@@ -56,11 +57,10 @@ Session open_session(const ibcore::IBPath* scope) {
 }
 
 int ref_exit(const std::string& tool, const std::string& msg) {
-  std::fflush(stderr);
+  ibcore::log::flush();
   // With --json stdout carries the document only: the line goes to stderr.
-  FILE* f = ibcore::config().json ? stderr : stdout;
-  std::fprintf(f, "%s: iberror: failed: %s\n", tool.c_str(), msg.c_str());
-  std::fflush(f);
+  ibcore::log::stdout_or_log(ibcore::config().json, ibcore::log::Level::error, "%s: iberror: failed: %s\n",
+                             tool.c_str(), msg.c_str());
   return 255;
 }
 

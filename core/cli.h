@@ -1,17 +1,21 @@
-// A small command-line parser for the commands (cmd/), with getopt_long's
-// syntax: short options clustered (-vv, -dD), a short option's value joined
-// or separate (-t100, -t 100), long options with "=" or a separate value
-// (--timeout=100, --timeout 100), counting flags (-d -d), options and
-// positional arguments in any order, and "--" ending the options.  An
-// argument "-<digit>..." that is no option is a positional (a negative
-// number).  A value option given twice keeps the last value, as getopt.
+// The command-line declarations of the commands (cmd/): each command
+// declares its options here once, as data (names, value kind, help text,
+// value word, validators); the registry, --help, the man pages and the shell
+// completion read these declarations.  Parsing is CLI11's (App::parse, in
+// core/cli11.cpp, the one translation unit that includes CLI11), with
+// getopt_long's syntax: short options clustered (-vv, -dD), a short
+// option's value joined or separate (-t100, -t 100), long options with "="
+// or a separate value and by any unique prefix (--timeout=100, --time 100),
+// counting flags (-d -d), options and positional arguments in any order,
+// and "--" ending the options.  An argument "-<digit>..." that is no option
+// is a positional (a negative number).  A value option given twice keeps the
+// last value, as getopt.
 //
-// Options are declared at every start, so declaring one is cheap: no
-// per-option heap work beyond the Option itself; names, descriptions and
-// value texts given as string literals are kept by pointer (a std::string
-// is copied).  The declaration API follows the subset of CLI11 the commands
-// were written against (add_option, add_flag, ->option_text, ->required,
-// ->check, ...), so cmd/registry.h aliases the namespace as CLI.
+// Declaring is cheap (only the invoked command declares anything): names,
+// descriptions and value texts given as string literals are kept by
+// pointer.  The declaration API is CLI11's (add_option, add_flag,
+// ->option_text, ->required, ->check, ...), so cmd/registry.h aliases the
+// namespace as CLI.
 #pragma once
 
 #include <charconv>
@@ -300,9 +304,6 @@ public:
 
 private:
   Option* add(Str names, Str desc, Option::Kind kind);
-  Option* find_short(char c) const;
-  Option* find_long(std::string_view name) const;
-  void positional(const std::string& arg, size_t& next);
 
   std::string name_, description_, version_;
   std::vector<std::unique_ptr<Option>> options_;

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/routes.h"
 #include "core/sadiscovery.h"
+#include "core/log.h"
 
 namespace ibcore {
 
@@ -606,7 +607,7 @@ std::string reference_smp_warning(const std::exception& e) {
 
 void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started) {
   if (!config().verbose) return;
-  std::fprintf(stderr, "I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
+  ibcore::log::info("I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
                (unsigned long long)r.mads, (unsigned long long)r.queries, (unsigned long long)r.resent,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
@@ -614,9 +615,9 @@ void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock:
 void report_discovery_errors(const DiscoveryResult& r, size_t from) {
   for (size_t i = from; i < r.errors.size(); ++i) {
     auto ref = r.reference_lines.find(i);
-    if (ref != r.reference_lines.end()) std::fprintf(stderr, "%s\n", ref->second.c_str());
+    if (ref != r.reference_lines.end()) ibcore::log::info("%s\n", ref->second.c_str());
     if (ref == r.reference_lines.end() || config().verbose)
-      std::fprintf(stderr, "W: discovery: %s\n", r.errors[i].c_str());
+      ibcore::log::warn("W: discovery: %s\n", r.errors[i].c_str());
   }
 }
 

@@ -1,16 +1,18 @@
 #include "core/error.h"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "core/config.h"
+#include "core/log.h"
 #include "core/trace.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
 namespace ibcore {
 
-void Error::dump(FILE* f, int) const { std::fprintf(f, "E: %s\n", what()); }
+std::string Error::dump_str(int) const { return std::string("E: ") + what() + "\n"; }
 
 SysError::SysError(int err, std::string func, std::string msg)
     : Error(msg.empty() ? func + " failed: " + std::strerror(err)
@@ -82,19 +84,17 @@ std::string MADError::dump_str(int level) const {
   return out;
 }
 
-void MADError::dump(FILE* f, int level) const { std::fputs(dump_str(level).c_str(), f); }
-
 int exit_status(const std::exception&) {
   // The reference tools leave through IBEXIT/exit(-1) for every runtime
   // failure (timeouts, error replies, bad destinations).
   return 255;
 }
 
-int report(const std::exception& e, FILE* f) {
+int report(const std::exception& e) {
   if (auto* me = dynamic_cast<const Error*>(&e))
-    me->dump(f, config().verbose);
+    log::text(log::Level::error, me->dump_str(config().verbose));
   else
-    std::fprintf(f, "E: %s\n", e.what());
+    log::error("E: %s\n", e.what());
   return exit_status(e);
 }
 

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
@@ -28,8 +27,9 @@ class Error : public std::exception {
 public:
   explicit Error(std::string msg) : msg_(std::move(msg)) {}
   const char* what() const noexcept override { return msg_.c_str(); }
-  // Print "E: <what>" (and for subclasses more, per level) on f.
-  virtual void dump(FILE* f, int level = 0) const;
+  // "E: <what>\n" (and for subclasses more, per level): the lines report()
+  // writes.
+  virtual std::string dump_str(int level = 0) const;
 
 protected:
   std::string msg_;
@@ -61,8 +61,7 @@ public:
   // Level 0: one line a layer ("E: outer", "E: +inner").  Level 1 adds the
   // summary of the request/reply/path.  Level 2 adds decoded dumps of the
   // request and reply MADs.
-  void dump(FILE* f, int level = 0) const override;
-  std::string dump_str(int level = 0) const;
+  std::string dump_str(int level = 0) const override;
 
   // Context, filled where known (empty = unknown).
   std::vector<uint8_t> req;   // the whole request MAD as sent
@@ -96,10 +95,10 @@ public:
   using MADError::MADError;
 };
 
-// Print e on stderr the way every command does (E: lines; MADError detail
-// by ibcore::config().verbose) and return the exit status the reference
-// tools use for such a failure (255: their IBEXIT).
-int report(const std::exception& e, FILE* f = stderr);
+// Write e as a diagnostic the way every command does (E: lines; MADError
+// detail by ibcore::config().verbose; core/log) and return the exit status
+// the reference tools use for such a failure (255: their IBEXIT).
+int report(const std::exception& e);
 // The exit status alone.
 int exit_status(const std::exception& e);
 

@@ -1,6 +1,7 @@
 #include "core/netprint.h"
 
 #include "iba/refprint_smp.h"
+#include "core/log.h"
 
 #include <algorithm>
 #include <cctype>
@@ -478,7 +479,7 @@ MlxSlot mlx_slot(const Node& n) {
   m.found = true;
   int num = std::atoi(slot.c_str() + 1);
   if ((m.kind == 1 && num > 37) || (m.kind == 2 && num > 19)) {
-    std::fprintf(stderr, "fill_mellanox_chassis_record: invalid slot number:%d\n", num);
+    ibcore::log::info("fill_mellanox_chassis_record: invalid slot number:%d\n", num);
     return m;
   }
   m.num = unsigned(num < 0 ? 0 : num);

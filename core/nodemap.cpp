@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/textfile.h"
+#include "core/log.h"
 
 namespace ibcore {
 
@@ -59,13 +60,13 @@ NodeNameMap NodeNameMap::open(const std::string& file) {
   std::string text;
   if (!read_file(name, text)) {
     int err = errno;
-    std::fprintf(stderr, "WARNING failed to open node name map \"%s\" (%s)\n", name.c_str(), std::strerror(err));
+    ibcore::log::warn("WARNING failed to open node name map \"%s\" (%s)\n", name.c_str(), std::strerror(err));
     return m;
   }
   std::string bad;
   if (!m.parse(text, &bad)) {
-    std::fprintf(stderr, "WARNING failed to parse node name map \"%s\"\n", name.c_str());
-    std::fprintf(stderr, "WARNING failed line: \"%s\"\n", bad.c_str());
+    ibcore::log::warn("WARNING failed to parse node name map \"%s\"\n", name.c_str());
+    ibcore::log::warn("WARNING failed line: \"%s\"\n", bad.c_str());
     return NodeNameMap{};
   }
   return m;

@@ -10,7 +10,7 @@
 //       auto req = srv.parse_request(in);           // checks class/method/attr
 //       srv.send_reply(req, my_payload_bytes);
 //     } catch (const ibcore::MADError& e) {
-//       e.dump(stderr, 1);
+//       ibcore::log::text(ibcore::log::Level::error, e.dump_str(1));
 //       srv.send_error_reply(in, e.reply_status);   // generic status code
 //     }
 //   }

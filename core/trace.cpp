@@ -10,6 +10,7 @@
 #include "core/rpc.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
+#include "core/log.h"
 
 namespace ibcore {
 
@@ -35,7 +36,7 @@ std::string dump_mad(const uint8_t* mad, size_t len) {
 void trace_send(const PendingMad& p) {
   if (config().debug < 2) return;
   uint8_t cls = p.req_len >= iba::MADHeader::SIZE ? uint8_t(iba::MADHeader::mgmtClass_at(p.req.data())) : 0;
-  std::fprintf(stderr, "D: send %s to %s pkey_index %u\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
+  ibcore::log::debug("D: send %s to %s pkey_index %u\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
                p.path->describe().c_str(), unsigned(pkey_index_of(*p.path, cls)),
                dump_mad(p.req.data(), p.req_len).c_str());
 }
@@ -60,11 +61,11 @@ void trace_done(const PendingMad& p) {
     result = b;
   }
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - p.sent_at).count();
-  std::fprintf(stderr, "D: RPC %s to %s len %zu -> %s (%.3f ms)\n", describe_mad(p.req.data(), p.req_len).c_str(),
+  ibcore::log::debug("D: RPC %s to %s len %zu -> %s (%.3f ms)\n", describe_mad(p.req.data(), p.req_len).c_str(),
                p.path->describe().c_str(), p.rep_len, result.c_str(), ms);
   if (config().debug >= 2 && !p.error) {
     auto rep = p.reply();
-    std::fprintf(stderr, "%s", dump_mad(rep.data(), rep.size()).c_str());
+    ibcore::log::info("%s", dump_mad(rep.data(), rep.size()).c_str());
   }
 }
 

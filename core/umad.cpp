@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/vmad.h"
+#include "core/log.h"
 
 namespace ibcore {
 
@@ -322,7 +323,7 @@ std::unique_ptr<Transport> choose_transport(
   } catch (const SysError& umad_err) {
     try {
       auto v = verbs(umad_err.what());
-      if (config().verbose) std::fprintf(stderr, "W: %s; sending GMPs over verbs instead\n", umad_err.what());
+      if (config().verbose) ibcore::log::warn("W: %s; sending GMPs over verbs instead\n", umad_err.what());
       return v;
     } catch (const Error& verbs_err) {
       throw Error(std::string(umad_err.what()) + "; nor over verbs: " + verbs_err.what());

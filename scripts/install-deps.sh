@@ -8,6 +8,9 @@ PKGS=(
   # build
   cmake g++ make pkg-config
   libibumad-dev libibverbs-dev libpcre2-dev
+  # the named stack: CLI11 parses every command line, spdlog carries every
+  # diagnostic (both used header-only, in one translation unit each)
+  libcli11-dev libspdlog-dev
   googletest libgtest-dev
   # test bed: simulator, subnet manager, reference tools
   ibsim-utils libumad2sim0 opensm infiniband-diags ibverbs-utils

@@ -367,3 +367,34 @@ TEST(CliParser, OwnedAndLiteralTexts) {
 }
 
 }  // namespace
+
+// getopt_long's unique prefixes, which the CLI11 engine adds as names.
+TEST(CliParser, UniquePrefixOfALongOption) {
+  Opts o;
+  o.parse({"--time", "7", "--verb", "--Re=a", "--cou"});
+  EXPECT_EQ(o.timeout, 7);
+  EXPECT_EQ(o.verbose, 1u);
+  EXPECT_EQ(o.reads, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(o.callbacks, 1);
+  // An exact name wins over a longer name it is a prefix of.
+  bool sa = false, sapath = false;
+  cli::App app("tool");
+  app.add_flag("--sa", sa, "sa");
+  app.add_flag("--sa-path", sapath, "sa path");
+  std::vector<std::string> a{"--sa"};
+  app.parse(a);
+  EXPECT_TRUE(sa);
+  EXPECT_FALSE(sapath);
+}
+
+TEST(CliParser, AmbiguousPrefixNamesThePossibilities) {
+  expect_error({"--s"}, "option '--s' is ambiguous; possibilities: '--sa' '--sm_port' '--small'");
+}
+
+TEST(CliParser, EmptyValueAfterEquals) {
+  Opts o;
+  o.ca = "x";
+  o.parse({"--Ca=", "pos"});
+  EXPECT_EQ(o.ca, "");
+  EXPECT_EQ(o.args, (std::vector<std::string>{"pos"}));
+}
