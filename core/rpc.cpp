@@ -331,8 +331,10 @@ void MadEngine::to_followed_sm(PendingMad& p) {
 
 bool MadEngine::follow_sm(PendingMad& p) {
   // Only SA MADs on the default SA path (no --sa-path): to the SM LID the
-  // port knows, or to the one followed before.  Each at most once.
-  if (p.sm_followed || p.req[1] != iba::mgmt::SUBN_ADM || !config().sa_path.empty() || !p.path->DLID)
+  // port knows, or to the one followed before.  Each at most once.  Not
+  // with --sa, which promises that no SMP leaves the port.
+  if (p.sm_followed || p.req[1] != iba::mgmt::SUBN_ADM || !config().sa_path.empty() || config().use_sa ||
+      !p.path->DLID)
     return false;
   auto f = followed_sm(t_);
   if (p.path->DLID != t_.sm_lid() && !(f && p.path->DLID == f->lid)) return false;

@@ -67,6 +67,7 @@ struct SmFollow : ::testing::Test {
     config().timeout_ms = 20;
     config().retries = 1;
     config().sa_path.clear();
+    config().use_sa = false;
   }
   void TearDown() override { forget_followed_sm(); }
 };
@@ -180,4 +181,10 @@ TEST_F(SmFollow, NotForOtherClassesOrAnExplicitSaPath) {
   EXPECT_THROW(mad.SubnAdmGet(query(), iba::component_mask(iba::SANodeRecord::DESC, "LID")), MADTimeoutError);
   EXPECT_EQ(f.probes, 0u);
   EXPECT_EQ(f.sa_to_new, 0u);
+  // --sa: no SMP may leave the port, not even the PortInfo probe.
+  config().sa_path.clear();
+  config().use_sa = true;
+  EXPECT_THROW(mad.SubnAdmGet(query(), iba::component_mask(iba::SANodeRecord::DESC, "LID")), MADTimeoutError);
+  EXPECT_EQ(f.probes, 0u);
+  for (const auto& s : f.t.sent) EXPECT_TRUE(s.mad[1] != 0x01 && s.mad[1] != 0x81) << int(s.mad[1]);
 }
