@@ -1,11 +1,15 @@
 #include "core/rpc.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "core/config.h"
 #include "core/trace.h"
+#include "iba/smp.h"
 
 namespace ibcore {
 
@@ -199,7 +203,7 @@ SARecords sa_split_records(std::span<const uint8_t> msg) {
 MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   max_ = max_outstanding ? max_outstanding : config().outstanding > 0 ? unsigned(config().outstanding) : 64u;
   max_ = std::clamp(max_, 1u, 65535u);
-  slots_.assign(max_, nullptr);
+  slots_.assign(size_t(max_) + 1, nullptr);  // [max_]: follow_sm's probe
   free_slots_.reserve(max_);
   for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
   std::vector<Timer> v;
@@ -214,7 +218,9 @@ void MadEngine::submit(PendingMad& p) {
   p.rep_big.clear();
   p.next = nullptr;
   p.backoff = false;
+  p.sm_followed = false;
   if (!p.path) throw MADError("MAD submitted without a path");
+  if (p.req[1] == iba::mgmt::SUBN_ADM) to_followed_sm(p);
   if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms();
   if (p.tries_left <= 0) p.tries_left = p.path->mad_retries() + 1;
   if (p.busy_left <= 0) p.busy_left = 8;
@@ -261,12 +267,17 @@ void MadEngine::issue(PendingMad& p) {
 
 void MadEngine::complete(PendingMad& p) {
   slots_[p.slot] = nullptr;
-  free_slots_.push_back(p.slot);
+  const bool probe = &p == probe_.get();
+  if (!probe) free_slots_.push_back(p.slot);
   --in_flight_;
   p.done = true;
-  ++completed_;
   trace_done(p);
-  if (p.on_done) p.on_done(&p, p.ctx);
+  if (probe) {
+    probe_done();
+  } else {
+    ++completed_;
+    if (p.on_done) p.on_done(&p, p.ctx);
+  }
   while (wait_head_ && in_flight_ < max_) {
     PendingMad* n = wait_head_;
     wait_head_ = n->next;
@@ -278,6 +289,136 @@ void MadEngine::complete(PendingMad& p) {
 }
 
 void MadEngine::fail_timeout(PendingMad& p) {
+  if (follow_sm(p)) return;
+  fail_final(p);
+}
+
+namespace {
+
+std::mutex g_followed_mu;
+std::map<std::string, FollowedSm> g_followed;
+std::atomic<bool> g_any_followed{false};  // (no lock for the common case)
+
+std::string port_key(const Transport& t) { return t.local_gid().str() + "/" + std::to_string(t.local_lid()); }
+
+}  // namespace
+
+std::optional<FollowedSm> followed_sm(const Transport& t) {
+  if (!g_any_followed.load(std::memory_order_relaxed)) return std::nullopt;
+  std::lock_guard<std::mutex> l(g_followed_mu);
+  auto it = g_followed.find(port_key(t));
+  if (it == g_followed.end()) return std::nullopt;
+  return it->second;
+}
+
+void forget_followed_sm() {
+  std::lock_guard<std::mutex> l(g_followed_mu);
+  g_followed.clear();
+  g_any_followed = false;
+}
+
+void MadEngine::to_followed_sm(PendingMad& p) {
+  // A path made before the SM was followed (a resolver's cached SA path):
+  // straight to the SM followed, while the port still names the old one.
+  if (!p.path->DLID || !config().sa_path.empty()) return;
+  auto f = followed_sm(t_);
+  if (!f || p.path->DLID != f->stale_lid || f->stale_lid != t_.sm_lid()) return;
+  p.sm_path = *p.path;
+  p.sm_path.DLID = f->lid;
+  p.sm_path.SL = f->sl;
+  p.path = &p.sm_path;
+}
+
+bool MadEngine::follow_sm(PendingMad& p) {
+  // Only SA MADs on the default SA path (no --sa-path): to the SM LID the
+  // port knows, or to the one followed before.  Each at most once.  Not
+  // with --sa, which promises that no SMP leaves the port.
+  if (p.sm_followed || p.req[1] != iba::mgmt::SUBN_ADM || !config().sa_path.empty() || config().use_sa ||
+      !p.path->DLID)
+    return false;
+  auto f = followed_sm(t_);
+  if (p.path->DLID != t_.sm_lid() && !(f && p.path->DLID == f->lid)) return false;
+  sm_waiters_.push_back(&p);
+  if (probe_ && !probe_->done) return true;  // a probe is asking already
+  if (!probe_) probe_ = std::make_unique<PendingMad>();
+  PendingMad& q = *probe_;
+  probe_path_ = IBPath();
+  probe_path_.drPath = {0};  // the local port
+  try {
+    MadRequest r = make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                  iba::method::GET, nullptr, 0);
+    q.req_len = build_mad(q.req.data(), r, probe_path_, 0);
+    q.agent = t_.client_agent(q.req[1], q.req[2]);
+  } catch (const std::exception&) {
+    // No SMPs from this port (a verbs transport): nothing to ask.
+    sm_waiters_.pop_back();
+    return false;
+  }
+  q.path = &probe_path_;
+  q.timeout_ms = probe_path_.mad_timeout_ms();
+  q.tries_left = probe_path_.mad_retries() + 1;
+  q.busy_left = 8;
+  q.error = nullptr;
+  q.rep_len = 0;
+  q.rep_big.clear();
+  q.done = false;
+  q.backoff = false;
+  q.sm_followed = true;  // never followed itself
+  q.on_done = nullptr;
+  q.slot = max_;
+  slots_[max_] = &q;
+  ++in_flight_;
+  try {
+    send_one(q);
+  } catch (...) {
+    q.error = std::current_exception();
+    complete(q);  // probe_done: the waiters fail with their timeouts
+  }
+  return true;
+}
+
+void MadEngine::probe_done() {
+  const PendingMad& q = *probe_;
+  uint16_t lid = 0;
+  uint8_t sl = 0;
+  if (!q.error) {
+    auto rep = q.reply();
+    if (rep.size() >= iba::MADHeader::SIZE && mad_status(rep.data()) == 0) {
+      auto pi = decode_reply<iba::SMPPortInfo>(rep);
+      lid = uint16_t(pi.masterSMLID());
+      sl = uint8_t(pi.masterSMSL());
+    }
+  }
+  std::vector<PendingMad*> waiters;
+  waiters.swap(sm_waiters_);
+  for (PendingMad* w : waiters) {
+    if (!lid || lid == w->path->DLID) {
+      fail_final(*w);  // no other SM known: the timeout stands
+      continue;
+    }
+    w->sm_path = *w->path;
+    w->sm_path.DLID = lid;
+    w->sm_path.SL = sl;
+    w->path = &w->sm_path;
+    w->sm_followed = true;
+    w->tries_left = w->sm_path.mad_retries() + 1;
+    ++sm_follows_;
+    ++resent_;
+    {
+      std::lock_guard<std::mutex> l(g_followed_mu);
+      g_followed[port_key(t_)] = FollowedSm{t_.sm_lid(), lid, sl};
+      g_any_followed = true;
+    }
+    try {
+      send_one(*w);
+    } catch (...) {
+      w->error = std::current_exception();
+      complete(*w);
+    }
+  }
+}
+
+void MadEngine::fail_final(PendingMad& p) {
   MADTimeoutError e("RPC " + describe_mad(p.req.data(), p.req_len) + " timed out to " + p.path->describe());
   e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
   e.path = p.path->repr();
@@ -464,6 +605,12 @@ IBPath default_sa_path(const Transport& t) {
   } else {
     p.DLID = t.sm_lid();
     p.SL = t.sm_sl();
+    // The master SM this process followed, while the port still names the
+    // one that stopped answering.
+    if (auto f = followed_sm(t); f && f->stale_lid == p.DLID) {
+      p.DLID = f->lid;
+      p.SL = f->sl;
+    }
     if (!p.DLID) throw MADError("No SM LID known for the local port: cannot reach the SA");
   }
   if (!p.dqpn) p.dqpn = 1;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <span>
@@ -131,6 +132,11 @@ struct PendingMad {
   PendingMad* next = nullptr;     // wait queue
   bool backoff = false;           // waiting to resend after a BUSY reply
   Clock::time_point sent_at;
+  // Following a new master SM (MadEngine: an SA MAD that timed out on the
+  // SM LID the port knew is sent once more to the SM LID the port's
+  // PortInfo gives now): the path it was resent on, and whether it was.
+  IBPath sm_path;
+  bool sm_followed = false;
 };
 
 class MadEngine {
@@ -161,7 +167,20 @@ public:
   // when there is no server loop; servers use their own recv).
   std::function<void(const RecvMad&)> unsolicited;
 
+  // How many SA MADs were sent again to a new master SM (follow_sm).
+  uint64_t sm_follows() const { return sm_follows_; }
+
 private:
+  // An SA MAD that timed out on the SM LID the port knew: ask the local
+  // port's PortInfo (an SMP on the 0-hop directed route, MasterSMLID and
+  // MasterSMSL) and send p once more to the SM it names, when that is
+  // another one.  false when p is not such a MAD.
+  bool follow_sm(PendingMad& p);
+  // An SA MAD on a path to the SM the port still names, after another was
+  // followed: sent to that one instead.
+  void to_followed_sm(PendingMad& p);
+  void probe_done();
+  void fail_final(PendingMad& p);
   void issue(PendingMad& p);
   void send_one(PendingMad& p);
   void complete(PendingMad& p);
@@ -186,8 +205,27 @@ private:
   };
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   RecvMad rbuf_;
-  uint64_t sent_ = 0, resent_ = 0, stale_ = 0, completed_ = 0;
+  uint64_t sent_ = 0, resent_ = 0, stale_ = 0, completed_ = 0, sm_follows_ = 0;
+  // The PortInfo probe of follow_sm (slot max_, kept for it) and the SA
+  // MADs waiting for its answer (they keep their slots).
+  std::unique_ptr<PendingMad> probe_;
+  IBPath probe_path_;
+  std::vector<PendingMad*> sm_waiters_;
 };
+
+// The SM LID and SL the library learned for a local port after the SM the
+// port knew stopped answering (MadEngine::follow_sm): default_sa_path()
+// uses them for as long as the port itself still names the old SM (a
+// long-lived process whose view of the port is not refreshed, e.g.
+// umad2sim's sysfs).  Process-wide, keyed by the port (local GID, else
+// LID).  forget_followed_sm() drops everything (tests).
+struct FollowedSm {
+  uint16_t stale_lid = 0;  // what the port said when the SM was followed
+  uint16_t lid = 0;
+  uint8_t sl = 0;
+};
+std::optional<FollowedSm> followed_sm(const Transport& t);
+void forget_followed_sm();
 
 // Check a finished PendingMad: throws the MADError it carries, or the
 // MADClassError for a non-zero reply status.  Returns the reply.

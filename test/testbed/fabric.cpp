@@ -41,7 +41,9 @@ constexpr int kSlots = 64;
 struct Slot {
   std::atomic<int> used{0};
   pid_t owner = 0;  // a forked child inherits the table: not its fabrics
-  std::atomic<pid_t> pgid[2]{-1, -1};
+  // [0] ibsim, [1] OpenSM, the rest background processes.
+  static constexpr int kGroups = 10;
+  std::atomic<pid_t> pgid[kGroups]{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   char dir[PATH_MAX];
 };
 Slot g_slots[kSlots];
@@ -100,8 +102,7 @@ int take_slot(const std::string& dir) {
     if (g_slots[i].used.compare_exchange_strong(expected, 2)) {  // 2: being filled
       std::snprintf(g_slots[i].dir, sizeof g_slots[i].dir, "%s", dir.c_str());
       g_slots[i].owner = ::getpid();
-      g_slots[i].pgid[0] = -1;
-      g_slots[i].pgid[1] = -1;
+      for (auto& pg : g_slots[i].pgid) pg = -1;
       g_slots[i].used.store(1);
       return i;
     }
@@ -449,8 +450,104 @@ Result Fabric::run_sysfs(const std::vector<std::string>& argv, const Env& extra,
   return run_process(a, env, dir_, timeout);
 }
 
+Background Fabric::start_background(const std::vector<std::string>& argv, const Env& extra,
+                                    const std::string& name) {
+  if (ibsim_ <= 0) throw std::runtime_error("testbed: start_background: fabric is stopped");
+  int group = -1;
+  for (int i = 2; i < Slot::kGroups; ++i)
+    if (g_slots[slot_].pgid[i].load() == -1) {
+      group = i;
+      break;
+    }
+  if (group < 0) throw std::runtime_error("testbed: too many background processes in one fabric");
+  Background b;
+  std::string stem = dir_ + "/" + name + "-" + std::to_string(g_counter++);
+  b.out = stem + ".out";
+  b.err = stem + ".err";
+  int out = ::open(b.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = ::open(b.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  Env env = this->env();
+  for (const auto& [k, v] : extra) env[k] = v;
+  try {
+    b.pid = spawn(argv, env, dir_, -1, out, err);
+  } catch (...) {
+    ::close(out);
+    ::close(err);
+    throw;
+  }
+  ::close(out);
+  ::close(err);
+  g_slots[slot_].pgid[group] = b.pid;
+  b.slot = group;
+  background_.push_back(b.pid);
+  return b;
+}
+
+int Fabric::stop_background(Background& b, int sig, double grace) {
+  if (b.pid <= 0) return -1;
+  ::kill(-b.pid, sig);
+  int status = -1;
+  auto until = Clock::now() + std::chrono::duration<double>(grace);
+  while (alive(b.pid, &status)) {
+    if (Clock::now() >= until) {
+      ::kill(-b.pid, SIGKILL);
+      int st = 0;
+      ::waitpid(b.pid, &st, 0);
+      status = decode_status(st);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(-b.pid, SIGKILL);  // stragglers of the group
+  std::erase(background_, b.pid);
+  if (slot_ >= 0 && b.slot >= 2) g_slots[slot_].pgid[b.slot] = -1;
+  b.pid = -1;
+  return status;
+}
+
+Background Fabric::start_sm(const SmOptions& o) {
+  std::string name = "osm" + std::to_string(++sms_);
+  std::string cache = dir_ + "/" + name;
+  std::filesystem::create_directories(cache);
+  std::vector<std::string> argv{"opensm", "-d2", "-f", dir_ + "/" + name + ".log"};
+  if (!o.conf.empty()) {
+    std::string conf = dir_ + "/" + name + ".conf";
+    std::ofstream f(conf);
+    for (const auto& l : o.conf) f << l << "\n";
+    if (!f) throw std::runtime_error("testbed: cannot write " + conf);
+    argv.insert(argv.end(), {"-F", conf});
+  }
+  argv.insert(argv.end(), o.args.begin(), o.args.end());
+  Env env{{"OSM_TMP_DIR", cache}, {"OSM_CACHE_DIR", cache}};
+  if (!o.host.empty()) env["SIM_HOST"] = o.host;
+  Background b = start_background(argv, env, name);
+  b.log = dir_ + "/" + name + ".log";
+  return b;
+}
+
+void Fabric::kill_opensm() {
+  if (opensm_ <= 0) return;
+  ::kill(-opensm_, SIGKILL);
+  ::waitpid(opensm_, nullptr, 0);
+  opensm_ = -1;
+  if (slot_ >= 0) g_slots[slot_].pgid[1] = -1;
+}
+
+bool Fabric::wait_until(const std::function<bool()>& cond, double timeout) {
+  auto until = Clock::now() + std::chrono::duration<double>(timeout);
+  for (;;) {
+    if (cond()) return true;
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string Fabric::read_file(const std::string& path) { return slurp(path); }
+
 void Fabric::stop() {
-  // OpenSM first (it talks to ibsim while it exits).
+  // Background processes and OpenSM first (they talk to ibsim while they exit).
+  for (pid_t b : background_) terminate(b, 1.0);
+  background_.clear();
   if (opensm_ > 0) terminate(opensm_, 1.0);
   opensm_ = -1;
   if (ibsim_ > 0) terminate(ibsim_, 1.0);
@@ -458,8 +555,7 @@ void Fabric::stop() {
   if (console_fd_ >= 0) ::close(console_fd_);
   console_fd_ = -1;
   if (slot_ >= 0) {
-    g_slots[slot_].pgid[0] = -1;
-    g_slots[slot_].pgid[1] = -1;
+    for (auto& pg : g_slots[slot_].pgid) pg = -1;
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
     g_slots[slot_].used.store(0);

@@ -12,8 +12,10 @@
 // that created it (PDEATHSIG follows the creating thread).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,6 +31,24 @@ struct Result {
 
 // Extra environment for run(): a key with an empty value is removed.
 using Env = std::map<std::string, std::string>;
+
+// A process the fabric started in the background (a second OpenSM, a
+// server): its stdout and stderr go to files in the scratch directory.
+struct Background {
+  pid_t pid = -1;
+  std::string out, err;  // paths of its stdout and stderr
+  std::string log;       // an OpenSM's log file (start_sm)
+  int slot = -1;         // (teardown bookkeeping)
+};
+
+// Another OpenSM (start_sm): the node it binds to (SIM_HOST: a node id of
+// the topology; "" = the default node), opensm.conf lines (sm_priority,
+// sminfo_polling_timeout, polling_retry_number ...), and more arguments.
+struct SmOptions {
+  std::string host;
+  std::vector<std::string> conf{};
+  std::vector<std::string> args{};
+};
 
 struct FabricOptions {
   bool start_sm = true;      // start OpenSM and wait for SUBNET UP
@@ -63,6 +83,25 @@ public:
   // needed: it shows the port as it was then.
   Result run_sysfs(const std::vector<std::string>& argv, const Env& extra = {}, double timeout = 120);
 
+  // Start argv under umad2sim in the background (no waiting): it runs until
+  // stop_background() or the fabric stops.  name: part of its output files.
+  Background start_background(const std::vector<std::string>& argv, const Env& extra = {},
+                              const std::string& name = "bg");
+  // Signal its process group (SIGTERM: grace seconds, then SIGKILL) and reap
+  // it.  Returns its exit status (128 + signal when killed).
+  int stop_background(Background& b, int sig = SIGTERM, double grace = 2);
+  // Another OpenSM on o.host, with its own cache directory and log (b.log),
+  // started in the background: what it becomes (STANDBY, MASTER) is in its
+  // log (OpenSM's "Entering ... state" lines).
+  Background start_sm(const SmOptions& o);
+  // Kill the first OpenSM at once (SIGKILL: the master SM crashes; nothing
+  // is handed over).
+  void kill_opensm();
+  // Poll cond every 50 ms until it holds (true) or timeout seconds pass.
+  static bool wait_until(const std::function<bool()>& cond, double timeout);
+  // A file's content ("" when unreadable).
+  static std::string read_file(const std::string& path);
+
   // The environment run() adds (IBSIM_SOCKNAME, LD_PRELOAD).
   Env env() const;
   const std::string& dir() const { return dir_; }
@@ -84,6 +123,8 @@ private:
   int console_fd_ = -1;
   int slot_ = -1;
   std::map<std::string, std::string> sysfs_;  // SIM_HOST -> snapshot dir
+  std::vector<pid_t> background_;             // live background process groups
+  int sms_ = 0;                               // OpenSMs start_sm started
 };
 
 // Run argv with the given environment additions in cwd (no fabric);

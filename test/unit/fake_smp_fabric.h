@@ -12,6 +12,16 @@
 // LocalPortNum the port the SMP entered by.  MADs can be lost at random
 // (loss), and a node can be made deaf to PortInfo (a node that answers
 // NodeInfo but not PortInfo).
+//
+// M_Key protection (IBA 14.2.4), per node (its ports share one key): with
+// a non-zero mkey, an SMP whose M_Key differs is checked against the
+// protection level (PortInfo M_KeyProtectBits) at the node it reaches
+// (directed routes pass intermediate switches unchecked): a Set is dropped
+// at every level, a Get at levels 2 and 3; a Get at level 1 is answered
+// with PortInfo's M_Key field zero (level 0 shows it).  Dropped means no
+// reply at all (the requester times out); the node's MKeyViolations
+// counts them.  SubnSet(PortInfo) is answered, and sets the node's M_Key,
+// protection level and lease period from the payload.
 #pragma once
 
 #include <cstring>
@@ -36,6 +46,10 @@ public:
     uint8_t lmc = 0;
     std::vector<std::pair<int, unsigned>> peer;     // per port: (node, port), node -1 = no link
     bool answers_portinfo = true;
+    uint64_t mkey = 0;        // 0: not protected
+    uint8_t mkey_protect = 0; // PortInfo M_KeyProtectBits, 0-3
+    uint16_t mkey_lease = 0;
+    uint16_t mkey_violations = 0;
   };
 
   std::vector<Node> nodes;
@@ -45,7 +59,7 @@ public:
   std::mt19937 rng{1234};
   // What happened: SMPs answered, lost, and dropped because their route
   // went on through a CA (a walker bug) or through a port without a link.
-  unsigned answered = 0, lost = 0, through_ca = 0, no_link = 0;
+  unsigned answered = 0, lost = 0, through_ca = 0, no_link = 0, mkey_dropped = 0;
 
   int add_switch(std::string desc, unsigned nports, uint16_t lid, uint8_t lmc = 0) {
     Node n;
@@ -106,7 +120,7 @@ public:
   // The transport's responder: FakeTransport::responder = [&](auto& t, auto& s) { f.answer(t, s); }
   void answer(FakeTransport& t, const Sent& s) {
     const uint8_t* m = s.mad.data();
-    if (m[3] != 0x01) return;  // only Get
+    if (m[3] != 0x01 && m[3] != 0x02) return;  // only Get and Set
     if (loss > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < loss) {
       ++lost;
       return;
@@ -135,7 +149,29 @@ public:
     } else {
       return;
     }
-    reply(t, s, cur, in);
+    // M_Key check at the node reached.
+    Node& x = nodes[size_t(cur)];
+    bool hide_key = false;
+    if (x.mkey && be64(m + 24) != x.mkey) {
+      if (m[3] == 0x02 || x.mkey_protect >= 2) {
+        ++mkey_dropped;
+        if (x.mkey_violations < 0xffff) ++x.mkey_violations;
+        return;
+      }
+      hide_key = x.mkey_protect == 1;
+    }
+    if (m[3] == 0x02) {
+      if (be16(m + 16) != 0x0015) {
+        t.reply(s, 0x0c);  // only PortInfo can be set here
+        return;
+      }
+      iba::SMPPortInfo pi;
+      pi.load(std::span<const uint8_t>(m + 64, iba::SMPPortInfo::SIZE));
+      x.mkey = pi.MKey();
+      x.mkey_protect = uint8_t(pi.MKeyProtectBits());
+      x.mkey_lease = uint16_t(pi.MKeyLeasePeriod());
+    }
+    reply(t, s, cur, in, hide_key);
   }
 
 private:
@@ -182,8 +218,9 @@ private:
 
   static uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
   static uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+  static uint64_t be64(const uint8_t* p) { return uint64_t(be32(p)) << 32 | be32(p + 4); }
 
-  void reply(FakeTransport& t, const Sent& s, int n, unsigned in) {
+  void reply(FakeTransport& t, const Sent& s, int n, unsigned in, bool hide_key = false) {
     const Node& x = nodes[n];
     uint16_t attr = be16(s.mad.data() + 16);
     uint32_t mod = be32(s.mad.data() + 20);
@@ -225,6 +262,8 @@ private:
       pi.set_linkSpeedSupported(7).set_linkSpeedEnabled(7).set_linkSpeedActive(up ? 4 : 0);
       pi.set_portState(up ? 4 : 1).set_portPhysicalState(up ? 5 : 2).set_linkDownDefaultState(2);
       pi.set_neighborMTU(5).set_MTUCap(5).set_VLCap(4).set_capabilityMask(x.sw ? 0 : 0x02510868);
+      pi.set_MKey(hide_key ? 0 : x.mkey).set_MKeyProtectBits(x.mkey_protect).set_MKeyLeasePeriod(x.mkey_lease);
+      pi.set_MKeyViolations(x.mkey_violations);
       std::memcpy(data.data(), pi.bytes().data(), pi.bytes().size());
     } else {
       t.reply(s, 0x0c);  // unsupported attribute
