@@ -29,6 +29,7 @@
 #include "core/devices.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/regex.h"
@@ -54,7 +55,7 @@ public:
     app.add_flag("-v", verbose_, "verbose output, output all switches");
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Debug |
                                         ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Sa |
-                                        ibtool::opt::SaPath | ibtool::opt::Outstanding);
+                                        ibtool::opt::SaPath | ibtool::opt::Outstanding | ibtool::opt::Json);
     app.add_option("args", ignored_, "ignored (as the reference ignores words after its options)");
   }
 
@@ -160,7 +161,20 @@ private:
     return lines;
   }
 
+  // The switches' report: text, or with --json {"switches": [...]}.
   int analyse(const std::vector<std::string>& lines) {
+    if (!json_enabled()) return analyse_lines(lines);
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    json_ = &j;
+    j.obj().key("switches").arr();
+    int rc = analyse_lines(lines);
+    j.end().end().finish();
+    json_ = nullptr;
+    return rc;
+  }
+
+  int analyse_lines(const std::vector<std::string>& lines) {
     // The script's patterns, matched by PCRE2 as Perl matches them.
     static const Regex re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
     static const Regex re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
@@ -214,11 +228,13 @@ private:
   // Bad options: usage on stderr, status 2, as for every command (the script
   // prints its usage on stdout; missing -l/-i below still do, as it does).
   int usage() {
-    std::printf("Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
-    std::printf("  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
-    std::printf("  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
-    std::printf("  -e turn on heuristic(s) to look at switch balances deeper\n");
-    std::printf("  -v verbose output, output all switches\n");
+    // (--json: stdout is for the document; the usage goes to stderr.)
+    FILE* f = json_enabled() ? stderr : stdout;
+    std::fprintf(f, "Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
+    std::fprintf(f, "  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
+    std::fprintf(f, "  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
+    std::fprintf(f, "  -e turn on heuristic(s) to look at switch balances deeper\n");
+    std::fprintf(f, "  -v verbose output, output all switches\n");
     return 2;
   }
 
@@ -323,11 +339,33 @@ private:
       if (all_zero) unbalanced = false;
     }
     if (!verbose_ && !unbalanced) return;
+    if (json_) {
+      json_switch(unbalanced, out_ports);
+      return;
+    }
     std::printf("%sSwitch Port Usage: %s, %s\n", unbalanced ? "Unbalanced " : "",
                 switch_name_.value_or("").c_str(), switch_guid_.value_or("").c_str());
     for (auto& p : out_ports) std::printf("Port %s: %u\n", p.c_str(), count(p));
   }
 
+  // --json, one switch: {"nodeGUID" (as the dump names it: a GUID string,
+  // or the dump's text when it is not a number), "name", "unbalanced",
+  // "ports": [{"portNum", "LIDs" (routed out of it)}]}.
+  void json_switch(bool unbalanced, const std::vector<std::string>& ports) {
+    JsonOut& j = *json_;
+    j.obj().key("nodeGUID");
+    const std::string g = switch_guid_.value_or("");
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(g.c_str(), &end, 16);
+    if (!g.empty() && end && *end == 0 && errno == 0) j.guid(v);
+    else j.str(g);
+    j.ks("name", switch_name_.value_or("")).kb("unbalanced", unbalanced).key("ports").arr();
+    for (auto& p : ports) j.obj().kv("portNum", std::stoul(p)).kv("LIDs", count(p)).end();
+    j.end().end();
+  }
+
+  JsonOut* json_ = nullptr;
   CLI::App* app_ = nullptr;
   std::string lft_file_, cache_file_;
   std::vector<std::string> ignored_;
@@ -354,7 +392,9 @@ IBTOOL_COMMAND({.name = "check_lft_balance",
                     "(-v: every switch; -e: the reference's heuristics for line boards and partly "
                     "populated switches).  Port states come from an ibnetdiscover cache.  With --sa "
                     "the fabric and its tables are read from the SA instead (no SMP is sent; a file "
-                    "given with -l or -i still wins for its part).",
+                    "given with -l or -i still wins for its part).  --json (-j; --pretty indents): {\"switches\": "
+                    "[the switches the text reports, {\"nodeGUID\", \"name\" (as the dump names them), "
+                    "\"unbalanced\", \"ports\": [{\"portNum\", \"LIDs\" (routed out of it)}]}]}.",
                 .usage = "-l lft-output -i ibnetdiscover-cache [-e] [-v] | --sa [-e] [-v]",
                 .examples = "  dump_lfts.sh > lft-output\n"
                             "  ibnetdiscover --cache fabric.cache\n"

@@ -14,6 +14,8 @@
 #include "core/discovery.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -30,7 +32,8 @@ public:
     app.add_option("switch", switch_, "the switch: node GUID, node name, LID, DR path or port GUID")->required();
     app.add_option("port", port_, "the switch port")->required();
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
-                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
+                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
+                                        ibtool::opt::Json);
   }
 
   int work() override {
@@ -62,9 +65,53 @@ public:
       for (auto& e : res.errors) std::fprintf(stderr, "W: %s\n", e.c_str());
       if (!ibcore::config().cache_file.empty()) save_cache(db, ibcore::config().cache_file, CacheFormat::Ibtool);
     }
+    bool back = r && db.node_of(*r).is_switch();
+    if (json_enabled()) {
+      TextOut o(stdout);
+      JsonOut j(o, json_pretty());
+      j.obj().key("directions").arr();
+      json_direction(j, db, map, sw, unsigned(port_));
+      if (back) json_direction(j, db, map, r->node, r->num);
+      j.end().end().finish();
+      return 0;
+    }
     print(db, map, sw, unsigned(port_));
-    if (r && db.node_of(*r).is_switch()) print(db, map, r->node, r->num);
+    if (back) print(db, map, r->node, r->num);
     return 0;
+  }
+
+  // --json, one direction of the link: {"switch": {"nodeGUID", "name",
+  // "nodeDescription", "portNum"}, "remote": the same of the other end (or
+  // null), "lftAvailable", "destinations": [{"LID", then "portGUID",
+  // "nodeGUID", "name", "nodeDescription" and "portNum" (not for a switch)
+  // when a port has the LID}]}.
+  static void json_direction(JsonOut& j, const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
+    const Node& s = db.node(sw);
+    const SwitchTables* t = db.find_tables(sw);
+    j.obj().key("switch").obj();
+    json_port_keys(j, db, sw, int(port), 0, map);
+    j.end().key("remote");
+    if (const Port* r = db.peer(db.port(s, port))) {
+      j.obj();
+      json_port_keys(j, db, r->node, int(r->num), 0, map);
+      j.end();
+    } else {
+      j.null();
+    }
+    bool have = t && t->lft_valid;
+    j.kb("lftAvailable", have).key("destinations").arr();
+    for (size_t lid = 1; have && lid < t->lft.size(); ++lid) {
+      if (t->lft[lid] != port) continue;
+      j.obj().kv("LID", lid);
+      uint32_t pi = db.port_by_lid(uint16_t(lid));
+      if (pi != NO_INDEX) {
+        const Port& p = db.port(pi);
+        j.kguid("portGUID", p.guid);
+        json_port_keys(j, db, p.node, db.node_of(p).is_switch() ? -1 : int(p.num), 0, map);
+      }
+      j.end();
+    }
+    j.end().end();
   }
 
   static void print(const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
@@ -109,7 +156,12 @@ IBTOOL_COMMAND({.name = "ibfindnodesusing",
                 .description =
                     "Reads the linear forwarding table of the switch (and of the switch at the other end "
                     "of the link) and lists every LID routed out of the port (and back over the link), "
-                    "with the port and node it belongs to.",
+                    "with the port and node it belongs to.  --json (-j; --pretty indents): {\"directions\": [the "
+                    "switch port's direction, then the other switch's back over the link: {\"switch\": "
+                    "{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\"}, \"remote\": the same of "
+                    "the other end or null, \"lftAvailable\", \"destinations\": [{\"LID\", and when a port "
+                    "has it \"portGUID\", \"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\" (not "
+                    "for a switch)}]}]}.",
                 .usage = "[options] <switch_guid|switch_name|lid|dr_path> <port>",
                 .examples = "  ibfindnodesusing \"edge p0 e0\" 5",
                 .make = [] { return std::make_unique<IbFindNodesUsing>(); }});
