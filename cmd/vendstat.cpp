@@ -5,9 +5,10 @@
 // a destination the local port is the target.
 //
 // The order of the work, the layouts and the messages follow the reference
-// (its source's formats; ibsim has no agent for this class, so the success
-// layouts are checked by unit tests on built replies, not on a fabric).  The
-// attribute layouts are iba/vendor.h's MLX* structures:
+// (its source's formats; ibsim has no agent for this class: the success
+// layouts are checked against a fake agent on a fabric,
+// test/integration/json_vendstat_test.cpp).  The attribute layouts are
+// iba/vendor.h's MLX* structures:
 // -i, -c, -R/-W report a failure on stderr and end with status 0; -N and -w
 // read ClassPortInfo and GeneralInfo first, whose failure ends the command
 // (status 255, the "iberror" line on stdout).
