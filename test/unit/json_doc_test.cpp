@@ -70,7 +70,7 @@ TEST(JsonDoc, NothingIsWrittenWithoutCommit) {
   doc.commit(m.f);
   json d = json::parse(m.text());
   ASSERT_EQ(d["rows"].size(), 20000u);
-  EXPECT_EQ(d["rows"][19999].get<uint64_t>(), 19999u * 1000003u);
+  EXPECT_EQ(d["rows"][19999].get<uint64_t>(), uint64_t(19999) * 1000003u);
 }
 
 // An unclosed document is a writer bug: commit() says so and writes nothing.
