@@ -451,6 +451,45 @@ TEST(JsonMoreDiff, SubnetDiffHasTheTextsDifferences) {
   EXPECT_EQ(fails_alike(f, {"subnet_diff", "no-such.cache"}).status, 2);
 }
 
+// set_port_state changing ports (a fabric of its own): the --json run says
+// what the text run says of the same action on another port: the DR path
+// and the SubnSet reply's states.  (ibsim does not train links: an enabled
+// port stays in Polling.)
+TEST(JsonMoreActions, SetPortStateSaysWhatItDid) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  auto t = f.run(ib({"set_port_state", "--disable", "Switch1@3"}));
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.out, m, std::regex(R"re(disabled via DR path (\S+), now (\w+)/(\w+))re"))) << t.out;
+  auto r = f.run(ib({"set_port_state", "--disable", "--json", "Switch2@2"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  EXPECT_EQ(d["action"], "disable");
+  EXPECT_FALSE(d["dryRun"].get<bool>());
+  ASSERT_EQ(d["ports"].size(), 1u);
+  const json& p = d["ports"][0];
+  EXPECT_EQ(guid_of(p["nodeGUID"]), 0x200001u);
+  EXPECT_EQ(p["portNum"], 2);
+  EXPECT_TRUE(p["changed"].get<bool>());
+  EXPECT_EQ(p["portState"], m[2].str());
+  EXPECT_EQ(p["portPhysicalState"], m[3].str());
+  EXPECT_EQ(p["portPhysicalState"], "Disabled");
+  EXPECT_EQ(p["portPhysicalStateRaw"], 3);
+  // Both back on: Polling, each by its own DR path.
+  r = f.run(ib({"set_port_state", "--enable", "--json", "-D", "0,1@3", "0,1,5@2"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  d = json::parse(r.out);
+  ASSERT_EQ(d["ports"].size(), 2u);
+  EXPECT_EQ(d["ports"][0]["DRPath"], m[1].str());
+  for (const json& x : d["ports"]) {
+    EXPECT_TRUE(x["changed"].get<bool>());
+    EXPECT_EQ(x["portPhysicalState"], "Polling");
+  }
+  // A remote CA port cannot be set: the error, nothing on stdout.
+  auto e = fails_alike(f, {"set_port_state", "--disable", "Hca2@1"});
+  EXPECT_NE(e.err.find("change its peer instead"), std::string::npos) << e.err;
+}
+
 // set_nodedesc on a fake sysfs tree: what was set on each device, and -v's
 // descriptions; the legacy name's notice goes to stderr; a device -C does
 // not name leaves stdout empty with the text's status.
