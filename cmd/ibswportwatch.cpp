@@ -161,7 +161,8 @@ IBTOOL_COMMAND({.name = "ibswportwatch",
                     "\"errorsAtStart\": {counter: value beyond its threshold}, \"samples\": [one per interval, "
                     "{\"elapsedMs\", \"rates\": {\"PortXmitData\", \"PortRcvData\" (bytes/s), "
                     "\"PortXmitPkts\", \"PortRcvPkts\" (/s)}, \"errors\": {counter: {\"increase\", "
-                    "\"saturated\"}}}]}, written when the last interval ends.",
+                    "\"saturated\"}}}]}, written when the last interval ends (a read that fails part way ends the "
+                    "document with the samples read, the failure on stderr).",
                 .usage = "[options] <lid|guid> <port>",
                 .examples = "  ibswportwatch -p 5 -n 12 2 3",
                 .make = [] { return std::make_unique<IbSwPortWatch>(); }});
