@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -30,6 +32,17 @@ inline std::vector<std::string> lines(const std::string& s) {
   std::string l;
   while (std::getline(in, l)) v.push_back(l);
   return v;
+}
+
+// The lines of text that re matches, as a map of its first group to its
+// second ("name: value" layouts).
+inline std::map<std::string, std::string> named_values(const std::string& text, const std::regex& re) {
+  std::map<std::string, std::string> m;
+  for (auto& l : lines(text)) {
+    std::smatch x;
+    if (std::regex_search(l, x, re)) m[x[1]] = x[2];
+  }
+  return m;
 }
 
 inline uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }

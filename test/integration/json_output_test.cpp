@@ -213,13 +213,7 @@ namespace {
 // The "name:.....value" lines of the reference's attribute layouts, by name
 // with the dots and spaces gone.
 std::map<std::string, std::string> dotted(const std::string& text) {
-  std::map<std::string, std::string> m;
-  std::regex re(R"re(^\s*(\w+):?\.+\s*(.*?)\s*$)re");
-  for (auto& l : lines(text)) {
-    std::smatch x;
-    if (std::regex_search(l, x, re)) m[x[1]] = x[2];
-  }
-  return m;
+  return jsontest::named_values(text, std::regex(R"re(^\s*(\w+):?\.+\s*(.*?)\s*$)re"));
 }
 
 // smpquery, sminfo and perfquery: the attribute's fields under their iba/

@@ -183,13 +183,7 @@ testbed::Fabric* JsonVendstat::f_ = nullptr;
 
 // "name:   value" lines of vendstat -N.
 std::map<std::string, std::string> colon_lines(const std::string& text) {
-  std::map<std::string, std::string> m;
-  std::regex re(R"re(^(\w+):\s+(.*)$)re");
-  for (auto& l : lines(text)) {
-    std::smatch x;
-    if (std::regex_search(l, x, re)) m[x[1]] = x[2];
-  }
-  return m;
+  return jsontest::named_values(text, std::regex(R"re(^(\w+):\s+(.*)$)re"));
 }
 
 TEST_F(JsonVendstat, EveryModeHasTheTextsValues) {
