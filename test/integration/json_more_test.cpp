@@ -3,6 +3,7 @@
 // same command prints as text on the same simulated fabric; a failing run
 // leaves stdout empty with the text run's exit status.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -488,6 +489,45 @@ TEST(JsonMoreActions, SetPortStateSaysWhatItDid) {
   // A remote CA port cannot be set: the error, nothing on stdout.
   auto e = fails_alike(f, {"set_port_state", "--disable", "Hca2@1"});
   EXPECT_NE(e.err.find("change its peer instead"), std::string::npos) << e.err;
+}
+
+// init_all_ports --json resetting every link: the ports and DR paths of the
+// text dry run, in its order, each answered in Init (the SM held, so that
+// nothing activates them again); a second run finds them all in Init.
+TEST(JsonMoreActions, InitAllPortsSaysWhatItReset) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  auto t = f.run(ib({"init_all_ports", "-n"}));
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::vector<std::tuple<uint64_t, int, std::string>> tl, jl;
+  std::regex row(R"re(^".*" \(0x([0-9a-f]{16})\) port (\d+) lid \d+: would reset to Init via DR path (\S+),)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) tl.push_back({hex(m[1]), std::stoi(m[2]), m[3]});
+  }
+  struct Held {
+    pid_t pid;
+    ~Held() { ::kill(pid, SIGCONT); }
+  } held{f.opensm_pid()};
+  ASSERT_EQ(::kill(held.pid, SIGSTOP), 0);
+  auto r = f.run(ib({"init_all_ports", "--json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  EXPECT_FALSE(d["dryRun"].get<bool>());
+  for (const json& p : d["resets"]) {
+    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>()});
+    EXPECT_TRUE(p["ok"].get<bool>());
+    EXPECT_EQ(p["portStateRaw"], 2);  // Init
+    EXPECT_EQ(p["portPhysicalState"], "LinkUp");
+  }
+  EXPECT_EQ(tl.size(), 6u) << t.out;
+  EXPECT_EQ(jl, tl);
+  expect_numbers(d["summary"], t.out, "## Summary", {"links", "reset", "alreadyInit", "failed", "notResettable"});
+  r = f.run(ib({"init_all_ports", "--json"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  d = json::parse(r.out);
+  EXPECT_TRUE(d["resets"].empty());
+  EXPECT_EQ(d["summary"]["alreadyInit"], 6);
+  EXPECT_EQ(d["summary"]["reset"], 0);
 }
 
 // set_nodedesc on a fake sysfs tree: what was set on each device, and -v's
