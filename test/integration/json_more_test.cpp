@@ -372,6 +372,23 @@ TEST_F(JsonMore, McmReregAndSetGuidListHaveTheTextsResults) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(tg.out, m, std::regex(R"re(LID\.+(\d+))re"))) << tg.out;
   EXPECT_EQ(dg["GUIDInfoRecords"][0]["LID"], std::stoul(m[1]));
+
+  // An alias GUID set and deleted again: the slot's GUID, the SA's record.
+  auto r = f_->run(ib({"set_guid", "--json", "4", "1", "0x0002c9030000ab01"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json s = json::parse(r.out);
+  EXPECT_EQ(s["action"], "set");
+  EXPECT_EQ(s["index"], 1);
+  EXPECT_EQ(s["GUID"], "0x0002c9030000ab01");
+  EXPECT_EQ(s["GUIDInfoRecord"]["GUIDInfo"]["GUID1"], "0x0002c9030000ab01");
+  r = f_->run(ib({"set_guid", "--json", "--delete", "4", "1"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  s = json::parse(r.out);
+  EXPECT_EQ(s["action"], "delete");
+  EXPECT_EQ(s["GUID"], "0x0002c9030000ab01");
+  EXPECT_EQ(s["GUIDInfoRecord"]["GUIDInfo"]["GUID1"], "0x0000000000000000");
+  // Bad input: the usage error, nothing on stdout.
+  EXPECT_EQ(fails_alike(*f_, {"set_guid", "4", "300", "1"}).status, 2);
 }
 
 // rdma_bw on the fake verbs provider, bidirectional: each end's document
