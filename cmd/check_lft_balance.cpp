@@ -29,6 +29,7 @@
 #include "core/devices.h"
 #include "core/discovery.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/regex.h"
@@ -37,6 +38,7 @@
 #include "core/subnet.h"
 #include "core/textfile.h"
 #include "core/umad.h"
+#include "core/log.h"
 
 namespace {
 
@@ -54,7 +56,7 @@ public:
     app.add_flag("-v", verbose_, "verbose output, output all switches");
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Debug |
                                         ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Sa |
-                                        ibtool::opt::SaPath | ibtool::opt::Outstanding);
+                                        ibtool::opt::SaPath | ibtool::opt::Outstanding | ibtool::opt::Json);
     app.add_option("args", ignored_, "ignored (as the reference ignores words after its options)");
   }
 
@@ -69,7 +71,7 @@ public:
       return analyse(lines);
     }
     if (lft_file_.empty() || cache_file_.empty()) {
-      std::fprintf(stderr, "%s\n", lft_file_.empty() ? "Must specify dump lfts file" : "Must specify ibnetdiscover cache");
+      ibcore::log::info("%s\n", lft_file_.empty() ? "Must specify dump lfts file" : "Must specify ibnetdiscover cache");
       return usage();
     }
     read_lft_file(lines);
@@ -81,7 +83,7 @@ private:
   void read_lft_file(std::vector<std::string>& lines) const {
     std::string text;
     if (!read_file(lft_file_, text))
-      std::fprintf(stderr, "Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
+      ibcore::log::info("Couldn't open dump lfts file: %s: %s\n", lft_file_.c_str(), std::strerror(errno));
     for_each_line(text, [&](std::string_view l) { lines.emplace_back(l); });
   }
 
@@ -121,7 +123,7 @@ private:
       return true;
     } catch (const std::exception& e) {
       ibcore::report(e);
-      std::fprintf(stderr, "E: could not read the fabric from the SA (--sa)\n");
+      ibcore::log::error("E: could not read the fabric from the SA (--sa)\n");
       return false;
     }
   }
@@ -139,7 +141,7 @@ private:
       const Node& n = db.node(id);
       const SwitchTables* t = db.find_tables(id);
       if (!n.has_swinfo || !t || !t->lft_valid) {
-        std::fprintf(stderr, "E: the SA gave no linear forwarding table of switch 0x%016llx\n",
+        ibcore::log::error("E: the SA gave no linear forwarding table of switch 0x%016llx\n",
                      (unsigned long long)n.guid);
         continue;
       }
@@ -160,7 +162,20 @@ private:
     return lines;
   }
 
+  // The switches' report: text, or with --json {"switches": [...]}.
   int analyse(const std::vector<std::string>& lines) {
+    if (!json_enabled()) return analyse_lines(lines);
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    json_ = &j;
+    j.obj().key("switches").arr();
+    int rc = analyse_lines(lines);
+    j.end().end().finish();
+    json_ = nullptr;
+    return rc;
+  }
+
+  int analyse_lines(const std::vector<std::string>& lines) {
     // The script's patterns, matched by PCRE2 as Perl matches them.
     static const Regex re_dr("Unicast lids .+ of switch DR path slid .+ guid (.+) \\((.+)\\)");
     static const Regex re_lid("Unicast lids .+ of switch Lid .+ guid (.+) \\((.+)\\)");
@@ -214,11 +229,15 @@ private:
   // Bad options: usage on stderr, status 2, as for every command (the script
   // prints its usage on stdout; missing -l/-i below still do, as it does).
   int usage() {
-    std::printf("Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
-    std::printf("  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
-    std::printf("  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
-    std::printf("  -e turn on heuristic(s) to look at switch balances deeper\n");
-    std::printf("  -v verbose output, output all switches\n");
+    // (--json: stdout is for the document; the usage goes to stderr.)
+    const bool j = json_enabled();
+    const auto lv = ibcore::log::Level::info;
+    ibcore::log::stdout_or_log(j, lv, "Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n",
+                               app_->get_name().c_str());
+    ibcore::log::stdout_or_log(j, lv, "  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
+    ibcore::log::stdout_or_log(j, lv, "  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
+    ibcore::log::stdout_or_log(j, lv, "  -e turn on heuristic(s) to look at switch balances deeper\n");
+    ibcore::log::stdout_or_log(j, lv, "  -v verbose output, output all switches\n");
     return 2;
   }
 
@@ -323,11 +342,33 @@ private:
       if (all_zero) unbalanced = false;
     }
     if (!verbose_ && !unbalanced) return;
+    if (json_) {
+      json_switch(unbalanced, out_ports);
+      return;
+    }
     std::printf("%sSwitch Port Usage: %s, %s\n", unbalanced ? "Unbalanced " : "",
                 switch_name_.value_or("").c_str(), switch_guid_.value_or("").c_str());
     for (auto& p : out_ports) std::printf("Port %s: %u\n", p.c_str(), count(p));
   }
 
+  // --json, one switch: {"nodeGUID" (as the dump names it: a GUID string,
+  // or the dump's text when it is not a number), "name", "unbalanced",
+  // "ports": [{"portNum", "LIDs" (routed out of it)}]}.
+  void json_switch(bool unbalanced, const std::vector<std::string>& ports) {
+    JsonOut& j = *json_;
+    j.obj().key("nodeGUID");
+    const std::string g = switch_guid_.value_or("");
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(g.c_str(), &end, 16);
+    if (!g.empty() && end && *end == 0 && errno == 0) j.guid(v);
+    else j.str(g);
+    j.ks("name", switch_name_.value_or("")).kb("unbalanced", unbalanced).key("ports").arr();
+    for (auto& p : ports) j.obj().kv("portNum", std::stoul(p)).kv("LIDs", count(p)).end();
+    j.end().end();
+  }
+
+  JsonOut* json_ = nullptr;
   CLI::App* app_ = nullptr;
   std::string lft_file_, cache_file_;
   std::vector<std::string> ignored_;
@@ -354,7 +395,9 @@ IBTOOL_COMMAND({.name = "check_lft_balance",
                     "(-v: every switch; -e: the reference's heuristics for line boards and partly "
                     "populated switches).  Port states come from an ibnetdiscover cache.  With --sa "
                     "the fabric and its tables are read from the SA instead (no SMP is sent; a file "
-                    "given with -l or -i still wins for its part).",
+                    "given with -l or -i still wins for its part).  --json (-j; --pretty indents): {\"switches\": "
+                    "[the switches the text reports, {\"nodeGUID\", \"name\" (as the dump names them), "
+                    "\"unbalanced\", \"ports\": [{\"portNum\", \"LIDs\" (routed out of it)}]}]}.",
                 .usage = "-l lft-output -i ibnetdiscover-cache [-e] [-v] | --sa [-e] [-v]",
                 .examples = "  dump_lfts.sh > lft-output\n"
                             "  ibnetdiscover --cache fabric.cache\n"

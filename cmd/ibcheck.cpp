@@ -22,6 +22,8 @@
 #include "core/log.h"
 #include "core/gmppath.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -69,7 +71,7 @@ public:
       else if (mode_ == Mode::Errs)
         app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
 
 private:
@@ -82,7 +84,7 @@ private:
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
         throw Error("Cannot read thresholds file " + threshold_file_);
-      if (show_thresholds_) {
+      if (show_thresholds_ && !json_enabled()) {
         std::printf("## Thresholds:");
         for (int i = 0; i < H::N_ERR; ++i) std::printf(" %s=%" PRIu64, H::err_name(i), thr_.limit[i]);
         std::printf("\n");
@@ -168,13 +170,18 @@ private:
     });
     std::set<uint32_t> bad_nodes;
     std::set<std::pair<uint32_t, int>> bad_ports;
-    for (const auto& f : found) {
-      std::printf("%s\n", H::describe(db_, f, f.node == NO_INDEX ? "" : name(f.node)).c_str());
-      if (config().verbose && !f.detail.empty()) std::printf("    %s\n", f.detail.c_str());
+    for (const auto& f : found)
       if (f.node != NO_INDEX) {
         bad_nodes.insert(f.node);
         if (f.port >= 0) bad_ports.insert({f.node, f.port});
       }
+    if (json_enabled()) {
+      write_json(found, items, nodes.size(), bad_nodes.size(), bad_ports, errors);
+      return found.empty() ? 0 : 1;
+    }
+    for (const auto& f : found) {
+      std::printf("%s\n", H::describe(db_, f, f.node == NO_INDEX ? "" : name(f.node)).c_str());
+      if (config().verbose && !f.detail.empty()) std::printf("    %s\n", f.detail.c_str());
     }
     if (config().verbose)
       for (const Item& it : items)
@@ -201,6 +208,39 @@ private:
       std::printf("##          %zu ports checked, %zu bad ports found\n", items.size(), bad_ports.size());
     }
     return found.empty() ? 0 : 1;
+  }
+
+  // --json: {"findings": [{"nodeGUID", "name", "nodeDescription", "portNum",
+  // "LID", "finding", "detail"}], "ports": [every port checked: {"nodeGUID",
+  // "name", "nodeDescription", "portNum", "LID", "ok", "portState",
+  // "portPhysicalState", "linkWidthActive", "linkSpeedActive"}] (-v),
+  // "thresholds": {counter: limit} (modes that read counters), "summary":
+  // {"nodesChecked", "badNodes", "portsChecked", "badPorts"}}.
+  void write_json(const std::vector<H::Finding>& found, const std::vector<Item>& items, size_t nodes, size_t bad_nodes,
+                  const std::set<std::pair<uint32_t, int>>& bad_ports, bool errors) const {
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    j.obj().key("findings").arr();
+    for (const auto& f : found) json_finding(j, db_, f, map_);
+    j.end();
+    if (config().verbose) {
+      j.key("ports").arr();
+      for (const Item& it : items) {
+        const Node& n = db_.node(it.node);
+        j.obj();
+        json_port_keys(j, db_, it.node, int(it.port), H::port_lid(db_, n, it.port), map_);
+        j.kb("ok", !bad_ports.count({it.node, int(it.port)}));
+        if (it.port)
+          json_port_info_fields(j, db_.port(n, it.port),
+                                {"portState", "portPhysicalState", "linkWidthActive", "linkSpeedActive"});
+        j.end();
+      }
+      j.end();
+    }
+    if (errors) json_thresholds(j, thr_);
+    j.key("summary").obj().kv("nodesChecked", nodes).kv("badNodes", bad_nodes).kv("portsChecked", items.size());
+    j.kv("badPorts", bad_ports.size()).end();
+    j.end().finish();
   }
 
   static void append(std::vector<H::Finding>& a, const std::vector<H::Finding>& b) {
@@ -281,15 +321,34 @@ private:
         desc = clean_nodedesc(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
       } catch (const MADError&) {
       }
-      if (!brief_)
+      if (json_enabled()) {
+        node_json(p, true, [&](JsonOut& j) {
+          j.kguid("nodeGUID", ni.nodeGUID()).ks("name", map_.remap(ni.nodeGUID(), desc)).ks("nodeDescription", desc);
+        });
+      } else if (!brief_)
         std::printf("\"%s\" (0x%016" PRIx64 ") %s: OK\n", map_.remap(ni.nodeGUID(), desc).c_str(), ni.nodeGUID(),
                     p.describe().c_str());
       return 0;
     } catch (const MADError& e) {
-      std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
+      if (json_enabled())
+        node_json(p, false,
+                  [&](JsonOut& j) { j.ks("finding", "node does not answer NodeInfo: " + e.layers().back()); });
+      else
+        std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
       if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
       return 1;
     }
+  }
+
+  // ibchecknode --json: {"destination", "ok", then the node's "nodeGUID",
+  // "name", "nodeDescription", or the "finding" when it does not answer}.
+  template <class F>
+  static void node_json(const IBPath& p, bool ok, F&& rest) {
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    j.obj().ks("destination", p.describe()).kb("ok", ok);
+    rest(j);
+    j.end().finish();
   }
 
   Mode mode_;
@@ -308,7 +367,13 @@ const char* const kFindingFormat =
     "<what is wrong>.  -v adds an OK line (with state, width and speed) for every port checked; -b leaves "
     "out the summary.  The summary is two lines: \"## Summary: N nodes checked, M bad nodes found\" and "
     "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found, 0 "
-    "otherwise, 255 when the check could not run.";
+    "otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
+    "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the finding names it), "
+    "\"finding\", \"detail\" (when there is one)}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
+    "\"name\", \"nodeDescription\", \"portNum\", \"LID\", \"ok\", \"portState\", \"portPhysicalState\", "
+    "\"linkWidthActive\", \"linkSpeedActive\"}), \"thresholds\" ({counter: limit}, when counters are "
+    "checked), \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", \"badPorts\"}} (-b "
+    "changes nothing in it); the exit status as for the text.";
 
 std::string desc(const char* what) { return std::string(what) + kFindingFormat; }
 
@@ -354,7 +419,9 @@ IBTOOL_COMMAND({.name = "ibchecknode",
                 .summary = "check that a node answers",
                 .description = "Reads NodeInfo (and the node description) of <lid|guid|dr_path>.  Prints "
                                "\"<name>\" (0x<GUID>) <path>: OK, or the failure, on stdout.  Exit status 1 when the "
-                               "node does not answer.",
+                               "node does not answer.  --json (-j; --pretty indents): {\"destination\", \"ok\", "
+                               "\"nodeGUID\", \"name\", \"nodeDescription\"} or, when the node does not answer, "
+                               "{\"destination\", \"ok\": false, \"finding\"}.",
                 .usage = "[options] <lid|guid|dr_path>",
                 .examples = "  ibchecknode 2",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Node); }});

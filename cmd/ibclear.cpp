@@ -11,6 +11,8 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -27,7 +29,7 @@ public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
   int work() override {
     Subnet db = obtain_subnet();
@@ -38,6 +40,13 @@ public:
     Scheduler& sched = ses.sched();
     unsigned nodes = 0, ports = 0, failed = 0;
     std::vector<std::string> errs;
+    struct Failure {
+      uint32_t node;
+      unsigned port;
+      uint16_t lid;
+      std::string error;
+    };
+    std::vector<Failure> fails;  // --json
     auto one = [&](uint32_t ni) -> Task<> {
       const Node& n = db.node(ni);
       std::vector<std::pair<uint16_t, unsigned>> todo;
@@ -59,6 +68,7 @@ public:
           ++ports;
         } catch (const MADError& e) {
           ++failed;
+          fails.push_back({ni, p, lid, "clearing failed: " + e.layers().back()});
           errs.push_back("\"" + map.remap(n.guid, n.description()) + "\" port " + std::to_string(p) + " lid " +
                          std::to_string(lid) + ": clearing failed: " + e.layers().back());
         }
@@ -66,6 +76,19 @@ public:
     };
     for (uint32_t i = 0; i < db.node_count(); ++i) sched.spawn(one(i));
     sched.run();
+    if (json_enabled()) {
+      TextOut o(stdout);
+      JsonOut j(o, json_pretty());
+      j.obj().ks("cleared", all_ ? "all" : "errors").key("failures").arr();
+      for (auto& f : fails) {
+        j.obj();
+        json_port_keys(j, db, f.node, int(f.port), f.lid, map);
+        j.ks("error", f.error).end();
+      }
+      j.end().key("summary").obj().kv("nodes", nodes).kv("portsCleared", ports).kv("failed", failed).end();
+      j.end().finish();
+      return failed ? 1 : 0;
+    }
     for (auto& e : errs) std::printf("%s\n", e.c_str());
     std::printf("## Summary: %u nodes, %u ports %s, %u failed\n", nodes, ports,
                 all_ ? "counters cleared" : "error counters cleared", failed);
@@ -85,7 +108,10 @@ IBTOOL_COMMAND({.name = "ibclearcounters",
                 .description = "Clears all PortCounters (errors and data; PortCountersExtended too where the "
                                "PMA has them) of every port, all nodes concurrently.  Prints a line per port "
                                "that failed and \"## Summary: N nodes, P ports counters cleared, F failed\".  "
-                               "Exit status 1 when a port failed.",
+                               "Exit status 1 when a port failed.  --json (-j; --pretty indents): "
+                               "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
+                               "\"nodeDescription\", \"portNum\", \"LID\", \"error\"}], \"summary\": {\"nodes\", "
+                               "\"portsCleared\", \"failed\"}}.",
                 .usage = "[options]",
                 .examples = "  ibclearcounters",
                 .make = [] { return std::make_unique<IbClear>(true); }});
@@ -95,7 +121,10 @@ IBTOOL_COMMAND({.name = "ibclearerrors",
                 .description = "Clears the PortCounters error counters (CounterSelect 0x0fff and PortXmitWait) "
                                "of every port, all nodes concurrently; data counters are kept.  Prints a line "
                                "per port that failed and \"## Summary: N nodes, P ports error counters cleared, "
-                               "F failed\".  Exit status 1 when a port failed.",
+                               "F failed\".  Exit status 1 when a port failed.  --json (-j; --pretty indents): "
+                               "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
+                               "\"nodeDescription\", \"portNum\", \"LID\", \"error\"}], \"summary\": {\"nodes\", "
+                               "\"portsCleared\", \"failed\"}}.",
                 .usage = "[options]",
                 .examples = "  ibclearerrors",
                 .make = [] { return std::make_unique<IbClear>(false); }});

@@ -13,6 +13,8 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -35,7 +37,7 @@ public:
       app.add_option("target", target_, "<lid|guid|dr_path>")->required();
       app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey);
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
 private:
   struct Item {
@@ -43,6 +45,8 @@ private:
     unsigned port;
     uint16_t lid;
     std::string text;
+    std::vector<std::pair<const char*, uint64_t>> counters;  // --json
+    std::string error;                                      // --json: the failure
   };
 
   int work() override {
@@ -63,7 +67,7 @@ private:
         if (one_ && port_ >= 0 && unsigned(port_) != p) continue;
         const Port& x = db.port(n, p);
         if (!x.exists || !x.has_info || x.phys_state() != PHYS_LINKUP) continue;
-        items.push_back({ni, p, H::port_lid(db, n, p), {}});
+        items.push_back({ni, p, H::port_lid(db, n, p), {}, {}, {}});
       }
     }
     if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
@@ -78,23 +82,47 @@ private:
         if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
           auto x = co_await pm.counters_ext(it.lid, uint8_t(it.port));
           for (int i = 0; i < H::N_DATA; ++i) {
+            it.counters.push_back({H::data_name(i), H::data_value(x, i)});
             std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(x, i));
             it.text += b;
           }
         } else {
           auto pc = co_await pm.counters(it.lid, uint8_t(it.port));
           for (int i = 0; i < 4; ++i) {
+            it.counters.push_back({H::data_name(i), H::data_value(pc, i)});
             std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(pc, i));
             it.text += b;
           }
         }
       } catch (const MADError& e) {
         ++failed;
-        it.text = " query failed: " + e.layers().back();
+        it.error = "query failed: " + e.layers().back();
+        it.text = " " + it.error;
       }
     };
     for (auto& it : items) ses.sched().spawn(read(it));
     ses.sched().run();
+    if (json_enabled()) {
+      // {"ports": [{"nodeGUID", "name", "nodeDescription", "portNum", "LID",
+      // "counters": {name: value}} or "error"], "summary": {...}}
+      TextOut o(stdout);
+      JsonOut j(o, json_pretty());
+      j.obj().key("ports").arr();
+      for (auto& it : items) {
+        j.obj();
+        json_port_keys(j, db, it.node, int(it.port), it.lid, map);
+        if (!it.error.empty()) {
+          j.ks("error", it.error).end();
+          continue;
+        }
+        j.key("counters").obj();
+        for (auto& [name, v] : it.counters) j.kv(name, v);
+        j.end().end();
+      }
+      j.end().key("summary").obj().kv("nodes", nodes.size()).kv("portsRead", items.size()).kv("failed", failed);
+      j.end().end().finish();
+      return failed ? 1 : 0;
+    }
     for (auto& it : items) {
       const Node& n = db.node(it.node);
       std::printf("\"%s\" (0x%016" PRIx64 ") port %u lid %u:%s\n", map.remap(n.guid, n.description()).c_str(), n.guid,
@@ -115,7 +143,10 @@ private:
     "  One line per connected port: \"<node description>\" (0x<node GUID>) port <n> lid <lid>: followed by " \
     "Name=value for each data counter (PortXmitData and PortRcvData count 4-byte words; the 8 " \
     "PortCountersExtended counters when the PMA has them, else the 4 of PortCounters), then " \
-    "\"## Summary: N nodes, P ports read, F failed\" (-b leaves it out).  Exit status 1 when a read failed."
+    "\"## Summary: N nodes, P ports read, F failed\" (-b leaves it out).  Exit status 1 when a read failed.  " \
+    "--json (-j; --pretty indents): {\"ports\": [{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", " \
+    "\"LID\", \"counters\": {name: value} or \"error\" (the read's failure)}], \"summary\": {\"nodes\", " \
+    "\"portsRead\", \"failed\"}}."
 
 }  // namespace
 

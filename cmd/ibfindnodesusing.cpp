@@ -14,11 +14,14 @@
 #include "core/discovery.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "core/umad.h"
 #include "iba/introspect.h"
+#include "core/log.h"
 
 namespace {
 
@@ -30,7 +33,8 @@ public:
     app.add_option("switch", switch_, "the switch: node GUID, node name, LID, DR path or port GUID")->required();
     app.add_option("port", port_, "the switch port")->required();
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
-                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
+                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
+                                        ibtool::opt::Json);
   }
 
   int work() override {
@@ -38,12 +42,12 @@ public:
     NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
     uint32_t sw = health::find_node(db, map, switch_, NodeType::Switch);
     if (sw == NO_INDEX) {
-      std::fprintf(stderr, "E: switch %s not found\n", switch_.c_str());
+      ibcore::log::error("E: switch %s not found\n", switch_.c_str());
       return 1;
     }
     const Node& s = db.node(sw);
     if (port_ < 1 || unsigned(port_) > s.nports) {
-      std::fprintf(stderr, "E: switch %s has no port %d\n", switch_.c_str(), port_);
+      ibcore::log::error("E: switch %s has no port %d\n", switch_.c_str(), port_);
       return 1;
     }
     const Port* r = db.peer(db.port(s, unsigned(port_)));
@@ -59,12 +63,56 @@ public:
       Scheduler sched(umad, unsigned(std::max(0, ibcore::config().outstanding)));
       DiscoveryResult res;
       read_switch_tables(sched, db, need, true, false, &res);
-      for (auto& e : res.errors) std::fprintf(stderr, "W: %s\n", e.c_str());
+      for (auto& e : res.errors) ibcore::log::warn("W: %s\n", e.c_str());
       if (!ibcore::config().cache_file.empty()) save_cache(db, ibcore::config().cache_file, CacheFormat::Ibtool);
     }
+    bool back = r && db.node_of(*r).is_switch();
+    if (json_enabled()) {
+      TextOut o(stdout);
+      JsonOut j(o, json_pretty());
+      j.obj().key("directions").arr();
+      json_direction(j, db, map, sw, unsigned(port_));
+      if (back) json_direction(j, db, map, r->node, r->num);
+      j.end().end().finish();
+      return 0;
+    }
     print(db, map, sw, unsigned(port_));
-    if (r && db.node_of(*r).is_switch()) print(db, map, r->node, r->num);
+    if (back) print(db, map, r->node, r->num);
     return 0;
+  }
+
+  // --json, one direction of the link: {"switch": {"nodeGUID", "name",
+  // "nodeDescription", "portNum"}, "remote": the same of the other end (or
+  // null), "lftAvailable", "destinations": [{"LID", then "portGUID",
+  // "nodeGUID", "name", "nodeDescription" and "portNum" (not for a switch)
+  // when a port has the LID}]}.
+  static void json_direction(JsonOut& j, const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
+    const Node& s = db.node(sw);
+    const SwitchTables* t = db.find_tables(sw);
+    j.obj().key("switch").obj();
+    json_port_keys(j, db, sw, int(port), 0, map);
+    j.end().key("remote");
+    if (const Port* r = db.peer(db.port(s, port))) {
+      j.obj();
+      json_port_keys(j, db, r->node, int(r->num), 0, map);
+      j.end();
+    } else {
+      j.null();
+    }
+    bool have = t && t->lft_valid;
+    j.kb("lftAvailable", have).key("destinations").arr();
+    for (size_t lid = 1; have && lid < t->lft.size(); ++lid) {
+      if (t->lft[lid] != port) continue;
+      j.obj().kv("LID", lid);
+      uint32_t pi = db.port_by_lid(uint16_t(lid));
+      if (pi != NO_INDEX) {
+        const Port& p = db.port(pi);
+        j.kguid("portGUID", p.guid);
+        json_port_keys(j, db, p.node, db.node_of(p).is_switch() ? -1 : int(p.num), 0, map);
+      }
+      j.end();
+    }
+    j.end().end();
   }
 
   static void print(const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
@@ -109,7 +157,12 @@ IBTOOL_COMMAND({.name = "ibfindnodesusing",
                 .description =
                     "Reads the linear forwarding table of the switch (and of the switch at the other end "
                     "of the link) and lists every LID routed out of the port (and back over the link), "
-                    "with the port and node it belongs to.",
+                    "with the port and node it belongs to.  --json (-j; --pretty indents): {\"directions\": [the "
+                    "switch port's direction, then the other switch's back over the link: {\"switch\": "
+                    "{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\"}, \"remote\": the same of "
+                    "the other end or null, \"lftAvailable\", \"destinations\": [{\"LID\", and when a port "
+                    "has it \"portGUID\", \"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\" (not "
+                    "for a switch)}]}]}.",
                 .usage = "[options] <switch_guid|switch_name|lid|dr_path> <port>",
                 .examples = "  ibfindnodesusing \"edge p0 e0\" 5",
                 .make = [] { return std::make_unique<IbFindNodesUsing>(); }});

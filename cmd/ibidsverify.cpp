@@ -14,6 +14,8 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -31,7 +33,7 @@ public:
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
     app.add_flag("-R", rediscover_, "accepted for compatibility (the subnet is always discovered unless --cache)");
-    ibtool::add_common_options(app, ibtool::opt::Disc);
+    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::Json);
   }
   int work() override {
     Subnet db = obtain_subnet();
@@ -43,7 +45,15 @@ public:
       ses.sched().run();
     }
     std::set<uint32_t> bad;
+    bool json = json_enabled();
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    if (json) j.obj().key("findings").arr();
     for (const auto& f : found) {
+      if (json) {
+        json_finding(j, db, f, map);
+        continue;
+      }
       std::string nm = f.node == NO_INDEX ? "" : map.remap(db.node(f.node).guid, db.node(f.node).description());
       std::printf("%s\n", H::describe(db, f, nm).c_str());
       if (f.node != NO_INDEX) bad.insert(f.node);
@@ -55,7 +65,10 @@ public:
       else
         for (unsigned p = 1; p <= n.nports; ++p) ports += db.port(n, p).exists;
     }
-    if (!brief_)
+    if (json) {
+      j.end().key("summary").obj().kv("nodes", db.node_count()).kv("endPortsChecked", ports);
+      j.kv("problems", found.size()).end().end().finish();
+    } else if (!brief_)
       std::printf("## Summary: %zu nodes, %zu end ports checked, %zu problems found\n", db.node_count(), ports,
                   found.size());
     return found.empty() ? 0 : 1;
@@ -77,7 +90,10 @@ IBTOOL_COMMAND({.name = "ibidsverify",
                     "LIDs are aligned to their LMC and no two ports' LID ranges (base .. base + 2^LMC - 1) "
                     "overlap.  One line per problem: \"<node description>\" (0x<node GUID>) port <n> lid "
                     "<lid>: <problem>, then \"## Summary: N nodes, P end ports checked, F problems found\".  "
-                    "Exit status 1 when a problem was found.",
+                    "Exit status 1 when a problem was found.  --json (-j; --pretty indents): {\"findings\": "
+                    "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the "
+                    "problem names it), \"finding\", \"detail\"}], \"summary\": {\"nodes\", "
+                    "\"endPortsChecked\", \"problems\"}} (-b changes nothing in it).",
                 .usage = "[options]",
                 .examples = "  ibidsverify",
                 .make = [] { return std::make_unique<IbIdsVerify>(); }});

@@ -13,11 +13,14 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_net.h"
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "iba/introspect.h"
+#include "core/log.h"
 
 namespace {
 
@@ -33,21 +36,46 @@ public:
     app.add_flag("-l,--list", list_, std::string("list the ") + what_ + "s");
     app.add_flag("-R,--Recalc", ibcore::config().refresh_cache, "rediscover even when --cache names a file");
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
-                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config);
+                                        ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
+                                        ibtool::opt::Json);
   }
 
   int work() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
-    TopologyPrinter pr(db, map, stdout, false, false);
-    if (list_ || node_.empty()) {
-      pr.list(1u << unsigned(type_));
+    bool list = list_ || node_.empty();
+    uint32_t found = NO_INDEX;
+    if (!list) {
+      found = health::find_node(db, map, node_, type_);
+      if (found == NO_INDEX) {
+        ibcore::log::error("E: %s %s not found\n", what_, node_.c_str());
+        return 1;
+      }
+    }
+    if (json_enabled()) {
+      // The list: {"nodes": [as ibnetdiscover --json -l writes them]}; a
+      // node: {"node": {as ibnetdiscover --json writes it, linked ports}}.
+      TextOut o(stdout);
+      JsonOut j(o, json_pretty());
+      JsonNetOptions jo;
+      j.obj();
+      if (list) {
+        jo.ports = false;
+        j.key("nodes").arr();
+        for (uint32_t i : db.reference_order(type_)) json_node(j, db, db.node(i), map, jo);
+        j.end();
+      } else {
+        jo.linked_only = true;
+        j.key("node");
+        json_node(j, db, db.node(found), map, jo);
+      }
+      j.end().finish();
       return 0;
     }
-    uint32_t found = health::find_node(db, map, node_, type_);
-    if (found == NO_INDEX) {
-      std::fprintf(stderr, "E: %s %s not found\n", what_, node_.c_str());
-      return 1;
+    if (list) {
+      TopologyPrinter pr(db, map, stdout, false, false);
+      pr.list(1u << unsigned(type_));
+      return 0;
     }
     // The node's block as ibnetdiscover prints it, without the blank
     // line that separates blocks there.
@@ -74,13 +102,22 @@ private:
   bool list_ = false;
 };
 
+// The three pages' JSON schema (a macro so that each description is one
+// literal).
+#define IBPRINT_JSON \
+  "  --json (-j; --pretty indents): the list as {\"nodes\": [the nodes as ibnetdiscover --json -l " \
+  "writes them: {\"nodeGUID\", \"nodeType\", \"nodeTypeRaw\", \"nodeDescription\", \"name\", " \
+  "\"numPorts\", \"LID\" (switches), \"nodeInfo\"}]}; one node as {\"node\": {the same keys and " \
+  "\"ports\": [its linked ports as ibnetdiscover --json writes them]}}."
+
 }  // namespace
 
 IBTOOL_COMMAND({.name = "ibprintca",
                 .aliases = {"ibprintca.pl"},
                 .summary = "print a channel adapter's topology block, or list the CAs",
                 .description = "With a CA (node GUID, port GUID or node name): its block of the ibnetdiscover "
-                               "topology (ids, header, linked ports).  With -l or no argument: the CA list.",
+                               "topology (ids, header, linked ports).  With -l or no argument: the CA "
+                               "list." IBPRINT_JSON,
                 .usage = "[options] [<ca_guid>|<node_name>]",
                 .examples = "  ibprintca -l\n  ibprintca 0x0002c9030000abcd",
                 .make = [] { return std::make_unique<IbPrint>(NodeType::CA, "CA"); }});
@@ -89,7 +126,7 @@ IBTOOL_COMMAND({.name = "ibprintrt",
                 .aliases = {"ibprintrt.pl"},
                 .summary = "print a router's topology block, or list the routers",
                 .description = "With a router (node GUID, port GUID or node name): its block of the "
-                               "ibnetdiscover topology.  With -l or no argument: the router list.",
+                               "ibnetdiscover topology.  With -l or no argument: the router list." IBPRINT_JSON,
                 .usage = "[options] [<rt_guid>|<node_name>]",
                 .examples = "  ibprintrt -l",
                 .make = [] { return std::make_unique<IbPrint>(NodeType::Router, "router"); }});
@@ -98,7 +135,7 @@ IBTOOL_COMMAND({.name = "ibprintswitch",
                 .aliases = {"ibprintswitch.pl"},
                 .summary = "print a switch's topology block, or list the switches",
                 .description = "With a switch (node GUID or node name): its block of the ibnetdiscover "
-                               "topology.  With -l or no argument: the switch list.",
+                               "topology.  With -l or no argument: the switch list." IBPRINT_JSON,
                 .usage = "[options] [<switch_guid>|<node_name>]",
                 .examples = "  ibprintswitch -l\n  ibprintswitch \"edge p0 e0\"",
                 .make = [] { return std::make_unique<IbPrint>(NodeType::Switch, "switch"); }});

@@ -2,6 +2,7 @@
 // interval, and error counters beyond their thresholds (the thresholds file
 // format of ibqueryerrors / ibcheckerrors).
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -15,6 +16,8 @@
 #include "core/error.h"
 #include "core/gmppath.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/rpc.h"
 #include "core/umad.h"
 
@@ -35,13 +38,16 @@ public:
     app.add_flag("-G", guid_form_, "the target is a port GUID");
     app.add_option("target", target_, "<lid|guid>")->required();
     app.add_option("port", port_, "<port>")->required();
-    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
   }
 
   int work() override {
     if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
       throw Error("Cannot read thresholds file " + threshold_file_);
     if (pause_ <= 0) throw Error("--pause must be positive");
+    bool json = json_enabled();
+    // One document on stdout: it has an end only when the watch has one.
+    if (json && cycles_ < 0) throw Error("--json needs -n (a watch without an end is no one JSON document)");
     auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
@@ -50,18 +56,43 @@ public:
     iba::PMPortCounters q;
     q.set_portSelect(uint8_t(port_));
     auto prev = mad.PerformanceGet(q, path);
-    auto t0 = std::chrono::steady_clock::now(), tprev = t0;
     bool bad = false;
     // Errors already beyond threshold when watching starts.
     std::string e0;
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    if (json) {
+      j.obj().ks("destination", path.describe()).kv("portNum", unsigned(port_));
+      j.kv("pauseMs", uint64_t(std::llround(pause_ * 1000)));
+      json_thresholds(j, thr_);
+      j.key("errorsAtStart").obj();
+    }
     for (int i = 0; i < H::N_ERR; ++i) {
       uint64_t v = H::err_value(prev, i);
-      if (thr_.exceeds(i, v)) e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
+      if (!thr_.exceeds(i, v)) continue;
+      e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
+      if (json) j.kv(H::err_name(i), v);
     }
-    std::printf("%s port %d: watching every %gs%s%s\n", path.describe().c_str(), port_, pause_,
-                e0.empty() ? "" : "; errors beyond threshold:", e0.c_str());
+    if (json) j.end().key("samples").arr();
+    else
+      std::printf("%s port %d: watching every %gs%s%s\n", path.describe().c_str(), port_, pause_,
+                  e0.empty() ? "" : "; errors beyond threshold:", e0.c_str());
     bad = !e0.empty();
     std::fflush(stdout);
+    try {
+      watch(mad, q, path, prev, json, j, bad);
+    } catch (...) {
+      // What was read stays one whole document; the failure goes to stderr.
+      if (json) j.close_all();
+      throw;
+    }
+    if (json) j.end().end().finish();
+    return bad ? 1 : 0;
+  }
+
+  void watch(MadTransactor& mad, const iba::PMPortCounters& q, const IBPath& path, iba::PMPortCounters prev,
+             bool json, JsonOut& j, bool& bad) {
+    auto t0 = std::chrono::steady_clock::now(), tprev = t0;
     for (long c = 0; cycles_ < 0 || c < cycles_; ++c) {
       std::this_thread::sleep_for(std::chrono::duration<double>(pause_));
       auto cur = mad.PerformanceGet(q, path);
@@ -70,30 +101,37 @@ public:
       double at = std::chrono::duration<double>(now - t0).count();
       std::string line;
       char b[128];
+      if (json) j.obj().kv("elapsedMs", uint64_t(std::llround(at * 1000))).key("rates").obj();
       for (int i = 0; i < 4; ++i) {
         uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
         double d = z >= a ? double(z - a) : 0.0;
         if (i < 2) d *= 4;  // words -> bytes
+        if (json) j.kv(H::data_name(i), uint64_t(std::llround(d / dt)));
         std::snprintf(b, sizeof b, " %s %.0f%s/s", H::data_name(i), d / dt, i < 2 ? "B" : "");
         line += b;
       }
       std::string errs;
+      if (json) j.end().key("errors").obj();
       for (int i = 0; i < H::N_ERR; ++i) {
         uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
         uint64_t d = z >= a ? z - a : 0;
         if (thr_.exceeds(i, d)) {
+          if (json) j.key(H::err_name(i)).obj().kv("increase", d).kb("saturated", z == H::err_max(i)).end();
           std::snprintf(b, sizeof b, " %s +%" PRIu64 "%s", H::err_name(i), d,
                         z == H::err_max(i) ? " (saturated)" : "");
           errs += b;
         }
       }
-      std::printf("%.1fs:%s%s%s\n", at, line.c_str(), errs.empty() ? "" : "; errors:", errs.c_str());
-      std::fflush(stdout);
+      if (json) {
+        j.end().end();
+      } else {
+        std::printf("%.1fs:%s%s%s\n", at, line.c_str(), errs.empty() ? "" : "; errors:", errs.c_str());
+        std::fflush(stdout);
+      }
       bad = bad || !errs.empty();
       prev = cur;
       tprev = now;
     }
-    return bad ? 1 : 0;
   }
 
 private:
@@ -118,7 +156,13 @@ IBTOOL_COMMAND({.name = "ibswportwatch",
                     "PortXmitData/PortRcvData in bytes per second and PortXmitPkts/PortRcvPkts per second, "
                     "followed by \"; errors:\" and each error counter whose increase in the interval exceeds its "
                     "threshold (the thresholds file of ibqueryerrors/ibcheckerrors).  -n stops after that many "
-                    "intervals.  Exit status 1 when any error was beyond threshold.",
+                    "intervals.  Exit status 1 when any error was beyond threshold.  --json (-j; --pretty indents; "
+                    "needs -n): {\"destination\", \"portNum\", \"pauseMs\", \"thresholds\": {counter: limit}, "
+                    "\"errorsAtStart\": {counter: value beyond its threshold}, \"samples\": [one per interval, "
+                    "{\"elapsedMs\", \"rates\": {\"PortXmitData\", \"PortRcvData\" (bytes/s), "
+                    "\"PortXmitPkts\", \"PortRcvPkts\" (/s)}, \"errors\": {counter: {\"increase\", "
+                    "\"saturated\"}}}]}, written when the last interval ends (a read that fails part way ends the "
+                    "document with the samples read, the failure on stderr).",
                 .usage = "[options] <lid|guid> <port>",
                 .examples = "  ibswportwatch -p 5 -n 12 2 3",
                 .make = [] { return std::make_unique<IbSwPortWatch>(); }});

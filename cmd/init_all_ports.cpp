@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,15 @@
 #include "core/discovery.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "core/sched.h"
 #include "core/subnet.h"
 #include "core/umad.h"
+#include "core/log.h"
 
 namespace {
 
@@ -46,7 +50,7 @@ public:
     app.add_flag("-n,--dry-run", dry_run_, "list the links that would be reset, change nothing");
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding);
+                                        ibtool::opt::Outstanding | ibtool::opt::Json);
   }
 
 private:
@@ -106,6 +110,7 @@ private:
     std::vector<Reset> todo;
     size_t links = 0, skipped = 0, unreachable = 0;
     std::vector<std::string> problems;
+    std::vector<std::pair<uint32_t, unsigned>> problem_ports;  // --json
     for (uint32_t s = 0; s < db_.port_slots(); ++s) {
       const Port& a = db_.port(s);
       if (a.peer == NO_INDEX || a.peer < s || a.num == 0) continue;  // each link once
@@ -134,6 +139,7 @@ private:
       if (r.node == NO_INDEX) {
         ++unreachable;
         problems.push_back(where(a.node, a.num) + ": no end of this link can be reset by this tool (CA to CA link)");
+        problem_ports.push_back({a.node, a.num});
         continue;
       }
       todo.push_back(r);
@@ -146,12 +152,14 @@ private:
     size_t done = 0, failed = 0;
     std::vector<std::string> lines(todo.size());
     std::vector<std::string> errors(todo.size());
+    std::vector<std::optional<iba::SMPPortInfo>> states(todo.size());  // --json: the reply's (-n: the current)
     auto one = [&](size_t i) -> Task<> {
       const Reset& r = todo[i];
       IBDRPath path(db_.node(r.node).dr);
       try {
         iba::SMPPortInfo pi = co_await sched.SubnGet<iba::SMPPortInfo>(path, r.port);
         if (dry_run_) {
+          states[i] = pi;
           lines[i] = where(r.node, r.port) + ": would reset to Init via DR path " + path.dr_string() + ", now " +
                      iba::ref::port_state_word(pi.portState()) + "/" + iba::ref::phys_state_word(pi.portPhysicalState());
           co_return;
@@ -161,6 +169,7 @@ private:
         pi.set_linkSpeedEnabled(0);
         pi.set_linkWidthEnabled(0);
         iba::SMPPortInfo after = co_await sched.SubnSet(pi, path, r.port);
+        states[i] = after;
         lines[i] = where(r.node, r.port) + ": reset to Init via DR path " + path.dr_string() + ", now " +
                    iba::ref::port_state_word(after.portState()) + "/" + iba::ref::phys_state_word(after.portPhysicalState());
         ++done;
@@ -171,15 +180,48 @@ private:
       }
     };
     // One level at a time: a level's routes use only links of lower levels.
+    bool json = json_enabled();
     for (size_t i = 0; i < todo.size();) {
       size_t j = i;
       while (j < todo.size() && todo[j].level == todo[i].level) sched.spawn(one(j++));
       sched.run();
       for (; i < j; ++i) {
+        if (json) {
+          if (!errors[i].empty()) ibcore::log::text(ibcore::log::Level::info, errors[i].c_str());
+          continue;
+        }
         if (!lines[i].empty()) std::printf("%s\n", lines[i].c_str());
-        if (!errors[i].empty()) std::fputs(errors[i].c_str(), stderr);
+        if (!errors[i].empty()) ibcore::log::text(ibcore::log::Level::info, errors[i].c_str());
       }
       std::fflush(stdout);
+    }
+    if (json) {
+      // {"dryRun", "resets": [{the end's "nodeGUID", "name", "nodeDescription",
+      // "portNum", "LID", "DRPath", "ok", "portState", "portPhysicalState"}],
+      // "notResettable": [an end of each such link], "summary": {...}}
+      TextOut o(stdout);
+      JsonOut jo(o, json_pretty());
+      jo.obj().kb("dryRun", dry_run_).key("resets").arr();
+      for (size_t i = 0; i < todo.size(); ++i) {
+        const Reset& r = todo[i];
+        jo.obj();
+        json_port_keys(jo, db_, r.node, int(r.port), H::port_lid(db_, db_.node(r.node), r.port), map_);
+        jo.ks("DRPath", IBDRPath(db_.node(r.node).dr).dr_string()).kb("ok", states[i].has_value());
+        if (states[i])
+          json_fields_named(jo, iba::SMPPortInfo::DESC, states[i]->buf.data(), {"portState", "portPhysicalState"});
+        jo.end();
+      }
+      jo.end().key("notResettable").arr();
+      for (auto [n, p] : problem_ports) {
+        jo.obj();
+        json_port_keys(jo, db_, n, int(p), H::port_lid(db_, db_.node(n), p), map_);
+        jo.end();
+      }
+      jo.end().key("summary").obj().kv("links", links);
+      jo.kv(dry_run_ ? "wouldReset" : "reset", dry_run_ ? todo.size() - failed : done);
+      jo.kv("alreadyInit", skipped).kv("failed", failed).kv("notResettable", unreachable).end();
+      jo.end().finish();
+      return failed || unreachable ? 1 : 0;
     }
     for (const auto& p : problems) std::printf("%s\n", p.c_str());
     if (!brief_) {
@@ -224,7 +266,13 @@ IBTOOL_COMMAND(
          "  ## Summary: <L> links, <R> reset to Init, <I> already in Init, <F> failed, <U> not resettable\n"
          "With -n/--dry-run nothing is changed: each line reads \"would reset to Init\" with the current states "
          "and the summary \"<R> would be reset\".  Failures are reported on stderr.  Exit status: 0 when "
-         "every link was reset or already in Init, 1 otherwise.",
+         "every link was reset or already in Init, 1 otherwise.\n\n"
+         "--json (-j; --pretty indents): {\"dryRun\", \"resets\": [in the text's order, {\"nodeGUID\", "
+         "\"name\", \"nodeDescription\", \"portNum\", \"LID\" (the end the SMP went to), \"DRPath\", \"ok\", "
+         "\"portState\", \"portPhysicalState\" (with their Raw values; the SubnSet reply's, with -n the "
+         "current ones; none when it failed)}], \"notResettable\": [an end of each such link: {\"nodeGUID\", "
+         "\"name\", \"nodeDescription\", \"portNum\", \"LID\"}], \"summary\": {\"links\", \"reset\" (-n: "
+         "\"wouldReset\"), \"alreadyInit\", \"failed\", \"notResettable\"}} (-b changes nothing in it).",
      .usage = "[options]",
      .examples = "  init_all_ports -n\n  init_all_ports",
      .make = [] { return std::make_unique<InitAllPorts>(); }});

@@ -6,6 +6,7 @@
 // group of the default partition, which an SM creates at start; the port
 // GUIDs come from a file (one a line, as the old infiniband-diags test
 // read them) or from --port-guid.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -17,11 +18,13 @@
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/textfile.h"
 #include "core/rpc.h"
 #include "core/umad.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
+#include "core/log.h"
 
 namespace {
 
@@ -69,7 +72,7 @@ std::string why(const std::exception& e) {
 class McmReregTest : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("--mgid", mgid_str_, "the group (default the IPoIB broadcast group " + std::string(IPOIB_BROADCAST) + ")")
         ->option_text("<gid>");
     app.add_option("-g,--port-guid", guid_args_, "a port GUID to re-register (repeatable; instead of the file)")
@@ -85,7 +88,7 @@ public:
     uint8_t gidbuf[16] = {};
     if (!iba::set_from_text(*iba::find_field(iba::SAMCMemberRecord::DESC, "MGID"), gidbuf, mgid_str_) ||
         gidbuf[0] != 0xff) {
-      std::fprintf(stderr, "E: bad multicast GID %s\n", mgid_str_.c_str());
+      ibcore::log::error("E: bad multicast GID %s\n", mgid_str_.c_str());
       return 2;
     }
     std::memcpy(mgid_.raw.data(), gidbuf, 16);
@@ -104,6 +107,20 @@ public:
     size_t ok = 0;
     for (uint64_t g : guids)
       if (rereg(mad, iba::Gid::from(prefix, g))) ++ok;
+    if (ibcore::json_enabled()) {
+      // {"MGID", "ports": [{"portGUID", "ok", "MLID" (when joined),
+      // "outcome" (the text line's words)}], "reregistered", "total"}
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().key("MGID").gid(mgid_).key("ports").arr();
+      for (const Outcome& r : outcomes_) {
+        j.obj().kguid("portGUID", r.guid).kb("ok", r.ok);
+        if (r.mlid) j.kv("MLID", r.mlid);
+        j.ks("outcome", r.text).end();
+      }
+      j.end().kv("reregistered", ok).kv("total", guids.size()).end().finish();
+      return ok == guids.size() ? 0 : 1;
+    }
     std::printf("%zu of %zu ports re-registered in %s\n", ok, guids.size(), mgid_.str().c_str());
     std::fflush(stdout);
     return ok == guids.size() ? 0 : 1;
@@ -112,14 +129,14 @@ public:
 private:
   bool read_guids(std::vector<uint64_t>& out) {
     if (!guid_args_.empty() && !file_.empty()) {
-      std::fprintf(stderr, "E: give port GUIDs either with --port-guid or in a file, not both\n");
+      ibcore::log::error("E: give port GUIDs either with --port-guid or in a file, not both\n");
       return false;
     }
     if (!guid_args_.empty()) {
       for (const auto& s : guid_args_) {
         uint64_t g;
         if (!parse_guid(trim(s), g)) {
-          std::fprintf(stderr, "E: bad port GUID %s\n", s.c_str());
+          ibcore::log::error("E: bad port GUID %s\n", s.c_str());
           return false;
         }
         out.push_back(g);
@@ -129,7 +146,7 @@ private:
     std::string name = file_.empty() ? "port_guids.list" : file_;
     std::string text;
     if (!ibcore::read_text(name, text)) {
-      std::fprintf(stderr, "E: cannot read port GUID file %s\n", name.c_str());
+      ibcore::log::error("E: cannot read port GUID file %s\n", name.c_str());
       return false;
     }
     int n = 0;
@@ -142,7 +159,7 @@ private:
       if (t.empty()) return;
       uint64_t g;
       if (!parse_guid(t, g)) {
-        std::fprintf(stderr, "E: %s:%d: bad port GUID %s\n", name.c_str(), n, t.c_str());
+        ibcore::log::error("E: %s:%d: bad port GUID %s\n", name.c_str(), n, t.c_str());
         ok = false;
         return;
       }
@@ -150,7 +167,7 @@ private:
     });
     if (!ok) return false;
     if (out.empty()) {
-      std::fprintf(stderr, "E: no port GUIDs in %s\n", name.c_str());
+      ibcore::log::error("E: no port GUIDs in %s\n", name.c_str());
       return false;
     }
     return true;
@@ -173,7 +190,18 @@ private:
   // one line; true when the port ended as the run wanted it.
   bool rereg(ibcore::MadTransactor& mad, const iba::Gid& port_gid) {
     std::string line = "Port " + hex(port_gid.guid(), 16) + ":";
+    const size_t head = line.size() + 1;
     bool good = false;
+    uint16_t mlid = 0;
+    // The line on stdout, or with --json the port's outcome kept for the document.
+    auto out = [&] {
+      if (ibcore::json_enabled()) {
+        outcomes_.push_back({port_gid.guid(), good, mlid, line.substr(std::min(head, line.size()))});
+        return;
+      }
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    };
     try {
       leave(mad, port_gid);
       line += " left,";
@@ -184,12 +212,13 @@ private:
     } catch (const std::exception& e) {
       ibcore::report(e);
       line += " leave failed (" + why(e) + ")";
-      std::printf("%s\n", line.c_str());
+      out();
       return false;
     }
     try {
       auto j = mad.SubnAdmSet(record(port_gid), mcm_mask());
       line += " joined (MLID " + hex(j.MLID(), 4) + ")";
+      mlid = uint16_t(j.MLID());
       try {
         auto q = mad.SubnAdmGet(record(port_gid), mcm_mask());
         if (q.portGID() == iba::Gid{} && q.MLID() == j.MLID()) {
@@ -232,10 +261,17 @@ private:
         line += ", leave failed (" + why(e) + ")";
       }
     }
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
+    out();
     return good;
   }
+
+  struct Outcome {
+    uint64_t guid;
+    bool ok;
+    uint16_t mlid;
+    std::string text;
+  };
+  std::vector<Outcome> outcomes_;  // --json
 
   std::string mgid_str_ = IPOIB_BROADCAST;
   iba::Gid mgid_;
@@ -268,7 +304,9 @@ IBTOOL_COMMAND({.name = "mcm_rereg_test",
                     "\"(JoinState hidden without the SM_Key)\" when the SA hides it; a failed "
                     "step is named with the SA's status, details on stderr).  Exit status: 0 every port "
                     "re-registered; 1 some did not, or the port could not be opened; 2 bad arguments or "
-                    "GUID file.",
+                    "GUID file.  --json (-j; --pretty indents): {\"MGID\", \"ports\": [{\"portGUID\", \"ok\", "
+                    "\"MLID\" (when joined), \"outcome\" (the line's words after the GUID)}], \"reregistered\", "
+                    "\"total\"}.",
                 .usage = "[options] [<guid_file>]",
                 .examples = "  mcm_rereg_test                          # GUIDs from port_guids.list\n"
                             "  mcm_rereg_test -g 0x0002c90300001491 --leave\n"

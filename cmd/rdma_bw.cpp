@@ -31,9 +31,11 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
 #include "core/rpc.h"
 #include "core/umad.h"
 #include "core/verbs.h"
+#include "core/log.h"
 
 namespace {
 
@@ -173,7 +175,8 @@ public:
     app.add_option("-t,--tx-depth", tx_depth_, "RDMA WRITEs in flight (default 100)")->option_text("<dep>");
     app.add_flag("-b,--bidirectional", bidir_, "both ends write at once");
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Verbose |
-                                        ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Transport);
+                                        ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Transport |
+                                        ibtool::opt::Json);
     app.add_option("peer", peer_, "the server's host name or address (none: be the server)");
   }
 
@@ -235,14 +238,26 @@ public:
     tcp.write_all("rdy!");
     if (tcp.read_exact(4, 60) != "rdy!") throw ibcore::Error("The peer did not bring its QP up");
 
-    std::printf("Local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, RKey 0x%08x, VAddr 0x%016llx\n",
-                unsigned(loc.lid), unsigned(loc.qpn), unsigned(loc.psn), unsigned(loc.rkey),
-                (unsigned long long)loc.vaddr);
-    std::printf("Remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, RKey 0x%08x, VAddr 0x%016llx\n",
-                unsigned(rem.lid), unsigned(rem.qpn), unsigned(rem.psn), unsigned(rem.rkey),
-                (unsigned long long)rem.vaddr);
-    std::printf("Path to the peer: %s\n", path.repr().c_str());
-    std::fflush(stdout);
+    // --json: the same facts as one document, written when the run ends.
+    std::unique_ptr<ibcore::JsonDoc> doc;
+    ibcore::JsonOut* j = nullptr;
+    if (ibcore::json_enabled()) {
+      doc = std::make_unique<ibcore::JsonDoc>(ibcore::json_pretty());
+      j = &doc->j();
+      j->obj().ks("role", server ? "server" : "client");
+      json_dest(*j, "local", loc);
+      json_dest(*j, "remote", rem);
+      j->ks("path", path.repr());
+    } else {
+      std::printf("Local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, RKey 0x%08x, VAddr 0x%016llx\n",
+                  unsigned(loc.lid), unsigned(loc.qpn), unsigned(loc.psn), unsigned(loc.rkey),
+                  (unsigned long long)loc.vaddr);
+      std::printf("Remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, RKey 0x%08x, VAddr 0x%016llx\n",
+                  unsigned(rem.lid), unsigned(rem.qpn), unsigned(rem.psn), unsigned(rem.rkey),
+                  (unsigned long long)rem.vaddr);
+      std::printf("Path to the peer: %s\n", path.repr().c_str());
+      std::fflush(stdout);
+    }
 
     bool sends = !server || bidir_;
     double secs = 0;
@@ -268,13 +283,19 @@ public:
           bad = i;
           break;
         }
+      if (j) {
+        j->key("received").obj().kv("bytes", bytes).kb("asWritten", bad == bytes);
+        if (bad != bytes) j->kv("firstBadByte", bad).kv("got", got[bad]).kv("expected", pattern(bad, rem.psn));
+        j->end();
+      }
       if (bad == bytes) {
         verdict = "ok  ";
-        std::printf("Received %zu bytes from the peer: all as written\n", bytes);
+        if (!j) std::printf("Received %zu bytes from the peer: all as written\n", bytes);
       } else {
         verdict = "bad ";
-        std::printf("Received data differs from what the peer wrote, first at byte %zu (0x%02x, not 0x%02x)\n", bad,
-                    unsigned(got[bad]), unsigned(pattern(bad, rem.psn)));
+        if (!j)
+          std::printf("Received data differs from what the peer wrote, first at byte %zu (0x%02x, not 0x%02x)\n", bad,
+                      unsigned(got[bad]), unsigned(pattern(bad, rem.psn)));
         status = 1;
       }
     } else {
@@ -283,8 +304,23 @@ public:
     tcp.write_all(verdict);
     std::string theirs = tcp.read_exact(4, 60);
     if (theirs == "bad ") {
-      std::fprintf(stderr, "E: the peer found the data it received corrupted\n");
+      ibcore::log::error("E: the peer found the data it received corrupted\n");
       status = 1;
+    }
+    if (j) j->kb("peerReceivedAsWritten", theirs != "bad ");
+    if (sends) {
+      double mb = double(bytes) * double(iters_) / 1e6;
+      double peak = peaks.empty() ? 0 : *std::max_element(peaks.begin(), peaks.end());
+      if (j) {
+        j->key("sent").obj().kv("writes", uint64_t(iters_)).kv("size", uint64_t(size_));
+        j->kv("bytes", uint64_t(bytes) * uint64_t(iters_)).key("seconds").real(secs);
+        j->key("averageMBps").real(secs > 0 ? mb / secs : 0.0).key("peakMBps").real(peak).end();
+      }
+    }
+    if (j) {
+      j->end();
+      doc->commit();
+      return status;
     }
     if (sends) {
       double mb = double(bytes) * double(iters_) / 1e6;
@@ -297,6 +333,9 @@ public:
   }
 
 private:
+  static void json_dest(ibcore::JsonOut& j, const char* key, const Dest& d) {
+    j.key(key).obj().kv("LID", d.lid).kv("QPN", d.qpn).kv("PSN", d.psn).kv("RKey", d.rkey).kv("VAddr", d.vaddr).end();
+  }
   static size_t round_up(size_t n) { return (n + 4095) / 4096 * 4096; }
 
   void check_args() const {
@@ -322,7 +361,7 @@ private:
     } catch (const ibcore::Error& e) {
       // Without the SA the path is still usable with the defaults (SL 0,
       // MTU 1024, the port's rate): say so and go on.
-      std::fprintf(stderr, "W: no path record from the SA to LID %u (%s); using SL 0 and MTU 1024\n",
+      ibcore::log::warn("W: no path record from the SA to LID %u (%s); using SL 0 and MTU 1024\n",
                    unsigned(rem.lid), e.what());
     }
     path.SLID = ep.lid;
@@ -408,7 +447,13 @@ IBTOOL_COMMAND({.name = "rdma_bw",
                     "client).  The two exchange their LID, QPN, PSN, rkey and buffer address over TCP (the message "
                     "perftest's rdma_bw sends), complete the path through the SA, and the client writes its buffer "
                     "-n times; with -b both write at once.  Each end then checks the bytes it received and the "
-                    "exit status says whether they were all as written.  Needs a verbs device (uverbs), not umad.",
+                    "exit status says whether they were all as written.  Needs a verbs device (uverbs), not umad.  "
+                    "--json (-j; --pretty indents): {\"role\": \"server\" or \"client\", \"local\" and "
+                    "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VAddr\"}, \"path\", \"received\" "
+                    "(an end that receives: {\"bytes\", \"asWritten\", and when not \"firstBadByte\", \"got\", "
+                    "\"expected\"}), \"peerReceivedAsWritten\", \"sent\" (an end that writes: {\"writes\", "
+                    "\"size\", \"bytes\", \"seconds\", \"averageMBps\", \"peakMBps\"})}, written when both "
+                    "ends are done.",
                 .usage = "[options] [peer]",
                 .examples = "rdma_bw -s 1048576 -n 2000\nrdma_bw -s 1048576 -n 2000 server-host",
                 .make = [] { return std::make_unique<RdmaBw>(); }});

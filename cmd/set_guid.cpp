@@ -13,11 +13,13 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
 #include "core/satransactor.h"
 #include "core/target.h"
 #include "iba/introspect.h"
 #include "iba/refprint_sa.h"
 #include "iba/sa.h"
+#include "core/log.h"
 
 namespace {
 
@@ -39,7 +41,7 @@ public:
   void options(CLI::App& app) override {
     app.add_flag("--delete", delete_, "remove the alias GUID at <index> (SubnAdmDelete)");
     app.add_flag("--list", list_, "print the port's GUIDInfoRecords (every block) and change nothing");
-    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<port> [<index> [<guid>]]");
   }
 
@@ -47,7 +49,7 @@ public:
     try {
       return work();
     } catch (const BadArg& b) {
-      std::fprintf(stderr, "E: %s\n", b.msg.c_str());
+      ibcore::log::error("E: %s\n", b.msg.c_str());
       return 2;
     } catch (const std::exception& e) {
       return ibcore::report(e);
@@ -151,6 +153,14 @@ private:
       throw ibcore::Error("The SA did not take alias GUID " + hex(guid) + " at index " + std::to_string(index) +
                           " of LID " + std::to_string(lid) + " (the record it returned holds " + hex(got) +
                           "; is the GUID in use by another port?)");
+    if (ibcore::json_enabled()) {
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().ks("action", delete_ ? "delete" : "set").kv("LID", lid).kv("index", index);
+      j.kguid("GUID", delete_ ? guid : got);
+      j.key("GUIDInfoRecord").obj().fields(out).end().end().finish();
+      return 0;
+    }
     std::fputs(iba::ref::sa_print(out).c_str(), stdout);
     return 0;
   }
@@ -159,12 +169,19 @@ private:
     iba::SAGUIDInfoRecord q;
     auto t = mad.SubnAdmGetTable(q, put(q, "LID", lid), &sa);
     if (t.truncated)
-      std::fprintf(stderr,
-                   "W: The SA's GUIDInfoRecord reply was truncated (no RMPP on this transport): showing the %zu "
+      ibcore::log::warn("W: The SA's GUIDInfoRecord reply was truncated (no RMPP on this transport): showing the %zu "
                    "record(s) that arrived whole.\n",
                    t.records.size());
     if (t.records.empty() && !t.truncated)
       throw ibcore::Error("The SA has no GUIDInfoRecord for LID " + std::to_string(lid));
+    if (ibcore::json_enabled()) {
+      ibcore::TextOut o(stdout);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      j.obj().ks("action", "list").kv("LID", lid).kb("truncated", t.truncated).key("GUIDInfoRecords").arr();
+      for (const auto& r : t.records) j.obj().fields(r).end();
+      j.end().end().finish();
+      return 0;
+    }
     for (const auto& r : t.records) std::fputs(iba::ref::sa_print(r).c_str(), stdout);
     return 0;
   }
@@ -206,7 +223,10 @@ IBTOOL_COMMAND({.name = "set_guid",
                     "usage error (status 2, nothing sent).  An SA that refuses (an SA status such as "
                     "ERR_REQ_INVALID, or a returned record without the GUID, as when it is in use by "
                     "another port) and a port the SA does not know end with the SA's status on stderr "
-                    "and a non-zero status.",
+                    "and a non-zero status.\n\n"
+                    "--json (-j; --pretty indents): {\"action\": \"set\" or \"delete\", \"LID\", \"index\", "
+                    "\"GUID\" (the alias GUID now in the slot, or the one deleted), \"GUIDInfoRecord\": {its fields}}; "
+                    "--list: {\"action\": \"list\", \"LID\", \"truncated\", \"GUIDInfoRecords\": [{fields}]}.",
                 .usage = "[options] <port> <index> <guid> | --delete <port> <index> [<guid>] | --list <port>",
                 .examples = "  set_guid 4 1 0x0002c9030000ab01      # alias GUID at index 1 of LID 4\n"
                             "  set_guid 0000:0000:0010:0004 2 0    # index 2 of that port, GUID chosen by the SM\n"

@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "cmd/common.h"
 #include "cmd/registry.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/json.h"
+#include "core/log.h"
 
 namespace {
 
@@ -21,16 +24,19 @@ public:
     app.add_flag("-v,--view", view_, "show the node description of every device instead of setting it");
     app.add_option("-C,--Ca", ca_, "only this device (default: every device)")->option_text("<ca>");
     app.add_option("name", desc_, "the node description (default: the host name)");
+    ibtool::add_common_options(app, ibtool::opt::Json);
   }
 
   int run() override {
     // The classic script announces on stdout that it is deprecated; its
     // legacy name keeps that output, byte for byte.
-    if (name_ == "set_nodedesc.sh") std::printf("\n*** WARNING ***: this command is deprecated.\n\n");
+    // (--json: stdout is for the document; the notice goes to stderr.)
+    if (name_ == "set_nodedesc.sh")
+      ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "\n*** WARNING ***: this command is deprecated.\n\n");
     std::vector<std::string> devs = ibcore::sysfs_device_names();
     if (devs.empty()) {
       std::fflush(stdout);
-      std::fprintf(stderr, "E: no RDMA devices found in %s/class/infiniband\n", ibcore::sysfs_root().c_str());
+      ibcore::log::error("E: no RDMA devices found in %s/class/infiniband\n", ibcore::sysfs_root().c_str());
       return 1;
     }
     if (!ca_.empty()) {
@@ -40,7 +46,7 @@ public:
         std::string all;
         for (const auto& d : devs) all += " " + d;
         std::fflush(stdout);
-        std::fprintf(stderr, "E: no RDMA device named '%s'; devices:%s\n", ca_.c_str(), all.c_str());
+        ibcore::log::error("E: no RDMA device named '%s'; devices:%s\n", ca_.c_str(), all.c_str());
         return 1;
       }
       devs = {ca_};
@@ -49,19 +55,34 @@ public:
   }
 
 private:
+  // --json: {"devices": [{"device", "nodeDescription" (-v; null when it
+  // cannot be read) or "set" (whether it was written)}], "nodeDescription"
+  // (what was written)}; the failures on stderr as in the text.
   static int view(const std::vector<std::string>& devs) {
     int rc = 0;
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    bool json = ibcore::json_enabled();
+    if (json) j.obj().key("devices").arr();
     for (const auto& d : devs) {
+      if (json) j.obj().ks("device", d).key("nodeDescription");
       try {
         std::string s = ibcore::read_node_desc(d);
+        if (json) {
+          if (!s.empty() && s.back() == '\n') s.pop_back();
+          j.str(s).end();
+          continue;
+        }
         if (s.empty() || s.back() != '\n') s += '\n';
         std::printf("%s: %s", d.c_str(), s.c_str());
       } catch (const std::exception& e) {
         std::fflush(stdout);
         ibcore::report(e);
+        if (json) j.null().end();
         rc = 1;
       }
     }
+    if (json) j.end().end().finish();
     return rc;
   }
 
@@ -82,14 +103,22 @@ private:
       return 1;
     }
     int rc = 0;
+    ibcore::TextOut o(stdout);
+    ibcore::JsonOut j(o, ibcore::json_pretty());
+    bool json = ibcore::json_enabled();
+    if (json) j.obj().ks("nodeDescription", desc).key("devices").arr();
     for (const auto& d : devs) {
+      bool ok = true;
       try {
         ibcore::write_node_desc(d, desc);
       } catch (const std::exception& e) {
         ibcore::report(e);
         rc = 1;
+        ok = false;
       }
+      if (json) j.obj().ks("device", d).kb("set", ok).end();
     }
+    if (json) j.end().end().finish();
     return rc;
   }
 
@@ -115,7 +144,11 @@ IBTOOL_COMMAND({.name = "set_nodedesc",
                     "only way to change it: on a simulated fabric (umad2sim has no node_desc "
                     "files, and ibsim's descriptions come from its topology file) nothing can be "
                     "set.  Invoked as set_nodedesc.sh it first prints the classic script's "
-                    "deprecation notice.  IBTOOL_SYSFS_ROOT replaces /sys (for tests).",
+                    "deprecation notice.  IBTOOL_SYSFS_ROOT replaces /sys (for tests).  --json (-j; --pretty "
+                    "indents): setting, {\"nodeDescription\" (what was written), \"devices\": [{\"device\", "
+                    "\"set\" (whether it was)}]}; -v, {\"devices\": [{\"device\", \"nodeDescription\" (null "
+                    "when it cannot be read)}]}; failures on stderr as without --json (a device -C does not "
+                    "name and a description that does not fit leave stdout empty).",
                 .usage = "[-v] [-C <ca>] [<name>]",
                 .examples = "  set_nodedesc              # every device: the host name\n"
                             "  set_nodedesc \"node01 HCA-1\"\n"

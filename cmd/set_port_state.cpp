@@ -26,6 +26,8 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/json.h"
+#include "core/json_health.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
@@ -64,7 +66,7 @@ public:
                                      "then the port number (required for switches)")
         ->required();
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding);
+                                        ibtool::opt::Outstanding | ibtool::opt::Json);
   }
 
 private:
@@ -251,8 +253,28 @@ private:
     const char* done = disable_ ? "disabled" : enable_ ? "enabled" : "reset to Init";
     const char* would = disable_ ? "would disable" : enable_ ? "would enable" : "would reset to Init";
     int failed = 0;
+    // --json: the text's lines as {"action", "dryRun", "ports": [...]},
+    // written when every port has been tried.
+    bool json = json_enabled();
+    TextOut o(stdout);
+    JsonOut j(o, json_pretty());
+    if (json) {
+      j.obj().ks("action", disable_ ? "disable" : enable_ ? "enable" : "init").kb("dryRun", dry_run_);
+      j.key("ports").arr();
+    }
+    auto json_port = [&](const Target& t, const IBDRPath& path, const iba::SMPPortInfo* state) {
+      j.obj();
+      json_port_keys(j, db_, t.node, int(t.port), H::port_lid(db_, db_.node(t.node), t.port), map_);
+      j.ks("DRPath", path.dr_string()).kb("changed", !dry_run_ && state);
+      if (state) json_fields_named(j, iba::SMPPortInfo::DESC, state->buf.data(), {"portState", "portPhysicalState"});
+      j.end();
+    };
     for (auto& t : ts) {
       IBDRPath path(t.hops);
+      if (dry_run_ && json) {
+        json_port(t, path, &t.before);
+        continue;
+      }
       if (dry_run_) {
         std::printf("%s: %s via DR path %s, now %s/%s\n", where(t).c_str(), would, path.dr_string().c_str(),
                     iba::ref::port_state_word(t.before.portState()), iba::ref::phys_state_word(t.before.portPhysicalState()));
@@ -266,15 +288,21 @@ private:
       set.set_linkWidthEnabled(0);
       try {
         iba::SMPPortInfo after = mad.SubnSet(set, path, t.port);
+        if (json) {
+          json_port(t, path, &after);
+          continue;
+        }
         std::printf("%s: %s via DR path %s, now %s/%s\n", where(t).c_str(), done, path.dr_string().c_str(),
                     iba::ref::port_state_word(after.portState()), iba::ref::phys_state_word(after.portPhysicalState()));
       } catch (MADError& e) {
         e.annotate("Setting the state of " + where(t) + " via DR path " + path.dr_string() + " failed.");
         ibcore::report(e);
         ++failed;
+        if (json) json_port(t, path, nullptr);
       }
       std::fflush(stdout);
     }
+    if (json) j.end().end().finish();
     return failed ? 1 : 0;
   }
 
@@ -318,7 +346,12 @@ IBTOOL_COMMAND(
          "disable\" (\"would enable\", \"would reset to Init\") and the states are the current ones.  A port "
          "whose SubnSet failed is reported on stderr and the others are still changed.  Exit status: 0 when "
          "every port was changed, 1 when a SubnSet failed, 255 when a target or route could not be found or "
-         "read (nothing changed).",
+         "read (nothing changed).\n\n"
+         "--json (-j; --pretty indents): {\"action\": \"disable\", \"enable\" or \"init\", \"dryRun\", "
+         "\"ports\": [in command line order, {\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", "
+         "\"LID\", \"DRPath\", \"changed\", \"portState\", \"portPhysicalState\" (with their Raw values: "
+         "the SubnSet reply's, or the current ones with -n; none when the SubnSet failed)}]}; errors on stderr "
+         "with the same exit status.",
      .usage = "[options] --disable|--enable|--init TARGET[@PORT]...",
      .examples = "  set_port_state --disable 2@3 3@5          # LID 2 port 3 and LID 3 port 5\n"
                  "  set_port_state --enable -D 0,1@3\n"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -16,9 +17,11 @@
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/netcache.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
+#include "iba/enums.h"
 #include "iba/refprint_smp.h"
 
 namespace {
@@ -33,6 +36,16 @@ struct Names {
     return std::string(b) + " \"" + map.remap(n.guid, n.description()) + "\"";
   }
   std::string port(const Subnet& s, const Port& p) const { return node(s, s.node_of(p)) + "[" + std::to_string(p.num) + "]"; }
+  // --json: a node's keys, a port as an object.
+  void node_keys(JsonOut& j, const Node& n) const {
+    std::string d = n.description();
+    j.kguid("nodeGUID", n.guid).ks("name", map.remap(n.guid, d)).ks("nodeDescription", d);
+  }
+  void port_obj(JsonOut& j, const Subnet& s, const Port& p) const {
+    j.obj().kguid("portGUID", p.guid);
+    node_keys(j, s.node_of(p));
+    j.kv("portNum", p.num).end();
+  }
 };
 
 std::string rate(const Subnet& s, const Port& p) {
@@ -93,7 +106,7 @@ public:
     app.add_option("old", old_, "the earlier subnet (a cache file of either format)")->required();
     app.add_option("new", new_, "the later subnet (a cache file); default: discover the live fabric");
     ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::NodeNameMap |
-                                        ibtool::opt::Outstanding | ibtool::opt::Config);
+                                        ibtool::opt::Outstanding | ibtool::opt::Config | ibtool::opt::Json);
   }
 
   int run() override {
@@ -115,15 +128,35 @@ public:
     }
   }
 
+  // One difference: its text line and, for --json, the keys of its object
+  // after "change" and "what".
+  struct Diff {
+    std::string line;
+    std::function<void(JsonOut&)> keys;
+  };
+  struct Out {
+    std::vector<Diff> v;
+    void push_back(std::string line, std::function<void(JsonOut&)> keys) {
+      v.push_back({std::move(line), std::move(keys)});
+    }
+    bool empty() const { return v.empty(); }
+  };
+
   static bool diff(const Subnet& a, const Subnet& b, const Names& nm) {
-    std::vector<std::string> out;
+    Out out;
     // Nodes, by node GUID.
     std::set<uint64_t> ga, gb;
     for (auto& n : a.nodes()) ga.insert(n.guid);
     for (auto& n : b.nodes()) gb.insert(n.guid);
     auto node_line = [&](char sign, const Subnet& s, uint64_t g) {
       const Node& n = s.node(s.node_by_guid(g));
-      out.push_back(std::string(1, sign) + " node " + node_type_word(n.type) + " " + nm.node(s, n));
+      out.push_back(std::string(1, sign) + " node " + node_type_word(n.type) + " " + nm.node(s, n),
+                    [pm = &nm, pn = &n](JsonOut& j) {
+                      const char* t = iba::enums::name_of(iba::enums::node_types(), unsigned(pn->type));
+                      j.key("node").obj().kenum("nodeType", t ? t : "Unknown", unsigned(pn->type));
+                      pm->node_keys(j, *pn);
+                      j.end();
+                    });
     };
     for (uint64_t g : ga)
       if (!gb.count(g)) node_line('-', a, g);
@@ -132,20 +165,26 @@ public:
     // End ports, by port GUID.
     auto ea = end_ports(a), eb = end_ports(b);
     for (auto& [g, i] : ea)
-      if (!eb.count(g)) out.push_back("- end port " + hex(g) + " " + nm.port(a, a.port(i)));
+      if (!eb.count(g)) out.push_back("- end port " + hex(g) + " " + nm.port(a, a.port(i)), port_keys(nm, a, i));
     for (auto& [g, i] : eb)
-      if (!ea.count(g)) out.push_back("+ end port " + hex(g) + " " + nm.port(b, b.port(i)));
+      if (!ea.count(g)) out.push_back("+ end port " + hex(g) + " " + nm.port(b, b.port(i)), port_keys(nm, b, i));
     // LIDs (every LID of an LMC range): gone, new, or now another port's.
     auto lport = [&](const Subnet& s, uint32_t i) { return hex(s.port(i).guid) + " " + nm.port(s, s.port(i)); };
     auto la = lid_map(a), lb = lid_map(b);
     for (auto& [l, i] : la) {
       auto it = lb.find(l);
-      if (it == lb.end()) out.push_back("- LID " + std::to_string(l) + " " + lport(a, i));
+      if (it == lb.end()) out.push_back("- LID " + std::to_string(l) + " " + lport(a, i), lid_keys(nm, l, a, i));
       else if (a.port(i).guid != b.port(it->second).guid)
-        out.push_back("~ LID " + std::to_string(l) + " " + lport(a, i) + " -> " + lport(b, it->second));
+        out.push_back("~ LID " + std::to_string(l) + " " + lport(a, i) + " -> " + lport(b, it->second),
+                      [pm = &nm, pa = &a, pb = &b, l, i, n = it->second](JsonOut& j) {
+                        j.kv("LID", l).key("old");
+                        pm->port_obj(j, *pa, pa->port(i));
+                        j.key("new");
+                        pm->port_obj(j, *pb, pb->port(n));
+                      });
     }
     for (auto& [l, i] : lb)
-      if (!la.count(l)) out.push_back("+ LID " + std::to_string(l) + " " + lport(b, i));
+      if (!la.count(l)) out.push_back("+ LID " + std::to_string(l) + " " + lport(b, i), lid_keys(nm, l, b, i));
     // Links and rates.
     auto ka = link_map(a), kb = link_map(b);
     for (auto& [k, ends] : ka) {
@@ -153,19 +192,63 @@ public:
       const Port& p = a.port(ends.first);
       const Port& r = a.port(ends.second);
       if (it == kb.end()) {
-        out.push_back("- link " + nm.port(a, p) + " <-> " + nm.port(a, r));
+        out.push_back("- link " + nm.port(a, p) + " <-> " + nm.port(a, r), link_keys(nm, a, ends.first, ends.second));
         continue;
       }
       const Port& q = b.port(it->second.first);
       std::string ra = rate(a, p), rb = rate(b, q);
       if (ra != rb)
         out.push_back("~ rate " + nm.port(b, q) + " <-> " + nm.port(b, b.port(it->second.second)) + " " + ra + " -> " +
-                      rb);
+                          rb,
+                      [k = link_keys(nm, b, it->second.first, it->second.second), ra, rb](JsonOut& j) {
+                        k(j);
+                        j.ks("old", ra).ks("new", rb);
+                      });
     }
     for (auto& [k, ends] : kb)
-      if (!ka.count(k)) out.push_back("+ link " + nm.port(b, b.port(ends.first)) + " <-> " + nm.port(b, b.port(ends.second)));
-    for (auto& l : out) std::printf("%s\n", l.c_str());
+      if (!ka.count(k))
+        out.push_back("+ link " + nm.port(b, b.port(ends.first)) + " <-> " + nm.port(b, b.port(ends.second)),
+                      link_keys(nm, b, ends.first, ends.second));
+    if (json_enabled()) {
+      TextOut o(stdout);
+      JsonOut j(o, json_pretty());
+      j.obj().key("differences").arr();
+      for (auto& d : out.v) {
+        static const char* const CHANGE[] = {"removed", "added", "changed"};
+        char sign = d.line[0];
+        // The kind is the line's word(s) after the sign: node, end port, LID, link, rate.
+        size_t e = d.line.find(' ', 2);
+        std::string what = d.line.compare(2, 9, "end port ") == 0 ? "endPort" : d.line.substr(2, e - 2);
+        j.obj().ks("change", CHANGE[sign == '-' ? 0 : sign == '+' ? 1 : 2]).ks("what", what);
+        d.keys(j);
+        j.end();
+      }
+      j.end().end().finish();
+    } else {
+      for (auto& d : out.v) std::printf("%s\n", d.line.c_str());
+    }
     return !out.empty();
+  }
+
+  static std::function<void(JsonOut&)> port_keys(const Names& nm, const Subnet& s, uint32_t i) {
+    return [pm = &nm, ps = &s, i](JsonOut& j) {
+      j.key("port");
+      pm->port_obj(j, *ps, ps->port(i));
+    };
+  }
+  static std::function<void(JsonOut&)> lid_keys(const Names& nm, unsigned lid, const Subnet& s, uint32_t i) {
+    return [pm = &nm, ps = &s, lid, i](JsonOut& j) {
+      j.kv("LID", lid).key("port");
+      pm->port_obj(j, *ps, ps->port(i));
+    };
+  }
+  static std::function<void(JsonOut&)> link_keys(const Names& nm, const Subnet& s, uint32_t x, uint32_t y) {
+    return [pm = &nm, ps = &s, x, y](JsonOut& j) {
+      j.key("ends").arr();
+      pm->port_obj(j, *ps, ps->port(x));
+      pm->port_obj(j, *ps, ps->port(y));
+      j.end();
+    };
   }
 
 private:
@@ -186,7 +269,13 @@ IBTOOL_COMMAND({.name = "subnet_diff",
                     "of an LMC range (\"-/+ LID <lid> <port GUID> <port>\", \"~ LID <lid> <old port> -> <new "
                     "port>\" when another port has it), links (\"-/+ link <port> <-> <port>\") and the rates of "
                     "links in both (\"~ rate <port> <-> <port> <old> -> <new>\").  Nothing when they are the "
-                    "same.  Exit status 0 when equal, 1 when they differ, 2 on errors.",
+                    "same.  Exit status 0 when equal, 1 when they differ, 2 on errors.  --json (-j; --pretty "
+                    "indents): {\"differences\": [in the text's order, {\"change\": \"removed\", \"added\" or "
+                    "\"changed\", \"what\": \"node\", \"endPort\", \"LID\", \"link\" or \"rate\", then "
+                    "\"node\": {\"nodeType\", \"nodeTypeRaw\", \"nodeGUID\", \"name\", \"nodeDescription\"} (node), "
+                    "\"port\": a port (endPort; LID removed or added), \"LID\" with \"old\" and \"new\" ports "
+                    "(LID changed), \"ends\": [two ports] (link, rate) with \"old\" and \"new\" rates (rate)}]}, "
+                    "a port being {\"portGUID\", \"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\"}.",
                 .usage = "[options] <old.cache> [<new.cache>]",
                 .examples = "  ibnetdiscover --cache before.cache\n  subnet_diff before.cache",
                 .make = [] { return std::make_unique<SubnetDiff>(); }});

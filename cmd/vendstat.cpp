@@ -5,9 +5,10 @@
 // a destination the local port is the target.
 //
 // The order of the work, the layouts and the messages follow the reference
-// (its source's formats; ibsim has no agent for this class, so the success
-// layouts are checked by unit tests on built replies, not on a fabric).  The
-// attribute layouts are iba/vendor.h's MLX* structures:
+// (its source's formats; ibsim has no agent for this class: the success
+// layouts are checked against a fake agent on a fabric,
+// test/integration/json_vendstat_test.cpp).  The attribute layouts are
+// iba/vendor.h's MLX* structures:
 // -i, -c, -R/-W report a failure on stderr and end with status 0; -N and -w
 // read ClassPortInfo and GeneralInfo first, whose failure ends the command
 // (status 255, the "iberror" line on stdout).
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,10 +28,12 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
 #include "core/rpc.h"
 #include "core/umad.h"
 #include "iba/introspect.h"
 #include "iba/vendor.h"
+#include "core/log.h"
 
 namespace {
 
@@ -86,7 +90,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp);
+    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [port]");
     app.callback([this] {
       if (!cg_config_.empty() && !scan_two_ints(cg_config_, cg0_, cg1_))
@@ -146,9 +150,17 @@ private:
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
       std::fflush(stdout);
-      std::fprintf(stderr, "vendstat: method %u, attribute %u failure\n", method, attr);
+      ibcore::log::info("vendstat: method %u, attribute %u failure\n", method, attr);
       return false;
     }
+  }
+
+  // Counter group i's mask in a CounterGroupInfo reply: the masks follow
+  // each other from the group count on (two fit the structure; more are
+  // read from the rest of the data area, zero past it).
+  static unsigned group_mask(const std::vector<uint8_t>& d, int i) {
+    uint32_t off = uint32_t(96 + 32 * i);
+    return off + 32 <= d.size() * 8 ? unsigned(iba::get_bits(d.data(), off, 32)) : 0;
   }
 
   template <class T>
@@ -169,18 +181,38 @@ private:
     }
     std::vector<uint8_t> d(cs.bytes().begin(), cs.bytes().end());
     uint32_t amod = 2u << 22 | uint32_t(recs.size()) << 16;
+    if (j_) j_->key(set ? "configSpaceWritten" : "configSpaceRead");
     if (!vend(set ? iba::method::SET : iba::method::GET, iba::AttrId<iba::MLXConfigSpaceAccess>::value, amod, d)) {
-      std::fprintf(stderr, "cannot %s config space records\n", set ? "set" : "get");
+      ibcore::log::info("cannot %s config space records\n", set ? "set" : "get");
+      if (j_) j_->null();
       return;
     }
     cs = as<iba::MLXConfigSpaceAccess>(d);
+    if (j_) j_->arr();
     for (size_t i = 0; i < recs.size(); ++i) {
       auto r = cs.record(i);
+      if (j_) {
+        j_->obj().kv("address", uint32_t(r.address())).kv("data", uint32_t(r.data() & r.mask())).end();
+        continue;
+      }
       std::printf("Config space record at 0x%x: 0x%x\n", unsigned(r.address()), unsigned(r.data() & r.mask()));
     }
+    if (j_) j_->end();
   }
 
+  // The run: text, or with --json one document written when the run ends
+  // well (a failure leaves only its message on stderr).
   int work() {
+    if (!ibcore::json_enabled()) return work_text_or_json();
+    ibcore::JsonDoc doc(ibcore::json_pretty());
+    j_ = &doc.j();
+    int rc = work_text_or_json();  // (opens the document's object, or throws)
+    j_->end();
+    doc.commit();
+    return rc;
+  }
+
+  int work_text_or_json() {
     auto& cfg = ibcore::config();
     if (lid_form_ && guid_form_) throw Fail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
@@ -216,40 +248,54 @@ private:
       }
       path_error_ = std::current_exception();
     }
+    if (j_) j_->obj().ks("destination", (path_error_ ? target : path_).describe()).kv("portNum", unsigned(port));
 
     if (cg_info_) {
       std::vector<uint8_t> d;
+      if (j_) j_->key("counterGroupInfo");
       if (!vend(iba::method::GET, iba::AttrId<iba::MLXCounterGroupInfo>::value, uint32_t(port), d)) {
-        std::fprintf(stderr, "counter group info query failure\n");
+        ibcore::log::info("counter group info query failure\n");
+        if (j_) j_->null();
         return 0;
       }
       auto ci = as<iba::MLXCounterGroupInfo>(d);
       int n = int(ci.numOfCounterGroups());
+      if (j_) {
+        j_->obj().kv("numOfCounterGroups", unsigned(n)).key("groupMask").arr();
+        for (int i = 0; i < n; ++i) j_->num(group_mask(d, i));
+        j_->end().end();
+        return 0;
+      }
       std::printf("counter_group_info:\n");
       std::printf("%d counter groups\n", n);
-      // Masks follow each other from the group count on (two fit the
-      // structure; more are read from the rest of the data area, zero past it).
-      for (int i = 0; i < n; ++i) {
-        uint32_t off = uint32_t(96 + 32 * i);
-        unsigned m = off + 32 <= d.size() * 8 ? unsigned(iba::get_bits(d.data(), off, 32)) : 0;
-        std::printf("group%d mask %#x\n", i, m);
-      }
+      for (int i = 0; i < n; ++i) std::printf("group%d mask %#x\n", i, group_mask(d, i));
       return 0;
     }
     if (!cg_config_.empty()) {
-      std::printf("counter_groups_config: configuring group0 %d group1 %d\n", cg0_, cg1_);
+      if (j_)
+        j_->key("configCounterGroups").obj().kv("groupSelect0", unsigned(cg0_)).kv("groupSelect1", unsigned(cg1_));
+      else
+        std::printf("counter_groups_config: configuring group0 %d group1 %d\n", cg0_, cg1_);
       std::fflush(stdout);
       iba::MLXConfigCounterGroups g;
       g.set_groupSelect0(uint8_t(cg0_));
       g.set_groupSelect1(uint8_t(cg1_));
       std::vector<uint8_t> d(g.bytes().begin(), g.bytes().end());
       if (!vend(iba::method::SET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d)) {
-        std::fprintf(stderr, "config counter group set failure\n");
+        ibcore::log::info("config counter group set failure\n");
+        if (j_) j_->kb("set", false).end();
         return 0;
       }
       d.assign(232, 0);
-      if (!vend(iba::method::GET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d))
-        std::fprintf(stderr, "config counter group query failure\n");
+      bool read = vend(iba::method::GET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d);
+      if (!read) ibcore::log::info("config counter group query failure\n");
+      if (j_) {
+        // What the device says it selects now.
+        j_->kb("set", true).key("read");
+        if (read) j_->obj().fields(as<iba::MLXConfigCounterGroups>(d)).end();
+        else j_->null();
+        j_->end();
+      }
       return 0;
     }
     if (!rd_.empty() || !wr_.empty()) {
@@ -277,7 +323,18 @@ private:
       fw[0] = uint32_t(gi.fwMajor()), fw[1] = uint32_t(gi.fwMinor()), fw[2] = uint32_t(gi.fwSubMinor());
       sw[0] = unsigned(gi.swMajor()), sw[1] = unsigned(gi.swMinor()), sw[2] = unsigned(gi.swSubMinor());
     }
-    if (general_) {
+    if (general_ && j_) {
+      // Its fields as iba/ names them, in the device's form, with the
+      // versions as the text writes them.
+      j_->key("generalInfo").obj();
+      if (iba::mlx_ext_fw_info(dev)) j_->fields(as<iba::MLXGeneralInfo>(d));
+      else j_->fields(gi);
+      char b[64];
+      std::snprintf(b, sizeof b, "%02d.%02d.%02d", int(fw[0]), int(fw[1]), int(fw[2]));
+      j_->ks("fwVersion", b);
+      std::snprintf(b, sizeof b, "%02d.%02d.%02d", int(sw[0]), int(sw[1]), int(sw[2]));
+      j_->ks("swVersion", b).end();
+    } else if (general_) {
       std::printf("hw_dev_rev:  0x%04x\n", unsigned(gi.hwRevision()));
       std::printf("hw_dev_id:   0x%04x\n", unsigned(dev));
       std::printf("hw_uptime:   0x%08x\n", unsigned(gi.hwUptime()));
@@ -297,6 +354,7 @@ private:
         throw Fail{b};
       }
       // Ports 1..16 then 17..24 (IS3 numbers its ports from 4 in this table).
+      if (j_) j_->key("portXmitWait").arr();
       for (int pass = 0; pass < 2; ++pass) {
         unsigned n = pass == 0 ? 16 : 8;
         iba::MLXConfigSpaceAccess cs;
@@ -312,9 +370,11 @@ private:
           uint32_t v = uint32_t(cs.record(i).data());
           if (!v) continue;
           int p = pass == 0 ? int(i) + 4 : (i < 4 ? int(i) + 21 : int(i) - 3);
-          std::printf("Port %d: PortXmitWait 0x%x\n", p, unsigned(v));
+          if (j_) j_->obj().kv("portNum", unsigned(p)).kv("PortXmitWait", v).end();
+          else std::printf("Port %d: PortXmitWait 0x%x\n", p, unsigned(v));
         }
       }
+      if (j_) j_->end();
     }
     std::fflush(stdout);
     return 0;
@@ -328,6 +388,7 @@ private:
   int sm_port_ = 0;
   std::vector<std::string> args_;
   ibcore::MadTransactor* mad_ = nullptr;
+  ibcore::JsonOut* j_ = nullptr;  // --json: the document being written
   ibcore::IBPath path_;
   std::exception_ptr path_error_;
 };
@@ -340,7 +401,15 @@ IBTOOL_COMMAND({.name = "vendstat",
                 .description =
                     "Reads Mellanox vendor class (0x0a) attributes of a device: general hardware and "
                     "firmware information (-N), IS3 port xmit wait counters (-w), IS4 counter group "
-                    "information (-i) and configuration (-c), configuration space records (-R, -W).",
+                    "information (-i) and configuration (-c), configuration space records (-R, -W).  --json (-j; "
+                    "--pretty indents): {\"destination\", \"portNum\", then as the mode reads: "
+                    "\"generalInfo\" (-N: the GeneralInfo fields in the device's form, \"fwVersion\", "
+                    "\"swVersion\"), \"portXmitWait\" (-w: [{\"portNum\", \"PortXmitWait\"}] for the "
+                    "non-zero ones), \"counterGroupInfo\" (-i: {\"numOfCounterGroups\", \"groupMask\": "
+                    "[...]}), \"configCounterGroups\" (-c: {\"groupSelect0\", \"groupSelect1\", \"set\", "
+                    "\"read\": the device's ConfigCounterGroups after the set}), \"configSpaceRead\", "
+                    "\"configSpaceWritten\" (-R, -W: [{\"address\", \"data\" (masked)}]); a query that failed is "
+                    "null (its message on stderr), a failure that ends the command leaves stdout empty}.",
                 .usage = "[options] <lid|guid> [port]",
                 .examples = "  vendstat -N 6          # read IS3 or IS4 general information\n"
                             "  vendstat -w 6          # read IS3 port xmit wait counters\n"

@@ -122,15 +122,21 @@ std::string no_reply_hint(const MADError& e) {
 
 }  // namespace
 
-int report(const std::exception& e) {
+std::string report_text(const std::exception& e) {
+  std::string out;
   if (auto* me = dynamic_cast<const Error*>(&e))
-    log::text(log::Level::error, me->dump_str(config().verbose));
+    out = me->dump_str(config().verbose);
   else
-    log::error("E: %s\n", e.what());
+    out = std::string("E: ") + e.what() + "\n";
   if (auto* me = dynamic_cast<const MADError*>(&e)) {
     std::string hint = no_reply_hint(*me);
-    if (!hint.empty()) log::error("E: %s\n", hint.c_str());
+    if (!hint.empty()) out += "E: " + hint + "\n";
   }
+  return out;
+}
+
+int report(const std::exception& e) {
+  log::text(log::Level::error, report_text(e));
   return exit_status(e);
 }
 

@@ -99,6 +99,8 @@ public:
 // detail by ibcore::config().verbose; core/log) and return the exit status
 // the reference tools use for such a failure (255: their IBEXIT).
 int report(const std::exception& e);
+// The lines report() writes.
+std::string report_text(const std::exception& e);
 // The exit status alone.
 int exit_status(const std::exception& e);
 

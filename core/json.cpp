@@ -1,5 +1,8 @@
 #include "core/json.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -11,6 +14,29 @@ namespace ibcore {
 
 bool json_enabled() { return config().json; }
 bool json_pretty() { return config().pretty; }
+
+JsonDoc::JsonDoc(bool pretty) {
+  mem_ = open_memstream(&buf_, &len_);
+  if (!mem_) throw std::bad_alloc();
+  o_ = std::make_unique<TextOut>(mem_);
+  j_ = std::make_unique<JsonOut>(*o_, pretty);
+}
+
+JsonDoc::~JsonDoc() {
+  j_.reset();
+  o_.reset();  // (flushes into the memory stream, which is then dropped)
+  if (mem_) std::fclose(mem_);
+  std::free(buf_);
+}
+
+void JsonDoc::commit(FILE* f) {
+  j_->finish();
+  o_->flush();
+  std::fclose(mem_);
+  mem_ = nullptr;
+  std::fwrite(buf_, 1, len_, f);
+  std::fflush(f);
+}
 
 namespace {
 
@@ -182,6 +208,15 @@ void JsonOut::quoted(std::string_view s) {
   }
   o_.put(s.substr(run));
   o_.put('"');
+}
+
+JsonOut& JsonOut::real(double v) {
+  if (!std::isfinite(v)) return null();
+  value();
+  char b[32];
+  auto r = std::to_chars(b, b + sizeof b, v);
+  o_.put(std::string_view(b, size_t(r.ptr - b)));
+  return *this;
 }
 
 JsonOut& JsonOut::gid(const iba::Gid& g) { return str(g.str()); }

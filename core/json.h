@@ -18,6 +18,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -51,6 +53,9 @@ public:
     o_.sdec(v);
     return *this;
   }
+  // A measurement (seconds, rates): the shortest text that reads back as v;
+  // null for infinities and NaN (JSON has no such numbers).
+  JsonOut& real(double v);
   JsonOut& boolean(bool b) {
     value();
     o_.put(b ? "true" : "false");
@@ -118,6 +123,32 @@ private:
   std::vector<Level> stack_;
   bool after_key_ = false;
   std::span<const std::string_view> hide_;  // fields(): names left out
+};
+
+// A document held in memory until it is whole: commit() writes it to the
+// FILE; a run that throws (or returns) before commit() leaves nothing on
+// stdout, its failure on stderr.  For commands whose work can fail part way
+// through what the document describes (vendstat, set_*).
+//
+//   ibcore::JsonDoc doc(ibcore::json_pretty());
+//   doc.j().obj().ks("destination", d);  ...  doc.j().end();
+//   doc.commit();
+class JsonDoc {
+public:
+  explicit JsonDoc(bool pretty);
+  ~JsonDoc();
+  JsonDoc(const JsonDoc&) = delete;
+  JsonDoc& operator=(const JsonDoc&) = delete;
+  JsonOut& j() { return *j_; }
+  // finish() the document and write it to f.
+  void commit(FILE* f = stdout);
+
+private:
+  char* buf_ = nullptr;
+  size_t len_ = 0;
+  FILE* mem_ = nullptr;
+  std::unique_ptr<TextOut> o_;
+  std::unique_ptr<JsonOut> j_;
 };
 
 // The name of raw for an IBA field named `name` that holds an enumeration

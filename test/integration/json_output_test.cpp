@@ -15,55 +15,26 @@
 #include <tuple>
 #include <vector>
 
+#include "test/integration/json_check.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
 namespace {
 
 using nlohmann::json;
+using jsontest::guid_of;
+using jsontest::hex;
+using jsontest::ib;
+using jsontest::lines;
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
-
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> v;
-  std::istringstream in(s);
-  std::string l;
-  while (std::getline(in, l)) v.push_back(l);
-  return v;
-}
-
-uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
-uint64_t guid_of(const json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
-
-class Json : public ::testing::Test {
+class Json : public jsontest::SharedFabric<Json> {
 protected:
-  static void SetUpTestSuite() { f_ = new testbed::Fabric(testbed::generate("example net.2sw2path4hca")); }
-  static void TearDownTestSuite() {
-    delete f_;
-    f_ = nullptr;
-  }
   // The text run and the --json run of args; the JSON parsed (a parse
   // failure fails the test).
   static std::pair<testbed::Result, json> both(std::vector<std::string> args, testbed::Result* jr = nullptr) {
-    auto t = f_->run(ib(args));
-    args.push_back("--json");
-    auto r = f_->run(ib(args));
-    if (jr) *jr = r;
-    EXPECT_EQ(r.status, t.status) << r.err;
-    json d;
-    try {
-      d = json::parse(r.out);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "not one JSON document: " << e.what() << "\n" << r.out;
-    }
-    return {t, d};
+    return jsontest::both(*f_, std::move(args), jr);
   }
-  static testbed::Fabric* f_;
 };
-testbed::Fabric* Json::f_ = nullptr;
 
 // The links of the topology text and of the JSON: (node GUID, port, remote
 // node GUID, remote port); nodes by GUID, type and description.
@@ -227,7 +198,7 @@ TEST_F(Json, NoJsonFormRefusesJson) {
   for (std::vector<std::string> a : {std::vector<std::string>{"ibnetdiscover", "-p", "--json"},
                                      {"ibnetdiscover", "-g", "-j"},
                                      {"dump_lfts", "--json"},
-                                     {"vendstat", "--json", "1"}}) {
+                                     {"ibsendtrap", "--json"}}) {
     auto r = f_->run(ib(a));
     EXPECT_NE(r.status, 0) << a[0];
     EXPECT_EQ(r.out, "") << a[0];
@@ -242,13 +213,7 @@ namespace {
 // The "name:.....value" lines of the reference's attribute layouts, by name
 // with the dots and spaces gone.
 std::map<std::string, std::string> dotted(const std::string& text) {
-  std::map<std::string, std::string> m;
-  std::regex re(R"re(^\s*(\w+):?\.+\s*(.*?)\s*$)re");
-  for (auto& l : lines(text)) {
-    std::smatch x;
-    if (std::regex_search(l, x, re)) m[x[1]] = x[2];
-  }
-  return m;
+  return jsontest::named_values(text, std::regex(R"re(^\s*(\w+):?\.+\s*(.*?)\s*$)re"));
 }
 
 // smpquery, sminfo and perfquery: the attribute's fields under their iba/
@@ -576,7 +541,9 @@ TEST_F(Json, SaqueryHasTheTextsRecords) {
   EXPECT_EQ(dg["records"].size(), groups) << tg.out;
   auto [tm, dm] = both({"saquery", "-m"});
   ASSERT_EQ(tm.status, 0) << tm.err;
-  if (!dm["records"].empty()) EXPECT_TRUE(dm["records"][0].contains("nodeDescription")) << dm.dump();
+  if (!dm["records"].empty()) {
+    EXPECT_TRUE(dm["records"][0].contains("nodeDescription")) << dm.dump();
+  }
 }
 
 }  // namespace

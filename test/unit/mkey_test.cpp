@@ -98,16 +98,7 @@ IBPath lid(uint16_t l) {
 }
 
 // What report() prints for e (the command's E: lines).
-std::string reported(const std::exception& e) {
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  report(e, f);
-  std::fclose(f);
-  std::string s(buf, len);
-  std::free(buf);
-  return s;
-}
+std::string reported(const std::exception& e) { return report_text(e); }
 
 size_t count_lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
 

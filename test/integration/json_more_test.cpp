@@ -1,0 +1,592 @@
+// --json of the health, python-rdma and action commands (issue 15): each
+// document parsed by nlohmann::json and its values compared with what the
+// same command prints as text on the same simulated fabric; a failing run
+// leaves stdout empty with the text run's exit status.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test/integration/json_check.h"
+#include "test/testbed/fabric.h"
+#include "test/testbed/topology.h"
+
+namespace {
+
+using nlohmann::json;
+using jsontest::both;
+using jsontest::fails_alike;
+using jsontest::guid_of;
+using jsontest::hex;
+using jsontest::ib;
+using jsontest::lines;
+
+// A health command's line: "<name>" (0x<GUID>) port <n> lid <l>: <what>.
+using Finding = std::tuple<uint64_t, int, unsigned, std::string>;
+const std::regex FINDING(R"re(^"(.*)" \(0x([0-9a-f]{16})\)(?: port (\d+))?(?: lid (\d+))?: (.*)$)re");
+
+std::multiset<Finding> text_findings(const std::string& out) {
+  std::multiset<Finding> s;
+  for (auto& l : lines(out)) {
+    std::smatch m;
+    if (l.rfind("##", 0) == 0 || !std::regex_match(l, m, FINDING)) continue;
+    s.insert({hex(m[2]), m[3].matched ? std::stoi(m[3]) : -1, m[4].matched ? unsigned(std::stoul(m[4])) : 0u, m[5]});
+  }
+  return s;
+}
+
+Finding json_finding(const json& f, const std::string& what_key = "finding") {
+  return {guid_of(f["nodeGUID"]), f.contains("portNum") ? f["portNum"].get<int>() : -1,
+          f.contains("LID") ? f["LID"].get<unsigned>() : 0u, f[what_key].get<std::string>()};
+}
+
+// "## Summary: 6 nodes checked, 1 bad nodes found" -> its numbers.
+std::vector<uint64_t> numbers(const std::string& line) {
+  std::vector<uint64_t> v;
+  std::regex n(R"re(\d+)re");
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), n); it != std::sregex_iterator(); ++it)
+    v.push_back(std::stoull(it->str()));
+  return v;
+}
+std::string line_starting(const std::string& out, const std::string& head) {
+  for (auto& l : lines(out))
+    if (l.rfind(head, 0) == 0) return l;
+  return "";
+}
+// The numbers of the text's line starting with head are the JSON
+// object's values of keys, in order.
+void expect_numbers(const json& o, const std::string& out, const std::string& head, std::vector<const char*> keys) {
+  auto n = numbers(line_starting(out, head));
+  ASSERT_EQ(n.size(), keys.size()) << head << "\n" << out;
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(o[keys[i]], n[i]) << keys[i];
+}
+
+// One fabric for the suite (jsontest::SharedFabric has its layout).
+class JsonMore : public jsontest::SharedFabric<JsonMore> {};
+
+// ibcheckerrors with two counters beyond threshold: the same findings
+// (node, port, LID, text) and summary; ibchecknet -v lists every port it
+// checked, and the bad ones are not "ok".
+TEST_F(JsonMore, IbcheckFamilyHasTheTextsFindings) {
+  f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=5");
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
+  auto [t, d] = both(*f_, {"ibcheckerrors"});
+  EXPECT_EQ(t.status, 1);
+  auto tf = text_findings(t.out);
+  EXPECT_EQ(tf.size(), 2u) << t.out;
+  std::multiset<Finding> jf;
+  for (const json& f : d["findings"]) jf.insert(json_finding(f));
+  EXPECT_EQ(jf, tf);
+  expect_numbers(d["summary"], t.out, "## Summary", {"nodesChecked", "badNodes"});
+  expect_numbers(d["summary"], t.out, "##          ", {"portsChecked", "badPorts"});
+  EXPECT_EQ(d["thresholds"]["SymbolErrorCounter"], 0);
+
+  // -v: the OK lines are the ports the JSON marks ok, with their state.
+  auto [tv, dv] = both(*f_, {"ibchecknet", "-v"});
+  std::set<std::tuple<uint64_t, int, std::string>> tok, jok;
+  std::regex ok(R"re(^".*" \(0x([0-9a-f]{16})\) port (\d+) lid \d+: OK \((\w+)/)re");
+  for (auto& l : lines(tv.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, ok)) tok.insert({hex(m[1]), std::stoi(m[2]), m[3]});
+  }
+  size_t bad = 0;
+  for (const json& p : dv["ports"]) {
+    if (p["ok"].get<bool>())
+      jok.insert({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["portState"].get<std::string>()});
+    else
+      ++bad;
+  }
+  EXPECT_FALSE(tok.empty());
+  EXPECT_EQ(jok, tok);
+  EXPECT_EQ(bad, dv["summary"]["badPorts"].get<size_t>());
+  EXPECT_EQ(dv["ports"].size(), dv["summary"]["portsChecked"].get<size_t>());
+
+  // One port, one node.
+  auto [tp, dp] = both(*f_, {"ibcheckport", "4", "1"});
+  EXPECT_EQ(tp.status, 1);
+  std::multiset<Finding> jp;
+  for (const json& f : dp["findings"]) jp.insert(json_finding(f));
+  EXPECT_EQ(jp, text_findings(tp.out));
+  EXPECT_EQ(dp["summary"]["portsChecked"], 1);
+  auto [tn, dn] = both(*f_, {"ibchecknode", "3"});
+  EXPECT_EQ(tn.status, 0);
+  EXPECT_TRUE(dn["ok"].get<bool>());
+  EXPECT_EQ(guid_of(dn["nodeGUID"]), 0x200001u);
+  EXPECT_NE(tn.out.find("\"" + dn["name"].get<std::string>() + "\" (0x0000000000200001)"), std::string::npos) << tn.out;
+
+  // A port the node does not have: the error on stderr, stdout empty.
+  auto jr = fails_alike(*f_, {"ibcheckport", "4", "9"});
+  EXPECT_NE(jr.err.find("no port 9"), std::string::npos) << jr.err;
+
+  // ibdatacounters: the same ports, the same counter names (their values
+  // move with every run's MADs), the summary.
+  auto [tc, dc] = both(*f_, {"ibdatacounters"});
+  EXPECT_EQ(tc.status, 0);
+  std::set<std::tuple<uint64_t, int, unsigned, std::string>> tcs, jcs;
+  std::regex word(R"re( (\w+)=\d+)re");
+  for (auto& l : lines(tc.out)) {
+    std::smatch m;
+    std::regex head(R"re(^".*" \(0x([0-9a-f]{16})\) port (\d+) lid (\d+):)re");
+    if (!std::regex_search(l, m, head)) continue;
+    Finding k{hex(m[1]), std::stoi(m[2]), unsigned(std::stoul(m[3])), ""};
+    for (auto it = std::sregex_iterator(l.begin(), l.end(), word); it != std::sregex_iterator(); ++it)
+      tcs.insert({std::get<0>(k), std::get<1>(k), std::get<2>(k), (*it)[1]});
+  }
+  for (const json& p : dc["ports"])
+    for (auto& [name, v] : p["counters"].items()) {
+      EXPECT_TRUE(v.is_number_unsigned()) << name;
+      jcs.insert({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["LID"].get<unsigned>(), name});
+    }
+  EXPECT_FALSE(tcs.empty());
+  EXPECT_EQ(jcs, tcs);
+  expect_numbers(dc["summary"], tc.out, "## Summary", {"nodes", "portsRead", "failed"});
+
+  // ibclearerrors: what it cleared, then nothing is left to find.
+  auto [tx, dx] = both(*f_, {"ibclearerrors"});
+  EXPECT_EQ(tx.status, 0);
+  EXPECT_EQ(dx["cleared"], "errors");
+  expect_numbers(dx["summary"], tx.out, "## Summary", {"nodes", "portsCleared", "failed"});
+  EXPECT_TRUE(dx["failures"].empty());
+  auto r = f_->run(ib({"ibcheckerrors", "--json"}));
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(json::parse(r.out)["findings"].empty()) << r.out;
+}
+
+// ibidsverify: the same problems and summary (a healthy fabric: none).
+TEST_F(JsonMore, IbidsverifyHasTheTextsSummary) {
+  auto [t, d] = both(*f_, {"ibidsverify"});
+  EXPECT_EQ(t.status, 0);
+  std::multiset<Finding> jf;
+  for (const json& f : d["findings"]) jf.insert(json_finding(f));
+  EXPECT_EQ(jf, text_findings(t.out));
+  expect_numbers(d["summary"], t.out, "## Summary", {"nodes", "endPortsChecked", "problems"});
+  EXPECT_EQ(d["summary"]["nodes"], 6);
+}
+
+// ibprintswitch -l / ibprintca <node>: the list's nodes, the block's ports.
+TEST_F(JsonMore, IbprintHasTheTextsNodesAndPorts) {
+  auto [t, d] = both(*f_, {"ibprintswitch", "-l"});
+  EXPECT_EQ(t.status, 0);
+  std::vector<std::pair<uint64_t, unsigned>> tl, jl;
+  std::regex row(R"re(^Switch\s+: 0x([0-9a-f]{16}) ports (\d+) )re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) tl.push_back({hex(m[1]), unsigned(std::stoul(m[2]))});
+  }
+  for (const json& n : d["nodes"]) jl.push_back({guid_of(n["nodeGUID"]), n["numPorts"].get<unsigned>()});
+  EXPECT_EQ(tl.size(), 2u) << t.out;
+  EXPECT_EQ(jl, tl);
+
+  auto [tb, db] = both(*f_, {"ibprintca", "Hca2"});
+  EXPECT_EQ(tb.status, 0);
+  EXPECT_EQ(guid_of(db["node"]["nodeGUID"]), 0x100003u);
+  std::set<std::tuple<unsigned, uint64_t, unsigned>> tp, jp;
+  std::regex link(R"re(^\[(\d+)\](?:\([0-9a-f]+\))?\s+"[SHR]-([0-9a-f]{16})"\[(\d+)\])re");
+  for (auto& l : lines(tb.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, link)) tp.insert({unsigned(std::stoul(m[1])), hex(m[2]), unsigned(std::stoul(m[3]))});
+  }
+  for (const json& p : db["node"]["ports"])
+    jp.insert({p["portNum"].get<unsigned>(), guid_of(p["remote"]["nodeGUID"]), p["remote"]["portNum"].get<unsigned>()});
+  EXPECT_FALSE(tp.empty());
+  EXPECT_EQ(jp, tp);
+
+  // A node that is not there: stderr, the text's status, stdout empty.
+  fails_alike(*f_, {"ibprintca", "NoSuchHca"});
+}
+
+// ibfindnodesusing on each port of Switch1: the same LIDs in each direction
+// (ports the switch does not have: the same error, stdout empty).
+TEST_F(JsonMore, IbfindnodesusingHasTheTextsLids) {
+  size_t seen = 0;
+  for (int port = 1; port <= 8; ++port) {
+    auto [t, d] = both(*f_, {"ibfindnodesusing", "Switch1", std::to_string(port)});
+    // The text's sections: a "Switch ..." line, then "  lid N ..." lines.
+    std::vector<std::pair<uint64_t, std::set<unsigned>>> ts, js;
+    std::regex head(R"re(^Switch 0x([0-9a-f]{16}) ".*" port (\d+))re"), lid(R"re(^  lid (\d+))re");
+    for (auto& l : lines(t.out)) {
+      std::smatch m;
+      if (std::regex_search(l, m, head)) ts.push_back({hex(m[1]), {}});
+      else if (std::regex_search(l, m, lid) && !ts.empty()) ts.back().second.insert(unsigned(std::stoul(m[1])));
+    }
+    for (const json& dir : d["directions"]) {
+      js.push_back({guid_of(dir["switch"]["nodeGUID"]), {}});
+      for (const json& e : dir["destinations"]) js.back().second.insert(e["LID"].get<unsigned>());
+    }
+    EXPECT_EQ(js, ts) << port << "\n" << t.out;
+    seen += ts.size();
+  }
+  EXPECT_GT(seen, 8u);  // some ports lead to the other switch: two directions
+  fails_alike(*f_, {"ibfindnodesusing", "Switch1", "9"});
+}
+
+// check_lft_balance's text and JSON of one run: the same switches (name,
+// GUID) with the same per-port LID counts; the JSON returned.
+json lft_balance_matches(const testbed::Fabric& f, const std::vector<std::string>& args) {
+  auto [t, d] = both(f, args);
+  EXPECT_EQ(t.status, 0);
+  std::map<std::string, std::map<unsigned, unsigned>> tc, jc;
+  std::string cur;
+  std::regex head(R"re(Switch Port Usage: (.*), (\S+)$)re"), port(R"re(^Port (\d+): (\d+)$)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, head)) tc[cur = m[1].str() + "/" + std::to_string(hex(m[2]))];
+    else if (std::regex_search(l, m, port)) tc[cur][unsigned(std::stoul(m[1]))] = unsigned(std::stoul(m[2]));
+  }
+  for (const json& s : d["switches"]) {
+    auto& m = jc[s["name"].get<std::string>() + "/" + std::to_string(guid_of(s["nodeGUID"]))];
+    for (const json& p : s["ports"]) m[p["portNum"].get<unsigned>()] = p["LIDs"].get<unsigned>();
+  }
+  EXPECT_FALSE(tc.empty()) << t.out;
+  EXPECT_EQ(jc, tc) << t.out;
+  return d;
+}
+
+// check_lft_balance -v: every switch with its ports' LID counts, from the
+// SA, and from files (a dump where more LIDs go out of one port).
+TEST_F(JsonMore, CheckLftBalanceHasTheTextsCounts) {
+  ASSERT_EQ(f_->run(ib({"ibnetdiscover", "--cache", "lftbal.cache"})).status, 0);
+  std::ofstream(f_->dir() + "/lftbal.lfts")
+      << "Unicast lids [0x0-0x8] of switch DR path slid 0; dlid 0; 0,3 guid 0x0000000000200001 (Switch2):\n"
+         "  Lid  Out   Destination\n"
+         "       Port     Info \n"
+         "0x0001 003 : (Switch portguid 0x0000000000200000: 'Switch1')\n"
+         "0x0002 003 : (Channel Adapter portguid 0x0000000000100001: 'Hca1')\n"
+         "0x0003 000 : (Switch portguid 0x0000000000200001: 'Switch2')\n"
+         "0x0004 001 : (Channel Adapter portguid 0x0000000000100004: 'Hca2')\n"
+         "0x0005 005 : (Channel Adapter portguid 0x0000000000100007: 'Hca3')\n"
+         "0x0006 002 : (Channel Adapter portguid 0x000000000010000a: 'Hca4')\n"
+         "0x0007 003 : (Channel Adapter portguid 0x000000000010000b: 'Hca5')\n"
+         "0x0008 003 : (Channel Adapter portguid 0x000000000010000c: 'Hca6')\n"
+         "8 valid lids dumped \n";
+  lft_balance_matches(*f_, {"check_lft_balance", "--sa", "-v"});
+  json d = lft_balance_matches(*f_, {"check_lft_balance", "-l", "lftbal.lfts", "-i", "lftbal.cache", "-v"});
+  ASSERT_EQ(d["switches"].size(), 1u);
+  EXPECT_FALSE(d["switches"][0]["ports"].empty());
+  // Missing files, no --sa: the usage on stderr, nothing on stdout.
+  fails_alike(*f_, {"check_lft_balance"});
+}
+
+
+// vendstat: ibsim has no agent of the vendor class.  -N ends the command
+// (the iberror line on stderr, stdout empty); -i reports the failed query
+// as null and ends well, as the text does.  (Not LID 1: an unanswered GMP
+// there disconnects OpenSM's client.)
+TEST_F(JsonMore, VendstatFailuresKeepStdoutEmpty) {
+  auto jr = fails_alike(*f_, {"vendstat", "-N", "3"});
+  EXPECT_EQ(jr.status, 255);
+  EXPECT_NE(jr.err.find("iberror"), std::string::npos) << jr.err;
+  auto [ti, di] = both(*f_, {"vendstat", "-i", "3", "1"});
+  EXPECT_EQ(ti.status, 0);
+  EXPECT_TRUE(di.contains("counterGroupInfo"));
+  EXPECT_TRUE(di["counterGroupInfo"].is_null());
+  EXPECT_EQ(di["portNum"], 1);
+}
+
+// ibswportwatch -n 2: two samples with the four rates; without -n --json
+// is refused (a document needs an end).
+TEST_F(JsonMore, IbswportwatchWritesOneSampleAnInterval) {
+  auto r = f_->run(ib({"ibswportwatch", "-n", "2", "-p", "0.2", "--json", "2", "1"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  EXPECT_EQ(d["portNum"], 1);
+  ASSERT_EQ(d["samples"].size(), 2u);
+  for (const json& s : d["samples"]) {
+    EXPECT_EQ(s["rates"].size(), 4u);
+    EXPECT_TRUE(s["rates"]["PortXmitData"].is_number_unsigned());
+    EXPECT_TRUE(s["errors"].empty());
+  }
+  EXPECT_LT(d["samples"][0]["elapsedMs"].get<uint64_t>(), d["samples"][1]["elapsedMs"].get<uint64_t>());
+  r = f_->run(ib({"ibswportwatch", "--json", "2", "1"}));
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("-n"), std::string::npos) << r.err;
+}
+
+// set_port_state -n and init_all_ports -n: the ports the text names, with
+// the states it shows; nothing is changed.
+TEST_F(JsonMore, DryRunsHaveTheTextsPorts) {
+  auto [t, d] = both(*f_, {"set_port_state", "--init", "-n", "2@2", "3@1"});
+  EXPECT_EQ(t.status, 0) << t.err;
+  std::vector<std::tuple<uint64_t, int, std::string, std::string>> tl, jl;
+  std::regex row(
+      R"re(^".*" \(0x([0-9a-f]{16})\) port (\d+) lid \d+: would reset to Init via DR path (\S+), now (\w+)/)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) tl.push_back({hex(m[1]), std::stoi(m[2]), m[3], m[4]});
+  }
+  EXPECT_EQ(d["action"], "init");
+  EXPECT_TRUE(d["dryRun"].get<bool>());
+  for (const json& p : d["ports"]) {
+    EXPECT_FALSE(p["changed"].get<bool>());
+    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>(),
+                  p["portState"].get<std::string>()});
+  }
+  EXPECT_EQ(tl.size(), 2u) << t.out;
+  EXPECT_EQ(jl, tl);
+
+  auto [ti, di] = both(*f_, {"init_all_ports", "-n"});
+  std::vector<std::tuple<uint64_t, int, std::string>> til, jil;
+  std::regex irow(R"re(^".*" \(0x([0-9a-f]{16})\) port (\d+) lid \d+: would reset to Init via DR path (\S+),)re");
+  for (auto& l : lines(ti.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, irow)) til.push_back({hex(m[1]), std::stoi(m[2]), m[3]});
+  }
+  for (const json& p : di["resets"])
+    jil.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>()});
+  EXPECT_FALSE(til.empty());
+  EXPECT_EQ(jil, til);
+  expect_numbers(di["summary"], ti.out, "## Summary",
+                 {"links", "wouldReset", "alreadyInit", "failed", "notResettable"});
+}
+
+// mcm_rereg_test and set_guid --list: each port's outcome, the records.
+TEST_F(JsonMore, McmReregAndSetGuidListHaveTheTextsResults) {
+  auto [t, d] = both(*f_, {"mcm_rereg_test", "-g", "0x100004", "--leave"});
+  EXPECT_EQ(t.status, 0) << t.err;
+  ASSERT_EQ(d["ports"].size(), 1u);
+  const json& p = d["ports"][0];
+  EXPECT_EQ(guid_of(p["portGUID"]), 0x100004u);
+  EXPECT_TRUE(p["ok"].get<bool>());
+  EXPECT_NE(t.out.find(p["outcome"].get<std::string>()), std::string::npos) << t.out;
+  char mlid[16];
+  std::snprintf(mlid, sizeof mlid, "0x%04x", p["MLID"].get<unsigned>());
+  EXPECT_NE(t.out.find(std::string("MLID ") + mlid), std::string::npos) << t.out;
+  EXPECT_EQ(d["reregistered"], 1);
+
+  auto [tg, dg] = both(*f_, {"set_guid", "--list", "4"});
+  EXPECT_EQ(tg.status, 0) << tg.err;
+  EXPECT_EQ(dg["LID"], 4);
+  ASSERT_FALSE(dg["GUIDInfoRecords"].empty());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(tg.out, m, std::regex(R"re(LID\.+(\d+))re"))) << tg.out;
+  EXPECT_EQ(dg["GUIDInfoRecords"][0]["LID"], std::stoul(m[1]));
+
+  // An alias GUID set and deleted again: the slot's GUID, the SA's record.
+  auto r = f_->run(ib({"set_guid", "--json", "4", "1", "0x0002c9030000ab01"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json s = json::parse(r.out);
+  EXPECT_EQ(s["action"], "set");
+  EXPECT_EQ(s["index"], 1);
+  EXPECT_EQ(s["GUID"], "0x0002c9030000ab01");
+  EXPECT_EQ(s["GUIDInfoRecord"]["GUIDInfo"]["GUID1"], "0x0002c9030000ab01");
+  r = f_->run(ib({"set_guid", "--json", "--delete", "4", "1"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  s = json::parse(r.out);
+  EXPECT_EQ(s["action"], "delete");
+  EXPECT_EQ(s["GUID"], "0x0002c9030000ab01");
+  EXPECT_EQ(s["GUIDInfoRecord"]["GUIDInfo"]["GUID1"], "0x0000000000000000");
+  // Bad input: the usage error, nothing on stdout.
+  EXPECT_EQ(fails_alike(*f_, {"set_guid", "4", "300", "1"}).status, 2);
+}
+
+// rdma_bw on the fake verbs provider, bidirectional: each end's document
+// names the other's address as the other names its own; both received and
+// sent what the text run of the same sizes says.
+TEST_F(JsonMore, RdmaBwDocumentsOfBothEnds) {
+  auto bw = [&](const std::string& port, const std::string& flags) {
+    std::string env = "LD_LIBRARY_PATH=" + std::string(FAKEVERBS_DIR) + " SIM_HOST=";
+    std::string cmd = env + "Hca1 " + IBTOOL_PATH + " rdma_bw -p " + port + " -b -s 5000 -n 40 " + flags +
+                      " >srv-" + port + ".out 2>srv-" + port + ".err & spid=$!; sleep 0.5; " + env + "Hca2 " +
+                      IBTOOL_PATH + " rdma_bw -p " + port + " -b -s 5000 -n 40 " + flags +
+                      " localhost; c=$?; wait $spid; s=$?; [ $c = 0 ] && [ $s = 0 ]";
+    auto r = f_->sh(cmd, {}, 120);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    std::ifstream in(f_->dir() + "/srv-" + port + ".out");
+    std::stringstream srv;
+    srv << in.rdbuf();
+    return std::make_pair(r.out, srv.str());
+  };
+  auto [ct, st] = bw("19561", "");
+  EXPECT_NE(ct.find("Sent 40 RDMA WRITEs of 5000 bytes (200000 bytes)"), std::string::npos) << ct;
+  EXPECT_NE(st.find("Received 5000 bytes from the peer: all as written"), std::string::npos) << st;
+  auto [cj, sj] = bw("19562", "--json");
+  json c = json::parse(cj), s = json::parse(sj);
+  EXPECT_EQ(c["role"], "client");
+  EXPECT_EQ(s["role"], "server");
+  EXPECT_EQ(c["local"], s["remote"]);
+  EXPECT_EQ(c["remote"], s["local"]);
+  for (const json* d : {&c, &s}) {
+    EXPECT_EQ((*d)["received"], json::parse(R"({"bytes": 5000, "asWritten": true})"));
+    EXPECT_TRUE((*d)["peerReceivedAsWritten"].get<bool>());
+    EXPECT_EQ((*d)["sent"]["writes"], 40);
+    EXPECT_EQ((*d)["sent"]["bytes"], 200000);
+    EXPECT_GT((*d)["sent"]["seconds"].get<double>(), 0.0);
+  }
+}
+
+// --pretty: the same document, indented.
+TEST_F(JsonMore, PrettyIsTheSameDocument) {
+  auto a = f_->run(ib({"ibidsverify", "--json"}));
+  auto b = f_->run(ib({"ibidsverify", "--pretty"}));
+  ASSERT_EQ(a.status, 0);
+  ASSERT_EQ(b.status, 0);
+  EXPECT_EQ(lines(a.out).size(), 1u);
+  EXPECT_GT(lines(b.out).size(), 3u);
+  EXPECT_EQ(json::parse(a.out), json::parse(b.out));
+}
+
+// subnet_diff on a fabric of its own (a link is taken away): the text's
+// differences, in its order.
+TEST(JsonMoreDiff, SubnetDiffHasTheTextsDifferences) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  ASSERT_EQ(f.run(ib({"ibnetdiscover", "--cache", "before.cache"})).status, 0);
+  auto [t0, d0] = both(f, {"subnet_diff", "before.cache"});
+  EXPECT_EQ(t0.status, 0);
+  EXPECT_TRUE(d0["differences"].empty());
+  f.console("Unlink \"Hca4\"[1]");
+  auto [t, d] = both(f, {"subnet_diff", "--discovery", "DR", "before.cache"});
+  EXPECT_EQ(t.status, 1);
+  auto tl = lines(t.out);
+  ASSERT_EQ(tl.size(), 4u) << t.out;
+  ASSERT_EQ(d["differences"].size(), 4u);
+  const char* what[] = {"node", "endPort", "LID", "link"};
+  for (size_t i = 0; i < 4; ++i) {
+    const json& x = d["differences"][i];
+    EXPECT_EQ(x["change"], "removed");
+    EXPECT_EQ(x["what"], what[i]);
+  }
+  EXPECT_EQ(guid_of(d["differences"][0]["node"]["nodeGUID"]), 0x100009u);
+  EXPECT_EQ(d["differences"][0]["node"]["nodeType"], "CA");
+  EXPECT_EQ(guid_of(d["differences"][1]["port"]["portGUID"]), 0x10000au);
+  EXPECT_EQ(d["differences"][2]["LID"], 6);
+  const json& ends = d["differences"][3]["ends"];
+  EXPECT_EQ(guid_of(ends[0]["nodeGUID"]), 0x100009u);
+  EXPECT_EQ(guid_of(ends[1]["nodeGUID"]), 0x200001u);
+  EXPECT_EQ(ends[1]["portNum"], 2);
+  // An unreadable cache: the error on stderr, status 2 both ways.
+  EXPECT_EQ(fails_alike(f, {"subnet_diff", "no-such.cache"}).status, 2);
+}
+
+// set_port_state changing ports (a fabric of its own): the --json run says
+// what the text run says of the same action on another port: the DR path
+// and the SubnSet reply's states.  (ibsim does not train links: an enabled
+// port stays in Polling.)
+TEST(JsonMoreActions, SetPortStateSaysWhatItDid) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  auto t = f.run(ib({"set_port_state", "--disable", "Switch1@3"}));
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(t.out, m, std::regex(R"re(disabled via DR path (\S+), now (\w+)/(\w+))re"))) << t.out;
+  auto r = f.run(ib({"set_port_state", "--disable", "--json", "Switch2@2"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  EXPECT_EQ(d["action"], "disable");
+  EXPECT_FALSE(d["dryRun"].get<bool>());
+  ASSERT_EQ(d["ports"].size(), 1u);
+  const json& p = d["ports"][0];
+  EXPECT_EQ(guid_of(p["nodeGUID"]), 0x200001u);
+  EXPECT_EQ(p["portNum"], 2);
+  EXPECT_TRUE(p["changed"].get<bool>());
+  EXPECT_EQ(p["portState"], m[2].str());
+  EXPECT_EQ(p["portPhysicalState"], m[3].str());
+  EXPECT_EQ(p["portPhysicalState"], "Disabled");
+  EXPECT_EQ(p["portPhysicalStateRaw"], 3);
+  // Both back on: Polling, each by its own DR path.
+  r = f.run(ib({"set_port_state", "--enable", "--json", "-D", "0,1@3", "0,1,5@2"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  d = json::parse(r.out);
+  ASSERT_EQ(d["ports"].size(), 2u);
+  EXPECT_EQ(d["ports"][0]["DRPath"], m[1].str());
+  for (const json& x : d["ports"]) {
+    EXPECT_TRUE(x["changed"].get<bool>());
+    EXPECT_EQ(x["portPhysicalState"], "Polling");
+  }
+  // A remote CA port cannot be set: the error, nothing on stdout.
+  auto e = fails_alike(f, {"set_port_state", "--disable", "Hca2@1"});
+  EXPECT_NE(e.err.find("change its peer instead"), std::string::npos) << e.err;
+}
+
+// init_all_ports --json resetting every link: the ports and DR paths of the
+// text dry run, in its order, each answered in Init (the SM held, so that
+// nothing activates them again); a second run finds them all in Init.
+TEST(JsonMoreActions, InitAllPortsSaysWhatItReset) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  auto t = f.run(ib({"init_all_ports", "-n"}));
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::vector<std::tuple<uint64_t, int, std::string>> tl, jl;
+  std::regex row(R"re(^".*" \(0x([0-9a-f]{16})\) port (\d+) lid \d+: would reset to Init via DR path (\S+),)re");
+  for (auto& l : lines(t.out)) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) tl.push_back({hex(m[1]), std::stoi(m[2]), m[3]});
+  }
+  struct Held {
+    pid_t pid;
+    ~Held() { ::kill(pid, SIGCONT); }
+  } held{f.opensm_pid()};
+  ASSERT_EQ(::kill(held.pid, SIGSTOP), 0);
+  auto r = f.run(ib({"init_all_ports", "--json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  EXPECT_FALSE(d["dryRun"].get<bool>());
+  for (const json& p : d["resets"]) {
+    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>()});
+    EXPECT_TRUE(p["ok"].get<bool>());
+    EXPECT_EQ(p["portStateRaw"], 2);  // Init
+    EXPECT_EQ(p["portPhysicalState"], "LinkUp");
+  }
+  EXPECT_EQ(tl.size(), 6u) << t.out;
+  EXPECT_EQ(jl, tl);
+  expect_numbers(d["summary"], t.out, "## Summary", {"links", "reset", "alreadyInit", "failed", "notResettable"});
+  r = f.run(ib({"init_all_ports", "--json"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  d = json::parse(r.out);
+  EXPECT_TRUE(d["resets"].empty());
+  EXPECT_EQ(d["summary"]["alreadyInit"], 6);
+  EXPECT_EQ(d["summary"]["reset"], 0);
+}
+
+// set_nodedesc on a fake sysfs tree: what was set on each device, and -v's
+// descriptions; the legacy name's notice goes to stderr; a device -C does
+// not name leaves stdout empty with the text's status.
+TEST(JsonMoreNodeDesc, SetAndViewNameEachDevice) {
+  namespace fs = std::filesystem;
+  char tmpl[] = "/tmp/json_more_nodedesc-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  fs::path root = tmpl;
+  for (const char* d : {"mlx5_0", "mlx5_1"}) {
+    fs::create_directories(root / "class/infiniband" / d);
+    std::ofstream(root / "class/infiniband" / d / "node_desc") << "factory " << d << "\n";
+  }
+  auto run = [&](std::vector<std::string> args, const char* as = "set_nodedesc") {
+    args.insert(args.begin(), {IBTOOL_PATH, as});
+    return testbed::run_process(args, {{"IBTOOL_SYSFS_ROOT", root.string()}, {"LD_PRELOAD", ""}}, root.string(), 60);
+  };
+  auto r = run({"--json", "node01 HCA-1"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  json d = json::parse(r.out);
+  EXPECT_EQ(d["nodeDescription"], "node01 HCA-1");
+  ASSERT_EQ(d["devices"].size(), 2u);
+  for (const json& x : d["devices"]) EXPECT_TRUE(x["set"].get<bool>());
+  auto t = run({"-v"});
+  r = run({"-v", "--json"}, "set_nodedesc.sh");
+  EXPECT_EQ(r.status, t.status);
+  EXPECT_NE(r.err.find("deprecated"), std::string::npos) << r.err;
+  d = json::parse(r.out);
+  std::set<std::string> tl, jl;
+  for (auto& l : lines(t.out)) tl.insert(l);
+  for (const json& x : d["devices"])
+    jl.insert(x["device"].get<std::string>() + ": " + x["nodeDescription"].get<std::string>());
+  EXPECT_EQ(jl, tl);
+  EXPECT_TRUE(jl.count("mlx5_1: node01 HCA-1"));
+  t = run({"-C", "mlx9", "-v"});
+  r = run({"-C", "mlx9", "-v", "--json"});
+  EXPECT_EQ(r.status, t.status);
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.out, "");
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+}  // namespace
