@@ -25,7 +25,7 @@ cd "$dir"
 lid=2
 # Both must work before timing.
 smpquery nodeinfo $lid >/dev/null 2>&1 || { echo "reference smpquery failed" >&2; exit 1; }
-"$ibtool" smpquery nodeinfo $lid >/dev/null 2>&1 || { echo "ibtool smpquery failed" >&2; exit 1; }
+"$ibtool" smpquery nodeinfo $lid >/dev/null 2>"$dir/ours.err" || { echo "ibtool smpquery failed:" >&2; cat "$dir/ours.err" >&2; exit 1; }
 # Wall time from $EPOCHREALTIME and the CPU time (user + sys) of each run
 # from the shell's children times (`times`): both without forking anything
 # but the tools, so that nothing else is counted.  On a loaded machine the

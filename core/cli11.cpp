@@ -16,6 +16,19 @@
 //   requires an argument").
 // CLI11 collects each value as text; conversion to the bound variable and
 // the validators run afterwards, in command-line order (Option::apply).
+// CLI11 includes <iostream> for its own printing (App::exit, Timer), which
+// ibtool never calls; <iostream>'s static stream initializer alone cost
+// 60k instructions at every start (bench/smpquery_bench.sh).  The streams
+// are declared as <iostream> declares them, without the initializer.
+#include <istream>
+#include <ostream>
+#define _GLIBCXX_IOSTREAM 1
+namespace std {
+extern istream cin;
+extern ostream cout;
+extern ostream cerr;
+extern ostream clog;
+}  // namespace std
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <string>
@@ -34,6 +47,13 @@ struct Slot {
   Option* decl;
   std::string given;  // the name reported in errors: "-t", "--timeout"
   size_t next = 0;    // the next of cli's results to hand to decl
+};
+
+// A CLI11 app made without CLI11's default -h,--help (the command's own
+// help declaration is added when the line names it): making that one flag
+// was half of CLI11's cost at every start.
+struct LeanApp : CLI::App {
+  LeanApp() : CLI::App(std::string(), std::string(), nullptr) {}
 };
 
 // The declared names of o, split at commas.
@@ -105,15 +125,37 @@ bool negative_number(std::string_view a) { return a.size() > 1 && a[0] == '-' &&
 App::Result App::parse(const std::vector<std::string>& args) {
   for (const auto& o : options_) o->count_ = 0;
 
-  CLI::App cli;
-  cli.set_help_flag();
+  // What the command line names: the letters of its short-option words and
+  // its long-option words.  Only declarations it names become CLI11
+  // options (most runs give few options; CLI11 pays for each declared one
+  // at every start).  An option the line does not name cannot match.
+  std::string shorts;
+  std::vector<std::string_view> longs_given;
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (is_long(a))
+      longs_given.push_back(std::string_view(a).substr(0, a.find('=')));
+    else if (a.size() > 1 && a[0] == '-')
+      shorts.append(a, 1);
+  }
+  auto mentioned = [&](std::string_view n) {
+    if (!is_long(n)) return n.size() == 2 && shorts.find(n[1]) != std::string::npos;
+    for (std::string_view g : longs_given)
+      if (n.substr(0, g.size()) == g) return true;
+    return false;
+  };
+
+  LeanApp cli;
   cli.allow_extras(false);
 
+  // Every long name: prefixes are unique among them (needed only when the
+  // line has a long option).
   std::vector<std::string_view> all_longs;
-  for (const auto& o : options_)
-    if (!o->positional_)
-      for (std::string_view n : split_names(o->names_.view()))
-        if (is_long(n)) all_longs.push_back(n);
+  if (!longs_given.empty())
+    for (const auto& o : options_)
+      if (!o->positional_)
+        for (std::string_view n : split_names(o->names_.view()))
+          if (is_long(n)) all_longs.push_back(n);
 
   std::vector<std::string_view> taken;
   std::vector<Slot> slots;
@@ -139,9 +181,11 @@ App::Result App::parse(const std::vector<std::string>& args) {
         for (std::string_view n : split_names(o->names_.view())) {
           if (std::find(taken.begin(), taken.end(), n) != taken.end()) continue;
           taken.push_back(n);
+          if (!mentioned(n)) continue;
           if (!names.empty()) names += ',';
           names += is_long(n) ? long_names(n, all_longs) : std::string(n);
         }
+        if (names.empty()) continue;
         if (o->kind_ == Option::Kind::Help)
           cli.set_help_flag(names);
         else
@@ -153,6 +197,7 @@ App::Result App::parse(const std::vector<std::string>& args) {
         // getopt's first matching entry.
         if (std::find(taken.begin(), taken.end(), n) != taken.end()) continue;
         taken.push_back(n);
+        if (!mentioned(n)) continue;
         std::string cn = is_long(n) ? long_names(n, all_longs) : std::string(n);
         CLI::Option* c = o->kind_ == Option::Kind::Flag ? cli.add_flag(cn)->disable_flag_override()
                                                         : cli.add_option(cn)->expected(1);
