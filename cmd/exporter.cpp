@@ -160,6 +160,7 @@ public:
     ibtool_http_serve_fn serve = load_http();
     if (!serve) return 1;
     char err[256] = "";
+    serving_ = "http://" + host + ":" + std::to_string(port) + "/metrics";
     int rc = serve(host.c_str(), port, &Exporter::handle, this, err, sizeof err);
     if (rc) ibcore::log::info("exporter: %s\n", err);
     return rc ? 1 : 0;
@@ -192,8 +193,13 @@ private:
   // A GET from the HTTP module (one of its threads): /metrics scrapes,
   // written out as it is formatted, one scrape at a time (they share the
   // port's MAD window).
+  std::string serving_;  // the URL, for the line once the server listens
   static int handle(void* ctx, const char* path, ibtool_http_write write, void* w) {
     auto* self = static_cast<Exporter*>(ctx);
+    if (!path) {  // listening
+      ibcore::log::info("exporter: serving %s\n", self->serving_.c_str());
+      return 0;
+    }
     if (std::strcmp(path, "/metrics") != 0) {
       static const char text[] = "ibtool exporter: metrics at /metrics\n";
       write(w, text, sizeof text - 1);

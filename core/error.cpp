@@ -95,23 +95,20 @@ namespace {
 // One line for an SMP or SA MAD that got no reply, when a key may be why.
 std::string no_reply_hint(const MADError& e) {
   if (!dynamic_cast<const MADTimeoutError*>(&e) || e.req.size() < iba::MADHeader::SIZE) return {};
-  const uint8_t cls = e.req[1];
+  const auto cls = iba::MADHeader::mgmtClass_at(e.req.data());
   if (cls == iba::mgmt::SUBN_ADM) {
     // OpenSM drops (no reply) an SA request whose SM_Key is neither 0 nor
     // its own; without a key it answers, or refuses what needs trust.
-    if (e.req.size() < 44) return {};
-    uint64_t smkey = 0;
-    for (size_t i = 36; i < 44; ++i) smkey = smkey << 8 | e.req[i];
-    if (!smkey) return {};
+    if (e.req.size() < iba::SAFormat::SIZE || !iba::SAFormat::SMKey_at(e.req.data())) return {};
     return "no reply from the SA may also be a wrong SM_Key: the SA ignores requests carrying another key than "
            "its own; check the key given with --smkey (or sa_key in ibdiag.conf)";
   }
   if (cls != iba::mgmt::SUBN_LID_ROUTED && cls != iba::mgmt::SUBN_DIRECTED_ROUTE) return {};
   // IBA 14.2.4: an SMA drops, without a reply, a Set whose M_Key does not
   // match its port's (any protection level) and at levels 2 and 3 a Get too.
-  const bool set = e.req[3] == iba::method::SET;
-  uint64_t mkey = 0;
-  for (size_t i = 24; i < 32; ++i) mkey = mkey << 8 | e.req[i];
+  if (e.req.size() < iba::SMPFormat::SIZE) return {};
+  const bool set = iba::MADHeader::method_at(e.req.data()) == iba::method::SET;
+  const uint64_t mkey = iba::SMPFormat::MKey_at(e.req.data());
   std::string what = set ? "an SMP Set" : "an SMP Get (protection level 2 or 3)";
   std::string with = mkey ? "a wrong M_Key" : "no M_Key";
   std::string fix = mkey ? "check the key given with -y KEY (or m_key in ibdiag.conf)"

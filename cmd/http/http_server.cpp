@@ -12,7 +12,6 @@
 #include <string>
 
 #include "cmd/http/http_server.h"
-#include "core/log.h"
 
 namespace {
 void to_sink(void* w, const char* data, size_t len) { static_cast<httplib::DataSink*>(w)->write(data, len); }
@@ -43,8 +42,7 @@ extern "C" int ibtool_http_serve(const char* host, int port, ibtool_http_handler
       std::snprintf(err, errlen, "cannot listen on %s port %d", host, port);
       return 1;
     }
-    ibcore::log::info("exporter: serving http://%s:%d/metrics\n", host, port);
-    ibcore::log::flush();
+    handler(ctx, nullptr, nullptr, nullptr);
     if (!svr.listen_after_bind()) {
       std::snprintf(err, errlen, "the HTTP server stopped");
       return 1;
