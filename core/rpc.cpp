@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/trace.h"
 #include "iba/smp.h"
+#include "iba/vendor.h"
 
 namespace ibcore {
 
@@ -20,14 +21,9 @@ constexpr size_t SA_DATA_OFF = 56;
 constexpr size_t RMPP_DATA_OFF = 36;   // MAD header + RMPP header
 constexpr size_t RMPP_SEG_DATA = 220;  // what PayloadLength counts per segment
 
-uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
-uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
-void put_be(uint8_t* p, uint64_t v, int n) {
-  for (int i = n; i-- > 0;) {
-    p[i] = uint8_t(v);
-    v >>= 8;
-  }
-}
+// The RMPP header of a MAD of an RMPP class (right after the MAD header).
+const uint8_t* rmpp_of(const uint8_t* mad) { return mad + iba::MADHeader::SIZE; }
+uint8_t rmpp_flags(const uint8_t* mad) { return uint8_t(iba::RMPPHeader::RMPPFlags_at(rmpp_of(mad))); }
 
 // Byte offset where an RMPP class's per-segment data starts.
 size_t rmpp_data_off(uint8_t mgmt_class) {
@@ -39,9 +35,10 @@ size_t rmpp_data_off(uint8_t mgmt_class) {
 const iba::ClassDesc* format_of(const uint8_t* mad) { return iba::find_class(mad[1], mad[2]); }
 
 uint16_t mad_status(const uint8_t* mad) {
-  uint16_t s = be16(mad + 4);
-  if (mad[1] == iba::mgmt::SUBN_DIRECTED_ROUTE) s &= 0x7fff;  // the D bit
-  return s;
+  // A directed route SMP's status has the D bit beside it.
+  if (iba::MADHeader::mgmtClass_at(mad) == iba::mgmt::SUBN_DIRECTED_ROUTE)
+    return uint16_t(iba::SMPFormatDirected::status_at(mad));
+  return uint16_t(iba::MADHeader::status_at(mad));
 }
 
 }  // namespace
@@ -52,7 +49,7 @@ std::string describe_mad(const uint8_t* mad, size_t len) {
   if (len < iba::MADHeader::SIZE) return "(short MAD)";
   uint8_t cls = mad[1], ver = mad[2], meth = mad[3];
   if (meth & iba::method::RESPONSE) meth &= uint8_t(~iba::method::RESPONSE);
-  uint16_t attr = be16(mad + 16);
+  uint16_t attr = uint16_t(iba::MADHeader::attributeID_at(mad));
   std::string s = iba::method_name(cls, meth);
   char b[64];
   const iba::ClassDesc* c = format_of(mad);
@@ -98,31 +95,30 @@ size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64
     throw MADError(b);
   }
   std::memset(mad, 0, iba::MAD_SIZE);
-  mad[0] = 1;  // base version
-  mad[1] = cls->mgmt_class;
-  mad[2] = cls->class_version;
-  mad[3] = req.method;
-  put_be(mad + 8, tid, 8);
-  put_be(mad + 16, req.attr_id, 2);
-  put_be(mad + 20, req.amod, 4);
-  if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED || cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE) {
-    uint64_t mkey = path.mkey ? *path.mkey : config().mkey.value_or(0);
-    put_be(mad + 24, mkey, 8);
-  }
+  using H = iba::MADHeader;
+  H::set_baseVersion_at(mad, 1);
+  H::set_mgmtClass_at(mad, cls->mgmt_class);
+  H::set_classVersion_at(mad, cls->class_version);
+  H::set_method_at(mad, req.method);
+  H::set_transactionID_at(mad, tid);
+  H::set_attributeID_at(mad, req.attr_id);
+  H::set_attributeModifier_at(mad, req.amod);
+  if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED || cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE)
+    iba::SMPFormat::set_MKey_at(mad, path.mkey ? *path.mkey : config().mkey.value_or(0));
   if (cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE) {
-    mad[6] = 0;                          // hop pointer
-    mad[7] = uint8_t(path.hop_count());  // hop count
-    put_be(mad + 32, path.drSLID, 2);
-    put_be(mad + 34, path.drDLID, 2);
-    for (size_t i = 0; i < path.drPath.size() && i < 64; ++i) mad[128 + i] = path.drPath[i];
+    using D = iba::SMPFormatDirected;
+    D::set_hopPointer_at(mad, 0);
+    D::set_hopCount_at(mad, path.hop_count());
+    D::set_drSLID_at(mad, path.drSLID);
+    D::set_drDLID_at(mad, path.drDLID);
+    for (size_t i = 0; i < path.drPath.size() && i < 64; ++i) D::set_initialPath_at(mad, i, path.drPath[i]);
   }
   if (cls->mgmt_class == iba::mgmt::SUBN_ADM) {
-    uint64_t smkey = path.smkey ? *path.smkey : config().smkey.value_or(0);
-    put_be(mad + 36, smkey, 8);
-    put_be(mad + 48, req.comp_mask, 8);
+    iba::SAFormat::set_SMKey_at(mad, path.smkey ? *path.smkey : config().smkey.value_or(0));
+    iba::SAFormat::set_componentMask_at(mad, req.comp_mask);
   }
   if (cls->mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && cls->mgmt_class <= iba::mgmt::VENDOR_OUI_MAX)
-    put_be(mad + 37, req.oui, 3);
+    iba::VendOUIFormat::set_OUI_at(mad, req.oui);
   size_t room = iba::MAD_SIZE - cls->data_off;
   size_t n = std::min(req.payload.size(), room);
   if (n) std::memcpy(mad + cls->data_off, req.payload.data(), n);
@@ -146,8 +142,8 @@ Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments) 
   uint32_t last_paylen = 0;
   for (auto seg : segments) {
     if (seg.size() < off) throw MADError("RMPP segment shorter than its headers");
-    uint32_t segnum = be32(seg.data() + 28);
-    uint8_t flags = seg[26] & 0x7;
+    uint32_t segnum = uint32_t(iba::RMPPHeader::data1_at(rmpp_of(seg.data())));  // SegmentNumber
+    uint8_t flags = rmpp_flags(seg.data());
     if (!(flags & RMPP_ACTIVE) && segments.size() > 1) throw MADError("MAD segment without RMPP active flag");
     if ((flags & RMPP_ACTIVE) && segnum != expect_seg) {
       r.truncated = true;  // a gap: keep what is contiguous
@@ -157,7 +153,7 @@ Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments) 
     r.mad.insert(r.mad.end(), seg.begin() + off, seg.end());
     if (!(flags & RMPP_ACTIVE) || (flags & RMPP_LAST)) {
       last_seen = true;
-      last_paylen = (flags & RMPP_ACTIVE) ? be32(seg.data() + 32) : 0;
+      last_paylen = (flags & RMPP_ACTIVE) ? uint32_t(iba::RMPPHeader::data2_at(rmpp_of(seg.data()))) : 0;
       break;
     }
   }
@@ -175,15 +171,15 @@ SARecords sa_split_records(std::span<const uint8_t> msg) {
     s.truncated = true;
     return s;
   }
-  size_t stride = size_t(be16(msg.data() + 44)) * 8;
+  size_t stride = size_t(iba::SAFormat::attributeOffset_at(msg.data())) * 8;
   s.record_size = stride;
   size_t data = msg.size() - SA_DATA_OFF;
-  uint8_t flags = msg[26] & 0x7;
+  uint8_t flags = rmpp_flags(msg.data());
   if (msg.size() == iba::MAD_SIZE && (flags & RMPP_ACTIVE)) {
     // One MAD as received without kernel reassembly: PayloadLength says
     // how much of it is real (and, if not the last segment, that more was
     // sent that we never got).
-    uint32_t paylen = be32(msg.data() + 32);
+    uint32_t paylen = uint32_t(iba::RMPPHeader::data2_at(rmpp_of(msg.data())));  // PayloadLength
     if (flags & RMPP_LAST) {
       if (paylen >= 20 && paylen - 20 < data) data = paylen - 20;
       // A last segment that promises more than it holds: cut short.
@@ -241,8 +237,9 @@ void MadEngine::send_one(PendingMad& p) {
   seq_ = (seq_ + 1) & 0xffff;
   if (seq_ == 0) seq_ = 1;
   p.seq = seq_;
-  uint32_t low = p.seq << 16 | p.slot;
-  put_be(p.req.data() + 12, low, 4);
+  // The TID's low half is ours (kernels may rewrite the high half).
+  uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
+  iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
   p.sent_at = Clock::now();
   // Real kernels keep the send until the reply (or the timeout) and report
   // a timeout themselves; our own timer is the backstop (umad2sim).
@@ -446,7 +443,7 @@ void MadEngine::on_recv(RecvMad& r) {
     return;
   }
   const uint8_t* m = r.data.data();
-  uint32_t low = be32(m + 12);
+  uint32_t low = uint32_t(iba::MADHeader::transactionID_at(m));
   uint32_t slot = low & 0xffff, seq = low >> 16;
   PendingMad* p = slot < slots_.size() ? slots_[slot] : nullptr;
   bool mine = p && p->seq == seq && !p->backoff && p->req[1] == m[1];

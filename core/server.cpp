@@ -36,9 +36,9 @@ ParsedRequest MadServer::parse_request(const IncomingMad& in) const {
   ParsedRequest p;
   p.in = &in;
   const uint8_t* m = in.raw.data.data();
-  p.method = m[3];
-  p.attr_id = uint16_t(m[16] << 8 | m[17]);
-  p.amod = uint32_t(m[20]) << 24 | uint32_t(m[21]) << 16 | uint32_t(m[22]) << 8 | m[23];
+  p.method = uint8_t(iba::MADHeader::method_at(m));
+  p.attr_id = uint16_t(iba::MADHeader::attributeID_at(m));
+  p.amod = uint32_t(iba::MADHeader::attributeModifier_at(m));
   p.reply_path = in.raw.addr.to_path();
   p.reply_path.reverse(true);
   if (!p.reply_path.qkey) p.reply_path.qkey = GSI_QKEY;

@@ -25,7 +25,7 @@ std::string dump_mad(const uint8_t* mad, size_t len) {
   }
   buf.resize(std::max<size_t>(buf.size(), c->format->size));
   std::string s = iba::dump_detailed(*c->format, buf.data());
-  if (const iba::AttrDesc* a = iba::find_attr(*c, uint16_t(buf[16] << 8 | buf[17]))) {
+  if (const iba::AttrDesc* a = iba::find_attr(*c, uint16_t(iba::MADHeader::attributeID_at(buf.data())))) {
     s += "+ " + std::string(a->desc->name) + "\n";
     if (c->data_off + a->desc->size <= buf.size())
       s += iba::dump_detailed(*a->desc, buf.data() + c->data_off, c->data_off, 1);
@@ -55,8 +55,11 @@ void trace_done(const PendingMad& p) {
   } else {
     auto rep = p.reply();
     char b[48];
-    uint16_t st = rep.size() >= 6 ? uint16_t(rep[4] << 8 | rep[5]) : 0;
-    if (rep.size() >= 2 && rep[1] == iba::mgmt::SUBN_DIRECTED_ROUTE) st &= 0x7fff;
+    uint16_t st = 0;  // a directed route SMP's without the D bit
+    if (rep.size() >= iba::MADHeader::SIZE)
+      st = uint16_t(iba::MADHeader::mgmtClass_at(rep.data()) == iba::mgmt::SUBN_DIRECTED_ROUTE
+                        ? iba::SMPFormatDirected::status_at(rep.data())
+                        : iba::MADHeader::status_at(rep.data()));
     std::snprintf(b, sizeof b, "status 0x%04x", st);
     result = b;
   }

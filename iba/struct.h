@@ -223,6 +223,12 @@ struct Wire {
   auto& set_##name(size_t i, uint64_t v) {                                                    \
     ::iba::set_bits(buf.data(), (off) + uint32_t(i) * (width), width, v);                     \
     return *this;                                                                             \
+  }                                                                                           \
+  static uint64_t name##_at(const uint8_t* image, size_t i) {                                 \
+    return ::iba::get_bits(image, (off) + uint32_t(i) * (width), width);                      \
+  }                                                                                           \
+  static void set_##name##_at(uint8_t* image, size_t i, uint64_t v) {                         \
+    ::iba::set_bits(image, (off) + uint32_t(i) * (width), width, v);                          \
   }
 #define IBA_ACCA_Hex(name, off, width) IBA_ACCA_Uint(name, off, width)
 #define IBA_ACCA_Guid(name, off, width) IBA_ACCA_Uint(name, off, width)
