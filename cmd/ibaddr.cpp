@@ -52,8 +52,6 @@ public:
       }
       print(ni, pi);
       return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

@@ -598,7 +598,7 @@ public:
       if (!strcasecmp(args_[0].c_str(), o.name) || !strcasecmp(args_[0].c_str(), o.alias)) op = &o;
     if (!op) {
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
-      return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
+      throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
     // The reference reads the key with strtoull and no checks.
     uint64_t cckey = cckey_str_.empty() ? 0 : std::strtoull(cckey_str_.c_str(), nullptr, 0);
@@ -664,8 +664,6 @@ public:
       }
       std::fflush(stdout);
       return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

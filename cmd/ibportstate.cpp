@@ -516,8 +516,6 @@ public:
       std::fwrite(buf, 1, len, stdout);
       std::free(buf);
       return rc;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

@@ -63,8 +63,6 @@ public:
       unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
       unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
       return dump(*s, path, start, end);
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

@@ -116,8 +116,6 @@ public:
       }
       std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
       return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

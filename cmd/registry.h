@@ -31,6 +31,27 @@ public:
   virtual int usage_status() const { return 2; }
 };
 
+// How a run() ends in failure: it throws one of these and the dispatcher
+// (run_command) writes what it says and returns its status, so that run()
+// holds the command's own logic only.  Any E: lines of our own are written
+// before throwing (ref_fail in cmd/target.h does both).
+//
+// The reference tools' failure: "<tool>: iberror: failed: <msg>" on stdout
+// (on stderr with --json), <tool> the name invoked, status 255.
+struct RefFail {
+  std::string msg;
+};
+// A usage error: "<tool>: <msg>" and an empty line when msg is not empty,
+// then the command's usage text, on stderr; status usage_status().
+struct UsageFail {
+  std::string msg;
+};
+// A plain failure: "E: <msg>" on stderr when msg is not empty, and status.
+struct ExitFail {
+  int status;
+  std::string msg = {};
+};
+
 // Up to four legacy names; unused slots are empty.
 struct NameList {
   std::string_view v[4];

@@ -78,8 +78,6 @@ public:
                   unsigned(info.actCount()), unsigned(info.priority()), unsigned(info.SMState()),
                   state_name(unsigned(info.SMState())));
       return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

@@ -63,10 +63,6 @@ public:
       IBPath path = ibcore::resolve_for_smp(*s->mad, target);
       if (ibcore::config().use_sa) return query_sa(*s, path, attr, mod);
       return query(*s, path, attr, mod);
-    } catch (const ibtool::SilentFail&) {
-      return 255;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(app_->get_name(), f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

@@ -343,7 +343,7 @@ public:
     const Op* op = find_op(args_[0]);
     if (!op) {
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
-      return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
+      throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
     try {
       std::string dest = args_[1];
@@ -360,8 +360,6 @@ public:
       } catch (const OpFail& f) {
         throw ibtool::RefFail{"operation " + args_[0] + ": " + f.msg};
       }
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }
