@@ -38,10 +38,6 @@ const char* type_word(const TraceNode& n) {
   }
 }
 
-struct RouteFail {
-  std::string msg;
-};
-
 class IbTracert : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -86,13 +82,7 @@ public:
                                          flags_.sm_port ? std::optional(sa_path_for(*s->mad, flags_.sm_port))
                                                         : std::nullopt);
       if (ports_file_.empty()) {
-        try {
-          trace(*s, args_[0], args_[1]);
-        } catch (const RouteFail& f) {
-          std::fflush(stdout);
-          if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
-          throw ibtool::RefFail{"Failed to get route information"};
-        }
+        trace(*s, args_[0], args_[1], "Failed to get route information");
         return 0;
       }
       // A line at a time: a pipe's pairs are traced as they come.
@@ -105,13 +95,7 @@ public:
         std::vector<std::string> w = ibcore::split_words(line);
         if (w.empty() || w[0][0] == '#') continue;
         std::string a = w[0], b = w.size() > 1 ? w[1] : std::string();
-        try {
-          trace(*s, a, b);
-        } catch (const RouteFail& f) {
-          std::fflush(stdout);
-          if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
-          throw ibtool::RefFail{"Failed to get route information at line " + std::to_string(lineno)};
-        }
+        trace(*s, a, b, "Failed to get route information at line " + std::to_string(lineno));
         ++n;
       }
       std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
@@ -148,9 +132,18 @@ private:
 
   std::string name(const TraceNode& n) const { return map_.remap(n.ni.nodeGUID(), n.desc); }
 
-  void trace(ibtool::Session& s, const std::string& src_arg, const std::string& dst_arg) {
+  // A trace that fails: our E: line saying why (when known), then the
+  // reference's iberror exit with fail_msg.
+  [[noreturn]] static void route_fail(const std::string& why, const std::string& fail_msg) {
+    std::fflush(stdout);
+    if (!why.empty()) ibcore::log::error("E: %s\n", why.c_str());
+    throw ibtool::RefFail{fail_msg};
+  }
+
+  void trace(ibtool::Session& s, const std::string& src_arg, const std::string& dst_arg,
+             const std::string& fail_msg) {
     uint16_t src = lid_of(s, src_arg), dst = lid_of(s, dst_arg);
-    if (!src || !dst) throw RouteFail{"can't resolve the source or destination address"};
+    if (!src || !dst) route_fail("can't resolve the source or destination address", fail_msg);
     // Each end by LID before the walk to it, as the reference does: a
     // broken route fails there (unless forced).
     auto reach = [&](uint16_t lid, iba::SMPNodeInfo* ni) {
@@ -160,7 +153,7 @@ private:
       } catch (const MADError& e) {
         if (!force_ || mlid_) {
           ibcore::report(e);
-          throw RouteFail{"can't reach to/from ports"};
+          route_fail("can't reach to/from ports", fail_msg);
         }
       }
     };
@@ -171,11 +164,11 @@ private:
       local = t.node_at({0});
     } catch (const MADError& e) {
       ibcore::report(e);
-      throw RouteFail{"can't query the local port"};
+      route_fail("can't query the local port", fail_msg);
     }
     TraceResult to_src = t.unicast(local, src);
     if (to_src.status != TraceStatus::Found)
-      throw RouteFail{to_src.detail + "; can't find a route to the src port"};
+      route_fail(to_src.detail + "; can't find a route to the src port", fail_msg);
     // -v: the hops from the local port to the source first (always in the
     // full format).
     if (config().verbose && !json_enabled())
@@ -187,7 +180,7 @@ private:
 
     if (mlid_) {
       TraceResult r = t.multicast(from, dst_ni.nodeGUID(), mlid_);
-      if (r.status != TraceStatus::Found) throw RouteFail{r.detail};
+      if (r.status != TraceStatus::Found) route_fail(r.detail, fail_msg);
       print_multicast(r);
       return;
     }
@@ -202,7 +195,7 @@ private:
     if (r.status == TraceStatus::BadEntry && part.size() > 1) part.pop_back();
     if (!part.empty()) part.back().outport = 0;
     print_unicast(part, false);
-    throw RouteFail{r.detail + "; can't find a route from src to dest"};
+    route_fail(r.detail + "; can't find a route from src to dest", fail_msg);
   }
 
   // A unicast hop: the port left by, then the node entered and its port.
