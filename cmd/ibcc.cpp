@@ -589,6 +589,8 @@ public:
     app.add_option("args", args_, "<op> <lid|guid> [op params]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
@@ -601,68 +603,64 @@ public:
     }
     // The reference reads the key with strtoull and no checks.
     uint64_t cckey = cckey_str_.empty() ? 0 : std::strtoull(cckey_str_.c_str(), nullptr, 0);
+    auto& cfg = ibcore::config();
+    if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
+    const std::string& dest = args_[1];
+    IBPath target;
+    auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
+    Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
     try {
-      auto& cfg = ibcore::config();
-      if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
-      const std::string& dest = args_[1];
-      IBPath target;
-      auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
-      Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
-      try {
-        ibcore::GmpPathResolver res(*s->mad);
-        c.path = res.resolve(target);
-      } catch (const ibcore::MADError& e) {
-        // A LID target is addressed directly by the reference: its first
-        // MAD fails instead.  Anything else needed the SA to be found.
-        if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, ibtool::cant_resolve(dest, "destination"));
-        c.path_error = std::current_exception();
-        c.path.DLID = target.DLID;
-      }
-      c.where = "Lid " + std::to_string(c.path.DLID);
-      // --json: the document is written once the op succeeded (a failure
-      // leaves stdout empty).
-      char* buf = nullptr;
-      size_t len = 0;
-      std::FILE* mem = nullptr;
-      std::unique_ptr<ibcore::TextOut> o;
-      std::unique_ptr<ibcore::JsonOut> j;
-      if (ibcore::json_enabled()) {
-        mem = ::open_memstream(&buf, &len);
-        if (!mem) throw ibcore::SysError(errno, "open_memstream");
-        o = std::make_unique<ibcore::TextOut>(mem);
-        j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
-        j->obj().ks("destination", c.where);
-        c.json = j.get();
-      }
-      auto drop = [&] {
-        j.reset();
-        o.reset();
-        if (mem) std::fclose(mem);
-        std::free(buf);
-        mem = nullptr;
-        buf = nullptr;
-      };
-      try {
-        op->fn(c);
-      } catch (...) {
-        drop();
-        throw;
-      }
-      if (j) {
-        j->end();
-        j->finish();
-        j.reset();
-        o.reset();
-        std::fclose(mem);
-        mem = nullptr;
-        std::fwrite(buf, 1, len, stdout);
-        std::free(buf);
-      }
-      std::fflush(stdout);
-      return 0;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+      ibcore::GmpPathResolver res(*s->mad);
+      c.path = res.resolve(target);
+    } catch (const ibcore::MADError& e) {
+      // A LID target is addressed directly by the reference: its first
+      // MAD fails instead.  Anything else needed the SA to be found.
+      if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, ibtool::cant_resolve(dest, "destination"));
+      c.path_error = std::current_exception();
+      c.path.DLID = target.DLID;
     }
+    c.where = "Lid " + std::to_string(c.path.DLID);
+    // --json: the document is written once the op succeeded (a failure
+    // leaves stdout empty).
+    char* buf = nullptr;
+    size_t len = 0;
+    std::FILE* mem = nullptr;
+    std::unique_ptr<ibcore::TextOut> o;
+    std::unique_ptr<ibcore::JsonOut> j;
+    if (ibcore::json_enabled()) {
+      mem = ::open_memstream(&buf, &len);
+      if (!mem) throw ibcore::SysError(errno, "open_memstream");
+      o = std::make_unique<ibcore::TextOut>(mem);
+      j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
+      j->obj().ks("destination", c.where);
+      c.json = j.get();
+    }
+    auto drop = [&] {
+      j.reset();
+      o.reset();
+      if (mem) std::fclose(mem);
+      std::free(buf);
+      mem = nullptr;
+      buf = nullptr;
+    };
+    try {
+      op->fn(c);
+    } catch (...) {
+      drop();
+      throw;
+    }
+    if (j) {
+      j->end();
+      j->finish();
+      j.reset();
+      o.reset();
+      std::fclose(mem);
+      mem = nullptr;
+      std::fwrite(buf, 1, len, stdout);
+      std::free(buf);
+    }
+    std::fflush(stdout);
+    return 0;
   }
 
 private:

@@ -55,6 +55,8 @@ public:
     app.add_option("args", args_, "<src-addr> <dest-addr>");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     const std::string tool = app_->get_name();
     if (json_enabled() && !ports_file_.empty()) {
@@ -66,43 +68,39 @@ public:
       ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
       return 2;
     }
+    std::unique_ptr<ibtool::Session> s;
     try {
-      std::unique_ptr<ibtool::Session> s;
-      try {
-        s = std::make_unique<ibtool::Session>(ibtool::open_session());
-      } catch (const std::exception& e) {
-        const auto& c = config();
-        ibtool::ref_fail(e, "Failed to open '" + (c.ca.empty() ? std::string("(null)") : c.ca) + "' port '" +
-                                std::to_string(c.port) + "'");
-      }
-      map_ = NodeNameMap::open(config().node_name_map);
-      // --sa: every read below is an SA record read (no SMP is sent).
-      // -s names the SM, whose SA answers.
-      src_ = std::make_unique<SmpSource>(*s->mad, std::nullopt,
-                                         flags_.sm_port ? std::optional(sa_path_for(*s->mad, flags_.sm_port))
-                                                        : std::nullopt);
-      if (ports_file_.empty()) {
-        trace(*s, args_[0], args_[1], "Failed to get route information");
-        return 0;
-      }
-      // A line at a time: a pipe's pairs are traced as they come.
-      ibcore::LineReader in(ports_file_);
-      if (!in) throw ibtool::RefFail{"cannot open ports-file " + ports_file_};
-      std::string_view line;
-      unsigned n = 0, lineno = 0;
-      while (in.next(line)) {
-        ++lineno;
-        std::vector<std::string> w = ibcore::split_words(line);
-        if (w.empty() || w[0][0] == '#') continue;
-        std::string a = w[0], b = w.size() > 1 ? w[1] : std::string();
-        trace(*s, a, b, "Failed to get route information at line " + std::to_string(lineno));
-        ++n;
-      }
-      std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
-      return 0;
+      s = std::make_unique<ibtool::Session>(ibtool::open_session());
     } catch (const std::exception& e) {
-      return ibcore::report(e);
+      const auto& c = config();
+      ibtool::ref_fail(e, "Failed to open '" + (c.ca.empty() ? std::string("(null)") : c.ca) + "' port '" +
+                              std::to_string(c.port) + "'");
     }
+    map_ = NodeNameMap::open(config().node_name_map);
+    // --sa: every read below is an SA record read (no SMP is sent).
+    // -s names the SM, whose SA answers.
+    src_ = std::make_unique<SmpSource>(*s->mad, std::nullopt,
+                                       flags_.sm_port ? std::optional(sa_path_for(*s->mad, flags_.sm_port))
+                                                      : std::nullopt);
+    if (ports_file_.empty()) {
+      trace(*s, args_[0], args_[1], "Failed to get route information");
+      return 0;
+    }
+    // A line at a time: a pipe's pairs are traced as they come.
+    ibcore::LineReader in(ports_file_);
+    if (!in) throw ibtool::RefFail{"cannot open ports-file " + ports_file_};
+    std::string_view line;
+    unsigned n = 0, lineno = 0;
+    while (in.next(line)) {
+      ++lineno;
+      std::vector<std::string> w = ibcore::split_words(line);
+      if (w.empty() || w[0][0] == '#') continue;
+      std::string a = w[0], b = w.size() > 1 ? w[1] : std::string();
+      trace(*s, a, b, "Failed to get route information at line " + std::to_string(lineno));
+      ++n;
+    }
+    std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
+    return 0;
   }
 
 private:

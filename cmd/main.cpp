@@ -14,6 +14,7 @@
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
+#include "core/error.h"
 #include "core/mkdirs.h"
 #include "core/log.h"
 
@@ -176,8 +177,9 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
     return f.status;
   } catch (const std::exception& e) {
-    // Last resort: commands report their own errors; this only keeps an
-    // unexpected failure from becoming a crash.
+    if (cmd->reports_errors()) return ibcore::report(e);
+    // Last resort: this only keeps an unexpected failure from becoming a
+    // crash.
     ibcore::log::error("E: %s\n", e.what());
     return 1;
   }

@@ -83,12 +83,10 @@ public:
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    try {
-      return work();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    return work();
   }
 
 private:

@@ -29,6 +29,11 @@ public:
   // Exit status used when the arguments do not parse (the reference tools
   // mostly exit 2 from their usage printer; a few use 255 or 1).
   virtual int usage_status() const { return 2; }
+  // How an error run() lets out ends.  true: the library's report
+  // (ibcore::report: an E: line a layer, status 255), for a command whose
+  // work may fail anywhere; false: the dispatcher's last resort for the
+  // unexpected, "E: <what>" and status 1.
+  virtual bool reports_errors() const { return false; }
 };
 
 // How a run() ends in failure: it throws one of these and the dispatcher

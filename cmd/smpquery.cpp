@@ -337,6 +337,8 @@ public:
     app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
@@ -345,20 +347,16 @@ public:
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
-    try {
-      std::string dest = args_[1];
-      if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
-      IBPath target;
-      std::unique_ptr<ibtool::Session> s;
-      s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
-      ibcore::SmpSource src(*s->mad);
-      Ctx c{src, {}, {}, extended_, show_keys_, args_[0]};
-      c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
-      if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
-      return op->fn(c);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    std::string dest = args_[1];
+    if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
+    IBPath target;
+    std::unique_ptr<ibtool::Session> s;
+    s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
+    ibcore::SmpSource src(*s->mad);
+    Ctx c{src, {}, {}, extended_, show_keys_, args_[0]};
+    c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
+    if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
+    return op->fn(c);
   }
 
 private:

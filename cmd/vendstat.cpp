@@ -105,12 +105,10 @@ public:
     });
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    try {
-      return work();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    return work();
   }
 
 private:
