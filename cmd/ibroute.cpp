@@ -54,8 +54,7 @@ public:
     // getopt takes "-1" for an option the tool does not have: usage.
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (args_.empty() || dash) {
-      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
-      return 2;
+      throw ibtool::UsageFail{};
     }
     const std::string tool = app_->get_name();
     IBPath target;

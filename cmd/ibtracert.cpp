@@ -65,8 +65,7 @@ public:
     }
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (dash || (ports_file_.empty() && args_.size() < 2)) {
-      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
-      return 2;
+      throw ibtool::UsageFail{};
     }
     std::unique_ptr<ibtool::Session> s;
     try {
