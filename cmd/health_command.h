@@ -3,7 +3,7 @@
 // and of the python-rdma subnet tools (ibprint*, ibfindnodesusing):
 // their work may fail anywhere (discovery, a MAD, a file), and a failure is
 // reported the library's way, one line a layer on stderr, with
-// ibcore::report's exit status.
+// ibcore::report's exit status (reports_errors: the dispatcher does it).
 #pragma once
 
 #include <exception>
@@ -15,13 +15,8 @@ namespace ibtool {
 
 class HealthCommand : public Command {
 public:
-  int run() final {
-    try {
-      return work();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
-  }
+  int run() final { return work(); }
+  bool reports_errors() const final { return true; }
 
 protected:
   // The command itself; returns the exit status.

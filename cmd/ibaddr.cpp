@@ -30,33 +30,29 @@ public:
     app.add_option("args", args_, "[<lid|dr_path|guid>]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
+    // No argument: the local port itself (DR path 0).
+    std::vector<std::string> a = args_.empty() ? std::vector<std::string>{"0"} : args_;
+    ibtool::TargetFlags f = flags_;
+    if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
+    IBPath target;
+    auto s = ibtool::open_for_target(tool, f, a, 0, target, a[0]);
+    IBPath path = ibtool::resolve_or_fail(*s, target, a[0], flags_.sm_port);
+    ibcore::SmpSource src(*s->mad);
+    iba::SMPNodeInfo ni;
+    iba::SMPPortInfo pi;
     try {
-      // No argument: the local port itself (DR path 0).
-      std::vector<std::string> a = args_.empty() ? std::vector<std::string>{"0"} : args_;
-      ibtool::TargetFlags f = flags_;
-      if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
-      IBPath target;
-      auto s = ibtool::open_for_target(tool, f, a, 0, target, a[0]);
-      IBPath path = ibtool::resolve_or_fail(*s, target, a[0], flags_.sm_port);
-      ibcore::SmpSource src(*s->mad);
-      iba::SMPNodeInfo ni;
-      iba::SMPPortInfo pi;
-      try {
-        ni = src.SubnGet<iba::SMPNodeInfo>(path);
-        pi = src.SubnGet<iba::SMPPortInfo>(path, 0);
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "can't resolve requested address");
-      }
-      print(ni, pi);
-      return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
+      ni = src.SubnGet<iba::SMPNodeInfo>(path);
+      pi = src.SubnGet<iba::SMPPortInfo>(path, 0);
     } catch (const std::exception& e) {
-      return ibcore::report(e);
+      ibtool::ref_fail(e, "can't resolve requested address");
     }
+    print(ni, pi);
+    return 0;
   }
 
 private:

@@ -41,11 +41,6 @@ namespace {
 using ibcore::IBPath;
 namespace ref = iba::ref;
 
-// An operation failed: "operation <op>: <msg>" on stdout, status 255.
-struct OpFail {
-  std::string msg;
-};
-
 // --- formats of the reference's CC dumps -----------------------------------------
 
 // Hex zero padded to the field's width in whole bytes (a 4 bit field: 0x0d).
@@ -161,6 +156,10 @@ struct Ctx {
   std::vector<std::string> params;
   std::string where;               // "Lid N"
   ibcore::JsonOut* json = nullptr; // --json (ibccquery): the document being written
+  std::string op;                  // as given on the command line
+
+  // An op's failure: "operation <op>: <msg>", the reference's iberror exit.
+  [[noreturn]] void fail(const std::string& msg) const { throw ibtool::RefFail{"operation " + op + ": " + msg}; }
 
   // --json: a structure's fields (zero padded as dump_at pads), into the
   // object being written, or as an object under key.
@@ -202,7 +201,7 @@ struct Ctx {
       return call(iba::method::GET, attr, amod);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      throw OpFail{what};
+      fail(what);
     }
   }
   void set(uint16_t attr, uint32_t amod, std::span<const uint8_t> payload, const char* what) {
@@ -210,7 +209,7 @@ struct Ctx {
       call(iba::method::SET, attr, amod, payload);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      throw OpFail{what};
+      fail(what);
     }
   }
   // NodeInfo of the target by SMP (SwitchPortCongestionSetting).
@@ -225,7 +224,7 @@ struct Ctx {
       return mad.SubnGet<iba::SMPNodeInfo>(sp);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      throw OpFail{what};
+      fail(what);
     }
   }
   std::string header(const char* name) const { return std::string("# ") + name + ": " + where + "\n"; }
@@ -257,7 +256,7 @@ void q_ck(Ctx& c) {
 void q_cl(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionLogSwitch>(), 0, "congestion log query failed");
   unsigned type = d.empty() ? 0 : d[0];
-  if (type != 1 && type != 2) throw OpFail{"unrecognized log type"};
+  if (type != 1 && type != 2) c.fail("unrecognized log type");
   if (c.json)
     return c.emit("CongestionLog", type == 1 ? iba::CCCongestionLogSwitch::DESC : iba::CCCongestionLogCA::DESC, d);
   std::string out = c.header("CongestionLog") + dump_at(iba::CCCongestionLogSwitch::DESC, d, 0, LOG_LINES);
@@ -293,7 +292,7 @@ constexpr unsigned SP_PER_BLOCK = 32;  // A10.4.3.6
 void q_sp(Ctx& c) {
   long port = c.params.empty() ? 0 : std::strtol(c.params[0].c_str(), nullptr, 0);
   auto ni = c.node_info("node info query failed");
-  if (ni.nodeType() != 2) throw OpFail{"destination not a switch"};
+  if (ni.nodeType() != 2) c.fail("destination not a switch");
   unsigned nports = unsigned(ni.numPorts());
   if (!c.json) {
     std::printf("%s", c.header("SwitchPortCongestionSetting").c_str());
@@ -308,7 +307,7 @@ void q_sp(Ctx& c) {
   };
   if (c.json) c.json->key("SwitchPortCongestionSetting").arr();
   if (port) {
-    if (port < 0 || unsigned(port) > nports) throw OpFail{"invalid port number specified"};
+    if (port < 0 || unsigned(port) > nports) c.fail("invalid port number specified");
     auto d = c.get(attr_of<iba::CCSwitchPortCongestionSetting>(), unsigned(port) / SP_PER_BLOCK,
                    "switch port congestion setting query failed");
     size_t off = (unsigned(port) % SP_PER_BLOCK) * ed.size;
@@ -398,27 +397,27 @@ void q_ti(Ctx& c) {
 
 // The reference's number parsing: base 0 (hex digits only for mask bytes),
 // the whole argument must be a number, range errors named.
-uint64_t num64(const std::string& s) {
+uint64_t num64(const Ctx& c, const std::string& s) {
   errno = 0;
   char* end = nullptr;
   uint64_t v = std::strtoull(s.c_str(), &end, 0);
-  if ((end && *end) || errno) throw OpFail{errno == ERANGE ? "value out of range" : "invalid integer input"};
+  if ((end && *end) || errno) c.fail(errno == ERANGE ? "value out of range" : "invalid integer input");
   return v;
 }
-uint32_t num32(const std::string& s) {
+uint32_t num32(const Ctx& c, const std::string& s) {
   errno = 0;
   char* end = nullptr;
   unsigned long v = std::strtoul(s.c_str(), &end, 0);
-  if ((end && *end) || errno) throw OpFail{errno == ERANGE ? "value out of range" : "invalid integer input"};
+  if ((end && *end) || errno) c.fail(errno == ERANGE ? "value out of range" : "invalid integer input");
   return uint32_t(v);  // the reference keeps the low 32 bits
 }
 // A 256 bit mask given as hex digits (optional 0x), right aligned.
-std::vector<uint8_t> mask256(const std::string& arg) {
+std::vector<uint8_t> mask256(const Ctx& c, const std::string& arg) {
   std::string s = arg;
   if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) s = s.substr(2);
   for (char ch : s)
-    if (!isxdigit(static_cast<unsigned char>(ch))) throw OpFail{"invalid hex digit read"};
-  if (s.size() > 64) throw OpFail{"hex code too long"};
+    if (!isxdigit(static_cast<unsigned char>(ch))) c.fail("invalid hex digit read");
+  if (s.size() > 64) c.fail("hex code too long");
   std::vector<uint8_t> out(32, 0);
   if (s.size() % 2) s = "0" + s;
   size_t start = 32 - s.size() / 2;
@@ -426,10 +425,10 @@ std::vector<uint8_t> mask256(const std::string& arg) {
   return out;
 }
 // "shift:multiplier"
-std::pair<uint32_t, uint32_t> cct_entry(const std::string& s) {
+std::pair<uint32_t, uint32_t> cct_entry(const Ctx& c, const std::string& s) {
   auto colon = s.find(':');
-  if (colon == std::string::npos) throw OpFail{"ccts are formatted shift:multiplier"};
-  return {num32(s.substr(0, colon)), num32(s.substr(colon + 1))};
+  if (colon == std::string::npos) c.fail("ccts are formatted shift:multiplier");
+  return {num32(c, s.substr(0, colon)), num32(c, s.substr(colon + 1))};
 }
 
 void set_bytes(const iba::StructDesc& d, uint8_t* buf, const char* field, const std::vector<uint8_t>& v) {
@@ -439,12 +438,12 @@ void set_bytes(const iba::StructDesc& d, uint8_t* buf, const char* field, const 
 
 void c_ck(Ctx& c) {
   auto& p = c.params;
-  if (p.size() != 4) throw OpFail{"invalid number of parameters for CongestionKeyInfo"};
-  uint64_t key = num64(p[0]);
-  uint32_t protect = num32(p[1]), lease = num32(p[2]), viol = num32(p[3]);
-  if (protect > 1) throw OpFail{"invalid cc_keyprotectbit value"};
-  if (lease > USHRT_MAX) throw OpFail{"invalid cc_keyleaseperiod value"};
-  if (viol > USHRT_MAX) throw OpFail{"invalid cc_keyviolations value"};
+  if (p.size() != 4) c.fail("invalid number of parameters for CongestionKeyInfo");
+  uint64_t key = num64(c, p[0]);
+  uint32_t protect = num32(c, p[1]), lease = num32(c, p[2]), viol = num32(c, p[3]);
+  if (protect > 1) c.fail("invalid cc_keyprotectbit value");
+  if (lease > USHRT_MAX) c.fail("invalid cc_keyleaseperiod value");
+  if (viol > USHRT_MAX) c.fail("invalid cc_keyviolations value");
   iba::CCCongestionKeyInfo k;
   k.set_CCKey(key);
   k.set_CCKeyProtectBit(protect);
@@ -455,13 +454,13 @@ void c_ck(Ctx& c) {
 }
 void c_ss(Ctx& c) {
   auto& p = c.params;
-  if (p.size() != 8) throw OpFail{"invalid number of parameters for SwitchCongestionSetting"};
-  uint32_t control_map = num32(p[0]);
-  auto victim = mask256(p[1]);
-  auto credit = mask256(p[2]);
-  uint32_t threshold = num32(p[3]), packet_size = num32(p[4]), cs_threshold = num32(p[5]);
-  auto [shift, mult] = cct_entry(p[6]);
-  uint32_t marking = num32(p[7]);
+  if (p.size() != 8) c.fail("invalid number of parameters for SwitchCongestionSetting");
+  uint32_t control_map = num32(c, p[0]);
+  auto victim = mask256(c, p[1]);
+  auto credit = mask256(c, p[2]);
+  uint32_t threshold = num32(c, p[3]), packet_size = num32(c, p[4]), cs_threshold = num32(c, p[5]);
+  auto [shift, mult] = cct_entry(c, p[6]);
+  uint32_t marking = num32(c, p[7]);
   iba::CCSwitchCongestionSetting s;
   s.set_controlMap(control_map);
   set_bytes(iba::CCSwitchCongestionSetting::DESC, s.raw(), "victimMask", victim);
@@ -476,12 +475,12 @@ void c_ss(Ctx& c) {
 }
 void c_sp(Ctx& c) {
   auto& p = c.params;
-  if (p.size() != 6) throw OpFail{"invalid number of parameters for SwitchPortCongestion"};
-  uint32_t port = num32(p[0]), valid = num32(p[1]), type = num32(p[2]), threshold = num32(p[3]),
-           packet_size = num32(p[4]), marking = num32(p[5]);
+  if (p.size() != 6) c.fail("invalid number of parameters for SwitchPortCongestion");
+  uint32_t port = num32(c, p[0]), valid = num32(c, p[1]), type = num32(c, p[2]), threshold = num32(c, p[3]),
+           packet_size = num32(c, p[4]), marking = num32(c, p[5]);
   auto ni = c.node_info("node info config failed");
-  if (ni.nodeType() != 2) throw OpFail{"destination not a switch"};
-  if (port > ni.numPorts()) throw OpFail{"invalid port number specified"};
+  if (ni.nodeType() != 2) c.fail("destination not a switch");
+  if (port > ni.numPorts()) c.fail("invalid port number specified");
   // Only one port changes: read its block, change its element, write back.
   uint32_t block = port / SP_PER_BLOCK;
   auto d = c.get(attr_of<iba::CCSwitchPortCongestionSetting>(), block, "switch port congestion setting query failed");
@@ -500,9 +499,9 @@ void c_sp(Ctx& c) {
 }
 void c_cs(Ctx& c) {
   auto& p = c.params;
-  if (p.size() != 6) throw OpFail{"invalid number of parameters for CACongestionSetting"};
-  uint32_t port_control = num32(p[0]), control_map = num32(p[1]), timer = num32(p[2]), increase = num32(p[3]),
-           trigger = num32(p[4]), min = num32(p[5]);
+  if (p.size() != 6) c.fail("invalid number of parameters for CACongestionSetting");
+  uint32_t port_control = num32(c, p[0]), control_map = num32(c, p[1]), timer = num32(c, p[2]), increase = num32(c, p[3]),
+           trigger = num32(c, p[4]), min = num32(c, p[5]);
   iba::CCCACongestionSetting s;
   s.set_portControl(port_control & 0xffff);
   s.set_controlMap(control_map & 0xffff);
@@ -520,15 +519,15 @@ void c_cs(Ctx& c) {
 }
 void c_ct(Ctx& c) {
   auto& p = c.params;
-  if (p.size() < 2 || p.size() > 66) throw OpFail{"invalid number of parameters for CongestionControlTable"};
-  uint32_t limit = num32(p[0]), index = num32(p[1]);
+  if (p.size() < 2 || p.size() > 66) c.fail("invalid number of parameters for CongestionControlTable");
+  uint32_t limit = num32(c, p[0]), index = num32(c, p[1]);
   size_t n = p.size() - 2;
   if (limit && uint64_t(limit) + 1 != uint64_t(index) * 64 + n)
-    throw OpFail{"invalid number of cct entries input given ccti_limit and index"};
+    c.fail("invalid number of cct entries input given ccti_limit and index");
   iba::CCCongestionControlTable t;
   t.set_CCTILimit(limit & 0xffff);
   for (size_t i = 0; i < n; ++i) {
-    auto [shift, mult] = cct_entry(p[2 + i]);
+    auto [shift, mult] = cct_entry(c, p[2 + i]);
     iba::CCCongestionControlTableEntry e;
     e.set_CCTShift(shift & 3);
     e.set_CCTMultiplier(mult & 0x3fff);
@@ -590,6 +589,8 @@ public:
     app.add_option("args", args_, "<op> <lid|guid> [op params]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
@@ -598,77 +599,68 @@ public:
       if (!strcasecmp(args_[0].c_str(), o.name) || !strcasecmp(args_[0].c_str(), o.alias)) op = &o;
     if (!op) {
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
-      return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
+      throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
     // The reference reads the key with strtoull and no checks.
     uint64_t cckey = cckey_str_.empty() ? 0 : std::strtoull(cckey_str_.c_str(), nullptr, 0);
+    auto& cfg = ibcore::config();
+    if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
+    const std::string& dest = args_[1];
+    IBPath target;
+    auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
+    Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
     try {
-      auto& cfg = ibcore::config();
-      if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
-      const std::string& dest = args_[1];
-      IBPath target;
-      auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
-      Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}};
-      try {
-        ibcore::GmpPathResolver res(*s->mad);
-        c.path = res.resolve(target);
-      } catch (const ibcore::MADError& e) {
-        // A LID target is addressed directly by the reference: its first
-        // MAD fails instead.  Anything else needed the SA to be found.
-        if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, ibtool::cant_resolve(dest, "destination"));
-        c.path_error = std::current_exception();
-        c.path.DLID = target.DLID;
-      }
-      c.where = "Lid " + std::to_string(c.path.DLID);
-      // --json: the document is written once the op succeeded (a failure
-      // leaves stdout empty).
-      char* buf = nullptr;
-      size_t len = 0;
-      std::FILE* mem = nullptr;
-      std::unique_ptr<ibcore::TextOut> o;
-      std::unique_ptr<ibcore::JsonOut> j;
-      if (ibcore::json_enabled()) {
-        mem = ::open_memstream(&buf, &len);
-        if (!mem) throw ibcore::SysError(errno, "open_memstream");
-        o = std::make_unique<ibcore::TextOut>(mem);
-        j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
-        j->obj().ks("destination", c.where);
-        c.json = j.get();
-      }
-      auto drop = [&] {
-        j.reset();
-        o.reset();
-        if (mem) std::fclose(mem);
-        std::free(buf);
-        mem = nullptr;
-        buf = nullptr;
-      };
-      try {
-        op->fn(c);
-      } catch (const OpFail& f) {
-        drop();
-        throw ibtool::RefFail{"operation " + args_[0] + ": " + f.msg};
-      } catch (...) {
-        drop();
-        throw;
-      }
-      if (j) {
-        j->end();
-        j->finish();
-        j.reset();
-        o.reset();
-        std::fclose(mem);
-        mem = nullptr;
-        std::fwrite(buf, 1, len, stdout);
-        std::free(buf);
-      }
-      std::fflush(stdout);
-      return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+      ibcore::GmpPathResolver res(*s->mad);
+      c.path = res.resolve(target);
+    } catch (const ibcore::MADError& e) {
+      // A LID target is addressed directly by the reference: its first
+      // MAD fails instead.  Anything else needed the SA to be found.
+      if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, ibtool::cant_resolve(dest, "destination"));
+      c.path_error = std::current_exception();
+      c.path.DLID = target.DLID;
     }
+    c.where = "Lid " + std::to_string(c.path.DLID);
+    // --json: the document is written once the op succeeded (a failure
+    // leaves stdout empty).
+    char* buf = nullptr;
+    size_t len = 0;
+    std::FILE* mem = nullptr;
+    std::unique_ptr<ibcore::TextOut> o;
+    std::unique_ptr<ibcore::JsonOut> j;
+    if (ibcore::json_enabled()) {
+      mem = ::open_memstream(&buf, &len);
+      if (!mem) throw ibcore::SysError(errno, "open_memstream");
+      o = std::make_unique<ibcore::TextOut>(mem);
+      j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
+      j->obj().ks("destination", c.where);
+      c.json = j.get();
+    }
+    auto drop = [&] {
+      j.reset();
+      o.reset();
+      if (mem) std::fclose(mem);
+      std::free(buf);
+      mem = nullptr;
+      buf = nullptr;
+    };
+    try {
+      op->fn(c);
+    } catch (...) {
+      drop();
+      throw;
+    }
+    if (j) {
+      j->end();
+      j->finish();
+      j.reset();
+      o.reset();
+      std::fclose(mem);
+      mem = nullptr;
+      std::fwrite(buf, 1, len, stdout);
+      std::free(buf);
+    }
+    std::fflush(stdout);
+    return 0;
   }
 
 private:

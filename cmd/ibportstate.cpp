@@ -465,6 +465,8 @@ public:
     app.add_option("args", args_, "<dest dr_path|lid|guid> <portnum> [<op>]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
@@ -479,48 +481,42 @@ public:
         return usage_status();
       }
     }
-    try {
-      IBPath target;
-      auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-      IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
-      int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
-      Request r = parse_ops(args_, 2);
-      PortState ps(*s->mad, show_keys_);
-      if (!ibcore::json_enabled()) return ps.run(path, portnum, r);
-      if ((r.op >= 0 && r.op != QUERY) || r.changed) {
-        ibcore::log::error("E: %s: --json shows a query; a change of the port is shown as text only\n",
-                     tool.c_str());
-        return usage_status();
-      }
-      // The document is kept until the queries are done: a failure leaves
-      // stdout empty, not half a document.
-      char* buf = nullptr;
-      size_t len = 0;
-      std::FILE* mem = ::open_memstream(&buf, &len);
-      if (!mem) throw ibcore::SysError(errno, "open_memstream");
-      int rc;
-      try {
-        ibcore::TextOut o(mem);
-        ibcore::JsonOut j(o, ibcore::json_pretty());
-        g_json = &j;
-        rc = ps.run(path, portnum, r);
-        g_json = nullptr;
-        j.finish();
-      } catch (...) {
-        g_json = nullptr;
-        std::fclose(mem);
-        std::free(buf);
-        throw;
-      }
-      std::fclose(mem);
-      std::fwrite(buf, 1, len, stdout);
-      std::free(buf);
-      return rc;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+    IBPath target;
+    auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+    IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
+    int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
+    Request r = parse_ops(args_, 2);
+    PortState ps(*s->mad, show_keys_);
+    if (!ibcore::json_enabled()) return ps.run(path, portnum, r);
+    if ((r.op >= 0 && r.op != QUERY) || r.changed) {
+      ibcore::log::error("E: %s: --json shows a query; a change of the port is shown as text only\n",
+                   tool.c_str());
+      return usage_status();
     }
+    // The document is kept until the queries are done: a failure leaves
+    // stdout empty, not half a document.
+    char* buf = nullptr;
+    size_t len = 0;
+    std::FILE* mem = ::open_memstream(&buf, &len);
+    if (!mem) throw ibcore::SysError(errno, "open_memstream");
+    int rc;
+    try {
+      ibcore::TextOut o(mem);
+      ibcore::JsonOut j(o, ibcore::json_pretty());
+      g_json = &j;
+      rc = ps.run(path, portnum, r);
+      g_json = nullptr;
+      j.finish();
+    } catch (...) {
+      g_json = nullptr;
+      std::fclose(mem);
+      std::free(buf);
+      throw;
+    }
+    std::fclose(mem);
+    std::fwrite(buf, 1, len, stdout);
+    std::free(buf);
+    return rc;
   }
 
 private:

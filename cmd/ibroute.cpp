@@ -48,26 +48,21 @@ public:
     app.add_option("args", args_, "<dest dr_path|lid|guid> [<startlid> [<endlid>]]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     // getopt takes "-1" for an option the tool does not have: usage.
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (args_.empty() || dash) {
-      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
-      return 2;
+      throw ibtool::UsageFail{};
     }
     const std::string tool = app_->get_name();
-    try {
-      IBPath target;
-      auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-      IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
-      unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
-      unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
-      return dump(*s, path, start, end);
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    IBPath target;
+    auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+    IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
+    unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
+    unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
+    return dump(*s, path, start, end);
   }
 
 private:

@@ -38,10 +38,6 @@ const char* type_word(const TraceNode& n) {
   }
 }
 
-struct RouteFail {
-  std::string msg;
-};
-
 class IbTracert : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -59,6 +55,8 @@ public:
     app.add_option("args", args_, "<src-addr> <dest-addr>");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     const std::string tool = app_->get_name();
     if (json_enabled() && !ports_file_.empty()) {
@@ -67,60 +65,41 @@ public:
     }
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (dash || (ports_file_.empty() && args_.size() < 2)) {
-      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
-      return 2;
+      throw ibtool::UsageFail{};
     }
+    std::unique_ptr<ibtool::Session> s;
     try {
-      std::unique_ptr<ibtool::Session> s;
-      try {
-        s = std::make_unique<ibtool::Session>(ibtool::open_session());
-      } catch (const std::exception& e) {
-        const auto& c = config();
-        ibtool::ref_fail(e, "Failed to open '" + (c.ca.empty() ? std::string("(null)") : c.ca) + "' port '" +
-                                std::to_string(c.port) + "'");
-      }
-      map_ = NodeNameMap::open(config().node_name_map);
-      // --sa: every read below is an SA record read (no SMP is sent).
-      // -s names the SM, whose SA answers.
-      src_ = std::make_unique<SmpSource>(*s->mad, std::nullopt,
-                                         flags_.sm_port ? std::optional(sa_path_for(*s->mad, flags_.sm_port))
-                                                        : std::nullopt);
-      if (ports_file_.empty()) {
-        try {
-          trace(*s, args_[0], args_[1]);
-        } catch (const RouteFail& f) {
-          std::fflush(stdout);
-          if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
-          throw ibtool::RefFail{"Failed to get route information"};
-        }
-        return 0;
-      }
-      // A line at a time: a pipe's pairs are traced as they come.
-      ibcore::LineReader in(ports_file_);
-      if (!in) throw ibtool::RefFail{"cannot open ports-file " + ports_file_};
-      std::string_view line;
-      unsigned n = 0, lineno = 0;
-      while (in.next(line)) {
-        ++lineno;
-        std::vector<std::string> w = ibcore::split_words(line);
-        if (w.empty() || w[0][0] == '#') continue;
-        std::string a = w[0], b = w.size() > 1 ? w[1] : std::string();
-        try {
-          trace(*s, a, b);
-        } catch (const RouteFail& f) {
-          std::fflush(stdout);
-          if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
-          throw ibtool::RefFail{"Failed to get route information at line " + std::to_string(lineno)};
-        }
-        ++n;
-      }
-      std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
-      return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
+      s = std::make_unique<ibtool::Session>(ibtool::open_session());
     } catch (const std::exception& e) {
-      return ibcore::report(e);
+      const auto& c = config();
+      ibtool::ref_fail(e, "Failed to open '" + (c.ca.empty() ? std::string("(null)") : c.ca) + "' port '" +
+                              std::to_string(c.port) + "'");
     }
+    map_ = NodeNameMap::open(config().node_name_map);
+    // --sa: every read below is an SA record read (no SMP is sent).
+    // -s names the SM, whose SA answers.
+    src_ = std::make_unique<SmpSource>(*s->mad, std::nullopt,
+                                       flags_.sm_port ? std::optional(sa_path_for(*s->mad, flags_.sm_port))
+                                                      : std::nullopt);
+    if (ports_file_.empty()) {
+      trace(*s, args_[0], args_[1], "Failed to get route information");
+      return 0;
+    }
+    // A line at a time: a pipe's pairs are traced as they come.
+    ibcore::LineReader in(ports_file_);
+    if (!in) throw ibtool::RefFail{"cannot open ports-file " + ports_file_};
+    std::string_view line;
+    unsigned n = 0, lineno = 0;
+    while (in.next(line)) {
+      ++lineno;
+      std::vector<std::string> w = ibcore::split_words(line);
+      if (w.empty() || w[0][0] == '#') continue;
+      std::string a = w[0], b = w.size() > 1 ? w[1] : std::string();
+      trace(*s, a, b, "Failed to get route information at line " + std::to_string(lineno));
+      ++n;
+    }
+    std::printf("%u lid/guid pairs processed from %s\n", n, ports_file_.c_str());
+    return 0;
   }
 
 private:
@@ -150,9 +129,18 @@ private:
 
   std::string name(const TraceNode& n) const { return map_.remap(n.ni.nodeGUID(), n.desc); }
 
-  void trace(ibtool::Session& s, const std::string& src_arg, const std::string& dst_arg) {
+  // A trace that fails: our E: line saying why (when known), then the
+  // reference's iberror exit with fail_msg.
+  [[noreturn]] static void route_fail(const std::string& why, const std::string& fail_msg) {
+    std::fflush(stdout);
+    if (!why.empty()) ibcore::log::error("E: %s\n", why.c_str());
+    throw ibtool::RefFail{fail_msg};
+  }
+
+  void trace(ibtool::Session& s, const std::string& src_arg, const std::string& dst_arg,
+             const std::string& fail_msg) {
     uint16_t src = lid_of(s, src_arg), dst = lid_of(s, dst_arg);
-    if (!src || !dst) throw RouteFail{"can't resolve the source or destination address"};
+    if (!src || !dst) route_fail("can't resolve the source or destination address", fail_msg);
     // Each end by LID before the walk to it, as the reference does: a
     // broken route fails there (unless forced).
     auto reach = [&](uint16_t lid, iba::SMPNodeInfo* ni) {
@@ -162,7 +150,7 @@ private:
       } catch (const MADError& e) {
         if (!force_ || mlid_) {
           ibcore::report(e);
-          throw RouteFail{"can't reach to/from ports"};
+          route_fail("can't reach to/from ports", fail_msg);
         }
       }
     };
@@ -173,11 +161,11 @@ private:
       local = t.node_at({0});
     } catch (const MADError& e) {
       ibcore::report(e);
-      throw RouteFail{"can't query the local port"};
+      route_fail("can't query the local port", fail_msg);
     }
     TraceResult to_src = t.unicast(local, src);
     if (to_src.status != TraceStatus::Found)
-      throw RouteFail{to_src.detail + "; can't find a route to the src port"};
+      route_fail(to_src.detail + "; can't find a route to the src port", fail_msg);
     // -v: the hops from the local port to the source first (always in the
     // full format).
     if (config().verbose && !json_enabled())
@@ -189,7 +177,7 @@ private:
 
     if (mlid_) {
       TraceResult r = t.multicast(from, dst_ni.nodeGUID(), mlid_);
-      if (r.status != TraceStatus::Found) throw RouteFail{r.detail};
+      if (r.status != TraceStatus::Found) route_fail(r.detail, fail_msg);
       print_multicast(r);
       return;
     }
@@ -204,7 +192,7 @@ private:
     if (r.status == TraceStatus::BadEntry && part.size() > 1) part.pop_back();
     if (!part.empty()) part.back().outport = 0;
     print_unicast(part, false);
-    throw RouteFail{r.detail + "; can't find a route from src to dest"};
+    route_fail(r.detail + "; can't find a route from src to dest", fail_msg);
   }
 
   // A unicast hop: the port left by, then the node entered and its port.

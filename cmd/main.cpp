@@ -13,6 +13,8 @@
 #include "cmd/completion.h"
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
+#include "cmd/target.h"
+#include "core/error.h"
 #include "core/mkdirs.h"
 #include "core/log.h"
 
@@ -63,6 +65,15 @@ int print_help_list() {
     std::printf("  %-20.*s %.*s\n", int(c->name.size()), c->name.data(), int(c->summary.size()), c->summary.data());
   std::printf("\n'ibtool COMMAND --help' shows the options of a command.\n");
   return 0;
+}
+
+// A usage error: "<tool>: <msg>" and an empty line (msg given), the usage
+// text, the command's usage status.
+int usage_exit(const CLI::App& app, const Command& cmd, std::string_view msg) {
+  if (!msg.empty())
+    ibcore::log::info("%s: %.*s\n\n", app.get_name().c_str(), int(msg.size()), msg.data());
+  ibcore::log::text(ibcore::log::Level::info, app.help().c_str());
+  return cmd.usage_status();
 }
 
 int install_links(const std::string& dir) {
@@ -152,14 +163,23 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     }
   } catch (const CLI::ParseError& e) {
     ibcore::log::info("%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
-    ibcore::log::text(ibcore::log::Level::info, app->help().c_str());
-    return cmd->usage_status();
+    return usage_exit(*app, *cmd, {});
   }
+  // The one place a command's failure becomes output and an exit status
+  // (the exit types of cmd/registry.h).
   try {
     return cmd->run();
+  } catch (const RefFail& f) {
+    return ref_exit(std::string(invoked_as), f.msg);
+  } catch (const UsageFail& f) {
+    return usage_exit(*app, *cmd, f.msg);
+  } catch (const ExitFail& f) {
+    if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
+    return f.status;
   } catch (const std::exception& e) {
-    // Last resort: commands report their own errors; this only keeps an
-    // unexpected failure from becoming a crash.
+    if (cmd->reports_errors()) return ibcore::report(e);
+    // Last resort: this only keeps an unexpected failure from becoming a
+    // crash.
     ibcore::log::error("E: %s\n", e.what());
     return 1;
   }

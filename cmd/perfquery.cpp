@@ -50,12 +50,6 @@ Attr attr_of(const char* name) {
   return {&T::DESC, iba::AttrId<T>::value, name};
 }
 
-// Thrown to end the command the way the reference does: its "iberror"
-// line (on stdout, as the reference writes it) and status 255.
-struct Fail {
-  std::string msg;
-};
-
 class PerfQuery : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -89,14 +83,10 @@ public:
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    try {
-      return work();
-    } catch (const Fail& f) {
-      return ibtool::ref_exit("perfquery", f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    return work();
   }
 
 private:
@@ -250,7 +240,7 @@ private:
 
   int work() {
     auto& cfg = ibcore::config();
-    if (lid_form_ && guid_form_) throw Fail{"only one of -L and -G may be given"};
+    if (lid_form_ && guid_form_) throw ibtool::RefFail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
     auto owner = ibcore::open_transport(ep);
     ibcore::Transport& umad = *owner;
@@ -267,7 +257,7 @@ private:
                                                 : lid_form_ ? IBPath::Form::LID
                                                             : IBPath::Form::Auto);
       } catch (const ibcore::Error&) {
-        throw Fail{ibtool::cant_resolve(args_[0])};
+        throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
       }
     } else {
       target.DLID = umad.local_lid();
@@ -300,8 +290,8 @@ private:
       path = res.resolve(target);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      if (target.has_grh && !target.DLID) throw Fail{ibtool::cant_resolve(args_[0])};
-      throw Fail{"classportinfo query"};
+      if (target.has_grh && !target.DLID) throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
+      throw ibtool::RefFail{"classportinfo query"};
     }
     lid_ = path.DLID;
 
@@ -312,7 +302,7 @@ private:
       capmask2_ = uint32_t(cpi.capabilityMask2());
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      throw Fail{"classportinfo query"};
+      throw ibtool::RefFail{"classportinfo query"};
     }
     Attr a = selected();
     bool is_counters = a.desc == &iba::PMPortCounters::DESC;
@@ -321,7 +311,7 @@ private:
       if (!(capmask_ & (CAP_EXT_WIDTH | CAP_EXT_WIDTH_NOIETF))) {
         char b[96];
         std::snprintf(b, sizeof b, "PerfMgt ClassPortInfo 0x%x; No extended counter support indicated", capmask_);
-        throw Fail{b};
+        throw ibtool::RefFail{b};
       }
       all_layout_ = (capmask2_ & CAP2_ADDL_PORT_CTRS_EXT) != 0;
     }
@@ -330,7 +320,7 @@ private:
 
     std::string what = is_counters ? "perfquery" : is_ext ? "perfextquery" : "cannot query " + std::string(a.name);
     if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & CAP_ALL_PORT_SELECT))
-      throw Fail{"AllPortSelect not supported"};
+      throw ibtool::RefFail{"AllPortSelect not supported"};
 
     std::vector<int> query_ports;
     bool aggregate_out = false;
@@ -364,7 +354,7 @@ private:
           bufs = read_ports(umad, a, path, query_ports, errs);
       } catch (const ibcore::MADError& e) {
         ibcore::report(e);
-        throw Fail{what};
+        throw ibtool::RefFail{what};
       }
       // Ports in order, as if read one after the other: the output stops
       // at the first port that failed (aggregates need every port).
@@ -389,7 +379,7 @@ private:
         } catch (const std::exception& e) {
           ibcore::report(e);
         }
-        throw Fail{what};
+        throw ibtool::RefFail{what};
       }
     }
     if (reset_after_ || reset_only_) {
@@ -397,7 +387,7 @@ private:
         for (int p : query_ports) reset_port(mad, a, path, p, mask);
       } catch (const ibcore::MADError& e) {
         ibcore::report(e);
-        throw Fail{is_ext ? "perf reset" : "perf reset"};
+        throw ibtool::RefFail{is_ext ? "perf reset" : "perf reset"};
       }
     }
     if (ibcore::json_enabled()) write_json();
@@ -435,7 +425,7 @@ private:
       ni = mad.SubnGet<iba::SMPNodeInfo>(smp);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      throw Fail{"smp query nodeinfo failed"};
+      throw ibtool::RefFail{"smp query nodeinfo failed"};
     }
     std::vector<int> out;
     for (int p = 1; p <= int(ni.numPorts()); ++p) out.push_back(p);
@@ -449,7 +439,7 @@ private:
       buf = get_port(mad, a, path, port);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
-      throw Fail{"sampctlquery"};
+      throw ibtool::RefFail{"sampctlquery"};
     }
     if (ibcore::json_enabled()) {
       json_.push_back({&a, port, buf});

@@ -29,6 +29,32 @@ public:
   // Exit status used when the arguments do not parse (the reference tools
   // mostly exit 2 from their usage printer; a few use 255 or 1).
   virtual int usage_status() const { return 2; }
+  // How an error run() lets out ends.  true: the library's report
+  // (ibcore::report: an E: line a layer, status 255), for a command whose
+  // work may fail anywhere; false: the dispatcher's last resort for the
+  // unexpected, "E: <what>" and status 1.
+  virtual bool reports_errors() const { return false; }
+};
+
+// How a run() ends in failure: it throws one of these and the dispatcher
+// (run_command) writes what it says and returns its status, so that run()
+// holds the command's own logic only.  Any E: lines of our own are written
+// before throwing (ref_fail in cmd/target.h does both).
+//
+// The reference tools' failure: "<tool>: iberror: failed: <msg>" on stdout
+// (on stderr with --json), <tool> the name invoked, status 255.
+struct RefFail {
+  std::string msg;
+};
+// A usage error: "<tool>: <msg>" and an empty line when msg is not empty,
+// then the command's usage text, on stderr; status usage_status().
+struct UsageFail {
+  std::string msg;
+};
+// A plain failure: "E: <msg>" on stderr when msg is not empty, and status.
+struct ExitFail {
+  int status;
+  std::string msg = {};
 };
 
 // Up to four legacy names; unused slots are empty.

@@ -25,11 +25,6 @@ namespace {
 
 using ibcore::IBPath;
 
-// A usage problem: one line on stderr, status 2.
-struct BadArg {
-  std::string msg;
-};
-
 iba::FieldRef field(const char* name) {
   auto f = iba::find_field(iba::SAGUIDInfoRecord::DESC, name);
   if (!f) throw std::logic_error(std::string("no field ") + name + " in GUIDInfoRecord");
@@ -45,42 +40,37 @@ public:
     app.add_option("args", args_, "<port> [<index> [<guid>]]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    try {
-      return work();
-    } catch (const BadArg& b) {
-      ibcore::log::error("E: %s\n", b.msg.c_str());
-      return 2;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    return work();
   }
 
 private:
   int work() {
     size_t want = list_ ? 1 : delete_ ? 2 : 3;
-    if (list_ && delete_) throw BadArg{"--list and --delete exclude each other"};
+    if (list_ && delete_) throw ibtool::ExitFail{2, "--list and --delete exclude each other"};
     if (args_.size() < want || args_.size() > (delete_ ? 3 : want))
-      throw BadArg{list_     ? "usage: set_guid --list <port>"
+      throw ibtool::ExitFail{2, list_     ? "usage: set_guid --list <port>"
                    : delete_ ? "usage: set_guid --delete <port> <index> [<guid>]"
                              : "usage: set_guid <port> <index> <guid>"};
     IBPath target;
     try {
       target = ibcore::parse_target(args_[0], ibcore::TargetForm{});
     } catch (const std::exception& e) {
-      throw BadArg{"bad port '" + args_[0] + "': " + e.what()};
+      throw ibtool::ExitFail{2, "bad port '" + args_[0] + "': " + e.what()};
     }
     unsigned index = 0;
     uint64_t guid = 0;
     bool have_guid = args_.size() > 2;
     if (!list_) {
       auto i = iba::parse_uint(args_[1]);
-      if (!i || *i > 255) throw BadArg{"bad index '" + args_[1] + "': a GUID table index is 1..254"};
+      if (!i || *i > 255) throw ibtool::ExitFail{2, "bad index '" + args_[1] + "': a GUID table index is 1..254"};
       index = unsigned(*i);
-      if (index == 0) throw BadArg{"index 0 is the port's own GUID, set by the SM: alias GUIDs use index 1 and up"};
+      if (index == 0) throw ibtool::ExitFail{2, "index 0 is the port's own GUID, set by the SM: alias GUIDs use index 1 and up"};
       if (have_guid) {
         auto g = iba::parse_guid(args_[2]);
-        if (!g) throw BadArg{"bad GUID '" + args_[2] + "': give 0x0002c90300001491 or 0002:c903:0000:1491"};
+        if (!g) throw ibtool::ExitFail{2, "bad GUID '" + args_[2] + "': give 0x0002c90300001491 or 0002:c903:0000:1491"};
         guid = *g;
       }
     }
@@ -108,7 +98,7 @@ private:
       throw;
     }
     if (index >= pi.GUIDCap())
-      throw BadArg{"index " + std::to_string(index) + " is beyond the GUID table of LID " + std::to_string(lid) +
+      throw ibtool::ExitFail{2, "index " + std::to_string(index) + " is beyond the GUID table of LID " + std::to_string(lid) +
                    " (GUIDCap " + std::to_string(pi.GUIDCap()) + ": indexes 1.." +
                    std::to_string(pi.GUIDCap() ? pi.GUIDCap() - 1 : 0) + ")"};
 

@@ -34,55 +34,51 @@ public:
     app.add_option("args", args_, "[<sm_lid|sm_dr_path> [modifier]]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
-    try {
-      IBPath target;
-      std::unique_ptr<ibtool::Session> s;
-      if (!args_.empty()) {
-        s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-      } else {
-        // The SM the local port knows.
-        s = ibtool::open_for_target(tool, ibtool::TargetFlags{}, {"1"}, 0, target, "");
-        target = IBPath();
-        target.DLID = s->umad->sm_lid();
-      }
-      IBPath path = ibtool::resolve_or_fail(*s, target, args_.empty() ? std::string("0") : args_[0]);
-      ibcore::SmpSource src(*s->mad);
-      iba::SMPSMInfo info;
-      try {
-        if (args_.size() > 1) {
-          // The reference sets with the modifier given: the SMInfo carries
-          // the new state, priority and activity count (GUID and SM_Key 0).
-          uint32_t mod = uint32_t(std::strtoul(args_[1].c_str(), nullptr, 0));
-          iba::SMPSMInfo set;
-          set.set_SMState(state_ & 0xf).set_priority(priority_ & 0xf).set_actCount(activity_);
-          info = src.SubnSet(set, path, mod);
-        } else {
-          info = src.SubnGet<iba::SMPSMInfo>(path);
-        }
-      } catch (const std::exception& e) {
-        ibtool::ref_fail(e, "query");
-      }
-      if (ibcore::json_enabled()) {
-        // {"destination", "SMInfo": {fields but SM_Key (the text never shows
-        // it); SMState by name with SMStateRaw}}
-        static constexpr std::string_view HIDE[] = {"SMKey"};
-        ibcore::json_attribute(stdout, "SMInfo", ibcore::portid_str(path), -1, iba::SMPSMInfo::DESC, info.buf.data(),
-                               HIDE);
-        return 0;
-      }
-      std::printf("sminfo: sm lid %u sm guid 0x%llx, activity count %u priority %u state %u %s\n",
-                  unsigned(path.DLID), static_cast<unsigned long long>(info.GUID()),
-                  unsigned(info.actCount()), unsigned(info.priority()), unsigned(info.SMState()),
-                  state_name(unsigned(info.SMState())));
-      return 0;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
+    IBPath target;
+    std::unique_ptr<ibtool::Session> s;
+    if (!args_.empty()) {
+      s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+    } else {
+      // The SM the local port knows.
+      s = ibtool::open_for_target(tool, ibtool::TargetFlags{}, {"1"}, 0, target, "");
+      target = IBPath();
+      target.DLID = s->umad->sm_lid();
     }
+    IBPath path = ibtool::resolve_or_fail(*s, target, args_.empty() ? std::string("0") : args_[0]);
+    ibcore::SmpSource src(*s->mad);
+    iba::SMPSMInfo info;
+    try {
+      if (args_.size() > 1) {
+        // The reference sets with the modifier given: the SMInfo carries
+        // the new state, priority and activity count (GUID and SM_Key 0).
+        uint32_t mod = uint32_t(std::strtoul(args_[1].c_str(), nullptr, 0));
+        iba::SMPSMInfo set;
+        set.set_SMState(state_ & 0xf).set_priority(priority_ & 0xf).set_actCount(activity_);
+        info = src.SubnSet(set, path, mod);
+      } else {
+        info = src.SubnGet<iba::SMPSMInfo>(path);
+      }
+    } catch (const std::exception& e) {
+      ibtool::ref_fail(e, "query");
+    }
+    if (ibcore::json_enabled()) {
+      // {"destination", "SMInfo": {fields but SM_Key (the text never shows
+      // it); SMState by name with SMStateRaw}}
+      static constexpr std::string_view HIDE[] = {"SMKey"};
+      ibcore::json_attribute(stdout, "SMInfo", ibcore::portid_str(path), -1, iba::SMPSMInfo::DESC, info.buf.data(),
+                             HIDE);
+      return 0;
+    }
+    std::printf("sminfo: sm lid %u sm guid 0x%llx, activity count %u priority %u state %u %s\n",
+                unsigned(path.DLID), static_cast<unsigned long long>(info.GUID()),
+                unsigned(info.actCount()), unsigned(info.priority()), unsigned(info.SMState()),
+                state_name(unsigned(info.SMState())));
+    return 0;
   }
 
 private:

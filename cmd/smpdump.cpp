@@ -48,6 +48,8 @@ public:
     app.add_option("args", args_, "<dlid|dr_path> <attr> [mod]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     // The reference reads numbers with strtoul(.., 0): junk is 0.
@@ -57,19 +59,11 @@ public:
       ibcore::log::error("E: SMP attribute 0x%04x has no SA record: it cannot be read with --sa\n", attr);
       return 1;
     }
-    try {
-      IBPath target;
-      auto s = ibtool::open_for_target(app_->get_name(), flags_, args_, 0, target, args_[0], false);
-      IBPath path = ibcore::resolve_for_smp(*s->mad, target);
-      if (ibcore::config().use_sa) return query_sa(*s, path, attr, mod);
-      return query(*s, path, attr, mod);
-    } catch (const ibtool::SilentFail&) {
-      return 255;
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(app_->get_name(), f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    IBPath target;
+    auto s = ibtool::open_for_target(app_->get_name(), flags_, args_, 0, target, args_[0], false);
+    IBPath path = ibcore::resolve_for_smp(*s->mad, target);
+    if (ibcore::config().use_sa) return query_sa(*s, path, attr, mod);
+    return query(*s, path, attr, mod);
   }
 
 private:

@@ -33,25 +33,29 @@ struct Ctx {
   std::vector<std::string> params;  // op parameters after the target
   bool extended = false;
   bool show_keys = false;
+  std::string op;  // as given on the command line
+
+  // An op's failure ends the run with the reference's message for it,
+  // after "operation <op>: ".
+  std::string failed(const std::string& msg) const { return "operation " + op + ": " + msg; }
+  [[noreturn]] void fail(const std::string& msg) const { throw ibtool::RefFail{failed(msg)}; }
 };
 
-// An op's failure: the reference's message for it (printed after
-// "operation <op>: ").
-struct OpFail {
-  std::string msg;
-};
-
-// One SubnGet; a failure prints our E: lines and becomes the reference's
-// message for that query.
+// One SubnGet; a failure prints our E: lines and ends the run with msg.
 template <class T>
-T get(Ctx& c, uint32_t amod, const char* fail_msg) {
+T get_or(Ctx& c, uint32_t amod, const std::string& msg) {
   try {
     return c.src.SubnGet<T>(c.path, amod);
   } catch (ibcore::MADError& e) {
     std::fflush(stdout);
     ibcore::report(e);
-    throw OpFail{fail_msg};
+    throw ibtool::RefFail{msg};
   }
+}
+// ... with the reference's message for that query as the op's failure.
+template <class T>
+T get(Ctx& c, uint32_t amod, const char* fail_msg) {
+  return get_or<T>(c, amod, c.failed(fail_msg));
 }
 
 void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
@@ -118,17 +122,13 @@ int op_portinfoext(Ctx& c) {
   iba::SMPNodeInfo ni;
   iba::SMPPortInfo pi;
   // The reference's support check ends the run with its own messages.
-  try {
-    ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
-    pi = get<iba::SMPPortInfo>(c, is_switch(ni) ? 0 : port, "port info query failed");
-  } catch (const OpFail& f) {
-    throw ibtool::RefFail{f.msg};
-  }
+  ni = get_or<iba::SMPNodeInfo>(c, 0, "node info query failed");
+  pi = get_or<iba::SMPPortInfo>(c, is_switch(ni) ? 0 : port, "port info query failed");
   constexpr uint64_t CAP2_PORT_INFO_EXT = 0x2;
   if (!(pi.capabilityMask2() & CAP2_PORT_INFO_EXT)) {
     ibcore::log::error("E: CapabilityMask2 0x%llx of %s does not indicate PortInfoExtended support\n",
                  static_cast<unsigned long long>(pi.capabilityMask2()), c.path.describe().c_str());
-    throw OpFail{"port info extended not supported"};
+    c.fail("port info extended not supported");
   }
   auto pie = get<iba::SMPPortInfoExtended>(c, port, "port info extended query failed");
   emit(c, "PortInfoExtended", int(port), pie,
@@ -142,17 +142,17 @@ int op_switchinfo(Ctx& c) {
   return 0;
 }
 
-void check_port(unsigned port, const iba::SMPNodeInfo& ni) {
+void check_port(const Ctx& c, unsigned port, const iba::SMPNodeInfo& ni) {
   if (port > ni.numPorts()) {
     ibcore::log::error("E: port %u is beyond the node's %u ports\n", port, unsigned(ni.numPorts()));
-    throw OpFail{"invalid port number"};
+    c.fail("invalid port number");
   }
 }
 
 int op_pkeys(Ctx& c) {
   unsigned port = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
-  check_port(port, ni);
+  check_port(c, port, ni);
   size_t cap = ni.partitionCap();
   if (is_switch(ni) && port) cap = get<iba::SMPSwitchInfo>(c, 0, "switch info failed").partitionEnforcementCap();
   std::vector<uint16_t> keys;
@@ -175,7 +175,7 @@ int op_pkeys(Ctx& c) {
 int op_sl2vl(Ctx& c) {
   unsigned outp = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
-  check_port(outp, ni);
+  check_port(c, outp, ni);
   // --json: {"destination", "SLtoVLMappingTable": {"tables": [{"inPort",
   // "outPort", "SLtoVL": [VL of SL 0..15]}]}}, written once every row is
   // read (a failed read leaves stdout empty).
@@ -337,34 +337,26 @@ public:
     app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
     const Op* op = find_op(args_[0]);
     if (!op) {
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
-      return ibtool::ref_exit(tool, "operation '" + args_[0] + "' not supported");
+      throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
-    try {
-      std::string dest = args_[1];
-      if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
-      IBPath target;
-      std::unique_ptr<ibtool::Session> s;
-      s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
-      ibcore::SmpSource src(*s->mad);
-      Ctx c{src, {}, {}, extended_, show_keys_};
-      c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
-      if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
-      try {
-        return op->fn(c);
-      } catch (const OpFail& f) {
-        throw ibtool::RefFail{"operation " + args_[0] + ": " + f.msg};
-      }
-    } catch (const ibtool::RefFail& f) {
-      return ibtool::ref_exit(tool, f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    std::string dest = args_[1];
+    if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
+    IBPath target;
+    std::unique_ptr<ibtool::Session> s;
+    s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
+    ibcore::SmpSource src(*s->mad);
+    Ctx c{src, {}, {}, extended_, show_keys_, args_[0]};
+    c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
+    if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
+    return op->fn(c);
   }
 
 private:

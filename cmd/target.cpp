@@ -90,7 +90,7 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   } catch (const std::exception& e) {
     if (!iberror_on_open) {
       ibcore::report(e);
-      throw SilentFail{};
+      throw ExitFail{255};
     }
     const auto& c = ibcore::config();
     std::string ca = c.ca.empty() ? "(null)" : c.ca;

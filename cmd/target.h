@@ -61,11 +61,8 @@ ibcore::IBPath resolve_target(Session& s, const TargetFlags& f, const std::vecto
 
 // The reference tools end a failed run with one line on stdout,
 // "<tool>: iberror: failed: <msg>", and status 255.  Commands throw RefFail
-// with the reference's message after printing our own E: lines on stderr;
-// ref_exit prints the line.
-struct RefFail {
-  std::string msg;
-};
+// (cmd/registry.h) with the reference's message after printing our own E:
+// lines on stderr; the dispatcher prints the line with ref_exit.
 int ref_exit(const std::string& tool, const std::string& msg);
 // Report e on stderr (our E: lines) and throw RefFail{msg}.
 [[noreturn]] void ref_fail(const std::exception& e, std::string msg);
@@ -77,7 +74,9 @@ std::string cant_resolve(const std::string& dest, std::string_view noun = "desti
 
 // Parse the target and open the end port for it the reference's way: a
 // port that cannot be opened ends with "Failed to open '<ca>' port '<n>'",
-// a target that does not parse with cant_resolve(dest, noun) (RefFail).
+// a target that does not parse with cant_resolve(dest, noun) (RefFail);
+// with iberror_on_open false, a port that cannot be opened ends with our E:
+// lines and status 255, nothing on stdout (smpdump's ibpanic: ExitFail).
 // target receives the parsed, unresolved path.
 std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
@@ -89,10 +88,6 @@ std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFl
 // lines and then cant_resolve(dest) (RefFail).
 ibcore::IBPath resolve_or_fail(Session& s, const ibcore::IBPath& target, const std::string& dest,
                                uint16_t sm_lid = 0);
-
-// Thrown by open_for_target(iberror_on_open = false) after reporting: the
-// tool ends with status 255 and nothing on stdout (smpdump's ibpanic).
-struct SilentFail {};
 
 // Parse only (no MADs): used to pick the end port before opening it.
 ibcore::IBPath parse_target_args(const TargetFlags& f, const std::vector<std::string>& args, size_t first = 0);

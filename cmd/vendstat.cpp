@@ -42,10 +42,6 @@ constexpr uint16_t IS3_DEVICE_ID = 0xb924;
 // n << 12 further.
 constexpr uint32_t IS3_PORT_XMIT_WAIT = 0x10013c;
 
-struct Fail {
-  std::string msg;
-};
-
 // sscanf-like "%x,%x[,%x]": how many hex numbers lead the text.
 size_t scan_hex(const std::string& s, size_t max, uint32_t* out) {
   size_t n = 0;
@@ -109,14 +105,10 @@ public:
     });
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    try {
-      return work();
-    } catch (const Fail& f) {
-      return ibtool::ref_exit("vendstat", f.msg);
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    return work();
   }
 
 private:
@@ -214,7 +206,7 @@ private:
 
   int work_text_or_json() {
     auto& cfg = ibcore::config();
-    if (lid_form_ && guid_form_) throw Fail{"only one of -L and -G may be given"};
+    if (lid_form_ && guid_form_) throw ibtool::RefFail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
     auto owner = ibcore::open_transport(ep);
     ibcore::Transport& umad = *owner;
@@ -227,14 +219,14 @@ private:
       // No destination: this port itself.
       target.DLID = umad.local_lid();
       port = ep.port;
-      if (!target.DLID) throw Fail{"can't resolve self port (null)"};
+      if (!target.DLID) throw ibtool::RefFail{"can't resolve self port (null)"};
     } else {
       try {
         target = ibcore::IBPath::from_string(args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
                                                        : lid_form_ ? ibcore::IBPath::Form::LID
                                                                    : ibcore::IBPath::Form::Auto);
       } catch (const ibcore::Error&) {
-        throw Fail{ibtool::cant_resolve(args_[0])};
+        throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
       }
     }
     try {
@@ -244,7 +236,7 @@ private:
       // A GID/GUID target needs the SA; a LID one fails at its first MAD.
       if (!target.DLID || target.is_dr()) {
         ibcore::report(e);
-        throw Fail{ibtool::cant_resolve(args_[0])};
+        throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
       }
       path_error_ = std::current_exception();
     }
@@ -304,13 +296,13 @@ private:
       std::fflush(stdout);
       return 0;
     }
-    if (!general_ && !xmit_wait_) throw Fail{"at least one of -N and -w must be specified"};
+    if (!general_ && !xmit_wait_) throw ibtool::RefFail{"at least one of -N and -w must be specified"};
 
     // The class must answer its ClassPortInfo first.
     std::vector<uint8_t> cpi;
-    if (!vend(iba::method::GET, iba::AttrId<iba::MADClassPortInfo>::value, 0, cpi)) throw Fail{"classportinfo query"};
+    if (!vend(iba::method::GET, iba::AttrId<iba::MADClassPortInfo>::value, 0, cpi)) throw ibtool::RefFail{"classportinfo query"};
     std::vector<uint8_t> d;
-    if (!vend(iba::method::GET, iba::AttrId<iba::MLXGeneralInfo>::value, 0, d)) throw Fail{"generalinfo query"};
+    if (!vend(iba::method::GET, iba::AttrId<iba::MLXGeneralInfo>::value, 0, d)) throw ibtool::RefFail{"generalinfo query"};
     auto gi = as<iba::MLXGeneralInfoIS3>(d);
     uint16_t dev = uint16_t(gi.hwDeviceID());
     uint32_t fw[3];
@@ -351,7 +343,7 @@ private:
       if (dev != IS3_DEVICE_ID) {
         char b[64];
         std::snprintf(b, sizeof b, "Unsupported device ID 0x%x", unsigned(dev));
-        throw Fail{b};
+        throw ibtool::RefFail{b};
       }
       // Ports 1..16 then 17..24 (IS3 numbers its ports from 4 in this table).
       if (j_) j_->key("portXmitWait").arr();
@@ -364,7 +356,7 @@ private:
           cs.set_record(i, r);
         }
         std::vector<uint8_t> x(cs.bytes().begin(), cs.bytes().end());
-        if (!vend(iba::method::GET, iba::AttrId<iba::MLXConfigSpaceAccess>::value, 2u << 22 | n << 16, x)) throw Fail{"vendstat"};
+        if (!vend(iba::method::GET, iba::AttrId<iba::MLXConfigSpaceAccess>::value, 2u << 22 | n << 16, x)) throw ibtool::RefFail{"vendstat"};
         cs = as<iba::MLXConfigSpaceAccess>(x);
         for (unsigned i = 0; i < n; ++i) {
           uint32_t v = uint32_t(cs.record(i).data());
