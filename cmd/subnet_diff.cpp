@@ -176,7 +176,8 @@ public:
       if (it == lb.end()) out.push_back("- LID " + std::to_string(l) + " " + lport(a, i), lid_keys(nm, l, a, i));
       else if (a.port(i).guid != b.port(it->second).guid)
         out.push_back("~ LID " + std::to_string(l) + " " + lport(a, i) + " -> " + lport(b, it->second),
-                      [pm = &nm, pa = &a, pb = &b, l, i, n = it->second](JsonOut& j) {
+                      // (captured by copy under new names: clang 14 cannot capture a structured binding)
+                      [pm = &nm, pa = &a, pb = &b, l = l, i = i, n = it->second](JsonOut& j) {
                         j.kv("LID", l).key("old");
                         pm->port_obj(j, *pa, pa->port(i));
                         j.key("new");
