@@ -101,6 +101,7 @@ inline std::atomic<bool> g_server_stop{false};
 inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload_size,
                  const std::function<std::string(uint16_t attr)>& answer) {
   ibcore::MadServer srv(t, cls, 1, iba::M_GET, oui);
+  srv.set_trace(ibcore::config().debug);
   struct sigaction sa {};
   sa.sa_handler = [](int) { g_server_stop = true; };
   sigemptyset(&sa.sa_mask);

@@ -114,7 +114,7 @@ private:
     }
     if (p.rep_len) {
       std::memcpy(mad.data(), p.rep.data(), std::min(p.rep_len, mad.size()));
-      status = uint16_t(mad[4] << 8 | mad[5]);
+      status = uint16_t(iba::MADHeader::status_at(mad.data()));
     }
     print(attr, mod, mad.data() + SMP_DATA_OFF, status);
     return 0;

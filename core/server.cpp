@@ -4,8 +4,19 @@
 #include <cstring>
 
 #include "core/rpc.h"
+#include "core/trace.h"
+#include "iba/introspect.h"
+#include "iba/vendor.h"
 
 namespace ibcore {
+
+namespace {
+// A vendor MAD long enough to carry its OUI (the byte after the field).
+const size_t kOuiEnd = [] {
+  auto f = iba::field_named(iba::VendOUIFormat::DESC, "OUI");
+  return size_t(f.bit_off + f.width()) / 8;
+}();
+}  // namespace
 
 MadServer::MadServer(Transport& t, uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui)
     : t_(t), class_(mgmt_class), version_(class_version), oui_(oui) {
@@ -28,6 +39,11 @@ bool MadServer::recv(IncomingMad& out, int timeout_ms) {
     const auto& r = out.raw;
     if (r.status != 0 || r.len < iba::MADHeader::SIZE) continue;
     if (r.data[3] & iba::method::RESPONSE) continue;  // not a request
+    if (trace_) {
+      IBPath from = r.addr.to_path();
+      from.reverse(true);
+      trace_server(trace_, false, r.data.data(), r.len, from, r.addr.pkey_index);
+    }
     return true;
   }
 }
@@ -53,14 +69,16 @@ ParsedRequest MadServer::parse_request(const IncomingMad& in) const {
   // (when the port is the node's SM client, the simulator hands it every
   // MAD nobody else takes, SMPs included).  Dropped, never answered: an
   // answer in our class's format would be garbage to its sender.
-  if (m[1] != class_) fail(0, "Not a request of class " + std::to_string(class_));
-  if (class_ >= 0x30 && class_ <= 0x4f && in.raw.len >= 40) {
-    uint32_t oui = uint32_t(m[37]) << 16 | uint32_t(m[38]) << 8 | m[39];
+  const unsigned cls = unsigned(iba::MADHeader::mgmtClass_at(m)), ver = unsigned(iba::MADHeader::classVersion_at(m));
+  const unsigned base = unsigned(iba::MADHeader::baseVersion_at(m));
+  if (cls != class_) fail(0, "Not a request of class " + std::to_string(class_));
+  if (class_ >= 0x30 && class_ <= 0x4f && in.raw.len >= kOuiEnd) {
+    uint32_t oui = uint32_t(iba::VendOUIFormat::OUI_at(m));
     if (oui != oui_) fail(0, "Request for OUI " + std::to_string(oui));
   }
-  if (m[0] != 1) fail(mad_status::BAD_VERSION, "Unsupported base version " + std::to_string(m[0]));
-  if (m[2] != version_) fail(mad_status::BAD_VERSION, "Unsupported class version " + std::to_string(m[2]));
-  p.cls = iba::find_class(m[1], m[2]);
+  if (base != 1) fail(mad_status::BAD_VERSION, "Unsupported base version " + std::to_string(base));
+  if (ver != version_) fail(mad_status::BAD_VERSION, "Unsupported class version " + std::to_string(ver));
+  p.cls = iba::find_class(uint8_t(cls), uint8_t(ver));
   if (!p.cls) fail(mad_status::BAD_VERSION, "Unsupported class version");
   p.attr = iba::find_attr(*p.cls, p.attr_id);
   if (!p.attr) fail(mad_status::UNSUP_METHOD_ATTR, "Unsupported attribute ID " + std::to_string(p.attr_id));
@@ -74,14 +92,15 @@ void MadServer::send_response(const uint8_t* req, std::span<const uint8_t> paylo
                               uint16_t status, const IBPath& path) {
   std::array<uint8_t, iba::MAD_SIZE> m;
   std::memcpy(m.data(), req, iba::MAD_SIZE);
-  uint8_t meth = m[3];
-  m[3] = meth == iba::method::SET ? uint8_t(iba::method::GET_RESP) : uint8_t(meth | iba::method::RESPONSE);
-  m[4] = uint8_t(status >> 8);
-  m[5] = uint8_t(status);
+  auto meth = uint8_t(iba::MADHeader::method_at(m.data()));
+  iba::MADHeader::set_method_at(m.data(),
+                                meth == iba::method::SET ? uint8_t(iba::method::GET_RESP) : uint8_t(meth | iba::method::RESPONSE));
+  iba::MADHeader::set_status_at(m.data(), status);
   if (!payload.empty() && data_off < iba::MAD_SIZE) {
     std::memset(m.data() + data_off, 0, iba::MAD_SIZE - data_off);
     std::memcpy(m.data() + data_off, payload.data(), std::min(payload.size(), iba::MAD_SIZE - data_off));
   }
+  if (trace_) trace_server(trace_, true, m.data(), m.size(), path, pkey_index_of(path, uint8_t(iba::MADHeader::mgmtClass_at(m.data()))));
   t_.send(agent_, m.data(), m.size(), path, 0);
 }
 

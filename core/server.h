@@ -74,6 +74,8 @@ public:
   void send_error_reply(const IncomingMad& in, uint16_t status);
 
   int agent() const { return agent_; }
+  // -d level for tracing what the server receives and sends (core/trace.h).
+  void set_trace(int level) { trace_ = level; }
 
 private:
   void send_response(const uint8_t* req, std::span<const uint8_t> payload, size_t data_off, uint16_t status,
@@ -82,6 +84,7 @@ private:
   int agent_;
   uint8_t class_, version_;
   uint32_t oui_;
+  int trace_ = 0;
 };
 
 }  // namespace ibcore

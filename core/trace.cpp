@@ -16,7 +16,7 @@ namespace ibcore {
 
 std::string dump_mad(const uint8_t* mad, size_t len) {
   if (len < iba::MADHeader::SIZE) return "(short MAD of " + std::to_string(len) + " bytes)\n";
-  const iba::ClassDesc* c = iba::find_class(mad[1], mad[2]);
+  const iba::ClassDesc* c = iba::find_class(uint8_t(iba::MADHeader::mgmtClass_at(mad)), uint8_t(iba::MADHeader::classVersion_at(mad)));
   std::vector<uint8_t> buf(mad, mad + len);
   if (!c) {
     buf.resize(iba::MADHeader::SIZE);
@@ -39,6 +39,13 @@ void trace_send(const PendingMad& p) {
   ibcore::log::debug("D: send %s to %s pkey_index %u\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
                p.path->describe().c_str(), unsigned(pkey_index_of(*p.path, cls)),
                dump_mad(p.req.data(), p.req_len).c_str());
+}
+
+void trace_server(int level, bool sent, const uint8_t* mad, size_t len, const IBPath& path, uint16_t pkey_index) {
+  if (level < 1) return;
+  ibcore::log::debug("D: %s %s %s %s pkey_index %u\n%s", sent ? "send" : "recv", describe_mad(mad, len).c_str(),
+                     sent ? "to" : "from", path.describe().c_str(), unsigned(pkey_index),
+                     level >= 2 ? dump_mad(mad, len).c_str() : "");
 }
 
 void trace_done(const PendingMad& p) {

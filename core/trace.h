@@ -10,10 +10,17 @@
 namespace ibcore {
 
 struct PendingMad;
+struct IBPath;
 
 // Called by the MAD engine; no-ops unless config().debug > 0.
 void trace_send(const PendingMad& p);
 void trace_done(const PendingMad& p);
+
+// The server side (ibping/ibsysstat -S), at the given -d level: at 1 one
+// line per MAD received or sent, "D: recv <mad> from <path> pkey_index N" /
+// "D: send <mad> to <path> pkey_index N"; at 2 the decoded MAD follows.  The
+// P_Key index is the one the MAD carried (recv) or goes out with (send).
+void trace_server(int level, bool sent, const uint8_t* mad, size_t len, const IBPath& path, uint16_t pkey_index);
 
 // Decoded multi-line dump of a whole MAD (format and attribute payload);
 // used by tracing and by MADError at -vv.

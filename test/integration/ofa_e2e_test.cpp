@@ -76,7 +76,7 @@ protected:
     // The SM's node first (clients attach there by default), then the
     // client's node and a node for every server run.
     std::string topo;
-    std::vector<std::string> hosts = {"Sm", "Client", "PingRef", "PingOurs", "StatRef", "StatOurs", "Idle"};
+    std::vector<std::string> hosts = {"Sm", "Client", "PingRef", "PingOurs", "StatRef", "StatOurs", "Idle", "PKey"};
     std::string sw = "Switch 8 \"Switch1\"\n";
     for (size_t i = 0; i < hosts.size(); ++i) {
       topo += "Hca 1 \"" + hosts[i] + "\"\n[1] \"Switch1\"[" + std::to_string(i + 1) + "]\n\n";
@@ -261,6 +261,55 @@ TEST_F(OfaE2E, SysStatAllDirections) {
     EXPECT_EQ(j["op"], ops[i].empty() ? "ping" : ops[i]);
     if (i >= 2) EXPECT_EQ(j["reply"].get<std::string>() + "\n", r.clients[2 * i].out);
     else EXPECT_FALSE(j.contains("reply"));
+  }
+}
+
+// -Y/--pkey-idx at the server (issue 13): ibping -S and ibsysstat -S answer
+// on the path of the request, so a reply leaves with the P_Key index the
+// request arrived with, whatever -Y the server itself was started with.
+// The servers' -d trace shows both: "D: recv ... pkey_index N" and the
+// "D: send ... pkey_index N" of its answer.  umad2sim hands every received
+// MAD to the server with index 0 (a client's -Y 3 does not reach it), so on
+// the simulator N is 0 against a server started with -Y 5; a request that
+// arrives with another index is core_server_test's (a fake transport).
+std::vector<std::pair<std::string, unsigned>> server_trace(const std::string& err) {
+  std::vector<std::pair<std::string, unsigned>> v;
+  std::regex line("^D: (recv|send) .* (from|to) lid \\d+ pkey_index (\\d+)$");
+  std::istringstream in(err);
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_match(l, m, line)) v.emplace_back(m[1].str(), unsigned(std::stoul(m[3])));
+  }
+  return v;
+}
+
+TEST_F(OfaE2E, ServersAnswerWithTheRequestsPKeyIndex) {
+  std::string lid = lid_of("PKey");
+  ASSERT_FALSE(lid.empty());
+  struct Case {
+    std::string server, probe, client;
+  } cases[] = {
+      {IBTOOL + " ibping -S -d -Y 5", "ibping -c 1 -t 200 " + lid + " | grep -q ', 1 received'",
+       IBTOOL + " ibping -dd -c 2 -Y 3 " + lid},
+      {IBTOOL + " ibsysstat -S -d --pkey-idx 5", "ibsysstat -t 200 " + lid, IBTOOL + " ibsysstat -dd -Y 3 " + lid + " host"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.server);
+    auto r = with_server("PKey", c.server, c.probe, {c.client});
+    ASSERT_TRUE(r.ready) << r.server_err;
+    EXPECT_EQ(r.clients[0].status, 0) << r.clients[0].err;
+    // The client sent with index 3 (its own -dd trace).
+    EXPECT_NE(r.clients[0].err.find(" pkey_index 3\n"), std::string::npos) << r.clients[0].err;
+    // Every request the server got was answered with the index it came with.
+    auto t = server_trace(r.server_err);
+    ASSERT_GE(t.size(), 4u) << r.server_err;  // the probe and the client, at least
+    for (size_t i = 0; i + 1 < t.size(); i += 2) {
+      EXPECT_EQ(t[i].first, "recv") << r.server_err;
+      EXPECT_EQ(t[i + 1].first, "send") << r.server_err;
+      EXPECT_EQ(t[i + 1].second, t[i].second) << r.server_err;
+      EXPECT_NE(t[i + 1].second, 5u) << r.server_err;  // not the server's own -Y
+    }
+    EXPECT_EQ(r.server_status, 0) << r.server_err;
   }
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/rpc.h"
+#include "core/log.h"
 #include "core/server.h"
+#include "core/umad.h"
 #include "core_fake_transport.h"
 #include "iba/smp.h"
 
@@ -67,4 +69,38 @@ TEST(CoreServer, ParseReplyAndErrors) {
   IncomingMad resp = request(iba::method::GET_RESP, 0x0011);
   t.inbox.push_back(resp.raw);
   EXPECT_FALSE(srv.recv(got, 0));
+}
+
+// A reply leaves with the P_Key index its request arrived with (issue 13),
+// and the -d trace shows both (the fabric test cannot: the simulator
+// delivers every MAD with index 0).
+TEST(CoreServer, ReplyKeepsTheRequestsPKeyIndexAndTracesIt) {
+  FakeTransport t;
+  MadServer srv(t, iba::mgmt::PERF, 1, iba::M_GET);
+  srv.set_trace(1);
+  IncomingMad in = request(iba::method::GET, 0x0012);  // PortCounters
+  iba::MADHeader::set_mgmtClass_at(in.raw.data.data(), iba::mgmt::PERF);
+  in.raw.addr.pkey_index = 4;
+  t.inbox.push_back(in.raw);
+  testing::internal::CaptureStderr();
+  IncomingMad got;
+  ASSERT_TRUE(srv.recv(got, 0));
+  srv.send_reply(srv.parse_request(got), {});
+  ibcore::log::flush();
+  std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(t.sent.size(), 1u);
+  EXPECT_EQ(ibcore::pkey_index_of(t.sent[0].path, iba::mgmt::PERF), 4);
+  EXPECT_EQ(err.rfind("D: recv PerformanceGet(1) PMFormat(4.1) PMPortCounters(18) from lid 9 pkey_index 4\n", 0), 0u)
+      << err;
+  EXPECT_NE(err.find("D: send PerformanceGet(1) PMFormat(4.1) PMPortCounters(18) to lid 9 pkey_index 4\n"),
+            std::string::npos)
+      << err;
+  // Without tracing, nothing is written.
+  srv.set_trace(0);
+  t.inbox.push_back(in.raw);
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(srv.recv(got, 0));
+  srv.send_reply(srv.parse_request(got), {});
+  ibcore::log::flush();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
