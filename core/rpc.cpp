@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "core/trace.h"
+#include "iba/introspect.h"
 #include "iba/smp.h"
 #include "iba/vendor.h"
 
@@ -17,22 +18,30 @@ namespace ibcore {
 namespace {
 
 constexpr uint8_t RMPP_ACTIVE = 0x1, RMPP_LAST = 0x4;
-constexpr size_t SA_DATA_OFF = 56;
-constexpr size_t RMPP_DATA_OFF = 36;   // MAD header + RMPP header
+// Where the per-segment data of an RMPP class starts, from the formats
+// iba/ declares: the SA's and the vendor OUI classes' data fields, else
+// right after the MAD and RMPP headers.
+size_t data_field_off(const iba::StructDesc& d) { return iba::field_named(d, "data").bit_off / 8; }
+const size_t SA_DATA_OFF = data_field_off(iba::SAFormat::DESC);
+const size_t VEND_OUI_DATA_OFF = data_field_off(iba::VendOUIFormat::DESC);
+constexpr size_t RMPP_DATA_OFF = iba::MADHeader::SIZE + iba::RMPPHeader::SIZE;
 constexpr size_t RMPP_SEG_DATA = 220;  // what PayloadLength counts per segment
 
 // The RMPP header of a MAD of an RMPP class (right after the MAD header).
 const uint8_t* rmpp_of(const uint8_t* mad) { return mad + iba::MADHeader::SIZE; }
 uint8_t rmpp_flags(const uint8_t* mad) { return uint8_t(iba::RMPPHeader::RMPPFlags_at(rmpp_of(mad))); }
 
+uint8_t class_of(const uint8_t* mad) { return uint8_t(iba::MADHeader::mgmtClass_at(mad)); }
+uint8_t version_of(const uint8_t* mad) { return uint8_t(iba::MADHeader::classVersion_at(mad)); }
+
 // Byte offset where an RMPP class's per-segment data starts.
 size_t rmpp_data_off(uint8_t mgmt_class) {
   if (mgmt_class == iba::mgmt::SUBN_ADM) return SA_DATA_OFF;
-  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) return 40;
+  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) return VEND_OUI_DATA_OFF;
   return RMPP_DATA_OFF;
 }
 
-const iba::ClassDesc* format_of(const uint8_t* mad) { return iba::find_class(mad[1], mad[2]); }
+const iba::ClassDesc* format_of(const uint8_t* mad) { return iba::find_class(class_of(mad), version_of(mad)); }
 
 uint16_t mad_status(const uint8_t* mad) {
   // A directed route SMP's status has the D bit beside it.
@@ -47,7 +56,7 @@ uint16_t mad_status(const uint8_t* mad) {
 
 std::string describe_mad(const uint8_t* mad, size_t len) {
   if (len < iba::MADHeader::SIZE) return "(short MAD)";
-  uint8_t cls = mad[1], ver = mad[2], meth = mad[3];
+  uint8_t cls = class_of(mad), ver = version_of(mad), meth = uint8_t(iba::MADHeader::method_at(mad));
   if (meth & iba::method::RESPONSE) meth &= uint8_t(~iba::method::RESPONSE);
   uint16_t attr = uint16_t(iba::MADHeader::attributeID_at(mad));
   std::string s = iba::method_name(cls, meth);
@@ -135,7 +144,7 @@ Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments) 
   }
   auto first = segments.front();
   if (first.size() < RMPP_DATA_OFF) throw MADError("RMPP segment shorter than its headers");
-  size_t off = rmpp_data_off(first[1]);
+  size_t off = rmpp_data_off(class_of(first.data()));
   r.mad.assign(first.begin(), first.begin() + std::min(off, first.size()));
   uint32_t expect_seg = 1;
   bool last_seen = false;
@@ -216,11 +225,11 @@ void MadEngine::submit(PendingMad& p) {
   p.backoff = false;
   p.sm_followed = false;
   if (!p.path) throw MADError("MAD submitted without a path");
-  if (p.req[1] == iba::mgmt::SUBN_ADM) to_followed_sm(p);
+  if (class_of(p.req.data()) == iba::mgmt::SUBN_ADM) to_followed_sm(p);
   if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms();
   if (p.tries_left <= 0) p.tries_left = p.path->mad_retries() + 1;
   if (p.busy_left <= 0) p.busy_left = 8;
-  p.agent = t_.client_agent(p.req[1], p.req[2]);
+  p.agent = t_.client_agent(class_of(p.req.data()), version_of(p.req.data()));
   if (in_flight_ < max_ && !wait_head_) {
     issue(p);
   } else {
@@ -345,7 +354,7 @@ bool MadEngine::follow_sm(PendingMad& p) {
     MadRequest r = make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
                                                   iba::method::GET, nullptr, 0);
     q.req_len = build_mad(q.req.data(), r, probe_path_, 0);
-    q.agent = t_.client_agent(q.req[1], q.req[2]);
+    q.agent = t_.client_agent(class_of(q.req.data()), version_of(q.req.data()));
   } catch (const std::exception&) {
     // No SMPs from this port (a verbs transport): nothing to ask.
     sm_waiters_.pop_back();
@@ -446,7 +455,7 @@ void MadEngine::on_recv(RecvMad& r) {
   uint32_t low = uint32_t(iba::MADHeader::transactionID_at(m));
   uint32_t slot = low & 0xffff, seq = low >> 16;
   PendingMad* p = slot < slots_.size() ? slots_[slot] : nullptr;
-  bool mine = p && p->seq == seq && !p->backoff && p->req[1] == m[1];
+  bool mine = p && p->seq == seq && !p->backoff && class_of(p->req.data()) == class_of(m);
   if (r.status != 0) {
     // The kernel handing back a send it gave up on.
     if (mine) {
@@ -459,7 +468,7 @@ void MadEngine::on_recv(RecvMad& r) {
     }
     return;
   }
-  if (!(m[3] & iba::method::RESPONSE)) {
+  if (!(iba::MADHeader::method_at(m) & iba::method::RESPONSE)) {
     if (unsolicited) unsolicited(r);
     return;
   }
@@ -554,8 +563,8 @@ std::span<const uint8_t> check_reply(const PendingMad& p) {
   }
   uint16_t st = mad_status(rep.data());
   if (st != 0) {
-    MADClassError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got " + iba::status_text(rep[1], st),
-                    rep[1], st);
+    MADClassError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got " + iba::status_text(class_of(rep.data()), st),
+                    class_of(rep.data()), st);
     e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
     e.rep.assign(rep.begin(), rep.begin() + std::min<size_t>(rep.size(), iba::MAD_SIZE));
     if (p.path) e.path = p.path->repr();
