@@ -218,10 +218,10 @@ public:
         ibcore::RecvMad r;
         if (!umad.recv(r, int(left.count()))) continue;
         // The low half of the TID is ours (kernels rewrite the high half).
-        uint32_t rtid = uint32_t(r.data[12]) << 24 | uint32_t(r.data[13]) << 16 | uint32_t(r.data[14]) << 8 | r.data[15];
-        if (r.len < iba::MADHeader::SIZE || rtid != uint32_t(tid)) continue;  // not about our trap
+        if (r.len < iba::MADHeader::SIZE) continue;
+        if (uint32_t(iba::MADHeader::transactionID_at(r.data.data())) != uint32_t(tid)) continue;  // not about our trap
         if (r.status) break;  // the kernel gave up waiting
-        if (r.data[3] == iba::method::TRAP_REPRESS) {
+        if (iba::MADHeader::method_at(r.data.data()) == iba::method::TRAP_REPRESS) {
           repressed = true;
           break;
         }
