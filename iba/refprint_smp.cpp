@@ -3,6 +3,7 @@
 // and on crafted payloads; see test/data/README).
 #include "iba/refprint_smp.h"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -252,13 +253,9 @@ std::string fmt_link_width_supported(uint64_t v) {
 }
 
 std::string fmt_link_speed(uint64_t v) {
-  switch (v) {
-    case 0: return "Extended speed";
-    case 1: return "2.5 Gbps";
-    case 2: return "5.0 Gbps";
-    case 4: return "10.0 Gbps";
-    default: return undefined(v);
-  }
+  if (v == 0) return "Extended speed";
+  if (std::has_single_bit(v) && v < (1u << std::size(SPEEDS))) return SPEEDS[std::countr_zero(v)];
+  return undefined(v);
 }
 
 static std::string speed_set(uint64_t v) {
