@@ -8,6 +8,7 @@
 
 #include "cmd/registry.h"
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -101,15 +102,15 @@ struct TargetStyle {
   // "can't resolve <noun> <dest>" (cant_resolve).
   std::string_view noun = "destination port";
   // A target that does not parse, or conflicting form flags: our E: line,
-  // then the "can't resolve" line (true); or the iberror line alone, naming
-  // the conflict itself when the flags conflict (false).
+  // then the "can't resolve" line (true; every SMP tool); or the iberror
+  // line alone, naming the conflict itself when the flags conflict (false).
   bool explain_bad_target = true;
   // An end port that cannot be opened: the reference's "Failed to open
   // '<ca>' port '<n>'" line (true), or our E: lines and status 255 (false).
   bool iberror_on_open = true;
   // GMP targets the reference addresses without asking the SA: when the SA
   // gives no PathRecord for one, it is used as given and the SA's error is
-  // thrown by its first MAD (GmpTarget::check).  Others end with our E:
+  // thrown by its first MAD (Target::check).  Others end with our E:
   // lines and the "can't resolve" line.
   enum class Direct {
     None,    // every target needs its PathRecord
