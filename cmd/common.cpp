@@ -66,8 +66,9 @@ void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
     app.add_flag("-d,--debug", c.debug, "raise debug level (-d RPC summaries, -dd packet dumps)");
   if (which & opt::Verbose)
     app.add_flag("-v,--verbose", c.verbose, "increase verbosity level");
-  if (which & opt::Timeout)
-    app.add_option("-t,--timeout", c.timeout_ms, "timeout in ms")->option_text("<ms>");
+  if (which & (opt::Timeout | opt::TimeoutLong))
+    app.add_option(which & opt::Timeout ? "-t,--timeout" : "--timeout", c.timeout_ms, "timeout in ms")
+        ->option_text("<ms>");
   if (which & opt::Retries)
     app.add_option("--retries", c.retries, "number of times a MAD is resent")->option_text("<n>");
   if (which & opt::MKey)

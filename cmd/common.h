@@ -33,6 +33,7 @@ enum : uint32_t {
   Json = 1u << 16,       // -j/--json, --pretty (only commands that write JSON take it)
   PKeyIdx = 1u << 17,    // -Y/--pkey-idx (P_Key index of GMPs)
   Transport = 1u << 18,  // --transport umad|verbs|auto
+  TimeoutLong = 1u << 19,// --timeout alone, for a command whose -t is its own
   // The set every MAD-sending command takes.
   Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx | Transport,
   Smp = Mad | MKey | Sa,

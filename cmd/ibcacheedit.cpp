@@ -18,7 +18,6 @@ namespace {
 
 using namespace ibcore;
 
-int iberror(const std::string& msg) { return ibtool::ref_exit("ibcacheedit", msg); }
 
 std::string hex(uint64_t g) {
   char b[24];
@@ -68,8 +67,8 @@ public:
   }
 
   int run() override {
-    if (files_.size() < 1) return iberror("original cache file not specified");
-    if (files_.size() < 2) return iberror("new cache file not specified");
+    if (files_.size() < 1) throw ibtool::RefFail{"original cache file not specified"};
+    if (files_.size() < 2) throw ibtool::RefFail{"new cache file not specified"};
     Subnet db;
     CacheFormat fmt;
     try {
@@ -79,8 +78,7 @@ public:
       fmt = detect_cache_format(bytes, files_[0]);
       db = decode_cache(bytes, files_[0]);
     } catch (const std::exception& e) {
-      ibcore::report(e);
-      return iberror("loading original cached fabric failed");
+      ibtool::ref_fail(e, "loading original cached fabric failed");
     }
     // The reference keeps ports in the hash buckets of their loaded GUIDs.
     std::vector<uint64_t> hash;
@@ -103,11 +101,11 @@ public:
     };
     if (!sw_.empty()) {
       split_guids(sw_, 2, v);
-      if (!rename(NodeType::Switch, v[0], v[1])) return iberror("switchguid = " + hex(v[0]) + " not found");
+      if (!rename(NodeType::Switch, v[0], v[1])) throw ibtool::RefFail{"switchguid = " + hex(v[0]) + " not found"};
     }
     if (!ca_.empty()) {
       split_guids(ca_, 2, v);
-      if (!rename(NodeType::CA, v[0], v[1])) return iberror("caguid = " + hex(v[0]) + " not found");
+      if (!rename(NodeType::CA, v[0], v[1])) throw ibtool::RefFail{"caguid = " + hex(v[0]) + " not found"};
     }
     if (!sys_.empty()) {
       split_guids(sys_, 2, v);
@@ -118,7 +116,7 @@ public:
         iba::SMPNodeInfo::set_systemImageGUID_at(n.info.data(), v[1]);
         ++found;
       }
-      if (!found) return iberror("sysimgguid = " + hex(v[0]) + " not found");
+      if (!found) throw ibtool::RefFail{"sysimgguid = " + hex(v[0]) + " not found"};
     }
     if (!port_.empty()) {
       split_guids(port_, 3, v);
@@ -144,14 +142,13 @@ public:
           }
         }
       }
-      if (!node_found) return iberror("nodeguid = " + hex(v[0]) + " not found");
-      if (!found) return iberror("portguid = " + hex(v[1]) + " not found");
+      if (!node_found) throw ibtool::RefFail{"nodeguid = " + hex(v[0]) + " not found"};
+      if (!found) throw ibtool::RefFail{"portguid = " + hex(v[1]) + " not found"};
     }
     try {
       save_cache(db, files_[1], fmt);
     } catch (const std::exception& e) {
-      ibcore::report(e);
-      return iberror("caching new cache data failed");
+      ibtool::ref_fail(e, "caching new cache data failed");
     }
     return 0;
   }

@@ -593,7 +593,6 @@ public:
 
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
-    const std::string tool = app_->get_name();
     const Op* op = nullptr;
     for (const Op& o : ops_)
       if (!strcasecmp(args_[0].c_str(), o.name) || !strcasecmp(args_[0].c_str(), o.alias)) op = &o;
@@ -603,22 +602,10 @@ public:
     }
     // The reference reads the key with strtoull and no checks.
     uint64_t cckey = cckey_str_.empty() ? 0 : std::strtoull(cckey_str_.c_str(), nullptr, 0);
-    auto& cfg = ibcore::config();
-    if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
-    const std::string& dest = args_[1];
-    IBPath target;
-    auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
-    Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
-    try {
-      ibcore::GmpPathResolver res(*s->mad);
-      c.path = res.resolve(target);
-    } catch (const ibcore::MADError& e) {
-      // A LID target is addressed directly by the reference: its first
-      // MAD fails instead.  Anything else needed the SA to be found.
-      if (!target.DLID || target.is_dr()) ibtool::ref_fail(e, ibtool::cant_resolve(dest, "destination"));
-      c.path_error = std::current_exception();
-      c.path.DLID = target.DLID;
-    }
+    // A LID is addressed directly by the reference: without a PathRecord
+    // its first MAD fails instead.
+    auto t = ibtool::open_gmp_target(flags_, args_, 1, {.noun = "destination"});
+    Ctx c{t.mad(), t.target, t.path, t.path_error, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
     c.where = "Lid " + std::to_string(c.path.DLID);
     // --json: the document is written once the op succeeded (a failure
     // leaves stdout empty).

@@ -13,7 +13,6 @@
 
 #include "iba/refprint_smp.h"
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -44,7 +43,7 @@ bool is_target_mode(Mode m) {
 }
 bool needs_port(Mode m) { return m == Mode::Port || m == Mode::PortState || m == Mode::PortWidth; }
 
-class IbCheck : public ibtool::HealthCommand {
+class IbCheck : public ibtool::Command {
 public:
   explicit IbCheck(Mode m) : mode_(m) {}
 
@@ -80,7 +79,9 @@ private:
     unsigned port;
   };
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
         throw Error("Cannot read thresholds file " + threshold_file_);

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -24,14 +23,16 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbClear : public ibtool::HealthCommand {
+class IbClear : public ibtool::Command {
 public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
     ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     H::PmSession ses;

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -26,7 +25,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbDataCounts : public ibtool::HealthCommand {
+class IbDataCounts : public ibtool::Command {
 public:
   explicit IbDataCounts(bool one) : one_(one) {}
   void options(CLI::App& app) override {
@@ -49,7 +48,9 @@ private:
     std::string error;                                      // --json: the failure
   };
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> nodes;

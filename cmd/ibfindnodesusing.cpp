@@ -7,7 +7,6 @@
 #include <cstdio>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -27,7 +26,7 @@ namespace {
 
 using namespace ibcore;
 
-class IbFindNodesUsing : public ibtool::HealthCommand {
+class IbFindNodesUsing : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_option("switch", switch_, "the switch: node GUID, node name, LID, DR path or port GUID")->required();
@@ -37,7 +36,9 @@ public:
                                         ibtool::opt::Json);
   }
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
     uint32_t sw = health::find_node(db, map, switch_, NodeType::Switch);

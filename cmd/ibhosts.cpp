@@ -96,6 +96,9 @@ public:
   }
   int usage_status() const override { return 255; }
 
+  // A discovery that fails is the library's report.
+  bool reports_errors() const override { return true; }
+
   int run() override {
     std::string text;
     if (ibcore::json_enabled()) {
@@ -111,14 +114,10 @@ public:
         return 1;
       }
     } else {
-      try {
-        ibcore::Subnet db = ibcore::obtain_subnet();
-        // The scripts run ibnetdiscover without a node name map option: the
-        // default map applies.
-        text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
-      } catch (const std::exception& e) {
-        return ibcore::report(e);
-      }
+      ibcore::Subnet db = ibcore::obtain_subnet();
+      // The scripts run ibnetdiscover without a node name map option: the
+      // default map applies.
+      text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
     }
     for (Kind k : kinds_) emit(text, k);
     return 0;
@@ -128,12 +127,7 @@ private:
   // --json: {"nodes": [the nodes the text lists, in its order, as
   // ibnetdiscover --json -l writes them (core/json_net.h, no ports)]}.
   int write_json() const {
-    ibcore::Subnet db;
-    try {
-      db = ibcore::obtain_subnet();
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
-    }
+    ibcore::Subnet db = ibcore::obtain_subnet();
     ibcore::NodeNameMap map = ibcore::NodeNameMap::open("");
     ibcore::TextOut o(stdout);
     ibcore::JsonOut j(o, ibcore::json_pretty());

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -27,7 +26,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbIdsVerify : public ibtool::HealthCommand {
+class IbIdsVerify : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
@@ -35,7 +34,9 @@ public:
     app.add_flag("-R", rediscover_, "accepted for compatibility (the subnet is always discovered unless --cache)");
     ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::Json);
   }
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<H::Finding> found = H::check_ids(db);

@@ -23,9 +23,6 @@ namespace {
 
 using namespace ibcore;
 
-// The reference ends a failed run with one line on stdout and status 255.
-int ref_exit(const std::string& msg) { return ibtool::ref_exit("ibnetdiscover", msg); }
-
 class IbNetDiscover : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -83,7 +80,7 @@ public:
       if (!outfile_.empty()) {
         f = std::fopen(outfile_.c_str(), "w");
         if (!f) {
-          return ref_exit("can't open file " + outfile_ + " for writing");
+          throw ibtool::RefFail{"can't open file " + outfile_ + " for writing"};
         }
       }
       NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
@@ -94,8 +91,7 @@ public:
           diff_db = load_cache(diff_cache_);
           have_diff = true;
         } catch (const std::exception& e) {
-          ibcore::report(e);
-          return ref_exit("loading cached fabric for diff failed\n");
+          ibtool::ref_fail(e, "loading cached fabric for diff failed\n");
         }
       }
       Subnet db;
@@ -103,8 +99,7 @@ public:
         try {
           db = load_cache(load_cache_);
         } catch (const std::exception& e) {
-          ibcore::report(e);
-          return ref_exit("loading cached fabric failed\n");
+          ibtool::ref_fail(e, "loading cached fabric failed\n");
         }
       } else {
         DiscoveryOptions o;
@@ -131,14 +126,12 @@ public:
         try {
           save_cache(db, cache_, CacheFormat::Reference);
         } catch (const std::exception& e) {
-          ibcore::report(e);
-          return ref_exit("caching ibnetdiscover data failed\n");
+          ibtool::ref_fail(e, "caching ibnetdiscover data failed\n");
         }
       }
       return 0;
     } catch (const std::exception& e) {
-      ibcore::report(e);
-      return ref_exit("discover failed\n");
+      ibtool::ref_fail(e, "discover failed\n");
     }
   }
 

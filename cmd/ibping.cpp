@@ -46,9 +46,7 @@ public:
     app.add_flag("-f,--flood", flood_, "flood destination");
     app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
     app.add_flag("-S,--Server", server_, "start in server mode");
-    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
-    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
-    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("dest", args_, "<dest lid|guid>");
     app.callback([this] {
@@ -56,25 +54,25 @@ public:
     });
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    return ibtool::ofa::run_client_or_server(
-        oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
-        [this](ibcore::Transport& u) { return client(u); });
+    oui_ = ibtool::ofa::parse_oui(oui_str_);
+    return server_ ? serve() : client();
   }
 
 private:
-  int serve(ibcore::Transport& t) {
+  int serve() {
+    ibtool::Session s = ibtool::open_session();
     const std::string me = ibtool::ofa::host_and_domain();
-    return ibtool::ofa::serve(t, iba::OFA_PING_CLASS, oui_, iba::OFAPing::DESC.size,
+    return ibtool::ofa::serve(*s.umad, iba::OFA_PING_CLASS, oui_, iba::OFAPing::DESC.size,
                               [&](uint16_t) { return me; });
   }
 
-  int client(ibcore::Transport& umad) {
-    ibcore::MadTransactor mad(umad);
-    int status = 0;
-    auto resolved = ibtool::ofa::resolve_destination(mad, "ibping", args_[0], lid_form_, guid_form_, sm_port_, &status);
-    if (!resolved) return status;
-    ibcore::IBPath path = *resolved;
+  int client() {
+    auto t = ibtool::open_gmp_target(flags_, args_, 0, ibtool::ofa::CLIENT_TARGET);
+    ibcore::MadTransactor& mad = t.mad();
+    ibcore::IBPath path = t.path;
     // One ping is one MAD: a lost reply is counted, not resent.
     path.retries = 0;
     const std::string dest = "Lid " + std::to_string(path.DLID);
@@ -159,10 +157,10 @@ private:
   }
 
   uint64_t count_ = 0;
-  bool flood_ = false, server_ = false, lid_form_ = false, guid_form_ = false;
+  bool flood_ = false, server_ = false;
+  ibtool::TargetFlags flags_;
   std::string oui_str_;
   uint32_t oui_ = iba::OFA_OUI;
-  int sm_port_ = 0;
   std::vector<std::string> args_;
 };
 

@@ -94,8 +94,8 @@ Request parse_ops(const std::vector<std::string>& a, size_t first) {
       case WIDTH: if (v > 31 && v != 255) bad("width value"); break;
       case VLS: if (v == 0 || v > 5) bad("vls value"); break;
       case MTU: if (v == 0 || v > 5) bad("mtu value"); break;
-      case LID: if (v == 0 || v >= 0xc000) bad("lid value", true); break;
-      case SMLID: if (v == 0 || v >= 0xc000) bad("smlid value", true); break;
+      case LID: if (v == 0 || v >= iba::MLID_BASE) bad("lid value", true); break;
+      case SMLID: if (v == 0 || v >= iba::MLID_BASE) bad("smlid value", true); break;
       case LMC: if (v > 7) bad("lmc value"); break;
       case MKEYLEASE: if (v > 0xffff) bad("mkey lease time"); break;
       case MKEYPROT: if (v > 3) bad("mkey protection bit setting"); break;
@@ -481,12 +481,11 @@ public:
         return usage_status();
       }
     }
-    IBPath target;
-    auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-    IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
+    auto t = ibtool::open_smp_target(flags_, args_, 0);
+    const IBPath& path = t.path;
     int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
     Request r = parse_ops(args_, 2);
-    PortState ps(*s->mad, show_keys_);
+    PortState ps(t.mad(), show_keys_);
     if (!ibcore::json_enabled()) return ps.run(path, portnum, r);
     if ((r.op >= 0 && r.op != QUERY) || r.changed) {
       ibcore::log::error("E: %s: --json shows a query; a change of the port is shown as text only\n",

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/error.h"
@@ -26,7 +25,7 @@ namespace {
 
 using namespace ibcore;
 
-class IbPrint : public ibtool::HealthCommand {
+class IbPrint : public ibtool::Command {
 public:
   IbPrint(NodeType t, const char* what) : type_(t), what_(what) {}
 
@@ -40,7 +39,9 @@ public:
                                         ibtool::opt::Json);
   }
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     Subnet db = obtain_subnet();
     NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
     bool list = list_ || node_.empty();

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -57,7 +56,7 @@ std::string fmt(const char* f, ...) {
   return b;
 }
 
-class IbQueryErrors : public ibtool::HealthCommand {
+class IbQueryErrors : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_option("-s,--suppress", suppress_arg_, "suppress errors listed")->option_text("<err1,err2,...>");
@@ -106,7 +105,9 @@ private:
     unsigned ports_checked = 0, bad_ports = 0, pma_failures = 0;
   };
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     // Suppression list: known names only, in the order given.
     for (size_t pos = 0; pos <= suppress_arg_.size() && !suppress_arg_.empty();) {
       size_t c = suppress_arg_.find(',', pos);

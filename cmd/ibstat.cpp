@@ -101,8 +101,7 @@ public:
       all = &ibcore::get_device_list();
       devs = &all->devices;
     } catch (const std::exception& e) {
-      ibcore::log::error("E: %s\n", e.what());
-      return 255;
+      throw ibtool::ExitFail{255, e.what()};
     }
     // A device libibumad cannot read: named, an error (nothing for a
     // non-RDMA device); in the listing, a warning for an RDMA end point and
@@ -426,10 +425,7 @@ public:
     } catch (const ibcore::SysError& e) {
       ibcore::log::info("Failed to get IB devices list: %s\n", std::strerror(e.err()));
       return 1;
-    } catch (const std::exception& e) {
-      ibcore::log::error("E: %s\n", e.what());
-      return 1;
-    }
+    }  // (anything else: the dispatcher's "E: <what>", status 1)
     if (ibcore::json_enabled()) {
       // {"devices": [{"name", "nodeGUID"}]}
       ibcore::TextOut o(stdout);

@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -26,7 +25,7 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbSwPortWatch : public ibtool::HealthCommand {
+class IbSwPortWatch : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_option("-p,--pause", pause_, "seconds between samples (default 1)")->option_text("<seconds>");
@@ -41,7 +40,9 @@ public:
     ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
   }
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
       throw Error("Cannot read thresholds file " + threshold_file_);
     if (pause_ <= 0) throw Error("--pause must be positive");

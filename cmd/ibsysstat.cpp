@@ -38,9 +38,7 @@ public:
   void options(CLI::App& app) override {
     app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
     app.add_flag("-S,--Server", server_, "start in server mode");
-    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
-    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
-    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<dest lid|guid> [<op>]");
     app.callback([this] {
@@ -50,10 +48,11 @@ public:
     });
   }
 
+  bool reports_errors() const override { return true; }
+
   int run() override {
-    return ibtool::ofa::run_client_or_server(
-        oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
-        [this](ibcore::Transport& u) { return client(u); });
+    oui_ = ibtool::ofa::parse_oui(oui_str_);
+    return server_ ? serve() : client();
   }
 
   // The reply text for each attribute the server answers.
@@ -70,20 +69,16 @@ private:
     return nullptr;
   }
 
-  int serve(ibcore::Transport& t) {
-    return ibtool::ofa::serve(t, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
+  int serve() {
+    ibtool::Session s = ibtool::open_session();
+    return ibtool::ofa::serve(*s.umad, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
   }
 
-  static int fail(const std::string& msg) { return ibtool::ref_exit("ibsysstat", msg); }
-
-  int client(ibcore::Transport& umad) {
+  int client() {
     const Op* op = args_.size() > 1 ? find_op(args_[1]) : &OPS[0];
-    ibcore::MadTransactor mad(umad);
-    int status = 0;
-    auto resolved =
-        ibtool::ofa::resolve_destination(mad, "ibsysstat", args_[0], lid_form_, guid_form_, sm_port_, &status);
-    if (!resolved) return status;
-    ibcore::IBPath path = *resolved;
+    auto t = ibtool::open_gmp_target(flags_, args_, 0, ibtool::ofa::CLIENT_TARGET);
+    ibcore::MadTransactor& mad = t.mad();
+    const ibcore::IBPath& path = t.path;
     std::vector<uint8_t> pl(iba::OFASysStatPing::DESC.size, 0);
     ibcore::MadRequest req;
     req.cls = iba::find_class(iba::OFA_SYSSTAT_CLASS);
@@ -94,12 +89,10 @@ private:
     std::vector<uint8_t> rep;
     try {
       rep = mad.call(req, path);
-    } catch (const ibcore::MADTimeoutError& e) {
-      ibcore::report(e);
-      return fail("ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(ETIMEDOUT));
     } catch (const ibcore::MADError& e) {
-      ibcore::report(e);
-      return fail("ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(EIO));
+      // The reference's errno: ETIMEDOUT for no reply, EIO for the rest.
+      int err = dynamic_cast<const ibcore::MADTimeoutError*>(&e) ? ETIMEDOUT : EIO;
+      ibtool::ref_fail(e, "ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(err));
     }
     if (ibcore::json_enabled()) {
       // {"LID", "op", and "reply" (the server's text: its host name, or a
@@ -120,10 +113,10 @@ private:
     return 0;
   }
 
-  bool server_ = false, lid_form_ = false, guid_form_ = false;
+  bool server_ = false;
+  ibtool::TargetFlags flags_;
   std::string oui_str_;
   uint32_t oui_ = iba::OFA_OUI;
-  int sm_port_ = 0;
   std::vector<std::string> args_;
 };
 

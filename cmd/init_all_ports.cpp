@@ -20,7 +20,6 @@
 
 #include "iba/refprint_smp.h"
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -44,7 +43,7 @@ namespace H = ibcore::health;
 
 constexpr unsigned STATE_DOWN = 1, STATE_INIT = 2;
 
-class InitAllPorts : public ibtool::HealthCommand {
+class InitAllPorts : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_flag("-n,--dry-run", dry_run_, "list the links that would be reset, change nothing");
@@ -83,7 +82,9 @@ private:
     return n == db_.from_node && port == db_.from_port;
   }
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     map_ = NodeNameMap::open(config().node_name_map);
     ObtainOptions oo;
     oo.use_config_cache = false;  // live state only

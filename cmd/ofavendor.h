@@ -9,8 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <cstdio>
-#include <exception>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,9 +17,7 @@
 #include "cmd/common.h"
 #include "cmd/target.h"
 #include "core/config.h"
-#include "core/devices.h"
 #include "core/error.h"
-#include "core/gmppath.h"
 #include "core/rpc.h"
 #include "core/server.h"
 #include "core/textfile.h"
@@ -126,46 +122,18 @@ inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload
   return 0;
 }
 
-// The client's destination as a full GMP path (-L, -G or any form; -s
-// names the SM port the SA is asked on).  On failure the error goes to
-// stderr, the reference's "can't resolve destination port" line to stdout
-// with status 255 in *status, and the result is empty.
-inline std::optional<ibcore::IBPath> resolve_destination(ibcore::MadTransactor& mad, const std::string& tool,
-                                                         const std::string& dest, bool lid_form, bool guid_form,
-                                                         int sm_port, int* status) {
-  if (sm_port) ibcore::config().sa_path = std::to_string(sm_port);
-  try {
-    if (lid_form && guid_form) throw ibcore::Error("only one of -L and -G may be given");
-    auto target = ibcore::IBPath::from_string(dest, guid_form  ? ibcore::IBPath::Form::GUID
-                                                    : lid_form ? ibcore::IBPath::Form::LID
-                                                               : ibcore::IBPath::Form::Auto);
-    ibcore::GmpPathResolver res(mad);
-    return res.resolve(target);
-  } catch (const std::exception& e) {
-    ibcore::report(e);
-    *status = ibtool::ref_exit(tool, ibtool::cant_resolve(dest));
-    return std::nullopt;
-  }
+// The -o OUI (default the OFA one).  A bad one ends with "E: bad OUI <s>"
+// and status 2.
+inline uint32_t parse_oui(const std::string& s) {
+  uint64_t v = iba::OFA_OUI;
+  if (!s.empty() && (!ibtool::parse_int(s, v) || v > 0xffffff)) throw ibtool::ExitFail{2, "bad OUI " + s};
+  return uint32_t(v);
 }
 
-// The run() both commands share: parse the -o OUI (default the OFA one)
-// into oui, open the end port, then run the server loop or the client.
-template <class Serve, class Client>
-int run_client_or_server(const std::string& oui_str, uint32_t& oui, bool server, Serve serve, Client client) {
-  uint64_t v = iba::OFA_OUI;
-  if (!oui_str.empty() && (!ibtool::parse_int(oui_str, v) || v > 0xffffff)) {
-    ibcore::log::error("E: bad OUI %s\n", oui_str.c_str());
-    return 2;
-  }
-  oui = uint32_t(v);
-  try {
-    auto& cfg = ibcore::config();
-    auto owner = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port));
-    ibcore::Transport& umad = *owner;
-    return server ? serve(umad) : client(umad);
-  } catch (const std::exception& e) {
-    return ibcore::report(e);
-  }
-}
+// How the clients' reference tools fail on their destination: every target
+// needs its PathRecord ("can't resolve destination port" with our E: lines
+// first), a port that cannot be opened ends with our E: lines and 255.
+inline constexpr ibtool::TargetStyle CLIENT_TARGET{.iberror_on_open = false,
+                                                    .direct = ibtool::TargetStyle::Direct::None};
 
 }  // namespace ibtool::ofa

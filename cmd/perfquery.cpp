@@ -76,18 +76,12 @@ public:
     app.add_flag("-l,--loop_ports", loop_ports_, "iterate through each port");
     app.add_flag("-r,--reset_after_read", reset_after_, "reset counters after read");
     app.add_flag("-R,--Reset_only", reset_only_, "only reset counters");
-    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
-    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
-    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
   bool reports_errors() const override { return true; }
-
-  int run() override {
-    return work();
-  }
 
 private:
   // Which attribute the options select (the reference checks them in this order).
@@ -238,30 +232,17 @@ private:
     return out;
   }
 
-  int work() {
-    auto& cfg = ibcore::config();
-    if (lid_form_ && guid_form_) throw ibtool::RefFail{"only one of -L and -G may be given"};
-    const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    auto owner = ibcore::open_transport(ep);
-    ibcore::Transport& umad = *owner;
-    ibcore::MadTransactor mad(umad);
-    if (sm_port_) {
-      cfg.sa_path = std::to_string(sm_port_);
-    }
-
-    IBPath target;
+  int run() override {
+    // The reference addresses every target but a GUID directly: without
+    // a PathRecord its ClassPortInfo query is what fails.
+    auto t = ibtool::open_gmp_target(flags_, args_, 0,
+                                     {.explain_bad_target = false,
+                                      .iberror_on_open = false,
+                                      .direct = ibtool::TargetStyle::Direct::NotGid});
+    ibcore::MadTransactor& mad = t.mad();
+    ibcore::Transport& umad = *t.session->umad;
+    const ibcore::EndPort& ep = *t.session->ep;
     int port = ep.port;  // default: the local port number
-    if (!args_.empty()) {
-      try {
-        target = IBPath::from_string(args_[0], guid_form_ ? IBPath::Form::GUID
-                                                : lid_form_ ? IBPath::Form::LID
-                                                            : IBPath::Form::Auto);
-      } catch (const ibcore::Error&) {
-        throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
-      }
-    } else {
-      target.DLID = umad.local_lid();
-    }
     // A target without a port: its port 0 (the reference's default); the
     // local port: its own number (0 on a switch).
     if (!args_.empty()) port = 0;
@@ -284,19 +265,12 @@ private:
       mask_given = true;
     }
 
-    IBPath path;
-    try {
-      ibcore::GmpPathResolver res(mad);
-      path = res.resolve(target);
-    } catch (const ibcore::MADError& e) {
-      ibcore::report(e);
-      if (target.has_grh && !target.DLID) throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
-      throw ibtool::RefFail{"classportinfo query"};
-    }
+    const IBPath& path = t.path;
     lid_ = path.DLID;
 
     // ClassPortInfo: what the PMA supports.
     try {
+      t.check();
       auto cpi = mad.PerformanceGet<iba::MADClassPortInfo>(path);
       capmask_ = uint16_t(cpi.capabilityMask());
       capmask2_ = uint32_t(cpi.capabilityMask2());
@@ -454,9 +428,8 @@ private:
   bool extended_ = false, xmtsl_ = false, rcvsl_ = false, xmtdisc_ = false, rcverr_ = false, extspeeds_ = false,
        oprcv_ = false, flowctl_ = false, vloppkts_ = false, vlopdata_ = false, vlfcerr_ = false, vlxmit_ = false,
        swvlcong_ = false, rcvcc_ = false, slfecn_ = false, slbecn_ = false, xmitcc_ = false, vlxmittime_ = false,
-       smplctl_ = false, all_ports_ = false, loop_ports_ = false, reset_after_ = false, reset_only_ = false,
-       lid_form_ = false, guid_form_ = false;
-  int sm_port_ = 0;
+       smplctl_ = false, all_ports_ = false, loop_ports_ = false, reset_after_ = false, reset_only_ = false;
+  ibtool::TargetFlags flags_;
   std::vector<std::string> args_;
   unsigned lid_ = 0;
   uint16_t capmask_ = 0;

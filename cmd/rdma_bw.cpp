@@ -174,9 +174,11 @@ public:
     app.add_option("-n,--iters", iters_, "number of RDMA WRITEs (default 1000)")->option_text("<iters>");
     app.add_option("-t,--tx-depth", tx_depth_, "RDMA WRITEs in flight (default 100)")->option_text("<dep>");
     app.add_flag("-b,--bidirectional", bidir_, "both ends write at once");
+    // -t is perftest's --tx-depth: the MAD timeout (the SA's PathRecord) is
+    // --timeout only.
     ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Verbose |
-                                        ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Transport |
-                                        ibtool::opt::Json);
+                                        ibtool::opt::TimeoutLong | ibtool::opt::Retries |
+                                        ibtool::opt::Transport | ibtool::opt::Json);
     app.add_option("peer", peer_, "the server's host name or address (none: be the server)");
   }
 

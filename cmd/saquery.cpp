@@ -37,11 +37,6 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-// The reference's exit statuses: errno values.
-struct Exit {
-  int status;
-};
-
 iba::FieldRef fref(const iba::StructDesc& d, const char* name) {
   auto f = iba::find_field(d, name);
   if (!f) throw std::logic_error(std::string("no field ") + name);
@@ -150,6 +145,10 @@ public:
     app.add_option("args", args_, "[query-name] [<name> | <lid> | <guid>] [field=value ...]");
   }
 
+  // The reference's exit statuses are errno values (ExitFail); any other
+  // failure is the library's report.
+  bool reports_errors() const override { return true; }
+
   int run() override {
     // The name and lookup options need their operand, checked before any
     // device is opened (the reference's usage errors, status 2).
@@ -177,8 +176,6 @@ public:
       int rc = work();
       if (ibcore::json_enabled()) write_json();
       return rc;
-    } catch (const Exit& e) {
-      return e.status;
     } catch (const ibcore::MADClassError& e) {
       // An SA status: the reference prints the status and exits with EIO.
       ibcore::log::error("ERROR: Query result returned 0x%04X, %s\n", e.status,
@@ -189,8 +186,6 @@ public:
       ibcore::report(e);
       ibcore::log::info("Query SA failed: %s\n", std::strerror(ETIMEDOUT));
       return ETIMEDOUT;
-    } catch (const std::exception& e) {
-      return ibcore::report(e);
     }
   }
 
@@ -236,7 +231,7 @@ private:
         r.mask |= iba::apply_assignments(r.d, r.b.data(), sel_);
       } catch (const std::exception& e) {
         ibcore::log::error("E: %s\n", e.what());
-        throw Exit{EINVAL};
+        throw ibtool::ExitFail{EINVAL};
       }
     }
     ibcore::MadRequest req;
@@ -317,14 +312,14 @@ private:
     if (end && *end == '\0') {
       if (v > 0xffff) {
         ibcore::log::info("Invalid lid specified: \"%s\"\n", s.c_str());
-        throw Exit{EINVAL};
+        throw ibtool::ExitFail{EINVAL};
       }
       return uint16_t(v);
     }
     for (const auto& n : all_nodes())
       if (n.nodeDescription().nodeString() == s) return uint16_t(n.LID());
     ibcore::log::info("Failed to find lid for \"%s\": %s\n", s.c_str(), std::strerror(ENONET));
-    throw Exit{ENONET};
+    throw ibtool::ExitFail{ENONET};
   }
 
   int work() {
@@ -418,7 +413,7 @@ private:
     auto g = iba::parse_gid(s);
     if (!g) {
       ibcore::log::info("invalid GID: %s\n", s.c_str());
-      throw Exit{EINVAL};
+      throw ibtool::ExitFail{EINVAL};
     }
     return *g;
   }

@@ -20,7 +20,6 @@
 
 #include "iba/refprint_smp.h"
 #include "cmd/common.h"
-#include "cmd/health_command.h"
 #include "cmd/registry.h"
 #include "core/config.h"
 #include "core/devices.h"
@@ -47,7 +46,7 @@ constexpr unsigned PHYS_DISABLED = 3;  // PortPhysicalState: disable
 constexpr unsigned STATE_DOWN = 1;     // PortState: down (the link retrains to Init)
 constexpr size_t MAX_DR_HOPS = 63;
 
-class SetPortState : public ibtool::HealthCommand {
+class SetPortState : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     auto* d = app.add_flag("--disable", disable_, "set PortPhysicalState to Disabled (the link goes down)");
@@ -198,7 +197,9 @@ private:
     return std::nullopt;
   }
 
-  int work() override {
+  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
+  bool reports_errors() const override { return true; }
+  int run() override {
     map_ = NodeNameMap::open(config().node_name_map);
     ObtainOptions oo;
     oo.use_config_cache = false;  // the live graph only: a stale cache would give wrong paths

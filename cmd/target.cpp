@@ -3,13 +3,17 @@
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/gmppath.h"
 #include "core/log.h"
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace ibtool {
 
 void TargetFlags::bind(CLI::App& app, unsigned which) {
+  bound |= which;
   if (which & tflag::Combined) app.add_flag("-c,--combined", combined, "use Combined route address argument");
   if (which & tflag::Direct) app.add_flag("-D,--Direct", direct, "use Direct address argument");
   if (which & tflag::Lid) app.add_flag("-L,--Lid", lid, "use LID address argument");
@@ -21,7 +25,18 @@ void TargetFlags::bind(CLI::App& app, unsigned which) {
 ibcore::TargetForm TargetFlags::form() const {
   ibcore::TargetForm f;
   int n = int(direct) + int(lid) + int(guid);
-  if (n > 1) throw ibcore::Error("only one of -D, -L and -G may be given");
+  if (n > 1) {
+    // Named as the command takes them: "-L and -G", "-D, -L and -G".
+    unsigned forms = bound & (tflag::Direct | tflag::Lid | tflag::Guid);
+    if (!forms) forms = tflag::Direct | tflag::Lid | tflag::Guid;
+    std::vector<const char*> names;
+    for (auto [bit, name] : {std::pair{tflag::Direct, "-D"}, {tflag::Lid, "-L"}, {tflag::Guid, "-G"}})
+      if (forms & bit) names.push_back(name);
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
+    throw ibcore::Error("only one of " + list + " may be given");
+  }
   if (combined && n) throw ibcore::Error("-c cannot be combined with -D, -L or -G");
   f.combined = combined;
   if (direct) f.form = ibcore::IBPath::Form::DR;
@@ -51,6 +66,7 @@ Session open_session(const ibcore::IBPath* scope) {
   }
   Session s;
   const ibcore::EndPort& ep = ibcore::get_end_port(ca, port);
+  s.ep = &ep;
   s.umad = ibcore::open_transport(ep);
   s.mad = std::make_unique<ibcore::MadTransactor>(*s.umad);
   return s;
@@ -74,6 +90,26 @@ std::string cant_resolve(const std::string& dest, std::string_view noun) {
   return "can't resolve " + std::string(noun) + " " + dest;
 }
 
+namespace {
+
+// Open the end port (the scope's, if it names one) the way the command's
+// reference tool fails: its "Failed to open" line, or our E: lines and 255.
+std::unique_ptr<Session> open_or_fail(const ibcore::IBPath* scope, bool iberror_on_open) {
+  try {
+    return std::make_unique<Session>(open_session(scope));
+  } catch (const std::exception& e) {
+    if (!iberror_on_open) {
+      ibcore::report(e);
+      throw ExitFail{255};
+    }
+    const auto& c = ibcore::config();
+    std::string ca = c.ca.empty() ? "(null)" : c.ca;
+    ref_fail(e, "Failed to open '" + ca + "' port '" + std::to_string(c.port) + "'");
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
                                          ibcore::IBPath& target, const std::string& dest,
@@ -84,18 +120,7 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   } catch (const std::exception&) {
     bad = std::current_exception();
   }
-  std::unique_ptr<Session> s;
-  try {
-    s = std::make_unique<Session>(open_session(bad ? nullptr : &target));
-  } catch (const std::exception& e) {
-    if (!iberror_on_open) {
-      ibcore::report(e);
-      throw ExitFail{255};
-    }
-    const auto& c = ibcore::config();
-    std::string ca = c.ca.empty() ? "(null)" : c.ca;
-    ref_fail(e, "Failed to open '" + ca + "' port '" + std::to_string(c.port) + "'");
-  }
+  std::unique_ptr<Session> s = open_or_fail(bad ? nullptr : &target, iberror_on_open);
   if (bad) {
     try {
       std::rethrow_exception(bad);
@@ -104,6 +129,70 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
     }
   }
   return s;
+}
+
+Target open_smp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+                       const TargetStyle& style) {
+  std::string dest = args.size() > first ? args[first] : std::string();
+  if (f.combined) dest += " " + (args.size() > first + 1 ? args[first + 1] : std::string("(null)"));
+  Target t;
+  t.session = open_for_target({}, f, args, first, t.target, dest, style.iberror_on_open, style.noun);
+  try {
+    t.path = ibcore::resolve_for_smp(*t.session->mad, t.target, f.sm_port);
+  } catch (const std::exception& e) {
+    ref_fail(e, cant_resolve(dest, style.noun));
+  }
+  return t;
+}
+
+Target open_gmp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+                       const TargetStyle& style) {
+  const bool self = args.size() <= first;
+  const std::string dest = self ? std::string() : args[first];
+  Target t;
+  // -s: the SA is asked at that LID.
+  if (f.sm_port) ibcore::config().sa_path = std::to_string(f.sm_port);
+  std::exception_ptr conflict, bad;
+  try {
+    f.form();
+  } catch (const std::exception&) {
+    conflict = std::current_exception();
+  }
+  if (!conflict && !self) {
+    try {
+      t.target = parse_target_args(f, args, first);
+    } catch (const std::exception&) {
+      bad = std::current_exception();
+    }
+  }
+  t.session = open_or_fail(conflict || bad || self ? nullptr : &t.target, style.iberror_on_open);
+  if (conflict || bad) {
+    try {
+      std::rethrow_exception(conflict ? conflict : bad);
+    } catch (const std::exception& e) {
+      if (style.explain_bad_target) ref_fail(e, cant_resolve(dest, style.noun));
+      throw RefFail{conflict ? std::string(e.what()) : cant_resolve(dest, style.noun)};
+    }
+  }
+  if (self) {
+    t.target.DLID = t.session->umad->local_lid();
+    if (!t.target.DLID) throw RefFail{"can't resolve self port (null)"};
+  }
+  try {
+    ibcore::GmpPathResolver res(*t.session->mad);
+    t.path = res.resolve(t.target);
+  } catch (const ibcore::MADError& e) {
+    const ibcore::IBPath& p = t.target;
+    bool direct = style.direct == TargetStyle::Direct::Lid      ? p.DLID && !p.is_dr()
+                  : style.direct == TargetStyle::Direct::NotGid ? !(p.has_grh && !p.DLID)
+                                                                : false;
+    if (!direct) ref_fail(e, cant_resolve(dest, style.noun));
+    t.path_error = std::current_exception();
+    t.path = p;
+  } catch (const std::exception& e) {
+    ref_fail(e, cant_resolve(dest, style.noun));
+  }
+  return t;
 }
 
 ibcore::IBPath resolve_or_fail(Session& s, const ibcore::IBPath& target, const std::string& dest,

@@ -1,11 +1,14 @@
-// Command-line side of single-target commands: the legacy addressing flags
-// (-D/-G/-L/-c, -s SM LID) bound to a command's app, opening the local end port,
-// and turning the positional arguments into a resolved SMP path
-// (core/target.h does the parsing and resolving).
+// Command-line side of single-target commands, SMP and GMP alike: the legacy
+// addressing flags (-D/-G/-L/-c, -s SM LID) declared once and bound to a
+// command's app, opening the local end port, and turning the positional
+// arguments into a resolved path: a directed route or LID path for SMPs
+// (core/target.h), the SA's PathRecord for GMPs (core/gmppath.h).  How each
+// reference tool words a failure is data (TargetStyle), not code in run().
 #pragma once
 
 #include "cmd/registry.h"
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,10 +33,12 @@ enum : unsigned {
 struct TargetFlags {
   bool direct = false, lid = false, guid = false, combined = false;
   uint16_t sm_port = 0;
+  unsigned bound = 0;  // the tflag bits bind() declared
 
   // Bind the selected flags.
   void bind(CLI::App& app, unsigned which);
-  // The form the flags force.  Throws ibcore::Error if two conflict.
+  // The form the flags force.  Throws ibcore::Error if two conflict (the
+  // message names the form flags the command takes).
   ibcore::TargetForm form() const;
   // How many positional arguments the target takes (2 for -c).
   size_t nargs() const { return combined ? 2 : 1; }
@@ -48,6 +53,7 @@ int ref_help_exit(CLI::App& app);
 struct Session {
   std::unique_ptr<ibcore::Transport> umad;
   std::unique_ptr<ibcore::MadTransactor> mad;
+  const ibcore::EndPort* ep = nullptr;  // the end port opened
 };
 
 // Open the end port: the path's own (a scoped GID "...%dev/port") if it
@@ -88,6 +94,57 @@ std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFl
 // lines and then cant_resolve(dest) (RefFail).
 ibcore::IBPath resolve_or_fail(Session& s, const ibcore::IBPath& target, const std::string& dest,
                                uint16_t sm_lid = 0);
+
+// How a command's reference tool reports a destination it cannot use.  The
+// tools differ among themselves; a command states its tool's ways here and
+// open_smp_target / open_gmp_target follow them.
+struct TargetStyle {
+  // "can't resolve <noun> <dest>" (cant_resolve).
+  std::string_view noun = "destination port";
+  // A target that does not parse, or conflicting form flags: our E: line,
+  // then the "can't resolve" line (true; every SMP tool); or the iberror
+  // line alone, naming the conflict itself when the flags conflict (false).
+  bool explain_bad_target = true;
+  // An end port that cannot be opened: the reference's "Failed to open
+  // '<ca>' port '<n>'" line (true), or our E: lines and status 255 (false).
+  bool iberror_on_open = true;
+  // GMP targets the reference addresses without asking the SA: when the SA
+  // gives no PathRecord for one, it is used as given and the SA's error is
+  // thrown by its first MAD (Target::check).  Others end with our E:
+  // lines and the "can't resolve" line.
+  enum class Direct {
+    None,    // every target needs its PathRecord
+    Lid,     // LID targets
+    NotGid,  // every target but a GUID/GID one
+  } direct = Direct::Lid;
+};
+
+// A command's destination: its end port open, the path its MADs take.
+struct Target {
+  std::unique_ptr<Session> session;
+  ibcore::IBPath target;          // as given (GMPs: the local port's LID when none was)
+  ibcore::IBPath path;            // resolved; the target itself when deferred
+  std::exception_ptr path_error;  // GMPs: the SA's failure for a deferred target
+  ibcore::MadTransactor& mad() const { return *session->mad; }
+  // Throw the deferred failure, if any (before the first MAD).
+  void check() const {
+    if (path_error) std::rethrow_exception(path_error);
+  }
+};
+
+// The one way a single-target command opens its end port and resolves its
+// destination args[first] (two arguments with -c), failing the way style
+// says (RefFail / ExitFail, our E: lines first).
+//
+// For SMPs: a LID or directed route as given, a GUID/GID resolved to a LID
+// through the SA at -s (f.sm_port) when given (core/target.h).
+Target open_smp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+                       const TargetStyle& style = {});
+// For GMPs: the SA's PathRecord to the destination, asked at -s when given;
+// none given (args.size() <= first): the local port, and a local port
+// without a LID ends "can't resolve self port".
+Target open_gmp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+                       const TargetStyle& style = {});
 
 // Parse only (no MADs): used to pick the end port before opening it.
 ibcore::IBPath parse_target_args(const TargetFlags& f, const std::vector<std::string>& args, size_t first = 0);

@@ -83,9 +83,7 @@ public:
     app.add_option("-R,--Read", read_, "Read configuration space record at addr")->option_text("<addr,mask>");
     app.add_option("-W,--Write", write_, "Write configuration space record at addr")
         ->option_text("<addr,val,mask>");
-    app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
-    app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
-    app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
+    flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [port]");
     app.callback([this] {
@@ -107,8 +105,16 @@ public:
 
   bool reports_errors() const override { return true; }
 
+  // The run: text, or with --json one document written when the run ends
+  // well (a failure leaves only its message on stderr).
   int run() override {
-    return work();
+    if (!ibcore::json_enabled()) return work_text_or_json();
+    ibcore::JsonDoc doc(ibcore::json_pretty());
+    j_ = &doc.j();
+    int rc = work_text_or_json();  // (opens the document's object, or throws)
+    j_->end();
+    doc.commit();
+    return rc;
   }
 
 private:
@@ -192,55 +198,18 @@ private:
     if (j_) j_->end();
   }
 
-  // The run: text, or with --json one document written when the run ends
-  // well (a failure leaves only its message on stderr).
-  int work() {
-    if (!ibcore::json_enabled()) return work_text_or_json();
-    ibcore::JsonDoc doc(ibcore::json_pretty());
-    j_ = &doc.j();
-    int rc = work_text_or_json();  // (opens the document's object, or throws)
-    j_->end();
-    doc.commit();
-    return rc;
-  }
-
   int work_text_or_json() {
-    auto& cfg = ibcore::config();
-    if (lid_form_ && guid_form_) throw ibtool::RefFail{"only one of -L and -G may be given"};
-    const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    auto owner = ibcore::open_transport(ep);
-    ibcore::Transport& umad = *owner;
-    ibcore::MadTransactor mad(umad);
-    mad_ = &mad;
-    if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
-    int port = args_.size() > 1 ? int(std::strtoul(args_[1].c_str(), nullptr, 0)) : 0;
-    ibcore::IBPath target;
-    if (args_.empty()) {
-      // No destination: this port itself.
-      target.DLID = umad.local_lid();
-      port = ep.port;
-      if (!target.DLID) throw ibtool::RefFail{"can't resolve self port (null)"};
-    } else {
-      try {
-        target = ibcore::IBPath::from_string(args_[0], guid_form_ ? ibcore::IBPath::Form::GUID
-                                                       : lid_form_ ? ibcore::IBPath::Form::LID
-                                                                   : ibcore::IBPath::Form::Auto);
-      } catch (const ibcore::Error&) {
-        throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
-      }
-    }
-    try {
-      ibcore::GmpPathResolver res(mad);
-      path_ = res.resolve(target);
-    } catch (const ibcore::MADError& e) {
-      // A GID/GUID target needs the SA; a LID one fails at its first MAD.
-      if (!target.DLID || target.is_dr()) {
-        ibcore::report(e);
-        throw ibtool::RefFail{ibtool::cant_resolve(args_[0])};
-      }
-      path_error_ = std::current_exception();
-    }
-    if (j_) j_->obj().ks("destination", (path_error_ ? target : path_).describe()).kv("portNum", unsigned(port));
+    // A LID is addressed directly by the reference: without a PathRecord
+    // its first MAD fails instead.
+    target_ = ibtool::open_gmp_target(flags_, args_, 0, {.explain_bad_target = false, .iberror_on_open = false});
+    mad_ = &target_.mad();
+    path_ = target_.path;
+    path_error_ = target_.path_error;
+    // Without a destination: the local port's own number.
+    int port = args_.size() > 1   ? int(std::strtoul(args_[1].c_str(), nullptr, 0))
+               : args_.empty() ? target_.session->ep->port
+                               : 0;
+    if (j_) j_->obj().ks("destination", path_.describe()).kv("portNum", unsigned(port));
 
     if (cg_info_) {
       std::vector<uint8_t> d;
@@ -372,12 +341,13 @@ private:
     return 0;
   }
 
-  bool general_ = false, xmit_wait_ = false, cg_info_ = false, lid_form_ = false, guid_form_ = false;
+  bool general_ = false, xmit_wait_ = false, cg_info_ = false;
+  ibtool::TargetFlags flags_;
+  ibtool::Target target_;
   std::string cg_config_;
   std::vector<std::string> read_, write_;
   std::vector<Rec> rd_, wr_;
   int cg0_ = 0, cg1_ = 0;
-  int sm_port_ = 0;
   std::vector<std::string> args_;
   ibcore::MadTransactor* mad_ = nullptr;
   ibcore::JsonOut* j_ = nullptr;  // --json: the document being written

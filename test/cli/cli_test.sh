@@ -32,6 +32,21 @@ help)
     grep -q "^Usage: $c " "$tmp/h2" || fail "$c --help has no usage line"
   done
   ;;
+shortopts)
+  # No command declares a short option letter twice: --help would list
+  # both while the parser gives the letter to one of them (rdma_bw's -t was
+  # --tx-depth and --timeout).  The names are the first column of the
+  # option lines ("  -t,--timeout <ms>  ...").
+  n=0
+  for c in $(commands); do
+    "$IBTOOL" "$c" --help 2>"$tmp/h" >/dev/null
+    shorts=$(sed -n 's/^  \(-[^ ]*\).*/\1/p' "$tmp/h" | tr ',' '\n' | grep -E '^-[^-]$')
+    [ -n "$shorts" ] && n=$((n + 1))
+    dups=$(echo "$shorts" | sort | uniq -d | tr '\n' ' ')
+    [ -z "$dups" ] || fail "$c --help lists $dups more than once"
+  done
+  [ $n -gt 0 ] || fail "no command lists a short option: the help format changed?"
+  ;;
 version)
   out=$("$IBTOOL" --version) || fail "--version exited $?"
   [[ "$out" =~ ^ibtool\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "bad version line '$out'"
