@@ -34,15 +34,13 @@ public:
 
   int run() override {
     if (help_) return ibtool::ref_help_exit(*app_);
-    const std::string tool = app_->get_name();
     // No argument: the local port itself (DR path 0).
     std::vector<std::string> a = args_.empty() ? std::vector<std::string>{"0"} : args_;
     ibtool::TargetFlags f = flags_;
     if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
-    IBPath target;
-    auto s = ibtool::open_for_target(tool, f, a, 0, target, a[0]);
-    IBPath path = ibtool::resolve_or_fail(*s, target, a[0], flags_.sm_port);
-    ibcore::SmpSource src(*s->mad);
+    auto t = ibtool::open_smp_target(f, a, 0);
+    const IBPath& path = t.path;
+    ibcore::SmpSource src(t.mad());
     iba::SMPNodeInfo ni;
     iba::SMPPortInfo pi;
     try {

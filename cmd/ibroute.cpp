@@ -56,13 +56,10 @@ public:
     if (args_.empty() || dash) {
       throw ibtool::UsageFail{};
     }
-    const std::string tool = app_->get_name();
-    IBPath target;
-    auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
-    IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
+    auto t = ibtool::open_smp_target(flags_, args_, 0);
     unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
     unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
-    return dump(*s, path, start, end);
+    return dump(*t.session, t.path, start, end);
   }
 
 private:

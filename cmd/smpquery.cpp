@@ -341,20 +341,15 @@ public:
 
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
-    const std::string tool = app_->get_name();
     const Op* op = find_op(args_[0]);
     if (!op) {
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
-    std::string dest = args_[1];
-    if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
-    IBPath target;
-    std::unique_ptr<ibtool::Session> s;
-    s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
-    ibcore::SmpSource src(*s->mad);
+    auto t = ibtool::open_smp_target(flags_, args_, 1);
+    ibcore::SmpSource src(t.mad());
     Ctx c{src, {}, {}, extended_, show_keys_, args_[0]};
-    c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
+    c.path = t.path;
     if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
     return op->fn(c);
   }
