@@ -92,9 +92,19 @@ done
 
 if [ -n "${WALL[exporter]:-}" ]; then
 t=$(awk -v a="${WALL[exporter]}" -v b="${WALL[ibqueryerrors]}" 'BEGIN { printf "%.2f", a / b }')
+scalar() { grep "^$1 " exporter.out | cut -d' ' -f2; }
+# ibqueryerrors' MAD count (its -v line; a run of its own, not timed)
+qe_mads=$("$ibtool" ibqueryerrors -v 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) MADs in all.*/\1/p' | tail -1)
+ex_mads=$(scalar ib_scrape_mads)
 echo "exporter --once: ${WALL[exporter]} s, ${RSS[exporter]} kB, ${t}x ibqueryerrors' time" \
   "($(grep -c '^ib_port_counters_symbol_error_counter_total' exporter.out) ports;" \
-  "$(grep '^ib_scrape_mads ' exporter.out | cut -d' ' -f2) MADs)"
+  "$(du -m exporter.out | cut -f1) MB of text)"
+echo "  MADs: exporter $ex_mads, ibqueryerrors ${qe_mads:-?}" \
+  "$(awk -v a="$ex_mads" -v b="${qe_mads:-0}" 'BEGIN { if (b > 0) printf "(%.2fx)", a / b }');" \
+  "exporter PM: $(scalar ib_scrape_pm_class_port_infos) ClassPortInfo," \
+  "$(scalar ib_scrape_pm_all_port_sums) AllPortSelect sums ($(scalar ib_scrape_pm_clean_sums) clean)," \
+  "$(scalar ib_scrape_pm_port_counters_reads) PortCounters," \
+  "$(scalar ib_scrape_pm_port_counters_ext_reads) PortCountersExtended"
 awk -v t="$t" 'BEGIN { exit !(t > 1.2) }' && { echo "  exporter: target missed"; status=1; }
 fi
 
