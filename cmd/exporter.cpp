@@ -304,6 +304,10 @@ private:
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     format(sink, db, reads, st, dr, up, secs, mads, resent);
     sink.flush();
+    if (config().verbose)
+      ibcore::log::info("I: exporter: %zu ports, %llu MADs, discovery and reads %.3f s, then the text %.3f s\n",
+                        reads.size(), (unsigned long long)mads, secs,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - secs);
     dead_nodes_.clear();
   }
 
