@@ -142,6 +142,46 @@ struct Sink {
   }
 };
 
+// The read-ahead workers (the scheduler runs them to the end inside the
+// walk's run()): kAheadWorkers while the walk keeps the MAD window busy;
+// a worker taking an item while the window is less than half full and
+// more items wait starts another, up to the window (+8, as parallel_for's
+// users size it), so the reads left when the walk ends fill the window.
+class ReadPool {
+public:
+  ReadPool(Scheduler& s, unsigned base, std::function<Task<>(size_t)> fn)
+      : s_(s), base_(std::max(1u, base)), max_(std::max(base_, s.engine().max_outstanding() + 8)),
+        fn_(std::move(fn)) {}
+  ReadPool(const ReadPool&) = delete;
+  ReadPool& operator=(const ReadPool&) = delete;
+  void push(size_t k) {
+    q_.push_back(k);
+    if (running_ < base_) start();
+  }
+
+private:
+  void start() {
+    ++running_;
+    s_.spawn(worker());
+  }
+  Task<> worker() {
+    while (!q_.empty()) {
+      size_t k = q_.front();
+      q_.pop_front();
+      const MadEngine& e = s_.engine();
+      if (!q_.empty() && running_ < max_ && e.in_flight() + e.queued() < e.max_outstanding() / 2) start();
+      co_await fn_(k);
+    }
+    --running_;
+  }
+
+  Scheduler& s_;
+  unsigned base_, max_;
+  unsigned running_ = 0;
+  std::function<Task<>(size_t)> fn_;
+  std::deque<size_t> q_;
+};
+
 class Exporter : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -244,8 +284,8 @@ private:
       // Read ahead while discovery walks, as ibqueryerrors does: a node's
       // ports as soon as its LID is known (a switch's all at its port 0
       // LID, a CA's port at its own), by a few workers so that the walk
-      // keeps most of the MAD window.
-      WorkQueue<size_t> ahead(ses.sched(), kAheadWorkers, read);
+      // keeps most of the MAD window, more once it leaves room.
+      ReadPool ahead(ses.sched(), kAheadWorkers, read);
       std::unordered_set<uint32_t> queued;  // port slots
       auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
         uint32_t slot = d.port_index(n, p);

@@ -82,6 +82,15 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
     ++out.failed;
     if (is_timeout(e)) ++out.timeouts;
   };
+  // A switch's sum: the first of its ports to get here asks it (before
+  // its own PortCountersExtended, so that the others' extended reads
+  // overlap it); the others wait for it after theirs.
+  SumEntry* sum = nullptr;
+  if (out.source == CounterSource::Split && switch_port && out.caps.all_port_select()) {
+    auto [it, fresh] = sums_by_lid_.try_emplace(lid);
+    sum = &it->second;
+    if (fresh) co_await ask_sum(lid, *sum);
+  }
   if (out.source != CounterSource::PortCounters) {
     try {
       ++ext_reads_;
@@ -92,12 +101,9 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
     }
   }
   if (out.source == CounterSource::Extended) co_return;
-  if (out.source == CounterSource::Split && switch_port && out.caps.all_port_select()) {
-    auto [it, fresh] = sums_by_lid_.try_emplace(lid);
-    SumEntry& e = it->second;
-    if (fresh) co_await ask_sum(lid, e);
-    co_await e.ready.wait();
-    if (e.clean) {
+  if (sum) {
+    co_await sum->ready.wait();
+    if (sum->clean) {
       // Every error counter of every port of the switch is 0 (the data
       // counters, not taken from PortCounters here, stay 0 in pc).
       out.pc = iba::PMPortCounters{};
