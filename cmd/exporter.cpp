@@ -1,12 +1,13 @@
 // exporter: the fabric's port counters and link states as Prometheus
 // metrics, over HTTP (/metrics) or once on stdout (node_exporter's textfile
 // collector).  A scrape discovers the fabric and reads every port's
-// PortCounters (and PortCountersExtended where the PMA has it) on the
-// parallel scheduler through the PM access ibqueryerrors uses
-// (core/pmaccess: one PathRecord table, a ClassPortInfo per LID).  A scrape
-// during trouble returns what it could read plus the error figures
-// (timeouts, unreachable nodes, failed queries): it is bounded by the MAD
-// timeouts and never fails whole.
+// counters on the parallel scheduler through the PM access ibqueryerrors
+// uses (core/pmaccess: one PathRecord table), with as few MADs as each PMA
+// allows (core/pmscrape: a ClassPortInfo per LID, PortCountersExtended for
+// the data counters, a switch's AllPortSelect sum proving its ports' error
+// counters zero).  A scrape during trouble returns what it could read plus
+// the error figures (timeouts, unreachable nodes, failed queries): it is
+// bounded by the MAD timeouts and never fails whole.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/health.h"
+#include "core/pmscrape.h"
 #include "core/nodemap.h"
 #include "core/obtain.h"
 #include "core/sched.h"
@@ -74,41 +76,55 @@ struct PortRead {
   uint32_t node = NO_INDEX;
   uint8_t num = 0;           // port number
   uint16_t lid = 0;          // the LID its PM was asked at
-  bool pc_ok = false, ext_ok = false, rcv_ok = false, xmit_ok = false;
-  iba::PMPortCounters pc;
-  iba::PMPortCountersExtended ext;
+  bool sw = false;           // a switch's port (its PMA's AllPortSelect sum covers it)
+  bool rcv_ok = false, xmit_ok = false;
+  H::PortCountersRead c;     // PortCounters / PortCountersExtended
   iba::PMPortRcvErrorDetails rcv;
   iba::PMPortXmitDiscardDetails xmit;
-  unsigned saturated = 0;  // PortCounters counters at their maximum
+  unsigned saturated = 0;  // exported counters at their maximum
   bool reset = false;      // --reset-saturated cleared them
 };
 
 struct ScrapeStats {
   uint64_t queries_failed = 0, timeouts = 0, unreachable_nodes = 0, resets = 0;
+  // PM MADs by kind (PortCountersReader)
+  uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0;
 };
 
-// The PortCounters counters the reset and saturation figures judge, as
-// CounterSelect bits: the error counters in IBA order (bit i = health's
-// counter i; PortXmitWait is CounterSelect2 bit 0), then the four data
-// counters (bits 12-15, 32 bits wide).
+// The counters the saturation figure and --reset-saturated judge: the
+// PortCounters counters the port's metrics take from it, as CounterSelect
+// bits: the error counters in IBA order (bit i = health's counter i;
+// PortXmitWait is CounterSelect2 bit 0), then the four data counters (bits
+// 12-15, 32 bits wide) where PortCountersExtended does not replace them.
+// A port whose counters all come from PortCountersExtended (64 bits):
+// those at their maximum, counted, not reset.
 struct Saturation {
   uint16_t select = 0;
   bool xmit_wait = false;
   unsigned count = 0;
 };
-Saturation saturation(const iba::PMPortCounters& pc) {
+Saturation saturation(const H::PortCountersRead& c) {
   Saturation s;
+  if (c.source == H::CounterSource::Extended) {
+    if (c.ext_ok)
+      for (const iba::FieldDesc& f : iba::PMPortCountersExtended::DESC.field_list())
+        if (H::ext_field_valid(c.caps, f.name) && iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
+          ++s.count;
+    return s;
+  }
+  if (!c.pc_ok) return s;
   for (int i = 0; i < H::N_ERR; ++i) {
-    if (H::err_value(pc, i) != H::err_max(i)) continue;
+    if (H::err_value(c.pc, i) != H::err_max(i)) continue;
     ++s.count;
     if (i == H::PortXmitWait) s.xmit_wait = true;
     else s.select |= uint16_t(1u << i);
   }
-  for (int i = 0; i < 4; ++i)
-    if (H::data_value(pc, i) == 0xffffffffu) {
-      ++s.count;
-      s.select |= uint16_t(1u << (12 + i));
-    }
+  if (c.source == H::CounterSource::PortCounters)
+    for (int i = 0; i < 4; ++i)
+      if (H::data_value(c.pc, i) == 0xffffffffu) {
+        ++s.count;
+        s.select |= uint16_t(1u << (12 + i));
+      }
   return s;
 }
 
@@ -124,6 +140,46 @@ struct Sink {
     if (!buf.empty()) write(buf.data(), buf.size());
     buf.clear();
   }
+};
+
+// The read-ahead workers (the scheduler runs them to the end inside the
+// walk's run()): kAheadWorkers while the walk keeps the MAD window busy;
+// a worker taking an item while the window is less than half full and
+// more items wait starts another, up to the window (+8, as parallel_for's
+// users size it), so the reads left when the walk ends fill the window.
+class ReadPool {
+public:
+  ReadPool(Scheduler& s, unsigned base, std::function<Task<>(size_t)> fn)
+      : s_(s), base_(std::max(1u, base)), max_(std::max(base_, s.engine().max_outstanding() + 8)),
+        fn_(std::move(fn)) {}
+  ReadPool(const ReadPool&) = delete;
+  ReadPool& operator=(const ReadPool&) = delete;
+  void push(size_t k) {
+    q_.push_back(k);
+    if (running_ < base_) start();
+  }
+
+private:
+  void start() {
+    ++running_;
+    s_.spawn(worker());
+  }
+  Task<> worker() {
+    while (!q_.empty()) {
+      size_t k = q_.front();
+      q_.pop_front();
+      const MadEngine& e = s_.engine();
+      if (!q_.empty() && running_ < max_ && e.in_flight() + e.queued() < e.max_outstanding() / 2) start();
+      co_await fn_(k);
+    }
+    --running_;
+  }
+
+  Scheduler& s_;
+  unsigned base_, max_;
+  unsigned running_ = 0;
+  std::function<Task<>(size_t)> fn_;
+  std::deque<size_t> q_;
 };
 
 class Exporter : public ibtool::Command {
@@ -223,12 +279,13 @@ private:
     try {
       H::PmSession ses;
       ses.pm().read_path_table();
-      auto read = [&](size_t k) -> Task<> { co_await read_port(ses.pm(), all[k], st); };
+      H::PortCountersReader reader(ses.pm());
+      auto read = [&](size_t k) -> Task<> { co_await read_port(reader, all[k], st); };
       // Read ahead while discovery walks, as ibqueryerrors does: a node's
       // ports as soon as its LID is known (a switch's all at its port 0
       // LID, a CA's port at its own), by a few workers so that the walk
-      // keeps most of the MAD window.
-      WorkQueue<size_t> ahead(ses.sched(), kAheadWorkers, read);
+      // keeps most of the MAD window, more once it leaves room.
+      ReadPool ahead(ses.sched(), kAheadWorkers, read);
       std::unordered_set<uint32_t> queued;  // port slots
       auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
         uint32_t slot = d.port_index(n, p);
@@ -238,12 +295,19 @@ private:
         r.node = n;
         r.num = uint8_t(p);
         r.lid = lid;
+        r.sw = d.node(n).is_switch();
         all.push_back(r);
         return true;
       };
       DiscoveryOptions o;
+      std::vector<char> switch_queued;  // by node: a switch's ports are queued at its first port's call
       o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
         const Node& x = d.node(n);
+        if (x.is_switch()) {
+          if (switch_queued.size() <= n) switch_queued.resize(n + 1);
+          if (switch_queued[n] && x.smalid) return;
+          switch_queued[n] = x.smalid != 0;
+        }
         uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
         if (d.port(x, port).guid) ses.pm().set_port_guid(lid, d.port(x, port).guid);
         for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
@@ -266,49 +330,49 @@ private:
       ses.sched().run();
       mads = ses.sched().engine().sent();
       resent = ses.sched().engine().resent();
+      st.queries_failed += reader.shared_failures();
+      st.timeouts += reader.shared_timeouts();
+      st.cpi = reader.class_port_infos();
+      st.sums = reader.all_port_sums();
+      st.clean_sums = reader.clean_sums();
+      st.pc_reads = reader.port_counters_reads();
+      st.ext_reads = reader.ext_reads();
     } catch (const std::exception& e) {
       ibcore::report(e);
       up = false;
     }
     // The ports of the final database, in its order.
-    std::vector<PortRead> reads;
-    for (PortRead& r : all)
-      if (r.slot < db.port_slots() && db.port(r.slot).exists) reads.push_back(std::move(r));
-    std::sort(reads.begin(), reads.end(), [](const PortRead& a, const PortRead& b) { return a.slot < b.slot; });
+    // (by pointer: a PortRead is ~300 bytes, and 49k of them moved
+    // through a sort cost more than the sort)
+    std::vector<const PortRead*> reads;
+    for (const PortRead& r : all)
+      if (r.slot < db.port_slots() && db.port(r.slot).exists) reads.push_back(&r);
+    std::sort(reads.begin(), reads.end(), [](const PortRead* a, const PortRead* b) { return a->slot < b->slot; });
     st.unreachable_nodes = dead_nodes_.size();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     format(sink, db, reads, st, dr, up, secs, mads, resent);
     sink.flush();
+    if (config().verbose)
+      ibcore::log::info("I: exporter: %zu ports, %llu MADs, discovery and reads %.3f s, then the text %.3f s\n",
+                        reads.size(), (unsigned long long)mads, secs,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - secs);
     dead_nodes_.clear();
   }
 
-  Task<> read_port(H::PmAccess& pm, PortRead& r, ScrapeStats& st) {
+  Task<> read_port(H::PortCountersReader& reader, PortRead& r, ScrapeStats& st) {
+    H::PmAccess& pm = reader.pm();
     uint8_t sel = r.num;
-    bool cap_failed = false;
-    uint16_t cap = co_await pm.cap_mask(r.lid, &cap_failed);
-    if (cap_failed) {
+    co_await reader.read(r.lid, sel, r.sw, r.c);
+    if (r.c.caps.failed) {
       dead_nodes_.insert(r.node);
       co_return;
     }
+    st.queries_failed += r.c.failed;
+    st.timeouts += r.c.timeouts;
     auto failed = [&](const MADError& e) {
       ++st.queries_failed;
       if (dynamic_cast<const MADTimeoutError*>(&e)) ++st.timeouts;
     };
-    try {
-      r.pc = co_await pm.counters(r.lid, sel);
-      r.pc_ok = true;
-    } catch (const MADError& e) {
-      failed(e);
-      co_return;
-    }
-    if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
-      try {
-        r.ext = co_await pm.counters_ext(r.lid, sel);
-        r.ext_ok = true;
-      } catch (const MADError& e) {
-        failed(e);
-      }
-    }
     if (details_) {
       try {
         IBPath p = co_await pm.path(r.lid);
@@ -324,11 +388,11 @@ private:
         failed(e);
       }
     }
-    Saturation s = saturation(r.pc);
+    Saturation s = saturation(r.c);
     r.saturated = s.count;
-    if (reset_ && s.count) {
-      // Only the saturated counters: CounterSelect (and CounterSelect2 for
-      // PortXmitWait) name exactly those.
+    if (reset_ && (s.select || s.xmit_wait)) {
+      // Only the saturated PortCounters counters: CounterSelect (and
+      // CounterSelect2 for PortXmitWait) name exactly those.
       try {
         IBPath p = co_await pm.path(r.lid);
         iba::PMPortCounters q;
@@ -345,14 +409,14 @@ private:
   }
 
   // The exposition text (Prometheus text format 0.0.4).
-  void format(Sink& sink, const Subnet& db, const std::vector<PortRead>& reads, const ScrapeStats& st,
+  void format(Sink& sink, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
                      const DiscoveryResult& dr, bool up, double secs, uint64_t mads, uint64_t resent) const {
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::string& o = sink.buf;
     // Labels of each port, built once.
     std::vector<std::string> labels(reads.size());
     for (size_t i = 0; i < reads.size(); ++i) {
-      const Port& p = db.port(reads[i].slot);
+      const Port& p = db.port(reads[i]->slot);
       const Node& n = db.node_of(p);
       std::string& l = labels[i];
       char g[24];
@@ -364,7 +428,7 @@ private:
       const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
       l += "\",node_type=\"";
       l += tn ? tn : "Unknown";
-      l += "\",lid=\"" + std::to_string(reads[i].lid) + "\",port=\"" + std::to_string(p.num) + "\"";
+      l += "\",lid=\"" + std::to_string(reads[i]->lid) + "\",port=\"" + std::to_string(p.num) + "\"";
       if (const Port* r = db.peer(p)) {
         const Node& rn = db.node_of(*r);
         std::snprintf(g, sizeof g, "0x%016llx", (unsigned long long)rn.guid);
@@ -387,39 +451,55 @@ private:
       o += '\n';
       sink.maybe_flush();
     };
-    // Every counter field of an attribute, named after its IBA field.
+    // Every counter field of an attribute, named after its IBA field, for
+    // the ports where ok(read, field) (a family no port has is left out).
     auto counters = [&](const iba::StructDesc& desc, const char* prefix, const char* attr, auto ok, auto buf) {
       for (const iba::FieldDesc& f : desc.field_list()) {
         std::string_view fn = f.name;
         if (f.kind == iba::Kind::Rsv || fn == "portSelect" || fn.starts_with("counterSelect")) continue;
         std::string name = std::string(prefix) + snake(fn) + "_total";
-        family(name, "counter", std::string(attr) + "." + f.name);
-        for (size_t i = 0; i < reads.size(); ++i)
-          if (ok(reads[i])) sample(name, i, iba::get_bits(buf(reads[i]), f.bit_off, f.width));
+        bool head = false;
+        for (size_t i = 0; i < reads.size(); ++i) {
+          if (!ok(*reads[i], fn)) continue;
+          if (!head) family(name, "counter", std::string(attr) + "." + f.name);
+          head = true;
+          sample(name, i, iba::get_bits(buf(*reads[i]), f.bit_off, f.width));
+        }
       }
     };
+    // PortCounters: all of it without PortCountersExtended; its counters
+    // other than the data counters where the extended data counters stand
+    // for those; nothing where PortCountersExtended has every counter.
     counters(
-        iba::PMPortCounters::DESC, "ib_port_counters_", "PortCounters", [](const PortRead& r) { return r.pc_ok; },
-        [](const PortRead& r) { return r.pc.buf.data(); });
+        iba::PMPortCounters::DESC, "ib_port_counters_", "PortCounters",
+        [](const PortRead& r, std::string_view fn) {
+          return r.c.pc_ok && (r.c.source == H::CounterSource::PortCounters || !H::is_pc_data_field(fn));
+        },
+        [](const PortRead& r) { return r.c.pc.buf.data(); });
     counters(
         iba::PMPortCountersExtended::DESC, "ib_port_counters_ext_", "PortCountersExtended",
-        [](const PortRead& r) { return r.ext_ok; }, [](const PortRead& r) { return r.ext.buf.data(); });
+        [](const PortRead& r, std::string_view fn) { return r.c.ext_ok && H::ext_field_valid(r.c.caps, fn); },
+        [](const PortRead& r) { return r.c.ext.buf.data(); });
     if (details_) {
       counters(
           iba::PMPortRcvErrorDetails::DESC, "ib_port_rcv_error_details_", "PortRcvErrorDetails",
-          [](const PortRead& r) { return r.rcv_ok; }, [](const PortRead& r) { return r.rcv.buf.data(); });
+          [](const PortRead& r, std::string_view) { return r.rcv_ok; },
+          [](const PortRead& r) { return r.rcv.buf.data(); });
       counters(
           iba::PMPortXmitDiscardDetails::DESC, "ib_port_xmit_discard_details_", "PortXmitDiscardDetails",
-          [](const PortRead& r) { return r.xmit_ok; }, [](const PortRead& r) { return r.xmit.buf.data(); });
+          [](const PortRead& r, std::string_view) { return r.xmit_ok; },
+          [](const PortRead& r) { return r.xmit.buf.data(); });
     }
     family("ib_port_counters_saturated", "gauge",
-           "PortCounters counters at their maximum (they stop counting there)");
+           "counters at their maximum, where they stop counting: the PortCounters counters this port's "
+           "metrics take (where PortCountersExtended has every counter: its 64-bit counters)");
     for (size_t i = 0; i < reads.size(); ++i)
-      if (reads[i].pc_ok) sample("ib_port_counters_saturated", i, reads[i].saturated);
+      if (reads[i]->c.pc_ok || (reads[i]->c.source == H::CounterSource::Extended && reads[i]->c.ext_ok))
+        sample("ib_port_counters_saturated", i, reads[i]->saturated);
     if (reset_) {
       family("ib_port_counters_saturated_reset", "gauge", "1 when this scrape reset the saturated counters");
       for (size_t i = 0; i < reads.size(); ++i)
-        if (reads[i].saturated) sample("ib_port_counters_saturated_reset", i, reads[i].reset);
+        if (reads[i]->saturated) sample("ib_port_counters_saturated_reset", i, reads[i]->reset);
     }
     // Link state from PortInfo (raw IBA values; the HELP gives the codes).
     struct LinkField {
@@ -444,7 +524,7 @@ private:
       std::string name = "ib_port_" + snake(lf.field);
       family(name, "gauge", lf.help);
       for (size_t i = 0; i < reads.size(); ++i) {
-        const Port& p = db.port(reads[i].slot);
+        const Port& p = db.port(reads[i]->slot);
         // (a switch's ports: PortInfo of each port; port 0 has no link)
         if (p.has_info) sample(name, i, iba::get_bits(p.info.data(), f.bit_off, f.field->width));
       }
@@ -472,6 +552,16 @@ private:
            double(dr.errors.size()));
     scalar("ib_scrape_unreachable_nodes", "gauge", "nodes whose PMA did not answer ClassPortInfo",
            double(st.unreachable_nodes));
+    scalar("ib_scrape_pm_class_port_infos", "gauge", "PerfMgt ClassPortInfo queries (one per LID)",
+           double(st.cpi));
+    scalar("ib_scrape_pm_all_port_sums", "gauge",
+           "switch AllPortSelect PortCounters sums read (PMAs with PortCountersExtended)", double(st.sums));
+    scalar("ib_scrape_pm_clean_sums", "gauge",
+           "sums without any error: their ports' PortCounters error counters are 0, not read one by one",
+           double(st.clean_sums));
+    scalar("ib_scrape_pm_port_counters_reads", "gauge", "PortCounters queries of single ports",
+           double(st.pc_reads));
+    scalar("ib_scrape_pm_port_counters_ext_reads", "gauge", "PortCountersExtended queries", double(st.ext_reads));
     if (reset_) scalar("ib_scrape_saturated_resets", "gauge", "ports whose saturated counters were reset",
                        double(st.resets));
   }
@@ -489,9 +579,13 @@ IBTOOL_COMMAND({.name = "exporter",
                 .aliases = {},
                 .summary = "serve the fabric's port counters and link states as Prometheus metrics",
                 .description =
-                    "Each scrape discovers the fabric and reads every port's PortCounters (and "
-                    "PortCountersExtended where the PMA has it; --details adds PortRcvErrorDetails and "
-                    "PortXmitDiscardDetails) in parallel, through the same PM access as ibqueryerrors. "
+                    "Each scrape discovers the fabric and reads every port's counters in parallel, through "
+                    "the same PM access as ibqueryerrors, with as few MADs as each PMA allows (see WHERE THE "
+                    "COUNTERS COME FROM): the data counters from PortCountersExtended where the PMA has it, "
+                    "else from PortCounters; the other counters from PortCounters, known to be 0 without a "
+                    "query per port where a switch's AllPortSelect sum shows no error, or from "
+                    "PortCountersExtended where it has the additional counters; --details adds "
+                    "PortRcvErrorDetails and PortXmitDiscardDetails.  "
                     "Metrics: ib_port_counters_<field>_total and ib_port_counters_ext_<field>_total for "
                     "every counter (named after its IBA field), ib_port_counters_saturated, the link's "
                     "ib_port_port_state, ib_port_port_physical_state, ib_port_link_width_active/enabled, "
@@ -499,7 +593,8 @@ IBTOOL_COMMAND({.name = "exporter",
                     "node_guid, node_desc (node-name-map applied), node_type, lid, port, remote_guid, "
                     "remote_port, remote_desc; and the scrape's own ib_scrape_success, "
                     "ib_scrape_duration_seconds, ib_scrape_mads, ib_scrape_mads_resent, ib_scrape_timeouts, "
-                    "ib_scrape_failed_queries, ib_scrape_discovery_errors and ib_scrape_unreachable_nodes: "
+                    "ib_scrape_failed_queries, ib_scrape_discovery_errors, ib_scrape_unreachable_nodes and "
+                    "the PM queries by kind (ib_scrape_pm_*): "
                     "a scrape during trouble returns what it could read and these figures.  --listen "
                     "ADDR:PORT serves GET /metrics (default 127.0.0.1:9315), one scrape at a time; --once "
                     "writes one scrape to stdout (node_exporter's textfile collector).  "

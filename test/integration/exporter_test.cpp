@@ -38,9 +38,10 @@ struct Scrape {
       if (s["name"] == name) return s["value"].get<double>();
     return -1;
   }
-  size_t count(const std::string& name) const {
+  size_t count(const std::string& name, const std::string& node = "") const {
     size_t n = 0;
-    for (const json& s : samples) n += s["name"] == name;
+    for (const json& s : samples)
+      n += s["name"] == name && (node.empty() || s["labels"].value("node_desc", "") == node);
     return n;
   }
 };
@@ -67,6 +68,7 @@ protected:
 TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=5");
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
+  f_->console("PerformanceSet \"Switch2\"[3] PortCountersExtended.PortXmitData=5000000000");
   Scrape a = scrape();
   EXPECT_EQ(a.scalar("ib_scrape_success"), 1);
   EXPECT_EQ(a.scalar("ib_scrape_nodes"), 6);
@@ -78,6 +80,26 @@ TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   // Every PortCounters counter, for every port asked (16 switch ports, 4 CA ports).
   EXPECT_EQ(a.count("ib_port_counters_vl15_dropped_total"), 20u);
   EXPECT_EQ(a.count("ib_port_counters_port_xmit_wait_total"), 20u);
+  // The data counters come from PortCountersExtended (64 bits; ibsim's PMAs
+  // have it), not from PortCounters' 32-bit copies; ibsim's PMAs lack the
+  // additional extended counters, so the errors come from PortCounters.
+  EXPECT_EQ(a.count("ib_port_counters_port_xmit_data_total"), 0u);
+  EXPECT_EQ(a.count("ib_port_counters_ext_port_xmit_data_total"), 20u);
+  EXPECT_EQ(a.count("ib_port_counters_ext_port_unicast_xmit_pkts_total"), 20u);
+  EXPECT_EQ(a.count("ib_port_counters_ext_symbol_error_counter_total"), 0u);
+  double xd = a.value("ib_port_counters_ext_port_xmit_data_total", "Switch2", 3);
+  EXPECT_GE(xd, 5e9);  // (plus the scrape's own MADs through that port)
+  EXPECT_LT(xd, 5e9 + 1e7);
+  // Switch2's AllPortSelect sum shows no error: its ports' error counters
+  // are 0 without their own PortCounters reads; Switch1's shows one, so
+  // its ports are read one by one, as are the CA ports (no sum there).
+  EXPECT_EQ(a.scalar("ib_scrape_pm_all_port_sums"), 2);
+  EXPECT_EQ(a.scalar("ib_scrape_pm_clean_sums"), 1);
+  EXPECT_EQ(a.scalar("ib_scrape_pm_port_counters_reads"),
+            double(a.count("ib_port_counters_vl15_dropped_total", "Switch1") + 4));
+  EXPECT_EQ(a.scalar("ib_scrape_pm_port_counters_ext_reads"), 20);
+  EXPECT_EQ(a.value("ib_port_counters_symbol_error_counter_total", "Switch2", 1), 0);
+  EXPECT_EQ(a.value("ib_port_counters_saturated", "Switch2", 1), 0);
   EXPECT_EQ(a.value("ib_port_port_state", "Hca2", 1), 4);
   EXPECT_EQ(a.value("ib_port_link_width_active", "Hca2", 1), 2);
   // Labels: the remote end.
@@ -92,7 +114,12 @@ TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   // More injected: the second scrape follows.
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=9");
   f_->console("PerformanceSet \"Hca3\"[1] PortCounters.LinkDownedCounter=3");
+  f_->console("PerformanceSet \"Switch2\"[4] PortCounters.PortRcvErrors=4");
   Scrape b = scrape();
+  // Switch2's sum now shows the error: its ports are read, the value shows.
+  EXPECT_EQ(b.value("ib_port_counters_port_rcv_errors_total", "Switch2", 4), 4);
+  EXPECT_EQ(b.value("ib_port_counters_port_rcv_errors_total", "Switch2", 3), 0);
+  EXPECT_EQ(b.scalar("ib_scrape_pm_clean_sums"), 0);
   EXPECT_EQ(b.value("ib_port_counters_symbol_error_counter_total", "Switch1", 2), 9);
   EXPECT_EQ(b.value("ib_port_counters_link_downed_counter_total", "Hca3", 1), 3);
   EXPECT_EQ(b.value("ib_port_counters_port_xmit_discards_total", "Hca2", 1), 7);

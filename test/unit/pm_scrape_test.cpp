@@ -1,0 +1,276 @@
+// core/pmscrape.h (the exporter's PM reads) against a fake PMA: which
+// attributes a port's counters are read from for each ClassPortInfo
+// capability set (with and without PortCountersExtended, AllPortSelect and
+// the additional extended counters), the AllPortSelect sum that proves a
+// switch's error counters zero or sends its ports to their own reads, one
+// ClassPortInfo and one sum per LID however many ports ask, and failures.
+// ibsim has one capability set (switches: AllPortSelect + extended width;
+// CAs: extended width), so the other branches are proven here.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+#include "core/pmscrape.h"
+#include "core/sched.h"
+#include "core_fake_transport.h"
+#include "iba/introspect.h"
+#include "iba/mad.h"
+
+namespace {
+
+namespace H = ibcore::health;
+using coretest::FakeTransport;
+using coretest::Sent;
+
+uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+
+// A PMA at LID 9 with ports 1..4 (and port 0).
+struct FakePma {
+  uint16_t cap = 0;
+  uint32_t cap2 = 0;
+  bool cpi_fails = false;  // ClassPortInfo answered with an error status
+  bool sum_fails = false;  // AllPortSelect answered with an error status
+  std::map<uint8_t, iba::PMPortCounters> pc;
+  std::map<uint8_t, iba::PMPortCountersExtended> ext;
+  // Requests by (attribute, port select).
+  std::map<std::pair<uint16_t, uint8_t>, int> asked;
+
+  FakePma() {
+    for (uint8_t p = 0; p <= 4; ++p) {
+      pc[p].set_portSelect(p);
+      ext[p].set_portSelect(p);
+    }
+  }
+  int count(uint16_t attr) const {
+    int n = 0;
+    for (const auto& [k, v] : asked) n += k.first == attr ? v : 0;
+    return n;
+  }
+
+  void answer(FakeTransport& t, const Sent& s) {
+    const uint8_t* m = s.mad.data();
+    ASSERT_EQ(m[1], 0x04);  // PerfMgt
+    uint16_t attr = be16(m + 16);
+    uint8_t sel = m[64 + 1];
+    if (attr == 0x0001) {
+      ++asked[{attr, 0}];
+      if (cpi_fails) return t.reply(s, 0x000c);  // unsupported attribute
+      iba::MADClassPortInfo c;
+      c.set_baseVersion(1).set_classVersion(1).set_capabilityMask(cap).set_capabilityMask2(cap2);
+      return t.reply(s, 0, c.buf.data(), c.SIZE);
+    }
+    ++asked[{attr, sel}];
+    if (attr == 0x0012) {
+      if (sel == 0xff) {
+        if (sum_fails) return t.reply(s, 0x000c);
+        // The sum of every port, each field saturating.
+        iba::PMPortCounters sum;
+        for (const iba::FieldDesc& f : iba::PMPortCounters::DESC.field_list()) {
+          if (f.kind == iba::Kind::Rsv) continue;
+          uint64_t max = f.width >= 64 ? ~0ull : (1ull << f.width) - 1, v = 0;
+          for (const auto& [p, c] : pc) v = std::min(max, v + iba::get_bits(c.buf.data(), f.bit_off, f.width));
+          iba::set_bits(sum.buf.data(), f.bit_off, f.width, v);
+        }
+        sum.set_portSelect(0xff);
+        return t.reply(s, 0, sum.buf.data(), sum.SIZE);
+      }
+      return t.reply(s, 0, pc.at(sel).buf.data(), pc.at(sel).SIZE);
+    }
+    if (attr == 0x001D) return t.reply(s, 0, ext.at(sel).buf.data(), ext.at(sel).SIZE);
+    FAIL() << "unexpected attribute " << attr;
+  }
+};
+
+struct PmScrape : ::testing::Test {
+  coretest::ConfigGuard guard;
+  FakeTransport t;
+  FakePma pma;
+  std::vector<H::PortCountersRead> got;
+  uint64_t pc_reads = 0, ext_reads = 0, sums = 0, clean_sums = 0, cpis = 0, shared_failed = 0;
+
+  void SetUp() override {
+    ibcore::config().timeout_ms = 20;
+    ibcore::config().retries = 0;
+    t.responder = [this](FakeTransport& tr, const Sent& s) { pma.answer(tr, s); };
+  }
+  // Ports 1..4 at LID 9, all at once (sw: a switch's ports).
+  void read_all(bool sw) {
+    ibcore::Scheduler s(t, 16);
+    H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
+    H::PortCountersReader r(pm);
+    got.assign(5, {});
+    auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read(9, p, sw, got[p]); };
+    for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
+    s.run();
+    pc_reads = r.port_counters_reads();
+    ext_reads = r.ext_reads();
+    sums = r.all_port_sums();
+    clean_sums = r.clean_sums();
+    cpis = r.class_port_infos();
+    shared_failed = r.shared_failures();
+  }
+};
+
+constexpr uint16_t kSwitchCaps = H::PM_CAP_ALL_PORT_SELECT | H::PM_CAP_EXT_WIDTH | H::PM_CAP_XMIT_WAIT;
+
+TEST_F(PmScrape, ACleanSumProvesEveryPortsErrorsZeroAndTheDataComeFromTheExtendedCounters) {
+  pma.cap = kSwitchCaps;
+  pma.ext[3].set_portXmitData(5000000000ull);  // beyond PortCounters' 32 bits
+  pma.pc[3].set_portXmitData(0xffffffffu);     // (the 32-bit copy, saturated: not an error)
+  read_all(true);
+  EXPECT_EQ(pma.count(0x0001), 1);  // one ClassPortInfo for the four ports
+  EXPECT_EQ((pma.asked[{0x0012, 0xff}]), 1);
+  EXPECT_EQ(pma.count(0x0012), 1);  // no port's own PortCounters
+  EXPECT_EQ(pma.count(0x001D), 4);
+  EXPECT_EQ(sums, 1u);
+  EXPECT_EQ(clean_sums, 1u);
+  EXPECT_EQ(pc_reads, 0u);
+  EXPECT_EQ(ext_reads, 4u);
+  EXPECT_EQ(cpis, 1u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_EQ(got[p].source, H::CounterSource::Split);
+    EXPECT_TRUE(got[p].pc_ok);
+    EXPECT_TRUE(got[p].pc_from_sum);
+    EXPECT_TRUE(got[p].ext_ok);
+    EXPECT_TRUE(H::pc_errors_zero(got[p].pc));
+    EXPECT_EQ(got[p].pc.portSelect(), p);
+    EXPECT_EQ(got[p].failed, 0u);
+  }
+  EXPECT_EQ(got[3].ext.portXmitData(), 5000000000ull);
+}
+
+TEST_F(PmScrape, AnErrorInTheSumSendsEveryPortToItsOwnRead) {
+  pma.cap = kSwitchCaps;
+  pma.pc[2].set_symbolErrorCounter(5);
+  pma.pc[0].set_portXmitWait(7);  // port 0 counts in the sum as well
+  read_all(true);
+  EXPECT_EQ((pma.asked[{0x0012, 0xff}]), 1);
+  EXPECT_EQ(pma.count(0x0012), 5);  // the sum and the four ports
+  EXPECT_EQ(clean_sums, 0u);
+  EXPECT_EQ(pc_reads, 4u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(got[p].pc_ok);
+    EXPECT_FALSE(got[p].pc_from_sum);
+    EXPECT_EQ(got[p].source, H::CounterSource::Split);
+  }
+  EXPECT_EQ(got[2].pc.symbolErrorCounter(), 5u);
+  EXPECT_EQ(got[1].pc.symbolErrorCounter(), 0u);
+}
+
+TEST_F(PmScrape, QP1DroppedAndXmitWaitInTheSumAreErrorsToo) {
+  pma.cap = kSwitchCaps;
+  pma.pc[4].set_QP1Dropped(1);
+  read_all(true);
+  EXPECT_EQ(clean_sums, 0u);
+  EXPECT_EQ(got[4].pc.QP1Dropped(), 1u);
+  iba::PMPortCounters c;
+  c.set_portXmitWait(1);
+  EXPECT_FALSE(H::pc_errors_zero(c));
+  c = {};
+  c.set_portRcvPkts(1).set_portXmitData(3);  // data counters are not errors
+  EXPECT_TRUE(H::pc_errors_zero(c));
+}
+
+TEST_F(PmScrape, ASumThatFailsSendsThePortsToTheirOwnReads) {
+  pma.cap = kSwitchCaps;
+  pma.sum_fails = true;
+  read_all(true);
+  EXPECT_EQ((pma.asked[{0x0012, 0xff}]), 1);
+  EXPECT_EQ(pc_reads, 4u);
+  EXPECT_EQ(shared_failed, 1u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(got[p].pc_ok);
+    EXPECT_EQ(got[p].failed, 0u);
+  }
+}
+
+TEST_F(PmScrape, WithoutAllPortSelectEachPortIsRead) {
+  pma.cap = H::PM_CAP_EXT_WIDTH;
+  read_all(true);
+  EXPECT_EQ((pma.asked.count({0x0012, 0xff})), 0u);
+  EXPECT_EQ(pc_reads, 4u);
+  EXPECT_EQ(ext_reads, 4u);
+}
+
+TEST_F(PmScrape, ACaPortIsNeverSummed) {
+  pma.cap = kSwitchCaps;  // (a CA's PMA announcing AllPortSelect)
+  read_all(false);
+  EXPECT_EQ(sums, 0u);
+  EXPECT_EQ((pma.asked.count({0x0012, 0xff})), 0u);
+  EXPECT_EQ(pc_reads, 4u);
+  EXPECT_EQ(ext_reads, 4u);
+}
+
+TEST_F(PmScrape, WithoutTheExtendedCountersPortCountersHasEverything) {
+  pma.cap = H::PM_CAP_ALL_PORT_SELECT;
+  pma.pc[1].set_portXmitData(1234);
+  read_all(true);
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(sums, 0u);  // the data counters are needed per port anyway
+  EXPECT_EQ(pc_reads, 4u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_EQ(got[p].source, H::CounterSource::PortCounters);
+    EXPECT_TRUE(got[p].pc_ok);
+    EXPECT_FALSE(got[p].ext_ok);
+  }
+  EXPECT_EQ(got[1].pc.portXmitData(), 1234u);
+}
+
+TEST_F(PmScrape, TheAdditionalExtendedCountersMakeOneReadPerPort) {
+  pma.cap = kSwitchCaps;
+  pma.cap2 = H::PM_CAP2_ADDL_PORT_COUNTERS_EXT;
+  pma.ext[2].set_symbolErrorCounter(70000).set_portXmitWait(1ull << 40);
+  pma.pc[2].set_symbolErrorCounter(5);  // (PortCounters is not asked)
+  read_all(true);
+  EXPECT_EQ(pma.count(0x0012), 0);
+  EXPECT_EQ(pma.count(0x001D), 4);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_EQ(got[p].source, H::CounterSource::Extended);
+    EXPECT_FALSE(got[p].pc_ok);
+    EXPECT_TRUE(got[p].ext_ok);
+  }
+  EXPECT_EQ(got[2].ext.symbolErrorCounter(), 70000u);
+  EXPECT_EQ(got[2].ext.portXmitWait(), 1ull << 40);
+  EXPECT_TRUE(H::ext_field_valid(got[2].caps, "symbolErrorCounter"));
+  EXPECT_TRUE(H::ext_field_valid(got[2].caps, "QP1Dropped"));
+}
+
+TEST_F(PmScrape, TheAdditionalBitWithoutExtendedWidthMeansNothing) {
+  pma.cap = H::PM_CAP_ALL_PORT_SELECT;
+  pma.cap2 = H::PM_CAP2_ADDL_PORT_COUNTERS_EXT;
+  read_all(true);
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(got[1].source, H::CounterSource::PortCounters);
+}
+
+TEST_F(PmScrape, AClassPortInfoThatFailsIsAskedOnceAndNothingElse) {
+  pma.cpi_fails = true;
+  read_all(true);
+  EXPECT_EQ(pma.count(0x0001), 1);
+  EXPECT_EQ(pma.asked.size(), 1u);
+  EXPECT_EQ(shared_failed, 1u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(got[p].caps.failed);
+    EXPECT_FALSE(got[p].pc_ok);
+    EXPECT_FALSE(got[p].ext_ok);
+  }
+}
+
+TEST_F(PmScrape, WhichExtendedFieldsAPmaFills) {
+  H::PmaCaps noietf{false, false, H::PM_CAP_EXT_WIDTH_NOIETF, 0};
+  EXPECT_TRUE(H::ext_field_valid(noietf, "portXmitData"));
+  EXPECT_TRUE(H::ext_field_valid(noietf, "portRcvPkts"));
+  EXPECT_FALSE(H::ext_field_valid(noietf, "portUnicastXmitPkts"));
+  EXPECT_FALSE(H::ext_field_valid(noietf, "portMulticastRcvPkts"));
+  EXPECT_FALSE(H::ext_field_valid(noietf, "symbolErrorCounter"));
+  EXPECT_FALSE(H::ext_field_valid(noietf, "counterSelect2"));
+  H::PmaCaps full{false, false, H::PM_CAP_EXT_WIDTH, 0};
+  EXPECT_TRUE(H::ext_field_valid(full, "portMulticastRcvPkts"));
+  EXPECT_FALSE(H::ext_field_valid(full, "VL15Dropped"));
+  EXPECT_FALSE(H::ext_field_valid(H::PmaCaps{}, "portXmitData"));
+  EXPECT_TRUE(H::is_pc_data_field("portRcvData"));
+  EXPECT_FALSE(H::is_pc_data_field("portXmitWait"));
+}
+
+}  // namespace
