@@ -26,7 +26,7 @@ public:
     app.add_flag("-l,--lid_show", lid_, "show lid range only");
     app.add_flag("-L,--Lid_show", lid_dec_, "show lid range (in decimal) only");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Json);
     app.add_option("args", args_, "[<lid|dr_path|guid>]");
   }
 
@@ -40,7 +40,7 @@ public:
     ibtool::TargetFlags f = flags_;
     if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
     IBPath target;
-    auto s = ibtool::open_for_target(tool, f, a, 0, target, a[0]);
+    auto s = ibtool::open_for_target(config(), tool, f, a, 0, target, a[0]);
     IBPath path = ibtool::resolve_or_fail(*s, target, a[0], flags_.sm_port);
     ibcore::SmpSource src(*s->mad);
     iba::SMPNodeInfo ni;

@@ -584,7 +584,7 @@ public:
     ibtool::bind_ref_help(app, help_);
     app.add_option("-c,--cckey", cckey_str_, "CC key")->option_text("<key>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey |
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::MKey |
                                         (ops_.data() == QUERY_OPS ? ibtool::opt::Json : 0u));
     app.add_option("args", args_, "<op> <lid|guid> [op params]");
   }
@@ -603,11 +603,12 @@ public:
     }
     // The reference reads the key with strtoull and no checks.
     uint64_t cckey = cckey_str_.empty() ? 0 : std::strtoull(cckey_str_.c_str(), nullptr, 0);
-    auto& cfg = ibcore::config();
+    // -s: the SA on that SM port, for this run's end port only.
+    ibcore::Config cfg = config();
     if (flags_.sm_port) cfg.sa_path = std::to_string(flags_.sm_port);
     const std::string& dest = args_[1];
     IBPath target;
-    auto s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest, true, "destination");
+    auto s = ibtool::open_for_target(cfg, tool, flags_, args_, 1, target, dest, true, "destination");
     Ctx c{*s->mad, target, {}, nullptr, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
     try {
       ibcore::GmpPathResolver res(*s->mad);

@@ -29,12 +29,12 @@ public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
   int work() override {
-    Subnet db = obtain_subnet();
+    Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    H::PmSession ses;
+    H::PmSession ses(config());
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
     Scheduler& sched = ses.sched();

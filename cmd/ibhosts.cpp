@@ -89,7 +89,7 @@ public:
   explicit IbHosts(std::vector<Kind> kinds) : kinds_(std::move(kinds)) {}
   void options(CLI::App& app) override {
     app.add_option("topology-file", topofile_, "read this topology file (ibnetdiscover output) instead of discovering");
-    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
+    ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
                                         ibtool::opt::Debug | ibtool::opt::Verbose | ibtool::opt::Discovery |
                                         ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries |
                                         ibtool::opt::Sa | ibtool::opt::SaPath | ibtool::opt::Json);
@@ -112,7 +112,7 @@ public:
       }
     } else {
       try {
-        ibcore::Subnet db = ibcore::obtain_subnet();
+        ibcore::Subnet db = ibcore::obtain_subnet(config());
         // The scripts run ibnetdiscover without a node name map option: the
         // default map applies.
         text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
@@ -130,7 +130,7 @@ private:
   int write_json() const {
     ibcore::Subnet db;
     try {
-      db = ibcore::obtain_subnet();
+      db = ibcore::obtain_subnet(config());
     } catch (const std::exception& e) {
       return ibcore::report(e);
     }

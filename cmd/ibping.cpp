@@ -49,7 +49,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("dest", args_, "<dest lid|guid>");
     app.callback([this] {
       if (!server_ && args_.size() != 1) throw CLI::ValidationError("dest", "one destination is required");
@@ -58,7 +58,7 @@ public:
 
   int run() override {
     return ibtool::ofa::run_client_or_server(
-        oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
+        config(), oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
         [this](ibcore::Transport& u) { return client(u); });
   }
 
@@ -118,7 +118,7 @@ private:
         }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
-        ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::config().verbose));
+        ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose));
         if (json) pings.push_back({});
       }
       // One ping a second unless flooding.

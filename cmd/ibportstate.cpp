@@ -461,7 +461,7 @@ public:
     ibtool::bind_ref_help(app, help_);
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dest dr_path|lid|guid> <portnum> [<op>]");
   }
 
@@ -470,7 +470,7 @@ public:
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
-    if (ibcore::config().use_sa) {
+    if (config().use_sa) {
       // The SA answers reads only: refuse a change before sending anything.
       for (size_t i = 2; i < args_.size(); ++i) {
         int j = 0;
@@ -482,7 +482,7 @@ public:
       }
     }
     IBPath target;
-    auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+    auto s = ibtool::open_for_target(config(), tool, flags_, args_, 0, target, args_[0]);
     IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
     int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
     Request r = parse_ops(args_, 2);

@@ -43,7 +43,7 @@ public:
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dest dr_path|lid|guid> [<startlid> [<endlid>]]");
   }
@@ -58,7 +58,7 @@ public:
     }
     const std::string tool = app_->get_name();
     IBPath target;
-    auto s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+    auto s = ibtool::open_for_target(config(), tool, flags_, args_, 0, target, args_[0]);
     IBPath path = ibtool::resolve_or_fail(*s, target, args_[0], flags_.sm_port);
     unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
     unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;

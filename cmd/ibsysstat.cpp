@@ -41,7 +41,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<dest lid|guid> [<op>]");
     app.callback([this] {
       if (server_) return;
@@ -52,7 +52,7 @@ public:
 
   int run() override {
     return ibtool::ofa::run_client_or_server(
-        oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
+        config(), oui_str_, oui_, server_, [this](ibcore::Transport& u) { return serve(u); },
         [this](ibcore::Transport& u) { return client(u); });
   }
 

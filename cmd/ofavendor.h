@@ -115,7 +115,8 @@ inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload
       auto req = srv.parse_request(in);
       srv.send_reply(req, payload_of_text(answer(req.attr_id), payload_size));
     } catch (const ibcore::MADError& e) {
-      if (e.reply_status || ibcore::config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::config().verbose));
+      if (e.reply_status || ibcore::log::verbosity())
+        ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::log::verbosity()));
       if (e.reply_status) srv.send_error_reply(in, e.reply_status);
     } catch (const std::exception& e) {
       // Whatever one request does wrong, the server goes on serving.
@@ -132,7 +133,7 @@ inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload
 inline std::optional<ibcore::IBPath> resolve_destination(ibcore::MadTransactor& mad, const std::string& tool,
                                                          const std::string& dest, bool lid_form, bool guid_form,
                                                          int sm_port, int* status) {
-  if (sm_port) ibcore::config().sa_path = std::to_string(sm_port);
+  if (sm_port) mad.transport().settings().sa_path = std::to_string(sm_port);
   try {
     if (lid_form && guid_form) throw ibcore::Error("only one of -L and -G may be given");
     auto target = ibcore::IBPath::from_string(dest, guid_form  ? ibcore::IBPath::Form::GUID
@@ -148,9 +149,10 @@ inline std::optional<ibcore::IBPath> resolve_destination(ibcore::MadTransactor& 
 }
 
 // The run() both commands share: parse the -o OUI (default the OFA one)
-// into oui, open the end port, then run the server loop or the client.
+// into oui, open cfg's end port, then run the server loop or the client.
 template <class Serve, class Client>
-int run_client_or_server(const std::string& oui_str, uint32_t& oui, bool server, Serve serve, Client client) {
+int run_client_or_server(const ibcore::Config& cfg, const std::string& oui_str, uint32_t& oui, bool server,
+                         Serve serve, Client client) {
   uint64_t v = iba::OFA_OUI;
   if (!oui_str.empty() && (!ibtool::parse_int(oui_str, v) || v > 0xffffff)) {
     ibcore::log::error("E: bad OUI %s\n", oui_str.c_str());
@@ -158,8 +160,7 @@ int run_client_or_server(const std::string& oui_str, uint32_t& oui, bool server,
   }
   oui = uint32_t(v);
   try {
-    auto& cfg = ibcore::config();
-    auto owner = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port));
+    auto owner = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port), cfg);
     ibcore::Transport& umad = *owner;
     return server ? serve(umad) : client(umad);
   } catch (const std::exception& e) {

@@ -79,7 +79,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
@@ -239,14 +239,14 @@ private:
   }
 
   int work() {
-    auto& cfg = ibcore::config();
+    const ibcore::Config& cfg = config();
     if (lid_form_ && guid_form_) throw ibtool::RefFail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    auto owner = ibcore::open_transport(ep);
+    auto owner = ibcore::open_transport(ep, cfg);
     ibcore::Transport& umad = *owner;
     ibcore::MadTransactor mad(umad);
     if (sm_port_) {
-      cfg.sa_path = std::to_string(sm_port_);
+      umad.settings().sa_path = std::to_string(sm_port_);
     }
 
     IBPath target;

@@ -174,7 +174,7 @@ public:
     app.add_option("-n,--iters", iters_, "number of RDMA WRITEs (default 1000)")->option_text("<iters>");
     app.add_option("-t,--tx-depth", tx_depth_, "RDMA WRITEs in flight (default 100)")->option_text("<dep>");
     app.add_flag("-b,--bidirectional", bidir_, "both ends write at once");
-    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Verbose |
+    ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Verbose |
                                         ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Transport |
                                         ibtool::opt::Json);
     app.add_option("peer", peer_, "the server's host name or address (none: be the server)");
@@ -182,7 +182,7 @@ public:
 
   int run() override {
     check_args();
-    auto& c = ibcore::config();
+    auto& c = config();
     if (!ib_dev_.empty()) c.ca = ib_dev_;
     if (ib_port_) c.port = ib_port_;
     const ibcore::EndPort& ep = ibcore::get_end_port(c.ca, c.port);
@@ -354,7 +354,7 @@ private:
     want.DLID = rem.lid;
     ibcore::IBPath path = want;
     try {
-      auto t = ibcore::open_transport(ep);
+      auto t = ibcore::open_transport(ep, config());
       ibcore::MadTransactor mad(*t);
       ibcore::GmpPathResolver res(mad);
       path = res.resolve(want);

@@ -34,6 +34,7 @@ struct Ctx {
   bool extended = false;
   bool show_keys = false;
   std::string op;  // as given on the command line
+  std::string node_name_map;  // --node-name-map
 
   // An op's failure ends the run with the reference's message for it,
   // after "operation <op>: ".
@@ -98,7 +99,7 @@ int op_nodeinfo(Ctx& c) {
 int op_nodedesc(Ctx& c) {
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   auto nd = get<iba::SMPNodeDescription>(c, 0, "node desc query failed");
-  ibcore::NodeNameMap map = ibcore::NodeNameMap::open(ibcore::config().node_name_map);
+  ibcore::NodeNameMap map = ibcore::NodeNameMap::open(c.node_name_map);
   std::string name = map.remap(ni.nodeGUID(), nd.nodeString());
   size_t l = name.size();
   std::string dots = l < 32 ? std::string(32 - l, '.') : std::string(".");
@@ -333,7 +334,7 @@ public:
                          ibtool::tflag::SmPort);
     app.add_flag("-x,--extended", extended_, "use extended speeds");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
     app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
   }
 
@@ -351,9 +352,9 @@ public:
     if (flags_.combined) dest += " " + (args_.size() > 2 ? args_[2] : std::string("(null)"));
     IBPath target;
     std::unique_ptr<ibtool::Session> s;
-    s = ibtool::open_for_target(tool, flags_, args_, 1, target, dest);
+    s = ibtool::open_for_target(config(), tool, flags_, args_, 1, target, dest);
     ibcore::SmpSource src(*s->mad);
-    Ctx c{src, {}, {}, extended_, show_keys_, args_[0]};
+    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map};
     c.path = ibtool::resolve_or_fail(*s, target, dest, flags_.sm_port);
     if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
     return op->fn(c);

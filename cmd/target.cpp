@@ -3,6 +3,7 @@
 #include "core/config.h"
 #include "core/devices.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/log.h"
 
 #include <cstdio>
@@ -41,8 +42,7 @@ int ref_help_exit(CLI::App& app) {
   return 2;
 }
 
-Session open_session(const ibcore::IBPath* scope) {
-  const auto& c = ibcore::config();
+Session open_session(const ibcore::Config& c, const ibcore::IBPath* scope) {
   std::string ca = c.ca;
   int port = c.port;
   if (scope && !scope->ca.empty()) {
@@ -51,7 +51,7 @@ Session open_session(const ibcore::IBPath* scope) {
   }
   Session s;
   const ibcore::EndPort& ep = ibcore::get_end_port(ca, port);
-  s.umad = ibcore::open_transport(ep);
+  s.umad = ibcore::open_transport(ep, c);
   s.mad = std::make_unique<ibcore::MadTransactor>(*s.umad);
   return s;
 }
@@ -59,7 +59,7 @@ Session open_session(const ibcore::IBPath* scope) {
 int ref_exit(const std::string& tool, const std::string& msg) {
   ibcore::log::flush();
   // With --json stdout carries the document only: the line goes to stderr.
-  ibcore::log::stdout_or_log(ibcore::config().json, ibcore::log::Level::error, "%s: iberror: failed: %s\n",
+  ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::error, "%s: iberror: failed: %s\n",
                              tool.c_str(), msg.c_str());
   return 255;
 }
@@ -74,7 +74,7 @@ std::string cant_resolve(const std::string& dest, std::string_view noun) {
   return "can't resolve " + std::string(noun) + " " + dest;
 }
 
-std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& f,
+std::unique_ptr<Session> open_for_target(const ibcore::Config& c, const std::string&, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
                                          ibcore::IBPath& target, const std::string& dest,
                                          bool iberror_on_open, std::string_view noun) {
@@ -86,13 +86,12 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   }
   std::unique_ptr<Session> s;
   try {
-    s = std::make_unique<Session>(open_session(bad ? nullptr : &target));
+    s = std::make_unique<Session>(open_session(c, bad ? nullptr : &target));
   } catch (const std::exception& e) {
     if (!iberror_on_open) {
       ibcore::report(e);
       throw ExitFail{255};
     }
-    const auto& c = ibcore::config();
     std::string ca = c.ca.empty() ? "(null)" : c.ca;
     ref_fail(e, "Failed to open '" + ca + "' port '" + std::to_string(c.port) + "'");
   }

@@ -86,7 +86,7 @@ public:
     app.add_flag("-L,--Lid", lid_form_, "use LID address argument");
     app.add_flag("-G,--Guid", guid_form_, "use GUID address argument");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [port]");
     app.callback([this] {
       if (!cg_config_.empty() && !scan_two_ints(cg_config_, cg0_, cg1_))
@@ -205,14 +205,14 @@ private:
   }
 
   int work_text_or_json() {
-    auto& cfg = ibcore::config();
+    const ibcore::Config& cfg = config();
     if (lid_form_ && guid_form_) throw ibtool::RefFail{"only one of -L and -G may be given"};
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    auto owner = ibcore::open_transport(ep);
+    auto owner = ibcore::open_transport(ep, cfg);
     ibcore::Transport& umad = *owner;
     ibcore::MadTransactor mad(umad);
     mad_ = &mad;
-    if (sm_port_) cfg.sa_path = std::to_string(sm_port_);
+    if (sm_port_) umad.settings().sa_path = std::to_string(sm_port_);
     int port = args_.size() > 1 ? int(std::strtoul(args_[1].c_str(), nullptr, 0)) : 0;
     ibcore::IBPath target;
     if (args_.empty()) {

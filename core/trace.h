@@ -9,11 +9,13 @@
 
 namespace ibcore {
 
+struct Config;
 struct PendingMad;
 
-// Called by the MAD engine; no-ops unless config().debug > 0.
-void trace_send(const PendingMad& p);
-void trace_done(const PendingMad& p);
+// Called by the MAD engine with its port's settings; no-ops unless
+// s.debug > 0.
+void trace_send(const PendingMad& p, const Config& s);
+void trace_done(const PendingMad& p, const Config& s);
 
 // Decoded multi-line dump of a whole MAD (format and attribute payload);
 // used by tracing and by MADError at -vv.
