@@ -54,7 +54,7 @@ public:
         ->option_text("<ibnetdiscover-cache>");
     app.add_flag("-e", heuristic_, "turn on heuristic(s) to look at switch balances deeper");
     app.add_flag("-v", verbose_, "verbose output, output all switches");
-    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Debug |
+    ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Debug |
                                         ibtool::opt::Timeout | ibtool::opt::Retries | ibtool::opt::Sa |
                                         ibtool::opt::SaPath | ibtool::opt::Outstanding | ibtool::opt::Json);
     app.add_option("args", ignored_, "ignored (as the reference ignores words after its options)");
@@ -105,7 +105,7 @@ private:
   bool from_sa(std::vector<std::string>* lines) {
     try {
       const EndPort& ep = get_end_port(config().ca, config().port);
-      auto owner = open_transport(ep);
+      auto owner = open_transport(ep, config());
       Transport& umad = *owner;
       Scheduler sched(umad, unsigned(std::max(0, config().outstanding)));
       Subnet live;

@@ -42,15 +42,14 @@ uint64_t key_value(const std::string& s, const char* what) {
 
 }  // namespace
 
-void load_config_file(const std::string& path) {
+void load_config_file(const std::string& path, ibcore::Config& c) {
   std::string text;
   // ("-" names a file here, not standard input.)
   if (!ibcore::read_text(path == "-" ? "./-" : path, text)) return;
-  ibcore::parse_ibdiag_conf(text, ibcore::config());
+  ibcore::parse_ibdiag_conf(text, c);
 }
 
-void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short) {
-  auto& c = ibcore::config();
+void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool outstanding_short) {
   if (which & opt::Config) {
     // Handled before parsing by the dispatcher (it must apply first); the
     // option is declared here so that it parses and shows in --help.

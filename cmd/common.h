@@ -42,15 +42,15 @@ enum : uint32_t {
 };
 }  // namespace opt
 
-// Add the selected common options to app, bound to ibcore::config().
-// outstanding_short: also accept -o for --outstanding.
-void add_common_options(CLI::App& app, uint32_t which, bool outstanding_short = false);
+// Add the selected common options to app, bound to c (the command's
+// config()).  outstanding_short: also accept -o for --outstanding.
+void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool outstanding_short = false);
 
 // Apply the reference's config file (ibdiag.conf format: key=value lines,
-// '#' comments) to ibcore::config().  Values given on the command line win
+// '#' comments) to c.  Values given on the command line win
 // because the command line is parsed after this.  A file that cannot be
 // read is ignored, as the reference does (even one named with -z).
-void load_config_file(const std::string& path);
+void load_config_file(const std::string& path, ibcore::Config& c);
 
 // Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
 bool parse_int(const std::string& s, uint64_t& out);

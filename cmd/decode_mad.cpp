@@ -27,7 +27,7 @@ public:
                    "the input is only the payload of this attribute (a structure name such as "
                    "SMPPortInfo, or an SMP attribute ID), e.g. smpdump's output")
         ->option_text("<attr>");
-    ibtool::add_common_options(app, ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Json);
   }
 
   int run() override {

@@ -148,7 +148,7 @@ public:
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
     // (the wrappers print a notice after the tables: no JSON there)
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::Discovery | ibtool::opt::Sa |
                                         (wrapper_ == Wrapper::None ? ibtool::opt::Json : 0u));
     app.add_option("args", args_, "[<startlid> [<endlid>]]");
@@ -203,7 +203,7 @@ private:
     unsigned end = args_.size() > 1 ? loose_uint(args_[1]) : 0;
     std::unique_ptr<ibcore::Transport> umad;
     try {
-      umad = ibcore::open_transport(get_end_port(config().ca, config().port));
+      umad = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     } catch (const std::exception& e) {
       ibcore::report(e);
       // The reference's discovery library fails here: nothing on stdout.
@@ -271,6 +271,7 @@ private:
       }
     };
     DiscoveryOptions o;
+    o.mode = discovery_mode(config());
     o.mlx_epi = false;
     o.read_lft = true;
     o.lft_first = start;
@@ -311,6 +312,7 @@ private:
   int dump_tables(Scheduler& sched, ibcore::Transport& umad, unsigned start, unsigned end, bool via_sa) {
     Subnet db;
     DiscoveryOptions o;
+    o.mode = discovery_mode(config());
     o.mlx_epi = false;
     auto t0 = std::chrono::steady_clock::now();
     DiscoveryResult r = discover(sched, db, o);
@@ -333,7 +335,7 @@ private:
       Job& j = jobs[i];
       j.node = sws[i];
       const Node& n = db.node(j.node);
-      j.path = switch_path(db, j.node, local);
+      j.path = switch_path(db, j.node, local, config().discovery);
       auto si = n.switch_info();
       if (multicast_) {
         iba::LidRange lr = iba::mft_range(si, start, end);

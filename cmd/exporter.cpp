@@ -190,7 +190,7 @@ public:
     app.add_flag("--once", once_, "scrape once and write the metrics to stdout (textfile collector)");
     app.add_flag("--details", details_, "also read PortRcvErrorDetails and PortXmitDiscardDetails");
     app.add_flag("--reset-saturated", reset_, "reset the PortCounters counters found at their maximum");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::SaPath | ibtool::opt::SMKey);
   }
 
@@ -277,7 +277,7 @@ private:
     uint64_t mads = 0, resent = 0;
     bool up = true;
     try {
-      H::PmSession ses;
+      H::PmSession ses(config());
       ses.pm().read_path_table();
       H::PortCountersReader reader(ses.pm());
       auto read = [&](size_t k) -> Task<> { co_await read_port(reader, all[k], st); };
@@ -313,7 +313,7 @@ private:
         for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
           if (add(d, n, p, lid)) ahead.push(all.size() - 1);
       };
-      db = discover_live(o, &dr, &ses.sched());
+      db = discover_live(config(), o, &dr, &ses.sched());
       ses.pm().use_subnet(&db);
       // The rest: every existing port not read ahead (switches' port 0
       // with enhanced port 0, nodes the walk did not report).

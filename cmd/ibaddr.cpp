@@ -26,7 +26,7 @@ public:
     app.add_flag("-l,--lid_show", lid_, "show lid range only");
     app.add_flag("-L,--Lid_show", lid_dec_, "show lid range (in decimal) only");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Json);
     app.add_option("args", args_, "[<lid|dr_path|guid>]");
   }
 
@@ -38,7 +38,7 @@ public:
     std::vector<std::string> a = args_.empty() ? std::vector<std::string>{"0"} : args_;
     ibtool::TargetFlags f = flags_;
     if (args_.empty()) f = ibtool::TargetFlags{}, f.direct = true;
-    auto t = ibtool::open_smp_target(f, a, 0);
+    auto t = ibtool::open_smp_target(config(), f, a, 0);
     const IBPath& path = t.path;
     ibcore::SmpSource src(t.mad());
     iba::SMPNodeInfo ni;

@@ -63,7 +63,7 @@ public:
         ->option_text("NODEGUID:BEFOREGUID:AFTERGUID")
         ->check(guids_form(3));
     app.add_option("files", files_, "<orig.cache> <new.cache>");
-    ibtool::add_common_options(app, ibtool::opt::Config);
+    ibtool::add_common_options(app, config(), ibtool::opt::Config);
   }
 
   int run() override {

@@ -584,7 +584,7 @@ public:
     ibtool::bind_ref_help(app, help_);
     app.add_option("-c,--cckey", cckey_str_, "CC key")->option_text("<key>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey |
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::MKey |
                                         (ops_.data() == QUERY_OPS ? ibtool::opt::Json : 0u));
     app.add_option("args", args_, "<op> <lid|guid> [op params]");
   }
@@ -604,7 +604,7 @@ public:
     uint64_t cckey = cckey_str_.empty() ? 0 : std::strtoull(cckey_str_.c_str(), nullptr, 0);
     // A LID is addressed directly by the reference: without a PathRecord
     // its first MAD fails instead.
-    auto t = ibtool::open_gmp_target(flags_, args_, 1, {.noun = "destination"});
+    auto t = ibtool::open_gmp_target(config(), flags_, args_, 1, {.noun = "destination"});
     Ctx c{t.mad(), t.target, t.path, t.path_error, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
     c.where = "Lid " + std::to_string(c.path.DLID);
     // --json: the document is written once the op succeeded (a failure

@@ -70,7 +70,7 @@ public:
       else if (mode_ == Mode::Errs)
         app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
 
 private:
@@ -96,7 +96,7 @@ private:
     std::vector<H::ExpectedLink> base;
     if (!baseline_.empty()) base = H::load_baseline(baseline_);
 
-    db_ = obtain_subnet();
+    db_ = obtain_subnet(config());
     std::vector<uint32_t> nodes;
     std::vector<Item> items;
     if (is_target_mode(mode_)) {
@@ -145,7 +145,7 @@ private:
       append(found, H::check_links(db_, base, [&](uint64_t g, const std::string& d) { return map_.remap(g, d); }));
 
     if (errors || ids) {
-      H::PmSession ses(false, errors);
+      H::PmSession ses(config(), false, errors);
       ses.pm().use_subnet(&db_);
       Scheduler& sched = ses.sched();
       std::vector<std::vector<H::Finding>> per(items.size());
@@ -301,7 +301,7 @@ private:
   int check_node() {
     IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
     IBPath p = IBPath::from_string(target_, form);
-    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
     if (!p.is_dr() && !p.DLID) {

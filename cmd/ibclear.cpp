@@ -28,14 +28,14 @@ public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
   int run() override {
-    Subnet db = obtain_subnet();
+    Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    H::PmSession ses;
+    H::PmSession ses(config());
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
     Scheduler& sched = ses.sched();

@@ -36,7 +36,7 @@ public:
       app.add_option("target", target_, "<lid|guid|dr_path>")->required();
       app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
   }
 private:
   struct Item {
@@ -51,7 +51,7 @@ private:
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
   int run() override {
-    Subnet db = obtain_subnet();
+    Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> nodes;
     if (one_) {
@@ -72,7 +72,7 @@ private:
       }
     }
     if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
-    H::PmSession ses;
+    H::PmSession ses(config());
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
     unsigned failed = 0;

@@ -31,7 +31,7 @@ public:
   void options(CLI::App& app) override {
     app.add_option("switch", switch_, "the switch: node GUID, node name, LID, DR path or port GUID")->required();
     app.add_option("port", port_, "the switch port")->required();
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
                                         ibtool::opt::Json);
   }
@@ -39,8 +39,8 @@ public:
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
   int run() override {
-    Subnet db = obtain_subnet();
-    NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+    Subnet db = obtain_subnet(config());
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
     uint32_t sw = health::find_node(db, map, switch_, NodeType::Switch);
     if (sw == NO_INDEX) {
       ibcore::log::error("E: switch %s not found\n", switch_.c_str());
@@ -58,14 +58,14 @@ public:
     for (uint32_t n : need)
       if (!db.find_tables(n) || !db.find_tables(n)->lft_valid) missing = true;
     if (missing) {
-      const EndPort& ep = get_end_port(ibcore::config().ca, ibcore::config().port);
-      auto owner = open_transport(ep);
+      const EndPort& ep = get_end_port(config().ca, config().port);
+      auto owner = open_transport(ep, config());
       Transport& umad = *owner;
-      Scheduler sched(umad, unsigned(std::max(0, ibcore::config().outstanding)));
+      Scheduler sched(umad, unsigned(std::max(0, config().outstanding)));
       DiscoveryResult res;
-      read_switch_tables(sched, db, need, true, false, &res);
+      read_switch_tables(sched, db, need, true, false, discovery_mode(config()), &res);
       for (auto& e : res.errors) ibcore::log::warn("W: %s\n", e.c_str());
-      if (!ibcore::config().cache_file.empty()) save_cache(db, ibcore::config().cache_file, CacheFormat::Ibtool);
+      if (!config().cache_file.empty()) save_cache(db, config().cache_file, CacheFormat::Ibtool);
     }
     bool back = r && db.node_of(*r).is_switch();
     if (json_enabled()) {

@@ -89,7 +89,7 @@ public:
   explicit IbHosts(std::vector<Kind> kinds) : kinds_(std::move(kinds)) {}
   void options(CLI::App& app) override {
     app.add_option("topology-file", topofile_, "read this topology file (ibnetdiscover output) instead of discovering");
-    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
+    ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
                                         ibtool::opt::Debug | ibtool::opt::Verbose | ibtool::opt::Discovery |
                                         ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries |
                                         ibtool::opt::Sa | ibtool::opt::SaPath | ibtool::opt::Json);
@@ -114,7 +114,7 @@ public:
         return 1;
       }
     } else {
-      ibcore::Subnet db = ibcore::obtain_subnet();
+      ibcore::Subnet db = ibcore::obtain_subnet(config());
       // The scripts run ibnetdiscover without a node name map option: the
       // default map applies.
       text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
@@ -127,7 +127,7 @@ private:
   // --json: {"nodes": [the nodes the text lists, in its order, as
   // ibnetdiscover --json -l writes them (core/json_net.h, no ports)]}.
   int write_json() const {
-    ibcore::Subnet db = ibcore::obtain_subnet();
+    ibcore::Subnet db = ibcore::obtain_subnet(config());
     ibcore::NodeNameMap map = ibcore::NodeNameMap::open("");
     ibcore::TextOut o(stdout);
     ibcore::JsonOut j(o, ibcore::json_pretty());

@@ -32,16 +32,16 @@ public:
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
     app.add_flag("-R", rediscover_, "accepted for compatibility (the subnet is always discovered unless --cache)");
-    ibtool::add_common_options(app, ibtool::opt::Disc | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::Json);
   }
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
   int run() override {
-    Subnet db = obtain_subnet();
+    Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<H::Finding> found = H::check_ids(db);
     if (config().cache_file.empty() || config().refresh_cache) {
-      H::PmSession ses(false, false);
+      H::PmSession ses(config(), false, false);
       H::probe_duplicate_guids(ses.sched(), db, found);
       ses.sched().run();
     }

@@ -189,7 +189,7 @@ private:
 class IbLinkInfo : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    auto& c = ibcore::config();
+    auto& c = config();
     app.add_option("--node-name-map", c.node_name_map, "node name map file")->option_text("<file>");
     app.add_option("-S,--switch,-G,--port-guid", guid_str_,
                    "print only the node of the port with this GUID (hex format)")
@@ -219,7 +219,7 @@ public:
     app.add_flag_callback("--switches-only", [this] { only_ = NodeType::Switch; }, "Output only switches");
     app.add_flag_callback("--cas-only", [this] { only_ = NodeType::CA; }, "Output only CAs");
     app.add_option("-s,--sm_port", sm_port_, "SM port lid (accepted, not needed)")->option_text("<lid>");
-    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout |
+    ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout |
                                         ibtool::opt::Retries | ibtool::opt::MKey | ibtool::opt::Verbose |
                                         ibtool::opt::Config | ibtool::opt::Errors | ibtool::opt::Discovery |
                                         ibtool::opt::Cache | ibtool::opt::Sa | ibtool::opt::SaPath |
@@ -236,7 +236,7 @@ public:
         ibcore::log::info("Cannot specify cache and direct route path\n");
         return 1;
       }
-      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+      NodeNameMap map = NodeNameMap::open(config().node_name_map);
       unsigned flags = D_DEFAULT;
       if (!diffcheck_.empty()) parse_diffcheck(diffcheck_, flags);
       Subnet diff_db, filter_db;
@@ -272,8 +272,8 @@ public:
         }
       } else {
         ObtainOptions o;
-        o.discovery.mlx_epi = ibcore::config().mlx_epi;
-        db = obtain_subnet(o);
+        o.discovery.mlx_epi = config().mlx_epi;
+        db = obtain_subnet(config(), o);
       }
       // A partial scan (-S/-G/-D, -n): what the reference's scan from that
       // start finds, replayed on the full fabric.  A start that was found

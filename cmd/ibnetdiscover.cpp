@@ -33,7 +33,7 @@ public:
     app.add_flag_callback("-H,--Hca_list", [this] { list_ = 1u << 1; }, "list of connected CAs");
     app.add_flag_callback("-S,--Switch_list", [this] { list_ = 1u << 2; }, "list of connected switches");
     app.add_flag_callback("-R,--Router_list", [this] { list_ = 1u << 3; }, "list of connected routers");
-    app.add_option("--node-name-map", ibcore::config().node_name_map, "node name map file")->option_text("<file>");
+    app.add_option("--node-name-map", config().node_name_map, "node name map file")->option_text("<file>");
     app.add_option("--cache", cache_, "filename to cache ibnetdiscover data to")->option_text("<file>");
     app.add_option("--load-cache", load_cache_, "filename of ibnetdiscover cache to load")->option_text("<file>");
     app.add_option("--diff", diff_cache_, "filename of ibnetdiscover cache to diff")->option_text("<file>");
@@ -49,13 +49,13 @@ public:
             "KEYS"));
     app.add_flag("-p,--ports", ports_, "obtain a ports report");
     app.add_flag("-m,--max_hops", max_hops_, "report max hops discovered by the library");
-    app.add_option("-o,--outstanding_smps,--outstanding", ibcore::config().outstanding,
+    app.add_option("-o,--outstanding_smps,--outstanding", config().outstanding,
                    "specify the number of outstanding SMP's which should be issued during the scan")
         ->option_text("<val>");
     app.add_option("topology-file", outfile_, "write the output to this file instead of stdout");
     // The reference ignores further arguments; unknown options stay errors.
     app.add_option("ignored", ignored_args_, "further arguments are ignored, as the reference does");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery | ibtool::opt::Sa |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery | ibtool::opt::Sa |
                                         ibtool::opt::SaPath | ibtool::opt::Json);
   }
 
@@ -83,7 +83,7 @@ public:
           throw ibtool::RefFail{"can't open file " + outfile_ + " for writing"};
         }
       }
-      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+      NodeNameMap map = NodeNameMap::open(config().node_name_map);
       Subnet diff_db;
       bool have_diff = false;
       if (!diff_cache_.empty()) {
@@ -103,9 +103,9 @@ public:
         }
       } else {
         DiscoveryOptions o;
-        o.mlx_epi = ibcore::config().mlx_epi;
+        o.mlx_epi = config().mlx_epi;
         o.progress = show_;
-        db = discover_live(o);
+        db = discover_live(config(), o);
         if (show_)
           for (auto& l : db.ref_progress()) ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::info, "%s\n", l.c_str());
       }

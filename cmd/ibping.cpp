@@ -47,7 +47,7 @@ public:
     app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
     app.add_flag("-S,--Server", server_, "start in server mode");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("dest", args_, "<dest lid|guid>");
     app.callback([this] {
       if (!server_ && args_.size() != 1) throw CLI::ValidationError("dest", "one destination is required");
@@ -63,14 +63,14 @@ public:
 
 private:
   int serve() {
-    ibtool::Session s = ibtool::open_session();
+    ibtool::Session s = ibtool::open_session(config());
     const std::string me = ibtool::ofa::host_and_domain();
     return ibtool::ofa::serve(*s.umad, iba::OFA_PING_CLASS, oui_, iba::OFAPing::DESC.size,
                               [&](uint16_t) { return me; });
   }
 
   int client() {
-    auto t = ibtool::open_gmp_target(flags_, args_, 0, ibtool::ofa::CLIENT_TARGET);
+    auto t = ibtool::open_gmp_target(config(), flags_, args_, 0, ibtool::ofa::CLIENT_TARGET);
     ibcore::MadTransactor& mad = t.mad();
     ibcore::IBPath path = t.path;
     // One ping is one MAD: a lost reply is counted, not resent.
@@ -116,7 +116,7 @@ private:
         }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
-        ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::config().verbose));
+        ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose));
         if (json) pings.push_back({});
       }
       // One ping a second unless flooding.

@@ -461,7 +461,7 @@ public:
     ibtool::bind_ref_help(app, help_);
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dest dr_path|lid|guid> <portnum> [<op>]");
   }
 
@@ -470,7 +470,7 @@ public:
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
     const std::string tool = app_->get_name();
-    if (ibcore::config().use_sa) {
+    if (config().use_sa) {
       // The SA answers reads only: refuse a change before sending anything.
       for (size_t i = 2; i < args_.size(); ++i) {
         int j = 0;
@@ -481,7 +481,7 @@ public:
         return usage_status();
       }
     }
-    auto t = ibtool::open_smp_target(flags_, args_, 0);
+    auto t = ibtool::open_smp_target(config(), flags_, args_, 0);
     const IBPath& path = t.path;
     int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
     Request r = parse_ops(args_, 2);

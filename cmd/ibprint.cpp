@@ -33,8 +33,8 @@ public:
     app.add_option("node", node_,
                    std::string("the ") + what_ + " to print: node GUID, port GUID, node name, LID or DR path");
     app.add_flag("-l,--list", list_, std::string("list the ") + what_ + "s");
-    app.add_flag("-R,--Recalc", ibcore::config().refresh_cache, "rediscover even when --cache names a file");
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
+    app.add_flag("-R,--Recalc", config().refresh_cache, "rediscover even when --cache names a file");
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
                                         ibtool::opt::Json);
   }
@@ -42,8 +42,8 @@ public:
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
   int run() override {
-    Subnet db = obtain_subnet();
-    NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+    Subnet db = obtain_subnet(config());
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
     bool list = list_ || node_.empty();
     uint32_t found = NO_INDEX;
     if (!list) {

@@ -81,10 +81,10 @@ public:
     app.add_flag("-k,--clear-errors", clear_errors_, "Clear error counters after read");
     app.add_flag("-K,--clear-counts", clear_counts_, "Clear data counters after read");
     app.add_option("--load-cache", load_cache_, "filename of ibnetdiscover cache to load")->option_text("<file>");
-    app.add_option("-o,--outstanding_smps", ibcore::config().outstanding,
+    app.add_option("-o,--outstanding_smps", config().outstanding,
                    "specify the number of outstanding SMP's which should be issued during the scan")
         ->option_text("<val>");
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::SaPath | ibtool::opt::SMKey | ibtool::opt::Cache |
                                         ibtool::opt::Json);
   }
@@ -134,7 +134,7 @@ private:
       // fabric scan each node's path, ClassPortInfo and all-ports
       // PortCounters are read as soon as the walk knows its LID, while the
       // walk goes on (the same MADs the scan below would send, earlier).
-      ses.emplace(skip_sl_);
+      ses.emplace(config(), skip_sl_);
       if (!selected) ses->pm().read_path_table();
       DiscoveryOptions o;
       o.mlx_epi = config().mlx_epi;
@@ -143,7 +143,7 @@ private:
       ObtainOptions oo;
       oo.discovery = o;
       oo.sched = &ses->sched();
-      db = obtain_subnet(oo);
+      db = obtain_subnet(config(), oo);
       ses->pm().use_subnet(&db);
     }
     auto t1 = std::chrono::steady_clock::now();
@@ -189,7 +189,7 @@ private:
     std::vector<NodeOut> outs(todo.size());
     if (!todo.empty()) {
       if (!ses) {
-        ses.emplace(skip_sl_);
+        ses.emplace(config(), skip_sl_);
         ses->pm().use_subnet(&db);
         if (!selected) ses->pm().read_path_table();
       }
@@ -401,7 +401,7 @@ private:
     if (dynamic_cast<const MADTimeoutError*>(&e)) warn_timeout(lid);
     ibcore::log::warn("ibwarn: [%d] %s: %s query failed on %s, Lid %u port %u\n", int(::getpid()), fn, attr,
                  name.c_str(), unsigned(lid), port);
-    if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
+    if (ibcore::log::verbosity()) ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::log::verbosity() - 1));
     out.pma_failures++;
   }
 

@@ -43,7 +43,7 @@ public:
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dest dr_path|lid|guid> [<startlid> [<endlid>]]");
   }
@@ -56,7 +56,7 @@ public:
     if (args_.empty() || dash) {
       throw ibtool::UsageFail{};
     }
-    auto t = ibtool::open_smp_target(flags_, args_, 0);
+    auto t = ibtool::open_smp_target(config(), flags_, args_, 0);
     unsigned start = args_.size() > 1 ? loose_uint(args_[1]) : 0;
     unsigned end = args_.size() > 2 ? loose_uint(args_[2]) : 0;
     return dump(*t.session, t.path, start, end);

@@ -143,7 +143,7 @@ std::string trap_list() {
 class IbSendTrap : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey);
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey);
     app.add_option("-s,--sm_port", sm_lid_, "send to this LID instead of the SM the port knows")
         ->option_text("<lid>");
     app.add_option("trap_name", trap_name_, "the trap to send (default node_desc_change)");
@@ -160,10 +160,10 @@ public:
 
   int run() override {
     const Trap& trap = *find_trap(trap_name_);
-    auto& cfg = ibcore::config();
+    auto& cfg = config();
     try {
       const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-      auto owner = ibcore::open_transport(ep);
+      auto owner = ibcore::open_transport(ep, cfg);
       ibcore::Transport& umad = *owner;
       ibcore::MadTransactor mad(umad);
       Self s;
@@ -199,6 +199,7 @@ public:
       IBPath sm;
       sm.DLID = s.sm_lid;
       sm.SL = umad.sm_sl();
+      sm.mkey = cfg.mkey;  // (sent raw, not through the engine that adds the port's keys)
       std::array<uint8_t, iba::MAD_SIZE> m{};
       std::random_device rd;
       uint64_t tid = (uint64_t(rd()) << 32 | rd()) & 0x0000ffffffffffffULL;

@@ -79,7 +79,7 @@ public:
     app.add_flag("-l,--list_of_cas", list_, "list all IB devices");
     app.add_flag("-s,--short", short_, "short output");
     app.add_flag("-p,--port_list", port_list_, "show port list");
-    ibtool::add_common_options(app, ibtool::opt::Config | ibtool::opt::Verbose | ibtool::opt::Debug |
+    ibtool::add_common_options(app, config(), ibtool::opt::Config | ibtool::opt::Verbose | ibtool::opt::Debug |
                                         ibtool::opt::Json);
     app.add_option("args", args_, "<ca_name> [portnum] (further arguments are ignored)");
   }
@@ -230,7 +230,7 @@ public:
     app.set_help_flag("--help", "help message");
     app.add_flag("-h", short_help_, "print the usage on stdout and exit with status 255");
     app.add_option("devices", args_, "devname[:portnum] ... (default: every port of every device)");
-    ibtool::add_common_options(app, ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Json);
   }
 
   int run() override {
@@ -415,7 +415,7 @@ public:
     // ignores arguments too but, as everywhere, rejects unknown options
     // with the usage (SPEC.md, Errors).
     app.add_option("ignored", ignored_, "arguments are ignored");
-    ibtool::add_common_options(app, ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Json);
   }
 
   int run() override {

@@ -37,7 +37,7 @@ public:
     app.add_flag("-G", guid_form_, "the target is a port GUID");
     app.add_option("target", target_, "<lid|guid>")->required();
     app.add_option("port", port_, "<port>")->required();
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
   }
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
@@ -49,7 +49,7 @@ public:
     bool json = json_enabled();
     // One document on stdout: it has an end only when the watch has one.
     if (json && cycles_ < 0) throw Error("--json needs -n (a watch without an end is no one JSON document)");
-    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
     GmpPathResolver res(mad);

@@ -39,7 +39,7 @@ public:
     app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
     app.add_flag("-S,--Server", server_, "start in server mode");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<dest lid|guid> [<op>]");
     app.callback([this] {
       if (server_) return;
@@ -70,13 +70,13 @@ private:
   }
 
   int serve() {
-    ibtool::Session s = ibtool::open_session();
+    ibtool::Session s = ibtool::open_session(config());
     return ibtool::ofa::serve(*s.umad, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
   }
 
   int client() {
     const Op* op = args_.size() > 1 ? find_op(args_[1]) : &OPS[0];
-    auto t = ibtool::open_gmp_target(flags_, args_, 0, ibtool::ofa::CLIENT_TARGET);
+    auto t = ibtool::open_gmp_target(config(), flags_, args_, 0, ibtool::ofa::CLIENT_TARGET);
     ibcore::MadTransactor& mad = t.mad();
     const ibcore::IBPath& path = t.path;
     std::vector<uint8_t> pl(iba::OFASysStatPing::DESC.size, 0);

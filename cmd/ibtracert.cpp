@@ -50,7 +50,7 @@ public:
         ->option_text("<mlid>");
     app.add_option("--ports-file", ports_file_, "port pairs file")->option_text("<file>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap | ibtool::opt::Sa |
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap | ibtool::opt::Sa |
                                         ibtool::opt::Json);
     app.add_option("args", args_, "<src-addr> <dest-addr>");
   }
@@ -69,7 +69,7 @@ public:
     }
     std::unique_ptr<ibtool::Session> s;
     try {
-      s = std::make_unique<ibtool::Session>(ibtool::open_session());
+      s = std::make_unique<ibtool::Session>(ibtool::open_session(config()));
     } catch (const std::exception& e) {
       const auto& c = config();
       ibtool::ref_fail(e, "Failed to open '" + (c.ca.empty() ? std::string("(null)") : c.ca) + "' port '" +

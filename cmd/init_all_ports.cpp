@@ -48,7 +48,7 @@ public:
   void options(CLI::App& app) override {
     app.add_flag("-n,--dry-run", dry_run_, "list the links that would be reset, change nothing");
     app.add_flag("-b,--brief", brief_, "leave out the summary line");
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::Json);
   }
 
@@ -91,7 +91,7 @@ private:
     // Directed route only: LID routes through links that are down (or were
     // just changed) stay broken until the SM reroutes.
     oo.discovery.mode = DiscoveryMode::DR;
-    db_ = obtain_subnet(oo);
+    db_ = obtain_subnet(config(), oo);
     if (db_.from_node == NO_INDEX) throw Error("Discovery did not find the local node");
 
     // The tree of discovery paths: a node's path is its parent's plus one
@@ -147,7 +147,7 @@ private:
     }
     std::stable_sort(todo.begin(), todo.end(), [](const Reset& x, const Reset& y) { return x.level > y.level; });
 
-    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     Scheduler sched(umad);
     size_t done = 0, failed = 0;

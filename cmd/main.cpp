@@ -15,6 +15,7 @@
 #include "cmd/registry.h"
 #include "cmd/target.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/mkdirs.h"
 #include "core/log.h"
 
@@ -125,7 +126,7 @@ std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Comm
   std::string version(invoked_as);
   version += " BUILD VERSION: " IBTOOL_VERSION;
   app->set_version_flag("-V,--version", std::move(version));
-  cmd = info.make();
+  if (!cmd) cmd = info.make();
   cmd->options(*app);
   return app;
 }
@@ -143,10 +144,10 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     }
   }
   // Like the reference, a config file that cannot be read (even one named
-  // with -z) is silently ignored.
-  load_config_file(conf);
-
-  std::unique_ptr<Command> cmd;
+  // with -z) is silently ignored.  It fills this invocation's settings,
+  // which the command owns.
+  std::unique_ptr<Command> cmd = info.make();
+  load_config_file(conf, cmd->config());
   auto app = make_app(info, cmd, invoked_as);
   try {
     switch (app->parse(args)) {
@@ -165,6 +166,10 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     ibcore::log::info("%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
     return usage_exit(*app, *cmd, {});
   }
+  // What the log and stdout take from the command line (core/log.h,
+  // core/json.h): settings of the process's streams, not of a session.
+  ibcore::log::set_verbosity(cmd->config().verbose);
+  ibcore::set_json_output(cmd->config().json, cmd->config().pretty);
   // The one place a command's failure becomes output and an exit status
   // (the exit types of cmd/registry.h).
   try {

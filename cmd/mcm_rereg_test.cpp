@@ -72,7 +72,7 @@ std::string why(const std::exception& e) {
 class McmReregTest : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("--mgid", mgid_str_, "the group (default the IPoIB broadcast group " + std::string(IPOIB_BROADCAST) + ")")
         ->option_text("<gid>");
     app.add_option("-g,--port-guid", guid_args_, "a port GUID to re-register (repeatable; instead of the file)")
@@ -93,10 +93,10 @@ public:
     }
     std::memcpy(mgid_.raw.data(), gidbuf, 16);
 
-    auto& cfg = ibcore::config();
+    auto& cfg = config();
     std::unique_ptr<ibcore::Transport> umad;
     try {
-      umad = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port));
+      umad = ibcore::open_transport(ibcore::get_end_port(cfg.ca, cfg.port), cfg);
     } catch (const std::exception& e) {
       ibcore::report(e);
       return 1;
@@ -207,7 +207,7 @@ private:
       line += " left,";
     } catch (const ibcore::MADClassError& e) {
       // Not a member yet (the SA refuses to delete what it does not hold).
-      if (ibcore::config().verbose) ibcore::report(e);
+      if (config().verbose) ibcore::report(e);
       line += " was not a member,";
     } catch (const std::exception& e) {
       ibcore::report(e);

@@ -97,7 +97,7 @@ inline std::atomic<bool> g_server_stop{false};
 inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload_size,
                  const std::function<std::string(uint16_t attr)>& answer) {
   ibcore::MadServer srv(t, cls, 1, iba::M_GET, oui);
-  srv.set_trace(ibcore::config().debug);
+  srv.set_trace(t.settings().debug);
   struct sigaction sa {};
   sa.sa_handler = [](int) { g_server_stop = true; };
   sigemptyset(&sa.sa_mask);
@@ -112,7 +112,8 @@ inline int serve(ibcore::Transport& t, uint8_t cls, uint32_t oui, size_t payload
       auto req = srv.parse_request(in);
       srv.send_reply(req, payload_of_text(answer(req.attr_id), payload_size));
     } catch (const ibcore::MADError& e) {
-      if (e.reply_status || ibcore::config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::config().verbose));
+      if (e.reply_status || ibcore::log::verbosity())
+        ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::log::verbosity()));
       if (e.reply_status) srv.send_error_reply(in, e.reply_status);
     } catch (const std::exception& e) {
       // Whatever one request does wrong, the server goes on serving.

@@ -77,7 +77,7 @@ public:
     app.add_flag("-r,--reset_after_read", reset_after_, "reset counters after read");
     app.add_flag("-R,--Reset_only", reset_only_, "only reset counters");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [[port(s)] [reset_mask]]");
   }
 
@@ -235,7 +235,7 @@ private:
   int run() override {
     // The reference addresses every target but a GUID directly: without
     // a PathRecord its ClassPortInfo query is what fails.
-    auto t = ibtool::open_gmp_target(flags_, args_, 0,
+    auto t = ibtool::open_gmp_target(config(), flags_, args_, 0,
                                      {.explain_bad_target = false,
                                       .iberror_on_open = false,
                                       .direct = ibtool::TargetStyle::Direct::NotGid});

@@ -83,7 +83,7 @@ public:
     app.add_option("-a,--amod", amod_str_, "attribute modifier")->option_text("<amod>");
     app.add_option("--oui", oui_str_, "OUI for vendor classes with one (0x30-0x4f)")->option_text("<oui>");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::MKey | ibtool::opt::Json);
     app.add_option("args", args_, "RPC ATTRIBUTE [target] [field=value ...]");
   }
 
@@ -128,7 +128,7 @@ public:
     try {
       IBPath parsed;
       if (!target.empty()) parsed = ibtool::parse_target_args(flags_, {target}, 0);
-      ibtool::Session s = ibtool::open_session(target.empty() ? nullptr : &parsed);
+      ibtool::Session s = ibtool::open_session(config(), target.empty() ? nullptr : &parsed);
       IBPath path;
       if (is_smp) {
         path = ibcore::resolve_for_smp(*s.mad, parsed);

@@ -176,7 +176,7 @@ public:
     app.add_flag("-b,--bidirectional", bidir_, "both ends write at once");
     // -t is perftest's --tx-depth: the MAD timeout (the SA's PathRecord) is
     // --timeout only.
-    ibtool::add_common_options(app, ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Verbose |
+    ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Verbose |
                                         ibtool::opt::TimeoutLong | ibtool::opt::Retries |
                                         ibtool::opt::Transport | ibtool::opt::Json);
     app.add_option("peer", peer_, "the server's host name or address (none: be the server)");
@@ -184,7 +184,7 @@ public:
 
   int run() override {
     check_args();
-    auto& c = ibcore::config();
+    auto& c = config();
     if (!ib_dev_.empty()) c.ca = ib_dev_;
     if (ib_port_) c.port = ib_port_;
     const ibcore::EndPort& ep = ibcore::get_end_port(c.ca, c.port);
@@ -356,7 +356,7 @@ private:
     want.DLID = rem.lid;
     ibcore::IBPath path = want;
     try {
-      auto t = ibcore::open_transport(ep);
+      auto t = ibcore::open_transport(ep, config());
       ibcore::MadTransactor mad(*t);
       ibcore::GmpPathResolver res(mad);
       path = res.resolve(want);

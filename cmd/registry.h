@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/cli.h"
+#include "core/config.h"
 
 #include <memory>
 #include <string>
@@ -26,6 +27,12 @@ public:
   virtual ~Command() = default;
   virtual void options(CLI::App& app) = 0;
   virtual int run() = 0;
+  // The settings of this invocation (ibdiag.conf, then the common options
+  // bound by add_common_options): the command's own, filled by the
+  // dispatcher before run(), and handed explicitly to the library
+  // (open_transport, obtain_subnet, PmSession, ...).
+  ibcore::Config& config() { return config_; }
+  const ibcore::Config& config() const { return config_; }
   // Exit status used when the arguments do not parse (the reference tools
   // mostly exit 2 from their usage printer; a few use 255 or 1).
   virtual int usage_status() const { return 2; }
@@ -34,6 +41,9 @@ public:
   // work may fail anywhere; false: the dispatcher's last resort for the
   // unexpected, "E: <what>" and status 1.
   virtual bool reports_errors() const { return false; }
+
+private:
+  ibcore::Config config_;
 };
 
 // How a run() ends in failure: it throws one of these and the dispatcher
@@ -112,7 +122,8 @@ const std::vector<const CommandInfo*>& commands();
 // Look a command up by name or alias (with or without a path prefix).
 const CommandInfo* find_command(std::string_view name);
 
-// Build the app of a command (its options bound to a fresh instance).
+// Build the app of a command (its options bound to cmd, or to a fresh
+// instance when cmd is empty).
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as);
 // Run a command with argv (argv[0] is the name it was invoked as).

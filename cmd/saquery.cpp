@@ -141,7 +141,7 @@ public:
     app.add_option("-X,--proxy_join", pr_.proxy_join, "Proxy join (MCMemberRecord)");
     app.add_option("--service_id", pr_.service_id, "ServiceID (PathRecord)");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
     app.add_option("args", args_, "[query-name] [<name> | <lid> | <guid>] [field=value ...]");
   }
 
@@ -180,7 +180,7 @@ public:
       // An SA status: the reference prints the status and exits with EIO.
       ibcore::log::error("ERROR: Query result returned 0x%04X, %s\n", e.status,
                    iba::status_text(iba::mgmt::SUBN_ADM, e.status).c_str());
-      if (ibcore::config().verbose) ibcore::report(e);
+      if (config().verbose) ibcore::report(e);
       return EIO;
     } catch (const ibcore::MADTimeoutError& e) {
       ibcore::report(e);
@@ -323,7 +323,7 @@ private:
   }
 
   int work() {
-    auto& cfg = ibcore::config();
+    auto& cfg = config();
     // Positional arguments: [query] [target] and field=value selectors.
     std::vector<std::string> pos;
     for (const auto& a : args_) (a.find('=') != std::string::npos ? sel_ : pos).push_back(a);
@@ -339,7 +339,7 @@ private:
     std::string target2 = pos.size() > 1 ? pos[1] : "";
 
     const ibcore::EndPort& ep = ibcore::get_end_port(cfg.ca, cfg.port);
-    auto owner = ibcore::open_transport(ep);
+    auto owner = ibcore::open_transport(ep, cfg);
     ibcore::Transport& umad = *owner;
     ibcore::MadTransactor mad(umad);
     mad_ = &mad;
@@ -523,7 +523,7 @@ private:
   // The reference's name match: the node description, or the name the
   // node-name-map gives the node.
   bool named(const iba::SANodeRecord& n, const std::string& name) {
-    if (!map_) map_ = ibcore::NodeNameMap::open(ibcore::config().node_name_map);
+    if (!map_) map_ = ibcore::NodeNameMap::open(config().node_name_map);
     std::string desc = n.nodeDescription().nodeString();
     return desc == name || map_->remap(n.nodeInfo().nodeGUID(), desc) == name;
   }

@@ -36,7 +36,7 @@ public:
   void options(CLI::App& app) override {
     app.add_flag("--delete", delete_, "remove the alias GUID at <index> (SubnAdmDelete)");
     app.add_flag("--list", list_, "print the port's GUIDInfoRecords (every block) and change nothing");
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<port> [<index> [<guid>]]");
   }
 
@@ -75,7 +75,7 @@ private:
       }
     }
 
-    auto s = ibtool::open_session(&target);
+    auto s = ibtool::open_session(config(), &target);
     ibcore::MadTransactor& mad = *s.mad;
     IBPath sa = ibcore::sa_path_from_config(mad);
     ibcore::SATransactor sat(mad, sa);

@@ -24,7 +24,7 @@ public:
     app.add_flag("-v,--view", view_, "show the node description of every device instead of setting it");
     app.add_option("-C,--Ca", ca_, "only this device (default: every device)")->option_text("<ca>");
     app.add_option("name", desc_, "the node description (default: the host name)");
-    ibtool::add_common_options(app, ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Json);
   }
 
   int run() override {

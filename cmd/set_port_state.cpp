@@ -64,7 +64,7 @@ public:
     app.add_option("targets", args_, "TARGET[@PORT]: a LID, port/node GUID, DR path or node description, "
                                      "then the port number (required for switches)")
         ->required();
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::Json);
   }
 
@@ -206,7 +206,7 @@ private:
     // Directed route only: LID routes through links that are down (or were
     // just changed) stay broken until the SM reroutes.
     oo.discovery.mode = DiscoveryMode::DR;
-    db_ = obtain_subnet(oo);
+    db_ = obtain_subnet(config(), oo);
     if (db_.from_node == NO_INDEX) throw Error("Discovery did not find the local node");
 
     std::vector<Target> ts;
@@ -239,7 +239,7 @@ private:
       t.hops = *hops;
     }
 
-    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port));
+    auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
     for (auto& t : ts) {

@@ -30,7 +30,7 @@ public:
     app.add_option("-p,--priority", priority_, "set SM priority")->option_text("<0-15>");
     app.add_option("-a,--activity", activity_, "set activity count")->option_text("<val>");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid);
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Json);
     app.add_option("args", args_, "[<sm_lid|sm_dr_path> [modifier]]");
   }
 
@@ -42,10 +42,10 @@ public:
     IBPath target;
     std::unique_ptr<ibtool::Session> s;
     if (!args_.empty()) {
-      s = ibtool::open_for_target(tool, flags_, args_, 0, target, args_[0]);
+      s = ibtool::open_for_target(config(), tool, flags_, args_, 0, target, args_[0]);
     } else {
       // The SM the local port knows.
-      s = ibtool::open_for_target(tool, ibtool::TargetFlags{}, {"1"}, 0, target, "");
+      s = ibtool::open_for_target(config(), tool, ibtool::TargetFlags{}, {"1"}, 0, target, "");
       target = IBPath();
       target.DLID = s->umad->sm_lid();
     }

@@ -44,7 +44,7 @@ public:
     app.add_flag("-s,--string", string_, "print the data as a string (up to its first NUL)");
     app.add_flag("--decode", decode_, "print the attribute decoded field by field instead of in hex");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid);
-    ibtool::add_common_options(app, ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Sa | ibtool::opt::Json);
     app.add_option("args", args_, "<dlid|dr_path> <attr> [mod]");
   }
 
@@ -55,14 +55,14 @@ public:
     // The reference reads numbers with strtoul(.., 0): junk is 0.
     uint16_t attr = uint16_t(std::strtoul(args_[1].c_str(), nullptr, 0));
     uint32_t mod = args_.size() > 2 ? uint32_t(std::strtoul(args_[2].c_str(), nullptr, 0)) : 0;
-    if (ibcore::config().use_sa && !ibcore::sa_mapping(attr)) {
+    if (config().use_sa && !ibcore::sa_mapping(attr)) {
       ibcore::log::error("E: SMP attribute 0x%04x has no SA record: it cannot be read with --sa\n", attr);
       return 1;
     }
     IBPath target;
-    auto s = ibtool::open_for_target(app_->get_name(), flags_, args_, 0, target, args_[0], false);
+    auto s = ibtool::open_for_target(config(), app_->get_name(), flags_, args_, 0, target, args_[0], false);
     IBPath path = ibcore::resolve_for_smp(*s->mad, target);
-    if (ibcore::config().use_sa) return query_sa(*s, path, attr, mod);
+    if (config().use_sa) return query_sa(*s, path, attr, mod);
     return query(*s, path, attr, mod);
   }
 

@@ -34,6 +34,7 @@ struct Ctx {
   bool extended = false;
   bool show_keys = false;
   std::string op;  // as given on the command line
+  std::string node_name_map;  // --node-name-map
 
   // An op's failure ends the run with the reference's message for it,
   // after "operation <op>: ".
@@ -98,7 +99,7 @@ int op_nodeinfo(Ctx& c) {
 int op_nodedesc(Ctx& c) {
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   auto nd = get<iba::SMPNodeDescription>(c, 0, "node desc query failed");
-  ibcore::NodeNameMap map = ibcore::NodeNameMap::open(ibcore::config().node_name_map);
+  ibcore::NodeNameMap map = ibcore::NodeNameMap::open(c.node_name_map);
   std::string name = map.remap(ni.nodeGUID(), nd.nodeString());
   size_t l = name.size();
   std::string dots = l < 32 ? std::string(32 - l, '.') : std::string(".");
@@ -333,7 +334,7 @@ public:
                          ibtool::tflag::SmPort);
     app.add_flag("-x,--extended", extended_, "use extended speeds");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
     app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
   }
 
@@ -346,9 +347,9 @@ public:
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
       throw ibtool::RefFail{"operation '" + args_[0] + "' not supported"};
     }
-    auto t = ibtool::open_smp_target(flags_, args_, 1);
+    auto t = ibtool::open_smp_target(config(), flags_, args_, 1);
     ibcore::SmpSource src(t.mad());
-    Ctx c{src, {}, {}, extended_, show_keys_, args_[0]};
+    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map};
     c.path = t.path;
     if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
     return op->fn(c);

@@ -105,7 +105,7 @@ public:
   void options(CLI::App& app) override {
     app.add_option("old", old_, "the earlier subnet (a cache file of either format)")->required();
     app.add_option("new", new_, "the later subnet (a cache file); default: discover the live fabric");
-    ibtool::add_common_options(app, ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::NodeNameMap |
+    ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::Config | ibtool::opt::Json);
   }
 
@@ -118,9 +118,9 @@ public:
       } else {
         ObtainOptions o;
         o.use_config_cache = false;
-        b = obtain_subnet(o);
+        b = obtain_subnet(config(), o);
       }
-      NodeNameMap map = NodeNameMap::open(ibcore::config().node_name_map);
+      NodeNameMap map = NodeNameMap::open(config().node_name_map);
       return diff(a, b, Names{map}) ? 1 : 0;
     } catch (const std::exception& e) {
       ibcore::report(e);

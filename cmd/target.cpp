@@ -4,6 +4,7 @@
 #include "core/devices.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/json.h"
 #include "core/log.h"
 
 #include <cstdio>
@@ -56,8 +57,7 @@ int ref_help_exit(CLI::App& app) {
   return 2;
 }
 
-Session open_session(const ibcore::IBPath* scope) {
-  const auto& c = ibcore::config();
+Session open_session(const ibcore::Config& c, const ibcore::IBPath* scope) {
   std::string ca = c.ca;
   int port = c.port;
   if (scope && !scope->ca.empty()) {
@@ -67,7 +67,7 @@ Session open_session(const ibcore::IBPath* scope) {
   Session s;
   const ibcore::EndPort& ep = ibcore::get_end_port(ca, port);
   s.ep = &ep;
-  s.umad = ibcore::open_transport(ep);
+  s.umad = ibcore::open_transport(ep, c);
   s.mad = std::make_unique<ibcore::MadTransactor>(*s.umad);
   return s;
 }
@@ -75,7 +75,7 @@ Session open_session(const ibcore::IBPath* scope) {
 int ref_exit(const std::string& tool, const std::string& msg) {
   ibcore::log::flush();
   // With --json stdout carries the document only: the line goes to stderr.
-  ibcore::log::stdout_or_log(ibcore::config().json, ibcore::log::Level::error, "%s: iberror: failed: %s\n",
+  ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::error, "%s: iberror: failed: %s\n",
                              tool.c_str(), msg.c_str());
   return 255;
 }
@@ -94,15 +94,14 @@ namespace {
 
 // Open the end port (the scope's, if it names one) the way the command's
 // reference tool fails: its "Failed to open" line, or our E: lines and 255.
-std::unique_ptr<Session> open_or_fail(const ibcore::IBPath* scope, bool iberror_on_open) {
+std::unique_ptr<Session> open_or_fail(const ibcore::Config& c, const ibcore::IBPath* scope, bool iberror_on_open) {
   try {
-    return std::make_unique<Session>(open_session(scope));
+    return std::make_unique<Session>(open_session(c, scope));
   } catch (const std::exception& e) {
     if (!iberror_on_open) {
       ibcore::report(e);
       throw ExitFail{255};
     }
-    const auto& c = ibcore::config();
     std::string ca = c.ca.empty() ? "(null)" : c.ca;
     ref_fail(e, "Failed to open '" + ca + "' port '" + std::to_string(c.port) + "'");
   }
@@ -110,7 +109,7 @@ std::unique_ptr<Session> open_or_fail(const ibcore::IBPath* scope, bool iberror_
 
 }  // namespace
 
-std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& f,
+std::unique_ptr<Session> open_for_target(const ibcore::Config& c, const std::string&, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
                                          ibcore::IBPath& target, const std::string& dest,
                                          bool iberror_on_open, std::string_view noun) {
@@ -120,7 +119,7 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   } catch (const std::exception&) {
     bad = std::current_exception();
   }
-  std::unique_ptr<Session> s = open_or_fail(bad ? nullptr : &target, iberror_on_open);
+  std::unique_ptr<Session> s = open_or_fail(c, bad ? nullptr : &target, iberror_on_open);
   if (bad) {
     try {
       std::rethrow_exception(bad);
@@ -131,12 +130,12 @@ std::unique_ptr<Session> open_for_target(const std::string&, const TargetFlags& 
   return s;
 }
 
-Target open_smp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+Target open_smp_target(const ibcore::Config& c, const TargetFlags& f, const std::vector<std::string>& args, size_t first,
                        const TargetStyle& style) {
   std::string dest = args.size() > first ? args[first] : std::string();
   if (f.combined) dest += " " + (args.size() > first + 1 ? args[first + 1] : std::string("(null)"));
   Target t;
-  t.session = open_for_target({}, f, args, first, t.target, dest, style.iberror_on_open, style.noun);
+  t.session = open_for_target(c, {}, f, args, first, t.target, dest, style.iberror_on_open, style.noun);
   try {
     t.path = ibcore::resolve_for_smp(*t.session->mad, t.target, f.sm_port);
   } catch (const std::exception& e) {
@@ -145,13 +144,11 @@ Target open_smp_target(const TargetFlags& f, const std::vector<std::string>& arg
   return t;
 }
 
-Target open_gmp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+Target open_gmp_target(const ibcore::Config& c, const TargetFlags& f, const std::vector<std::string>& args, size_t first,
                        const TargetStyle& style) {
   const bool self = args.size() <= first;
   const std::string dest = self ? std::string() : args[first];
   Target t;
-  // -s: the SA is asked at that LID.
-  if (f.sm_port) ibcore::config().sa_path = std::to_string(f.sm_port);
   std::exception_ptr conflict, bad;
   try {
     f.form();
@@ -165,7 +162,9 @@ Target open_gmp_target(const TargetFlags& f, const std::vector<std::string>& arg
       bad = std::current_exception();
     }
   }
-  t.session = open_or_fail(conflict || bad || self ? nullptr : &t.target, style.iberror_on_open);
+  t.session = open_or_fail(c, conflict || bad || self ? nullptr : &t.target, style.iberror_on_open);
+  // -s: the SA is asked at that LID (this run's end port only).
+  if (f.sm_port) t.session->umad->settings().sa_path = std::to_string(f.sm_port);
   if (conflict || bad) {
     try {
       std::rethrow_exception(conflict ? conflict : bad);

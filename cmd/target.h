@@ -57,8 +57,9 @@ struct Session {
 };
 
 // Open the end port: the path's own (a scoped GID "...%dev/port") if it
-// names one, else -C/-P (config()).  Throws ibcore::Error.
-Session open_session(const ibcore::IBPath* scope = nullptr);
+// names one, else cfg's -C/-P; the transport carries cfg.  Throws
+// ibcore::Error.
+Session open_session(const ibcore::Config& cfg, const ibcore::IBPath* scope = nullptr);
 
 // Parse args[first..] as the target (one argument, two with -c) and resolve
 // it for SMPs.  Throws ibcore::Error / MADError.
@@ -84,7 +85,7 @@ std::string cant_resolve(const std::string& dest, std::string_view noun = "desti
 // with iberror_on_open false, a port that cannot be opened ends with our E:
 // lines and status 255, nothing on stdout (smpdump's ibpanic: ExitFail).
 // target receives the parsed, unresolved path.
-std::unique_ptr<Session> open_for_target(const std::string& tool, const TargetFlags& f,
+std::unique_ptr<Session> open_for_target(const ibcore::Config& cfg, const std::string& tool, const TargetFlags& f,
                                          const std::vector<std::string>& args, size_t first,
                                          ibcore::IBPath& target, const std::string& dest,
                                          bool iberror_on_open = true,
@@ -138,12 +139,12 @@ struct Target {
 //
 // For SMPs: a LID or directed route as given, a GUID/GID resolved to a LID
 // through the SA at -s (f.sm_port) when given (core/target.h).
-Target open_smp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+Target open_smp_target(const ibcore::Config& cfg, const TargetFlags& f, const std::vector<std::string>& args, size_t first,
                        const TargetStyle& style = {});
 // For GMPs: the SA's PathRecord to the destination, asked at -s when given;
 // none given (args.size() <= first): the local port, and a local port
 // without a LID ends "can't resolve self port".
-Target open_gmp_target(const TargetFlags& f, const std::vector<std::string>& args, size_t first,
+Target open_gmp_target(const ibcore::Config& cfg, const TargetFlags& f, const std::vector<std::string>& args, size_t first,
                        const TargetStyle& style = {});
 
 // Parse only (no MADs): used to pick the end port before opening it.

@@ -84,7 +84,7 @@ public:
     app.add_option("-W,--Write", write_, "Write configuration space record at addr")
         ->option_text("<addr,val,mask>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
     app.add_option("args", args_, "<lid|guid> [port]");
     app.callback([this] {
       if (!cg_config_.empty() && !scan_two_ints(cg_config_, cg0_, cg1_))
@@ -201,7 +201,7 @@ private:
   int work_text_or_json() {
     // A LID is addressed directly by the reference: without a PathRecord
     // its first MAD fails instead.
-    target_ = ibtool::open_gmp_target(flags_, args_, 0, {.explain_bad_target = false, .iberror_on_open = false});
+    target_ = ibtool::open_gmp_target(config(), flags_, args_, 0, {.explain_bad_target = false, .iberror_on_open = false});
     mad_ = &target_.mad();
     path_ = target_.path;
     path_error_ = target_.path_error;

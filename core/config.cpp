@@ -4,11 +4,6 @@
 
 namespace ibcore {
 
-Config& config() {
-  static Config c;
-  return c;
-}
-
 namespace {
 
 std::string_view trim(std::string_view s) {

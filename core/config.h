@@ -1,6 +1,13 @@
-// Settings shared by every command: what the common options and the
-// reference's config file (ibdiag.conf) set.  Plain data; cmd/common.cpp
-// fills it from the command line, core/ consumes it.
+// The settings of one invocation: what the common options and the
+// reference's config file (ibdiag.conf) set.  Plain data, and no instance
+// of it is global: the dispatcher fills the running command's own
+// (ibtool::Command::config(), cmd/common.cpp), and the command hands it to
+// the library explicitly: open_transport(ep, cfg) gives the transport its
+// settings() (timeouts, retries, keys, -Y, --sa/--sa-path, --outstanding,
+// -d), which every engine on that port reads; obtain_subnet(cfg, ...) and
+// PmSession(cfg) open their end port from it; DiscoveryOptions::mode takes
+// discovery_mode(cfg).  -v and --json/--pretty are the two settings of the
+// process's output streams (core/log.h verbosity, core/json.h).
 #pragma once
 
 #include <cstdint>
@@ -40,8 +47,9 @@ struct Config {
   bool pretty = false;            // --pretty: that document indented
 };
 
-// The process-wide settings of this invocation (set once by the dispatcher).
-Config& config();
+// The discovery mode the options ask for: SA with --sa (no SMP may leave
+// the port), else --discovery.
+inline DiscoveryMode discovery_mode(const Config& c) { return c.use_sa ? DiscoveryMode::SA : c.discovery; }
 
 // The reference's config file (/etc/infiniband-diags/ibdiag.conf): KEY=VALUE
 // lines (CA, Port, timeout, MLX_EPI, m_key, sa_key), '#' comments; unknown

@@ -70,7 +70,7 @@ public:
   }
 
   DiscoveryResult run() {
-    DiscoveryMode m = opt_.mode == DiscoveryMode::Auto ? config().discovery : opt_.mode;
+    DiscoveryMode m = opt_.mode;
     if (m == DiscoveryMode::Auto || m == DiscoveryMode::SA) m = local_lid_ ? DiscoveryMode::LID : DiscoveryMode::DR;
     if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
     use_lid_ = m == DiscoveryMode::LID;
@@ -470,9 +470,9 @@ private:
 // --- forwarding tables -------------------------------------------------------------
 
 // SwitchInfo of a switch read before its tables (their sizes).
-Task<> read_swinfo(Scheduler& s, Subnet& db, uint32_t n, DiscoveryResult* res) {
+Task<> read_swinfo(Scheduler& s, Subnet& db, uint32_t n, DiscoveryMode mode, DiscoveryResult* res) {
   try {
-    auto si = co_await s.SubnGet<iba::SMPSwitchInfo>(switch_path(db, n, s.transport().local_lid()));
+    auto si = co_await s.SubnGet<iba::SMPSwitchInfo>(switch_path(db, n, s.transport().local_lid(), mode));
     db.set_switch_info(n, si.bytes());
   } catch (const std::exception& e) {
     if (res) add_failure(*res, e, "SwitchInfo of switch " + std::to_string(n));
@@ -483,9 +483,9 @@ Task<> read_swinfo(Scheduler& s, Subnet& db, uint32_t n, DiscoveryResult* res) {
 
 IBPath dr_path_of(const Subnet& db, uint32_t n) { return IBDRPath(db.node(n).dr); }
 
-IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid) {
+IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid, DiscoveryMode mode) {
   const Node& x = db.node(n);
-  if (local_lid && x.smalid && n != db.from_node && config().discovery != DiscoveryMode::DR) {
+  if (local_lid && x.smalid && n != db.from_node && mode != DiscoveryMode::DR) {
     IBPath p;
     p.DLID = x.smalid;
     p.SLID = local_lid;
@@ -495,31 +495,30 @@ IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid) {
 }
 
 DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt) {
-  DiscoveryMode mode = opt.mode == DiscoveryMode::Auto ? config().discovery : opt.mode;
-  if (mode == DiscoveryMode::SA || config().use_sa) return discover_sa(sched, db, opt);  // records only
+  if (opt.mode == DiscoveryMode::SA) return discover_sa(sched, db, opt);  // records only
   Walker w(sched, db, opt);
   DiscoveryResult r = w.run();
   // The MFTs, and the LFTs of switches whose SwitchInfo the walk could not read.
-  if (opt.read_mft && !w.tables_.empty()) read_switch_tables(sched, db, w.tables_, false, true, &r);
+  if (opt.read_mft && !w.tables_.empty()) read_switch_tables(sched, db, w.tables_, false, true, opt.mode, &r);
   if (opt.read_lft) {
     std::vector<uint32_t> left;
     for (uint32_t n : w.tables_)
       if (!w.lft_tried_.count(n)) left.push_back(n);
-    if (!left.empty()) read_switch_tables(sched, db, left, true, false, &r);
+    if (!left.empty()) read_switch_tables(sched, db, left, true, false, opt.mode, &r);
   }
   return r;
 }
 
 void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
-                        DiscoveryResult* res) {
-  if (config().discovery == DiscoveryMode::SA || config().use_sa)
+                        DiscoveryMode mode, DiscoveryResult* res) {
+  if (mode == DiscoveryMode::SA)
     return read_switch_tables_sa(sched, db, switches, lft, mft, res);
   // SwitchInfo first where discovery did not read it (it sizes the tables).
   std::vector<uint32_t> sws;
   for (uint32_t n : switches)
     if (db.node(n).is_switch()) {
       sws.push_back(n);
-      if (!db.node(n).has_swinfo) sched.spawn(read_swinfo(sched, db, n, res));
+      if (!db.node(n).has_swinfo) sched.spawn(read_swinfo(sched, db, n, mode, res));
     }
   sched.run();
   // Then every block of every table, from a bounded pool of workers.
@@ -539,7 +538,7 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
     if (!x.has_swinfo) continue;
     auto si = x.switch_info();
     SwitchTables& t = db.tables(r.node);
-    IBPath path = switch_path(db, r.node, local);
+    IBPath path = switch_path(db, r.node, local, mode);
     if (lft && !t.lft_valid) {
       tr.add_lft(path, 0, iba::lft_last_lid(si), r.lft);
       r.want_lft = true;
@@ -606,7 +605,7 @@ std::string reference_smp_warning(const std::exception& e) {
 }
 
 void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started) {
-  if (!config().verbose) return;
+  if (!log::verbosity()) return;
   ibcore::log::info("I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
                (unsigned long long)r.mads, (unsigned long long)r.queries, (unsigned long long)r.resent,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -616,7 +615,7 @@ void report_discovery_errors(const DiscoveryResult& r, size_t from) {
   for (size_t i = from; i < r.errors.size(); ++i) {
     auto ref = r.reference_lines.find(i);
     if (ref != r.reference_lines.end()) ibcore::log::info("%s\n", ref->second.c_str());
-    if (ref == r.reference_lines.end() || config().verbose)
+    if (ref == r.reference_lines.end() || log::verbosity())
       ibcore::log::warn("W: discovery: %s\n", r.errors[i].c_str());
   }
 }

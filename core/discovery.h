@@ -4,13 +4,13 @@
 //   ibcore::Umad umad(ep.ca, ep.port);
 //   ibcore::Scheduler sched(umad);
 //   ibcore::Subnet db;
-//   ibcore::DiscoveryResult r = ibcore::discover(sched, db);   // mode: config().discovery
+//   ibcore::DiscoveryResult r = ibcore::discover(sched, db, {.mode = discovery_mode(cfg)});
 //
 // What is asked, once each: NodeInfo through every LinkUp port (the probe
 // that finds a link; a link already found from its other end is not probed
 // again), NodeDescription of every node, SwitchInfo and PortInfo 0..N of
 // every switch, PortInfo of every CA/router port that was reached.  Many
-// MADs are in flight (config().outstanding); lost MADs are resent by the
+// MADs are in flight (the port's settings().outstanding); lost MADs are resent by the
 // engine; a probe that still fails (a link removed mid-run) leaves that link
 // out and is reported in DiscoveryResult::errors, it never hangs the run.
 //
@@ -43,6 +43,8 @@ namespace ibcore {
 bool mlnx_ext_supported(uint16_t devid, uint32_t vendid);
 
 struct DiscoveryOptions {
+  // Auto: LID routed when the local port has a LID, else DR.  A command
+  // passes its --discovery / --sa (discovery_mode(cfg)).
   DiscoveryMode mode = DiscoveryMode::Auto;
   // Stop probing past this many hops (0 = no limit).
   unsigned max_hops = 0;
@@ -121,15 +123,17 @@ DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& o
 // bounded pool of workers, each block asked once).  Tables already valid
 // are not read again; a failed read leaves its table invalid and adds a
 // line to res->errors.
+// mode: SA reads the SA's LFT/MFT records instead (core/sadiscovery); DR
+// keeps every read on the DR path (switch_path).
 void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
-                        DiscoveryResult* res = nullptr);
+                        DiscoveryMode mode, DiscoveryResult* res = nullptr);
 
 // The DR path of node n from the local port, as an IBPath.
 IBPath dr_path_of(const Subnet& db, uint32_t n);
 
 // The path for queries to switch n after discovery (its tables): LID routed
 // when the switch has a LID and the local port (local_lid) is active,
-// unless DR discovery was asked for; else its DR path.
-IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid);
+// unless DR discovery was asked for (mode); else its DR path.
+IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid, DiscoveryMode mode);
 
 }  // namespace ibcore

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string>
 
-#include "core/config.h"
 #include "core/log.h"
 #include "core/trace.h"
 #include "iba/introspect.h"
@@ -122,7 +121,7 @@ std::string no_reply_hint(const MADError& e) {
 std::string report_text(const std::exception& e) {
   std::string out;
   if (auto* me = dynamic_cast<const Error*>(&e))
-    out = me->dump_str(config().verbose);
+    out = me->dump_str(log::verbosity());
   else
     out = std::string("E: ") + e.what() + "\n";
   if (auto* me = dynamic_cast<const MADError*>(&e)) {

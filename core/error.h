@@ -96,7 +96,7 @@ public:
 };
 
 // Write e as a diagnostic the way every command does (E: lines; MADError
-// detail by ibcore::config().verbose; core/log) and return the exit status
+// detail by -v: log::verbosity(); core/log) and return the exit status
 // the reference tools use for such a failure (255: their IBEXIT).
 int report(const std::exception& e);
 // The lines report() writes.

@@ -12,12 +12,12 @@ IBPath sa_path_from_config(MadTransactor& mad) {
   // The transactor already honours --sa-path (default_sa_path); SA users
   // add the SM_Key the SA may require.
   IBPath p = mad.sa_path();
-  if (config().smkey) p.smkey = *config().smkey;
+  if (const auto& k = mad.transport().settings().smkey) p.smkey = *k;
   return p;
 }
 
 GmpPathResolver::GmpPathResolver(MadTransactor& mad, std::optional<bool> use_smp)
-    : mad_(mad), use_smp_(use_smp ? *use_smp : !config().use_sa) {}
+    : mad_(mad), use_smp_(use_smp ? *use_smp : !mad.transport().settings().use_sa) {}
 
 const IBPath& GmpPathResolver::sa_path() {
   if (!sa_path_) sa_path_ = sa_path_from_config(mad_);

@@ -2,7 +2,7 @@
 // family, ibclear*, ibdatacount*, ibidsverify and ibswportwatch.
 //
 //   ibcore::Subnet db = ibcore::obtain_subnet();
-//   ibcore::Umad umad(ibcore::get_end_port(config().ca, config().port));
+//   ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
 //   ibcore::Scheduler sched(umad);
 //   ibcore::health::PmAccess pm(sched, ibcore::health::sa_path_for_pm(umad), /*skip_sl=*/false);
 //   auto one = [&](uint16_t lid, uint8_t port) -> ibcore::Task<> {

@@ -1,5 +1,6 @@
 #include "core/json.h"
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -7,13 +8,19 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/config.h"
 #include "iba/enums.h"
 
 namespace ibcore {
 
-bool json_enabled() { return config().json; }
-bool json_pretty() { return config().pretty; }
+namespace {
+std::atomic<uint8_t> g_stdout_json{0};  // bit 0: --json, bit 1: --pretty
+}  // namespace
+
+void set_json_output(bool json, bool pretty) {
+  g_stdout_json.store(uint8_t((json || pretty ? 1 : 0) | (pretty ? 2 : 0)), std::memory_order_relaxed);
+}
+bool json_enabled() { return g_stdout_json.load(std::memory_order_relaxed) & 1; }
+bool json_pretty() { return g_stdout_json.load(std::memory_order_relaxed) & 2; }
 
 JsonDoc::JsonDoc(bool pretty) {
   mem_ = open_memstream(&buf_, &len_);

@@ -162,7 +162,11 @@ bool iba_enum(std::string_view name, uint64_t raw, std::string& out);
 void json_attribute(FILE* f, std::string_view attr, std::string_view where, int port, const iba::StructDesc& desc,
                     const uint8_t* buf, std::span<const std::string_view> hide = {});
 
-// --json/--pretty of this invocation (ibcore::config()).
+// What stdout carries in this process: --json/--pretty's document or the
+// reference's text.  Like the log's verbosity, a setting of the process's
+// output stream, not of a session: the dispatcher sets it from the
+// invocation's Config before the command runs.
+void set_json_output(bool json, bool pretty);
 bool json_enabled();
 bool json_pretty();
 

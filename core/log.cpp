@@ -8,6 +8,7 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -109,6 +110,13 @@ void text(Level level, std::string_view s) {
     st.held.assign(s.substr(last + 1));
   }
 }
+
+namespace {
+std::atomic<int> g_verbosity{0};
+}  // namespace
+
+void set_verbosity(int v) { g_verbosity.store(v, std::memory_order_relaxed); }
+int verbosity() { return g_verbosity.load(std::memory_order_relaxed); }
 
 void flush() {
   State& st = state();

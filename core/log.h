@@ -32,6 +32,13 @@ void text(Level level, std::string_view s);
 // stdout or, at level, here.
 [[gnu::format(printf, 3, 4)]] void stdout_or_log(bool to_log, Level level, const char* fmt, ...);
 
+// The detail -v asks of diagnostics (0: none), for the library's own
+// choices of what to explain (report(), a transport's fallback warning,
+// discovery statistics).  The one setting of the log itself: the
+// dispatcher sets it from the invocation's Config before the command runs.
+void set_verbosity(int v);
+int verbosity();
+
 // Hand on a held partial line.
 void flush();
 

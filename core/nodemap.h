@@ -3,7 +3,7 @@
 // form (0x hex, decimal), the name optionally in double quotes; '#' starts
 // a comment; blank lines are ignored; the first entry of a GUID wins.
 //
-//   ibcore::NodeNameMap m = ibcore::NodeNameMap::open(config().node_name_map);
+//   ibcore::NodeNameMap m = ibcore::NodeNameMap::open(cfg.node_name_map);
 //   std::string name = m.remap(node.guid, node.description());
 //
 // Without a file name the default map (/etc/rdma/ib-node-name-map) is used

@@ -5,30 +5,35 @@
 
 #include <string>
 
+#include "core/config.h"
 #include "core/discovery.h"
 #include "core/sched.h"
 #include "core/subnet.h"
 
 namespace ibcore {
 
-// The database a discovery command works on.
-//   cache file given (config().cache_file) and present, no --refresh-cache:
+// The database a discovery command works on, as cfg (the invocation's
+// settings) says:
+//   cache file given (cfg.cache_file) and present, no --refresh-cache:
 //     load it;
-//   otherwise discover live (options from config(): mode, outstanding) and,
-//     when a cache file is given, save it (ibtool format).
+//   otherwise discover live (on cfg's end port, -C/-P, with its settings;
+//     mode: o.discovery.mode, else cfg's --discovery / --sa) and, when a
+//     cache file is given, save it (ibtool format).
 // Discovery problems (partial results) are printed as warnings on stderr.
 struct ObtainOptions {
   DiscoveryOptions discovery;
-  std::string cache_file;     // empty: config().cache_file
+  std::string cache_file;     // empty: cfg.cache_file
   bool use_config_cache = true;
   // Discover on this scheduler (a command's own, so its queries can run
   // alongside: DiscoveryOptions::on_port_lid) instead of one of its own.
   Scheduler* sched = nullptr;
 };
-Subnet obtain_subnet(const ObtainOptions& o = {});
+Subnet obtain_subnet(const Config& cfg, const ObtainOptions& o = {});
 
-// Live discovery on the configured end port (config(): -C/-P, outstanding),
-// or on sched when given.  Warnings for partial results go to stderr.
-Subnet discover_live(const DiscoveryOptions& o, DiscoveryResult* res = nullptr, Scheduler* sched = nullptr);
+// Live discovery on cfg's end port (-C/-P; a transport carrying cfg), or on
+// sched when given; an Auto o.mode takes cfg's (discovery_mode).  Warnings
+// for partial results go to stderr.
+Subnet discover_live(const Config& cfg, const DiscoveryOptions& o, DiscoveryResult* res = nullptr,
+                     Scheduler* sched = nullptr);
 
 }  // namespace ibcore

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <string>
 
-#include "core/config.h"
 #include "core/error.h"
 #include "iba/smp.h"
 #include "iba/introspect.h"
@@ -204,8 +203,8 @@ void put(std::string& out, const char* k, uint64_t v, bool hex = false) {
 
 double iba_time_ms(unsigned exponent) { return 4.096e-3 * double(1ull << std::min(exponent, 31u)); }
 
-int IBPath::mad_timeout_ms() const {
-  if (config().timeout_ms > 0) return config().timeout_ms;
+int IBPath::mad_timeout_ms(int given_ms) const {
+  if (given_ms > 0) return given_ms;
   if (!packet_life_time && !resp_time) return 1000;
   // IBA 13.4.6.2: the response time of the target plus the round trip.
   double ms = 2 * iba_time_ms(packet_life_time.value_or(0)) + iba_time_ms(resp_time.value_or(8));
@@ -213,7 +212,7 @@ int IBPath::mad_timeout_ms() const {
   return int(std::clamp(ms, 100.0, 60000.0));
 }
 
-int IBPath::mad_retries() const { return retries ? *retries : config().retries; }
+int IBPath::mad_retries(int port_retries) const { return retries ? *retries : port_retries; }
 
 IBPath& IBPath::reverse(bool for_reply) {
   std::swap(SLID, DLID);

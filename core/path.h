@@ -39,8 +39,8 @@ struct IBPath {
   uint8_t SL = 0;
   // BTH / DETH
   uint16_t pkey = 0xffff;
-  // P_Key table index the MAD is sent with.  GMPs without one use -Y's
-  // (config().pkey_index); SMPs always go with index 0.  A received MAD's
+  // P_Key table index the MAD is sent with.  GMPs without one use the end
+  // port's (-Y: Config::pkey_index); SMPs always go with index 0.  A received MAD's
   // path has the request's, so a reply goes back with it.
   std::optional<uint16_t> pkey_index;
   uint32_t qkey = 0;         // 0 = the class default (QP0: 0, QP1: GSI_QKEY)
@@ -58,7 +58,7 @@ struct IBPath {
   uint8_t rate = 0;
   std::optional<uint8_t> packet_life_time;  // IBA exponent: 4.096us * 2^v
   std::optional<uint8_t> resp_time;         // RespTimeValue of the target
-  std::optional<int> retries;               // MAD resends; unset = config
+  std::optional<int> retries;               // MAD resends; unset = the port's (--retries)
   std::optional<uint64_t> mkey;             // SMP M_Key
   std::optional<uint64_t> smkey;            // SA SM_Key
   // Connected QPs (core/verbs qp_transition): the first packet sequence
@@ -80,11 +80,12 @@ struct IBPath {
   bool is_dr() const { return !drPath.empty(); }
   unsigned hop_count() const { return drPath.empty() ? 0 : unsigned(drPath.size() - 1); }
 
-  // The MAD timeout (one try) in milliseconds: -t when given, else
-  // 2 * packet lifetime + the response time when known, else 1000 ms.
-  int mad_timeout_ms() const;
-  // How many times a MAD is resent after a timeout.
-  int mad_retries() const;
+  // The MAD timeout (one try) in milliseconds: given_ms when > 0 (-t),
+  // else 2 * packet lifetime + the response time when known, else 1000 ms.
+  int mad_timeout_ms(int given_ms = 0) const;
+  // How many times a MAD is resent after a timeout: the path's own count,
+  // else port_retries (--retries).
+  int mad_retries(int port_retries) const;
 
   // Reverse in place (IBA 13.5.4): swap SLID/DLID, SGID/DGID, QPNs; DR paths
   // reverse the hop list.  for_reply: hop_limit 255 (a reply MAD's path).

@@ -178,8 +178,8 @@ Task<> PmAccess::clear(uint16_t lid, uint8_t port, uint16_t select, bool ext) {
   }
 }
 
-PmSession::PmSession(bool skip_sl, bool need_sa)
-    : umad_(open_transport(get_end_port(config().ca, config().port))),
+PmSession::PmSession(const Config& cfg, bool skip_sl, bool need_sa)
+    : umad_(open_transport(get_end_port(cfg.ca, cfg.port), cfg)),
       sched_(*umad_),
       pm_(sched_, need_sa && !skip_sl ? sa_path_for_pm(*umad_) : IBPath(), skip_sl) {}
 

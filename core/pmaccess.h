@@ -26,7 +26,7 @@ namespace ibcore::health {
 
 // --- PM access on the scheduler -------------------------------------------------------
 
-// The SA path to use for PathRecord queries (config().sa_path, else the
+// The SA path to use for PathRecord queries (the port's --sa-path, else the
 // port's SM LID/SL).  Call before the scheduler runs.
 IBPath sa_path_for_pm(Transport& t);
 
@@ -103,13 +103,13 @@ private:
   Event table_read_;  // set when table_ is Done
 };
 
-// The set-up every PM-scanning command shares: the configured local end
-// port (config(): -C/-P), a scheduler on it and PM access whose paths come
-// from the SA (need_sa false: no SA path is looked up, for commands that
-// only send SMPs on the scheduler).
+// The set-up every PM-scanning command shares: cfg's local end port (-C/-P;
+// the transport carries cfg), a scheduler on it and PM access whose paths
+// come from the SA (need_sa false: no SA path is looked up, for commands
+// that only send SMPs on the scheduler).
 class PmSession {
 public:
-  explicit PmSession(bool skip_sl = false, bool need_sa = true);
+  explicit PmSession(const Config& cfg, bool skip_sl = false, bool need_sa = true);
   Transport& umad() { return *umad_; }
   Scheduler& sched() { return sched_; }
   PmAccess& pm() { return pm_; }

@@ -113,7 +113,7 @@ size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64
   H::set_attributeID_at(mad, req.attr_id);
   H::set_attributeModifier_at(mad, req.amod);
   if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED || cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE)
-    iba::SMPFormat::set_MKey_at(mad, path.mkey ? *path.mkey : config().mkey.value_or(0));
+    iba::SMPFormat::set_MKey_at(mad, path.mkey.value_or(0));
   if (cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE) {
     using D = iba::SMPFormatDirected;
     D::set_hopPointer_at(mad, 0);
@@ -123,7 +123,7 @@ size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64
     for (size_t i = 0; i < path.drPath.size() && i < 64; ++i) D::set_initialPath_at(mad, i, path.drPath[i]);
   }
   if (cls->mgmt_class == iba::mgmt::SUBN_ADM) {
-    iba::SAFormat::set_SMKey_at(mad, path.smkey ? *path.smkey : config().smkey.value_or(0));
+    iba::SAFormat::set_SMKey_at(mad, path.smkey.value_or(0));
     iba::SAFormat::set_componentMask_at(mad, req.comp_mask);
   }
   if (cls->mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && cls->mgmt_class <= iba::mgmt::VENDOR_OUI_MAX)
@@ -206,7 +206,8 @@ SARecords sa_split_records(std::span<const uint8_t> msg) {
 // --- engine --------------------------------------------------------------------------
 
 MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
-  max_ = max_outstanding ? max_outstanding : config().outstanding > 0 ? unsigned(config().outstanding) : 64u;
+  const int configured = t.settings().outstanding;
+  max_ = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
   max_ = std::clamp(max_, 1u, 65535u);
   slots_.assign(size_t(max_) + 1, nullptr);  // [max_]: follow_sm's probe
   free_slots_.reserve(max_);
@@ -225,9 +226,11 @@ void MadEngine::submit(PendingMad& p) {
   p.backoff = false;
   p.sm_followed = false;
   if (!p.path) throw MADError("MAD submitted without a path");
+  const Config& s = t_.settings();
+  put_port_keys(p);
   if (class_of(p.req.data()) == iba::mgmt::SUBN_ADM) to_followed_sm(p);
-  if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms();
-  if (p.tries_left <= 0) p.tries_left = p.path->mad_retries() + 1;
+  if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms(s.timeout_ms);
+  if (p.tries_left <= 0) p.tries_left = p.path->mad_retries(s.retries) + 1;
   if (p.busy_left <= 0) p.busy_left = 8;
   p.agent = t_.client_agent(class_of(p.req.data()), version_of(p.req.data()));
   if (in_flight_ < max_ && !wait_head_) {
@@ -254,7 +257,7 @@ void MadEngine::send_one(PendingMad& p) {
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
   ++sent_;
-  trace_send(p);
+  trace_send(p, t_.settings());
   timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
 }
 
@@ -277,7 +280,7 @@ void MadEngine::complete(PendingMad& p) {
   if (!probe) free_slots_.push_back(p.slot);
   --in_flight_;
   p.done = true;
-  trace_done(p);
+  trace_done(p, t_.settings());
   if (probe) {
     probe_done();
   } else {
@@ -323,10 +326,20 @@ void forget_followed_sm() {
   g_any_followed = false;
 }
 
+void MadEngine::put_port_keys(PendingMad& p) const {
+  // build_mad wrote the path's keys (0 when it names none).
+  const Config& s = t_.settings();
+  if (p.req_len < iba::MADHeader::SIZE + 8) return;
+  const uint8_t cls = class_of(p.req.data());
+  if ((cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE) && !p.path->mkey && s.mkey)
+    iba::SMPFormat::set_MKey_at(p.req.data(), *s.mkey);
+  if (cls == iba::mgmt::SUBN_ADM && !p.path->smkey && s.smkey) iba::SAFormat::set_SMKey_at(p.req.data(), *s.smkey);
+}
+
 void MadEngine::to_followed_sm(PendingMad& p) {
   // A path made before the SM was followed (a resolver's cached SA path):
   // straight to the SM followed, while the port still names the old one.
-  if (!p.path->DLID || !config().sa_path.empty()) return;
+  if (!p.path->DLID || !t_.settings().sa_path.empty()) return;
   auto f = followed_sm(t_);
   if (!f || p.path->DLID != f->stale_lid || f->stale_lid != t_.sm_lid()) return;
   p.sm_path = *p.path;
@@ -339,7 +352,7 @@ bool MadEngine::follow_sm(PendingMad& p) {
   // Only SA MADs on the default SA path (no --sa-path): to the SM LID the
   // port knows, or to the one followed before.  Each at most once.  Not
   // with --sa, which promises that no SMP leaves the port.
-  if (p.sm_followed || p.req[1] != iba::mgmt::SUBN_ADM || !config().sa_path.empty() || config().use_sa ||
+  if (p.sm_followed || class_of(p.req.data()) != iba::mgmt::SUBN_ADM || !t_.settings().sa_path.empty() || t_.settings().use_sa ||
       !p.path->DLID)
     return false;
   auto f = followed_sm(t_);
@@ -354,6 +367,8 @@ bool MadEngine::follow_sm(PendingMad& p) {
     MadRequest r = make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
                                                   iba::method::GET, nullptr, 0);
     q.req_len = build_mad(q.req.data(), r, probe_path_, 0);
+    q.path = &probe_path_;
+    put_port_keys(q);
     q.agent = t_.client_agent(class_of(q.req.data()), version_of(q.req.data()));
   } catch (const std::exception&) {
     // No SMPs from this port (a verbs transport): nothing to ask.
@@ -361,8 +376,8 @@ bool MadEngine::follow_sm(PendingMad& p) {
     return false;
   }
   q.path = &probe_path_;
-  q.timeout_ms = probe_path_.mad_timeout_ms();
-  q.tries_left = probe_path_.mad_retries() + 1;
+  q.timeout_ms = probe_path_.mad_timeout_ms(t_.settings().timeout_ms);
+  q.tries_left = probe_path_.mad_retries(t_.settings().retries) + 1;
   q.busy_left = 8;
   q.error = nullptr;
   q.rep_len = 0;
@@ -407,7 +422,7 @@ void MadEngine::probe_done() {
     w->sm_path.SL = sl;
     w->path = &w->sm_path;
     w->sm_followed = true;
-    w->tries_left = w->sm_path.mad_retries() + 1;
+    w->tries_left = w->sm_path.mad_retries(t_.settings().retries) + 1;
     ++sm_follows_;
     ++resent_;
     {
@@ -598,7 +613,7 @@ std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& pa
 }
 
 IBPath default_sa_path(const Transport& t) {
-  const std::string& s = config().sa_path;
+  const std::string& s = t.settings().sa_path;
   IBPath p;
   if (!s.empty()) {
     try {

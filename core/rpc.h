@@ -62,7 +62,9 @@ std::string describe_mad(const uint8_t* mad, size_t len);
 // Fill mad (256 bytes) for req sent along path with transaction id tid.
 // Returns the number of bytes to send.  Chooses the directed route format
 // for a DR path (hop pointer 0, hop count, initial path, drSLID/drDLID) and
-// puts path.mkey / path.smkey (or config()'s) in SMPs / SA MADs.  An
+// puts path.mkey / path.smkey (or 0) in SMPs / SA MADs; MadEngine puts the
+// end port's keys (Transport::settings(): -y, --smkey) in a MAD whose path
+// names none.  An
 // attribute the class defines is checked against the methods it allows
 // (MADError when not); an attribute ID the registry does not know is sent
 // as given, with req.payload as its raw data.
@@ -141,7 +143,8 @@ struct PendingMad {
 
 class MadEngine {
 public:
-  // max_outstanding: 0 = config().outstanding or the default (64).
+  // max_outstanding: 0 = the transport's settings().outstanding or the
+  // default (64).  Timeouts, retries and keys: t.settings() too.
   explicit MadEngine(Transport& t, unsigned max_outstanding = 0);
   Transport& transport() { return t_; }
 
@@ -179,6 +182,8 @@ private:
   // An SA MAD on a path to the SM the port still names, after another was
   // followed: sent to that one instead.
   void to_followed_sm(PendingMad& p);
+  // The end port's M_Key / SM_Key into p.req where p.path names none.
+  void put_port_keys(PendingMad& p) const;
   void probe_done();
   void fail_final(PendingMad& p);
   void issue(PendingMad& p);
@@ -252,7 +257,7 @@ MadRequest make_request(uint8_t lo, uint8_t hi, uint8_t method, const T* payload
   return r;
 }
 
-// The path to the SA: --sa-path (config().sa_path: a LID, GID or path
+// The path to the SA: --sa-path (t.settings().sa_path: a LID, GID or path
 // spec; not a DR path) when given, else the SM LID and SL the end port
 // knows.  Always QP1 with the GSI Q_Key unless the path spec says
 // otherwise.  Throws ibcore::Error for a bad --sa-path, MADError when the

@@ -20,7 +20,7 @@ namespace {
 
 // Where the SA is: --sa-path, else the SM LID of the local port.
 IBPath sa_destination(Scheduler& s) {
-  if (config().sa_path.empty()) return s.sa_path();
+  if (s.transport().settings().sa_path.empty()) return s.sa_path();
   MadTransactor mad(s.transport());  // only reads the port's SM LID / SL
   return sa_path_from_config(mad);
 }

@@ -147,7 +147,9 @@ void SAReadSteps::annotate(MADError& e, const SAMapping& m, const IBPath& path) 
   // requesters, whose SM_Key matches the SA's; anything else is refused
   // with ERR_REQ_INVALID whatever the record asked for.
   auto* ce = dynamic_cast<MADClassError*>(&e);
-  if (m.record_attr == 0x0033 && ce && (ce->status >> 8) == 2 && !config().smkey)
+  // (The request as sent says whether it carried a key.)
+  const bool keyless = e.req.size() >= iba::SAFormat::SIZE && !iba::SAFormat::SMKey_at(e.req.data());
+  if (m.record_attr == 0x0033 && ce && (ce->status >> 8) == 2 && keyless)
     e.annotate("The SA gives P_KeyTableRecords only to trusted requests: give its SM_Key with --smkey "
                "(or sa_key in the ibdiag.conf file).");
   e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");
@@ -222,11 +224,11 @@ bool is_sa_no_records(const std::exception& e) {
 // --- the scheduler's source ---------------------------------------------------------
 
 AsyncSmpSource::AsyncSmpSource(Scheduler& s, std::optional<bool> use_sa, std::optional<IBPath> sa_path)
-    : s_(s), sa_(use_sa.value_or(config().use_sa)), sa_path_(std::move(sa_path)) {}
+    : s_(s), sa_(use_sa.value_or(s.transport().settings().use_sa)), sa_path_(std::move(sa_path)) {}
 
 const IBPath& AsyncSmpSource::sa_path() {
   if (!sa_path_) {
-    if (config().sa_path.empty()) {
+    if (s_.transport().settings().sa_path.empty()) {
       sa_path_ = s_.sa_path();
     } else {
       MadTransactor mad(s_.transport());  // only reads --sa-path and the port's SM LID / SL
@@ -323,7 +325,7 @@ Task<iba::SMPNodeInfo> AsyncSmpSource::node_info(uint16_t lid) {
 }
 
 SmpSource::SmpSource(MadTransactor& mad, std::optional<bool> use_sa, std::optional<IBPath> sa_path) : mad_(mad) {
-  if (use_sa.value_or(config().use_sa)) sa_.emplace(mad, std::move(sa_path));
+  if (use_sa.value_or(mad.transport().settings().use_sa)) sa_.emplace(mad, std::move(sa_path));
 }
 
 }  // namespace ibcore

@@ -9,7 +9,7 @@
 //
 // Commands that read SMP attributes switch between SMPs and the SA (--sa)
 // with one line:
-//   ibcore::SmpSource src(mad);                      // honours config().use_sa
+//   ibcore::SmpSource src(mad);                      // honours --sa (the port's settings)
 //   auto ni = src.SubnGet<iba::SMPNodeInfo>(path);
 //   auto pi = src.SubnGet<iba::SMPPortInfo>(path, 1);
 #pragma once
@@ -115,7 +115,7 @@ struct SAReadSteps {
 // unused MFT block, nor of LFT blocks past LinearFDBTop: they are empty).
 bool is_sa_no_records(const std::exception& e);
 
-// SubnGet through SMPs or the SA, chosen once (config().use_sa by
+// SubnGet through SMPs or the SA, chosen once (the port's settings().use_sa by
 // default).  SubnSet is refused in SA mode (the SA cannot write SMA
 // attributes).
 class SmpSource {
@@ -144,7 +144,7 @@ private:
 };
 
 // SubnGet on the scheduler through SMPs or the SA, chosen once
-// (config().use_sa by default): the asynchronous SmpSource, so a command
+// (the port's settings().use_sa by default): the asynchronous SmpSource, so a command
 // has one read path for both.
 //
 //   ibcore::AsyncSmpSource src(sched);

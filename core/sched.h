@@ -2,7 +2,7 @@
 // with C++20 coroutines (core/task.h) as the scheduling element:
 //
 //   ibcore::Umad umad(ep.ca, ep.port);
-//   ibcore::Scheduler sched(umad);                   // bound: config().outstanding
+//   ibcore::Scheduler sched(umad);                   // bound: umad.settings().outstanding
 //   std::map<uint16_t, iba::SMPNodeInfo> out;
 //   auto one = [&](uint16_t lid) -> ibcore::Task<> {
 //     ibcore::IBPath p; p.DLID = lid;
@@ -80,7 +80,8 @@ private:
 
 class Scheduler : public RpcVerbs<Scheduler> {
 public:
-  // max_outstanding: MADs in flight at once (0 = config().outstanding, or 64).
+  // max_outstanding: MADs in flight at once (0 = t.settings().outstanding,
+  // or 64).
   explicit Scheduler(Transport& t, unsigned max_outstanding = 0) : eng_(t, max_outstanding) {}
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

@@ -100,7 +100,10 @@ void MadServer::send_response(const uint8_t* req, std::span<const uint8_t> paylo
     std::memset(m.data() + data_off, 0, iba::MAD_SIZE - data_off);
     std::memcpy(m.data() + data_off, payload.data(), std::min(payload.size(), iba::MAD_SIZE - data_off));
   }
-  if (trace_) trace_server(trace_, true, m.data(), m.size(), path, pkey_index_of(path, uint8_t(iba::MADHeader::mgmtClass_at(m.data()))));
+  if (trace_) {
+    auto cls = uint8_t(iba::MADHeader::mgmtClass_at(m.data()));
+    trace_server(trace_, true, m.data(), m.size(), path, pkey_index_of(path, cls, t_.settings().pkey_index));
+  }
   t_.send(agent_, m.data(), m.size(), path, 0);
 }
 

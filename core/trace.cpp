@@ -33,11 +33,11 @@ std::string dump_mad(const uint8_t* mad, size_t len) {
   return s;
 }
 
-void trace_send(const PendingMad& p) {
-  if (config().debug < 2) return;
+void trace_send(const PendingMad& p, const Config& s) {
+  if (s.debug < 2) return;
   uint8_t cls = p.req_len >= iba::MADHeader::SIZE ? uint8_t(iba::MADHeader::mgmtClass_at(p.req.data())) : 0;
   ibcore::log::debug("D: send %s to %s pkey_index %u\n%s", describe_mad(p.req.data(), p.req_len).c_str(),
-               p.path->describe().c_str(), unsigned(pkey_index_of(*p.path, cls)),
+               p.path->describe().c_str(), unsigned(pkey_index_of(*p.path, cls, s.pkey_index)),
                dump_mad(p.req.data(), p.req_len).c_str());
 }
 
@@ -48,8 +48,8 @@ void trace_server(int level, bool sent, const uint8_t* mad, size_t len, const IB
                      level >= 2 ? dump_mad(mad, len).c_str() : "");
 }
 
-void trace_done(const PendingMad& p) {
-  if (config().debug < 1) return;
+void trace_done(const PendingMad& p, const Config& s) {
+  if (s.debug < 1) return;
   std::string result;
   if (p.error) {
     try {
@@ -73,7 +73,7 @@ void trace_done(const PendingMad& p) {
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - p.sent_at).count();
   ibcore::log::debug("D: RPC %s to %s len %zu -> %s (%.3f ms)\n", describe_mad(p.req.data(), p.req_len).c_str(),
                p.path->describe().c_str(), p.rep_len, result.c_str(), ms);
-  if (config().debug >= 2 && !p.error) {
+  if (s.debug >= 2 && !p.error) {
     auto rep = p.reply();
     ibcore::log::info("%s", dump_mad(rep.data(), rep.size()).c_str());
   }

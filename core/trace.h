@@ -9,12 +9,14 @@
 
 namespace ibcore {
 
+struct Config;
 struct PendingMad;
 struct IBPath;
 
-// Called by the MAD engine; no-ops unless config().debug > 0.
-void trace_send(const PendingMad& p);
-void trace_done(const PendingMad& p);
+// Called by the MAD engine with its port's settings; no-ops unless
+// s.debug > 0.
+void trace_send(const PendingMad& p, const Config& s);
+void trace_done(const PendingMad& p, const Config& s);
 
 // The server side (ibping/ibsysstat -S), at the given -d level: at 1 one
 // line per MAD received or sent, "D: recv <mad> from <path> pkey_index N" /

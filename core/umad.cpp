@@ -33,9 +33,9 @@ void init_umad_lib() {
 
 }  // namespace
 
-uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class) {
+uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class, uint16_t port_pkey_index) {
   if (is_smp_class(mgmt_class)) return 0;
-  return path.pkey_index.value_or(config().pkey_index);
+  return path.pkey_index.value_or(port_pkey_index);
 }
 
 IBPath MadAddr::to_path() const {
@@ -160,7 +160,7 @@ void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, i
   }
   if (dlid == 0) throw MADError("No destination LID for " + path.describe() + " (resolve it first)");
   umad_set_addr(sbuf_, dlid, dqp, path.SL, qkey);
-  umad_set_pkey(sbuf_, pkey_index_of(path, cls));
+  umad_set_pkey(sbuf_, pkey_index_of(path, cls, settings().pkey_index));
   if (path.has_grh && !is_smp_class(cls)) {
     ib_mad_addr_t a{};
     a.grh_present = 1;
@@ -238,12 +238,18 @@ int SplitTransport::add(Transport* t, int native) {
 }
 
 Transport& SplitTransport::smi() {
-  if (!smi_) smi_ = open_smi_();
+  if (!smi_) {
+    smi_ = open_smi_();
+    smi_->settings() = settings();
+  }
   return *smi_;
 }
 
 Transport& SplitTransport::gsi() {
-  if (!gsi_) gsi_ = open_gsi_();
+  if (!gsi_) {
+    gsi_ = open_gsi_();
+    gsi_->settings() = settings();
+  }
   return *gsi_;
 }
 
@@ -323,7 +329,7 @@ std::unique_ptr<Transport> choose_transport(
   } catch (const SysError& umad_err) {
     try {
       auto v = verbs(umad_err.what());
-      if (config().verbose) ibcore::log::warn("W: %s; sending GMPs over verbs instead\n", umad_err.what());
+      if (log::verbosity()) ibcore::log::warn("W: %s; sending GMPs over verbs instead\n", umad_err.what());
       return v;
     } catch (const Error& verbs_err) {
       throw Error(std::string(umad_err.what()) + "; nor over verbs: " + verbs_err.what());
@@ -331,24 +337,32 @@ std::unique_ptr<Transport> choose_transport(
   }
 }
 
-std::unique_ptr<Transport> open_transport(const EndPort& ep) {
-  TransportKind kind = config().transport;
+std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg) {
+  TransportKind kind = cfg.transport;
   auto umad = [](const EndPort& e) { return [e]() -> std::unique_ptr<Transport> { return std::make_unique<Umad>(e); }; };
-  auto verbs = [](const EndPort& e) {
-    return [e](const std::string& why) -> std::unique_ptr<Transport> { return std::make_unique<VerbsMad>(e, 64, why); };
+  // (The verbs QP's P_Key index is fixed when it is made.)
+  uint16_t pkey_index = cfg.pkey_index;
+  auto verbs = [pkey_index](const EndPort& e) {
+    return [e, pkey_index](const std::string& why) -> std::unique_ptr<Transport> {
+      return std::make_unique<VerbsMad>(e, 64, why, pkey_index);
+    };
   };
   PortPair pair = smi_gsi_pair(get_devices(), ep);
-  // One device; or over verbs, where only GMPs go (through the GSI device).
+  std::unique_ptr<Transport> t;
   if (!pair.split() || kind == TransportKind::Verbs) {
+    // One device; or over verbs, where only GMPs go (through the GSI device).
     const EndPort& e = pair.split() ? *pair.gsi : ep;
-    return choose_transport(kind, umad(e), verbs(e));
+    t = choose_transport(kind, umad(e), verbs(e));
+  } else {
+    // A planarized HCA: SMPs through the SMI device (umad only), GMPs
+    // through the GSI device (umad, or verbs as --transport says), each
+    // opened when first needed (and given these settings then).
+    EndPort gsi = *pair.gsi;
+    t = std::make_unique<SplitTransport>(
+        umad(*pair.smi), [kind, gsi, umad, verbs] { return choose_transport(kind, umad(gsi), verbs(gsi)); }, gsi);
   }
-  // A planarized HCA: SMPs through the SMI device (umad only), GMPs through
-  // the GSI device (umad, or verbs as --transport says), each opened when
-  // first needed.
-  EndPort gsi = *pair.gsi;
-  return std::make_unique<SplitTransport>(
-      umad(*pair.smi), [kind, gsi, umad, verbs] { return choose_transport(kind, umad(gsi), verbs(gsi)); }, gsi);
+  t->settings() = cfg;
+  return t;
 }
 
 }  // namespace ibcore

@@ -53,12 +53,20 @@ struct RecvMad {
 
 // The P_Key table index a MAD of mgmt_class goes out with on path: 0 for
 // SMPs (QP0 has no P_Key check), else the path's (a reply: the request's),
-// else -Y/--pkey-idx's (config().pkey_index).
-uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class);
+// else the end port's (-Y/--pkey-idx: Config::pkey_index).
+uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class, uint16_t port_pkey_index);
 
 class Transport {
 public:
   virtual ~Transport() = default;
+  // The settings MADs on this end port go out with (core/config.h): -t,
+  // --retries, the keys, -Y, --sa / --sa-path, --outstanding, -d.  The
+  // engines on the port (MadEngine and everything above it) read them here,
+  // as python-rdma's end port object carries its own.  open_transport()
+  // sets them from the invocation's Config; a transport made directly (a
+  // test's fake) has the defaults until its owner sets them.
+  const Config& settings() const { return settings_; }
+  Config& settings() { return settings_; }
   // The agent for sending requests of (mgmt_class, class_version) and
   // getting their replies; registered on first use.
   virtual int client_agent(uint8_t mgmt_class, uint8_t class_version) = 0;
@@ -85,10 +93,14 @@ public:
   // Whether LID-routed SMPs may be used from this port.  Not from a
   // planarized HCA (XDR: upstream builds directed routes instead).
   virtual bool lid_routed_smps() const { return true; }
+
+private:
+  Config settings_;
 };
 
-// libibumad on one end port.  Commands open the end port chosen by -C/-P:
-//   ibcore::Umad umad(ibcore::get_end_port(ibcore::config().ca, ibcore::config().port));
+// libibumad on one end port.  Commands open the end port chosen by -C/-P
+// with open_transport(get_end_port(cfg.ca, cfg.port), cfg), or directly:
+//   ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
 // (a scoped GID path, path.ca/path.port, names the end port too).
 class Umad : public Transport {
 public:
@@ -170,12 +182,13 @@ private:
   bool smi_first_ = false;  // alternate which device recv() asks first
 };
 
-// The transport for a local end port, as --transport says (config()):
+// The transport for a local end port, as --transport says (cfg.transport),
+// carrying cfg as its settings():
 // libibumad on it (on a planarized HCA the SMI/GSI pair it belongs to:
 // SMPs through one device, GMPs through the other), or GMPs over a verbs
 // UD QP (core/vmad.h), or (auto, the default) umad when it opens and verbs
 // otherwise.  Throws SysError/Error when it cannot be opened.
-std::unique_ptr<Transport> open_transport(const EndPort& ep);
+std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg);
 
 // The decision of open_transport over two openers: umad() throws SysError
 // when the umad device cannot be opened; verbs(why) gets umad's error (or

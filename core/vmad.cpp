@@ -123,8 +123,8 @@ RmppReceiver::Step RmppReceiver::on_packet(std::span<const uint8_t> mad) {
 
 // --- VerbsMad ------------------------------------------------------------------------
 
-VerbsMad::VerbsMad(const EndPort& ep, unsigned depth, std::string umad_error)
-    : ep_(ep), depth_(std::max(depth, 4u)), umad_error_(std::move(umad_error)) {
+VerbsMad::VerbsMad(const EndPort& ep, unsigned depth, std::string umad_error, uint16_t pkey_index)
+    : ep_(ep), depth_(std::max(depth, 4u)), pkey_index_(pkey_index), umad_error_(std::move(umad_error)) {
   ctx_.emplace(verbs::Context::open(ep.ca));
   pd_.emplace(*ctx_);
   channel_.emplace(*ctx_);
@@ -138,7 +138,7 @@ VerbsMad::VerbsMad(const EndPort& ep, unsigned depth, std::string umad_error)
   qp_.emplace(*pd_, IBV_QPT_UD, *cq_, *cq_, caps);
   verbs::QPEnd end;
   end.port_num = uint8_t(ep.port);
-  end.pkey_index = config().pkey_index;
+  end.pkey_index = pkey_index;
   end.qkey = GSI_QKEY;  // replies from the GSI come with QP1's Q_Key
   verbs::bring_up(*qp_, IBPath{}, end);
 
@@ -234,9 +234,9 @@ void VerbsMad::send(int, const uint8_t* mad, size_t len, const IBPath& path, int
   if (is_smp_class(cls)) client_agent(cls, 1);  // the clear error
   if (len > iba::MAD_SIZE) throw Error("Multi-segment (RMPP) sends need umad; verbs sends one MAD at a time");
   if (path.DLID == 0) throw MADError("No destination LID for " + path.describe() + " (resolve it first)");
-  uint16_t want = pkey_index_of(path, cls);
-  if (want != config().pkey_index)
-    throw Error("The verbs QP sends with P_Key index " + std::to_string(config().pkey_index) + ", not " +
+  uint16_t want = pkey_index_of(path, cls, pkey_index_);
+  if (want != pkey_index_)
+    throw Error("The verbs QP sends with P_Key index " + std::to_string(pkey_index_) + ", not " +
                 std::to_string(want) + " (use umad for per-MAD P_Key indexes)");
   send_raw(mad, len, path);
 }
@@ -255,7 +255,7 @@ void VerbsMad::on_recv_wc(const ibv_wc& wc) {
     a.lid = wc.slid;
     a.sl = wc.sl;
     a.path_bits = wc.dlid_path_bits;
-    a.pkey_index = config().pkey_index;
+    a.pkey_index = pkey_index_;
     a.qkey = GSI_QKEY;
     if (wc.wc_flags & IBV_WC_GRH) {
       // The GRH as received (IBA 8.3): version/class/flow label word,

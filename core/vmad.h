@@ -70,7 +70,8 @@ public:
   // cannot (no libibverbs, no such device, no uverbs access).
   // umad_error, when given, says why umad was not used (auto mode): it is
   // part of the error an SMP agent request gets.
-  explicit VerbsMad(const EndPort& ep, unsigned depth = 64, std::string umad_error = {});
+  // pkey_index: the P_Key index of every MAD the QP sends (-Y/--pkey-idx).
+  explicit VerbsMad(const EndPort& ep, unsigned depth = 64, std::string umad_error = {}, uint16_t pkey_index = 0);
   ~VerbsMad() override;
 
   int client_agent(uint8_t mgmt_class, uint8_t class_version) override;
@@ -97,6 +98,7 @@ private:
 
   EndPort ep_;
   unsigned depth_;
+  uint16_t pkey_index_;
   std::string umad_error_;
   std::optional<verbs::Context> ctx_;
   std::optional<verbs::PD> pd_;

@@ -103,7 +103,7 @@ TEST(FakeMlxAgent, Serve) {
   const char* ready = std::getenv("JSON_MLX_AGENT");
   if (!ready) GTEST_SKIP() << "the fake vendor agent runs only when JsonVendstat starts it";
   std::signal(SIGTERM, [](int) { g_stop = true; });
-  auto t = ibcore::open_transport(ibcore::get_end_port("", 0));
+  auto t = ibcore::open_transport(ibcore::get_end_port("", 0), ibcore::Config{});
   ibcore::MadServer srv(*t, iba::MLX_VENDOR_CLASS, 1, iba::M_GET | iba::M_SET);
   std::ofstream(ready) << "ready\n";
   const iba::ClassDesc* cls = iba::find_class(iba::MLX_VENDOR_CLASS, 1);

@@ -17,12 +17,6 @@
 
 namespace coretest {
 
-// Restores the process-wide settings a test changes (timeouts, retries).
-struct ConfigGuard {
-  ibcore::Config saved = ibcore::config();
-  ~ConfigGuard() { ibcore::config() = saved; }
-};
-
 struct Sent {
   std::array<uint8_t, 256> mad;
   ibcore::IBPath path;

@@ -176,9 +176,6 @@ TEST(CorePath, Reverse) {
 }
 
 TEST(CorePath, Timeouts) {
-  auto& c = ibcore::config();
-  int saved = c.timeout_ms;
-  c.timeout_ms = 0;
   IBPath p;
   EXPECT_EQ(p.mad_timeout_ms(), 1000);
   p.packet_life_time = 18;  // 4.096us * 2^18 = 1073.7 ms
@@ -187,12 +184,10 @@ TEST(CorePath, Timeouts) {
   p.packet_life_time = 0;
   p.resp_time = 0;
   EXPECT_EQ(p.mad_timeout_ms(), 100);  // floor
-  c.timeout_ms = 250;
-  EXPECT_EQ(p.mad_timeout_ms(), 250);
-  c.timeout_ms = saved;
+  EXPECT_EQ(p.mad_timeout_ms(250), 250);  // -t wins
+  EXPECT_EQ(p.mad_timeout_ms(0), 100);
   EXPECT_NEAR(ibcore::iba_time_ms(10), 4.194304, 1e-6);
-  int r = c.retries;
-  EXPECT_EQ(p.mad_retries(), r);
+  EXPECT_EQ(p.mad_retries(3), 3);  // the port's --retries
   p.retries = 0;
-  EXPECT_EQ(p.mad_retries(), 0);
+  EXPECT_EQ(p.mad_retries(3), 0);
 }

@@ -20,7 +20,6 @@ using coretest::Sent;
 
 namespace {
 
-using coretest::ConfigGuard;
 
 iba::SMPNodeInfo node_info_for(uint64_t guid) {
   iba::SMPNodeInfo ni;
@@ -154,10 +153,9 @@ TEST(CoreRpc, SyncSubnGetAndTidsUnique) {
 }
 
 TEST(CoreRpc, TimeoutRetriesThenClearError) {
-  ConfigGuard g;
-  config().timeout_ms = 20;
-  config().retries = 2;
   FakeTransport t;  // never answers
+  t.settings().timeout_ms = 20;
+  t.settings().retries = 2;
   MadTransactor mad(t);
   IBPath p = IBPath::from_string("0,1,4");
   auto t0 = Clock::now();
@@ -175,10 +173,9 @@ TEST(CoreRpc, TimeoutRetriesThenClearError) {
 }
 
 TEST(CoreRpc, StaleRepliesDroppedLateAnswerAccepted) {
-  ConfigGuard g;
-  config().timeout_ms = 20;
-  config().retries = 3;
   FakeTransport t;
+  t.settings().timeout_ms = 20;
+  t.settings().retries = 3;
   int n = 0;
   t.responder = [&](FakeTransport& f, const Sent& s) {
     if (++n < 3) return;  // lose the first two tries
@@ -233,14 +230,14 @@ TEST(CoreRpc, ClassErrorDecoded) {
 }
 
 TEST(CoreRpc, SaPathHonoursConfig) {
-  // --sa-path (config().sa_path) is where every SA RPC without an explicit
-  // path goes: a LID nobody answers times out naming that LID.
-  ConfigGuard g;
+  // --sa-path (the port's settings().sa_path) is where every SA RPC
+  // without an explicit path goes: a LID nobody answers times out naming
+  // that LID.
   FakeTransport t;  // answers nothing; its SM LID is 1
   MadTransactor mad(t);
-  config().sa_path = "0x77";
-  config().timeout_ms = 5;
-  config().retries = 0;
+  t.settings().sa_path = "0x77";
+  t.settings().timeout_ms = 5;
+  t.settings().retries = 0;
   EXPECT_EQ(mad.sa_path().DLID, 0x77);
   EXPECT_EQ(mad.sa_path().dqpn, 1u);
   EXPECT_EQ(mad.sa_path().qkey, GSI_QKEY);
@@ -255,16 +252,16 @@ TEST(CoreRpc, SaPathHonoursConfig) {
   EXPECT_EQ(t.sent[0].path.DLID, 0x77);
   EXPECT_EQ(t.sent[0].path.dqpn, 1u);
   // A path spec keeps its own fields.
-  config().sa_path = "IBPath(DLID=9,SL=3)";
+  t.settings().sa_path = "IBPath(DLID=9,SL=3)";
   EXPECT_EQ(mad.sa_path().DLID, 9);
   EXPECT_EQ(mad.sa_path().SL, 3);
   // Not given: the SM LID the port knows.
-  config().sa_path.clear();
+  t.settings().sa_path.clear();
   EXPECT_EQ(mad.sa_path().DLID, 1);
   // SA MADs cannot follow a DR path; junk is refused with the option named.
-  config().sa_path = "0,1";
+  t.settings().sa_path = "0,1";
   EXPECT_THROW(mad.sa_path(), Error);
-  config().sa_path = "no-such-path";
+  t.settings().sa_path = "no-such-path";
   try {
     mad.sa_path();
     FAIL();

@@ -78,10 +78,9 @@ TEST(CoreSched, ManyConcurrentBounded) {
 }
 
 TEST(CoreSched, TimeoutsPropagateThroughAwait) {
-  Config saved = config();
-  config().timeout_ms = 20;
-  config().retries = 1;
   Fabric fab;
+  fab.t.settings().timeout_ms = 20;
+  fab.t.settings().retries = 1;
   fab.dead = 10;  // LIDs 11.. never answer
   Scheduler s(fab.t, 8);
   std::map<uint16_t, uint64_t> out;
@@ -89,7 +88,6 @@ TEST(CoreSched, TimeoutsPropagateThroughAwait) {
   auto t0 = Clock::now();
   for (uint16_t lid = 1; lid <= 20; ++lid) s.spawn(fetch(s, lid, out, errors));
   s.run();
-  config() = saved;
   EXPECT_EQ(out.size(), 10u);
   EXPECT_EQ(errors, 10);
   EXPECT_EQ(fab.t.sent.size(), 10u + 10u * 2u);
@@ -98,10 +96,9 @@ TEST(CoreSched, TimeoutsPropagateThroughAwait) {
 }
 
 TEST(CoreSched, UncaughtErrorRethrownByRun) {
-  Config saved = config();
-  config().timeout_ms = 10;
-  config().retries = 0;
   Fabric fab;
+  fab.t.settings().timeout_ms = 10;
+  fab.t.settings().retries = 0;
   fab.dead = 0;
   Scheduler s(fab.t);
   bool after = false;
@@ -111,7 +108,6 @@ TEST(CoreSched, UncaughtErrorRethrownByRun) {
   };
   s.spawn(t(s, after));
   EXPECT_THROW(s.run(), MADTimeoutError);
-  config() = saved;
   EXPECT_FALSE(after);
 }
 

@@ -76,6 +76,7 @@ TEST(CoreServer, ParseReplyAndErrors) {
 // delivers every MAD with index 0).
 TEST(CoreServer, ReplyKeepsTheRequestsPKeyIndexAndTracesIt) {
   FakeTransport t;
+  t.settings().pkey_index = 9;  // the server's own -Y
   MadServer srv(t, iba::mgmt::PERF, 1, iba::M_GET);
   srv.set_trace(1);
   IncomingMad in = request(iba::method::GET, 0x0012);  // PortCounters
@@ -89,7 +90,7 @@ TEST(CoreServer, ReplyKeepsTheRequestsPKeyIndexAndTracesIt) {
   ibcore::log::flush();
   std::string err = testing::internal::GetCapturedStderr();
   ASSERT_EQ(t.sent.size(), 1u);
-  EXPECT_EQ(ibcore::pkey_index_of(t.sent[0].path, iba::mgmt::PERF), 4);
+  EXPECT_EQ(ibcore::pkey_index_of(t.sent[0].path, iba::mgmt::PERF, 9), 4);
   EXPECT_EQ(err.rfind("D: recv PerformanceGet(1) PMFormat(4.1) PMPortCounters(18) from lid 9 pkey_index 4\n", 0), 0u)
       << err;
   EXPECT_NE(err.find("D: send PerformanceGet(1) PMFormat(4.1) PMPortCounters(18) to lid 9 pkey_index 4\n"),

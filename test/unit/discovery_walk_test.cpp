@@ -26,7 +26,6 @@ struct LocalPort : FakeTransport {
   uint16_t local_lid() const override { return lid; }
 };
 
-using coretest::ConfigGuard;
 
 struct Walk {
   ibcore::Subnet db;
@@ -36,7 +35,10 @@ struct Walk {
 };
 
 // Walk f from its local port; lid: the local port's LID (LID-routed walk).
-void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outstanding = 8) {
+// settings: the local port's (timeouts, retries).
+void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outstanding = 8,
+          const ibcore::Config& settings = {}) {
+  w.t.settings() = settings;
   w.t.lid = mode == ibcore::DiscoveryMode::LID ? f.nodes[f.local].lid[f.local_port] : 0;
   w.t.responder = [&f](FakeTransport& t, const coretest::Sent& s) { f.answer(t, s); };
   w.t.shuffle = true;  // replies in any order
@@ -115,7 +117,6 @@ unsigned nodeinfo_sent(const Walk& w) {
 }
 
 TEST(DiscoveryWalk, LoopsAndParallelLinksFoundOnce) {
-  ConfigGuard g;
   for (unsigned outstanding : {1u, 8u}) {
     FakeSmpFabric f = loops();
     Walk w;
@@ -135,14 +136,14 @@ TEST(DiscoveryWalk, LoopsAndParallelLinksFoundOnce) {
 }
 
 TEST(DiscoveryWalk, LostMadsGiveTheSameFabric) {
-  ConfigGuard g;
-  ibcore::config().timeout_ms = 10;
-  ibcore::config().retries = 12;
+  ibcore::Config c;
+  c.timeout_ms = 10;
+  c.retries = 12;
   for (double loss : {0.3, 0.5}) {
     FakeSmpFabric f = loops();
     f.loss = loss;
     Walk w;
-    walk(f, w, ibcore::DiscoveryMode::DR, 16);
+    walk(f, w, ibcore::DiscoveryMode::DR, 16, c);
     EXPECT_TRUE(w.r.errors.empty()) << "loss " << loss << ": " << w.r.errors.front();
     expect_matches(f, w.db);
     EXPECT_GT(f.lost, 0u);
@@ -154,7 +155,6 @@ TEST(DiscoveryWalk, LostMadsGiveTheSameFabric) {
 }
 
 TEST(DiscoveryWalk, LidRoutedWalkWithLmcRanges) {
-  ConfigGuard g;
   FakeSmpFabric f;
   int s1 = f.add_switch("S1", 4, 8, 2), s2 = f.add_switch("S2", 4, 12, 2);
   int h1 = f.add_ca("H1 local", {16}, 2), h2 = f.add_ca("H2", {20}, 2), h3 = f.add_ca("H3", {24}, 2);
@@ -185,7 +185,6 @@ TEST(DiscoveryWalk, LidRoutedWalkWithLmcRanges) {
 }
 
 TEST(DiscoveryWalk, NoRouteGoesOnThroughACa) {
-  ConfigGuard g;
   // S1 - D(port 1) ; D(port 2) - S2 - H3: S2 and H3 are reachable only
   // through the dual-port CA, which does not forward directed routes.
   FakeSmpFabric f;
@@ -208,14 +207,14 @@ TEST(DiscoveryWalk, NoRouteGoesOnThroughACa) {
 }
 
 TEST(DiscoveryWalk, NodeAnsweringNodeInfoButNotPortInfo) {
-  ConfigGuard g;
-  ibcore::config().timeout_ms = 10;
-  ibcore::config().retries = 1;
+  ibcore::Config c;
+  c.timeout_ms = 10;
+  c.retries = 1;
   FakeSmpFabric f = loops();
   int s3 = 2;
   f.nodes[s3].answers_portinfo = false;
   Walk w;
-  walk(f, w, ibcore::DiscoveryMode::DR);
+  walk(f, w, ibcore::DiscoveryMode::DR, 8, c);
   // A partial result with the failures named, never a hang: S3 itself is
   // known (its NodeInfo answered), and what lies only behind it (H3) is not.
   EXPECT_FALSE(w.r.errors.empty());

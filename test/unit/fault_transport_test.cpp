@@ -18,7 +18,6 @@ using coretest::Sent;
 
 namespace {
 
-using coretest::ConfigGuard;
 
 iba::SMPNodeInfo node_info(uint64_t guid) {
   iba::SMPNodeInfo ni;
@@ -63,10 +62,9 @@ TEST(FaultTransport, AReplyDeliveredTwiceAnswersOnlyItsRequest) {
 }
 
 TEST(FaultTransport, AReplyShorterThanTheMadHeaderIsDropped) {
-  ConfigGuard g;
-  config().timeout_ms = 20;
-  config().retries = 1;
   FakeTransport t;
+  t.settings().timeout_ms = 20;
+  t.settings().retries = 1;
   int n = 0;
   t.responder = [&](FakeTransport& f, const Sent& s) {
     auto ni = node_info(0x77);
@@ -80,10 +78,9 @@ TEST(FaultTransport, AReplyShorterThanTheMadHeaderIsDropped) {
 }
 
 TEST(FaultTransport, EveryReplyCutShortEndsInAClearTimeout) {
-  ConfigGuard g;
-  config().timeout_ms = 20;
-  config().retries = 2;
   FakeTransport t;
+  t.settings().timeout_ms = 20;
+  t.settings().retries = 2;
   t.responder = [&](FakeTransport& f, const Sent& s) {
     f.reply(s);
     f.inbox.back().len = 10;

@@ -22,7 +22,6 @@
 #include "iba/smp.h"
 
 using namespace ibcore;
-using coretest::ConfigGuard;
 using coretest::FakeSmpFabric;
 using coretest::FakeTransport;
 using coretest::Sent;
@@ -49,6 +48,9 @@ struct Fabric {
     f.local = us;
     f.nodes[size_t(far)].mkey = KEY;
     f.nodes[size_t(far)].mkey_protect = level;
+    // Our port: short timeouts, no key until a test gives one (-y).
+    t.settings().timeout_ms = 10;
+    t.settings().retries = 1;
     t.responder = [this](FakeTransport& tr, const Sent& s) {
       if (s.mad[1] == 0x03) {
         ++sa_mads;
@@ -102,17 +104,7 @@ std::string reported(const std::exception& e) { return report_text(e); }
 
 size_t count_lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
 
-struct MKey : ::testing::Test {
-  ConfigGuard g;
-  void SetUp() override {
-    config().timeout_ms = 10;
-    config().retries = 1;
-    config().mkey.reset();
-    config().use_sa = false;
-    config().sa_path.clear();
-    config().verbose = 0;
-  }
-};
+struct MKey : ::testing::Test {};
 
 }  // namespace
 
@@ -143,7 +135,7 @@ TEST_F(MKey, GetWithoutTheKeyIsDroppedAtLevels2And3) {
 
 TEST_F(MKey, GetWithTheKeyFromDashY) {
   Fabric fab(3);
-  config().mkey = KEY;  // what -y KEY sets
+  fab.t.settings().mkey = KEY;  // what -y KEY sets
   MadTransactor mad(fab.t);
   auto ni = mad.SubnGet<iba::SMPNodeInfo>(lid(3));
   EXPECT_EQ(ni.nodeGUID(), fab.f.nodes[size_t(fab.far)].guid);
@@ -159,12 +151,12 @@ TEST_F(MKey, GetWithTheKeyFromDashY) {
 
 TEST_F(MKey, KeyFromIbdiagConf) {
   Fabric fab(2);
-  parse_ibdiag_conf("# site settings\nCA=mlx5_0\nm_key=0xcafe1234\n", config());
-  ASSERT_EQ(config().mkey, KEY);
+  parse_ibdiag_conf("# site settings\nCA=mlx5_0\nm_key=0xcafe1234\n", fab.t.settings());
+  ASSERT_EQ(fab.t.settings().mkey, KEY);
   MadTransactor mad(fab.t);
   EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(lid(3)).nodeGUID(), fab.f.nodes[size_t(fab.far)].guid);
   // A wrong key from the file: the hint says to check it.
-  parse_ibdiag_conf("m_key=0x1\n", config());
+  parse_ibdiag_conf("m_key=0x1\n", fab.t.settings());
   try {
     mad.SubnGet<iba::SMPNodeInfo>(lid(3));
     FAIL() << "answered with a wrong key";
@@ -195,7 +187,7 @@ TEST_F(MKey, Level1AnswersGetsHidingTheKeyAndDropsSets) {
   }
   EXPECT_EQ(fab.f.nodes[size_t(fab.far)].mkey, KEY);  // unchanged
   // With the key the Set goes through (and lifts the protection).
-  config().mkey = KEY;
+  fab.t.settings().mkey = KEY;
   pi = mad.SubnGet<iba::SMPPortInfo>(far, 1);
   EXPECT_EQ(pi.MKey(), KEY);
   set = pi;
@@ -203,7 +195,7 @@ TEST_F(MKey, Level1AnswersGetsHidingTheKeyAndDropsSets) {
   auto after = mad.SubnSet(set, far, 1);
   EXPECT_EQ(after.MKey(), 0u);
   EXPECT_EQ(fab.f.nodes[size_t(fab.far)].mkey, 0u);
-  config().mkey.reset();
+  fab.t.settings().mkey.reset();
   EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(lid(3)).nodeType(), 1u);
 }
 
@@ -238,8 +230,8 @@ TEST_F(MKey, SaReadsNeedNoKey) {
 TEST_F(MKey, DiscoveryFindsTheGuardedNodeOnlyWithTheKey) {
   for (bool with_key : {false, true}) {
     Fabric fab(2);
-    if (with_key) config().mkey = KEY;
-    else config().mkey.reset();
+    if (with_key) fab.t.settings().mkey = KEY;
+    else fab.t.settings().mkey.reset();
     Scheduler sched(fab.t, 8);
     Subnet db;
     DiscoveryOptions o;

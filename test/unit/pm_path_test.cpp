@@ -111,12 +111,7 @@ struct PmPath : ::testing::Test {
   uint64_t path_queries = 0;
 
   void SetUp() override {
-    ibcore::config().sa_path.clear();
     t.responder = [this](FakeTransport& tr, const Sent& s) { sa.answer(tr, s); };
-  }
-  void TearDown() override {
-    ibcore::config().timeout_ms = 0;
-    ibcore::config().retries = 3;
   }
   uint64_t table_paths = 0;
   // PmAccess::path of each LID of `lids` (one task each, all at once),
@@ -187,8 +182,8 @@ TEST_F(PmPath, AGidTheSaRefusesIsAskedAgainByLid) {
 
 TEST_F(PmPath, ATimeoutIsNotAskedAgainAndReachesEveryAsker) {
   sa.silent = true;
-  ibcore::config().timeout_ms = 5;
-  ibcore::config().retries = 0;
+  t.settings().timeout_ms = 5;
+  t.settings().retries = 0;
   auto got = resolve(7, 0x20007, 2);
   EXPECT_EQ(sa.queries.size(), 1u);
   EXPECT_EQ(got[0].error, "Failed getting path record for LID 7.");

@@ -83,15 +83,14 @@ struct FakePma {
 };
 
 struct PmScrape : ::testing::Test {
-  coretest::ConfigGuard guard;
   FakeTransport t;
   FakePma pma;
   std::vector<H::PortCountersRead> got;
   uint64_t pc_reads = 0, ext_reads = 0, sums = 0, clean_sums = 0, cpis = 0, shared_failed = 0;
 
   void SetUp() override {
-    ibcore::config().timeout_ms = 20;
-    ibcore::config().retries = 0;
+    t.settings().timeout_ms = 20;
+    t.settings().retries = 0;
     t.responder = [this](FakeTransport& tr, const Sent& s) { pma.answer(tr, s); };
   }
   // Ports 1..4 at LID 9, all at once (sw: a switch's ports).

@@ -127,14 +127,9 @@ struct TraceThroughSA : ::testing::Test {
   Local t;
   TraceSA sa;
   void SetUp() override {
-    ibcore::config().sa_path.clear();
-    ibcore::config().timeout_ms = 5;
-    ibcore::config().retries = 0;
+    t.settings().timeout_ms = 5;
+    t.settings().retries = 0;
     t.responder = [this](FakeTransport& tr, const Sent& s) { sa.answer(tr, s); };
-  }
-  void TearDown() override {
-    ibcore::config().timeout_ms = 0;
-    ibcore::config().retries = 3;
   }
   // (node GUID, port entered by, port left by) of each hop.
   static std::vector<std::tuple<uint64_t, unsigned, unsigned>> hops(const ibcore::TraceResult& r) {

@@ -115,7 +115,6 @@ struct LocalSwitch : FakeTransport {
 };
 
 TEST(SADiscovery, SameTopologyAsTheSubnetTheSADescribesAndNoSMP) {
-  ibcore::config().sa_path.clear();
   TestFabric f = TestFabric::two_switches();
   f.db.compute_reference_order();
   DbSA sa{f.db};
@@ -140,7 +139,6 @@ TEST(SADiscovery, SameTopologyAsTheSubnetTheSADescribesAndNoSMP) {
 }
 
 TEST(SADiscovery, TheDispatcherPicksSAFromTheMode) {
-  ibcore::config().sa_path.clear();
   TestFabric f = TestFabric::two_switches();
   DbSA sa{f.db};
   LocalSwitch t;
@@ -172,7 +170,6 @@ TEST(SADiscovery, NoLocalLidIsAClearError) {
 }
 
 TEST(SADiscovery, AFailedRecordIsReportedNotHidden) {
-  ibcore::config().sa_path.clear();
   TestFabric f = TestFabric::two_switches();
   DbSA sa{f.db};
   LocalSwitch t;

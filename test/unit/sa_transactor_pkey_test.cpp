@@ -28,8 +28,6 @@ struct PKeySA : ::testing::Test {
   FakeTransport t;
   uint64_t last_mask = 0;
   void SetUp() override {
-    ibcore::config().smkey.reset();
-    ibcore::config().sa_path.clear();
     t.responder = [this](FakeTransport& tr, const Sent& s) {
       const uint8_t* m = s.mad.data();
       uint16_t attr = uint16_t(be(m + 16, 2));
@@ -56,11 +54,10 @@ struct PKeySA : ::testing::Test {
       tr.reply(s, 0, r.raw(), r.SIZE, 56);
     };
   }
-  void TearDown() override { ibcore::config().smkey.reset(); }
 };
 
 TEST_F(PKeySA, SwitchPortWithTheKey) {
-  ibcore::config().smkey = SA_KEY;
+  t.settings().smkey = SA_KEY;
   ibcore::MadTransactor mad(t);
   ibcore::SATransactor sa(mad);
   ibcore::IBPath p;

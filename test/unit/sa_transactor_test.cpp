@@ -119,8 +119,6 @@ struct SATransactorTest : ::testing::Test {
   FakeTransport t;
   FakeSA sa;
   void SetUp() override {
-    ibcore::config().use_sa = false;
-    ibcore::config().sa_path.clear();
     t.responder = [this](FakeTransport& tr, const Sent& s) { sa.answer(tr, s); };
   }
 };
@@ -156,11 +154,11 @@ TEST_F(SATransactorTest, WithoutSaTheSameCallIsAnSMP) {
 }
 
 TEST_F(SATransactorTest, ConfigSelectsTheSA) {
-  ibcore::config().use_sa = true;
+  t.settings().use_sa = true;
   ibcore::MadTransactor mad(t);
   ibcore::SmpSource src(mad);
   EXPECT_TRUE(src.uses_sa());
-  ibcore::config().use_sa = false;
+  t.settings().use_sa = false;
   ibcore::SmpSource src2(mad);
   EXPECT_FALSE(src2.uses_sa());
 }
@@ -168,8 +166,7 @@ TEST_F(SATransactorTest, ConfigSelectsTheSA) {
 TEST(SATransactorStatic, DRPathResolvedThroughLinkRecordsAndPortZeroOnACA) {
   LocalFake t;
   FakeSA sa;
-  ibcore::config().use_sa = true;
-  ibcore::config().sa_path.clear();
+  t.settings().use_sa = true;
   t.responder = [&](FakeTransport& tr, const Sent& s) { sa.answer(tr, s); };
   ibcore::MadTransactor mad(t);
   ibcore::SmpSource src(mad);
@@ -210,7 +207,6 @@ TEST(SATransactorStatic, DRPathResolvedThroughLinkRecordsAndPortZeroOnACA) {
         << e.dump_str();
   }
   EXPECT_EQ(sa.smps, 0);
-  ibcore::config().use_sa = false;
 }
 
 TEST(SATransactorStatic, QueryMasksFollowTheAttributeModifier) {
@@ -245,7 +241,6 @@ TEST(SATransactorStatic, QueryMasksFollowTheAttributeModifier) {
 TEST(GmpPath, PathRecordGivesTheSLAndPKey) {
   LocalFake t;
   FakeSA sa;
-  ibcore::config().sa_path.clear();
   t.responder = [&](FakeTransport& tr, const Sent& s) { sa.answer(tr, s); };
   ibcore::MadTransactor mad(t);
   ibcore::GmpPathResolver res(mad);
@@ -266,9 +261,8 @@ TEST(GmpPath, PathRecordGivesTheSLAndPKey) {
 
 TEST(GmpPath, FailureStacksThePathRecordLayer) {
   LocalFake t;  // no responder: every MAD is lost
-  ibcore::config().sa_path.clear();
-  ibcore::config().timeout_ms = 5;
-  ibcore::config().retries = 0;
+  t.settings().timeout_ms = 5;
+  t.settings().retries = 0;
   ibcore::MadTransactor mad(t);
   ibcore::GmpPathResolver res(mad);
   try {
@@ -278,18 +272,16 @@ TEST(GmpPath, FailureStacksThePathRecordLayer) {
     ASSERT_GE(e.layers().size(), 2u);
     EXPECT_EQ(e.layers()[0], "Failed getting path record for end port 9.");
   }
-  ibcore::config().timeout_ms = 0;
-  ibcore::config().retries = 3;
 }
 
 TEST(GmpPath, SaPathOption) {
   LocalFake t;
   ibcore::MadTransactor mad(t);
-  ibcore::config().sa_path = "7";
+  t.settings().sa_path = "7";
   ibcore::IBPath p = ibcore::sa_path_from_config(mad);
   EXPECT_EQ(p.DLID, 7);
   EXPECT_EQ(p.dqpn, 1u);
-  ibcore::config().sa_path.clear();
+  t.settings().sa_path.clear();
   EXPECT_EQ(ibcore::sa_path_from_config(mad).DLID, 1);  // the SM LID
 }
 

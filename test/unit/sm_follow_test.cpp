@@ -16,7 +16,6 @@
 #include "iba/smp.h"
 
 using namespace ibcore;
-using coretest::ConfigGuard;
 using coretest::FakeTransport;
 using coretest::Sent;
 
@@ -38,6 +37,8 @@ struct TwoSms {
   unsigned sa_to_old = 0, sa_to_new = 0, probes = 0;
 
   TwoSms() {
+    t.settings().timeout_ms = 20;
+    t.settings().retries = 1;
     t.responder = [this](FakeTransport& tr, const Sent& s) {
       const uint8_t cls = s.mad[1];
       if (cls == 0x81 && s.mad[16] == 0 && s.mad[17] == 0x15) {  // PortInfo, DR
@@ -61,14 +62,7 @@ struct TwoSms {
 };
 
 struct SmFollow : ::testing::Test {
-  ConfigGuard g;
-  void SetUp() override {
-    forget_followed_sm();
-    config().timeout_ms = 20;
-    config().retries = 1;
-    config().sa_path.clear();
-    config().use_sa = false;
-  }
+  void SetUp() override { forget_followed_sm(); }
   void TearDown() override { forget_followed_sm(); }
 };
 
@@ -177,13 +171,13 @@ TEST_F(SmFollow, NotForOtherClassesOrAnExplicitSaPath) {
   pma.qkey = GSI_QKEY;
   EXPECT_THROW(mad.PerformanceGet<iba::PMPortCounters>(pma), MADTimeoutError);
   EXPECT_EQ(f.probes, 0u);
-  config().sa_path = "1";
+  f.t.settings().sa_path = "1";
   EXPECT_THROW(mad.SubnAdmGet(query(), iba::component_mask(iba::SANodeRecord::DESC, "LID")), MADTimeoutError);
   EXPECT_EQ(f.probes, 0u);
   EXPECT_EQ(f.sa_to_new, 0u);
   // --sa: no SMP may leave the port, not even the PortInfo probe.
-  config().sa_path.clear();
-  config().use_sa = true;
+  f.t.settings().sa_path.clear();
+  f.t.settings().use_sa = true;
   EXPECT_THROW(mad.SubnAdmGet(query(), iba::component_mask(iba::SANodeRecord::DESC, "LID")), MADTimeoutError);
   EXPECT_EQ(f.probes, 0u);
   for (const auto& s : f.t.sent) EXPECT_TRUE(s.mad[1] != 0x01 && s.mad[1] != 0x81) << int(s.mad[1]);
