@@ -24,8 +24,10 @@ Subnet discover_live(const Config& cfg, const DiscoveryOptions& o, DiscoveryResu
   Scheduler& sched = given ? *given : *own;
   Subnet db;
   auto t0 = std::chrono::steady_clock::now();
+  // --sa promises that no SMP leaves the port, whatever mode the command
+  // prefers; otherwise the command's mode, else --discovery.
   DiscoveryOptions opt = o;
-  if (opt.mode == DiscoveryMode::Auto) opt.mode = discovery_mode(cfg);
+  if (cfg.use_sa || opt.mode == DiscoveryMode::Auto) opt.mode = discovery_mode(cfg);
   DiscoveryResult r = discover(sched, db, opt);
   report_discovery_errors(r);
   report_discovery_stats(r, t0);

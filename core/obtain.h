@@ -31,8 +31,8 @@ struct ObtainOptions {
 Subnet obtain_subnet(const Config& cfg, const ObtainOptions& o = {});
 
 // Live discovery on cfg's end port (-C/-P; a transport carrying cfg), or on
-// sched when given; an Auto o.mode takes cfg's (discovery_mode).  Warnings
-// for partial results go to stderr.
+// sched when given; an Auto o.mode takes cfg's (discovery_mode), and --sa
+// makes any mode SA.  Warnings for partial results go to stderr.
 Subnet discover_live(const Config& cfg, const DiscoveryOptions& o, DiscoveryResult* res = nullptr,
                      Scheduler* sched = nullptr);
 

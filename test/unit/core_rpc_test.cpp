@@ -229,6 +229,33 @@ TEST(CoreRpc, ClassErrorDecoded) {
   EXPECT_EQ(t.sent[0].path.qkey, GSI_QKEY);
 }
 
+TEST(CoreRpc, EachPortCarriesItsOwnSettings) {
+  // Two end ports in one process (issue 17: no process-wide settings): each
+  // engine reads its own transport's timeout, retries and keys.
+  FakeTransport a, b;  // never answer
+  a.settings().timeout_ms = b.settings().timeout_ms = 5;
+  a.settings().retries = 0;
+  b.settings().retries = 2;
+  b.settings().smkey = 0x1122334455667788ull;
+  // (An SA path given, so that a timeout does not go looking for a new SM.)
+  a.settings().sa_path = b.settings().sa_path = "1";
+  MadTransactor ma(a), mb(b);
+  iba::SANodeRecord q;
+  EXPECT_THROW(ma.SubnAdmGet(q, 0), MADTimeoutError);
+  EXPECT_THROW(mb.SubnAdmGet(q, 0), MADTimeoutError);
+  ASSERT_EQ(a.sent.size(), 1u);
+  ASSERT_EQ(b.sent.size(), 3u);  // 1 + 2 retries
+  EXPECT_EQ(iba::SAFormat::SMKey_at(a.sent[0].mad.data()), 0u);
+  EXPECT_EQ(iba::SAFormat::SMKey_at(b.sent[0].mad.data()), 0x1122334455667788ull);
+  // A path's own key wins over the port's.
+  IBPath p = mb.sa_path();
+  p.smkey = 7;
+  b.sent.clear();
+  EXPECT_THROW(mb.SubnAdmGet(q, 0, p), MADTimeoutError);
+  ASSERT_FALSE(b.sent.empty());
+  EXPECT_EQ(iba::SAFormat::SMKey_at(b.sent[0].mad.data()), 7u);
+}
+
 TEST(CoreRpc, SaPathHonoursConfig) {
   // --sa-path (the port's settings().sa_path) is where every SA RPC
   // without an explicit path goes: a LID nobody answers times out naming
