@@ -7,6 +7,7 @@
 #include <set>
 #include <unistd.h>
 
+#include "core/reforder.h"
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "test/unit/subnet_test_fabric.h"
@@ -23,7 +24,7 @@ std::string topo(const Subnet& db) {
 
 Subnet sample() {
   TestFabric f = TestFabric::two_switches();
-  f.db.compute_reference_order();
+  f.db.set_reference(replay_reference(f.db));
   return std::move(f.db);
 }
 
@@ -137,9 +138,8 @@ TEST(NetCache, EditedGuidsKeepTheirLoadedHashBuckets) {
   // ibcacheedit semantics: renaming a switch renames its ports, indexes
   // follow, and a re-written reference cache keeps the port order.
   Subnet db = decode_cache(encode_cache(sample(), CacheFormat::Reference), "x");
-  std::vector<uint64_t> hash;
-  for (uint32_t p : db.ref_port_order()) hash.push_back(db.port(p).guid);
-  db.set_ref_port_order(db.ref_port_order(), hash);
+  RefView& ref = db.reference();
+  for (uint32_t p : ref.port_order) ref.hash_guids.push_back(db.port(p).guid);
   auto before = encode_cache(db, CacheFormat::Reference);
   uint32_t s = db.node_by_guid(0x200001);
   db.rename_node(s, 0x300001);
@@ -197,7 +197,7 @@ TEST(NetCache, AfterPortInfoTimeoutsEveryReferenceHasItsRecord) {
   Subnet& db = f.db;
   uint32_t h2 = 3;
   db.port(db.port_index(h2, 2)).has_info = false;
-  db.compute_reference_order();
+  db.set_reference(replay_reference(db));
   RefCache c(encode_cache(db, CacheFormat::Reference));
   std::set<RefCache::Key> have(c.records.begin(), c.records.end());
   for (auto& k : c.listed) EXPECT_TRUE(have.count(k)) << std::hex << k.guid << ":" << int(k.num);
