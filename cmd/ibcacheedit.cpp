@@ -81,9 +81,9 @@ public:
       ibtool::ref_fail(e, "loading original cached fabric failed");
     }
     // The reference keeps ports in the hash buckets of their loaded GUIDs.
-    std::vector<uint64_t> hash;
-    for (uint32_t p : db.ref_port_order()) hash.push_back(db.port(p).guid);
-    db.set_ref_port_order(db.ref_port_order(), hash);
+    RefView& ref = db.reference();
+    ref.hash_guids.clear();
+    for (uint32_t p : ref.port_order) ref.hash_guids.push_back(db.port(p).guid);
 
     std::vector<uint64_t> v;
     auto rename = [&](NodeType t, uint64_t before, uint64_t after) {

@@ -109,7 +109,7 @@ public:
     if ((flag && *flag) || line_) return;
     if (prefix) o_.put(prefix);
     if (n.is_switch()) {
-      uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : n.node_port_guid();
+      uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : s.ref_port_guid(n);
       o_.put("Switch: 0x").hex0(g, 16).put(' ').put(remap(n)).put(":\n");
     } else {
       o_.put(n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??").put(": ").put(remap(n)).put(":\n");
@@ -369,7 +369,7 @@ private:
     LinkPrinter lp(db, map, out, false, false, false, filter);
     j.obj().key("nodes").arr();
     for (const Node* n : list) {
-      json_node_head(j, *n, map);
+      json_node_head(j, db, *n, map);
       j.key("ports").arr();
       for (unsigned i = 1; i <= n->nports; ++i) {
         const Port& p = db.port(*n, i);

@@ -107,7 +107,7 @@ public:
         o.progress = show_;
         db = discover_live(config(), o);
         if (show_)
-          for (auto& l : db.ref_progress()) ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::info, "%s\n", l.c_str());
+          for (auto& l : db.reference().progress) ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::info, "%s\n", l.c_str());
       }
       unsigned flags = DIFF_DEFAULT;
       if (!diffcheck_arg_.empty()) parse_diffcheck(diffcheck_arg_, flags);
@@ -147,10 +147,10 @@ private:
     jo.linked_only = true;
     jo.ports = !list_;
     j.obj();
-    if (max_hops_) j.kv("maxHops", db.max_hops).kv("madsUsed", db.mads_used);
+    if (max_hops_) j.kv("maxHops", db.reference().max_hops).kv("madsUsed", db.mads_used);
     if (db.from_node != NO_INDEX) {
       const Node& from = db.node(db.from_node);
-      j.key("initiatedFrom").obj().kguid("nodeGUID", from.guid).kguid("portGUID", from.node_port_guid()).end();
+      j.key("initiatedFrom").obj().kguid("nodeGUID", from.guid).kguid("portGUID", db.ref_port_guid(from)).end();
     }
     j.key("nodes").arr();
     for (NodeType t : {NodeType::Switch, NodeType::CA, NodeType::Router}) {

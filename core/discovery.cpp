@@ -15,6 +15,7 @@
 #include "core/routes.h"
 #include "core/sadiscovery.h"
 #include "core/log.h"
+#include "core/reforder.h"
 
 namespace ibcore {
 
@@ -85,7 +86,7 @@ public:
     // while the walk runs (ibqueryerrors' PM reads) are in mads, not in
     // queries, so mads - queries is not the resends.
     res_.resent = s_.engine().resent() - resent0;
-    if (!discovered_) db_.compute_reference_order(opt_.progress);
+    if (!discovered_) db_.set_reference(replay_reference(db_, opt_.progress));
     return std::move(res_);
   }
 
@@ -358,7 +359,7 @@ private:
   void walk_done() {
     if (discovered_) return;
     discovered_ = true;
-    db_.compute_reference_order(opt_.progress);
+    db_.set_reference(replay_reference(db_, opt_.progress));
     auto& blocks = q_.later_items();
     if (!blocks.empty()) {
       std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);

@@ -20,8 +20,8 @@
 //        the probes that find links stay directed route.  Needs an active
 //        local port with a LID.
 //   Auto LID when the local port is active with a LID, else DR.
-// At the end the reference's node order is computed
-// (Subnet::compute_reference_order), so output never depends on reply order.
+// At the end the reference's view is computed (replay_reference,
+// core/reforder.h), so output never depends on reply order.
 #pragma once
 
 #include <chrono>
@@ -69,7 +69,7 @@ struct DiscoveryOptions {
   std::function<void(uint32_t n)> on_lft;
   // Also read the multicast forwarding table of every switch.
   bool read_mft = false;
-  // Also compute the reference's -s progress lines (Subnet::ref_progress).
+  // Also compute the reference's -s progress lines (RefView::progress).
   bool progress = false;
   // Start somewhere else than the local port (DR hops; empty = local).
   std::vector<uint8_t> from;

@@ -61,9 +61,10 @@ void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& m
     for (const iba::FieldDesc* f : summary().f) j.field(iba::SMPPortInfo::DESC, *f, f->bit_off, p.info.data());
     if (full) {
       j.key("portInfo").obj();
-      // (not the M_Key: the text never shows it)
+      // (not the M_Key: the text never shows it; LocalPortNum as the
+      // reference's query got it, like the rest of the topology)
       static constexpr std::string_view HIDE[] = {"MKey"};
-      j.fields(iba::SMPPortInfo::DESC, p.info.data(), HIDE);
+      j.fields(iba::SMPPortInfo::DESC, db.ref_port_info(p).data(), HIDE);
       j.end();
     }
   }
@@ -73,16 +74,17 @@ void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& m
   j.end();
 }
 
-void json_node_head(JsonOut& j, const Node& n, const NodeNameMap& map) {
+void json_node_head(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map) {
   std::string d = n.description();
   j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", node_type_name(n.type), unsigned(n.type));
   j.ks("nodeDescription", d).ks("name", map.remap(n.guid, d)).kv("numPorts", n.nports);
   if (n.is_switch()) j.kv("LID", n.smalid);
-  j.key("nodeInfo").obj().fields(iba::SMPNodeInfo::DESC, n.info.data()).end();
+  // (the reference's first reply: its LocalPortNum and PortGUID)
+  j.key("nodeInfo").obj().fields(iba::SMPNodeInfo::DESC, db.ref_node_info(n).data()).end();
 }
 
 void json_node(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map, const JsonNetOptions& o) {
-  json_node_head(j, n, map);
+  json_node_head(j, db, n, map);
   if (o.ports) {
     j.key("ports").arr();
     for (unsigned k = n.is_switch() ? 0 : 1; k <= n.nports; ++k) {

@@ -26,7 +26,7 @@ struct JsonNetOptions {
 
 // The node object's own keys, the object left open (the caller adds its
 // "ports" and ends it).
-void json_node_head(JsonOut& j, const Node& n, const NodeNameMap& map);
+void json_node_head(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map);
 void json_node(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map, const JsonNetOptions& o);
 void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& map, bool full);
 

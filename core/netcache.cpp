@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "core/reforder.h"
 #include "core/textfile.h"
 #include "iba/smp.h"
 
@@ -75,7 +76,9 @@ uint64_t fnv1a(std::span<const uint8_t> b) {
 constexpr uint32_t REF_MAGIC = 0x8FE7832B;
 constexpr uint32_t REF_VERSION = 1;
 constexpr char OUR_MAGIC[8] = {'I', 'B', 'T', 'S', 'U', 'B', 'N', 'T'};
-constexpr uint32_t OUR_VERSION = 1;
+// Version 2: images as received, with the reference's view beside them
+// (version 1 held the view's images in their place; still read).
+constexpr uint32_t OUR_VERSION = 2;
 constexpr size_t REF_NODE_LEN = 15 + 64 * 3;
 constexpr size_t REF_PORT_LEN = 31 + 64;
 
@@ -97,8 +100,9 @@ std::vector<uint8_t> encode_reference(const Subnet& db) {
   size_t counts_at = w.b.size();
   w.le(0, 4);
   w.le(0, 4);
+  const RefView& ref = db.reference();
   w.le(db.node(db.from_node).guid, 8);
-  w.le(db.max_hops, 4);
+  w.le(ref.max_hops, 4);
   uint32_t nnodes = 0, nports = 0;
   for (uint32_t i : db.reference_order()) {
     const Node& n = db.node(i);
@@ -109,7 +113,7 @@ std::vector<uint8_t> encode_reference(const Subnet& db) {
     w.le(n.guid, 8);
     w.u8(uint8_t(n.type));
     w.u8(n.nports);
-    w.raw64(n.info);
+    w.raw64(db.ref_node_info(n));
     w.raw64(n.desc);
     size_t cnt_at = w.b.size();
     w.u8(0);
@@ -126,7 +130,7 @@ std::vector<uint8_t> encode_reference(const Subnet& db) {
   }
   // Ports in the order of the reference's port hash table: buckets by
   // GUID hash, newest first within a bucket.
-  std::vector<uint32_t> order = db.ref_port_order();
+  std::vector<uint32_t> order = ref.port_order;
   {
     // Ports the order does not know (e.g. a database built otherwise) go
     // after, in slot order.
@@ -136,7 +140,7 @@ std::vector<uint8_t> encode_reference(const Subnet& db) {
       if (db.port(p).exists && !seen[p]) order.push_back(p);
   }
   std::vector<std::vector<uint32_t>> buckets(137);
-  const auto& hg = db.ref_hash_guids();
+  const auto& hg = ref.hash_guids;
   for (size_t k = 0; k < order.size(); ++k) {
     uint32_t p = order[k];
     if (!db.port(p).exists) continue;
@@ -152,7 +156,7 @@ std::vector<uint8_t> encode_reference(const Subnet& db) {
       w.u8(x.ext_num);
       w.le(x.base_lid, 2);
       w.u8(x.lmc);
-      w.raw64(x.info);
+      w.raw64(db.ref_port_info(x));
       w.le(n.guid, 8);
       if (const Port* r = db.peer(x)) {
         w.u8(1);
@@ -250,7 +254,6 @@ Subnet decode_reference(std::span<const uint8_t> bytes, const std::string& what)
     if (!created) r.bad("node " + hex(n.guid) + " is listed twice");
     Node& x = db.node(idx);
     x.info = n.info;
-    x.order = uint32_t(nodes.size() - 1 - k);
     x.smalid = n.smalid;
     x.smalmc = n.smalmc;
     x.enhsp0 = n.enh != 0;
@@ -309,12 +312,17 @@ Subnet decode_reference(std::span<const uint8_t> bytes, const std::string& what)
       if (ri >= 0 && slot_of[ri] != NO_INDEX) db.link(slot_of[i], slot_of[ri]);
     }
   }
-  db.set_ref_port_order(std::move(port_order));
   uint32_t from = db.node_by_guid(from_guid);
   if (from == NO_INDEX) r.bad("the start node is not in the file");
   db.from_node = from;
   db.from_port = db.node(from).local_port_num();
-  db.max_hops = maxhops;
+  // The file's images are the reference's first replies: its view.
+  RefView ref = recorded_view(db);
+  ref.rank.resize(db.node_count());
+  for (uint32_t i = 0; i < db.node_count(); ++i) ref.rank[i] = i;  // created in index order
+  ref.port_order = std::move(port_order);
+  ref.max_hops = maxhops;
+  db.set_reference(std::move(ref));
   db.finish_load();
   return db;
 }
@@ -322,20 +330,30 @@ Subnet decode_reference(std::span<const uint8_t> bytes, const std::string& what)
 // --- our format --------------------------------------------------------------------------
 
 std::vector<uint8_t> encode_ours(const Subnet& db) {
+  const RefView& ref = db.reference();
+  // Without a view (a database nobody replayed): the images' own facts, in
+  // the order reference_order() gives.
+  std::vector<uint32_t> rank(db.node_count());
+  {
+    std::vector<uint32_t> newest_first = db.reference_order();
+    for (uint32_t k = 0; k < newest_first.size(); ++k) rank[newest_first[k]] = uint32_t(newest_first.size() - 1 - k);
+  }
   Writer w;
   w.raw(reinterpret_cast<const uint8_t*>(OUR_MAGIC), 8);
   w.le(OUR_VERSION, 4);
   w.le(db.node_count(), 4);
   w.le(db.from_node, 4);
   w.u8(db.from_port);
-  w.le(db.max_hops, 4);
+  w.le(ref.max_hops, 4);
   w.le(db.mads_used, 8);
   for (uint32_t i = 0; i < db.node_count(); ++i) {
     const Node& n = db.node(i);
     w.le(n.guid, 8);
     w.u8(uint8_t(n.type));
     w.u8(n.nports);
-    w.le(n.order, 4);
+    w.le(ref.rank.size() == db.node_count() ? ref.rank[i] : rank[i], 4);
+    w.u8(iba::SMPNodeInfo::localPortNum_at(db.ref_node_info(n).data()));
+    w.le(db.ref_port_guid(n), 8);
     w.le(n.smalid, 2);
     w.u8(n.smalmc);
     w.u8(uint8_t((n.enhsp0 ? 1 : 0) | (n.has_desc ? 2 : 0) | (n.has_swinfo ? 4 : 0)));
@@ -353,7 +371,10 @@ std::vector<uint8_t> encode_ours(const Subnet& db) {
       w.u8(x.lmc);
       w.u8(x.ext_num);
       w.u8(x.mlnx_speed);
-      if (x.has_info) w.raw64(x.info);
+      if (x.has_info) {
+        w.raw64(x.info);
+        w.u8(uint8_t(iba::SMPPortInfo::localPortNum_at(db.ref_port_info(x).data())));
+      }
       if (const Port* r = db.peer(x)) {
         w.le(r->node, 4);
         w.u8(r->num);
@@ -380,8 +401,8 @@ std::vector<uint8_t> encode_ours(const Subnet& db) {
     w.u8(uint8_t((t.lft_valid ? 1 : 0) | (t.mft_valid ? 2 : 0)));
   }
   // The reference's port order (so a reference cache written later matches).
-  w.le(db.ref_port_order().size(), 4);
-  for (uint32_t p : db.ref_port_order()) w.le(p, 4);
+  w.le(ref.port_order.size(), 4);
+  for (uint32_t p : ref.port_order) w.le(p, 4);
   uint64_t sum = fnv1a(w.b);
   w.le(sum, 8);
   return std::move(w.b);
@@ -392,7 +413,7 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
   Reader r(bytes.first(bytes.size() - 8), what);
   r.off = 8;
   uint32_t version = uint32_t(r.le(4, "the header"));
-  if (version != OUR_VERSION)
+  if (version != OUR_VERSION && version != 1)
     throw CacheError("Cache file " + what + " has ibtool cache version " + std::to_string(version) +
                      ", this ibtool reads version " + std::to_string(OUR_VERSION));
   uint64_t stored = 0;
@@ -411,11 +432,17 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
     uint8_t num;
   };
   std::vector<Link> links;
+  RefView ref;
+  std::vector<uint8_t> local_port;  // per port slot (version 2)
   for (uint32_t i = 0; i < nnodes; ++i) {
     uint64_t guid = r.le(8, "a node");
     uint8_t type = r.u8("a node");
     uint8_t np = r.u8("a node");
-    uint32_t order = uint32_t(r.le(4, "a node"));
+    ref.rank.push_back(uint32_t(r.le(4, "a node")));
+    if (version >= 2) {
+      ref.entry.push_back(r.u8("a node"));
+      ref.port_guid.push_back(r.le(8, "a node"));
+    }
     uint16_t smalid = uint16_t(r.le(2, "a node"));
     uint8_t smalmc = lmc_bits(r.u8("a node"));
     uint8_t flags = r.u8("a node");
@@ -432,7 +459,6 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
     if (!created || idx != i) r.bad("a node GUID is listed twice");
     Node& x = db.node(idx);
     x.info = info;
-    x.order = order;
     x.smalid = smalid;
     x.smalmc = smalmc;
     x.enhsp0 = flags & 1;
@@ -443,6 +469,7 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
     uint8_t drn = r.u8("a node's path");
     x.dr.resize(drn);
     r.raw(x.dr.data(), drn, "a node's path");
+    local_port.resize(db.port_slots());
     for (unsigned p = 0; p <= np; ++p) {
       uint8_t pf = r.u8("a port");
       if (!(pf & 1)) continue;
@@ -454,7 +481,10 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
       y.lmc = lmc_bits(r.u8("a port"));
       y.ext_num = r.u8("a port");
       y.mlnx_speed = r.u8("a port");
-      if (y.has_info) r.raw64(y.info, "a port");
+      if (y.has_info) {
+        r.raw64(y.info, "a port");
+        local_port[x.port0 + p] = version >= 2 ? r.u8("a port") : uint8_t(y.local_port_num());
+      }
       uint32_t pn = uint32_t(r.le(4, "a port"));
       uint8_t pp = r.u8("a port");
       if (pn != NO_INDEX) links.push_back({db.port_index(idx, p), pn, pp});
@@ -492,12 +522,20 @@ Subnet decode_ours(std::span<const uint8_t> bytes, const std::string& what) {
     po.push_back(p);
   }
   if (r.left()) r.bad("unexpected data after the end");
-  db.set_ref_port_order(std::move(po));
   if (from != NO_INDEX && from >= db.node_count()) r.bad("the start node does not exist");
   db.from_node = from;
   db.from_port = from_port;
-  db.max_hops = maxhops;
   db.mads_used = mads;
+  if (version == 1) {
+    // Version 1 held the reference's first replies in place of the images.
+    RefView v = recorded_view(db);
+    ref.entry = std::move(v.entry);
+    ref.port_guid = std::move(v.port_guid);
+  }
+  ref.local_port = std::move(local_port);
+  ref.port_order = std::move(po);
+  ref.max_hops = maxhops;
+  db.set_reference(std::move(ref));
   db.finish_load();
   return db;
 }

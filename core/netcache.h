@@ -1,12 +1,16 @@
 // Subnet cache files, two formats, both read and written:
 //
 //  * ibtool's own (magic "IBTSUBNT", versioned): everything the database
-//    holds, including DR paths, the reference order and switch forwarding
-//    tables, with a checksum so a damaged file is detected.
+//    holds, including DR paths, switch forwarding tables, the images as
+//    received and beside them the reference's view (RefView: its order and
+//    first replies; not its first routes), with a checksum so a damaged
+//    file is detected.
 //  * infiniband-diags' libibnetdisc cache (`ibnetdiscover --cache` /
 //    `--load-cache`): little endian, magic 0x8FE7832B version 1.  Files we
 //    write are byte-identical to the reference's for the same fabric, and
-//    either side loads the other's.
+//    either side loads the other's.  Its images are the reference's first
+//    replies (written from the view, core/reforder.h); a loaded file's view
+//    is read back from them, so writing it again gives the same bytes.
 //
 // Loading detects the format by its magic.  Every malformed, truncated or
 // foreign file gives a CacheError naming the file and what is wrong; a

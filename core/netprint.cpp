@@ -86,7 +86,7 @@ void TopologyPrinter::w_switch_detail(const Node& n, const char* prefix) {
 void TopologyPrinter::w_switch(const Node& n, const char* id_prefix, const char* sw_prefix) {
   w_ids(n, id_prefix);
   w_prefix(id_prefix);
-  o_.put("switchguid=0x").hex(n.guid).put('(').hex(n.node_port_guid()).put(')');
+  o_.put("switchguid=0x").hex(n.guid).put('(').hex(db_.ref_port_guid(n)).put(')');
   if (group_) o_.put("\t# ").put(grouping_.note.empty() ? std::string_view() : grouping_.note[node_index(n)]);
   o_.put('\n');
   w_switch_detail(n, sw_prefix);
@@ -174,12 +174,12 @@ void TopologyPrinter::topology(bool report_hops, bool loaded) {
   // Subnet::mads_used.
   if (report_hops)
     o_.put("# Reported max hops discovered: ")
-        .dec(db_.max_hops)
+        .dec(db_.reference().max_hops)
         .put("\n# Total MADs used: ")
-        .dec(loaded ? 0u : unsigned(db_.ref_mads()))
+        .dec(loaded ? 0u : unsigned(db_.reference().mads))
         .put('\n');
   const Node& from = db_.node(db_.from_node);
-  o_.put("# Initiated from node ").hex0(from.guid, 16).put(" port ").hex0(from.node_port_guid(), 16).put('\n');
+  o_.put("# Initiated from node ").hex0(from.guid, 16).put(" port ").hex0(db_.ref_port_guid(from), 16).put('\n');
   if (group_) {
     grouping_ = group_chassis(db_);
     for (const auto& ch : grouping_.chassis) {

@@ -3,12 +3,11 @@
 #include <deque>
 
 #include "core/error.h"
+#include "core/reforder.h"
 
 namespace ibcore {
 
 namespace {
-
-constexpr size_t NODEINFO_PORT_GUID = 20, NODEINFO_LOCAL_PORT = 36;
 
 class Replay {
 public:
@@ -44,7 +43,14 @@ public:
       if (e.kind == NI) node_info(e);
       else port_info(e);
     }
-    part_.max_hops = maxhops_;
+    // The partial database keeps the full one's images as received; what the
+    // reference's partial scan recorded is its view.
+    RefView v = recorded_view(part_);
+    for (uint32_t n = 0; n < part_.node_count(); ++n) record_entry(v, part_, n, entry_[n]);
+    v.rank.resize(part_.node_count());
+    for (uint32_t n = 0; n < part_.node_count(); ++n) v.rank[n] = n;  // created in index order
+    v.max_hops = maxhops_;
+    part_.set_reference(std::move(v));
     return std::move(part_);
   }
 
@@ -60,17 +66,10 @@ private:
 
   uint32_t create(uint32_t m, uint8_t r) {
     const Node& x = full_.node(m);
-    Raw64 info = x.info;
-    info[NODEINFO_LOCAL_PORT] = r;
-    if (!x.is_switch() && r <= x.nports && full_.port(x, r).exists) {
-      uint64_t g = full_.port(x, r).guid;
-      for (int i = 0; i < 8; ++i) info[NODEINFO_PORT_GUID + i] = uint8_t(g >> (56 - 8 * i));
-    }
-    auto [n, created] = part_.add_node(info);
+    auto [n, created] = part_.add_node(x.info);
     (void)created;
     if (x.has_desc) part_.set_desc(n, x.desc);
     if (x.has_swinfo) part_.set_switch_info(n, x.swinfo);
-    part_.node(n).order = next_order_++;
     part_.node(n).dr = x.dr;
     map_[m] = n;
     entry_.resize(part_.node_count(), 0);
@@ -154,7 +153,7 @@ private:
   std::vector<uint32_t> path_;   // full nodes along the start route (before the start)
   std::deque<Ev> q_;
   uint32_t start_ = NO_INDEX;
-  unsigned start_cnt_ = 0, maxhops_ = 0, next_order_ = 0;
+  unsigned start_cnt_ = 0, maxhops_ = 0;
   bool lid_routed_ = false;
 };
 

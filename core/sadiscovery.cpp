@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/gmppath.h"
+#include "core/reforder.h"
 #include "core/satransactor.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
@@ -100,7 +101,7 @@ public:
     resolve_links();
     assign_dr_paths();
     db_.mads_used = res_.mads = s_.engine().sent() - sent0;
-    db_.compute_reference_order(opt_.progress);
+    db_.set_reference(replay_reference(db_, opt_.progress));
     return std::move(res_);
   }
 

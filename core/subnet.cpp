@@ -4,7 +4,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 
 namespace ibcore {
 
@@ -15,7 +14,6 @@ Raw64 to_raw(std::span<const uint8_t> in) {
   std::memcpy(r.data(), in.data(), std::min(in.size(), r.size()));
   return r;
 }
-
 
 }  // namespace
 
@@ -196,6 +194,60 @@ uint32_t Subnet::port_by_dr(std::span<const uint8_t> hops) const {
 uint16_t Subnet::lid_of(const Port& p) const {
   const Node& x = nodes_[p.node];
   return x.is_switch() ? x.smalid : p.base_lid;
+}
+
+// --- the reference's view -------------------------------------------------------------
+
+std::vector<uint32_t> Subnet::reference_order(NodeType t) const {
+  std::vector<uint32_t> v;
+  for (uint32_t i = 0; i < nodes_.size(); ++i)
+    if (t == NodeType::Unknown || nodes_[i].type == t) v.push_back(i);
+  if (ref_.rank.size() == nodes_.size())
+    std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return ref_.rank[a] > ref_.rank[b]; });
+  else
+    std::reverse(v.begin(), v.end());
+  return v;
+}
+
+std::optional<std::vector<uint8_t>> Subnet::ref_dr(uint32_t n) const {
+  if (ref_.rank.size() != nodes_.size()) return std::nullopt;  // no view
+  bool parents = ref_.parent.size() == nodes_.size();
+  std::vector<uint8_t> hops;
+  for (uint32_t cur = parents ? ref_.parent[n] : NO_INDEX; cur != NO_INDEX; cur = ref_.parent[ports_[cur].node]) {
+    hops.push_back(ports_[cur].num);
+    if (hops.size() > nodes_.size()) return std::nullopt;  // a cycle: not from the replay
+  }
+  if (n != from_node && hops.empty()) return std::nullopt;  // not reached by the replay
+  std::reverse(hops.begin(), hops.end());
+  return hops;
+}
+
+std::string Subnet::ref_dr_string(uint32_t n) const {
+  auto h = ref_dr(n);
+  if (!h) return {};
+  std::string s = "0";
+  for (uint8_t x : *h) s += "," + std::to_string(x);
+  return s;
+}
+
+uint64_t Subnet::ref_port_guid(const Node& n) const {
+  uint32_t i = ports_[n.port0].node;
+  return ref_.port_guid.size() == nodes_.size() ? ref_.port_guid[i] : n.node_port_guid();
+}
+
+Raw64 Subnet::ref_node_info(const Node& n) const {
+  Raw64 r = n.info;
+  uint32_t i = ports_[n.port0].node;
+  if (ref_.entry.size() == nodes_.size()) iba::SMPNodeInfo::set_localPortNum_at(r.data(), ref_.entry[i]);
+  if (ref_.port_guid.size() == nodes_.size()) iba::SMPNodeInfo::set_portGUID_at(r.data(), ref_.port_guid[i]);
+  return r;
+}
+
+Raw64 Subnet::ref_port_info(const Port& p) const {
+  Raw64 r = p.info;
+  uint32_t slot = nodes_[p.node].port0 + p.num;
+  if (ref_.local_port.size() == ports_.size()) iba::SMPPortInfo::set_localPortNum_at(r.data(), ref_.local_port[slot]);
+  return r;
 }
 
 // --- formatting ---------------------------------------------------------------------

@@ -6,13 +6,19 @@
 // by index (no pointers, so a database can grow and be copied freely).  A
 // node with N ports owns the N+1 consecutive port slots [port0, port0+N];
 // slot 0 is the switch management port (unused for CAs and routers).  Raw
-// attribute images (64 bytes, the SMP data area) are kept as received, so
-// a cache file can carry them unchanged and every field stays available
-// through the iba/ declarations:
+// attribute images (64 bytes, the SMP data area) are kept as received (from
+// the fabric, or from a cache file), so a cache file can carry them
+// unchanged and every field stays available through the iba/ declarations:
 //
 //   const ibcore::Node& n = db.node(db.node_by_guid(g));
 //   iba::SMPPortInfo pi = db.port(n, 1).port_info();
 //   for (uint32_t i : db.reference_order(NodeType::Switch)) ...
+//
+// Alongside, a database carries the reference's view of it (RefView): the
+// order infiniband-diags' discovery creates the nodes in and what its first
+// replies said, computed by replaying that discovery (core/reforder.h) or
+// read from a cache file.  The images are never rewritten to that view:
+// printers and the reference cache writer ask ref_node_info()/ref_port_info().
 //
 // Memory is proportional to the fabric: about 200 bytes a node and 100
 // bytes a port, plus the forwarding tables of the switches that were read.
@@ -72,15 +78,9 @@ struct Node {
   bool enhsp0 = false;        // switches: enhanced port 0
   uint16_t smalid = 0;        // switches: port 0 LID
   uint32_t port0 = NO_INDEX;  // index of port slot 0 in Subnet::ports
-  uint32_t order = NO_INDEX;  // creation rank in the reference's discovery order
-  // The port slot (of another node) through which the reference's discovery
-  // first reached this node: following these links back to the start node
-  // gives the directed route the reference names the node by.  NO_INDEX for
-  // the start node and nodes the replay did not reach.
-  uint32_t ref_parent = NO_INDEX;
   bool has_desc = false;
   bool has_swinfo = false;
-  Raw64 info{};               // SMPNodeInfo of the first reply
+  Raw64 info{};               // SMPNodeInfo of the first reply received
   Raw64 desc{};               // SMPNodeDescription
   Raw64 swinfo{};             // SMPSwitchInfo (switches)
   std::vector<uint8_t> dr;    // DR hops from the local port (without the leading 0)
@@ -99,7 +99,7 @@ struct Node {
   // The node description as a C string (stops at the first NUL).
   std::string description() const;
   uint64_t system_guid() const;
-  uint64_t node_port_guid() const;  // NodeInfo.portGUID of the first reply
+  uint64_t node_port_guid() const;  // NodeInfo.portGUID of the first reply received
   uint32_t vendor_id() const;
   uint16_t device_id() const;
   uint8_t local_port_num() const { return uint8_t(iba::SMPNodeInfo::localPortNum_at(info.data())); }
@@ -113,6 +113,34 @@ struct SwitchTables {
   // ports: 16 words of 16 bits).
   std::vector<std::array<uint16_t, 16>> mft;
   bool mft_valid = false;
+};
+
+// What infiniband-diags' discovery records for a subnet, where that differs
+// from the database's own images or is not in them: the order it creates
+// the nodes in, the route it first reaches each by, and the fields of its
+// first replies that depend on the port a query entered by (the reference
+// stores the first NodeInfo reply of a node, and queries a switch's
+// PortInfo through the port it entered the switch by).  Computed by
+// replaying the reference's discovery on the graph (core/reforder.h), or
+// read from a cache file.  Per-node vectors are indexed by node, per-port
+// ones by port slot; a view of another size (none computed) is ignored.
+struct RefView {
+  std::vector<uint32_t> rank;        // creation rank (the reference lists newest first)
+  std::vector<uint32_t> parent;      // the port slot (of another node) the node was first
+                                     // reached through; NO_INDEX: the start node, not reached
+                                     // (empty: unknown, e.g. a loaded cache)
+  std::vector<uint8_t> entry;        // NodeInfo.LocalPortNum of the first reply
+  std::vector<uint64_t> port_guid;   // NodeInfo.PortGUID of the first reply
+  std::vector<uint8_t> local_port;   // per port slot: PortInfo.LocalPortNum
+  // Port slots in the order the reference's port hash table holds them
+  // (for a byte-identical cache file), and optionally (parallel) the GUID
+  // each was hashed by: the reference keeps a port in the bucket of the GUID
+  // it was loaded with even after its GUID is edited (ibcacheedit).
+  std::vector<uint32_t> port_order;
+  std::vector<uint64_t> hash_guids;
+  std::vector<std::string> progress; // its -s progress lines, in order
+  uint32_t max_hops = 0;             // largest hop count of a probe it sent
+  uint64_t mads = 0;                 // SMPs it would have sent
 };
 
 class Subnet {
@@ -167,47 +195,34 @@ public:
   // --- the discovery start ----------------------------------------------------
   uint32_t from_node = NO_INDEX;
   uint8_t from_port = 0;     // the local port number (0 for a switch's port 0)
-  uint32_t max_hops = 0;     // largest hop count of a probe that was sent
   uint64_t mads_used = 0;    // MADs this discovery sent
 
-  // --- the reference's (libibnetdisc's) order -----------------------------------
-  // Compute the order in which infiniband-diags' discovery would have created
-  // the nodes, from the graph alone (so the result does not depend on reply
-  // order).  Sets Node::order, patches each node's first-reply NodeInfo
-  // fields (portGUID/localPortNum) to the reference's first reply, and
-  // fills ref_port_order() and (with_progress) ref_progress().  from_node
-  // must be set.
-  void compute_reference_order(bool with_progress = false);
+  // --- the reference's (libibnetdisc's) view --------------------------------------
+  // Set by discovery (replay_reference, core/reforder.h) and cache loaders.
+  const RefView& reference() const { return ref_; }
+  RefView& reference() { return ref_; }
+  void set_reference(RefView v) { ref_ = std::move(v); }
   // Node indices of one type in the order the reference lists them (its
   // per-type lists are newest first).  Unknown = every node (its global
-  // list, also newest first).
+  // list, also newest first).  Without a view: index order, newest first.
   std::vector<uint32_t> reference_order(NodeType t = NodeType::Unknown) const;
-  // Port slots in the order the reference's port hash table holds them
-  // (for a byte-identical cache file).
-  const std::vector<uint32_t>& ref_port_order() const { return ref_port_order_; }
-  // hash_guids (optional, parallel to v): the GUID each port was hashed by
-  // (the reference keeps a port in the bucket of the GUID it was loaded
-  // with even after its GUID is edited, see ibcacheedit).
-  void set_ref_port_order(std::vector<uint32_t> v, std::vector<uint64_t> hash_guids = {}) {
-    ref_port_order_ = std::move(v);
-    ref_hash_guids_ = std::move(hash_guids);
-  }
-  const std::vector<uint64_t>& ref_hash_guids() const { return ref_hash_guids_; }
-
-  // Edit GUIDs (ibcacheedit): the indexes follow.
-  void rename_node(uint32_t n, uint64_t guid);
-  void set_port_guid(uint32_t port, uint64_t guid);
-  // The reference's -s progress lines, in order.
-  const std::vector<std::string>& ref_progress() const { return ref_progress_; }
   // The directed route (hops after the local port) the reference's discovery
-  // first reached node n by, from the Node::ref_parent links; empty for the
-  // start node.  nullopt when the replay did not reach n.
+  // first reached node n by, from RefView::parent; empty for the start node.
+  // nullopt when the replay did not reach n (or there was none).
   std::optional<std::vector<uint8_t>> ref_dr(uint32_t n) const;
   // The same as the reference prints it: "0,1,3" ("0" for the start node);
   // empty when the replay did not reach n.
   std::string ref_dr_string(uint32_t n) const;
-  // What the reference itself would have sent (for the bench).
-  uint64_t ref_mads() const { return ref_mads_; }
+  // Node n's NodeInfo and a port's PortInfo as the reference recorded them:
+  // the images received, with the view's LocalPortNum and PortGUID.
+  Raw64 ref_node_info(const Node& n) const;
+  Raw64 ref_port_info(const Port& p) const;
+  // NodeInfo.PortGUID of the reference's first reply.
+  uint64_t ref_port_guid(const Node& n) const;
+
+  // Edit GUIDs (ibcacheedit): the indexes follow.
+  void rename_node(uint32_t n, uint64_t guid);
+  void set_port_guid(uint32_t port, uint64_t guid);
 
   // --- switch tables ----------------------------------------------------------
   SwitchTables& tables(uint32_t n) { return tables_[n]; }
@@ -235,10 +250,7 @@ private:
   std::unordered_map<uint64_t, uint32_t> by_port_guid_;
   std::vector<uint32_t> by_lid_;  // unicast LIDs 1..0xbfff
   std::unordered_map<uint32_t, SwitchTables> tables_;
-  std::vector<uint32_t> ref_port_order_;
-  std::vector<uint64_t> ref_hash_guids_;
-  std::vector<std::string> ref_progress_;
-  uint64_t ref_mads_ = 0;
+  RefView ref_;
 };
 
 // --- formatting shared by the discovery commands -------------------------------

@@ -3,6 +3,7 @@
 // v63, "libibnetdisc: guard against NULL remoteport in chassis grouping").
 #include <gtest/gtest.h>
 
+#include "core/reforder.h"
 #include "core/netprint.h"
 #include "test/unit/subnet_test_fabric.h"
 
@@ -35,7 +36,7 @@ TEST(ChassisGrouping, PortsWithoutPeersAreGroupedNotFollowed) {
   set_ids(db, 1, 0x2c9, 0x0002c90000000aaa);
   db.node(x1).dr = {7};
   db.node(x2).dr = {8};
-  db.compute_reference_order();
+  db.set_reference(replay_reference(db));
   ChassisGrouping g = group_chassis(db);
   ASSERT_EQ(g.chassis_of.size(), db.node_count());
   EXPECT_NE(g.chassis_of[0], 0u);

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 
 #include "core/config.h"
 #include "core/discovery.h"
+#include "core/reforder.h"
 #include "core/sched.h"
 #include "core/subnet.h"
 #include "test/unit/fake_smp_fabric.h"
@@ -20,10 +22,17 @@ namespace {
 using coretest::FakeSmpFabric;
 using coretest::FakeTransport;
 
-// The tool's local port, with its LID (0: no LID, a DR-only walk).
+// The tool's local port, with its LID (0: no LID, a DR-only walk).  It
+// keeps every MAD it hands to the engine, in the order handed.
 struct LocalPort : FakeTransport {
   uint16_t lid = 0;
+  std::vector<std::array<uint8_t, 256>> delivered;
   uint16_t local_lid() const override { return lid; }
+  bool recv(ibcore::RecvMad& out, int timeout_ms) override {
+    if (!FakeTransport::recv(out, timeout_ms)) return false;
+    delivered.push_back(out.data);
+    return true;
+  }
 };
 
 
@@ -133,6 +142,63 @@ TEST(DiscoveryWalk, LoopsAndParallelLinksFoundOnce) {
     if (outstanding == 1) EXPECT_EQ(nodeinfo_sent(w), 1u + 13u);
     else EXPECT_LE(nodeinfo_sent(w), 1u + 2 * 13u);
   }
+}
+
+// The database keeps the images as received: each node's NodeInfo is the
+// first NodeInfo reply the walker took from that node and each PortInfo
+// the reply for that port, byte for byte, after the walk and the replay of
+// the reference's order.  What the reference would have recorded instead
+// (another entry port, so another LocalPortNum) is in the view only.
+TEST(DiscoveryWalk, ImagesAreTheRepliesAndTheReplayLeavesThem) {
+  FakeSmpFabric f = loops();
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::DR, 8);
+  ASSERT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+  const ibcore::Subnet& db = w.db;
+  ASSERT_EQ(db.reference().rank.size(), db.node_count()) << "the walk attached the replay's view";
+  using Image = std::array<uint8_t, 64>;
+  std::map<uint32_t, Image> first_ni;                   // node -> first NodeInfo reply
+  std::map<uint32_t, std::vector<Image>> port_replies;  // port slot -> PortInfo replies
+  for (const auto& m : w.t.delivered) {
+    if (m[1] != 0x81 || (m[3] & 0x80) == 0 || (m[4] & 0x7f) || m[5]) continue;  // DR GetResp, status 0
+    std::vector<uint8_t> hops(m.begin() + 129, m.begin() + 129 + m[7]);
+    uint32_t slot = db.port_by_dr(hops);
+    ASSERT_NE(slot, ibcore::NO_INDEX);
+    uint32_t n = db.port(slot).node;
+    Image data;
+    std::copy(m.begin() + 64, m.begin() + 128, data.begin());
+    unsigned attr = unsigned(m[16]) << 8 | m[17], mod = m[23];
+    if (attr == 0x0011) first_ni.emplace(n, data);
+    if (attr == 0x0015) {
+      unsigned port = db.node(n).is_switch() || mod ? mod : db.port(slot).num;
+      port_replies[db.port_index(n, port)].push_back(data);
+    }
+  }
+  unsigned ports_checked = 0, ports_differing = 0, nodes_differing = 0;
+  for (uint32_t n = 0; n < db.node_count(); ++n) {
+    const ibcore::Node& x = db.node(n);
+    ASSERT_TRUE(first_ni.count(n)) << x.description();
+    EXPECT_EQ(x.info, first_ni[n]) << x.description() << ": NodeInfo is not the first reply";
+    ibcore::Raw64 ref = db.ref_node_info(x);
+    EXPECT_EQ(iba::SMPNodeInfo::localPortNum_at(ref.data()), db.reference().entry[n]);
+    nodes_differing += ref != x.info;
+    for (unsigned k = 0; k <= x.nports; ++k) {
+      const ibcore::Port& p = db.port(x, k);
+      if (!p.has_info) continue;
+      const auto& got = port_replies[x.port0 + k];
+      ASSERT_FALSE(got.empty()) << x.description() << " port " << k;
+      EXPECT_NE(std::find(got.begin(), got.end(), p.info), got.end())
+          << x.description() << " port " << k << ": PortInfo is not a reply";
+      ++ports_checked;
+      ports_differing += db.ref_port_info(p) != p.info;
+    }
+  }
+  EXPECT_GT(ports_checked, 30u);
+  // The fabric makes the reference's view differ from what the walker got
+  // (so the images would show it, had the replay written it there).
+  EXPECT_GT(ports_differing + nodes_differing, 0u);
+  std::printf("%u PortInfo and %u NodeInfo images differ from the reference's view\n", ports_differing,
+              nodes_differing);
 }
 
 TEST(DiscoveryWalk, LostMadsGiveTheSameFabric) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <unistd.h>
 
+#include "core/reforder.h"
 #include "core/netcache.h"
 #include "core/netprint.h"
 #include "test/unit/subnet_test_fabric.h"
@@ -23,7 +24,7 @@ std::string topo(const Subnet& db) {
 
 Subnet sample() {
   TestFabric f = TestFabric::two_switches();
-  f.db.compute_reference_order();
+  f.db.set_reference(replay_reference(f.db));
   return std::move(f.db);
 }
 
@@ -57,6 +58,58 @@ TEST(NetCache, ReferenceRoundTrips) {
   // Ours from a loaded reference cache, and back.
   Subnet again = decode_cache(encode_cache(back, CacheFormat::Ibtool), "y");
   EXPECT_EQ(topo(again), topo(db));
+}
+
+// The database keeps its images as received; what the reference recorded
+// is its view, which each format carries: ours beside the images, the
+// reference's in place of them (its file is its first replies).
+TEST(NetCache, ImagesStayAsReceivedAndTheViewTravels) {
+  Subnet db = sample();
+  uint32_t s2 = db.node_by_guid(0x200001);
+  // Switch2's NodeInfo was built with LocalPortNum 0; the reference enters
+  // it by port 3.
+  ASSERT_EQ(db.node(s2).local_port_num(), 0u);
+  ASSERT_EQ(iba::SMPNodeInfo::localPortNum_at(db.ref_node_info(db.node(s2)).data()), 3u);
+  ASSERT_EQ(iba::SMPPortInfo::localPortNum_at(db.ref_port_info(db.port(db.node(s2), 5)).data()), 3u);
+  Subnet ours = decode_cache(encode_cache(db, CacheFormat::Ibtool), "ours");
+  Subnet ref = decode_cache(encode_cache(db, CacheFormat::Reference), "ref");
+  for (uint32_t i = 0; i < db.node_count(); ++i) {
+    const Node& n = db.node(i);
+    uint32_t a = ours.node_by_guid(n.guid), b = ref.node_by_guid(n.guid);
+    EXPECT_EQ(ours.node(a).info, n.info) << "ours keeps the image received";
+    EXPECT_EQ(ours.ref_node_info(ours.node(a)), db.ref_node_info(n));
+    EXPECT_EQ(ref.node(b).info, db.ref_node_info(n)) << "the reference's file holds its first reply";
+    EXPECT_EQ(ref.ref_node_info(ref.node(b)), db.ref_node_info(n));
+    for (unsigned k = 0; k <= n.nports; ++k) {
+      const Port& p = db.port(n, k);
+      if (!p.has_info) continue;
+      EXPECT_EQ(ours.port(ours.node(a), k).info, p.info);
+      EXPECT_EQ(ours.ref_port_info(ours.port(ours.node(a), k)), db.ref_port_info(p));
+      EXPECT_EQ(ref.port(ref.node(b), k).info, db.ref_port_info(p));
+    }
+  }
+}
+
+TEST(NetCache, AReferenceCacheWritesBackByteIdentical) {
+  auto bytes = encode_cache(sample(), CacheFormat::Reference);
+  Subnet back = decode_cache(bytes, "x");
+  EXPECT_EQ(encode_cache(back, CacheFormat::Reference), bytes);
+  // Through our format too.
+  Subnet again = decode_cache(encode_cache(back, CacheFormat::Ibtool), "y");
+  EXPECT_EQ(encode_cache(again, CacheFormat::Reference), bytes);
+}
+
+TEST(NetCache, OurVersionOneFilesStillLoad) {
+  // Version 1 stored the reference's first replies in place of the images
+  // (a k=4 fat tree; the reference's cache of the same discovery beside it).
+  std::string dir = IBTOOL_TEST_DATA "/../fuzz/corpus/fuzz_cache/";
+  Subnet v1 = load_cache(dir + "fattree4.ibtool-cache");
+  Subnet ref = load_cache(dir + "fattree4.ibnetdiscover-cache");
+  EXPECT_EQ(topo(v1), topo(ref));
+  EXPECT_EQ(encode_cache(v1, CacheFormat::Reference), encode_cache(ref, CacheFormat::Reference));
+  Subnet v2 = decode_cache(encode_cache(v1, CacheFormat::Ibtool), "v2");
+  EXPECT_EQ(topo(v2), topo(v1));
+  for (uint32_t i = 0; i < v1.node_count(); ++i) EXPECT_EQ(v2.ref_node_info(v2.node(i)), v1.node(i).info);
 }
 
 TEST(NetCache, EveryTruncationIsAClearError) {
@@ -137,9 +190,8 @@ TEST(NetCache, EditedGuidsKeepTheirLoadedHashBuckets) {
   // ibcacheedit semantics: renaming a switch renames its ports, indexes
   // follow, and a re-written reference cache keeps the port order.
   Subnet db = decode_cache(encode_cache(sample(), CacheFormat::Reference), "x");
-  std::vector<uint64_t> hash;
-  for (uint32_t p : db.ref_port_order()) hash.push_back(db.port(p).guid);
-  db.set_ref_port_order(db.ref_port_order(), hash);
+  RefView& ref = db.reference();
+  for (uint32_t p : ref.port_order) ref.hash_guids.push_back(db.port(p).guid);
   auto before = encode_cache(db, CacheFormat::Reference);
   uint32_t s = db.node_by_guid(0x200001);
   db.rename_node(s, 0x300001);
@@ -197,7 +249,7 @@ TEST(NetCache, AfterPortInfoTimeoutsEveryReferenceHasItsRecord) {
   Subnet& db = f.db;
   uint32_t h2 = 3;
   db.port(db.port_index(h2, 2)).has_info = false;
-  db.compute_reference_order();
+  db.set_reference(replay_reference(db));
   RefCache c(encode_cache(db, CacheFormat::Reference));
   std::set<RefCache::Key> have(c.records.begin(), c.records.end());
   for (auto& k : c.listed) EXPECT_TRUE(have.count(k)) << std::hex << k.guid << ":" << int(k.num);

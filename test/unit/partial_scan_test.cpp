@@ -4,6 +4,7 @@
 // and nodes listed in the reference's creation order.
 #include <gtest/gtest.h>
 
+#include "core/reforder.h"
 #include "subnet_test_fabric.h"
 #include "core/error.h"
 #include "core/partialscan.h"
@@ -28,11 +29,11 @@ constexpr uint64_t S1 = 0x200000, S2 = 0x200001, H1 = 0x100000, H2 = 0x100003;
 
 TEST(PartialScan, WithoutLimitItIsTheWholeFabricInTheReferenceOrder) {
   TestFabric f = TestFabric::two_switches();
-  f.db.compute_reference_order();
+  f.db.set_reference(ibcore::replay_reference(f.db));
   ibcore::Subnet p = ibcore::replay_partial_scan(f.db, {});
   EXPECT_EQ(newest_first(p), newest_first(f.db));
   ASSERT_NE(peer_of(p, S2, 2), nullptr);
-  EXPECT_EQ(p.max_hops, 2u);
+  EXPECT_EQ(p.reference().max_hops, 2u);
 }
 
 TEST(PartialScan, OneHopStopsOnceTheHopCountPassedTheLimit) {

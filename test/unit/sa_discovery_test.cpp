@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "core/reforder.h"
 #include "core_fake_transport.h"
 #include "subnet_test_fabric.h"
 #include "core/config.h"
@@ -116,7 +117,7 @@ struct LocalSwitch : FakeTransport {
 
 TEST(SADiscovery, SameTopologyAsTheSubnetTheSADescribesAndNoSMP) {
   TestFabric f = TestFabric::two_switches();
-  f.db.compute_reference_order();
+  f.db.set_reference(ibcore::replay_reference(f.db));
   DbSA sa{f.db};
   LocalSwitch t;
   t.responder = [&](FakeTransport& tr, const Sent& s) { sa.answer(tr, s); };

@@ -2,6 +2,7 @@
 // the replay of the reference's discovery order.
 #include <gtest/gtest.h>
 
+#include "core/reforder.h"
 #include "core/netprint.h"
 #include "core/subnet.h"
 #include "test/unit/subnet_test_fabric.h"
@@ -43,7 +44,7 @@ TEST(SubnetDb, BuildAndLookups) {
 TEST(SubnetDb, ReferenceOrderIsReverseOfTheReplayedQueue) {
   TestFabric f = TestFabric::two_switches();
   Subnet& db = f.db;
-  db.compute_reference_order(true);
+  db.set_reference(replay_reference(db, true));
   // The reference creates Switch1, Hca1, Switch2, Hca2 and lists each type
   // newest first.
   auto sw = db.reference_order(NodeType::Switch);
@@ -58,12 +59,12 @@ TEST(SubnetDb, ReferenceOrderIsReverseOfTheReplayedQueue) {
   ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(db.node(all[0]).guid, 0x100003u);
   EXPECT_EQ(db.node(all[3]).guid, 0x200000u);
-  EXPECT_EQ(db.max_hops, 2u);
+  EXPECT_EQ(db.reference().max_hops, 2u);
   // The progress lines of -s, in the reference's order.
-  ASSERT_FALSE(db.ref_progress().empty());
-  EXPECT_EQ(db.ref_progress()[0],
+  ASSERT_FALSE(db.reference().progress.empty());
+  EXPECT_EQ(db.reference().progress[0],
             "DR path slid 0; dlid 0; 0 -> new Switch {0000000000200000} portnum 0 lid 0-0 \"\"");
-  EXPECT_EQ(db.ref_progress()[1],
+  EXPECT_EQ(db.reference().progress[1],
             "DR path slid 0; dlid 0; 0,1 -> new Channel Adapter {0000000000100000} portnum 1 lid 0-0 \"\"");
 }
 
@@ -71,8 +72,8 @@ TEST(SubnetDb, OrderDoesNotDependOnInsertionOrder) {
   // The same fabric built in another order prints the same topology.
   TestFabric a = TestFabric::two_switches(false);
   TestFabric b = TestFabric::two_switches(true);
-  a.db.compute_reference_order();
-  b.db.compute_reference_order();
+  a.db.set_reference(replay_reference(a.db));
+  b.db.set_reference(replay_reference(b.db));
   NodeNameMap m;
   std::string ta = topology_text(a.db, m), tb = topology_text(b.db, m);
   auto strip = [](std::string s) { return s.substr(s.find("# Initiated")); };
@@ -112,19 +113,19 @@ TEST(SubnetDb, ReferenceDrPathsFollowParentLinks) {
   // Before the replay nothing is known.
   EXPECT_FALSE(db.ref_dr(s2).has_value());
   EXPECT_EQ(db.ref_dr_string(s2), "");
-  db.compute_reference_order(false);  // no progress text needed
+  db.set_reference(replay_reference(db, false));  // no progress text needed
   ASSERT_TRUE(db.ref_dr(s1).has_value());
   EXPECT_TRUE(db.ref_dr(s1)->empty());
   EXPECT_EQ(db.ref_dr_string(s1), "0");
   EXPECT_EQ(db.ref_dr_string(s2), "0,3");
-  EXPECT_EQ(db.node(s2).ref_parent, db.port_index(s1, 3));
+  EXPECT_EQ(db.reference().parent[s2], db.port_index(s1, 3));
   // Hca2 is first reached through Switch2's port 1 (its PortInfo 1 is
   // handled before PortInfo 2).
   EXPECT_EQ(db.ref_dr_string(h2), "0,3,1");
   EXPECT_EQ(*db.ref_dr(h2), (std::vector<uint8_t>{3, 1}));
   // The same paths the progress lines name.
-  db.compute_reference_order(true);
-  for (const std::string& l : db.ref_progress()) {
+  db.set_reference(replay_reference(db, true));
+  for (const std::string& l : db.reference().progress) {
     if (l.find(" -> new ") == std::string::npos) continue;
     uint64_t guid = std::stoull(l.substr(l.find('{') + 1, 16), nullptr, 16);
     std::string path = l.substr(std::string("DR path slid 0; dlid 0; ").size());
