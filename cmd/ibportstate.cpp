@@ -385,30 +385,26 @@ private:
     auto allowed = [](uint64_t en, uint64_t sup, uint64_t all) { return en == all ? sup : en; };
     // (Extended: iba::ext_speeds' sets, XDR at 32; upstream's rule.)
     auto allowed_ext = [](uint64_t en, uint64_t sup) { return (en & 32) || en != 31 ? en : sup; };
-    auto warn = [&](const char* what, unsigned active, unsigned want, const char* name) {
+    auto warn = [&](const char* what, unsigned active, unsigned want, const std::string& name) {
       ibcore::log::warn("W: %s: %s of port %d runs at %u, both ends allow %u (%s)\n",
-                   ibcore::portid_str(path).c_str(), what, portnum, active, want, name);
+                   ibcore::portid_str(path).c_str(), what, portnum, active, want, name.c_str());
     };
-    // The fastest/widest value both allow, tried in the reference's order.
-    struct Choice {
-      unsigned bit;
-      const char* name;
-    };
-    auto check = [&](const char* what, uint64_t both, unsigned active, std::initializer_list<Choice> order) {
-      for (const Choice& c : order) {
-        if (!(both & c.bit)) continue;
-        if (active != c.bit) warn(what, active, c.bit, c.name);
+    // The fastest/widest value both allow, tried in the reference's order;
+    // named as iba/ names the value.
+    auto check = [&](const char* what, uint64_t both, unsigned active, std::initializer_list<unsigned> order,
+                     std::string (*name)(uint64_t)) {
+      for (unsigned bit : order) {
+        if (!(both & bit)) continue;
+        if (active != bit) warn(what, active, bit, name(bit));
         return;
       }
     };
     uint64_t width = allowed(pi.linkWidthEnabled(), pi.linkWidthSupported(), 255) &
                      allowed(ppi.linkWidthEnabled(), ppi.linkWidthSupported(), 255);
-    check("active link width", width, unsigned(pi.linkWidthActive()),
-          {{8, "12x"}, {4, "8x"}, {2, "4x"}, {16, "2x"}, {1, "1x"}});
+    check("active link width", width, unsigned(pi.linkWidthActive()), {8, 4, 2, 16, 1}, iba::ref::fmt_link_width);
     uint64_t speed = allowed(pi.linkSpeedEnabled(), pi.linkSpeedSupported(), 15) &
                      allowed(ppi.linkSpeedEnabled(), ppi.linkSpeedSupported(), 15);
-    check("active link speed", speed, unsigned(pi.linkSpeedActive()),
-          {{4, "10.0 Gbps"}, {2, "5.0 Gbps"}, {1, "2.5 Gbps"}});
+    check("active link speed", speed, unsigned(pi.linkSpeedActive()), {4, 2, 1}, iba::ref::fmt_link_speed);
     if (espeed && peer_espeed) {
       using iba::SpeedOf;
       uint64_t es = allowed_ext(iba::ext_speeds(pi, cap, SpeedOf::Enabled), iba::ext_speeds(pi, cap, SpeedOf::Supported)) &
@@ -419,7 +415,7 @@ private:
       for (auto it = speeds.rbegin(); it != speeds.rend(); ++it) {
         if (!(es & it->value)) continue;
         if (active != it->value)
-          warn("active extended link speed", active, it->value, iba::ref::fmt_link_speed_ext(it->value).c_str());
+          warn("active extended link speed", active, it->value, iba::ref::fmt_link_speed_ext(it->value));
         break;
       }
     } else if ((mx.linkSpeedEnabled() & MLNX_FDR10) && (pmx.linkSpeedEnabled() & MLNX_FDR10) &&
