@@ -187,8 +187,8 @@ struct Ctx {
     ibcore::PendingMad p;
     p.path = &path;
     p.req_len = ibcore::build_mad(p.req.data(), r, path, 0);
-    // CC_Key: bytes 24..31 of every CC MAD (A10.4.1).
-    for (int i = 0; i < 8; ++i) p.req[24 + i] = uint8_t(cckey >> (56 - 8 * i));
+    // Every CC MAD carries the CC_Key (A10.4.1).
+    iba::CCFormat::set_CCKey_at(p.req.data(), cckey);
     mad.engine().submit(p);
     mad.engine().wait(p);
     auto rep = ibcore::check_reply(p);

@@ -135,12 +135,7 @@ private:
       r.attr_id = attr;
       r.amod = amod;
       r.payload = data;
-      ibcore::PendingMad p;
-      p.path = &path_;
-      p.req_len = ibcore::build_mad(p.req.data(), r, path_, 0);
-      mad_->engine().submit(p);
-      mad_->engine().wait(p);
-      auto rep = ibcore::check_reply(p);
+      std::vector<uint8_t> rep = mad_->call(r, path_);
       size_t off = r.cls->data_off;
       std::fill(data.begin(), data.end(), 0);
       if (rep.size() > off) std::memcpy(data.data(), rep.data() + off, std::min(data.size(), rep.size() - off));
