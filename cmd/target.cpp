@@ -209,9 +209,4 @@ ibcore::IBPath parse_target_args(const TargetFlags& f, const std::vector<std::st
   return ibcore::parse_target(args[first], form, form.combined ? std::string_view(args[first + 1]) : std::string_view());
 }
 
-ibcore::IBPath resolve_target(Session& s, const TargetFlags& f, const std::vector<std::string>& args,
-                              size_t first) {
-  return ibcore::resolve_for_smp(*s.mad, parse_target_args(f, args, first), f.sm_port);
-}
-
 }  // namespace ibtool

@@ -61,11 +61,6 @@ struct Session {
 // ibcore::Error.
 Session open_session(const ibcore::Config& cfg, const ibcore::IBPath* scope = nullptr);
 
-// Parse args[first..] as the target (one argument, two with -c) and resolve
-// it for SMPs.  Throws ibcore::Error / MADError.
-ibcore::IBPath resolve_target(Session& s, const TargetFlags& f, const std::vector<std::string>& args,
-                              size_t first = 0);
-
 // The reference tools end a failed run with one line on stdout,
 // "<tool>: iberror: failed: <msg>", and status 255.  Commands throw RefFail
 // (cmd/registry.h) with the reference's message after printing our own E:
