@@ -357,6 +357,12 @@ bool MadEngine::follow_sm(PendingMad& p) {
     return false;
   auto f = followed_sm(t_);
   if (p.path->DLID != t_.sm_lid() && !(f && p.path->DLID == f->lid)) return false;
+  if (f && p.path->DLID == f->stale_lid && f->stale_lid == t_.sm_lid()) {
+    // Sent to the old SM before another probe found the new one (MADs that
+    // timed out one after the other): the answer is known, ask nothing.
+    resend_to_sm(p, f->lid, f->sl);
+    return true;
+  }
   sm_waiters_.push_back(&p);
   if (probe_ && !probe_->done) return true;  // a probe is asking already
   if (!probe_) probe_ = std::make_unique<PendingMad>();
@@ -417,25 +423,29 @@ void MadEngine::probe_done() {
       fail_final(*w);  // no other SM known: the timeout stands
       continue;
     }
-    w->sm_path = *w->path;
-    w->sm_path.DLID = lid;
-    w->sm_path.SL = sl;
-    w->path = &w->sm_path;
-    w->sm_followed = true;
-    w->tries_left = w->sm_path.mad_retries(t_.settings().retries) + 1;
-    ++sm_follows_;
-    ++resent_;
     {
       std::lock_guard<std::mutex> l(g_followed_mu);
       g_followed[port_key(t_)] = FollowedSm{t_.sm_lid(), lid, sl};
       g_any_followed = true;
     }
-    try {
-      send_one(*w);
-    } catch (...) {
-      w->error = std::current_exception();
-      complete(*w);
-    }
+    resend_to_sm(*w, lid, sl);
+  }
+}
+
+void MadEngine::resend_to_sm(PendingMad& w, uint16_t lid, uint8_t sl) {
+  w.sm_path = *w.path;
+  w.sm_path.DLID = lid;
+  w.sm_path.SL = sl;
+  w.path = &w.sm_path;
+  w.sm_followed = true;
+  w.tries_left = w.sm_path.mad_retries(t_.settings().retries) + 1;
+  ++sm_follows_;
+  ++resent_;
+  try {
+    send_one(w);
+  } catch (...) {
+    w.error = std::current_exception();
+    complete(w);
   }
 }
 

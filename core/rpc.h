@@ -185,6 +185,8 @@ private:
   // The end port's M_Key / SM_Key into p.req where p.path names none.
   void put_port_keys(PendingMad& p) const;
   void probe_done();
+  // p (an SA MAD) sent once more, to the SM at lid/sl.
+  void resend_to_sm(PendingMad& p, uint16_t lid, uint8_t sl);
   void fail_final(PendingMad& p);
   void issue(PendingMad& p);
   void send_one(PendingMad& p);

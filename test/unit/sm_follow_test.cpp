@@ -129,6 +129,35 @@ TEST_F(SmFollow, SchedulerSaQueriesFollowWithOneProbe) {
   EXPECT_EQ(f.sa_to_new, 5u);
 }
 
+// A MAD sent to the old SM before the follow, whose timeout comes after the
+// probe was answered (its path resends more often), goes to the followed SM
+// with no second probe: the probe's answer is known already.
+TEST_F(SmFollow, LateTimeoutAfterTheFollowAsksNoSecondProbe) {
+  TwoSms f;
+  Scheduler s(f.t, 8);
+  auto sa = [](int retries) {
+    IBPath p;
+    p.DLID = 1;
+    p.dqpn = 1;
+    p.qkey = GSI_QKEY;
+    p.retries = retries;
+    return p;
+  };
+  int ok = 0;
+  auto one = [&](Scheduler& sc, IBPath p) -> Task<> {
+    auto r = co_await sc.SubnAdmGet(query(), iba::component_mask(iba::SANodeRecord::DESC, "LID"), p);
+    if (r.LID() == 9) ++ok;
+  };
+  s.spawn(one(s, sa(0)));  // times out first: the probe
+  s.spawn(one(s, sa(6)));  // times out seven tries later
+  s.run();
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(f.probes, 1u);
+  EXPECT_EQ(f.sa_to_old, 1u + 7u);
+  EXPECT_EQ(f.sa_to_new, 2u);
+  EXPECT_EQ(s.engine().sm_follows(), 2u);
+}
+
 TEST_F(SmFollow, SameSmStillNamedTimesOut) {
   TwoSms f;
   f.master = 1;  // the standby has not taken over yet: the port still names LID 1
