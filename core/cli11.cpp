@@ -54,6 +54,9 @@ struct Slot {
 // was half of CLI11's cost at every start.
 struct LeanApp : CLI::App {
   LeanApp() : CLI::App(std::string(), std::string(), nullptr) {}
+  // What CLI11 could not place, in command-line order, each with CLI11's
+  // reading of it (a positional, "--", or an option it has no name for).
+  const auto& unplaced() const { return missing_; }
 };
 
 // The declared names of o, split at commas.
@@ -145,8 +148,14 @@ App::Result App::parse(const std::vector<std::string>& args) {
     return false;
   };
 
+  // Operands are not CLI11 options: CLI11 hands back what it could not
+  // place (allow_extras), in order, and they go to the positional
+  // declarations here.  Making any CLI11 option costs the first
+  // std::locale (CLI11 trims each name with std::isspace(c, locale)), 42k
+  // instructions at start-up, which a line with operands and no options
+  // (smpquery nodeinfo 12) then does not pay.
   LeanApp cli;
-  cli.allow_extras(false);
+  cli.allow_extras(true);
 
   // Every long name: prefixes are unique among them (needed only when the
   // line has a long option).
@@ -160,20 +169,12 @@ App::Result App::parse(const std::vector<std::string>& args) {
   std::vector<std::string_view> taken;
   std::vector<Slot> slots;
   slots.reserve(options_.size() * 2);
-  size_t npos = 0;
+  std::vector<Option*> positionals;
   try {
     for (const auto& up : options_) {
       Option* o = up.get();
       if (o->positional_) {
-        // CLI11 positional names are only ours to look up: numbered.
-        CLI::Option* c = cli.add_option("p" + std::to_string(npos++));
-        c->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-        // A vector positional takes every positional left (CLI11 hands a
-        // positional only to one still short of its minimum, or allowing
-        // extra arguments).
-        c->expected(1);
-        if (o->multi_) c->allow_extra_args();
-        slots.push_back({c, o, std::string(o->names_.view())});
+        positionals.push_back(o);
         continue;
       }
       std::string names;
@@ -226,7 +227,11 @@ App::Result App::parse(const std::vector<std::string>& args) {
   }
   std::reverse(rev.begin(), rev.end());
 
-  // The values, in the order they were given.
+  // The option values in the order they were given, then the operands in
+  // theirs (as a getopt caller reads its operands after the options).  A
+  // positional takes one operand, a vector positional every one left; the
+  // first word nothing took (an operand too many, an unknown option) is
+  // the error, after what did parse was kept, as getopt's callers see it.
   auto apply_values = [&] {
     for (const CLI::Option* c : cli.parse_order()) {
       auto it = std::find_if(slots.begin(), slots.end(), [c](const Slot& s) { return s.cli == c; });
@@ -236,6 +241,19 @@ App::Result App::parse(const std::vector<std::string>& args) {
       ++it->next;
       it->decl->apply(it->decl->kind_ == Option::Kind::Flag ? std::string() : std::move(value), it->given);
     }
+    const std::string* extra = nullptr;
+    size_t next_pos = 0;
+    for (const auto& [kind, word] : cli.unplaced()) {
+      if (kind == CLI::detail::Classifier::POSITIONAL_MARK) continue;
+      if (kind == CLI::detail::Classifier::NONE && next_pos < positionals.size()) {
+        Option* o = positionals[next_pos];
+        if (!o->multi_) ++next_pos;
+        o->apply(word, o->names_.view());
+      } else if (!extra) {
+        extra = &word;
+      }
+    }
+    if (extra) unplaced(*extra, all_longs);
   };
   try {
     cli.parse(rev);
@@ -243,11 +261,6 @@ App::Result App::parse(const std::vector<std::string>& args) {
     return Result::Help;
   } catch (const CLI::CallForVersion&) {
     return Result::Version;
-  } catch (const CLI::ExtrasError&) {
-    // What did parse is kept, as getopt's callers see it.
-    apply_values();
-    std::vector<std::string> extra = cli.remaining();
-    unplaced(extra.empty() ? std::string() : extra.front(), all_longs);
   } catch (const CLI::ArgumentMismatch& e) {
     std::string what = e.what();
     size_t at = what.find(" was given a disallowed flag override");

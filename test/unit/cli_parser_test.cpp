@@ -272,6 +272,39 @@ TEST(CliParser, ExtraPositional) {
   EXPECT_EQ(one, "a");
 }
 
+TEST(CliParser, OperandsFillThePositionalsInOrderAroundOptions) {
+  std::string op;
+  std::vector<std::string> rest;
+  bool v = false;
+  cli::App app("tool");
+  app.add_option("op", op, "op");
+  app.add_option("rest", rest, "rest");
+  app.add_flag("-v", v, "v");
+  std::vector<std::string> a{"x", "-v", "y", "--", "-z"};
+  app.parse(a);
+  EXPECT_EQ(op, "x");
+  EXPECT_EQ(rest, (std::vector<std::string>{"y", "-z"}));
+  EXPECT_TRUE(v);
+}
+
+TEST(CliParser, FirstUnplacedWordIsTheError) {
+  std::string one;
+  cli::App app("tool");
+  app.add_option("one", one, "one");
+  auto error = [&](std::vector<std::string> a) {
+    try {
+      app.parse(a);
+    } catch (const cli::ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error({"a", "--", "b"}), "unexpected argument 'b'");   // not "--"
+  EXPECT_EQ(error({"a", "b", "--zz"}), "unexpected argument 'b'");  // in order
+  EXPECT_EQ(error({"--zz", "a", "b"}), "unrecognized option '--zz'");
+  EXPECT_EQ(error({"-q", "a"}), "unrecognized option '-q'");
+}
+
 TEST(CliParser, RequiredMissing) {
   std::string target;
   cli::App app("tool");
