@@ -7,6 +7,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <array>
+#include <iterator>
 
 #include "iba/enums.h"
 
@@ -90,6 +93,43 @@ std::string enum_name(const EnumOf& e, uint64_t raw) {
   const char* n = iba::enums::name_of(e.table(), uint32_t(raw));
   return n ? std::string(n) : std::to_string(raw);
 }
+
+// What JsonOut::field needs to know of a declared field, worked out once
+// per field (a fabric's document writes the same few dozen fields tens of
+// thousands of times): its name's length and its enumeration, if any; and
+// the name of the last raw value of each enumeration (a fabric's ports
+// mostly share their widths, speeds and states).  Per thread: documents
+// may be written on more than one.
+struct FieldFacts {
+  std::string_view name;
+  const EnumOf* e;
+};
+
+const FieldFacts& facts_of(const iba::StructDesc& desc, const iba::FieldDesc& f) {
+  thread_local std::unordered_map<const iba::FieldDesc*, FieldFacts> known;
+  auto [it, added] = known.try_emplace(&f);
+  if (added) it->second = {f.name, f.count == 1 ? enum_of(desc.name, f.name) : nullptr};
+  return it->second;
+}
+
+std::string_view enum_name_cached(const EnumOf& e, uint64_t raw) {
+  struct Last {
+    bool valid = false;
+    uint64_t raw = 0;
+    std::string name;
+  };
+  thread_local Last last[std::size(ENUM_FIELDS)];
+  Last& l = last[size_t(&e - ENUM_FIELDS)];
+  if (!l.valid || l.raw != raw) l = {true, raw, enum_name(e, raw)};
+  return l.name;
+}
+
+// Bytes quoted() writes as they are: printable ASCII but '"' and '\\'.
+constexpr auto PLAIN = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[size_t(c)] = c != '"' && c != '\\';
+  return t;
+}();
 
 // Length of the valid UTF-8 sequence at s[i], 0 if there is none.
 size_t utf8_len(std::string_view s, size_t i) {
@@ -191,8 +231,23 @@ void JsonOut::quoted(std::string_view s) {
   o_.put('"');
   size_t run = 0;  // start of the bytes not yet written
   for (size_t i = 0; i < s.size();) {
+    // Eight plain bytes at a time: none below 0x20, none at 0x80 or above,
+    // no '"', no '\\' (the word tests of "Bit Twiddling Hacks").
+    constexpr uint64_t ONES = ~uint64_t(0) / 255, HIGHS = ONES * 0x80;
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      auto zero_byte = [](uint64_t v) { return (v - ONES) & ~v & HIGHS; };
+      if ((((w - ONES * 0x20) & ~w) | w | zero_byte(w ^ (ONES * '"')) | zero_byte(w ^ (ONES * '\\'))) & HIGHS) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
     unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c >= 0x20 && c != '"' && c != '\\' ? utf8_len(s, i) : 0;
+    if (PLAIN[c]) {
+      ++i;
+      continue;
+    }
+    size_t n = c >= 0x80 ? utf8_len(s, i) : 0;
     if (n) {
       i += n;
       continue;
@@ -269,22 +324,23 @@ void JsonOut::scalar(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) 
 
 JsonOut& JsonOut::field(const iba::StructDesc& desc, const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
   if (f.kind == iba::Kind::Rsv) return *this;
+  const FieldFacts& ff = facts_of(desc, f);
   for (std::string_view h : hide_)
-    if (h == f.name) return *this;
-  key(f.name);
+    if (h == ff.name) return *this;
+  key(ff.name);
   if (f.count > 1 && f.kind != iba::Kind::Bytes && f.kind != iba::Kind::Str) {
     arr();
     for (uint32_t i = 0; i < f.count; ++i) scalar(f, off + i * f.width, buf);
     return end();
   }
-  if (const EnumOf* e = enum_of(desc.name, f.name); e && f.count == 1) {
+  if (ff.e) {
     // An enumeration: its name, and the raw value beside as <field>Raw.
     uint64_t raw = iba::get_bits(buf, off, f.width);
-    str(enum_name(*e, raw));
+    str(enum_name_cached(*ff.e, raw));
     char b[96];
-    size_t n = std::strlen(f.name);
+    size_t n = ff.name.size();
     if (n > sizeof b - 3) n = sizeof b - 3;
-    std::memcpy(b, f.name, n);
+    std::memcpy(b, ff.name.data(), n);
     std::memcpy(b + n, "Raw", 3);
     key(std::string_view(b, n + 3)).num(raw);
     return *this;

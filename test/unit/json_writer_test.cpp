@@ -74,6 +74,21 @@ TEST(JsonWriter, BytesThatAreNotUtf8StayOneCharacterEach) {
   EXPECT_EQ(d["d"].get<std::string>(), "a\xc3\xa9\xc3\xbf" "b");
 }
 
+TEST(JsonWriter, EveryByteAtEveryPlaceOfAWordReadsBack) {
+  // quoted() skips plain text eight bytes at a time: each byte value at
+  // each place of three words still reads back (a lone byte >= 0x80 is
+  // not UTF-8, and reads back as the Latin-1 character of that value).
+  for (int b = 1; b < 256; ++b)
+    for (size_t at = 0; at < 24; ++at) {
+      std::string in(24, 'a');
+      in[at] = char(b);
+      std::string s = written(false, [&](ibcore::JsonOut& j) { j.obj().ks("d", in).end().finish(); });
+      std::string want = in;
+      if (b >= 0x80) want.replace(at, 1, std::string{char(0xc0 | (b >> 6)), char(0x80 | (b & 0x3f))});
+      ASSERT_EQ(json::parse(s)["d"].get<std::string>(), want) << "byte " << b << " at " << at << ": " << s;
+    }
+}
+
 TEST(JsonWriter, PrettyIsTheSameDocumentIndented) {
   auto body = [](ibcore::JsonOut& j) {
     j.obj().key("x").arr().num(1).obj().kv("y", 2).end().end().kv("z", 3).end().finish();
