@@ -11,7 +11,7 @@
 
 namespace ibtool {
 
-bool parse_flag_list(const std::string& s, std::initializer_list<FlagName> names, unsigned& flags) {
+bool parse_flag_list(const std::string& s, std::span<const FlagName> names, unsigned& flags) {
   flags = 0;
   size_t pos = 0;
   while (pos <= s.size()) {
@@ -19,12 +19,21 @@ bool parse_flag_list(const std::string& s, std::initializer_list<FlagName> names
     std::string k = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
     pos = c == std::string::npos ? s.size() + 1 : c + 1;
     if (k.empty()) continue;
-    const FlagName* f = std::find_if(names.begin(), names.end(),
-                                     [&](const FlagName& n) { return !strcasecmp(k.c_str(), n.name); });
+    auto f = std::find_if(names.begin(), names.end(),
+                          [&](const FlagName& n) { return !strcasecmp(k.c_str(), n.name); });
     if (f == names.end()) return false;
     flags |= f->flag;
   }
   return true;
+}
+
+CLI::Validator diffcheck_check(std::span<const FlagName> names) {
+  return CLI::Validator(
+      [names](std::string& s) -> std::string {
+        unsigned f;
+        return parse_flag_list(s, names, f) ? std::string() : "invalid diff check key in '" + s + "'";
+      },
+      "KEYS");
 }
 
 bool parse_int(const std::string& s, uint64_t& out) { return ibcore::parse_number(s, out); }

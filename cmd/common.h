@@ -5,7 +5,7 @@
 #include "cmd/registry.h"
 
 #include <cstdint>
-#include <initializer_list>
+#include <span>
 #include <string>
 
 #include "core/config.h"
@@ -61,6 +61,9 @@ struct FlagName {
   const char* name;
   unsigned flag;
 };
-bool parse_flag_list(const std::string& s, std::initializer_list<FlagName> names, unsigned& flags);
+bool parse_flag_list(const std::string& s, std::span<const FlagName> names, unsigned& flags);
+// The check of a --diffcheck option taking those names: the reference's
+// "invalid diff check key in '<value>'" for a list parse_flag_list refuses.
+CLI::Validator diffcheck_check(std::span<const FlagName> names);
 
 }  // namespace ibtool

@@ -25,10 +25,7 @@ using namespace ibcore;
 
 enum : unsigned { D_PORT = 0x01, D_STATE = 0x02, D_LID = 0x04, D_NODEDESC = 0x08, D_DEFAULT = D_PORT | D_STATE };
 
-bool parse_diffcheck(const std::string& s, unsigned& flags) {
-  return ibtool::parse_flag_list(
-      s, {{"port", D_PORT}, {"state", D_STATE}, {"lid", D_LID}, {"nodedesc", D_NODEDESC}}, flags);
-}
+constexpr ibtool::FlagName DIFF_KEYS[] = {{"port", D_PORT}, {"state", D_STATE}, {"lid", D_LID}, {"nodedesc", D_NODEDESC}};
 
 class LinkPrinter {
 public:
@@ -205,12 +202,7 @@ public:
     app.add_option("--diff", diff_, "filename of ibnetdiscover cache to diff")->option_text("<file>");
     app.add_option("--diffcheck", diffcheck_, "checks to execute for --diff (port, state, lid, nodedesc)")
         ->option_text("<key(s)>")
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-              unsigned f;
-              return parse_diffcheck(s, f) ? std::string() : "invalid diff check key in '" + s + "'";
-            },
-            "KEYS"));
+        ->check(ibtool::diffcheck_check(DIFF_KEYS));
     app.add_option("--filterdownports", filterdown_, "filename of ibnetdiscover cache to filter downports")
         ->option_text("<file>");
     app.add_option("-o,--outstanding_smps,--outstanding", c.outstanding,
@@ -238,7 +230,7 @@ public:
       }
       NodeNameMap map = NodeNameMap::open(config().node_name_map);
       unsigned flags = D_DEFAULT;
-      if (!diffcheck_.empty()) parse_diffcheck(diffcheck_, flags);
+      if (!diffcheck_.empty()) ibtool::parse_flag_list(diffcheck_, DIFF_KEYS, flags);
       Subnet diff_db, filter_db;
       bool have_diff = false, have_filter = false;
       if (!diff_.empty()) {

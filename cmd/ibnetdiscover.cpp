@@ -23,6 +23,9 @@ namespace {
 
 using namespace ibcore;
 
+constexpr ibtool::FlagName DIFF_KEYS[] = {{"sw", DIFF_SW},   {"ca", DIFF_CA},   {"router", DIFF_ROUTER},
+                                          {"port", DIFF_PORT}, {"lid", DIFF_LID}, {"nodedesc", DIFF_NODEDESC}};
+
 class IbNetDiscover : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -41,12 +44,7 @@ public:
            "--diffcheck", [this](const std::string& s) { diffcheck_arg_ = s; },
            "specify checks to execute for --diff (sw, ca, router, port, lid, nodedesc)")
         ->option_text("<key(s)>")
-        ->check(CLI::Validator(
-            [](std::string& s) -> std::string {
-              unsigned f;
-              return parse_diffcheck(s, f) ? std::string() : "invalid diff check key in '" + s + "'";
-            },
-            "KEYS"));
+        ->check(ibtool::diffcheck_check(DIFF_KEYS));
     app.add_flag("-p,--ports", ports_, "obtain a ports report");
     app.add_flag("-m,--max_hops", max_hops_, "report max hops discovered by the library");
     app.add_option("-o,--outstanding_smps,--outstanding", config().outstanding,
@@ -57,17 +55,6 @@ public:
     app.add_option("ignored", ignored_args_, "further arguments are ignored, as the reference does");
     ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::Discovery | ibtool::opt::Sa |
                                         ibtool::opt::SaPath | ibtool::opt::Json);
-  }
-
-  static bool parse_diffcheck(const std::string& s, unsigned& flags) {
-    return ibtool::parse_flag_list(s,
-                                   {{"sw", DIFF_SW},
-                                    {"ca", DIFF_CA},
-                                    {"router", DIFF_ROUTER},
-                                    {"port", DIFF_PORT},
-                                    {"lid", DIFF_LID},
-                                    {"nodedesc", DIFF_NODEDESC}},
-                                   flags);
   }
 
   int run() override {
@@ -110,7 +97,7 @@ public:
           for (auto& l : db.reference().progress) ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::info, "%s\n", l.c_str());
       }
       unsigned flags = DIFF_DEFAULT;
-      if (!diffcheck_arg_.empty()) parse_diffcheck(diffcheck_arg_, flags);
+      if (!diffcheck_arg_.empty()) ibtool::parse_flag_list(diffcheck_arg_, DIFF_KEYS, flags);
       if (ibcore::json_enabled()) {
         write_json(db, map, f);
       } else {
