@@ -261,17 +261,21 @@ void MadEngine::send_one(PendingMad& p) {
   timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
 }
 
-void MadEngine::issue(PendingMad& p) {
-  p.slot = free_slots_.back();
-  free_slots_.pop_back();
-  slots_[p.slot] = &p;
-  ++in_flight_;
+void MadEngine::send_or_fail(PendingMad& p) {
   try {
     send_one(p);
   } catch (...) {
     p.error = std::current_exception();
     complete(p);
   }
+}
+
+void MadEngine::issue(PendingMad& p) {
+  p.slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[p.slot] = &p;
+  ++in_flight_;
+  send_or_fail(p);
 }
 
 void MadEngine::complete(PendingMad& p) {
@@ -395,12 +399,7 @@ bool MadEngine::follow_sm(PendingMad& p) {
   q.slot = max_;
   slots_[max_] = &q;
   ++in_flight_;
-  try {
-    send_one(q);
-  } catch (...) {
-    q.error = std::current_exception();
-    complete(q);  // probe_done: the waiters fail with their timeouts
-  }
+  send_or_fail(q);  // (if it throws, probe_done fails the waiters with their timeouts)
   return true;
 }
 
@@ -441,12 +440,7 @@ void MadEngine::resend_to_sm(PendingMad& w, uint16_t lid, uint8_t sl) {
   w.tries_left = w.sm_path.mad_retries(t_.settings().retries) + 1;
   ++sm_follows_;
   ++resent_;
-  try {
-    send_one(w);
-  } catch (...) {
-    w.error = std::current_exception();
-    complete(w);
-  }
+  send_or_fail(w);
 }
 
 void MadEngine::fail_final(PendingMad& p) {
@@ -460,12 +454,7 @@ void MadEngine::fail_final(PendingMad& p) {
 void MadEngine::timed_out(PendingMad& p) {
   if (--p.tries_left > 0) {
     ++resent_;
-    try {
-      send_one(p);
-    } catch (...) {
-      p.error = std::current_exception();
-      complete(p);
-    }
+    send_or_fail(p);
   } else {
     fail_timeout(p);
   }
@@ -527,12 +516,7 @@ void MadEngine::expire(Clock::time_point now) {
     if (p->backoff) {
       p->backoff = false;
       ++resent_;
-      try {
-        send_one(*p);
-      } catch (...) {
-        p->error = std::current_exception();
-        complete(*p);
-      }
+      send_or_fail(*p);
     } else {
       timed_out(*p);
     }

@@ -190,6 +190,8 @@ private:
   void fail_final(PendingMad& p);
   void issue(PendingMad& p);
   void send_one(PendingMad& p);
+  // send_one, or p completed with the error sending threw.
+  void send_or_fail(PendingMad& p);
   void complete(PendingMad& p);
   void timed_out(PendingMad& p);
   void fail_timeout(PendingMad& p);
