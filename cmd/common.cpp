@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "core/textfile.h"
+#include "core/base/textfile.h"
 
 namespace ibtool {
 

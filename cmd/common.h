@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "core/config.h"
+#include "core/base/config.h"
 
 namespace ibtool {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cmd/registry.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace ibtool {
 

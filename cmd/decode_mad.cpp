@@ -8,13 +8,13 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/json.h"
-#include "core/textout.h"
-#include "core/textfile.h"
+#include "core/out/json.h"
+#include "core/out/textout.h"
+#include "core/base/textfile.h"
 #include "iba/decode.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -19,17 +19,17 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/discovery.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/nodemap.h"
-#include "core/routes.h"
-#include "core/sadiscovery.h"
-#include "core/sched.h"
-#include "core/umad.h"
-#include "core/log.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/fabric/discovery.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/routes.h"
+#include "core/fabric/sadiscovery.h"
+#include "core/rpc/sched.h"
+#include "core/transport/umad.h"
+#include "core/out/log.h"
 
 namespace {
 
@@ -210,7 +210,7 @@ private:
       ibcore::log::info("Failed to discover fabric\n");
       return 255;
     }
-    // --json: {"switches": [one object a table (core/routes.h json_lft,
+    // --json: {"switches": [one object a table (core/fabric/routes.h json_lft,
     // json_mft)]}, closed whatever happens.
     if (json_enabled()) {
       jout_ = std::make_unique<TextOut>(stdout);

@@ -2,8 +2,8 @@
 // metrics, over HTTP (/metrics) or once on stdout (node_exporter's textfile
 // collector).  A scrape discovers the fabric and reads every port's
 // counters on the parallel scheduler through the PM access ibqueryerrors
-// uses (core/pmaccess: one PathRecord table), with as few MADs as each PMA
-// allows (core/pmscrape: a ClassPortInfo per LID, PortCountersExtended for
+// uses (core/health/pmaccess: one PathRecord table), with as few MADs as each PMA
+// allows (core/health/pmscrape: a ClassPortInfo per LID, PortCountersExtended for
 // the data counters, a switch's AllPortSelect sum proving its ports' error
 // counters zero).  A scrape during trouble returns what it could read plus
 // the error figures (timeouts, unreachable nodes, failed queries): it is
@@ -26,18 +26,18 @@
 #include "cmd/common.h"
 #include "cmd/http/http_server.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/health.h"
-#include "core/pmscrape.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
-#include "core/sched.h"
-#include "core/subnet.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/health/health.h"
+#include "core/health/pmscrape.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
+#include "core/rpc/sched.h"
+#include "core/fabric/subnet.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

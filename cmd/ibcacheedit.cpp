@@ -10,9 +10,9 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/error.h"
-#include "core/netcache.h"
-#include "core/textfile.h"
+#include "core/base/error.h"
+#include "core/fabric/netcache.h"
+#include "core/base/textfile.h"
 
 namespace {
 

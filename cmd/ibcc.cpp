@@ -5,7 +5,7 @@
 // in the reference's "Label:....value" layouts; ibccconfig sets the
 // writable ones from command line values.  Every CC MAD carries the CC_Key
 // given with -c.  The path to the target comes from an SA PathRecord
-// (core/gmppath.h); SwitchPortCongestionSetting first asks the node's
+// (core/rpc/gmppath.h); SwitchPortCongestionSetting first asks the node's
 // NodeInfo with an SMP (is it a switch, how many ports).
 //
 // Blocks of SwitchPortCongestionSetting hold 32 ports each (A10.4.3.6) and
@@ -25,16 +25,16 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/json.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/rpc.h"
+#include "core/out/json.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/rpc/rpc.h"
 #include "iba/cc.h"
 #include "iba/introspect.h"
 #include "iba/refprint.h"
 #include "iba/smp.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

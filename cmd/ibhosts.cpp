@@ -9,15 +9,15 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/json_net.h"
-#include "core/netcache.h"
-#include "core/netprint.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
-#include "core/textfile.h"
-#include "core/log.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/fabric/json_net.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/netprint.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
+#include "core/base/textfile.h"
+#include "core/out/log.h"
 
 namespace {
 
@@ -125,7 +125,7 @@ public:
 
 private:
   // --json: {"nodes": [the nodes the text lists, in its order, as
-  // ibnetdiscover --json -l writes them (core/json_net.h, no ports)]}.
+  // ibnetdiscover --json -l writes them (core/fabric/json_net.h, no ports)]}.
   int write_json() const {
     ibcore::Subnet db = ibcore::obtain_subnet(config());
     ibcore::NodeNameMap map = ibcore::NodeNameMap::open("");

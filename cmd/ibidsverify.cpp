@@ -9,17 +9,17 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/health.h"
-#include "core/json.h"
-#include "core/json_health.h"
-#include "core/netcache.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
-#include "core/sched.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/health/health.h"
+#include "core/out/json.h"
+#include "core/health/json_health.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
+#include "core/rpc/sched.h"
+#include "core/transport/umad.h"
 
 namespace {
 

@@ -5,19 +5,19 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/json_net.h"
-#include "core/netcache.h"
-#include "core/netprint.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
-#include "core/partialscan.h"
-#include "core/path.h"
-#include "core/textout.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/fabric/json_net.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/netprint.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
+#include "core/fabric/partialscan.h"
+#include "core/transport/path.h"
+#include "core/out/textout.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 
@@ -353,7 +353,7 @@ public:
 
 private:
   // --json: {"nodes": [node, ...]} in the text's order, each with the ports
-  // the text lists (core/json_net.h; -p adds each port's whole PortInfo).
+  // the text lists (core/fabric/json_net.h; -p adds each port's whole PortInfo).
   void write_json(const Subnet& db, const NodeNameMap& map, const std::vector<const Node*>& list,
                   const Subnet* filter) const {
     TextOut out(stdout);

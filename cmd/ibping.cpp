@@ -2,7 +2,7 @@
 // 0x001405 unless -o): the client sends VendGet(OFAPing) requests and
 // prints the host name each reply carries and the round trip time, ping
 // style; -S answers such requests with this host's name.  The path to the
-// target comes from an SA PathRecord (core/gmppath.h).
+// target comes from an SA PathRecord (core/rpc/gmppath.h).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,16 +15,16 @@
 #include "cmd/common.h"
 #include "cmd/ofavendor.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/rpc.h"
-#include "core/server.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/server.h"
+#include "core/transport/umad.h"
 #include "iba/vendor.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

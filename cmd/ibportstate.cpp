@@ -16,16 +16,16 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/json.h"
-#include "core/config.h"
-#include "core/discovery.h"
-#include "core/error.h"
-#include "core/satransactor.h"
+#include "core/out/json.h"
+#include "core/base/config.h"
+#include "core/fabric/discovery.h"
+#include "core/base/error.h"
+#include "core/rpc/satransactor.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -9,17 +9,17 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/health.h"
-#include "core/json.h"
-#include "core/json_net.h"
-#include "core/netcache.h"
-#include "core/netprint.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/health/health.h"
+#include "core/out/json.h"
+#include "core/fabric/json_net.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/netprint.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
 #include "iba/introspect.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // their thresholds, over the whole fabric (or one node), in the reference's
 // output format.  Every node is scanned concurrently on the MAD scheduler,
 // on a live fabric while discovery still walks (read_ahead); the PM path to
-// each LID comes from the SA (core/health.h PmAccess: the path table, else
+// each LID comes from the SA (core/health/health.h PmAccess: the path table, else
 // one PathRecord per LID naming its GIDs).
 #include <unistd.h>
 
@@ -21,23 +21,23 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/discovery.h"
-#include "core/error.h"
-#include "core/health.h"
-#include "core/json.h"
-#include "core/json_net.h"
-#include "core/netcache.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
-#include "core/sched.h"
-#include "core/subnet.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/fabric/discovery.h"
+#include "core/base/error.h"
+#include "core/health/health.h"
+#include "core/out/json.h"
+#include "core/fabric/json_net.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
+#include "core/rpc/sched.h"
+#include "core/fabric/subnet.h"
+#include "core/transport/umad.h"
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
-#include "core/netprint.h"
-#include "core/log.h"
+#include "core/fabric/netprint.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -13,15 +13,15 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/nodemap.h"
-#include "core/json.h"
-#include "core/routes.h"
-#include "core/textout.h"
-#include "core/satransactor.h"
-#include "core/sched.h"
-#include "core/log.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/fabric/nodemap.h"
+#include "core/out/json.h"
+#include "core/fabric/routes.h"
+#include "core/out/textout.h"
+#include "core/rpc/satransactor.h"
+#include "core/rpc/sched.h"
+#include "core/out/log.h"
 
 namespace {
 
@@ -157,7 +157,7 @@ private:
     return 0;
   }
 
-  // --json: the switch's table object (core/routes.h json_lft/json_mft,
+  // --json: the switch's table object (core/fabric/routes.h json_lft/json_mft,
   // destinations inline) as the document.
   template <class F>
   static void write_json(F body) {

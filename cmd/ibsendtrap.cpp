@@ -13,13 +13,13 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/rpc.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/rpc.h"
+#include "core/transport/umad.h"
 #include "iba/smp.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -15,15 +15,15 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/textfile.h"
-#include "core/textout.h"
-#include "core/verbs.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/base/textfile.h"
+#include "core/out/textout.h"
+#include "core/transport/verbs.h"
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 
@@ -85,7 +85,7 @@ public:
   }
 
   int run() override {
-    // getopt treats "-1" as an option; core/cli takes it as a number.
+    // getopt treats "-1" as an option; core/cli/cli takes it as a number.
     for (const auto& a : args_)
       if (a.size() > 1 && a[0] == '-') {
         ibcore::log::info("%s: invalid option -- '%s'\n\n", app_->get_name().c_str(), a.c_str() + 1);

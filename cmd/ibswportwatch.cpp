@@ -10,15 +10,15 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/health.h"
-#include "core/json.h"
-#include "core/json_health.h"
-#include "core/rpc.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/health/health.h"
+#include "core/out/json.h"
+#include "core/health/json_health.h"
+#include "core/rpc/rpc.h"
+#include "core/transport/umad.h"
 
 namespace {
 

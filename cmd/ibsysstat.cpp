@@ -1,7 +1,7 @@
 // ibsysstat: system status through the OpenFabrics sysstat class 0x33
 // (OUI 0x001405 unless -o): ping (attribute 0x10), host (0x11: the host
 // name) and cpu (0x12: a line per processor).  -S answers them.  The path
-// to the target comes from an SA PathRecord (core/gmppath.h).
+// to the target comes from an SA PathRecord (core/rpc/gmppath.h).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,14 +11,14 @@
 #include "cmd/common.h"
 #include "cmd/ofavendor.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/rpc.h"
-#include "core/server.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/server.h"
+#include "core/transport/umad.h"
 #include "iba/vendor.h"
 
 namespace {

@@ -14,10 +14,10 @@
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/mkdirs.h"
-#include "core/log.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/base/mkdirs.h"
+#include "core/out/log.h"
 
 namespace ibtool {
 
@@ -166,8 +166,8 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     ibcore::log::info("%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
     return usage_exit(*app, *cmd, {});
   }
-  // What the log and stdout take from the command line (core/log.h,
-  // core/json.h): settings of the process's streams, not of a session.
+  // What the log and stdout take from the command line (core/out/log.h,
+  // core/out/json.h): settings of the process's streams, not of a session.
   ibcore::log::set_verbosity(cmd->config().verbose);
   ibcore::set_json_output(cmd->config().json, cmd->config().pretty);
   // The one place a command's failure becomes output and an exit status

@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "cmd/registry.h"
-#include "core/mkdirs.h"
-#include "core/textfile.h"
-#include "core/log.h"
+#include "core/base/mkdirs.h"
+#include "core/base/textfile.h"
+#include "core/out/log.h"
 
 namespace ibtool {
 

@@ -15,16 +15,16 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/textfile.h"
-#include "core/rpc.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/base/textfile.h"
+#include "core/rpc/rpc.h"
+#include "core/transport/umad.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -16,14 +16,14 @@
 
 #include "cmd/common.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/rpc.h"
-#include "core/server.h"
-#include "core/textfile.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/server.h"
+#include "core/base/textfile.h"
+#include "core/transport/umad.h"
 #include "iba/vendor.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace ibtool::ofa {
 

@@ -1,6 +1,6 @@
 // perfquery: read (and reset) the performance counters of a port through
 // its PMA.  The target is any addressing form; its path comes from the SA
-// (core/gmppath.h).  Several ports (-l, or -a without AllPortSelect) are
+// (core/rpc/gmppath.h).  Several ports (-l, or -a without AllPortSelect) are
 // read concurrently on the MAD scheduler.
 #include <cstdio>
 #include <cstdlib>
@@ -12,19 +12,19 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/rpc.h"
-#include "core/sched.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/sched.h"
+#include "core/transport/umad.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
-#include "core/json.h"
-#include "core/textout.h"
+#include "core/out/json.h"
+#include "core/out/textout.h"
 #include "iba/refprint_pm.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

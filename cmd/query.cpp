@@ -10,14 +10,14 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/textout.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/out/textout.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

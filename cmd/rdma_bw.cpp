@@ -27,15 +27,15 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/rpc.h"
-#include "core/umad.h"
-#include "core/verbs.h"
-#include "core/log.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/rpc/rpc.h"
+#include "core/transport/umad.h"
+#include "core/transport/verbs.h"
+#include "core/out/log.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 // all generated from this one table.
 #pragma once
 
-#include "core/cli.h"
-#include "core/config.h"
+#include "core/cli/cli.h"
+#include "core/base/config.h"
 
 #include <memory>
 #include <string>
@@ -14,7 +14,7 @@
 #include <vector>
 
 // The commands declare their options against CLI11's declaration API
-// (core/cli.h records them as data; CLI11 itself parses, in core/cli11.cpp).
+// (core/cli/cli.h records them as data; CLI11 itself parses, in core/cli/cli11.cpp).
 namespace CLI = ibtool::cli;
 
 namespace ibtool {

@@ -10,16 +10,16 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/satransactor.h"
-#include "core/target.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/rpc/satransactor.h"
+#include "core/rpc/target.h"
 #include "iba/introspect.h"
 #include "iba/refprint_sa.h"
 #include "iba/sa.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

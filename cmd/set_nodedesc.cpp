@@ -1,5 +1,5 @@
 // set_nodedesc (legacy set_nodedesc.sh): set or show the node description
-// of the local RDMA devices through sysfs (core/devices.h does the file work).
+// of the local RDMA devices through sysfs (core/transport/devices.h does the file work).
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,10 +10,10 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/log.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/out/log.h"
 
 namespace {
 

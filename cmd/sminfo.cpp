@@ -5,11 +5,11 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/target.h"
-#include "core/satransactor.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/rpc/target.h"
+#include "core/rpc/satransactor.h"
 #include "iba/smp.h"
 
 namespace {

@@ -8,14 +8,14 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/nodemap.h"
-#include "core/satransactor.h"
-#include "core/json.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/fabric/nodemap.h"
+#include "core/rpc/satransactor.h"
+#include "core/out/json.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

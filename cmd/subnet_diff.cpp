@@ -15,12 +15,12 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/netcache.h"
-#include "core/nodemap.h"
-#include "core/obtain.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/out/json.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
 

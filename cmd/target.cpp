@@ -1,11 +1,11 @@
 #include "cmd/target.h"
 
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/log.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/out/log.h"
 
 #include <cstdio>
 #include <utility>

@@ -2,7 +2,7 @@
 // addressing flags (-D/-G/-L/-c, -s SM LID) declared once and bound to a
 // command's app, opening the local end port, and turning the positional
 // arguments into a resolved path: a directed route or LID path for SMPs
-// (core/target.h), the SA's PathRecord for GMPs (core/gmppath.h).  How each
+// (core/rpc/target.h), the SA's PathRecord for GMPs (core/rpc/gmppath.h).  How each
 // reference tool words a failure is data (TargetStyle), not code in run().
 #pragma once
 
@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/rpc.h"
-#include "core/target.h"
-#include "core/umad.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/target.h"
+#include "core/transport/umad.h"
 
 namespace ibtool {
 
@@ -133,7 +133,7 @@ struct Target {
 // says (RefFail / ExitFail, our E: lines first).
 //
 // For SMPs: a LID or directed route as given, a GUID/GID resolved to a LID
-// through the SA at -s (f.sm_port) when given (core/target.h).
+// through the SA at -s (f.sm_port) when given (core/rpc/target.h).
 Target open_smp_target(const ibcore::Config& cfg, const TargetFlags& f, const std::vector<std::string>& args, size_t first,
                        const TargetStyle& style = {});
 // For GMPs: the SA's PathRecord to the destination, asked at -s when given;

@@ -1,7 +1,7 @@
 // vendstat: Mellanox vendor class 0x0a (range 1 vendor format): general
 // information (-N), IS3 port xmit wait counters (-w), IS4 counter groups
 // (-i, -c) and configuration space records (-R, -W, each repeatable).  The
-// path to the target comes from an SA PathRecord (core/gmppath.h); without
+// path to the target comes from an SA PathRecord (core/rpc/gmppath.h); without
 // a destination the local port is the target.
 //
 // The order of the work, the layouts and the messages follow the reference
@@ -24,16 +24,16 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/config.h"
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/gmppath.h"
-#include "core/json.h"
-#include "core/rpc.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/out/json.h"
+#include "core/rpc/rpc.h"
+#include "core/transport/umad.h"
 #include "iba/introspect.h"
 #include "iba/vendor.h"
-#include "core/log.h"
+#include "core/out/log.h"
 
 namespace {
 

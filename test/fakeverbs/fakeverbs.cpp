@@ -1252,7 +1252,7 @@ int ibv_query_device(ibv_context* ctx, ibv_device_attr* a) {
 
 int ibv_query_port(ibv_context* ctx, uint8_t port, _compat_ibv_port_attr* compat) {
   // Called with a whole ibv_port_attr (the header's inline wrapper clears
-  // and passes one; so does core/verbs).
+  // and passes one; so does core/transport/verbs).
   auto* a = reinterpret_cast<ibv_port_attr*>(compat);
   const FakeDevice* d = fctx_of(ctx)->dev;
   if (port < 1 || port > d->ports.size()) return set_errno(EINVAL);

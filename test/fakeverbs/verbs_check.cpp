@@ -1,4 +1,4 @@
-// core/verbs against the fake provider: the ownership types, QP set-up
+// core/transport/verbs against the fake provider: the ownership types, QP set-up
 // from a path (the masks of every transition, as the kernel checks them),
 // and RC data movement between two QPs of this process (RDMA WRITE, READ,
 // SEND) with the error completions a HCA gives.  Runs only under umad2sim
@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/devices.h"
-#include "core/error.h"
-#include "core/verbs.h"
-#include "core/vmad.h"
+#include "core/transport/devices.h"
+#include "core/base/error.h"
+#include "core/transport/verbs.h"
+#include "core/transport/vmad.h"
 #include "iba/mad.h"
 
 namespace v = ibcore::verbs;

@@ -1,8 +1,8 @@
 // Every addressing form of SPEC.md §Addressing (LIDs, GUIDs, GIDs with
 // scope, DR paths, path specs), parsed with each forced form, as a target
 // argument and as a combined route (the input split at its first newline).
-#include "core/path.h"
-#include "core/target.h"
+#include "core/transport/path.h"
+#include "core/rpc/target.h"
 #include "test/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n) {

@@ -1,6 +1,6 @@
 // Both subnet cache formats (ibtool's and infiniband-diags'), as loaded by
 // --load-cache / --cache: whatever decodes must also re-encode and print.
-#include "core/netcache.h"
+#include "core/fabric/netcache.h"
 #include "test/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n) {

@@ -11,7 +11,7 @@
 #include <span>
 #include <string_view>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 namespace fuzz {
 

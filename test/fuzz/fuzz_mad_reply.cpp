@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/rpc.h"
+#include "core/rpc/rpc.h"
 #include "iba/cc.h"
 #include "iba/pm.h"
 #include "iba/sa.h"

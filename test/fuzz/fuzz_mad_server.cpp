@@ -2,7 +2,7 @@
 // GRH or not): parse the request and answer it or its error, as
 // cmd/ibping.cpp's server does.  (Moved here from a unit test that fed
 // random bytes and could fail only by crashing.)
-#include "core/server.h"
+#include "core/rpc/server.h"
 #include "iba/vendor.h"
 #include "test/fuzz/fuzz_common.h"
 #include "test/unit/core_fake_transport.h"

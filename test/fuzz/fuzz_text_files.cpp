@@ -1,10 +1,10 @@
 // The text files the commands read: node-name-map, error thresholds,
 // ibnetdiscover topology files (ibhosts and friends, baselines), ibdiag.conf.  The first
 // byte picks the reader, the rest is the file.
-#include "core/baseline.h"
-#include "core/config.h"
-#include "core/counters.h"
-#include "core/nodemap.h"
+#include "core/health/baseline.h"
+#include "core/base/config.h"
+#include "core/health/counters.h"
+#include "core/fabric/nodemap.h"
 #include "test/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n) {

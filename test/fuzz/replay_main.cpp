@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/textfile.h"
+#include "core/base/textfile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* d, size_t n);
 

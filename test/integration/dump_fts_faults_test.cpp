@@ -1,5 +1,5 @@
 // dump_fts reads every switch's linear forwarding table during the discovery
-// walk (core/discovery.h read_lft) and prints each switch as soon as its
+// walk (core/fabric/discovery.h read_lft) and prints each switch as soon as its
 // table and those before it are in.  Under faults the dump must stay the
 // reference's: ports dropping 10% of the MADs (table blocks included) give
 // the same output through resends, in bounded time.

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "core/devices.h"
-#include "core/server.h"
-#include "core/umad.h"
+#include "core/transport/devices.h"
+#include "core/rpc/server.h"
+#include "core/transport/umad.h"
 #include "iba/mad.h"
 #include "iba/vendor.h"
 #include "test/integration/json_check.h"

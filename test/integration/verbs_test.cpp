@@ -1,5 +1,5 @@
 // The verbs half on the simulated fabric, through the fake provider
-// (test/fakeverbs, first in LD_LIBRARY_PATH): core/verbs' own checks
+// (test/fakeverbs, first in LD_LIBRARY_PATH): core/transport/verbs' own checks
 // (fakeverbs_check), GMPs over VMAD against umad, SMPs and MAD servers
 // refused over verbs, rdma_bw between two hosts (each a node of the
 // fabric) with the server checking the bytes it received, and every verbs

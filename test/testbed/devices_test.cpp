@@ -1,4 +1,4 @@
-// End port selection (core/devices.h) over a made-up device list.
+// End port selection (core/transport/devices.h) over a made-up device list.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/devices.h"
+#include "core/transport/devices.h"
 
 namespace {
 

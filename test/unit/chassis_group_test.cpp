@@ -3,8 +3,8 @@
 // v63, "libibnetdisc: guard against NULL remoteport in chassis grouping").
 #include <gtest/gtest.h>
 
-#include "core/reforder.h"
-#include "core/netprint.h"
+#include "core/fabric/reforder.h"
+#include "core/fabric/netprint.h"
 #include "test/unit/subnet_test_fabric.h"
 
 namespace {

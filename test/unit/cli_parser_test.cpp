@@ -1,6 +1,6 @@
-// The command-line parser of the commands (core/cli.h): every syntax form
+// The command-line parser of the commands (core/cli/cli.h): every syntax form
 // getopt_long accepts, counting flags, positionals, and the usage errors.
-#include "core/cli.h"
+#include "core/cli/cli.h"
 
 #include <gtest/gtest.h>
 

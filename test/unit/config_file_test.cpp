@@ -2,8 +2,8 @@
 // ignored (as the reference ignores it).
 #include <gtest/gtest.h>
 
-#include "core/config.h"
-#include "core/textfile.h"
+#include "core/base/config.h"
+#include "core/base/textfile.h"
 
 namespace {
 

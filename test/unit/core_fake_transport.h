@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/config.h"
-#include "core/umad.h"
+#include "core/base/config.h"
+#include "core/transport/umad.h"
 
 namespace coretest {
 

@@ -2,9 +2,9 @@
 // trips, reverse and timeouts.
 #include <gtest/gtest.h>
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/path.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/transport/path.h"
 #include "iba/introspect.h"
 
 using ibcore::IBPath;

@@ -1,11 +1,11 @@
-// core/regex: PCRE2 matching with Perl's captures, and Perl's numeric value
+// core/base/regex: PCRE2 matching with Perl's captures, and Perl's numeric value
 // of a string, as check_lft_balance (a Perl script in the reference) needs.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "core/error.h"
-#include "core/regex.h"
+#include "core/base/error.h"
+#include "core/base/regex.h"
 
 using ibcore::Regex;
 

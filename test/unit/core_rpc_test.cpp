@@ -5,9 +5,9 @@
 
 #include <set>
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/rpc.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/rpc.h"
 #include "core_fake_transport.h"
 #include "iba/cc.h"
 #include "iba/pm.h"

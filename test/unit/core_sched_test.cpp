@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "core/config.h"
-#include "core/sched.h"
+#include "core/base/config.h"
+#include "core/rpc/sched.h"
 #include "core_fake_transport.h"
 #include "iba/smp.h"
 

@@ -2,10 +2,10 @@
 // rejects the rest with the right reply status; replies echo the request.
 #include <gtest/gtest.h>
 
-#include "core/rpc.h"
-#include "core/log.h"
-#include "core/server.h"
-#include "core/umad.h"
+#include "core/rpc/rpc.h"
+#include "core/out/log.h"
+#include "core/rpc/server.h"
+#include "core/transport/umad.h"
 #include "core_fake_transport.h"
 #include "iba/smp.h"
 

@@ -1,4 +1,4 @@
-// The SMP walker (core/discovery) on an in-memory fabric of SMAs
+// The SMP walker (core/fabric/discovery) on an in-memory fabric of SMAs
 // (test/unit/fake_smp_fabric.h) instead of ibsim: fabrics with loops and
 // parallel links, lost MADs, LMC ranges on LID-routed walks, a CA in the
 // middle of a route, a node that answers NodeInfo but not PortInfo.  Each
@@ -10,11 +10,11 @@
 #include <chrono>
 #include <map>
 
-#include "core/config.h"
-#include "core/discovery.h"
-#include "core/reforder.h"
-#include "core/sched.h"
-#include "core/subnet.h"
+#include "core/base/config.h"
+#include "core/fabric/discovery.h"
+#include "core/fabric/reforder.h"
+#include "core/rpc/sched.h"
+#include "core/fabric/subnet.h"
 #include "test/unit/fake_smp_fabric.h"
 
 namespace {

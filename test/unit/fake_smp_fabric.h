@@ -1,5 +1,5 @@
 // A fabric of subnet management agents in memory, for driving the SMP walker
-// (core/discovery) through coretest::FakeTransport without ibsim.
+// (core/fabric/discovery) through coretest::FakeTransport without ibsim.
 //
 // Nodes are switches and CAs joined by links.  answer() plays the SMAs: a
 // directed-route SMP is followed hop by hop from the local port along its

@@ -5,9 +5,9 @@
 // (BUSY, stale TIDs, timeouts and RMPP reassembly: core_rpc_test.cpp.)
 #include <gtest/gtest.h>
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/rpc.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/rpc.h"
 #include "core_fake_transport.h"
 #include "iba/sa.h"
 #include "iba/smp.h"

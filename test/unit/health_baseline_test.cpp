@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/health.h"
+#include "core/health/health.h"
 #include "test/unit/subnet_test_fabric.h"
 
 namespace H = ibcore::health;

@@ -1,4 +1,4 @@
-// core/json.h additions for the health and action commands: JsonOut::real
+// core/out/json.h additions for the health and action commands: JsonOut::real
 // (measurements read back as the same double; non-finite values as null)
 // and JsonDoc (the document reaches the FILE only on commit(), so a run
 // that fails part way writes nothing).
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/json.h"
+#include "core/out/json.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// core/json.h (the --json writer) and core/json_net.h, checked by parsing
+// core/out/json.h (the --json writer) and core/fabric/json_net.h, checked by parsing
 // what they write with nlohmann::json (Debian nlohmann-json3-dev): values
 // exact (64-bit counters, GUIDs as strings), strings escaped so that they
 // read back verbatim, --pretty the same document indented, IBA structures
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/json.h"
-#include "core/json_net.h"
-#include "core/nodemap.h"
+#include "core/out/json.h"
+#include "core/fabric/json_net.h"
+#include "core/fabric/nodemap.h"
 #include "iba/introspect.h"
 #include "iba/smp.h"
 #include "subnet_test_fabric.h"

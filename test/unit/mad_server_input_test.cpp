@@ -7,8 +7,8 @@
 
 #include <random>
 
-#include "core/error.h"
-#include "core/server.h"
+#include "core/base/error.h"
+#include "core/rpc/server.h"
 #include "iba/vendor.h"
 #include "test/unit/core_fake_transport.h"
 

@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <string>
 
-#include "core/config.h"
-#include "core/discovery.h"
-#include "core/error.h"
-#include "core/rpc.h"
-#include "core/satransactor.h"
-#include "core/sched.h"
+#include "core/base/config.h"
+#include "core/fabric/discovery.h"
+#include "core/base/error.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/satransactor.h"
+#include "core/rpc/sched.h"
 #include "fake_smp_fabric.h"
 #include "sa_test_helpers.h"
 #include "iba/pm.h"

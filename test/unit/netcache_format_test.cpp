@@ -7,9 +7,9 @@
 #include <set>
 #include <unistd.h>
 
-#include "core/reforder.h"
-#include "core/netcache.h"
-#include "core/netprint.h"
+#include "core/fabric/reforder.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/netprint.h"
 #include "test/unit/subnet_test_fabric.h"
 
 using namespace ibcore;

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "../../cmd/ofavendor.h"
-#include "core/rpc.h"
-#include "core/server.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/server.h"
 #include "core_fake_transport.h"
 #include "iba/vendor.h"
 

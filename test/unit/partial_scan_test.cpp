@@ -1,13 +1,13 @@
-// The replay of the reference's partial scans (core/partialscan.h) on the
+// The replay of the reference's partial scans (core/fabric/partialscan.h) on the
 // hand-built two-switch fabric: hop limits counted from the start, the
 // start switch probing every port, a DR route not extended through a CA,
 // and nodes listed in the reference's creation order.
 #include <gtest/gtest.h>
 
-#include "core/reforder.h"
+#include "core/fabric/reforder.h"
 #include "subnet_test_fabric.h"
-#include "core/error.h"
-#include "core/partialscan.h"
+#include "core/base/error.h"
+#include "core/fabric/partialscan.h"
 
 namespace {
 

@@ -1,9 +1,9 @@
-// Which P_Key index a MAD goes out with (core/umad.h pkey_index_of): SMPs
+// Which P_Key index a MAD goes out with (core/transport/umad.h pkey_index_of): SMPs
 // 0, a reply the request's, anything else -Y's (issue 13).
 #include <gtest/gtest.h>
 
-#include "core/path.h"
-#include "core/umad.h"
+#include "core/transport/path.h"
+#include "core/transport/umad.h"
 #include "iba/mad.h"
 
 namespace {

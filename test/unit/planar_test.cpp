@@ -7,10 +7,10 @@
 // fabric of SMAs.
 #include <gtest/gtest.h>
 
-#include "core/devices.h"
-#include "core/rpc.h"
-#include "core/target.h"
-#include "core/umad.h"
+#include "core/transport/devices.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/target.h"
+#include "core/transport/umad.h"
 #include "iba/enums.h"
 #include "iba/pm.h"
 #include "iba/sa.h"

@@ -1,4 +1,4 @@
-// PM paths of core/health.h (PmAccess) against a fake SA: the PathRecord of
+// PM paths of core/health/health.h (PmAccess) against a fake SA: the PathRecord of
 // a LID whose port GUID is known names both ends by GID as well as by LID
 // (OpenSM then finds them by GUID instead of scanning every port), an SA
 // that refuses that pairing is asked again by LIDs alone, one query per LID
@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/config.h"
-#include "core/health.h"
-#include "core/sched.h"
+#include "core/base/config.h"
+#include "core/health/health.h"
+#include "core/rpc/sched.h"
 #include "core_fake_transport.h"
 #include "iba/sa.h"
 #include "sa_test_helpers.h"

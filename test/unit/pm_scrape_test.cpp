@@ -1,4 +1,4 @@
-// core/pmscrape.h (the exporter's PM reads) against a fake PMA: which
+// core/health/pmscrape.h (the exporter's PM reads) against a fake PMA: which
 // attributes a port's counters are read from for each ClassPortInfo
 // capability set (with and without PortCountersExtended, AllPortSelect and
 // the additional extended counters), the AllPortSelect sum that proves a
@@ -11,8 +11,8 @@
 #include <map>
 #include <vector>
 
-#include "core/pmscrape.h"
-#include "core/sched.h"
+#include "core/health/pmscrape.h"
+#include "core/rpc/sched.h"
 #include "core_fake_transport.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"

@@ -1,4 +1,4 @@
-// The forwarding table layouts of core/routes.h, on tables built by hand:
+// The forwarding table layouts of core/fabric/routes.h, on tables built by hand:
 // the cases the example fabrics of the conformance rows cannot show (LMC
 // path numbering around invalid entries, an end LID that starts a block,
 // switches with more than 9 / 16 ports in the multicast layouts).  Expected
@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "core/routes.h"
+#include "core/fabric/routes.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// ibtracert's route walk (core/routes.h Tracer) through the SA (--sa)
+// ibtracert's route walk (core/fabric/routes.h Tracer) through the SA (--sa)
 // against a fake transport that plays an SA: not one SMP may leave, the
 // port each hop enters by comes from the LinkRecords (the NodeRecord of a
 // switch names the port the SM came in by, which the fake makes differ),
@@ -10,9 +10,9 @@
 #include <string>
 
 #include "core_fake_transport.h"
-#include "core/config.h"
-#include "core/routes.h"
-#include "core/satransactor.h"
+#include "core/base/config.h"
+#include "core/fabric/routes.h"
+#include "core/rpc/satransactor.h"
 #include "iba/sa.h"
 #include "sa_test_helpers.h"
 

@@ -1,4 +1,4 @@
-// SA discovery (core/sadiscovery.h) against a fake transport that plays an
+// SA discovery (core/fabric/sadiscovery.h) against a fake transport that plays an
 // SA answering from a known subnet database: not one SMP may leave, every
 // query is a SubnAdmGet naming one record, and the database it builds
 // prints the same topology as the one the SA was answering from.
@@ -8,12 +8,12 @@
 #include <set>
 #include <string>
 
-#include "core/reforder.h"
+#include "core/fabric/reforder.h"
 #include "core_fake_transport.h"
 #include "subnet_test_fabric.h"
-#include "core/config.h"
-#include "core/netprint.h"
-#include "core/sadiscovery.h"
+#include "core/base/config.h"
+#include "core/fabric/netprint.h"
+#include "core/fabric/sadiscovery.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "sa_test_helpers.h"

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "core_fake_transport.h"
-#include "core/config.h"
-#include "core/error.h"
-#include "core/satransactor.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/satransactor.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 

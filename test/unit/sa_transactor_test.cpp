@@ -1,5 +1,5 @@
-// The SA transactor (core/satransactor.h) and GMP path resolution
-// (core/gmppath.h) against a fake transport that plays an SA: with --sa
+// The SA transactor (core/rpc/satransactor.h) and GMP path resolution
+// (core/rpc/gmppath.h) against a fake transport that plays an SA: with --sa
 // not one SMP may leave, DR paths are resolved through LinkRecords, and
 // every record query carries the component mask its fields need.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <map>
 
 #include "core_fake_transport.h"
-#include "core/config.h"
-#include "core/gmppath.h"
-#include "core/satransactor.h"
+#include "core/base/config.h"
+#include "core/rpc/gmppath.h"
+#include "core/rpc/satransactor.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "sa_test_helpers.h"

@@ -5,10 +5,10 @@
 // port names no other SM, for MADs that are not SA MADs, or with --sa-path.
 #include <gtest/gtest.h>
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/rpc.h"
-#include "core/sched.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/rpc/rpc.h"
+#include "core/rpc/sched.h"
 #include "core_fake_transport.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"

@@ -2,9 +2,9 @@
 // the replay of the reference's discovery order.
 #include <gtest/gtest.h>
 
-#include "core/reforder.h"
-#include "core/netprint.h"
-#include "core/subnet.h"
+#include "core/fabric/reforder.h"
+#include "core/fabric/netprint.h"
+#include "core/fabric/subnet.h"
 #include "test/unit/subnet_test_fabric.h"
 
 using namespace ibcore;

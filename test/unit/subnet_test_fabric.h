@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/subnet.h"
+#include "core/fabric/subnet.h"
 
 struct TestFabric {
   ibcore::Subnet db;

@@ -1,9 +1,9 @@
-// core/target: parsing of target arguments under the legacy flags and the
+// core/rpc/target: parsing of target arguments under the legacy flags and the
 // header strings smpquery prints for each kind of destination.
 #include <gtest/gtest.h>
 
-#include "core/error.h"
-#include "core/target.h"
+#include "core/base/error.h"
+#include "core/rpc/target.h"
 
 using ibcore::IBPath;
 using ibcore::TargetForm;

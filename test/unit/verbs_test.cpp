@@ -1,4 +1,4 @@
-// core/verbs' QP set-up from a path (attribute values and masks of every
+// core/transport/verbs' QP set-up from a path (attribute values and masks of every
 // transition for UD, UC and RC), VMAD's RMPP receiver, and the choice of
 // transport (--transport, and auto: umad, else verbs).  Pure functions:
 // no device or provider needed (test/fakeverbs covers the rest).
@@ -6,11 +6,11 @@
 
 #include <cstring>
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/umad.h"
-#include "core/verbs.h"
-#include "core/vmad.h"
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/transport/umad.h"
+#include "core/transport/verbs.h"
+#include "core/transport/vmad.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
@@ -202,7 +202,7 @@ TEST(VmadRmpp, SegmentsAreAckedAndJoined) {
   ASSERT_TRUE(last.deliver);
   EXPECT_EQ(ack_seg(last), 3u);
   EXPECT_FALSE(last.truncated);
-  // The joined message (core/rpc's rmpp_reassemble, as the kernel lays it
+  // The joined message (core/rpc/rpc's rmpp_reassemble, as the kernel lays it
   // out): the first MAD's headers up to the SA data (byte 56), then each
   // segment's 200 bytes of data, the last trimmed by its PayloadLength.
   ASSERT_EQ(last.msg.size(), 56u + 600u - (220u - 120u));

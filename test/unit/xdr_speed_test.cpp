@@ -5,9 +5,9 @@
 // lines the commands print from them.
 #include <gtest/gtest.h>
 
-#include "core/checks.h"
-#include "core/netprint.h"
-#include "core/subnet.h"
+#include "core/health/checks.h"
+#include "core/fabric/netprint.h"
+#include "core/fabric/subnet.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/refprint.h"

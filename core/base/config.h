@@ -1,0 +1,59 @@
+// The settings of one invocation: what the common options and the
+// reference's config file (ibdiag.conf) set.  Plain data, and no instance
+// of it is global: the dispatcher fills the running command's own
+// (ibtool::Command::config(), cmd/common.cpp), and the command hands it to
+// the library explicitly: open_transport(ep, cfg) gives the transport its
+// settings() (timeouts, retries, keys, -Y, --sa/--sa-path, --outstanding,
+// -d), which every engine on that port reads; obtain_subnet(cfg, ...) and
+// PmSession(cfg) open their end port from it; DiscoveryOptions::mode takes
+// discovery_mode(cfg).  -v and --json/--pretty are the two settings of the
+// process's output streams (core/out/log.h verbosity, core/out/json.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ibcore {
+
+enum class DiscoveryMode { Auto, DR, LID, SA };
+// How MADs leave the local port (--transport): libibumad (every class;
+// /dev/infiniband/umad*, root-only on most clusters), a verbs UD QP (GMPs
+// only; uverbs is open to every user), or umad when it can be opened and
+// verbs otherwise.
+enum class TransportKind { Auto, Umad, Verbs };
+
+struct Config {
+  std::string ca;                 // -C: device name, device/port, GID, GUID
+  int port = 0;                   // -P: 0 = not given
+  int debug = 0;                  // -d count
+  int verbose = 0;                // -v count
+  int timeout_ms = 0;             // -t: 0 = derived from the path
+  int retries = 3;                // --retries
+  std::optional<uint64_t> mkey;   // -y
+  std::optional<uint64_t> smkey;  // --smkey / sa_key in ibdiag.conf
+  bool use_sa = false;            // --sa
+  std::string sa_path;            // --sa-path
+  DiscoveryMode discovery = DiscoveryMode::Auto;
+  std::string cache_file;         // --cache
+  bool refresh_cache = false;     // --refresh-cache
+  std::string node_name_map;      // --node-name-map
+  int outstanding = 0;            // --outstanding / -o: 0 = default
+  uint16_t pkey_index = 0;        // -Y/--pkey-idx: P_Key index of GMPs sent (SMPs use 0)
+  TransportKind transport = TransportKind::Auto;  // --transport
+  bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
+  bool json = false;              // --json/-j: one JSON document on stdout (core/out/json.h)
+  bool pretty = false;            // --pretty: that document indented
+};
+
+// The discovery mode the options ask for: SA with --sa (no SMP may leave
+// the port), else --discovery.
+inline DiscoveryMode discovery_mode(const Config& c) { return c.use_sa ? DiscoveryMode::SA : c.discovery; }
+
+// The reference's config file (/etc/infiniband-diags/ibdiag.conf): KEY=VALUE
+// lines (CA, Port, timeout, MLX_EPI, m_key, sa_key), '#' comments; unknown
+// keys and unreadable values are ignored, as the reference does.
+void parse_ibdiag_conf(std::string_view text, Config& c);
+
+}  // namespace ibcore

@@ -1,0 +1,139 @@
+// Fabric discovery into the subnet database (core/fabric/subnet.h), on the parallel
+// MAD scheduler (core/rpc/sched.h).
+//
+//   ibcore::Umad umad(ep.ca, ep.port);
+//   ibcore::Scheduler sched(umad);
+//   ibcore::Subnet db;
+//   ibcore::DiscoveryResult r = ibcore::discover(sched, db, {.mode = discovery_mode(cfg)});
+//
+// What is asked, once each: NodeInfo through every LinkUp port (the probe
+// that finds a link; a link already found from its other end is not probed
+// again), NodeDescription of every node, SwitchInfo and PortInfo 0..N of
+// every switch, PortInfo of every CA/router port that was reached.  Many
+// MADs are in flight (the port's settings().outstanding); lost MADs are resent by the
+// engine; a probe that still fails (a link removed mid-run) leaves that link
+// out and is reported in DiscoveryResult::errors, it never hangs the run.
+//
+// Modes:
+//   DR   directed route only (works on an unconfigured subnet).
+//   LID  once a node's LID is known its remaining queries are LID routed;
+//        the probes that find links stay directed route.  Needs an active
+//        local port with a LID.
+//   Auto LID when the local port is active with a LID, else DR.
+// At the end the reference's view is computed (replay_reference,
+// core/fabric/reforder.h), so output never depends on reply order.
+#pragma once
+
+#include <chrono>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/base/config.h"
+#include "core/rpc/sched.h"
+#include "core/fabric/subnet.h"
+
+namespace ibcore {
+
+// Whether a device (NodeInfo DeviceID, VendorID) answers MlnxExtPortInfo
+// (Mellanox devices with FDR10), as the reference tools decide it.
+bool mlnx_ext_supported(uint16_t devid, uint32_t vendid);
+
+struct DiscoveryOptions {
+  // Auto: LID routed when the local port has a LID, else DR.  A command
+  // passes its --discovery / --sa (discovery_mode(cfg)).
+  DiscoveryMode mode = DiscoveryMode::Auto;
+  // Stop probing past this many hops (0 = no limit).
+  unsigned max_hops = 0;
+  // Read MlnxExtPortInfo on the Mellanox devices that have it (FDR10).
+  bool mlx_epi = true;
+  // Also read the linear forwarding table of every switch: during the walk,
+  // a switch's blocks as soon as its SwitchInfo is in (they fill the MAD
+  // window whenever the walk itself has too little to ask), and once every
+  // node is known the rest in the reference's switch order, so a caller
+  // printing in that order (on_lft) can print while the others are read.
+  bool read_lft = false;
+  // With read_lft: the LIDs of each table to read, clipped to the switch's
+  // LinearFDBTop (the table holds [0, min(lft_last, top)], 0xff where not read).
+  unsigned lft_first = 0, lft_last = iba::UNICAST_LID_LAST;
+  // Called once every node and link is known (the reference order is
+  // computed then), while table reads may still be in flight.
+  std::function<void()> on_discovered;
+  // With read_lft: called when the linear forwarding table of switch n is
+  // read (Subnet::tables(n).lft_valid) or failed (not valid: a line in
+  // DiscoveryResult::errors).  Not called for a switch whose SwitchInfo
+  // failed (its table is read, or fails, after the walk).
+  std::function<void(uint32_t n)> on_lft;
+  // Also read the multicast forwarding table of every switch.
+  bool read_mft = false;
+  // Also compute the reference's -s progress lines (RefView::progress).
+  bool progress = false;
+  // Start somewhere else than the local port (DR hops; empty = local).
+  std::vector<uint8_t> from;
+  // SMP walks: called as soon as a node's LID is known (a switch's PortInfo
+  // 0, port = 0; a CA's or router's PortInfo of the port it was reached by)
+  // so a command can start its own queries for the node on the walk's
+  // scheduler while the walk goes on (the walk runs what it spawns to
+  // completion).  db is the database being filled (it grows meanwhile: hold
+  // indices, not references).
+  std::function<void(const Subnet& db, uint32_t node, unsigned port)> on_port_lid;
+};
+
+struct DiscoveryResult {
+  std::vector<std::string> errors;  // one line per failed query (partial result)
+  // For the failures the reference reports too (a directed-route SMP of the
+  // walk that failed): errors[i]'s line as infiniband-diags 44's discovery
+  // library prints it (reference_smp_warning), keyed by i.
+  std::map<size_t, std::string> reference_lines;
+  uint64_t mads = 0;                // MADs sent (resends included)
+  uint64_t queries = 0;             // queries made (each MAD once, without resends)
+  uint64_t resent = 0;              // MADs sent again (timeout or BUSY)
+  DiscoveryMode mode_used = DiscoveryMode::DR;
+};
+
+// The line infiniband-diags 44's discovery library (libibnetdisc's SMP
+// engine) writes to stderr when a directed-route SMP fails:
+//   ./libibnetdisc/query_smp.c:186; umad (DR path slid 0; dlid 0; 0,1,3 Attr 0x11:0) bad status 110; Connection timed out
+//   ./libibnetdisc/query_smp.c:193; mad (DR path slid 0; dlid 0; 0,1,3 Attr 0x15:2) bad status 0x1c
+// so that monitoring scripts that count or parse those lines read ibtool's
+// the same way.  Empty when e is not such a failure (no request kept, not a
+// directed-route SMP, or neither a timeout nor a MAD status).
+std::string reference_smp_warning(const std::exception& e);
+
+// What a discovery's failures print on stderr: each failure's reference
+// line where it has one, and ibtool's own "W: discovery: ..." line (which
+// also names the node and the query) where it has none or with -v.  from:
+// the first failure to print.
+void report_discovery_errors(const DiscoveryResult& r, size_t from = 0);
+// With -v: "I: discovery: N MADs sent for Q queries (R resent), T s", the
+// time counted from started (every command that walks the fabric says it).
+void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started);
+
+// Discover the fabric reachable from the scheduler's end port.  Throws
+// MADError (annotated) when the start node itself does not answer.
+DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt = {});
+
+// Read the LFTs (and/or MFTs) of the given switches into db.tables(n), with
+// the same scheduler (LID routed when the switch has a LID and the local
+// port is active, else by its DR path): SwitchInfo first where it is not
+// known, then every table block through core/fabric/routes.h TableReads (a
+// bounded pool of workers, each block asked once).  Tables already valid
+// are not read again; a failed read leaves its table invalid and adds a
+// line to res->errors.
+// mode: SA reads the SA's LFT/MFT records instead (core/fabric/sadiscovery); DR
+// keeps every read on the DR path (switch_path).
+void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
+                        DiscoveryMode mode, DiscoveryResult* res = nullptr);
+
+// The DR path of node n from the local port, as an IBPath.
+IBPath dr_path_of(const Subnet& db, uint32_t n);
+
+// The path for queries to switch n after discovery (its tables): LID routed
+// when the switch has a LID and the local port (local_lid) is active,
+// unless DR discovery was asked for (mode); else its DR path.
+IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid, DiscoveryMode mode);
+
+}  // namespace ibcore

@@ -1,0 +1,33 @@
+// JSON objects of a subnet database's nodes and ports (core/out/json.h), shared
+// by ibnetdiscover, iblinkinfo and the node lists (ibhosts, ibswitches,
+// ibnodes, ...), so that every command describes a node and a port alike.
+//
+// A node:  {"nodeGUID", "nodeType" (name) + "nodeTypeRaw", "nodeDescription"
+//           (verbatim), "name" (node-name-map applied), "LID", "numPorts",
+//           "nodeInfo": {SMPNodeInfo fields}, "ports": [port, ...]}
+// A port:  {"portNum", "portGUID", "LID", "LMC", the PortInfo state, width
+//           and speed fields (as iba/ names them, names + <field>Raw),
+//           "externalPortNum" when known, "portInfo": {every field} with
+//           full, "remote": {"nodeGUID", "portGUID", "portNum", "LID",
+//           "nodeType", "nodeDescription", "name"} or null}
+#pragma once
+
+#include "core/out/json.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/subnet.h"
+
+namespace ibcore {
+
+struct JsonNetOptions {
+  bool ports = true;        // write the node's ports
+  bool full = false;        // each port's whole PortInfo
+  bool linked_only = false; // only ports with a link
+};
+
+// The node object's own keys, the object left open (the caller adds its
+// "ports" and ends it).
+void json_node_head(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map);
+void json_node(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map, const JsonNetOptions& o);
+void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& map, bool full);
+
+}  // namespace ibcore

@@ -1,0 +1,91 @@
+// The static health checks on the subnet database (port state, link width
+// and speed against both ends, GUIDs and LIDs), the live duplicate-GUID
+// probe, the Findings they return, target lookup in a database, and the
+// width/speed/state names the checks print.
+#pragma once
+
+#include <array>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/fabric/nodemap.h"
+#include "core/transport/path.h"
+#include "core/rpc/sched.h"
+#include "core/fabric/subnet.h"
+
+namespace ibcore::health {
+
+// The port slot a target names in db: a LID, a DR path from the local port,
+// or a port GUID (a node GUID selects the node's first port slot).  Throws
+// Error naming the target when no port matches.
+uint32_t find_target_port(const Subnet& db, const std::string& target, IBPath::Form form);
+
+// A node of type `type` named the way the python-rdma tools take one: its
+// node GUID or a port GUID, its name (node name map) or description, or any
+// target form (LID, DR path).  NO_INDEX when none matches.
+uint32_t find_node(const Subnet& db, const NodeNameMap& map, const std::string& what, NodeType type);
+
+// Link width encodings ordered by lane count: 1X(1) 2X(16) 4X(2) 8X(4) 12X(8).
+unsigned width_lanes(unsigned w);
+// The widest width in a width mask; the highest bit of a speed mask.
+unsigned widest_width(unsigned mask);
+unsigned highest_bit(unsigned v);
+
+// --- findings -------------------------------------------------------------------------
+
+// One thing a check found wrong.  node/port index the database (port is the
+// port number; NO_INDEX when the finding is about the subnet as a whole).
+struct Finding {
+  uint32_t node = NO_INDEX;
+  int port = -1;
+  uint16_t lid = 0;
+  std::string what;     // the finding itself, e.g. "link width 1X, both ends support 4X"
+  std::string detail;   // extra text shown with -v (may be empty)
+};
+
+// A finding about port `port` of node `node` (its LID filled in).
+Finding make_finding(const Subnet& db, uint32_t node, unsigned port, std::string what);
+
+// "Switch1" (0x0002c90300001234) port 3 lid 2: what
+std::string describe(const Subnet& db, const Finding& f, const std::string& node_name);
+
+// The LID of a port (CA/router port: its own base LID; switch port: the
+// switch's port 0 LID).
+uint16_t port_lid(const Subnet& db, const Node& n, unsigned port);
+
+// Port state: a port whose physical state is LinkUp must be Active; a port
+// with a peer must be LinkUp, and so must a port the user named (named).
+// Switch port 0 is skipped.
+std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned port, bool named = false);
+// Link width and speed: the link must run at the widest width and the
+// fastest speed both ends have enabled and support; a 1X link is reported
+// when both ends support more (the classic ibcheckwidth rule).  Only for
+// ports that are LinkUp with a known peer.
+std::vector<Finding> check_port_width(const Subnet& db, uint32_t node, unsigned port);
+std::vector<Finding> check_port_speed(const Subnet& db, uint32_t node, unsigned port);
+// Duplicate node/port GUIDs (a GUID seen on two different nodes or ports,
+// as far as the database tells), zero GUIDs, zero LIDs on active ports and
+// overlapping LID ranges (base LID .. base + 2^LMC - 1).
+std::vector<Finding> check_ids(const Subnet& db);
+
+// Live probe for duplicate GUIDs: discovery merges two nodes that share a
+// GUID, so the second one's link is missing from the database.  For every
+// LinkUp port without a peer in db, read NodeInfo through it (DR path of the
+// node + that port); a node answering with a GUID the database already
+// places elsewhere is a duplicate.  Runs on sched (spawns, caller runs).
+void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Finding>& out);
+
+// Width/speed names: "1X".."12X", "2.5 Gbps".."10.0 Gbps", FDR/EDR/HDR/NDR.
+std::string width_str(unsigned w);
+std::string speed_str(unsigned s);
+std::string ext_speed_str(unsigned s);
+
+}  // namespace ibcore::health

@@ -1,0 +1,32 @@
+// Fabric health checking engine shared by ibqueryerrors, the ibcheck*
+// family, ibclear*, ibdatacount*, ibidsverify and ibswportwatch.
+//
+//   ibcore::Subnet db = ibcore::obtain_subnet();
+//   ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
+//   ibcore::Scheduler sched(umad);
+//   ibcore::health::PmAccess pm(sched, ibcore::health::sa_path_for_pm(umad), /*skip_sl=*/false);
+//   auto one = [&](uint16_t lid, uint8_t port) -> ibcore::Task<> {
+//     iba::PMPortCounters pc = co_await pm.counters(lid, port);
+//     ...
+//   };
+//
+// PM MADs (GMPs) need a full path: PmAccess asks the SA for a PathRecord
+// once per destination LID (concurrent askers of the same LID wait for the
+// one query in flight) and caches it; the SL is never assumed (skip_sl uses
+// SL 0 without asking, as the reference's --skip-sl does).
+//
+// The static checks (port state, link width/speed against both ends,
+// duplicate GUIDs and LIDs with LMC) work on the subnet database alone and
+// return Findings; the commands print them.
+//
+// The engine is four modules, each with one concern: core/health/counters.h
+// (counters, thresholds), core/health/pmaccess.h (PM access and sessions),
+// core/health/checks.h (static checks, findings, target lookup, names) and
+// core/health/baseline.h (links against a healthy subnet).  This header gathers
+// them for the commands that use the whole engine.
+#pragma once
+
+#include "core/health/baseline.h"
+#include "core/health/checks.h"
+#include "core/health/counters.h"
+#include "core/health/pmaccess.h"

@@ -1,0 +1,40 @@
+// JSON pieces shared by the fabric health commands (ibcheck*, ibidsverify,
+// ibdatacounts, ibclear*, ibfindnodesusing, check_lft_balance): a node's
+// port named the way their text lines name it ("<name>" (0x<GUID>) port <n>
+// lid <l>), and a finding of the checks (core/health/checks.h).
+#pragma once
+
+#include <initializer_list>
+
+#include "core/health/checks.h"
+#include "core/health/counters.h"
+#include "core/out/json.h"
+#include "core/fabric/nodemap.h"
+#include "core/fabric/subnet.h"
+
+namespace ibcore {
+
+// Keys of the current object naming a node and one of its ports:
+// "nodeGUID", "name" (node name map applied), "nodeDescription" (verbatim),
+// "portNum" (when port >= 0) and "LID" (when lid is not 0).
+void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map);
+
+// A finding as an object: the keys above (none for a finding about the
+// subnet as a whole), "finding" (the text after the colon) and "detail"
+// (when the check gave one; the text shows it with -v).
+void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
+
+// The named fields of an IBA structure (top-level names as iba/ declares
+// them, enumerations with <name>Raw) as keys of the current object.
+void json_fields_named(JsonOut& j, const iba::StructDesc& desc, const uint8_t* buf,
+                       std::initializer_list<const char*> names);
+
+// PortInfo fields of p (by their iba/ names, enumerations with <name>Raw)
+// as keys of the current object; nothing when p has no PortInfo.
+void json_port_info_fields(JsonOut& j, const Port& p, std::initializer_list<const char*> names);
+
+// "thresholds": {counter name: limit} of the error counters (ibcheck*,
+// ibswportwatch: the limits a finding compares with).
+void json_thresholds(JsonOut& j, const health::Thresholds& t);
+
+}  // namespace ibcore

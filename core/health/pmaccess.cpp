@@ -1,0 +1,186 @@
+#include "core/health/pmaccess.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <unordered_map>
+
+#include "core/base/config.h"
+#include "core/transport/devices.h"
+#include "core/fabric/discovery.h"
+#include "core/base/error.h"
+#include "core/rpc/gmppath.h"
+#include "core/fabric/netcache.h"
+#include "core/fabric/nodemap.h"
+#include "core/base/textfile.h"
+#include "iba/smp.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
+
+namespace ibcore::health {
+
+// --- PM access -------------------------------------------------------------------------
+
+IBPath sa_path_for_pm(Transport& t) {
+  MadTransactor mad(t);
+  return sa_path_from_config(mad);
+}
+
+Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
+  try {
+    IBPath p;
+    p.DLID = lid;
+    if (skip_sl_) {
+      p.SLID = s_.transport().local_lid();
+      p.dqpn = 1;
+      p.qkey = GSI_QKEY;
+    } else {
+      ++path_queries_;
+      const iba::Gid local = s_.transport().local_gid();
+      uint64_t guid = 0;
+      if (auto g = guids_.find(lid); g != guids_.end()) {
+        guid = g->second;
+      } else if (uint32_t slot = db_ ? db_->port_by_lid(lid) : NO_INDEX; slot != NO_INDEX) {
+        guid = db_->port(slot).guid;
+      }
+      bool by_gid = guid && local != iba::Gid{};
+      if (by_gid) p.DGID = iba::Gid::from(local.prefix(), guid);
+      auto [q, mask] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
+      std::optional<iba::SAPathRecord> pr;
+      try {
+        pr = co_await s_.SubnAdmGet(q, mask, sa_);
+      } catch (const MADClassError&) {
+        // The SA does not pair that GUID with the LID (the database is a
+        // stale cache, or GUIDs are duplicated): ask by the LID alone.
+        if (!by_gid) throw;
+      }
+      if (!pr) {
+        p.DGID = {};
+        ++path_queries_;
+        auto [q2, mask2] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
+        pr = co_await s_.SubnAdmGet(q2, mask2, sa_);
+      }
+      apply_path_record(p, *pr);
+    }
+    e.path = p;
+  } catch (MADError& err) {
+    char b[64];
+    std::snprintf(b, sizeof b, "Failed getting path record for LID %u.", unsigned(lid));
+    err.annotate(b);
+    e.error = std::current_exception();
+  } catch (...) {
+    e.error = std::current_exception();
+  }
+  e.ready.set(s_);
+}
+
+void PmAccess::read_path_table() {
+  if (skip_sl_ || table_ != Table::None || s_.transport().local_gid() == iba::Gid{}) return;
+  table_ = Table::Pending;
+  s_.spawn(read_table());
+}
+
+Task<> PmAccess::read_table() {
+  const auto& D = iba::SAPathRecord::DESC;
+  const uint16_t local_lid = s_.transport().local_lid();
+  iba::SAPathRecord q;
+  q.set_SGID(s_.transport().local_gid());
+  q.set_SLID(local_lid);
+  uint64_t mask = iba::component_mask(D, "SGID") | iba::component_mask(D, "SLID");
+  // The SA computes a path to every port before it answers: give it time
+  // (IBA response time 2^19 x 4.096 us, about 2 s), once.
+  IBPath sa = sa_;
+  sa.resp_time = 19;
+  sa.retries = 0;
+  ++path_queries_;
+  try {
+    auto t = co_await s_.SubnAdmGetTable(q, mask, sa);
+    for (const auto& r : t.records) {
+      uint16_t d = uint16_t(r.DLID());
+      if (!d || r.SLID() != local_lid) continue;
+      auto [it, fresh] = paths_.try_emplace(d);
+      if (!fresh) continue;
+      IBPath p;
+      p.DLID = d;
+      apply_path_record(p, r);
+      it->second.path = p;
+      it->second.ready.set(s_);
+      ++table_paths_;
+    }
+  } catch (const MADError&) {
+    // No table: every LID is asked alone.
+  }
+  table_ = Table::Done;
+  table_read_.set(s_);
+}
+
+Task<IBPath> PmAccess::path(uint16_t lid) {
+  if (table_ == Table::Pending) co_await table_read_.wait();
+  auto [it, fresh] = paths_.try_emplace(lid);
+  Entry& e = it->second;
+  if (fresh) co_await resolve(lid, e);
+  co_await e.ready.wait();
+  if (e.error) std::rethrow_exception(e.error);
+  co_return e.path;
+}
+
+Task<uint16_t> PmAccess::cap_mask(uint16_t lid, bool* failed, bool* timed_out) {
+  auto it = caps_.find(lid);
+  if (it == caps_.end()) {
+    std::pair<uint16_t, bool> r{0, false};
+    try {
+      IBPath p = co_await path(lid);
+      auto cpi = co_await s_.PerformanceGet<iba::MADClassPortInfo>(p);
+      r.first = uint16_t(cpi.capabilityMask());
+    } catch (const MADError& e) {
+      r.second = true;
+      if (dynamic_cast<const MADTimeoutError*>(&e)) caps_timed_out_.insert(lid);
+    }
+    it = caps_.insert_or_assign(lid, r).first;
+  }
+  if (failed) *failed = it->second.second;
+  if (timed_out) *timed_out = caps_timed_out_.count(lid) != 0;
+  co_return it->second.first;
+}
+
+Task<iba::PMPortCounters> PmAccess::counters(uint16_t lid, uint8_t port) {
+  IBPath p = co_await path(lid);
+  iba::PMPortCounters q;
+  q.set_portSelect(port);
+  co_return co_await s_.PerformanceGet(q, p);
+}
+
+Task<iba::PMPortCountersExtended> PmAccess::counters_ext(uint16_t lid, uint8_t port) {
+  IBPath p = co_await path(lid);
+  iba::PMPortCountersExtended q;
+  q.set_portSelect(port);
+  co_return co_await s_.PerformanceGet(q, p);
+}
+
+Task<> PmAccess::clear(uint16_t lid, uint8_t port, uint16_t select, bool ext) {
+  IBPath p = co_await path(lid);
+  iba::PMPortCounters q;
+  q.set_portSelect(port);
+  q.set_counterSelect(select);
+  if (select & SELECT_ERRORS) q.set_counterSelect2(0xff);
+  (void)co_await s_.PerformanceSet(q, p);
+  if (ext) {
+    iba::PMPortCountersExtended x;
+    x.set_portSelect(port);
+    x.set_counterSelect(0xff);
+    (void)co_await s_.PerformanceSet(x, p);
+  }
+}
+
+PmSession::PmSession(const Config& cfg, bool skip_sl, bool need_sa)
+    : umad_(open_transport(get_end_port(cfg.ca, cfg.port), cfg)),
+      sched_(*umad_),
+      pm_(sched_, need_sa && !skip_sl ? sa_path_for_pm(*umad_) : IBPath(), skip_sl) {}
+
+}  // namespace ibcore::health

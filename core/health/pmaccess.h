@@ -1,0 +1,123 @@
+// PM access on the scheduler: PathRecords asked once per destination LID and
+// shared by every asker, ClassPortInfo capability masks, PortCounters reads
+// and clears; PmSession, the set-up every PM-scanning command shares.
+#pragma once
+
+#include <array>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/health/counters.h"
+#include "core/rpc/sched.h"
+#include "core/fabric/subnet.h"
+#include "core/transport/umad.h"
+#include "iba/pm.h"
+
+namespace ibcore::health {
+
+// --- PM access on the scheduler -------------------------------------------------------
+
+// The SA path to use for PathRecord queries (the port's --sa-path, else the
+// port's SM LID/SL).  Call before the scheduler runs.
+IBPath sa_path_for_pm(Transport& t);
+
+class PmAccess {
+public:
+  PmAccess(Scheduler& s, IBPath sa_path, bool skip_sl = false) : s_(s), sa_(std::move(sa_path)), skip_sl_(skip_sl) {}
+
+  // The PM path to a LID (PathRecord asked once per LID; failures are
+  // cached and rethrown to every asker).
+  Task<IBPath> path(uint16_t lid);
+  // PerfMgt ClassPortInfo capability mask (cached per LID; 0 on failure,
+  // and *failed set when given, *timed_out when the failure was a timeout).
+  Task<uint16_t> cap_mask(uint16_t lid, bool* failed = nullptr, bool* timed_out = nullptr);
+  // The capability mask already read for a LID (mask, failed), if any.
+  std::optional<std::pair<uint16_t, bool>> known_cap_mask(uint16_t lid) const {
+    auto it = caps_.find(lid);
+    if (it == caps_.end()) return std::nullopt;
+    return it->second;
+  }
+  Task<iba::PMPortCounters> counters(uint16_t lid, uint8_t port);
+  Task<iba::PMPortCountersExtended> counters_ext(uint16_t lid, uint8_t port);
+  // Clear counters: PortCounters with counterSelect = select (and
+  // counterSelect2 for PortXmitWait when select covers the errors); ext
+  // also clears PortCountersExtended.
+  Task<> clear(uint16_t lid, uint8_t port, uint16_t select, bool ext);
+
+  // The subnet the LIDs belong to: a LID's port GUID from it is put in its
+  // PathRecord query (DGID next to DLID), which OpenSM answers with a lookup
+  // instead of a scan of every port.  Without it (or for a LID it does not
+  // know) the query names the LIDs only.
+  void use_subnet(const Subnet* db) { db_ = db; }
+  // The port GUID of a LID, for the same purpose, where no subnet is given
+  // yet (a command reading ahead while discovery fills the database).
+  void set_port_guid(uint16_t lid, uint64_t guid) { guids_[lid] = guid; }
+
+  // Ask the SA once for the paths from this port to every port (a
+  // PathRecord GetTable naming only the source, as the reference's
+  // ibqueryerrors does): path() then takes a LID's path from that table and
+  // asks for the LID alone only when the table lacks it (an SA or a
+  // transport without RMPP sends only the table's first MAD; an SA that
+  // fails the query leaves every LID to its own query).  Call before the
+  // scheduler runs the askers; nothing with skip_sl.
+  void read_path_table();
+
+  // PathRecord queries sent (the table counts one).
+  uint64_t path_queries() const { return path_queries_; }
+  // Paths the table gave.
+  uint64_t table_paths() const { return table_paths_; }
+  Scheduler& sched() { return s_; }
+
+private:
+  struct Entry {
+    Event ready;  // path or error set
+    IBPath path;
+    std::exception_ptr error;
+  };
+  Task<> resolve(uint16_t lid, Entry& e);
+  Task<> read_table();
+  enum class Table { None, Pending, Done };
+
+  Scheduler& s_;
+  IBPath sa_;
+  bool skip_sl_;
+  const Subnet* db_ = nullptr;
+  std::unordered_map<uint16_t, uint64_t> guids_;  // set_port_guid
+  // Hashed: a fabric scan looks up every LID a few times, and a tree of
+  // 10k LIDs costs a cache miss per level.  Entries stay put when the table
+  // grows (resolve() holds one across its query).
+  std::unordered_map<uint16_t, Entry> paths_;
+  std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
+  std::unordered_set<uint16_t> caps_timed_out_;                   // LIDs whose ClassPortInfo timed out
+  uint64_t path_queries_ = 0, table_paths_ = 0;
+  Table table_ = Table::None;
+  Event table_read_;  // set when table_ is Done
+};
+
+// The set-up every PM-scanning command shares: cfg's local end port (-C/-P;
+// the transport carries cfg), a scheduler on it and PM access whose paths
+// come from the SA (need_sa false: no SA path is looked up, for commands
+// that only send SMPs on the scheduler).
+class PmSession {
+public:
+  explicit PmSession(const Config& cfg, bool skip_sl = false, bool need_sa = true);
+  Transport& umad() { return *umad_; }
+  Scheduler& sched() { return sched_; }
+  PmAccess& pm() { return pm_; }
+
+private:
+  std::unique_ptr<Transport> umad_;
+  Scheduler sched_;
+  PmAccess pm_;
+};
+
+}  // namespace ibcore::health

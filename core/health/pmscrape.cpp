@@ -1,0 +1,124 @@
+#include "core/health/pmscrape.h"
+
+#include "core/base/error.h"
+#include "iba/introspect.h"
+#include "iba/mad.h"
+
+namespace ibcore::health {
+
+CounterSource counter_source(const PmaCaps& c) {
+  if (!c.ext()) return CounterSource::PortCounters;
+  return c.ext_errors() ? CounterSource::Extended : CounterSource::Split;
+}
+
+bool is_pc_data_field(std::string_view n) {
+  return n == "portXmitData" || n == "portRcvData" || n == "portXmitPkts" || n == "portRcvPkts";
+}
+
+bool ext_field_valid(const PmaCaps& c, std::string_view n) {
+  if (!c.ext() || n == "portSelect" || n.starts_with("counterSelect")) return false;
+  if (n == "portXmitData" || n == "portRcvData" || n == "portXmitPkts" || n == "portRcvPkts") return true;
+  if (n.starts_with("portUnicast") || n.starts_with("portMulticast")) return c.ext_ietf();
+  return c.ext_errors();
+}
+
+bool pc_errors_zero(const iba::PMPortCounters& pc) {
+  for (const iba::FieldDesc& f : iba::PMPortCounters::DESC.field_list()) {
+    std::string_view n = f.name;
+    if (f.kind == iba::Kind::Rsv || n == "portSelect" || n.starts_with("counterSelect") || is_pc_data_field(n))
+      continue;
+    if (iba::get_bits(pc.buf.data(), f.bit_off, f.width)) return false;
+  }
+  return true;
+}
+
+namespace {
+bool is_timeout(const MADError& e) { return dynamic_cast<const MADTimeoutError*>(&e) != nullptr; }
+}  // namespace
+
+Task<> PortCountersReader::ask_caps(uint16_t lid, CapsEntry& e) {
+  try {
+    IBPath p = co_await pm_.path(lid);
+    ++cpi_;
+    auto cpi = co_await pm_.sched().PerformanceGet<iba::MADClassPortInfo>(p);
+    e.caps.mask = uint16_t(cpi.capabilityMask());
+    e.caps.mask2 = uint32_t(cpi.capabilityMask2());
+  } catch (const MADError& err) {
+    e.caps.failed = true;
+    e.caps.timed_out = is_timeout(err);
+    ++shared_failed_;
+    if (e.caps.timed_out) ++shared_timeouts_;
+  }
+  e.ready.set(pm_.sched());
+}
+
+Task<PmaCaps> PortCountersReader::caps(uint16_t lid) {
+  auto [it, fresh] = caps_.try_emplace(lid);
+  CapsEntry& e = it->second;  // (stays put while the map grows)
+  if (fresh) co_await ask_caps(lid, e);
+  co_await e.ready.wait();
+  co_return e.caps;
+}
+
+Task<> PortCountersReader::ask_sum(uint16_t lid, SumEntry& e) {
+  try {
+    ++sums_;
+    iba::PMPortCounters pc = co_await pm_.counters(lid, 0xff);
+    e.clean = pc_errors_zero(pc);
+    if (e.clean) ++clean_sums_;
+  } catch (const MADError& err) {
+    // No sum: the ports are read one by one.
+    ++shared_failed_;
+    if (is_timeout(err)) ++shared_timeouts_;
+  }
+  e.ready.set(pm_.sched());
+}
+
+Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out) {
+  out.caps = co_await caps(lid);
+  if (out.caps.failed) co_return;
+  out.source = counter_source(out.caps);
+  auto failed = [&](const MADError& e) {
+    ++out.failed;
+    if (is_timeout(e)) ++out.timeouts;
+  };
+  // A switch's sum: the first of its ports to get here asks it (before
+  // its own PortCountersExtended, so that the others' extended reads
+  // overlap it); the others wait for it after theirs.
+  SumEntry* sum = nullptr;
+  if (out.source == CounterSource::Split && switch_port && out.caps.all_port_select()) {
+    auto [it, fresh] = sums_by_lid_.try_emplace(lid);
+    sum = &it->second;
+    if (fresh) co_await ask_sum(lid, *sum);
+  }
+  if (out.source != CounterSource::PortCounters) {
+    try {
+      ++ext_reads_;
+      out.ext = co_await pm_.counters_ext(lid, port);
+      out.ext_ok = true;
+    } catch (const MADError& e) {
+      failed(e);
+    }
+  }
+  if (out.source == CounterSource::Extended) co_return;
+  if (sum) {
+    co_await sum->ready.wait();
+    if (sum->clean) {
+      // Every error counter of every port of the switch is 0 (the data
+      // counters, not taken from PortCounters here, stay 0 in pc).
+      out.pc = iba::PMPortCounters{};
+      out.pc.set_portSelect(port);
+      out.pc_ok = out.pc_from_sum = true;
+      co_return;
+    }
+  }
+  try {
+    ++pc_reads_;
+    out.pc = co_await pm_.counters(lid, port);
+    out.pc_ok = true;
+  } catch (const MADError& e) {
+    failed(e);
+  }
+}
+
+}  // namespace ibcore::health

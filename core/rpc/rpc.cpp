@@ -1,0 +1,646 @@
+#include "core/rpc/rpc.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "core/base/config.h"
+#include "core/mad/trace.h"
+#include "iba/introspect.h"
+#include "iba/smp.h"
+#include "iba/vendor.h"
+
+namespace ibcore {
+
+namespace {
+
+constexpr uint8_t RMPP_ACTIVE = 0x1, RMPP_LAST = 0x4;
+// Where the per-segment data of an RMPP class starts, from the formats
+// iba/ declares: the SA's and the vendor OUI classes' data fields, else
+// right after the MAD and RMPP headers.
+size_t data_field_off(const iba::StructDesc& d) { return iba::field_named(d, "data").bit_off / 8; }
+const size_t SA_DATA_OFF = data_field_off(iba::SAFormat::DESC);
+const size_t VEND_OUI_DATA_OFF = data_field_off(iba::VendOUIFormat::DESC);
+constexpr size_t RMPP_DATA_OFF = iba::MADHeader::SIZE + iba::RMPPHeader::SIZE;
+constexpr size_t RMPP_SEG_DATA = 220;  // what PayloadLength counts per segment
+
+// The RMPP header of a MAD of an RMPP class (right after the MAD header).
+const uint8_t* rmpp_of(const uint8_t* mad) { return mad + iba::MADHeader::SIZE; }
+uint8_t rmpp_flags(const uint8_t* mad) { return uint8_t(iba::RMPPHeader::RMPPFlags_at(rmpp_of(mad))); }
+
+uint8_t class_of(const uint8_t* mad) { return uint8_t(iba::MADHeader::mgmtClass_at(mad)); }
+uint8_t version_of(const uint8_t* mad) { return uint8_t(iba::MADHeader::classVersion_at(mad)); }
+
+// Byte offset where an RMPP class's per-segment data starts.
+size_t rmpp_data_off(uint8_t mgmt_class) {
+  if (mgmt_class == iba::mgmt::SUBN_ADM) return SA_DATA_OFF;
+  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) return VEND_OUI_DATA_OFF;
+  return RMPP_DATA_OFF;
+}
+
+const iba::ClassDesc* format_of(const uint8_t* mad) { return iba::find_class(class_of(mad), version_of(mad)); }
+
+uint16_t mad_status(const uint8_t* mad) {
+  // A directed route SMP's status has the D bit beside it.
+  if (iba::MADHeader::mgmtClass_at(mad) == iba::mgmt::SUBN_DIRECTED_ROUTE)
+    return uint16_t(iba::SMPFormatDirected::status_at(mad));
+  return uint16_t(iba::MADHeader::status_at(mad));
+}
+
+}  // namespace
+
+// --- description ---------------------------------------------------------------------
+
+std::string describe_mad(const uint8_t* mad, size_t len) {
+  if (len < iba::MADHeader::SIZE) return "(short MAD)";
+  uint8_t cls = class_of(mad), ver = version_of(mad), meth = uint8_t(iba::MADHeader::method_at(mad));
+  if (meth & iba::method::RESPONSE) meth &= uint8_t(~iba::method::RESPONSE);
+  uint16_t attr = uint16_t(iba::MADHeader::attributeID_at(mad));
+  std::string s = iba::method_name(cls, meth);
+  char b[64];
+  const iba::ClassDesc* c = format_of(mad);
+  if (c)
+    std::snprintf(b, sizeof b, " %s(%u.%u)", c->name, cls, ver);
+  else
+    std::snprintf(b, sizeof b, " MADClass(%u.%u)", cls, ver);
+  s += b;
+  const iba::AttrDesc* a = c ? iba::find_attr(*c, attr) : nullptr;
+  if (a)
+    std::snprintf(b, sizeof b, " %s(%u)", a->desc->name, attr);
+  else
+    std::snprintf(b, sizeof b, " Attribute(%u)", attr);
+  s += b;
+  return s;
+}
+
+// --- building ------------------------------------------------------------------------
+
+size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64_t tid) {
+  const iba::ClassDesc* cls = req.cls;
+  if (!cls) throw MADError("No management class given for the request");
+  if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED && path.is_dr()) {
+    cls = iba::find_class(iba::mgmt::SUBN_DIRECTED_ROUTE, cls->class_version);
+    if (!cls) throw MADError("The directed route SMP format is not defined");
+  } else if (cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE && !path.is_dr()) {
+    cls = iba::find_class(iba::mgmt::SUBN_LID_ROUTED, cls->class_version);
+    if (!cls) throw MADError("The LID routed SMP format is not defined");
+  } else if (path.is_dr() && cls->mgmt_class != iba::mgmt::SUBN_LID_ROUTED &&
+             cls->mgmt_class != iba::mgmt::SUBN_DIRECTED_ROUTE) {
+    throw MADError(std::string("A directed route path (") + path.dr_string() + ") can only carry SMPs, not " +
+                   cls->name);
+  }
+  // An attribute the registry defines is checked against the methods it
+  // allows; any other ID goes out as given with the payload as raw bytes
+  // (smpdump and vendstat send IDs ibtool does not decode).
+  const iba::AttrDesc* a = iba::find_attr(*cls, req.attr_id);
+  char b[160];
+  if (a && !(a->methods & iba::mbit(req.method))) {
+    std::snprintf(b, sizeof b, "RPC %s is not allowed for %s(%u) in %s(%u.%u)",
+                  iba::method_name(cls->mgmt_class, req.method).c_str(), a->desc->name, req.attr_id, cls->name,
+                  cls->mgmt_class, cls->class_version);
+    throw MADError(b);
+  }
+  std::memset(mad, 0, iba::MAD_SIZE);
+  using H = iba::MADHeader;
+  H::set_baseVersion_at(mad, 1);
+  H::set_mgmtClass_at(mad, cls->mgmt_class);
+  H::set_classVersion_at(mad, cls->class_version);
+  H::set_method_at(mad, req.method);
+  H::set_transactionID_at(mad, tid);
+  H::set_attributeID_at(mad, req.attr_id);
+  H::set_attributeModifier_at(mad, req.amod);
+  if (cls->mgmt_class == iba::mgmt::SUBN_LID_ROUTED || cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE)
+    iba::SMPFormat::set_MKey_at(mad, path.mkey.value_or(0));
+  if (cls->mgmt_class == iba::mgmt::SUBN_DIRECTED_ROUTE) {
+    using D = iba::SMPFormatDirected;
+    D::set_hopPointer_at(mad, 0);
+    D::set_hopCount_at(mad, path.hop_count());
+    D::set_drSLID_at(mad, path.drSLID);
+    D::set_drDLID_at(mad, path.drDLID);
+    for (size_t i = 0; i < path.drPath.size() && i < 64; ++i) D::set_initialPath_at(mad, i, path.drPath[i]);
+  }
+  if (cls->mgmt_class == iba::mgmt::SUBN_ADM) {
+    iba::SAFormat::set_SMKey_at(mad, path.smkey.value_or(0));
+    iba::SAFormat::set_componentMask_at(mad, req.comp_mask);
+  }
+  if (cls->mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && cls->mgmt_class <= iba::mgmt::VENDOR_OUI_MAX)
+    iba::VendOUIFormat::set_OUI_at(mad, req.oui);
+  size_t room = iba::MAD_SIZE - cls->data_off;
+  size_t n = std::min(req.payload.size(), room);
+  if (n) std::memcpy(mad + cls->data_off, req.payload.data(), n);
+  return iba::MAD_SIZE;
+}
+
+// --- RMPP / SA tables ------------------------------------------------------------------
+
+Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments) {
+  Reassembled r;
+  if (segments.empty()) {
+    r.truncated = true;
+    return r;
+  }
+  auto first = segments.front();
+  if (first.size() < RMPP_DATA_OFF) throw MADError("RMPP segment shorter than its headers");
+  size_t off = rmpp_data_off(class_of(first.data()));
+  r.mad.assign(first.begin(), first.begin() + std::min(off, first.size()));
+  uint32_t expect_seg = 1;
+  bool last_seen = false;
+  uint32_t last_paylen = 0;
+  for (auto seg : segments) {
+    if (seg.size() < off) throw MADError("RMPP segment shorter than its headers");
+    uint32_t segnum = uint32_t(iba::RMPPHeader::data1_at(rmpp_of(seg.data())));  // SegmentNumber
+    uint8_t flags = rmpp_flags(seg.data());
+    if (!(flags & RMPP_ACTIVE) && segments.size() > 1) throw MADError("MAD segment without RMPP active flag");
+    if ((flags & RMPP_ACTIVE) && segnum != expect_seg) {
+      r.truncated = true;  // a gap: keep what is contiguous
+      break;
+    }
+    ++expect_seg;
+    r.mad.insert(r.mad.end(), seg.begin() + off, seg.end());
+    if (!(flags & RMPP_ACTIVE) || (flags & RMPP_LAST)) {
+      last_seen = true;
+      last_paylen = (flags & RMPP_ACTIVE) ? uint32_t(iba::RMPPHeader::data2_at(rmpp_of(seg.data()))) : 0;
+      break;
+    }
+  }
+  if (!last_seen) r.truncated = true;
+  if (last_seen && last_paylen > 0 && last_paylen <= RMPP_SEG_DATA) {
+    size_t pad = RMPP_SEG_DATA - last_paylen;
+    r.mad.resize(r.mad.size() - std::min(pad, r.mad.size() - off));
+  }
+  return r;
+}
+
+SARecords sa_split_records(std::span<const uint8_t> msg) {
+  SARecords s;
+  if (msg.size() < SA_DATA_OFF) {
+    s.truncated = true;
+    return s;
+  }
+  size_t stride = size_t(iba::SAFormat::attributeOffset_at(msg.data())) * 8;
+  s.record_size = stride;
+  size_t data = msg.size() - SA_DATA_OFF;
+  uint8_t flags = rmpp_flags(msg.data());
+  if (msg.size() == iba::MAD_SIZE && (flags & RMPP_ACTIVE)) {
+    // One MAD as received without kernel reassembly: PayloadLength says
+    // how much of it is real (and, if not the last segment, that more was
+    // sent that we never got).
+    uint32_t paylen = uint32_t(iba::RMPPHeader::data2_at(rmpp_of(msg.data())));  // PayloadLength
+    if (flags & RMPP_LAST) {
+      if (paylen >= 20 && paylen - 20 < data) data = paylen - 20;
+      // A last segment that promises more than it holds: cut short.
+      if (paylen >= 20 && paylen - 20 > data) s.truncated = true;
+    } else {
+      s.truncated = true;
+    }
+  }
+  if (stride == 0) return s;
+  size_t n = data / stride;
+  for (size_t i = 0; i < n; ++i) s.records.push_back(msg.subspan(SA_DATA_OFF + i * stride, stride));
+  return s;
+}
+
+// --- engine --------------------------------------------------------------------------
+
+MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
+  const int configured = t.settings().outstanding;
+  max_ = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
+  max_ = std::clamp(max_, 1u, 65535u);
+  slots_.assign(size_t(max_) + 1, nullptr);  // [max_]: follow_sm's probe
+  free_slots_.reserve(max_);
+  for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
+  std::vector<Timer> v;
+  v.reserve(size_t(max_) * 2);
+  timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
+}
+
+void MadEngine::submit(PendingMad& p) {
+  p.done = false;
+  p.error = nullptr;
+  p.rep_len = 0;
+  p.rep_big.clear();
+  p.next = nullptr;
+  p.backoff = false;
+  p.sm_followed = false;
+  if (!p.path) throw MADError("MAD submitted without a path");
+  const Config& s = t_.settings();
+  put_port_keys(p);
+  if (class_of(p.req.data()) == iba::mgmt::SUBN_ADM) to_followed_sm(p);
+  if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms(s.timeout_ms);
+  if (p.tries_left <= 0) p.tries_left = p.path->mad_retries(s.retries) + 1;
+  if (p.busy_left <= 0) p.busy_left = 8;
+  p.agent = t_.client_agent(class_of(p.req.data()), version_of(p.req.data()));
+  if (in_flight_ < max_ && !wait_head_) {
+    issue(p);
+  } else {
+    if (wait_tail_)
+      wait_tail_->next = &p;
+    else
+      wait_head_ = &p;
+    wait_tail_ = &p;
+    ++queued_;
+  }
+}
+
+void MadEngine::send_one(PendingMad& p) {
+  seq_ = (seq_ + 1) & 0xffff;
+  if (seq_ == 0) seq_ = 1;
+  p.seq = seq_;
+  // The TID's low half is ours (kernels may rewrite the high half).
+  uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
+  iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
+  p.sent_at = Clock::now();
+  // Real kernels keep the send until the reply (or the timeout) and report
+  // a timeout themselves; our own timer is the backstop (umad2sim).
+  t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
+  ++sent_;
+  trace_send(p, t_.settings());
+  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
+}
+
+void MadEngine::send_or_fail(PendingMad& p) {
+  try {
+    send_one(p);
+  } catch (...) {
+    p.error = std::current_exception();
+    complete(p);
+  }
+}
+
+void MadEngine::issue(PendingMad& p) {
+  p.slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[p.slot] = &p;
+  ++in_flight_;
+  send_or_fail(p);
+}
+
+void MadEngine::complete(PendingMad& p) {
+  slots_[p.slot] = nullptr;
+  const bool probe = &p == probe_.get();
+  if (!probe) free_slots_.push_back(p.slot);
+  --in_flight_;
+  p.done = true;
+  trace_done(p, t_.settings());
+  if (probe) {
+    probe_done();
+  } else {
+    ++completed_;
+    if (p.on_done) p.on_done(&p, p.ctx);
+  }
+  while (wait_head_ && in_flight_ < max_) {
+    PendingMad* n = wait_head_;
+    wait_head_ = n->next;
+    if (!wait_head_) wait_tail_ = nullptr;
+    n->next = nullptr;
+    --queued_;
+    issue(*n);
+  }
+}
+
+void MadEngine::fail_timeout(PendingMad& p) {
+  if (follow_sm(p)) return;
+  fail_final(p);
+}
+
+namespace {
+
+std::mutex g_followed_mu;
+std::map<std::string, FollowedSm> g_followed;
+std::atomic<bool> g_any_followed{false};  // (no lock for the common case)
+
+std::string port_key(const Transport& t) { return t.local_gid().str() + "/" + std::to_string(t.local_lid()); }
+
+}  // namespace
+
+std::optional<FollowedSm> followed_sm(const Transport& t) {
+  if (!g_any_followed.load(std::memory_order_relaxed)) return std::nullopt;
+  std::lock_guard<std::mutex> l(g_followed_mu);
+  auto it = g_followed.find(port_key(t));
+  if (it == g_followed.end()) return std::nullopt;
+  return it->second;
+}
+
+void forget_followed_sm() {
+  std::lock_guard<std::mutex> l(g_followed_mu);
+  g_followed.clear();
+  g_any_followed = false;
+}
+
+void MadEngine::put_port_keys(PendingMad& p) const {
+  // build_mad wrote the path's keys (0 when it names none).
+  const Config& s = t_.settings();
+  if (p.req_len < iba::MADHeader::SIZE + 8) return;
+  const uint8_t cls = class_of(p.req.data());
+  if ((cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE) && !p.path->mkey && s.mkey)
+    iba::SMPFormat::set_MKey_at(p.req.data(), *s.mkey);
+  if (cls == iba::mgmt::SUBN_ADM && !p.path->smkey && s.smkey) iba::SAFormat::set_SMKey_at(p.req.data(), *s.smkey);
+}
+
+void MadEngine::to_followed_sm(PendingMad& p) {
+  // A path made before the SM was followed (a resolver's cached SA path):
+  // straight to the SM followed, while the port still names the old one.
+  if (!p.path->DLID || !t_.settings().sa_path.empty()) return;
+  auto f = followed_sm(t_);
+  if (!f || p.path->DLID != f->stale_lid || f->stale_lid != t_.sm_lid()) return;
+  p.sm_path = *p.path;
+  p.sm_path.DLID = f->lid;
+  p.sm_path.SL = f->sl;
+  p.path = &p.sm_path;
+}
+
+bool MadEngine::follow_sm(PendingMad& p) {
+  // Only SA MADs on the default SA path (no --sa-path): to the SM LID the
+  // port knows, or to the one followed before.  Each at most once.  Not
+  // with --sa, which promises that no SMP leaves the port.
+  if (p.sm_followed || class_of(p.req.data()) != iba::mgmt::SUBN_ADM || !t_.settings().sa_path.empty() || t_.settings().use_sa ||
+      !p.path->DLID)
+    return false;
+  auto f = followed_sm(t_);
+  if (p.path->DLID != t_.sm_lid() && !(f && p.path->DLID == f->lid)) return false;
+  if (f && p.path->DLID == f->stale_lid && f->stale_lid == t_.sm_lid()) {
+    // Sent to the old SM before another probe found the new one (MADs that
+    // timed out one after the other): the answer is known, ask nothing.
+    resend_to_sm(p, f->lid, f->sl);
+    return true;
+  }
+  sm_waiters_.push_back(&p);
+  if (probe_ && !probe_->done) return true;  // a probe is asking already
+  if (!probe_) probe_ = std::make_unique<PendingMad>();
+  PendingMad& q = *probe_;
+  probe_path_ = IBPath();
+  probe_path_.drPath = {0};  // the local port
+  try {
+    MadRequest r = make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                  iba::method::GET, nullptr, 0);
+    q.req_len = build_mad(q.req.data(), r, probe_path_, 0);
+    q.path = &probe_path_;
+    put_port_keys(q);
+    q.agent = t_.client_agent(class_of(q.req.data()), version_of(q.req.data()));
+  } catch (const std::exception&) {
+    // No SMPs from this port (a verbs transport): nothing to ask.
+    sm_waiters_.pop_back();
+    return false;
+  }
+  q.path = &probe_path_;
+  q.timeout_ms = probe_path_.mad_timeout_ms(t_.settings().timeout_ms);
+  q.tries_left = probe_path_.mad_retries(t_.settings().retries) + 1;
+  q.busy_left = 8;
+  q.error = nullptr;
+  q.rep_len = 0;
+  q.rep_big.clear();
+  q.done = false;
+  q.backoff = false;
+  q.sm_followed = true;  // never followed itself
+  q.on_done = nullptr;
+  q.slot = max_;
+  slots_[max_] = &q;
+  ++in_flight_;
+  send_or_fail(q);  // (if it throws, probe_done fails the waiters with their timeouts)
+  return true;
+}
+
+void MadEngine::probe_done() {
+  const PendingMad& q = *probe_;
+  uint16_t lid = 0;
+  uint8_t sl = 0;
+  if (!q.error) {
+    auto rep = q.reply();
+    if (rep.size() >= iba::MADHeader::SIZE && mad_status(rep.data()) == 0) {
+      auto pi = decode_reply<iba::SMPPortInfo>(rep);
+      lid = uint16_t(pi.masterSMLID());
+      sl = uint8_t(pi.masterSMSL());
+    }
+  }
+  std::vector<PendingMad*> waiters;
+  waiters.swap(sm_waiters_);
+  for (PendingMad* w : waiters) {
+    if (!lid || lid == w->path->DLID) {
+      fail_final(*w);  // no other SM known: the timeout stands
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> l(g_followed_mu);
+      g_followed[port_key(t_)] = FollowedSm{t_.sm_lid(), lid, sl};
+      g_any_followed = true;
+    }
+    resend_to_sm(*w, lid, sl);
+  }
+}
+
+void MadEngine::resend_to_sm(PendingMad& w, uint16_t lid, uint8_t sl) {
+  w.sm_path = *w.path;
+  w.sm_path.DLID = lid;
+  w.sm_path.SL = sl;
+  w.path = &w.sm_path;
+  w.sm_followed = true;
+  w.tries_left = w.sm_path.mad_retries(t_.settings().retries) + 1;
+  ++sm_follows_;
+  ++resent_;
+  send_or_fail(w);
+}
+
+void MadEngine::fail_final(PendingMad& p) {
+  MADTimeoutError e("RPC " + describe_mad(p.req.data(), p.req_len) + " timed out to " + p.path->describe());
+  e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+  e.path = p.path->repr();
+  p.error = std::make_exception_ptr(e);
+  complete(p);
+}
+
+void MadEngine::timed_out(PendingMad& p) {
+  if (--p.tries_left > 0) {
+    ++resent_;
+    send_or_fail(p);
+  } else {
+    fail_timeout(p);
+  }
+}
+
+void MadEngine::on_recv(RecvMad& r) {
+  if (r.len < iba::MADHeader::SIZE) {
+    ++stale_;
+    return;
+  }
+  const uint8_t* m = r.data.data();
+  uint32_t low = uint32_t(iba::MADHeader::transactionID_at(m));
+  uint32_t slot = low & 0xffff, seq = low >> 16;
+  PendingMad* p = slot < slots_.size() ? slots_[slot] : nullptr;
+  bool mine = p && p->seq == seq && !p->backoff && class_of(p->req.data()) == class_of(m);
+  if (r.status != 0) {
+    // The kernel handing back a send it gave up on.
+    if (mine) {
+      if (r.status == ETIMEDOUT)
+        timed_out(*p);
+      else {
+        p->error = std::make_exception_ptr(SysError(r.status, "umad_send", "MAD send failed"));
+        complete(*p);
+      }
+    }
+    return;
+  }
+  if (!(iba::MADHeader::method_at(m) & iba::method::RESPONSE)) {
+    if (unsolicited) unsolicited(r);
+    return;
+  }
+  if (!mine) {
+    ++stale_;
+    return;
+  }
+  if ((mad_status(m) & 1) && p->busy_left-- > 0) {
+    // BUSY: back off and send again (does not use up a retry).
+    p->backoff = true;
+    int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
+    timers_.push({Clock::now() + std::chrono::milliseconds(ms), p->slot, p->seq});
+    return;
+  }
+  if (!r.big.empty()) {
+    p->rep_big = r.big;
+    p->rep_len = r.big.size();
+  } else {
+    std::memcpy(p->rep.data(), m, r.len);
+    p->rep_len = r.len;
+  }
+  complete(*p);
+}
+
+void MadEngine::expire(Clock::time_point now) {
+  while (!timers_.empty() && timers_.top().at <= now) {
+    Timer tm = timers_.top();
+    timers_.pop();
+    PendingMad* p = slots_[tm.slot];
+    if (!p || p->seq != tm.seq) continue;  // already answered or resent
+    if (p->backoff) {
+      p->backoff = false;
+      ++resent_;
+      send_or_fail(*p);
+    } else {
+      timed_out(*p);
+    }
+  }
+}
+
+int MadEngine::next_wait_ms(Clock::time_point now, int cap) const {
+  if (timers_.empty()) return cap;
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(timers_.top().at - now).count() + 1;
+  if (d < 0) d = 0;
+  if (cap >= 0 && d > cap) return cap;
+  return int(d);
+}
+
+size_t MadEngine::pump(int wait_ms) {
+  uint64_t start = completed_;
+  auto t0 = Clock::now();
+  for (;;) {
+    auto now = Clock::now();
+    expire(now);
+    if (completed_ != start) break;
+    if (in_flight_ == 0) break;
+    int cap = -1;
+    if (wait_ms >= 0) {
+      auto el = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0).count();
+      if (el >= wait_ms) break;
+      cap = int(wait_ms - el);
+    }
+    int w = next_wait_ms(now, cap);
+    if (t_.recv(rbuf_, w)) {
+      on_recv(rbuf_);
+      // Drain whatever else is already there.
+      for (int i = 0; i < 256 && in_flight_ && t_.recv(rbuf_, 0); ++i) on_recv(rbuf_);
+    }
+  }
+  return size_t(completed_ - start);
+}
+
+void MadEngine::wait(PendingMad& p) {
+  while (!p.done) {
+    if (in_flight_ == 0 && queued_ == 0 && !p.done) throw MADError("internal: waiting for a MAD not in flight");
+    pump(-1);
+  }
+}
+
+std::span<const uint8_t> check_reply(const PendingMad& p) {
+  if (p.error) std::rethrow_exception(p.error);
+  auto rep = p.reply();
+  if (rep.size() < iba::MADHeader::SIZE) {
+    MADError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got a short reply");
+    e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+    throw e;
+  }
+  uint16_t st = mad_status(rep.data());
+  if (st != 0) {
+    MADClassError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got " + iba::status_text(class_of(rep.data()), st),
+                    class_of(rep.data()), st);
+    e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+    e.rep.assign(rep.begin(), rep.begin() + std::min<size_t>(rep.size(), iba::MAD_SIZE));
+    if (p.path) e.path = p.path->repr();
+    throw e;
+  }
+  return rep;
+}
+
+// --- typed layer ------------------------------------------------------------------------
+
+const iba::ClassDesc* class_for(const iba::StructDesc& d, uint8_t lo, uint8_t hi) {
+  for (const iba::ClassDesc* c : iba::all_classes()) {
+    if (c->mgmt_class < lo || c->mgmt_class > hi) continue;
+    for (const auto& a : c->attrs)
+      if (a.desc == &d) return c;
+    // A variant layout (CongestionLog of a CA, ...) belongs to the same class.
+    for (const auto& a : c->variants)
+      if (a.desc == &d) return c;
+  }
+  return nullptr;
+}
+
+std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& path) {
+  PendingMad p;
+  p.req_len = build_mad(p.req.data(), req, path, 0);
+  p.path = &path;
+  eng_.submit(p);
+  eng_.wait(p);
+  auto rep = check_reply(p);
+  return std::vector<uint8_t>(rep.begin(), rep.end());
+}
+
+IBPath default_sa_path(const Transport& t) {
+  const std::string& s = t.settings().sa_path;
+  IBPath p;
+  if (!s.empty()) {
+    try {
+      p = IBPath::from_string(s);
+    } catch (const Error& e) {
+      throw Error(std::string("--sa-path: ") + e.what());
+    }
+    if (p.is_dr()) throw Error("Invalid --sa-path " + s + ": SA MADs cannot follow a directed route path");
+    if (!p.DLID && !p.has_grh) throw Error("Invalid --sa-path " + s + ": it names no destination");
+  } else {
+    p.DLID = t.sm_lid();
+    p.SL = t.sm_sl();
+    // The master SM this process followed, while the port still names the
+    // one that stopped answering.
+    if (auto f = followed_sm(t); f && f->stale_lid == p.DLID) {
+      p.DLID = f->lid;
+      p.SL = f->sl;
+    }
+    if (!p.DLID) throw MADError("No SM LID known for the local port: cannot reach the SA");
+  }
+  if (!p.dqpn) p.dqpn = 1;
+  if (!p.qkey) p.qkey = GSI_QKEY;
+  return p;
+}
+
+IBPath MadTransactor::sa_path() const { return default_sa_path(const_cast<MadEngine&>(eng_).transport()); }
+
+std::span<const uint8_t> payload_of(std::span<const uint8_t> mad) {
+  if (mad.size() < iba::MADHeader::SIZE) return {};
+  const iba::ClassDesc* c = format_of(mad.data());
+  size_t off = c ? c->data_off : iba::MADHeader::SIZE;
+  if (off >= mad.size()) return {};
+  return mad.subspan(off);
+}
+
+}  // namespace ibcore

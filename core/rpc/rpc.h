@@ -1,0 +1,404 @@
+// MAD RPC (python-rdma's MADTransactor, seeds/002): one call per IBA RPC
+// name, typed on the attribute structure:
+//
+//   ibcore::Umad umad(ep.ca, ep.port);
+//   ibcore::MadTransactor mad(umad);
+//   iba::SMPNodeInfo ni = mad.SubnGet<iba::SMPNodeInfo>(path);
+//   iba::SMPPortInfo pi = mad.SubnGet<iba::SMPPortInfo>(path, 1);
+//   mad.SubnSet(pi, path, 1);                       // payload by value
+//   auto t = mad.SubnAdmGetTable(query, comp_mask); // t.records, t.truncated
+//
+// Failures throw MADTimeoutError / MADClassError / MADError (core/base/error.h).
+// The method is checked against the attribute's entry in the class registry
+// (iba/mad.h), so a SubnSet of a get-only attribute fails before sending.
+//
+// The RPC names are declared once (RpcVerbs below, python-rdma's
+// MADTransactor mixin) and run in two modes: synchronously here
+// (MadTransactor: the call returns the attribute) and asynchronously under
+// the scheduler (core/rpc/sched.h Scheduler: the call returns an awaitable of
+// it).  MadEngine is the machinery both share.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/base/error.h"
+#include "core/transport/path.h"
+#include "core/transport/umad.h"
+#include "iba/mad.h"
+
+namespace ibcore {
+
+// --- building and describing MADs ----------------------------------------------------
+
+// What to send, independent of any type: the untyped RPC form (used by the
+// `query` command and everything typed is built on it).
+struct MadRequest {
+  const iba::ClassDesc* cls = nullptr;   // the class (for SMPs: the LID routed one;
+                                         // a DR path switches to the directed format)
+  uint8_t method = 0;
+  uint16_t attr_id = 0;
+  uint32_t amod = 0;
+  std::span<const uint8_t> payload;      // attribute payload (short = zero padded)
+  uint64_t comp_mask = 0;                // SA component mask
+  // For vendor classes with an OUI (0x30-0x4f): the OUI (bytes 37..39).
+  uint32_t oui = 0;
+};
+
+// The format name with class.version ("SMPFormatDirected(129.1)"), the
+// attribute name with id ("SMPPortInfo(21)"), "SubnGet(1)", and the three
+// together: "SubnGet(1) SMPFormat(1.1) SMPNodeInfo(17)".
+std::string describe_mad(const uint8_t* mad, size_t len);
+
+// Fill mad (256 bytes) for req sent along path with transaction id tid.
+// Returns the number of bytes to send.  Chooses the directed route format
+// for a DR path (hop pointer 0, hop count, initial path, drSLID/drDLID) and
+// puts path.mkey / path.smkey (or 0) in SMPs / SA MADs; MadEngine puts the
+// end port's keys (Transport::settings(): -y, --smkey) in a MAD whose path
+// names none.  An
+// attribute the class defines is checked against the methods it allows
+// (MADError when not); an attribute ID the registry does not know is sent
+// as given, with req.payload as its raw data.
+size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64_t tid);
+
+// The agent class/version a MAD goes out on (SMPs: 0x01 or 0x81).
+inline uint8_t mad_class(const uint8_t* mad) { return mad[1]; }
+
+// --- RMPP reassembly (SA tables) ---------------------------------------------------
+
+// Join RMPP DATA segments (each a whole MAD, in order of SegmentNumber) into
+// one message laid out as the kernel delivers a reassembled one: the first
+// segment's MAD + RMPP header followed by every segment's data.  The
+// PayloadLength of the first segment (when set) trims the result.
+// truncated is set when the last segment (RMPP flag LastPkt) is missing.
+struct Reassembled {
+  std::vector<uint8_t> mad;
+  bool truncated = false;
+};
+Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments);
+
+// Split an SA GetTable reply (one MAD or a reassembled message) into its
+// records: stride = attributeOffset * 8 bytes, starting at the SA data
+// (byte 56).  Records that do not fit whole are dropped and truncated is
+// set; a single-MAD reply whose RMPP header says more segments follow is
+// truncated too.
+struct SARecords {
+  std::vector<std::span<const uint8_t>> records;
+  size_t record_size = 0;
+  bool truncated = false;
+};
+SARecords sa_split_records(std::span<const uint8_t> msg);
+
+// --- the engine shared by sync calls and the scheduler -----------------------------
+
+using Clock = std::chrono::steady_clock;
+
+// One MAD in flight.  Lives in the caller's storage (the sync call's stack
+// or a coroutine frame), so issuing a MAD allocates nothing.  The engine
+// links it while outstanding; it must not move until done.
+struct PendingMad {
+  std::array<uint8_t, iba::MAD_SIZE> req{};
+  size_t req_len = 0;
+  const IBPath* path = nullptr;   // must outlive the request
+  int agent = -1;
+  int timeout_ms = 0;
+  int tries_left = 0;
+  int busy_left = 0;
+  // Result: the reply (rep/rep_len; rep_big when RMPP reassembled it
+  // beyond 256 bytes) or an error.
+  std::array<uint8_t, iba::MAD_SIZE> rep{};
+  size_t rep_len = 0;
+  std::vector<uint8_t> rep_big;
+  std::exception_ptr error;
+  bool done = false;
+  // Called once when done (the scheduler resumes a coroutine here).
+  void (*on_done)(PendingMad*, void*) = nullptr;
+  void* ctx = nullptr;
+
+  std::span<const uint8_t> reply() const {
+    return rep_big.empty() ? std::span<const uint8_t>(rep.data(), rep_len) : std::span<const uint8_t>(rep_big);
+  }
+
+  // engine bookkeeping
+  uint32_t slot = 0;
+  uint32_t seq = 0;
+  PendingMad* next = nullptr;     // wait queue
+  bool backoff = false;           // waiting to resend after a BUSY reply
+  Clock::time_point sent_at;
+  // Following a new master SM (MadEngine: an SA MAD that timed out on the
+  // SM LID the port knew is sent once more to the SM LID the port's
+  // PortInfo gives now): the path it was resent on, and whether it was.
+  IBPath sm_path;
+  bool sm_followed = false;
+};
+
+class MadEngine {
+public:
+  // max_outstanding: 0 = the transport's settings().outstanding or the
+  // default (64).  Timeouts, retries and keys: t.settings() too.
+  explicit MadEngine(Transport& t, unsigned max_outstanding = 0);
+  Transport& transport() { return t_; }
+
+  // Queue p (req, req_len, path set; tries/timeout default from the path).
+  // Its TID is assigned here (written into p.req).
+  void submit(PendingMad& p);
+  // Receive replies and handle timeouts for at most wait_ms (-1 = until
+  // something completes or nothing is outstanding).  Returns the number of
+  // MADs completed.
+  size_t pump(int wait_ms = -1);
+  // Drive p to completion (sync calls).
+  void wait(PendingMad& p);
+
+  size_t in_flight() const { return in_flight_; }
+  size_t queued() const { return queued_; }
+  unsigned max_outstanding() const { return max_; }
+  // Statistics
+  uint64_t sent() const { return sent_; }     // every send, resends included
+  uint64_t resent() const { return resent_; }  // sends again after a timeout or BUSY
+  uint64_t stale() const { return stale_; }
+
+  // Replies that matched no request (requests to our server agents land here
+  // when there is no server loop; servers use their own recv).
+  std::function<void(const RecvMad&)> unsolicited;
+
+  // How many SA MADs were sent again to a new master SM (follow_sm).
+  uint64_t sm_follows() const { return sm_follows_; }
+
+private:
+  // An SA MAD that timed out on the SM LID the port knew: ask the local
+  // port's PortInfo (an SMP on the 0-hop directed route, MasterSMLID and
+  // MasterSMSL) and send p once more to the SM it names, when that is
+  // another one.  false when p is not such a MAD.
+  bool follow_sm(PendingMad& p);
+  // An SA MAD on a path to the SM the port still names, after another was
+  // followed: sent to that one instead.
+  void to_followed_sm(PendingMad& p);
+  // The end port's M_Key / SM_Key into p.req where p.path names none.
+  void put_port_keys(PendingMad& p) const;
+  void probe_done();
+  // p (an SA MAD) sent once more, to the SM at lid/sl.
+  void resend_to_sm(PendingMad& p, uint16_t lid, uint8_t sl);
+  void fail_final(PendingMad& p);
+  void issue(PendingMad& p);
+  void send_one(PendingMad& p);
+  // send_one, or p completed with the error sending threw.
+  void send_or_fail(PendingMad& p);
+  void complete(PendingMad& p);
+  void timed_out(PendingMad& p);
+  void fail_timeout(PendingMad& p);
+  void on_recv(RecvMad& r);
+  void expire(Clock::time_point now);
+  int next_wait_ms(Clock::time_point now, int cap) const;
+
+  Transport& t_;
+  unsigned max_;
+  std::vector<PendingMad*> slots_;      // by TID low 16 bits
+  std::vector<uint32_t> free_slots_;
+  uint32_t seq_ = 1;
+  PendingMad* wait_head_ = nullptr;
+  PendingMad* wait_tail_ = nullptr;
+  size_t in_flight_ = 0, queued_ = 0;
+  struct Timer {
+    Clock::time_point at;
+    uint32_t slot, seq;
+    bool operator>(const Timer& o) const { return at > o.at; }
+  };
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  RecvMad rbuf_;
+  uint64_t sent_ = 0, resent_ = 0, stale_ = 0, completed_ = 0, sm_follows_ = 0;
+  // The PortInfo probe of follow_sm (slot max_, kept for it) and the SA
+  // MADs waiting for its answer (they keep their slots).
+  std::unique_ptr<PendingMad> probe_;
+  IBPath probe_path_;
+  std::vector<PendingMad*> sm_waiters_;
+};
+
+// The SM LID and SL the library learned for a local port after the SM the
+// port knew stopped answering (MadEngine::follow_sm): default_sa_path()
+// uses them for as long as the port itself still names the old SM (a
+// long-lived process whose view of the port is not refreshed, e.g.
+// umad2sim's sysfs).  Process-wide, keyed by the port (local GID, else
+// LID).  forget_followed_sm() drops everything (tests).
+struct FollowedSm {
+  uint16_t stale_lid = 0;  // what the port said when the SM was followed
+  uint16_t lid = 0;
+  uint8_t sl = 0;
+};
+std::optional<FollowedSm> followed_sm(const Transport& t);
+void forget_followed_sm();
+
+// Check a finished PendingMad: throws the MADError it carries, or the
+// MADClassError for a non-zero reply status.  Returns the reply.
+std::span<const uint8_t> check_reply(const PendingMad& p);
+
+// --- typed RPC names -----------------------------------------------------------------
+
+// Find the class (mgmt class in [lo, hi]) whose attribute table has the
+// structure d.  nullptr when none.
+const iba::ClassDesc* class_for(const iba::StructDesc& d, uint8_t lo, uint8_t hi);
+
+// The request for an RPC name on attribute T.
+template <class T>
+MadRequest make_request(uint8_t lo, uint8_t hi, uint8_t method, const T* payload, uint32_t amod,
+                        uint64_t comp_mask = 0) {
+  MadRequest r;
+  r.cls = class_for(T::DESC, lo, hi);
+  r.method = method;
+  r.attr_id = iba::AttrId<T>::value;
+  r.amod = amod;
+  if (payload) r.payload = payload->bytes();
+  r.comp_mask = comp_mask;
+  if (!r.cls) throw MADError(std::string("No management class defines attribute ") + T::DESC.name);
+  return r;
+}
+
+// The path to the SA: --sa-path (t.settings().sa_path: a LID, GID or path
+// spec; not a DR path) when given, else the SM LID and SL the end port
+// knows.  Always QP1 with the GSI Q_Key unless the path spec says
+// otherwise.  Throws ibcore::Error for a bad --sa-path, MADError when the
+// port knows no SM.
+IBPath default_sa_path(const Transport& t);
+
+template <class T>
+struct SATable {
+  std::vector<T> records;
+  bool truncated = false;   // the reply lost segments (umad2sim has no RMPP)
+};
+
+// Decode the attribute payload of a reply MAD into T.
+template <class T>
+T decode_reply(std::span<const uint8_t> mad);
+// The attribute payload bytes of a MAD (by its class's data offset).
+std::span<const uint8_t> payload_of(std::span<const uint8_t> mad);
+// The records of an SA GetTable reply (sa_split_records) decoded as T.
+template <class T>
+SATable<T> decode_table(std::span<const uint8_t> mad) {
+  SARecords s = sa_split_records(mad);
+  // Records spaced closer than the attribute is long cannot be the SA's
+  // records of that attribute: a reply that lies about its offset.
+  if (!s.records.empty() && s.record_size < T::SIZE)
+    throw MADError("SA GetTable reply's attribute offset (" + std::to_string(s.record_size / 8) +
+                   " words) is shorter than a " + T::DESC.name + " record (" + std::to_string(T::SIZE) + " bytes)");
+  SATable<T> out;
+  out.truncated = s.truncated;
+  out.records.reserve(s.records.size());
+  for (auto r : s.records) {
+    T t;
+    t.load(r);
+    out.records.push_back(t);
+  }
+  return out;
+}
+template <class T>
+T decode_reply(std::span<const uint8_t> mad) {
+  T t;
+  t.load(payload_of(mad));
+  return t;
+}
+
+// The IBA's RPC names, typed on the attribute structure, declared once for
+// both modes.  Exec (CRTP) provides
+//   template <class R> auto execute(const MadRequest&, IBPath, R (*decode)(std::span<const uint8_t>))
+// (returning R when synchronous, an awaitable of R under the scheduler) and
+//   IBPath sa_path() const   (the path SubnAdm* calls take when given none).
+template <class Exec>
+class RpcVerbs {
+public:
+#define IBCORE_RPC(Name, lo, hi, meth)                                                              \
+  template <class T>                                                                                \
+  auto Name(IBPath path, uint32_t amod = 0, const T* payload = nullptr) {                           \
+    return exec().execute(make_request<T>(lo, hi, meth, payload, amod), std::move(path), &decode_reply<T>); \
+  }                                                                                                 \
+  template <class T>                                                                                \
+  auto Name(const T& payload, IBPath path, uint32_t amod = 0) {                                     \
+    return exec().execute(make_request<T>(lo, hi, meth, &payload, amod), std::move(path), &decode_reply<T>); \
+  }
+  IBCORE_RPC(SubnGet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::GET)
+  IBCORE_RPC(SubnSet, iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED, iba::method::SET)
+  IBCORE_RPC(PerformanceGet, iba::mgmt::PERF, iba::mgmt::PERF, iba::method::GET)
+  IBCORE_RPC(PerformanceSet, iba::mgmt::PERF, iba::mgmt::PERF, iba::method::SET)
+  IBCORE_RPC(BMGet, iba::mgmt::BM, iba::mgmt::BM, iba::method::GET)
+  IBCORE_RPC(BMSet, iba::mgmt::BM, iba::mgmt::BM, iba::method::SET)
+  IBCORE_RPC(DevMgtGet, iba::mgmt::DEV_MGT, iba::mgmt::DEV_MGT, iba::method::GET)
+  IBCORE_RPC(DevMgtSet, iba::mgmt::DEV_MGT, iba::mgmt::DEV_MGT, iba::method::SET)
+  IBCORE_RPC(SNMPGet, iba::mgmt::SNMP, iba::mgmt::SNMP, iba::method::GET)
+  IBCORE_RPC(CCGet, iba::mgmt::CC, iba::mgmt::CC, iba::method::GET)
+  IBCORE_RPC(CCSet, iba::mgmt::CC, iba::mgmt::CC, iba::method::SET)
+  IBCORE_RPC(VendGet, iba::mgmt::VENDOR_MIN, iba::mgmt::VENDOR_OUI_MAX, iba::method::GET)
+  IBCORE_RPC(VendSet, iba::mgmt::VENDOR_MIN, iba::mgmt::VENDOR_OUI_MAX, iba::method::SET)
+#undef IBCORE_RPC
+
+  // SA: the query record and its component mask, to the SA at path
+  // (a pointer: nullptr = sa_path(); or a path).
+  template <class T>
+  auto SubnAdmGet(const T& query, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
+    return sa(query, iba::method::GET, comp_mask, path, amod, &decode_reply<T>);
+  }
+  template <class T>
+  auto SubnAdmGet(const T& query, uint64_t comp_mask, const IBPath& path, uint32_t amod = 0) {
+    return SubnAdmGet(query, comp_mask, &path, amod);
+  }
+  template <class T>
+  auto SubnAdmSet(const T& rec, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
+    return sa(rec, iba::method::SET, comp_mask, path, amod, &decode_reply<T>);
+  }
+  template <class T>
+  auto SubnAdmGetTable(const T& query, uint64_t comp_mask, const IBPath* path = nullptr, uint32_t amod = 0) {
+    return sa(query, iba::method::GET_TABLE, comp_mask, path, amod, &decode_table<T>);
+  }
+  template <class T>
+  auto SubnAdmGetTable(const T& query, uint64_t comp_mask, const IBPath& path, uint32_t amod = 0) {
+    return SubnAdmGetTable(query, comp_mask, &path, amod);
+  }
+
+  // (Kept as MadTransactor::decode for the untyped callers.)
+  template <class T>
+  static T decode(std::span<const uint8_t> mad) {
+    return decode_reply<T>(mad);
+  }
+  static std::span<const uint8_t> payload_of(std::span<const uint8_t> mad) { return ibcore::payload_of(mad); }
+
+private:
+  Exec& exec() { return static_cast<Exec&>(*this); }
+  template <class T, class R>
+  auto sa(const T& rec, uint8_t method, uint64_t comp_mask, const IBPath* path, uint32_t amod,
+          R (*dec)(std::span<const uint8_t>)) {
+    return exec().execute(make_request<T>(iba::mgmt::SUBN_ADM, iba::mgmt::SUBN_ADM, method, &rec, amod, comp_mask),
+                          path ? IBPath(*path) : exec().sa_path(), dec);
+  }
+};
+
+// Synchronous MAD RPCs over a transport.
+class MadTransactor : public RpcVerbs<MadTransactor> {
+public:
+  explicit MadTransactor(Transport& t, unsigned max_outstanding = 0) : eng_(t, max_outstanding) {}
+  MadEngine& engine() { return eng_; }
+  Transport& transport() { return eng_.transport(); }
+
+  // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
+  std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
+
+  // The path to the SA: default_sa_path(transport()).  Every SubnAdm* call
+  // without an explicit path uses it.
+  IBPath sa_path() const;
+
+  // RpcVerbs' mode: run the request now and decode its reply.
+  template <class R>
+  R execute(const MadRequest& req, const IBPath& path, R (*dec)(std::span<const uint8_t>)) {
+    return dec(call(req, path));
+  }
+
+private:
+  MadEngine eng_;
+};
+
+}  // namespace ibcore

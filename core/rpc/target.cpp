@@ -1,0 +1,136 @@
+#include "core/rpc/target.h"
+
+#include <cstdio>
+
+#include "core/base/config.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+
+namespace ibcore {
+
+IBPath parse_target(std::string_view arg, const TargetForm& f, std::string_view dr) {
+  if (!f.combined) return IBPath::from_string(arg, f.form);
+  IBPath lid = IBPath::from_string(arg, IBPath::Form::LID);
+  IBPath p = IBPath::from_string(dr, IBPath::Form::DR);
+  p.DLID = lid.DLID;
+  p.drSLID = 0;  // our LID, filled in by resolve_for_smp
+  return p;
+}
+
+IBPath sa_path_for(MadTransactor& mad, uint16_t sm_lid) {
+  if (sm_lid) {
+    IBPath p;
+    p.DLID = sm_lid;
+    p.SL = mad.transport().sm_sl();
+    p.dqpn = 1;
+    p.qkey = GSI_QKEY;
+    return p;
+  }
+  return mad.sa_path();  // honours --sa-path
+}
+
+IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {
+  static const uint64_t mask = [] {
+    uint64_t m = 0;
+    for (const char* f : {"DGID", "SGID", "numbPath"}) m |= iba::component_mask(iba::SAPathRecord::DESC, f);
+    return m;
+  }();
+  iba::SAPathRecord q;
+  q.set_DGID(dgid);
+  q.set_SGID(mad.transport().local_gid());
+  q.set_numbPath(1);
+  IBPath sa = sa_path_for(mad, sm_lid);
+  iba::SAPathRecord r;
+  try {
+    r = mad.SubnAdmGet(q, mask, &sa);
+  } catch (MADError& e) {
+    e.annotate("Failed getting path record for end port " + dgid.str() + ".");
+    throw;
+  }
+  IBPath p;
+  p.DLID = uint16_t(r.DLID());
+  p.SLID = uint16_t(r.SLID());
+  p.SL = uint8_t(r.SL());
+  p.pkey = uint16_t(r.PKey());
+  p.MTU = uint8_t(r.MTU());
+  p.rate = uint8_t(r.rate());
+  p.packet_life_time = uint8_t(r.packetLifeTime());
+  p.DGID = r.DGID();
+  p.SGID = r.SGID();
+  p.hop_limit = uint8_t(r.hopLimit());
+  p.traffic_class = uint8_t(r.TClass());
+  p.flow_label = uint32_t(r.flowLabel());
+  if (!p.DLID) throw MADError("The SA returned no LID for end port " + dgid.str());
+  return p;
+}
+
+uint16_t local_lid(MadTransactor& mad) { return mad.transport().local_lid(); }
+
+IBPath resolve_for_smp(MadTransactor& mad, const IBPath& in, uint16_t sm_lid) {
+  IBPath p = in;
+  if (p.is_dr()) {
+    if (p.DLID && p.drSLID == 0) p.drSLID = local_lid(mad);
+    return p;
+  }
+  if (!p.DLID && p.has_grh) {
+    IBPath r = path_from_sa(mad, p.DGID, sm_lid);
+    p.DLID = r.DLID;
+    // SMPs are LID routed: no GRH, the SL and P_Key of QP0 rules.
+    p.has_grh = false;
+    p.DGID = {};
+  }
+  if (p.DLID && !mad.transport().lid_routed_smps()) return dr_path_to_lid(mad, p.DLID);
+  return p;
+}
+
+IBPath dr_path_to_lid(MadTransactor& mad, uint16_t lid) {
+  constexpr size_t MAX_HOPS = 63;
+  IBPath p;
+  p.drSLID = LID_PERMISSIVE;
+  p.drDLID = LID_PERMISSIVE;
+  p.drPath = {0};
+  auto owns = [lid](uint16_t base, unsigned lmc) { return base && lid >= base && lid < base + (1u << (lmc & 7)); };
+  for (;;) {
+    auto ni = mad.SubnGet<iba::SMPNodeInfo>(p);
+    bool sw = ni.nodeType() == 2;
+    unsigned in = unsigned(ni.localPortNum());
+    auto pi = mad.SubnGet<iba::SMPPortInfo>(p, sw ? 0 : in);
+    if (owns(uint16_t(pi.LID()), unsigned(pi.LMC()))) return p;
+    unsigned out;
+    if (!sw) {
+      // Only the local CA forwards: out of the port we send from.
+      if (p.drPath.size() > 1)
+        throw Error("no directed route to LID " + std::to_string(lid) + ": the route reaches a CA at " +
+                    p.dr_string());
+      out = in;
+    } else {
+      auto lft = mad.SubnGet<iba::SMPLinearForwardingTable>(p, uint32_t(lid / 64));
+      out = unsigned(lft.portBlock(lid % 64));
+      if (out == 0 || out == 0xff || out > ni.numPorts())
+        throw Error("no directed route to LID " + std::to_string(lid) + ": the switch at " + p.dr_string() +
+                    " forwards it to " + (out == 0xff ? std::string("no port") : "port " + std::to_string(out)));
+    }
+    if (p.drPath.size() > MAX_HOPS)
+      throw Error("no directed route to LID " + std::to_string(lid) + " within " + std::to_string(MAX_HOPS) + " hops");
+    p.drPath.push_back(uint8_t(out));
+  }
+}
+
+std::string portid_str(const IBPath& p) {
+  char b[64];
+  if (!p.is_dr()) {
+    if (!p.DLID && p.has_grh) return "GID " + p.DGID.str();
+    std::snprintf(b, sizeof b, "Lid %u", unsigned(p.DLID));
+    return b;
+  }
+  std::string s;
+  if (p.DLID) {
+    std::snprintf(b, sizeof b, "Lid %u ", unsigned(p.DLID));
+    s = b;
+  }
+  std::snprintf(b, sizeof b, "DR path slid %u; dlid %u; ", unsigned(p.drSLID), unsigned(p.drDLID));
+  return s + b + p.dr_string();
+}
+
+}  // namespace ibcore

@@ -1,0 +1,368 @@
+#include "core/transport/umad.h"
+
+#include <infiniband/umad.h>
+#include <poll.h>
+
+#include <arpa/inet.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <endian.h>
+
+#include "core/base/config.h"
+#include "core/base/error.h"
+#include "core/transport/vmad.h"
+#include "core/out/log.h"
+
+namespace ibcore {
+
+namespace {
+
+constexpr size_t RBUF_MAD = 256;
+
+bool is_smp_class(uint8_t c) { return c == iba::mgmt::SUBN_LID_ROUTED || c == iba::mgmt::SUBN_DIRECTED_ROUTE; }
+
+void init_umad_lib() {
+  static bool done = [] {
+    if (umad_init() < 0) throw SysError(errno ? errno : EIO, "umad_init");
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class, uint16_t port_pkey_index) {
+  if (is_smp_class(mgmt_class)) return 0;
+  return path.pkey_index.value_or(port_pkey_index);
+}
+
+IBPath MadAddr::to_path() const {
+  IBPath p;
+  p.SLID = lid;
+  p.SL = sl;
+  p.sqpn = qpn;
+  p.qkey = qkey;
+  p.pkey_index = pkey_index;
+  p.has_grh = grh_present;
+  if (grh_present) {
+    p.SGID = gid;
+    p.traffic_class = traffic_class;
+    p.flow_label = flow_label;
+    p.hop_limit = hop_limit;
+  }
+  return p;
+}
+
+void Umad::open(const std::string& ca, int port) {
+  init_umad_lib();
+  portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
+  if (portid_ < 0)
+    throw SysError(-portid_ > 0 ? -portid_ : ENODEV, "umad_open_port",
+                   "Cannot open end port " + (ca.empty() ? std::string("(default)") : ca) +
+                       (port ? "/" + std::to_string(port) : std::string()));
+  fd_ = umad_get_fd(portid_);
+  sbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
+  rbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
+  if (!sbuf_ || !rbuf_) throw SysError(ENOMEM, "calloc");
+}
+
+Umad::Umad(const EndPort& ep) {
+  open(ep.ca, ep.port);
+  ca_ = ep.ca;
+  port_ = ep.port;
+  lid_ = ep.lid;
+  sm_lid_ = ep.sm_lid;
+  sm_sl_ = ep.sm_sl;
+  gid_ = ep.gid();
+}
+
+Umad::Umad(const std::string& ca, int port) {
+  open(ca, port);
+  umad_port_t p{};
+  if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), port, &p) == 0) {
+    ca_ = p.ca_name;
+    port_ = p.portnum;
+    lid_ = uint16_t(p.base_lid);
+    sm_lid_ = uint16_t(p.sm_lid);
+    sm_sl_ = uint8_t(p.sm_sl);
+    gid_ = iba::Gid::from(be64toh(p.gid_prefix), be64toh(p.port_guid));
+    umad_release_port(&p);
+  } else {
+    ca_ = ca;
+    port_ = port;
+  }
+}
+
+Umad::~Umad() {
+  for (auto& [k, a] : agents_) umad_unregister(portid_, a);
+  if (portid_ >= 0) umad_close_port(portid_);
+  std::free(sbuf_);
+  std::free(rbuf_);
+}
+
+int Umad::client_agent(uint8_t mgmt_class, uint8_t class_version) {
+  uint32_t key = uint32_t(mgmt_class) << 8 | class_version;
+  auto it = agents_.find(key);
+  if (it != agents_.end()) return it->second;
+  // The SA class uses RMPP (the kernel reassembles GetTable replies).
+  int rmpp = mgmt_class == iba::mgmt::SUBN_ADM ? 1 : 0;
+  int a = umad_register(portid_, mgmt_class, class_version, uint8_t(rmpp), nullptr);
+  if (a < 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, "Cannot register a MAD agent for class 0x%02x version %u", mgmt_class,
+                  class_version);
+    throw SysError(-a > 0 ? -a : EINVAL, "umad_register", b);
+  }
+  agents_[key] = a;
+  return a;
+}
+
+int Umad::server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui) {
+  long mask[16 / sizeof(long)] = {};
+  for (int m = 0; m < 32; ++m)
+    if (method_mask & (1u << m)) mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+  int a;
+  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) {
+    uint8_t o[3] = {uint8_t(oui >> 16), uint8_t(oui >> 8), uint8_t(oui)};
+    a = umad_register_oui(portid_, mgmt_class, 0, o, mask);
+  } else {
+    a = umad_register(portid_, mgmt_class, class_version, 0, mask);
+  }
+  if (a < 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, "Cannot register a MAD server for class 0x%02x version %u", mgmt_class,
+                  class_version);
+    throw SysError(-a > 0 ? -a : EINVAL, "umad_register", b);
+  }
+  // Replies to our own requests of this class also come to this agent.
+  agents_.emplace(uint32_t(mgmt_class) << 8 | class_version, a);
+  return a;
+}
+
+void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) {
+  uint8_t cls = mad[1];
+  std::memset(sbuf_, 0, umad_size());
+  std::memcpy(umad_get_mad(sbuf_), mad, len);
+  int dlid, dqp, qkey;
+  if (is_smp_class(cls)) {
+    dqp = 0;
+    qkey = 0;
+    if (path.is_dr())
+      dlid = path.drSLID != LID_PERMISSIVE && path.DLID ? path.DLID : LID_PERMISSIVE;
+    else
+      dlid = path.DLID;
+  } else {
+    dqp = path.dqpn ? int(path.dqpn) : 1;
+    qkey = int(path.qkey ? path.qkey : GSI_QKEY);
+    dlid = path.DLID;
+  }
+  if (dlid == 0) throw MADError("No destination LID for " + path.describe() + " (resolve it first)");
+  umad_set_addr(sbuf_, dlid, dqp, path.SL, qkey);
+  umad_set_pkey(sbuf_, pkey_index_of(path, cls, settings().pkey_index));
+  if (path.has_grh && !is_smp_class(cls)) {
+    ib_mad_addr_t a{};
+    a.grh_present = 1;
+    std::memcpy(a.gid, path.DGID.raw.data(), 16);
+    a.hop_limit = path.hop_limit ? path.hop_limit : 255;
+    a.traffic_class = path.traffic_class;
+    a.flow_label = htonl(path.flow_label);
+    umad_set_grh(sbuf_, &a);
+  }
+  int r = umad_send(portid_, agent, sbuf_, int(len), timeout_ms, 0);
+  if (r < 0) throw SysError(-r > 0 ? -r : EIO, "umad_send");
+}
+
+bool Umad::recv(RecvMad& out, int timeout_ms) {
+  if (timeout_ms != -1) {
+    pollfd pfd{fd_, POLLIN, 0};
+    int n = ::poll(&pfd, 1, timeout_ms);
+    if (n < 0) {
+      if (errno == EINTR) return false;
+      throw SysError(errno, "poll");
+    }
+    if (n == 0) return false;
+  }
+  int len = int(RBUF_MAD);
+  void* buf = rbuf_;
+  std::vector<uint8_t> big;
+  // After our own poll said readable, no second poll inside libibumad.
+  int agent = umad_recv(portid_, buf, &len, timeout_ms == -1 ? -1 : 0);
+  if (agent == -ENOSPC) {
+    // An RMPP reassembled message larger than one MAD: read it whole.
+    big.resize(umad_size() + size_t(len));
+    buf = big.data();
+    agent = umad_recv(portid_, buf, &len, -1);
+  }
+  if (agent < 0) {
+    if (agent == -EAGAIN || agent == -EWOULDBLOCK || agent == -EINTR) return false;
+    throw SysError(-agent, "umad_recv");
+  }
+  const auto* um = static_cast<const ib_user_mad_t*>(buf);
+  out.agent = agent;
+  out.status = umad_status(buf);
+  size_t n = size_t(len);
+  const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(buf));
+  if (n > iba::MAD_SIZE) {
+    out.big.assign(mad, mad + n);
+    n = iba::MAD_SIZE;
+  } else {
+    out.big.clear();
+  }
+  out.len = n;
+  std::memcpy(out.data.data(), mad, n);
+  const ib_mad_addr_t& a = um->addr;
+  out.addr.qpn = ntohl(a.qpn);
+  out.addr.qkey = ntohl(a.qkey);
+  out.addr.lid = ntohs(a.lid);
+  out.addr.sl = a.sl;
+  out.addr.path_bits = a.path_bits;
+  out.addr.grh_present = a.grh_present;
+  out.addr.gid_index = a.gid_index;
+  out.addr.hop_limit = a.hop_limit;
+  out.addr.traffic_class = a.traffic_class;
+  out.addr.flow_label = ntohl(a.flow_label);
+  out.addr.pkey_index = a.pkey_index;
+  std::memcpy(out.addr.gid.raw.data(), a.gid, 16);
+  return true;
+}
+
+// --- SplitTransport ---------------------------------------------------------------------
+
+int SplitTransport::add(Transport* t, int native) {
+  for (size_t i = 0; i < agents_.size(); ++i)
+    if (agents_[i].t == t && agents_[i].native == native) return int(i);
+  agents_.push_back({t, native});
+  return int(agents_.size() - 1);
+}
+
+Transport& SplitTransport::smi() {
+  if (!smi_) {
+    smi_ = open_smi_();
+    smi_->settings() = settings();
+  }
+  return *smi_;
+}
+
+Transport& SplitTransport::gsi() {
+  if (!gsi_) {
+    gsi_ = open_gsi_();
+    gsi_->settings() = settings();
+  }
+  return *gsi_;
+}
+
+int SplitTransport::client_agent(uint8_t mgmt_class, uint8_t class_version) {
+  Transport* t = is_smp_class(mgmt_class) ? &smi() : &gsi();
+  return add(t, t->client_agent(mgmt_class, class_version));
+}
+
+int SplitTransport::server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui) {
+  Transport* t = is_smp_class(mgmt_class) ? &smi() : &gsi();
+  return add(t, t->server_agent(mgmt_class, class_version, method_mask, oui));
+}
+
+void SplitTransport::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, int timeout_ms) {
+  if (agent < 0 || size_t(agent) >= agents_.size()) throw Error("SplitTransport: unknown agent " + std::to_string(agent));
+  const Agent& a = agents_[size_t(agent)];
+  a.t->send(a.native, mad, len, path, timeout_ms);
+}
+
+bool SplitTransport::take(Transport& t, RecvMad& out) {
+  if (!t.recv(out, 0)) return false;
+  out.agent = add(&t, out.agent);
+  return true;
+}
+
+bool SplitTransport::recv(RecvMad& out, int timeout_ms) {
+  // Only the devices opened so far (a device nobody sent on has nothing).
+  if (!smi_ || !gsi_) {
+    Transport* only = smi_ ? smi_.get() : gsi_ ? gsi_.get() : nullptr;
+    if (!only) return false;
+    if (!only->recv(out, timeout_ms)) return false;
+    out.agent = add(only, out.agent);
+    return true;
+  }
+  smi_first_ = !smi_first_;
+  Transport& a = smi_first_ ? *smi_ : *gsi_;
+  Transport& b = smi_first_ ? *gsi_ : *smi_;
+  if (take(a, out) || take(b, out)) return true;
+  if (timeout_ms == 0) return false;
+  // Wait on both devices' descriptors; without them (a test double), on
+  // each in turn for a slice of the time.
+  int fa = a.fd(), fb = b.fd();
+  if (fa >= 0 && fb >= 0) {
+    pollfd p[2] = {{fa, POLLIN, 0}, {fb, POLLIN, 0}};
+    int n = ::poll(p, 2, timeout_ms);
+    if (n < 0 && errno != EINTR) throw SysError(errno, "poll");
+    if (n <= 0) return false;
+    return take(a, out) || take(b, out);
+  }
+  int slice = timeout_ms < 0 ? 5 : std::max(1, timeout_ms / 2);
+  if (a.recv(out, slice)) {
+    out.agent = add(&a, out.agent);
+    return true;
+  }
+  if (b.recv(out, slice)) {
+    out.agent = add(&b, out.agent);
+    return true;
+  }
+  return false;
+}
+
+std::unique_ptr<Transport> choose_transport(
+    TransportKind kind, const std::function<std::unique_ptr<Transport>()>& umad,
+    const std::function<std::unique_ptr<Transport>(const std::string& umad_error)>& verbs) {
+  switch (kind) {
+    case TransportKind::Umad:
+      return umad();
+    case TransportKind::Verbs:
+      return verbs({});
+    case TransportKind::Auto:
+      break;
+  }
+  // umad when it can be opened; an ordinary user on a real cluster cannot
+  // (the umad devices are root's), but can open uverbs: GMPs go there.
+  try {
+    return umad();
+  } catch (const SysError& umad_err) {
+    try {
+      auto v = verbs(umad_err.what());
+      if (log::verbosity()) ibcore::log::warn("W: %s; sending GMPs over verbs instead\n", umad_err.what());
+      return v;
+    } catch (const Error& verbs_err) {
+      throw Error(std::string(umad_err.what()) + "; nor over verbs: " + verbs_err.what());
+    }
+  }
+}
+
+std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg) {
+  TransportKind kind = cfg.transport;
+  auto umad = [](const EndPort& e) { return [e]() -> std::unique_ptr<Transport> { return std::make_unique<Umad>(e); }; };
+  // (The verbs QP's P_Key index is fixed when it is made.)
+  uint16_t pkey_index = cfg.pkey_index;
+  auto verbs = [pkey_index](const EndPort& e) {
+    return [e, pkey_index](const std::string& why) -> std::unique_ptr<Transport> {
+      return std::make_unique<VerbsMad>(e, 64, why, pkey_index);
+    };
+  };
+  PortPair pair = smi_gsi_pair(get_devices(), ep);
+  std::unique_ptr<Transport> t;
+  if (!pair.split() || kind == TransportKind::Verbs) {
+    // One device; or over verbs, where only GMPs go (through the GSI device).
+    const EndPort& e = pair.split() ? *pair.gsi : ep;
+    t = choose_transport(kind, umad(e), verbs(e));
+  } else {
+    // A planarized HCA: SMPs through the SMI device (umad only), GMPs
+    // through the GSI device (umad, or verbs as --transport says), each
+    // opened when first needed (and given these settings then).
+    EndPort gsi = *pair.gsi;
+    t = std::make_unique<SplitTransport>(
+        umad(*pair.smi), [kind, gsi, umad, verbs] { return choose_transport(kind, umad(gsi), verbs(gsi)); }, gsi);
+  }
+  t->settings() = cfg;
+  return t;
+}
+
+}  // namespace ibcore
