@@ -18,7 +18,7 @@
 #include "core/fabric/nodemap.h"
 #include "core/fabric/obtain.h"
 #include "core/rpc/sched.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 
 namespace {
 

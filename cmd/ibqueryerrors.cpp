@@ -33,7 +33,7 @@
 #include "core/fabric/obtain.h"
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
 #include "core/fabric/netprint.h"

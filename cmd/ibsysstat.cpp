@@ -18,7 +18,7 @@
 #include "core/out/json.h"
 #include "core/rpc/rpc.h"
 #include "core/rpc/server.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/vendor.h"
 
 namespace {

@@ -21,7 +21,7 @@
 #include "core/rpc/rpc.h"
 #include "core/rpc/server.h"
 #include "core/base/textfile.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/vendor.h"
 #include "core/out/log.h"
 

@@ -18,7 +18,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/rpc/rpc.h"
 #include "core/rpc/sched.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
 #include "core/out/json.h"

@@ -16,7 +16,7 @@
 
 #include "core/rpc/rpc.h"
 #include "core/rpc/target.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 
 namespace ibtool {
 

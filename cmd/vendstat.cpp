@@ -30,7 +30,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/out/json.h"
 #include "core/rpc/rpc.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/introspect.h"
 #include "iba/vendor.h"
 #include "core/out/log.h"

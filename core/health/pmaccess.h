@@ -19,7 +19,7 @@
 #include "core/health/counters.h"
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/pm.h"
 
 namespace ibcore::health {

@@ -252,7 +252,7 @@ void MadEngine::send_one(PendingMad& p) {
   // The TID's low half is ours (kernels may rewrite the high half).
   uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
   iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
-  p.sent_at = Clock::now();
+  p.sent_at = t_.now();
   // Real kernels keep the send until the reply (or the timeout) and report
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
@@ -494,7 +494,7 @@ void MadEngine::on_recv(RecvMad& r) {
     // BUSY: back off and send again (does not use up a retry).
     p->backoff = true;
     int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
-    timers_.push({Clock::now() + std::chrono::milliseconds(ms), p->slot, p->seq});
+    timers_.push({t_.now() + std::chrono::milliseconds(ms), p->slot, p->seq});
     return;
   }
   if (!r.big.empty()) {
@@ -533,9 +533,9 @@ int MadEngine::next_wait_ms(Clock::time_point now, int cap) const {
 
 size_t MadEngine::pump(int wait_ms) {
   uint64_t start = completed_;
-  auto t0 = Clock::now();
+  auto t0 = t_.now();
   for (;;) {
-    auto now = Clock::now();
+    auto now = t_.now();
     expire(now);
     if (completed_ != start) break;
     if (in_flight_ == 0) break;

@@ -33,7 +33,7 @@
 
 #include "core/base/error.h"
 #include "core/transport/path.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/mad.h"
 
 namespace ibcore {
@@ -99,8 +99,6 @@ struct SARecords {
 SARecords sa_split_records(std::span<const uint8_t> msg);
 
 // --- the engine shared by sync calls and the scheduler -----------------------------
-
-using Clock = std::chrono::steady_clock;
 
 // One MAD in flight.  Lives in the caller's storage (the sync call's stack
 // or a coroutine frame), so issuing a MAD allocates nothing.  The engine

@@ -21,7 +21,7 @@
 
 #include "core/base/error.h"
 #include "core/transport/path.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/mad.h"
 
 namespace ibcore {

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "core/transport/verbs.h"
 
 namespace ibcore {

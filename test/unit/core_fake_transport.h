@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/base/config.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 
 namespace coretest {
 

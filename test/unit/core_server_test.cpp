@@ -5,7 +5,7 @@
 #include "core/rpc/rpc.h"
 #include "core/out/log.h"
 #include "core/rpc/server.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "core_fake_transport.h"
 #include "iba/smp.h"
 

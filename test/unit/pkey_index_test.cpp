@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/transport/path.h"
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/mad.h"
 
 namespace {

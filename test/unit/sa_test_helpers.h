@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/transport/umad.h"
+#include "core/transport/transport.h"
 #include "iba/introspect.h"
 
 namespace coretest {
