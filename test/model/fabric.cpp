@@ -749,6 +749,10 @@ int64_t Fabric::Impl::service_ns(const Packet& p, int node) const {
 
 void Fabric::Impl::arrive(uint32_t pkt, int node, unsigned port) {
   Packet& p = pkts[pkt];
+  if (!p.response) {
+    p.at = node;
+    p.port = port;
+  }
   if (p.dr) {
     if (!p.response) {
       // Outbound: one more hop done.
@@ -1321,14 +1325,23 @@ void Fabric::Impl::sa_answer(Packet& p) {
   iba::RMPPHeader::set_data1_at(rmpp, 1);     // segment 1
   iba::RMPPHeader::set_data2_at(rmpp, paylen);
   const size_t room = (iba::MAD_SIZE - data_off) / stride;
+  for (size_t i = 0; i < recs.size() && i < room; ++i)
+    std::memcpy(m + data_off + i * stride, recs[i].data(), recs[i].size());
   if (prof.sa_rmpp || recs.size() <= room) {
     iba::RMPPHeader::set_RMPPFlags_at(rmpp, 0x1 | 0x2 | 0x4);  // active, first, last
   } else {
-    // The test bed (umad2sim): only the first segment arrives.
-    iba::RMPPHeader::set_RMPPFlags_at(rmpp, 0x1 | 0x2);
+    // The test bed (OpenSM's first RMPP segment through umad2sim, seen
+    // with ibtool -dd): RMPP active, no first/last flag, PayloadLength 0,
+    // and only the first 224 bytes of the MAD are the SA's (a PathRecord
+    // table holds two whole records and the start of a third, whose LIDs
+    // read 0).
+    iba::RMPPHeader::set_RMPPFlags_at(rmpp, 0x1);
+    iba::RMPPHeader::set_data1_at(rmpp, 0);
+    iba::RMPPHeader::set_data2_at(rmpp, 0);
+    iba::RMPPHeader::set_RMPPVersion_at(rmpp, 0);
+    iba::RMPPHeader::set_RMPPType_at(rmpp, 0);
+    std::memset(m + 224, 0, iba::MAD_SIZE - 224);
   }
-  for (size_t i = 0; i < recs.size() && i < room; ++i)
-    std::memcpy(m + data_off + i * stride, recs[i].data(), recs[i].size());
   if (prof.sa_rmpp && recs.size() > room) {
     p.big.assign(m, m + data_off);
     for (const auto& r : recs) {
