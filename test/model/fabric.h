@@ -57,10 +57,10 @@ struct Profile {
   std::string name = "ideal";
   // Latency of one link hop (wire, serdes and the switch's cut-through
   // forwarding), microseconds.
-  double hop_latency_us = 0.2;
+  double hop_latency_us = 0.3;
   // The local end port's own send and receive path (kernel, HCA), one way,
   // microseconds.
-  double host_latency_us = 0;
+  double host_latency_us = 5;
   // VL15 receive buffer depth of every port, packets (D); 0: unbounded.
   unsigned vl15_depth = 0;
   // A switch's management processor: FIFO capacity (Q, the SMP in service
@@ -98,7 +98,8 @@ struct Profile {
   // Hca, the tool's own node (where the test bed starts OpenSM).
   std::string sm_node;
 
-  // The test bed: no drops, no service time, only link latency.
+  // The test bed: no drops, no service time, only link and host latency
+  // (bench/profiles/ideal.profile holds the same values).
   static Profile ideal();
   // A profile file (throws std::runtime_error naming the file and line).
   static Profile load(const std::string& path);
