@@ -995,7 +995,11 @@ void Fabric::Impl::kernel_timeout(uint64_t tid, int64_t deadline) {
   auto it = pending.find(tid);
   if (it == pending.end() || it->second.deadline != deadline) return;
   ++stats.kernel_timeouts;
-  if (trace) trace(std::to_string(now - kStart) + " kernel-timeout tid=" + std::to_string(tid & 0xffffffff));
+  if (trace) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%lld kernel-timeout tid=%08x", (long long)(now - kStart), unsigned(tid));
+    trace(b);
+  }
   inbox.push_back(std::move(it->second.mad));
   pending.erase(it);
 }
