@@ -1331,14 +1331,14 @@ void Fabric::Impl::sa_answer(Packet& p) {
   const size_t room = (iba::MAD_SIZE - data_off) / stride;
   for (size_t i = 0; i < recs.size() && i < room; ++i)
     std::memcpy(m + data_off + i * stride, recs[i].data(), recs[i].size());
-  if (prof.sa_rmpp || recs.size() <= room) {
+  if (prof.sa_rmpp) {
     iba::RMPPHeader::set_RMPPFlags_at(rmpp, 0x1 | 0x2 | 0x4);  // active, first, last
   } else {
     // The test bed (OpenSM's first RMPP segment through umad2sim, seen
     // with ibtool -dd): RMPP active, no first/last flag, PayloadLength 0,
     // and only the first 224 bytes of the MAD are the SA's (a PathRecord
     // table holds two whole records and the start of a third, whose LIDs
-    // read 0).
+    // read 0), however few records the table has.
     iba::RMPPHeader::set_RMPPFlags_at(rmpp, 0x1);
     iba::RMPPHeader::set_data1_at(rmpp, 0);
     iba::RMPPHeader::set_data2_at(rmpp, 0);

@@ -13,6 +13,7 @@
 #include "core/rpc/sched.h"
 #include "iba/smp.h"
 #include "test/model/fabric.h"
+#include "test/model/tools.h"
 #include "test/testbed/topology.h"
 
 namespace {
@@ -233,6 +234,59 @@ TEST(FabricModel, IdealMadCountsEqualTheTestBeds) {
       EXPECT_EQ(r.mads, c.with_lft);
     }
   }
+}
+
+// The bench's tools on the ideal profile send as many MADs as the same
+// commands on the test bed.  Measured on the live test bed (scripts/fabric.sh
+// start with topogen's fabric, 2026-11-26) with ibtool's -v statistics:
+// `ibtool ibnetdiscover -v`, `ibtool ibqueryerrors -v` ("I: ibqueryerrors: 36
+// nodes, 328 MADs in all"), `ibtool dump_fts -v`, `ibtool exporter --once
+// -v` ("I: exporter: 96 ports, 424 MADs").  0: not measured.
+TEST(FabricModel, IdealToolCountsEqualTheTestBeds) {
+  struct Case {
+    std::string spec;
+    uint64_t ibnetdiscover, ibqueryerrors, dump_fts, exporter;
+  };
+  const std::vector<Case> cases{
+      {"irregular", 76, 108, 81, 0},
+      {"fattree 4", 221, 328, 241, 424},
+      {"fattree 8", 1521, 2144, 1841, 0},
+      {"example net.1", 18, 26, 19, 36},
+      {"example net.2sw2path4hca2port", 35, 52, 37, 72},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    std::string net;
+    try {
+      net = testbed::generate(c.spec);
+    } catch (const std::runtime_error&) {
+      continue;  // ibsim's example fabrics are not installed here
+    }
+    for (auto [tool, want] : {std::pair<std::string, uint64_t>{"ibnetdiscover", c.ibnetdiscover},
+                              {"ibqueryerrors", c.ibqueryerrors},
+                              {"dump_fts", c.dump_fts},
+                              {"exporter", c.exporter}}) {
+      if (!want) continue;
+      SCOPED_TRACE(tool);
+      ibmodel::Fabric f(net, ibmodel::Profile::ideal());
+      ibmodel::ToolResult r = ibmodel::run_tool(tool, f);
+      EXPECT_EQ(r.mads, want);
+      EXPECT_EQ(r.retries, 0u);
+      EXPECT_EQ(r.drops, 0u);
+      EXPECT_EQ(r.errors, 0u);
+    }
+  }
+}
+
+// The issue's figure: ibnetdiscover on the k=32 fat tree sends 85,761 MADs
+// on the test bed (README "Performance"; again on 2026-11-26 with
+// `ibtool ibnetdiscover -v`).  About a second.
+TEST(FabricModel, IdealFatTree32DiscoveryCount) {
+  ibmodel::Fabric f(testbed::fattree(32), ibmodel::Profile::ideal());
+  ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
+  EXPECT_EQ(r.nodes, 9472u);
+  EXPECT_EQ(r.mads, 85761u);
+  EXPECT_EQ(r.drops, 0u);
 }
 
 TEST(FabricModel, ForwardingTablesAreMinHop) {
