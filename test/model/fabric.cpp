@@ -183,6 +183,8 @@ struct Node {
   Server mp;              // SMI/SMA
   Server pma;
   unsigned held = 0;      // SMPs in its ports' VL15 buffers and its processor
+  unsigned waiting = 0;   // of those, in the ports' buffers
+  unsigned peak = 0;      // the most held at once
   unsigned rr = 0;        // next port the processor takes from
   bool deaf = false;
   double slow = 1.0;
@@ -249,6 +251,13 @@ struct Fabric::Impl {
   std::vector<int> sw_index;  // node -> switch index, -1 for a CA
   std::vector<int> switches;
   std::vector<std::vector<uint16_t>> dist;  // [dest switch index][switch index]
+  // Whole linear forwarding tables by switch index, computed on a switch's
+  // first LFT read (the SMA's answers; packets use route()).
+  std::vector<std::vector<uint8_t>> lft_cache;
+  std::vector<std::vector<uint16_t>> lids_by_target;
+  const std::vector<uint8_t>& lft_of(int sw);
+  // Switch-to-switch links by switch index: (port, peer's switch index).
+  std::vector<std::vector<std::pair<uint8_t, int>>> sw_links;
   std::vector<int> hops_from_local;
   unsigned depth = 0;
 
@@ -525,6 +534,14 @@ void Fabric::Impl::assign_lids() {
       switches.push_back(int(i));
     }
   dist.resize(switches.size());
+  sw_links.resize(switches.size());
+  lft_cache.resize(switches.size());
+  for (size_t i = 0; i < switches.size(); ++i) {
+    const Node& x = nodes[size_t(switches[i])];
+    for (unsigned p = 1; p <= x.nports; ++p)
+      if (x.ports[p].peer >= 0 && nodes[size_t(x.ports[p].peer)].sw)
+        sw_links[i].push_back({uint8_t(p), sw_index[size_t(x.ports[p].peer)]});
+  }
   // Hops from the tool's node, through switches only (as directed routes go).
   hops_from_local.assign(nodes.size(), -1);
   hops_from_local[size_t(local)] = 0;
@@ -548,16 +565,12 @@ const std::vector<uint16_t>& Fabric::Impl::dist_to(int sw_node) {
   auto& d = dist[size_t(sw_index[size_t(sw_node)])];
   if (!d.empty()) return d;
   d.assign(switches.size(), 0xffff);
-  std::deque<int> q{sw_node};
-  d[size_t(sw_index[size_t(sw_node)])] = 0;
-  while (!q.empty()) {
-    int n = q.front();
-    q.pop_front();
-    uint16_t dn = d[size_t(sw_index[size_t(n)])];
-    for (unsigned p = 1; p <= nodes[size_t(n)].nports; ++p) {
-      int m = nodes[size_t(n)].ports[p].peer;
-      if (m < 0 || !nodes[size_t(m)].sw) continue;
-      uint16_t& dm = d[size_t(sw_index[size_t(m)])];
+  std::vector<int> q{sw_index[size_t(sw_node)]};
+  d[size_t(q[0])] = 0;
+  for (size_t k = 0; k < q.size(); ++k) {
+    const uint16_t dn = d[size_t(q[k])];
+    for (auto [p, m] : sw_links[size_t(q[k])]) {
+      uint16_t& dm = d[size_t(m)];
       if (dm != 0xffff) continue;
       dm = uint16_t(dn + 1);
       q.push_back(m);
@@ -574,7 +587,6 @@ uint8_t Fabric::Impl::route(int sw, uint16_t dlid) {
   unsigned dp;
   if (!owner(dlid, dn, dp)) return 0xff;
   if (dn == sw) return 0;
-  const Node& x = nodes[size_t(sw)];
   int target = dn;
   if (!nodes[size_t(dn)].sw) {
     // A CA port: its switch, or the port itself when linked to sw.
@@ -584,16 +596,48 @@ uint8_t Fabric::Impl::route(int sw, uint16_t dlid) {
     target = cp.peer;
   }
   const auto& d = dist_to(target);
-  uint16_t here = d[size_t(sw_index[size_t(sw)])];
+  const int si = sw_index[size_t(sw)];
+  uint16_t here = d[size_t(si)];
   if (here == 0xffff) return 0xff;
   if (here == 0) return 0;
   uint8_t cand[256];
   unsigned nc = 0;
-  for (unsigned p = 1; p <= x.nports; ++p) {
-    int m = x.ports[p].peer;
-    if (m >= 0 && nodes[size_t(m)].sw && d[size_t(sw_index[size_t(m)])] == here - 1) cand[nc++] = uint8_t(p);
-  }
+  for (auto [p, m] : sw_links[size_t(si)])
+    if (d[size_t(m)] == here - 1) cand[nc++] = p;
   return nc ? cand[dlid % nc] : 0xff;
+}
+
+const std::vector<uint8_t>& Fabric::Impl::lft_of(int sw) {
+  auto& t = lft_cache[size_t(sw_index[size_t(sw)])];
+  if (!t.empty()) return t;
+  if (lids_by_target.empty()) {
+    // The LIDs each switch is the last switch for: its own and its CAs'.
+    lids_by_target.resize(switches.size());
+    for (uint16_t l = 1; l <= max_lid; ++l) {
+      auto [n, p] = lid_owner[l];
+      int last = nodes[size_t(n)].sw ? n : nodes[size_t(n)].ports[p].peer;
+      if (last >= 0 && nodes[size_t(last)].sw) lids_by_target[size_t(sw_index[size_t(last)])].push_back(l);
+    }
+  }
+  // route() for every LID, the candidate ports found once per target
+  // switch.
+  t.assign(size_t(max_lid) + 1, 0xff);
+  const int si = sw_index[size_t(sw)];
+  uint8_t cand[256];
+  for (size_t ti = 0; ti < switches.size(); ++ti) {
+    if (lids_by_target[ti].empty()) continue;
+    const auto& d = dist_to(switches[ti]);
+    const uint16_t here = d[size_t(si)];
+    if (here == 0xffff || here == 0) continue;
+    unsigned nc = 0;
+    for (auto [p, m] : sw_links[size_t(si)])
+      if (d[size_t(m)] == here - 1) cand[nc++] = p;
+    if (nc)
+      for (uint16_t l : lids_by_target[ti]) t[l] = cand[l % nc];
+  }
+  // Its own LID and its CAs' ports (0 and the port they hang on).
+  for (uint16_t l : lids_by_target[size_t(si)]) t[l] = route(sw, l);
+  return t;
 }
 
 // --- the event loop -----------------------------------------------------------------------
@@ -812,6 +856,8 @@ void Fabric::Impl::to_processor(uint32_t pkt, int node, unsigned port, bool thro
   }
   in.vl15.push_back(pkt);
   ++x.held;
+  ++x.waiting;
+  x.peak = std::max(x.peak, x.held);
   if (x.held > stats.peak_sma_queue) {
     stats.peak_sma_queue = x.held;
     stats.peak_sma_node = x.desc;
@@ -825,13 +871,14 @@ void Fabric::Impl::to_processor(uint32_t pkt, int node, unsigned port, bool thro
 void Fabric::Impl::pull(int node) {
   Node& x = nodes[size_t(node)];
   const unsigned np = x.nports + 1;
-  while (!x.mp.full()) {
+  while (x.waiting && !x.mp.full()) {
     bool took = false;
     for (unsigned k = 0; k < np; ++k) {
       unsigned p = (x.rr + k) % np;
       if (!x.ports[p].vl15.empty()) {
         x.mp.fifo.push_back(x.ports[p].vl15.front());
         x.ports[p].vl15.pop_front();
+        --x.waiting;
         x.rr = (p + 1) % np;
         took = true;
         break;
@@ -1130,9 +1177,10 @@ void Fabric::Impl::sma_answer(Packet& p, int node) {
         return;
       }
       iba::SMPLinearForwardingTable t;
+      const auto& lft = lft_of(node);
       for (unsigned i = 0; i < 64; ++i) {
         unsigned l = mod * 64 + i;
-        t.set_portBlock(i, l <= max_lid ? route(node, uint16_t(l)) : 0xff);
+        t.set_portBlock(i, l <= max_lid ? lft[l] : 0xff);
       }
       put(m, t);
       break;
@@ -1409,6 +1457,11 @@ int Fabric::local_node() const { return impl_->local; }
 int Fabric::sm_node() const { return impl_->sm; }
 unsigned Fabric::depth() const { return impl_->depth; }
 int Fabric::hops_to(int n) const { return impl_->hops_from_local.at(size_t(n)); }
+uint8_t Fabric::route(int sw, uint16_t lid) const {
+  if (!impl_->nodes.at(size_t(sw)).sw) return 0xff;
+  return impl_->route(sw, lid);
+}
+unsigned Fabric::peak_held(int n) const { return impl_->nodes.at(size_t(n)).peak; }
 
 double Fabric::dr_round_trip_s(unsigned h) const {
   const Profile& p = impl_->prof;

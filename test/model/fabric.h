@@ -159,6 +159,9 @@ public:
   unsigned depth() const;
   // The number of link hops from the tool's node to node n (-1: unreachable).
   int hops_to(int node) const;
+  // The port switch sw forwards a packet for lid on (0: itself, 0xff: none):
+  // what its LinearForwardingTable says.
+  uint8_t route(int sw, uint16_t lid) const;
 
   // --- lower bound (issue 24 item 2a) --------------------------------------
   // The round trip of a directed-route SMP to a node h hops away in an
@@ -176,6 +179,7 @@ public:
   uint64_t smi_visits(int node) const;   // DR hops node's SMI forwarded (either way)
   uint64_t sma_visits(int node) const;   // SMPs node's SMA answered
   uint64_t vl15_drops(int node, unsigned port) const;
+  unsigned peak_held(int node) const;    // most SMPs held at node for its processor at once
 
   // --- test hooks -----------------------------------------------------------
   // The VL15 receive buffer of one port holds at most depth packets

@@ -84,6 +84,7 @@ TEST(FabricModel, FullVl15BufferDrops) {
   EXPECT_EQ(f.stats().kernel_timeouts, 4u);
   EXPECT_EQ(sched.engine().resent(), 4u);
   EXPECT_EQ(f.stats().peak_sma_queue, 2u);
+  EXPECT_EQ(f.peak_held(sw), 2u);
   EXPECT_EQ(f.sma_visits(sw), 5u);
   // The last resend went out two timeouts (2 x 50 ms) after the burst.
   EXPECT_GT(f.seconds(), 0.100);
@@ -305,6 +306,22 @@ TEST(FabricModel, ForwardingTablesAreMinHop) {
   EXPECT_EQ(f.lid(f.local_node(), 1), 1u);
   EXPECT_EQ(f.lid(f.node_by_desc("sw1")), 2u);
   EXPECT_EQ(f.depth(), 4u);
+}
+
+TEST(FabricModel, ForwardingTablesAreWhatPacketsFollow) {
+  // The LFT blocks the SMAs answer (computed a table at a time) equal the
+  // ports the model forwards LID-routed packets on (computed per packet).
+  ibmodel::Fabric f(testbed::fattree(4), ibmodel::Profile::ideal());
+  ibcore::MadTransactor mad(f.port());
+  size_t checked = 0;
+  for (int n = 0; n < int(f.node_count()); ++n) {
+    if (!f.is_switch(n)) continue;
+    IBPath p;
+    p.DLID = f.lid(n);
+    auto lft = mad.SubnGet<iba::SMPLinearForwardingTable>(p, 0);
+    for (unsigned l = 0; l < 64; ++l, ++checked) ASSERT_EQ(lft.portBlock(l), f.route(n, uint16_t(l))) << n << " " << l;
+  }
+  EXPECT_EQ(checked, 20u * 64);
 }
 
 TEST(FabricModel, ProfileFiles) {
