@@ -212,7 +212,7 @@ struct Packet {
   uint32_t agent = 0;
 };
 
-enum class Ev : uint8_t { Arrive, MpDone, PmaDone, SaDone, KernelTimeout, Deliver };
+enum class Ev : uint8_t { Arrive, LocalSma, MpDone, PmaDone, SaDone, KernelTimeout, Deliver };
 
 struct Event {
   int64_t t;
@@ -650,6 +650,7 @@ bool Fabric::Impl::step() {
   ++stats.events;
   switch (e.kind) {
     case Ev::Arrive: arrive(e.pkt, e.node, e.port); break;
+    case Ev::LocalSma: to_processor(e.pkt, local, 0, false); break;
     case Ev::MpDone: mp_done(e.node); break;
     case Ev::PmaDone: gmp_done(nodes[size_t(e.node)].pma, e.node, Ev::PmaDone); break;
     case Ev::SaDone: gmp_done(sa, e.node, Ev::SaDone); break;
@@ -708,9 +709,10 @@ void Fabric::Impl::client_send(uint32_t agent, const uint8_t* mad, size_t len, c
     p.in_port.push_back(uint8_t(local_port));
     p.hop = 0;
     if (p.hops == 0) {
+      // The local port's own SMA (in the HCA, past the host's path).
       p.out_port.push_back(0);
       p.role = Role::Answer;
-      to_processor(i, local, 0, false);
+      at(now + host, Ev::LocalSma, i);
       return;
     }
     unsigned out = unsigned(iba::SMPFormatDirected::initialPath_at(p.mad.data(), 1));
