@@ -148,8 +148,6 @@ constexpr int64_t kStart = 1'000'000'000;  // virtual time starts at 1 s (never 
 
 int64_t ns(double us) { return int64_t(us * 1000.0 + 0.5); }
 
-uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
-
 struct Port {
   int peer = -1;          // node, -1: no link
   unsigned peer_port = 0;
@@ -323,7 +321,7 @@ struct Fabric::Impl {
     const Packet& p = pkts[pkt];
     char b[256];
     std::snprintf(b, sizeof b, "%lld %s tid=%08x attr=%04x node=%d port=%u", (long long)(now - kStart), what,
-                  unsigned(iba::MADHeader::transactionID_at(p.mad.data())), unsigned(be16(p.mad.data() + 16)), node,
+                  unsigned(iba::MADHeader::transactionID_at(p.mad.data())), unsigned(iba::MADHeader::attributeID_at(p.mad.data())), node,
                   port);
     trace(b);
   }
@@ -1394,7 +1392,8 @@ void Fabric::Impl::sa_answer(Packet& p) {
     iba::RMPPHeader::set_data2_at(rmpp, 0);
     iba::RMPPHeader::set_RMPPVersion_at(rmpp, 0);
     iba::RMPPHeader::set_RMPPType_at(rmpp, 0);
-    std::memset(m + 224, 0, iba::MAD_SIZE - 224);
+    constexpr size_t kTestBedMadBytes = 224;  // observed, not an IBA offset
+    std::memset(m + kTestBedMadBytes, 0, iba::MAD_SIZE - kTestBedMadBytes);
   }
   if (prof.sa_rmpp && recs.size() > room) {
     p.big.assign(m, m + data_off);
