@@ -37,7 +37,7 @@
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
 #include "core/base/textfile.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "core/out/log.h"
 
 namespace {

@@ -28,7 +28,7 @@
 #include "core/fabric/routes.h"
 #include "core/fabric/sadiscovery.h"
 #include "core/rpc/sched.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "core/out/log.h"
 
 namespace {

@@ -29,7 +29,7 @@
 #include "core/rpc/rpc.h"
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 
 namespace {
 

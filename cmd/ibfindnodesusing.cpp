@@ -18,7 +18,7 @@
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/obtain.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "iba/introspect.h"
 #include "core/out/log.h"
 

@@ -17,7 +17,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/rpc.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "iba/smp.h"
 #include "core/out/log.h"
 

@@ -18,7 +18,7 @@
 #include "core/out/json.h"
 #include "core/health/json_health.h"
 #include "core/rpc/rpc.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 
 namespace {
 

@@ -33,7 +33,7 @@
 #include "core/fabric/obtain.h"
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "core/out/log.h"
 
 namespace {

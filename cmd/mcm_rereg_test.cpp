@@ -21,7 +21,7 @@
 #include "core/out/json.h"
 #include "core/base/textfile.h"
 #include "core/rpc/rpc.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "core/out/log.h"

@@ -33,7 +33,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/out/json.h"
 #include "core/rpc/rpc.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "core/transport/verbs.h"
 #include "core/out/log.h"
 

@@ -25,7 +25,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/fabric/nodemap.h"
 #include "core/rpc/rpc.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "iba/introspect.h"
 #include "core/out/json.h"
 #include "core/out/textout.h"

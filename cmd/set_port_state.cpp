@@ -33,7 +33,7 @@
 #include "core/transport/path.h"
 #include "core/rpc/rpc.h"
 #include "core/fabric/subnet.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 
 namespace {
 

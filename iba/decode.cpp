@@ -1,5 +1,6 @@
 #include "iba/decode.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -270,6 +271,23 @@ std::optional<std::vector<uint8_t>> parse_mad_text(std::string_view text, std::s
     return fail("hex digits must come in pairs (whole bytes)");
   }
   return bytes;
+}
+
+std::string dump_mad(std::span<const uint8_t> mad) {
+  if (mad.size() < MADHeader::SIZE) return "(short MAD of " + std::to_string(mad.size()) + " bytes)\n";
+  const ClassDesc* c = find_class(uint8_t(MADHeader::mgmtClass_at(mad.data())), uint8_t(MADHeader::classVersion_at(mad.data())));
+  std::vector<uint8_t> buf(mad.begin(), mad.end());
+  if (!c) {
+    buf.resize(MADHeader::SIZE);
+    return dump_detailed(MADHeader::DESC, buf.data()) + "payload " + hex_bytes(mad.subspan(MADHeader::SIZE)) + "\n";
+  }
+  buf.resize(std::max<size_t>(buf.size(), c->format->size));
+  std::string s = dump_detailed(*c->format, buf.data());
+  if (const AttrDesc* a = find_attr(*c, uint16_t(MADHeader::attributeID_at(buf.data())))) {
+    s += "+ " + std::string(a->desc->name) + "\n";
+    if (c->data_off + a->desc->size <= buf.size()) s += dump_detailed(*a->desc, buf.data() + c->data_off, c->data_off, 1);
+  }
+  return s;
 }
 
 }  // namespace iba

@@ -48,6 +48,11 @@ std::string format_label(const MadInfo& m);  // "SMPFormat(1.1)"
 // (it is zero padded) but not shorter than the header.
 std::string decode_mad(std::span<const uint8_t> mad);
 
+// The -dd dump of a MAD (what the RPC trace and MADError at -vv show): the
+// format's fields in the detailed dump format, then "+ <attribute>" and the
+// attribute's fields; an unknown class as its header and the payload in hex.
+std::string dump_mad(std::span<const uint8_t> mad);
+
 // Only the payload of an attribute, e.g. smpdump's 64 data bytes.
 std::string decode_payload(const StructDesc& desc, std::span<const uint8_t> data, uint32_t base_off = 0);
 

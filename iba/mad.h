@@ -31,6 +31,8 @@ enum : uint8_t {
   CC = 0x21,
   OFA_VENDOR = 0x32,      // the OFA class ibping/ibsysstat use (with OUI 0x001405)
 };
+// The vendor classes whose MADs carry an OUI (and may use RMPP).
+constexpr bool vendor_oui(uint8_t c) { return c >= VENDOR_OUI_MIN && c <= VENDOR_OUI_MAX; }
 }  // namespace mgmt
 
 namespace method {
@@ -85,6 +87,17 @@ IBA_STRUCT(MADHeader, 24, IBA_FIELDS_MADHeader);
   F(data1, 32, 32, Uint)                   \
   F(data2, 64, 32, Uint)
 IBA_STRUCT(RMPPHeader, 12, IBA_FIELDS_RMPPHeader);
+
+// RMPPType values and RMPPFlags bits (IBA 13.6.2.1), and what a segment's
+// PayloadLength counts of its data (its 256 bytes less the MAD and RMPP
+// headers and the SA's or vendor class's fields before the data).
+namespace rmpp {
+enum : uint8_t { DATA = 1, ACK = 2, STOP = 3, ABORT = 4 };
+enum : uint8_t { ACTIVE = 0x1, FIRST = 0x2, LAST = 0x4 };
+constexpr size_t SEG_DATA = 220;
+// The classes whose MADs carry an RMPP header.
+constexpr bool in_class(uint8_t mgmt_class) { return mgmt_class == mgmt::SUBN_ADM || mgmt::vendor_oui(mgmt_class); }
+}  // namespace rmpp
 
 // SMP, LID routed (IBA 14.2.1.1).
 #define IBA_FIELDS_SMPFormat(F, A, S, SA) \

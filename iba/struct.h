@@ -205,7 +205,8 @@ struct Wire {
   auto& set_##name(const ::iba::Gid& v) {                                                     \
     ::iba::set_gid(buf.data(), off, v);                                                       \
     return *this;                                                                             \
-  }
+  }                                                                                           \
+  static ::iba::Gid name##_at(const uint8_t* image) { return ::iba::get_gid(image, off); }
 #define IBA_ACC_Str(name, off, width)                                                         \
   std::string name() const { return ::iba::get_str(buf.data(), off, width); }                 \
   auto& set_##name(std::string_view v) {                                                      \

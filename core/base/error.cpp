@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/out/log.h"
-#include "core/mad/trace.h"
+#include "iba/decode.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
@@ -73,11 +73,11 @@ std::string MADError::dump_str(int level) const {
   if (level >= 2) {
     if (!req.empty()) {
       out += "E:   request MAD:\n";
-      indent_lines(out, dump_mad(req.data(), req.size()), "E:     ");
+      indent_lines(out, iba::dump_mad(req), "E:     ");
     }
     if (!rep.empty()) {
       out += "E:   reply MAD:\n";
-      indent_lines(out, dump_mad(rep.data(), rep.size()), "E:     ");
+      indent_lines(out, iba::dump_mad(rep), "E:     ");
     }
   }
   return out;

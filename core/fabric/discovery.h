@@ -34,6 +34,7 @@
 
 #include "core/base/config.h"
 #include "core/rpc/sched.h"
+#include "core/fabric/discovery_options.h"
 #include "core/fabric/subnet.h"
 
 namespace ibcore {
@@ -41,58 +42,6 @@ namespace ibcore {
 // Whether a device (NodeInfo DeviceID, VendorID) answers MlnxExtPortInfo
 // (Mellanox devices with FDR10), as the reference tools decide it.
 bool mlnx_ext_supported(uint16_t devid, uint32_t vendid);
-
-struct DiscoveryOptions {
-  // Auto: LID routed when the local port has a LID, else DR.  A command
-  // passes its --discovery / --sa (discovery_mode(cfg)).
-  DiscoveryMode mode = DiscoveryMode::Auto;
-  // Stop probing past this many hops (0 = no limit).
-  unsigned max_hops = 0;
-  // Read MlnxExtPortInfo on the Mellanox devices that have it (FDR10).
-  bool mlx_epi = true;
-  // Also read the linear forwarding table of every switch: during the walk,
-  // a switch's blocks as soon as its SwitchInfo is in (they fill the MAD
-  // window whenever the walk itself has too little to ask), and once every
-  // node is known the rest in the reference's switch order, so a caller
-  // printing in that order (on_lft) can print while the others are read.
-  bool read_lft = false;
-  // With read_lft: the LIDs of each table to read, clipped to the switch's
-  // LinearFDBTop (the table holds [0, min(lft_last, top)], 0xff where not read).
-  unsigned lft_first = 0, lft_last = iba::UNICAST_LID_LAST;
-  // Called once every node and link is known (the reference order is
-  // computed then), while table reads may still be in flight.
-  std::function<void()> on_discovered;
-  // With read_lft: called when the linear forwarding table of switch n is
-  // read (Subnet::tables(n).lft_valid) or failed (not valid: a line in
-  // DiscoveryResult::errors).  Not called for a switch whose SwitchInfo
-  // failed (its table is read, or fails, after the walk).
-  std::function<void(uint32_t n)> on_lft;
-  // Also read the multicast forwarding table of every switch.
-  bool read_mft = false;
-  // Also compute the reference's -s progress lines (RefView::progress).
-  bool progress = false;
-  // Start somewhere else than the local port (DR hops; empty = local).
-  std::vector<uint8_t> from;
-  // SMP walks: called as soon as a node's LID is known (a switch's PortInfo
-  // 0, port = 0; a CA's or router's PortInfo of the port it was reached by)
-  // so a command can start its own queries for the node on the walk's
-  // scheduler while the walk goes on (the walk runs what it spawns to
-  // completion).  db is the database being filled (it grows meanwhile: hold
-  // indices, not references).
-  std::function<void(const Subnet& db, uint32_t node, unsigned port)> on_port_lid;
-};
-
-struct DiscoveryResult {
-  std::vector<std::string> errors;  // one line per failed query (partial result)
-  // For the failures the reference reports too (a directed-route SMP of the
-  // walk that failed): errors[i]'s line as infiniband-diags 44's discovery
-  // library prints it (reference_smp_warning), keyed by i.
-  std::map<size_t, std::string> reference_lines;
-  uint64_t mads = 0;                // MADs sent (resends included)
-  uint64_t queries = 0;             // queries made (each MAD once, without resends)
-  uint64_t resent = 0;              // MADs sent again (timeout or BUSY)
-  DiscoveryMode mode_used = DiscoveryMode::DR;
-};
 
 // The line infiniband-diags 44's discovery library (libibnetdisc's SMP
 // engine) writes to stderr when a directed-route SMP fails:

@@ -10,7 +10,7 @@
 #include "core/base/config.h"
 #include "core/transport/devices.h"
 #include "core/fabric/netcache.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 
 namespace ibcore {
 

@@ -30,7 +30,11 @@
 // later address nodes by directed route still can.
 #pragma once
 
-#include "core/fabric/discovery.h"
+#include <vector>
+
+#include "core/fabric/discovery_options.h"
+#include "core/fabric/subnet.h"
+#include "core/rpc/sched.h"
 
 namespace ibcore {
 

@@ -13,6 +13,7 @@
 
 #include "core/base/config.h"
 #include "core/transport/devices.h"
+#include "core/transport/open.h"
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"

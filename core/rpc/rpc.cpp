@@ -17,29 +17,8 @@ namespace ibcore {
 
 namespace {
 
-constexpr uint8_t RMPP_ACTIVE = 0x1, RMPP_LAST = 0x4;
-// Where the per-segment data of an RMPP class starts, from the formats
-// iba/ declares: the SA's and the vendor OUI classes' data fields, else
-// right after the MAD and RMPP headers.
-size_t data_field_off(const iba::StructDesc& d) { return iba::field_named(d, "data").bit_off / 8; }
-const size_t SA_DATA_OFF = data_field_off(iba::SAFormat::DESC);
-const size_t VEND_OUI_DATA_OFF = data_field_off(iba::VendOUIFormat::DESC);
-constexpr size_t RMPP_DATA_OFF = iba::MADHeader::SIZE + iba::RMPPHeader::SIZE;
-constexpr size_t RMPP_SEG_DATA = 220;  // what PayloadLength counts per segment
-
-// The RMPP header of a MAD of an RMPP class (right after the MAD header).
-const uint8_t* rmpp_of(const uint8_t* mad) { return mad + iba::MADHeader::SIZE; }
-uint8_t rmpp_flags(const uint8_t* mad) { return uint8_t(iba::RMPPHeader::RMPPFlags_at(rmpp_of(mad))); }
-
 uint8_t class_of(const uint8_t* mad) { return uint8_t(iba::MADHeader::mgmtClass_at(mad)); }
 uint8_t version_of(const uint8_t* mad) { return uint8_t(iba::MADHeader::classVersion_at(mad)); }
-
-// Byte offset where an RMPP class's per-segment data starts.
-size_t rmpp_data_off(uint8_t mgmt_class) {
-  if (mgmt_class == iba::mgmt::SUBN_ADM) return SA_DATA_OFF;
-  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) return VEND_OUI_DATA_OFF;
-  return RMPP_DATA_OFF;
-}
 
 const iba::ClassDesc* format_of(const uint8_t* mad) { return iba::find_class(class_of(mad), version_of(mad)); }
 
@@ -51,30 +30,6 @@ uint16_t mad_status(const uint8_t* mad) {
 }
 
 }  // namespace
-
-// --- description ---------------------------------------------------------------------
-
-std::string describe_mad(const uint8_t* mad, size_t len) {
-  if (len < iba::MADHeader::SIZE) return "(short MAD)";
-  uint8_t cls = class_of(mad), ver = version_of(mad), meth = uint8_t(iba::MADHeader::method_at(mad));
-  if (meth & iba::method::RESPONSE) meth &= uint8_t(~iba::method::RESPONSE);
-  uint16_t attr = uint16_t(iba::MADHeader::attributeID_at(mad));
-  std::string s = iba::method_name(cls, meth);
-  char b[64];
-  const iba::ClassDesc* c = format_of(mad);
-  if (c)
-    std::snprintf(b, sizeof b, " %s(%u.%u)", c->name, cls, ver);
-  else
-    std::snprintf(b, sizeof b, " MADClass(%u.%u)", cls, ver);
-  s += b;
-  const iba::AttrDesc* a = c ? iba::find_attr(*c, attr) : nullptr;
-  if (a)
-    std::snprintf(b, sizeof b, " %s(%u)", a->desc->name, attr);
-  else
-    std::snprintf(b, sizeof b, " Attribute(%u)", attr);
-  s += b;
-  return s;
-}
 
 // --- building ------------------------------------------------------------------------
 
@@ -134,75 +89,6 @@ size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64
   return iba::MAD_SIZE;
 }
 
-// --- RMPP / SA tables ------------------------------------------------------------------
-
-Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments) {
-  Reassembled r;
-  if (segments.empty()) {
-    r.truncated = true;
-    return r;
-  }
-  auto first = segments.front();
-  if (first.size() < RMPP_DATA_OFF) throw MADError("RMPP segment shorter than its headers");
-  size_t off = rmpp_data_off(class_of(first.data()));
-  r.mad.assign(first.begin(), first.begin() + std::min(off, first.size()));
-  uint32_t expect_seg = 1;
-  bool last_seen = false;
-  uint32_t last_paylen = 0;
-  for (auto seg : segments) {
-    if (seg.size() < off) throw MADError("RMPP segment shorter than its headers");
-    uint32_t segnum = uint32_t(iba::RMPPHeader::data1_at(rmpp_of(seg.data())));  // SegmentNumber
-    uint8_t flags = rmpp_flags(seg.data());
-    if (!(flags & RMPP_ACTIVE) && segments.size() > 1) throw MADError("MAD segment without RMPP active flag");
-    if ((flags & RMPP_ACTIVE) && segnum != expect_seg) {
-      r.truncated = true;  // a gap: keep what is contiguous
-      break;
-    }
-    ++expect_seg;
-    r.mad.insert(r.mad.end(), seg.begin() + off, seg.end());
-    if (!(flags & RMPP_ACTIVE) || (flags & RMPP_LAST)) {
-      last_seen = true;
-      last_paylen = (flags & RMPP_ACTIVE) ? uint32_t(iba::RMPPHeader::data2_at(rmpp_of(seg.data()))) : 0;
-      break;
-    }
-  }
-  if (!last_seen) r.truncated = true;
-  if (last_seen && last_paylen > 0 && last_paylen <= RMPP_SEG_DATA) {
-    size_t pad = RMPP_SEG_DATA - last_paylen;
-    r.mad.resize(r.mad.size() - std::min(pad, r.mad.size() - off));
-  }
-  return r;
-}
-
-SARecords sa_split_records(std::span<const uint8_t> msg) {
-  SARecords s;
-  if (msg.size() < SA_DATA_OFF) {
-    s.truncated = true;
-    return s;
-  }
-  size_t stride = size_t(iba::SAFormat::attributeOffset_at(msg.data())) * 8;
-  s.record_size = stride;
-  size_t data = msg.size() - SA_DATA_OFF;
-  uint8_t flags = rmpp_flags(msg.data());
-  if (msg.size() == iba::MAD_SIZE && (flags & RMPP_ACTIVE)) {
-    // One MAD as received without kernel reassembly: PayloadLength says
-    // how much of it is real (and, if not the last segment, that more was
-    // sent that we never got).
-    uint32_t paylen = uint32_t(iba::RMPPHeader::data2_at(rmpp_of(msg.data())));  // PayloadLength
-    if (flags & RMPP_LAST) {
-      if (paylen >= 20 && paylen - 20 < data) data = paylen - 20;
-      // A last segment that promises more than it holds: cut short.
-      if (paylen >= 20 && paylen - 20 > data) s.truncated = true;
-    } else {
-      s.truncated = true;
-    }
-  }
-  if (stride == 0) return s;
-  size_t n = data / stride;
-  for (size_t i = 0; i < n; ++i) s.records.push_back(msg.subspan(SA_DATA_OFF + i * stride, stride));
-  return s;
-}
-
 // --- engine --------------------------------------------------------------------------
 
 MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
@@ -257,7 +143,9 @@ void MadEngine::send_one(PendingMad& p) {
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
   ++sent_;
-  trace_send(p, t_.settings());
+  if (const Config& s = t_.settings(); s.debug >= 2)
+    trace_send(s.debug, {p.req.data(), p.req_len}, p.path->describe(),
+               pkey_index_of(*p.path, class_of(p.req.data()), s.pkey_index));
   timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
 }
 
@@ -284,7 +172,8 @@ void MadEngine::complete(PendingMad& p) {
   if (!probe) free_slots_.push_back(p.slot);
   --in_flight_;
   p.done = true;
-  trace_done(p, t_.settings());
+  if (const int debug = t_.settings().debug)
+    trace_done(debug, {p.req.data(), p.req_len}, p.path->describe(), p.reply(), p.error, t_.now() - p.sent_at);
   if (probe) {
     probe_done();
   } else {

@@ -32,6 +32,8 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "core/mad/rmpp.h"
+#include "core/mad/trace.h"
 #include "core/transport/path.h"
 #include "core/transport/transport.h"
 #include "iba/mad.h"
@@ -54,11 +56,6 @@ struct MadRequest {
   uint32_t oui = 0;
 };
 
-// The format name with class.version ("SMPFormatDirected(129.1)"), the
-// attribute name with id ("SMPPortInfo(21)"), "SubnGet(1)", and the three
-// together: "SubnGet(1) SMPFormat(1.1) SMPNodeInfo(17)".
-std::string describe_mad(const uint8_t* mad, size_t len);
-
 // Fill mad (256 bytes) for req sent along path with transaction id tid.
 // Returns the number of bytes to send.  Chooses the directed route format
 // for a DR path (hop pointer 0, hop count, initial path, drSLID/drDLID) and
@@ -73,30 +70,6 @@ size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64
 // The agent class/version a MAD goes out on (SMPs: 0x01 or 0x81).
 inline uint8_t mad_class(const uint8_t* mad) { return mad[1]; }
 
-// --- RMPP reassembly (SA tables) ---------------------------------------------------
-
-// Join RMPP DATA segments (each a whole MAD, in order of SegmentNumber) into
-// one message laid out as the kernel delivers a reassembled one: the first
-// segment's MAD + RMPP header followed by every segment's data.  The
-// PayloadLength of the first segment (when set) trims the result.
-// truncated is set when the last segment (RMPP flag LastPkt) is missing.
-struct Reassembled {
-  std::vector<uint8_t> mad;
-  bool truncated = false;
-};
-Reassembled rmpp_reassemble(std::span<const std::span<const uint8_t>> segments);
-
-// Split an SA GetTable reply (one MAD or a reassembled message) into its
-// records: stride = attributeOffset * 8 bytes, starting at the SA data
-// (byte 56).  Records that do not fit whole are dropped and truncated is
-// set; a single-MAD reply whose RMPP header says more segments follow is
-// truncated too.
-struct SARecords {
-  std::vector<std::span<const uint8_t>> records;
-  size_t record_size = 0;
-  bool truncated = false;
-};
-SARecords sa_split_records(std::span<const uint8_t> msg);
 
 // --- the engine shared by sync calls and the scheduler -----------------------------
 

@@ -42,7 +42,7 @@ bool MadServer::recv(IncomingMad& out, int timeout_ms) {
     if (trace_) {
       IBPath from = r.addr.to_path();
       from.reverse(true);
-      trace_server(trace_, false, r.data.data(), r.len, from, r.addr.pkey_index);
+      trace_server(trace_, false, {r.data.data(), r.len}, from.describe(), r.addr.pkey_index);
     }
     return true;
   }
@@ -102,7 +102,7 @@ void MadServer::send_response(const uint8_t* req, std::span<const uint8_t> paylo
   }
   if (trace_) {
     auto cls = uint8_t(iba::MADHeader::mgmtClass_at(m.data()));
-    trace_server(trace_, true, m.data(), m.size(), path, pkey_index_of(path, cls, t_.settings().pkey_index));
+    trace_server(trace_, true, m, path.describe(), pkey_index_of(path, cls, t_.settings().pkey_index));
   }
   t_.send(agent_, m.data(), m.size(), path, 0);
 }

@@ -1,10 +1,8 @@
 // Device and end port enumeration through libibumad, and the end port
 // selection rules of SPEC.md (Addressing: "The local end port ...").
 #include "core/transport/devices.h"
-#include "core/transport/verbs.h"
 
 #include <infiniband/umad.h>
-#include <infiniband/verbs.h>
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -226,15 +224,6 @@ PortPair smi_gsi_pair(const std::vector<Device>& devs, const EndPort& ep) {
   // a GUID seen twice without the SMI/GSI split) is used as it is.
   if (same == 2 && smi && gsi) pair = {smi, gsi};
   return pair;
-}
-
-// --- verbs devices -------------------------------------------------------------------
-
-std::vector<VerbsDevice> verbs_devices() {
-  verbs::DeviceList l;  // loads libibverbs on first use
-  std::vector<VerbsDevice> out;
-  for (size_t i = 0; i < l.size(); ++i) out.push_back({l.name(i), l.node_guid(i)});
-  return out;
 }
 
 // --- sysfs node descriptions ----------------------------------------------------------

@@ -97,18 +97,6 @@ struct PortPair {
 // The pair ep belongs to (pointers into devs; both ep when it is not split).
 PortPair smi_gsi_pair(const std::vector<Device>& devs, const EndPort& ep);
 
-// --- verbs devices -----------------------------------------------------------------
-// The devices libibverbs lists (ibv_devices).  libibverbs (and the libnl it
-// pulls in) is loaded on first use with dlopen: the commands that never use
-// verbs do not pay for loading it at every start.
-struct VerbsDevice {
-  std::string name;
-  uint64_t node_guid = 0;  // host order
-};
-// Throws SysError(errno, "ibv_get_device_list") when libibverbs cannot list
-// the devices, Error when libibverbs cannot be loaded.
-std::vector<VerbsDevice> verbs_devices();
-
 // --- sysfs node descriptions ------------------------------------------------------
 // What libibumad does not read for us comes from sysfs directly.  The root
 // is "/sys", or $IBTOOL_SYSFS_ROOT when set (tests build a fake tree there;

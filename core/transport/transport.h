@@ -2,14 +2,13 @@
 // Transport is what the RPC layer and the scheduler use (tests and the
 // fabric model plug in their own); its implementations are Umad and
 // SplitTransport (core/transport/umad.h, libibumad) and VerbsMad
-// (core/transport/vmad.h, a UD QP).  open_transport() picks one for a local
-// end port.
+// (core/transport/vmad.h, a UD QP).  open_transport() (core/transport/open.h)
+// picks one for a local end port.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,20 +108,5 @@ public:
 private:
   Config settings_;
 };
-
-// The transport for a local end port, as --transport says (cfg.transport),
-// carrying cfg as its settings():
-// libibumad on it (on a planarized HCA the SMI/GSI pair it belongs to:
-// SMPs through one device, GMPs through the other), or GMPs over a verbs
-// UD QP (core/transport/vmad.h), or (auto, the default) umad when it opens and verbs
-// otherwise.  Throws SysError/Error when it cannot be opened.
-std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg);
-
-// The decision of open_transport over two openers: umad() throws SysError
-// when the umad device cannot be opened; verbs(why) gets umad's error (or
-// nothing when verbs is forced) for the message an SMP agent request gets.
-std::unique_ptr<Transport> choose_transport(
-    TransportKind kind, const std::function<std::unique_ptr<Transport>()>& umad,
-    const std::function<std::unique_ptr<Transport>(const std::string& umad_error)>& verbs);
 
 }  // namespace ibcore

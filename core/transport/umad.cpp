@@ -101,7 +101,7 @@ int Umad::server_agent(uint8_t mgmt_class, uint8_t class_version, uint32_t metho
   for (int m = 0; m < 32; ++m)
     if (method_mask & (1u << m)) mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
   int a;
-  if (mgmt_class >= iba::mgmt::VENDOR_OUI_MIN && mgmt_class <= iba::mgmt::VENDOR_OUI_MAX) {
+  if (iba::mgmt::vendor_oui(mgmt_class)) {
     uint8_t o[3] = {uint8_t(oui >> 16), uint8_t(oui >> 8), uint8_t(oui)};
     a = umad_register_oui(portid_, mgmt_class, 0, o, mask);
   } else {

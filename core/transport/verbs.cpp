@@ -399,3 +399,16 @@ void bring_up(QP& qp, const IBPath& path, const QPEnd& end) {
 }
 
 }  // namespace ibcore::verbs
+
+namespace ibcore {
+
+// --- verbs devices -------------------------------------------------------------------
+
+std::vector<VerbsDevice> verbs_devices() {
+  verbs::DeviceList l;  // loads libibverbs on first use
+  std::vector<VerbsDevice> out;
+  for (size_t i = 0; i < l.size(); ++i) out.push_back({l.name(i), l.node_guid(i)});
+  return out;
+}
+
+}  // namespace ibcore

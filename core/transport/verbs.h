@@ -272,3 +272,19 @@ QPTransition qp_transition(ibv_qp_type type, ibv_qp_state to, const IBPath& path
 void bring_up(QP& qp, const IBPath& path, const QPEnd& end);
 
 }  // namespace ibcore::verbs
+
+namespace ibcore {
+
+// --- verbs devices -----------------------------------------------------------------
+// The devices libibverbs lists (ibv_devices).  libibverbs (and the libnl it
+// pulls in) is loaded on first use with dlopen: the commands that never use
+// verbs do not pay for loading it at every start.
+struct VerbsDevice {
+  std::string name;
+  uint64_t node_guid = 0;  // host order
+};
+// Throws SysError(errno, "ibv_get_device_list") when libibverbs cannot list
+// the devices, Error when libibverbs cannot be loaded.
+std::vector<VerbsDevice> verbs_devices();
+
+}  // namespace ibcore

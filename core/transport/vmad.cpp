@@ -9,7 +9,7 @@
 
 #include "core/base/config.h"
 #include "core/base/error.h"
-#include "core/rpc/rpc.h"
+#include "iba/hdr.h"
 #include "iba/mad.h"
 
 namespace ibcore {
@@ -17,109 +17,10 @@ namespace ibcore {
 namespace {
 
 using iba::MADHeader;
-using iba::RMPPHeader;
-
-// RMPP types and flags (IBA 13.6.2.1).
-constexpr uint8_t RMPP_DATA = 1, RMPP_ACK = 2, RMPP_STOP = 3, RMPP_ABORT = 4;
-constexpr uint8_t RMPP_ACTIVE = 1, RMPP_LAST = 4;
-
-// The RMPP header follows the common MAD header in every class that has one.
-const uint8_t* rmpp_hdr(const uint8_t* mad) { return mad + MADHeader::SIZE; }
-uint8_t* rmpp_hdr(uint8_t* mad) { return mad + MADHeader::SIZE; }
 
 bool is_smp_class(uint8_t c) { return c == iba::mgmt::SUBN_LID_ROUTED || c == iba::mgmt::SUBN_DIRECTED_ROUTE; }
 
-// The classes whose MADs carry an RMPP header.
-bool rmpp_class(uint8_t c) {
-  return c == iba::mgmt::SUBN_ADM || (c >= iba::mgmt::VENDOR_OUI_MIN && c <= iba::mgmt::VENDOR_OUI_MAX);
-}
-
 }  // namespace
-
-// --- RmppReceiver ---------------------------------------------------------------------
-
-bool RmppReceiver::wants(std::span<const uint8_t> mad) {
-  if (mad.size() < MADHeader::SIZE + RMPPHeader::SIZE || !rmpp_class(MADHeader::mgmtClass_at(mad.data())))
-    return false;
-  const uint8_t* r = rmpp_hdr(mad.data());
-  if (!(RMPPHeader::RMPPFlags_at(r) & RMPP_ACTIVE)) return false;
-  uint64_t type = RMPPHeader::RMPPType_at(r);
-  if (type == RMPP_DATA) return RMPPHeader::data1_at(r) >= 1;
-  return type == RMPP_ACK || type == RMPP_STOP || type == RMPP_ABORT;
-}
-
-std::array<uint8_t, iba::MAD_SIZE> RmppReceiver::make_ack(std::span<const uint8_t> seg, uint32_t segnum,
-                                                          uint32_t window_last) {
-  // The ACK repeats the segment's MAD header as a request (the response
-  // bit off) with an RMPP header of type ACK and no data.
-  std::array<uint8_t, iba::MAD_SIZE> a{};
-  std::memcpy(a.data(), seg.data(), MADHeader::SIZE);
-  MADHeader::set_method_at(a.data(), MADHeader::method_at(a.data()) & ~uint64_t(iba::method::RESPONSE));
-  MADHeader::set_status_at(a.data(), 0);
-  uint8_t* r = rmpp_hdr(a.data());
-  RMPPHeader::set_RMPPVersion_at(r, 1);
-  RMPPHeader::set_RMPPType_at(r, RMPP_ACK);
-  RMPPHeader::set_RMPPFlags_at(r, RMPP_ACTIVE);
-  RMPPHeader::set_data1_at(r, segnum);
-  RMPPHeader::set_data2_at(r, window_last);
-  return a;
-}
-
-RmppReceiver::Step RmppReceiver::on_packet(std::span<const uint8_t> mad) {
-  Step st;
-  st.consumed = true;
-  const uint8_t* m = mad.data();
-  auto key = std::make_pair(MADHeader::transactionID_at(m), uint8_t(MADHeader::mgmtClass_at(m)));
-  const uint8_t* r = rmpp_hdr(m);
-  uint64_t type = RMPPHeader::RMPPType_at(r);
-  if (type != RMPP_DATA) {
-    // The sender gave up (STOP/ABORT), or an ACK that is not ours to read:
-    // forget the transaction; the request's own timer takes it from here.
-    if (type == RMPP_STOP || type == RMPP_ABORT) open_.erase(key);
-    return st;
-  }
-  uint32_t segnum = uint32_t(RMPPHeader::data1_at(r));
-  auto it = open_.find(key);
-  if (it == open_.end()) {
-    if (segnum != 1) {
-      // A segment of a transaction we do not have (its start was lost, or
-      // it finished): ask for it from the start.
-      st.ack = make_ack(mad, 0, WINDOW);
-      return st;
-    }
-    // Bounded: a transaction abandoned by its sender is dropped for newer ones.
-    if (open_.size() >= 256) {
-      auto oldest = std::min_element(open_.begin(), open_.end(),
-                                     [](const auto& a, const auto& b) { return a.second.order < b.second.order; });
-      open_.erase(oldest);
-    }
-    it = open_.emplace(key, Open{}).first;
-    it->second.order = ++order_;
-  }
-  Open& o = it->second;
-  if (segnum == o.next) {
-    std::array<uint8_t, iba::MAD_SIZE> seg{};
-    std::memcpy(seg.data(), m, std::min(mad.size(), seg.size()));
-    o.segs.push_back(seg);
-    ++o.next;
-  }
-  // In order or not, ACK what we have in order (a duplicate or a gap makes
-  // the sender resend from there).
-  uint32_t have = o.next - 1;
-  st.ack = make_ack(mad, have, have + WINDOW);
-  bool last = segnum == have && (RMPPHeader::RMPPFlags_at(r) & RMPP_LAST);
-  if (last) {
-    std::vector<std::span<const uint8_t>> spans;
-    spans.reserve(o.segs.size());
-    for (const auto& s : o.segs) spans.emplace_back(s.data(), s.size());
-    Reassembled joined = rmpp_reassemble(spans);
-    st.deliver = true;
-    st.msg = std::move(joined.mad);
-    st.truncated = joined.truncated;
-    open_.erase(it);
-  }
-  return st;
-}
 
 // --- VerbsMad ------------------------------------------------------------------------
 
@@ -258,14 +159,13 @@ void VerbsMad::on_recv_wc(const ibv_wc& wc) {
     a.pkey_index = pkey_index_;
     a.qkey = GSI_QKEY;
     if (wc.wc_flags & IBV_WC_GRH) {
-      // The GRH as received (IBA 8.3): version/class/flow label word,
-      // payload length, next header, hop limit, SGID, DGID.
-      uint32_t w0 = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+      // The GRH as received (IBA 8.3), in front of the MAD.
+      using G = iba::HdrGRH;
       a.grh_present = true;
-      a.traffic_class = uint8_t(w0 >> 20);
-      a.flow_label = w0 & 0xfffff;
-      a.hop_limit = b[7];
-      std::memcpy(a.gid.raw.data(), b + 8, 16);
+      a.traffic_class = uint8_t(G::TClass_at(b));
+      a.flow_label = uint32_t(G::flowLabel_at(b));
+      a.hop_limit = uint8_t(G::hopLmt_at(b));
+      a.gid = G::SGID_at(b);
     }
   }
   post_recv(slot);

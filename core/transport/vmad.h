@@ -24,44 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "core/mad/rmpp.h"
 #include "core/transport/transport.h"
 #include "core/transport/verbs.h"
+#include "iba/hdr.h"
 
 namespace ibcore {
-
-// The receiving side of RMPP (IBA 13.6): DATA segments of one transaction
-// in, ACKs and the joined message out.  A segment with SegmentNumber 0 is
-// not a segment (a sender without an RMPP engine sent the first MAD of the
-// message as is): it is delivered whole, as umad's kernel would.
-class RmppReceiver {
-public:
-  // How many segments past the last one received the sender may send.
-  static constexpr uint32_t WINDOW = 32;
-  struct Step {
-    bool deliver = false;               // msg is a whole message to hand on
-    std::vector<uint8_t> msg;           // (the first MAD + every segment's data)
-    bool truncated = false;             // joined without a LastPkt segment
-    std::optional<std::array<uint8_t, iba::MAD_SIZE>> ack;  // send this back
-    bool consumed = false;              // an RMPP packet taken here (deliver nothing else)
-  };
-  // Whether mad (a received reply) is an RMPP DATA segment this receiver
-  // must handle (SegmentNumber >= 1), or an ACK/STOP/ABORT.
-  static bool wants(std::span<const uint8_t> mad);
-  // One received packet that wants() said is ours.
-  Step on_packet(std::span<const uint8_t> mad);
-  size_t open_transactions() const { return open_.size(); }
-
-private:
-  struct Open {
-    uint32_t next = 1;
-    std::vector<std::array<uint8_t, iba::MAD_SIZE>> segs;
-    uint64_t order = 0;
-  };
-  static std::array<uint8_t, iba::MAD_SIZE> make_ack(std::span<const uint8_t> seg, uint32_t segnum,
-                                                     uint32_t window_last);
-  std::map<std::pair<uint64_t, uint8_t>, Open> open_;  // (TID, class)
-  uint64_t order_ = 0;
-};
 
 class VerbsMad : public Transport {
 public:
@@ -86,7 +54,7 @@ public:
   uint32_t qpn() const { return qp_->qpn(); }
 
 private:
-  static constexpr size_t GRH_SIZE = 40;
+  static constexpr size_t GRH_SIZE = iba::HdrGRH::SIZE;
   static constexpr size_t RECV_SLOT = GRH_SIZE + iba::MAD_SIZE;
   void post_recv(unsigned slot);
   void send_raw(const uint8_t* mad, size_t len, const IBPath& path);

@@ -26,7 +26,7 @@
 
 #include "core/transport/devices.h"
 #include "core/rpc/server.h"
-#include "core/transport/transport.h"
+#include "core/transport/open.h"
 #include "iba/mad.h"
 #include "iba/vendor.h"
 #include "test/integration/json_check.h"

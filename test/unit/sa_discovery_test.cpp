@@ -13,6 +13,7 @@
 #include "subnet_test_fabric.h"
 #include "core/base/config.h"
 #include "core/fabric/netprint.h"
+#include "core/fabric/discovery.h"
 #include "core/fabric/sadiscovery.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"

@@ -8,6 +8,7 @@
 
 #include "core/base/config.h"
 #include "core/base/error.h"
+#include "core/transport/open.h"
 #include "core/transport/umad.h"
 #include "core/transport/verbs.h"
 #include "core/transport/vmad.h"
@@ -202,7 +203,7 @@ TEST(VmadRmpp, SegmentsAreAckedAndJoined) {
   ASSERT_TRUE(last.deliver);
   EXPECT_EQ(ack_seg(last), 3u);
   EXPECT_FALSE(last.truncated);
-  // The joined message (core/rpc/rpc's rmpp_reassemble, as the kernel lays it
+  // The joined message (core/mad/rmpp's rmpp_reassemble, as the kernel lays it
   // out): the first MAD's headers up to the SA data (byte 56), then each
   // segment's 200 bytes of data, the last trimmed by its PayloadLength.
   ASSERT_EQ(last.msg.size(), 56u + 600u - (220u - 120u));
