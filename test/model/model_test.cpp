@@ -10,6 +10,9 @@
 
 #include "core/fabric/discovery.h"
 #include "core/rpc/rpc.h"
+#include "iba/introspect.h"
+#include "iba/pm.h"
+#include "iba/sa.h"
 #include "core/rpc/sched.h"
 #include "iba/smp.h"
 #include "test/model/fabric.h"
@@ -161,6 +164,52 @@ TEST(FabricModel, LidRoutedSmpCostsNoIntermediateSmi) {
   EXPECT_EQ(f.sma_visits(sw2), 0u);
   EXPECT_EQ(f.sma_visits(sw3), 1u);
   EXPECT_EQ(f.sma_visits(b), 2u);
+}
+
+TEST(FabricModel, FullSaQueueAnswersBusy) {
+  // The SA holds one request at a time (queue 1, 100 us each): of three
+  // NodeRecord queries sent together, two are answered BUSY at once; the
+  // engine backs off and asks again, and all three get their record.
+  ibmodel::Profile p = ibmodel::Profile::ideal();
+  p.sa_queue = 1;
+  p.sa_service_us = 100;
+  ibmodel::Fabric f(kLine, p);
+  ibcore::Scheduler sched(f.port(), 8);
+  std::vector<uint64_t> guids;
+  for (const char* n : {"sw1", "sw2", "sw3"})
+    sched.spawn([](ibcore::Scheduler& s, uint16_t lid, std::vector<uint64_t>& out) -> ibcore::Task<> {
+      iba::SANodeRecord q;
+      q.set_LID(lid);
+      auto r = co_await s.SubnAdmGet(q, iba::component_mask(iba::SANodeRecord::DESC, "LID"));
+      out.push_back(r.nodeInfo().nodeGUID());
+    }(sched, f.lid(f.node_by_desc(n)), guids));
+  sched.run();
+  EXPECT_EQ(guids.size(), 3u);
+  EXPECT_EQ(f.stats().busy, 2u + 1u);  // the second wave: one more BUSY
+  EXPECT_EQ(f.stats().gmp_answers, 3u);
+  EXPECT_EQ(f.stats().drops_queue + f.stats().kernel_timeouts, 0u);
+  EXPECT_EQ(sched.engine().resent(), f.stats().busy);
+}
+
+TEST(FabricModel, PmaAnswersCountersAndDeafNodesDrop) {
+  ibmodel::Fabric f(kLine, ibmodel::Profile::ideal());
+  ibcore::MadTransactor mad(f.port());
+  const int sw2 = f.node_by_desc("sw2");
+  IBPath p;
+  p.DLID = f.lid(sw2);
+  p.dqpn = 1;
+  p.qkey = ibcore::GSI_QKEY;
+  auto cpi = mad.PerformanceGet<iba::MADClassPortInfo>(p);
+  EXPECT_EQ(cpi.capabilityMask(), 0x1300u);  // ibsim's switch PMA: AllPortSelect, 64-bit counters
+  iba::PMPortCounters q;
+  q.set_portSelect(2);
+  EXPECT_EQ(mad.PerformanceGet(q, p).portSelect(), 2u);
+  f.set_deaf(sw2, true);
+  f.port().settings().timeout_ms = 10;
+  f.port().settings().retries = 1;
+  EXPECT_THROW(mad.PerformanceGet(q, p), ibcore::MADTimeoutError);
+  EXPECT_EQ(f.stats().drops_queue, 2u);
+  EXPECT_EQ(f.stats().kernel_timeouts, 2u);
 }
 
 TEST(FabricModel, RecvWaitsInVirtualTime) {
