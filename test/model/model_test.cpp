@@ -212,6 +212,25 @@ TEST(FabricModel, PmaAnswersCountersAndDeafNodesDrop) {
   EXPECT_EQ(f.stats().kernel_timeouts, 2u);
 }
 
+TEST(FabricModel, SmBackgroundSmpsTakeTheSmasTime) {
+  // 1000 SM SMPs a second at the switch, 100 us each, the first at 0.  A
+  // tool SMP arriving at 5.3 us (host 5, link 0.3) waits for it: served
+  // from 100 to 200 us, back at 205.3 us.
+  ibmodel::Profile p = slow_sma(0, 0, 100);
+  p.sm_smps_per_s = 1000;
+  ibmodel::Fabric f(kOneSwitch, p);
+  ibcore::MadTransactor mad(f.port());
+  mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
+  EXPECT_NEAR(f.seconds(), 205.3e-6, 1e-9);
+  // 10 ms more: the SM's SMPs at 0, 1, ..., 10 ms are all done by 10.2053.
+  ibcore::RecvMad r;
+  EXPECT_FALSE(f.port().recv(r, 10));
+  EXPECT_EQ(f.stats().sm_smps, 11u);
+  EXPECT_EQ(f.stats().sma_answers, 1u);
+  EXPECT_NEAR(f.stats().busiest_resource_s, 12 * 100e-6, 1e-9);
+  EXPECT_EQ(f.stats().drops_vl15 + f.stats().sm_drops, 0u);
+}
+
 TEST(FabricModel, RecvWaitsInVirtualTime) {
   ibmodel::Fabric f(kOneSwitch, ibmodel::Profile::ideal());
   ibcore::RecvMad r;
