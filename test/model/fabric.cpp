@@ -166,7 +166,8 @@ struct Server {
   unsigned cap = 0;       // FIFO capacity including the one in service; 0: unbounded
   std::deque<uint32_t> fifo;
   bool busy = false;
-  int64_t work_ns = 0;
+  int64_t work_ns = 0;    // service time of the MADs it finished
+  int64_t svc_ns = 0;     // the one in service's
   unsigned occupancy() const { return unsigned(fifo.size()) + (busy ? 1 : 0); }
   bool full() const { return cap && occupancy() >= cap; }
 };
@@ -898,7 +899,7 @@ void Fabric::Impl::start(int node) {
   if (x.mp.busy || x.mp.fifo.empty()) return;
   x.mp.busy = true;
   int64_t s = service_ns(pkts[x.mp.fifo.front()], node);
-  x.mp.work_ns += s;
+  x.mp.svc_ns = s;
   at(now + s, Ev::MpDone, x.mp.fifo.front(), node);
 }
 
@@ -907,6 +908,7 @@ void Fabric::Impl::mp_done(int node) {
   uint32_t pkt = x.mp.fifo.front();
   x.mp.fifo.pop_front();
   x.mp.busy = false;
+  x.mp.work_ns += x.mp.svc_ns;
   --x.held;
   Packet& p = pkts[pkt];
   if (p.background) {
@@ -980,7 +982,7 @@ void Fabric::Impl::start_server(Server& s, int node, Ev kind) {
   if (kind == Ev::SaDone && iba::MADHeader::method_at(p.mad.data()) == iba::method::GET_TABLE)
     us += prof.sa_record_us * double(max_lid);
   int64_t t = ns(us * nodes[size_t(node)].slow);
-  s.work_ns += t;
+  s.svc_ns = t;
   at(now + t, kind, s.fifo.front(), node);
 }
 
@@ -988,6 +990,7 @@ void Fabric::Impl::gmp_done(Server& s, int node, Ev kind) {
   uint32_t pkt = s.fifo.front();
   s.fifo.pop_front();
   s.busy = false;
+  s.work_ns += s.svc_ns;
   ++stats.gmp_answers;
   Packet& p = pkts[pkt];
   note(kind == Ev::SaDone ? "sa" : "pma", pkt, node);

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -364,6 +365,31 @@ TEST(FabricModel, IdealFatTree32DiscoveryCount) {
   EXPECT_EQ(r.nodes, 9472u);
   EXPECT_EQ(r.mads, 85761u);
   EXPECT_EQ(r.drops, 0u);
+}
+
+// On every shipped profile the lower bound is one (no run beats it), and
+// the reference's strategy (2 in flight) never overflows a queue of 4.
+TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
+  size_t profiles = 0;
+  for (const auto& e : std::filesystem::directory_iterator(IBTOOL_SOURCE_DIR "/bench/profiles")) {
+    if (e.path().extension() != ".profile") continue;
+    ++profiles;
+    const ibmodel::Profile p = ibmodel::Profile::load(e.path());
+    SCOPED_TRACE(p.name);
+    for (bool ref : {false, true}) {
+      ibmodel::Fabric f(testbed::fattree(4), p);
+      if (ref) ibmodel::use_reference_strategy(f.port().settings());
+      ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
+      EXPECT_EQ(r.nodes, 36u);
+      EXPECT_EQ(r.errors, 0u);
+      EXPECT_GE(r.time_s, r.bound_s);
+      EXPECT_GE(r.bound_s, f.critical_path_s());
+      if (ref) {
+        EXPECT_EQ(r.drops, 0u);
+      }
+    }
+  }
+  EXPECT_EQ(profiles, 13u);
 }
 
 TEST(FabricModel, ForwardingTablesAreMinHop) {
