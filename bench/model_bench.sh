@@ -16,6 +16,8 @@
 # (full VL15 buffers, mostly); timeouts: sends the kernel handed back timed
 # out; retries: the engine's resends; peak_sma_queue: the most SMPs held at
 # one node for its management processor; Q: the profile's queue capacity.
+# A run that lost queries for good gets a `# ...` line under its RUN line
+# (how many, and the nodes it found).
 #
 #   bench/model_bench.sh [PROFILE...]        (none: ideal + the shipped sweep)
 #

@@ -36,3 +36,6 @@ subnet_timeout = 31
 pma_resp_time = 18
 # The SM runs on the tool's node (the first Hca), as on the test bed.
 sm_node = ""
+# No background SMPs from the SM (the test bed's OpenSM is idle once the
+# subnet is up).
+sm_smps_per_s = 0

@@ -56,3 +56,8 @@ pma_resp_time = 18
 # The SM and SA run on the tool's own node (the first Hca), as on the test
 # bed. Give a node description to place them elsewhere.
 sm_node = ""
+# The SM's own SMPs to every switch's SMA, per second and switch (they share
+# the SMA's queue and time with the tool's). Assumed 0: OpenSM's light sweep
+# (every 10 s by default) asks each switch a few SMPs, little next to a
+# tool's burst; raise it to model a busy SM.
+sm_smps_per_s = 0

@@ -54,6 +54,7 @@ const Param kParams[] = {
     {"subnet_timeout", nullptr, &Profile::subnet_timeout},
     {"pma_resp_time", nullptr, &Profile::pma_resp_time},
     {"sm_node", nullptr, nullptr, &Profile::sm_node},
+    {"sm_smps_per_s", &Profile::sm_smps_per_s},
 };
 
 std::string trim(const std::string& s) {
@@ -165,7 +166,8 @@ struct Server {
   unsigned cap = 0;       // FIFO capacity including the one in service; 0: unbounded
   std::deque<uint32_t> fifo;
   bool busy = false;
-  int64_t work_ns = 0;
+  int64_t work_ns = 0;    // service time of the MADs it finished
+  int64_t svc_ns = 0;     // the one in service's
   unsigned occupancy() const { return unsigned(fifo.size()) + (busy ? 1 : 0); }
   bool full() const { return cap && occupancy() >= cap; }
 };
@@ -197,6 +199,7 @@ struct Packet {
   bool dr = false;
   bool smp = false;
   bool response = false;
+  bool background = false;  // the SM's (sm_smps_per_s): served, never answered
   Role role = Role::Answer;
   // Directed route: the nodes passed (hop i at trail[i]) and the port each
   // was entered by / left by on the way out.
@@ -210,7 +213,7 @@ struct Packet {
   uint32_t agent = 0;
 };
 
-enum class Ev : uint8_t { Arrive, LocalSma, MpDone, PmaDone, SaDone, KernelTimeout, Deliver };
+enum class Ev : uint8_t { Arrive, LocalSma, MpDone, PmaDone, SaDone, KernelTimeout, Deliver, SmSmp };
 
 struct Event {
   int64_t t;
@@ -348,6 +351,8 @@ struct Fabric::Impl {
   void send_reply(uint32_t pkt, int node);
   void deliver(uint32_t pkt);
   void kernel_timeout(uint64_t tid, int64_t deadline);
+  void sm_smp(int node);
+  int64_t sm_period = 0;
 
   // --- the agents ---------------------------------------------------------------
   void sma_answer(Packet& p, int node);
@@ -654,6 +659,7 @@ bool Fabric::Impl::step() {
     case Ev::SaDone: gmp_done(sa, e.node, Ev::SaDone); break;
     case Ev::KernelTimeout: kernel_timeout(uint64_t(e.pkt) | uint64_t(e.port) << 32, e.t); break;
     case Ev::Deliver: deliver(e.pkt); break;
+    case Ev::SmSmp: sm_smp(e.node); break;
   }
   return true;
 }
@@ -851,7 +857,7 @@ void Fabric::Impl::to_processor(uint32_t pkt, int node, unsigned port, bool thro
   const unsigned depth = in.depth ? in.depth : prof.vl15_depth;
   if (through_buffer && depth && in.vl15.size() >= depth) {
     ++in.vl15_dropped;
-    drop(pkt, stats.drops_vl15, "vl15-drop", node, port);
+    drop(pkt, p.background ? stats.sm_drops : stats.drops_vl15, "vl15-drop", node, port);
     return;
   }
   in.vl15.push_back(pkt);
@@ -893,7 +899,7 @@ void Fabric::Impl::start(int node) {
   if (x.mp.busy || x.mp.fifo.empty()) return;
   x.mp.busy = true;
   int64_t s = service_ns(pkts[x.mp.fifo.front()], node);
-  x.mp.work_ns += s;
+  x.mp.svc_ns = s;
   at(now + s, Ev::MpDone, x.mp.fifo.front(), node);
 }
 
@@ -902,9 +908,14 @@ void Fabric::Impl::mp_done(int node) {
   uint32_t pkt = x.mp.fifo.front();
   x.mp.fifo.pop_front();
   x.mp.busy = false;
+  x.mp.work_ns += x.mp.svc_ns;
   --x.held;
   Packet& p = pkts[pkt];
-  if (p.role == Role::Forward) {
+  if (p.background) {
+    ++stats.sm_smps;
+    note("sm-smp", pkt, node);
+    free_packet(pkt);
+  } else if (p.role == Role::Forward) {
     ++x.smi_visits;
     ++stats.smi_forwards;
     note("smi", pkt, node);
@@ -971,7 +982,7 @@ void Fabric::Impl::start_server(Server& s, int node, Ev kind) {
   if (kind == Ev::SaDone && iba::MADHeader::method_at(p.mad.data()) == iba::method::GET_TABLE)
     us += prof.sa_record_us * double(max_lid);
   int64_t t = ns(us * nodes[size_t(node)].slow);
-  s.work_ns += t;
+  s.svc_ns = t;
   at(now + t, kind, s.fifo.front(), node);
 }
 
@@ -979,6 +990,7 @@ void Fabric::Impl::gmp_done(Server& s, int node, Ev kind) {
   uint32_t pkt = s.fifo.front();
   s.fifo.pop_front();
   s.busy = false;
+  s.work_ns += s.svc_ns;
   ++stats.gmp_answers;
   Packet& p = pkts[pkt];
   note(kind == Ev::SaDone ? "sa" : "pma", pkt, node);
@@ -1049,6 +1061,21 @@ void Fabric::Impl::kernel_timeout(uint64_t tid, int64_t deadline) {
   }
   inbox.push_back(std::move(it->second.mad));
   pending.erase(it);
+}
+
+// The SM's background SMP to switch `node`: it arrives by the port the
+// switch routes the SM's LID to, and the next one is due a period later.
+void Fabric::Impl::sm_smp(int node) {
+  uint32_t i = new_packet();
+  Packet& p = pkts[i];
+  p.smp = true;
+  p.background = true;
+  p.role = Role::Answer;
+  iba::MADHeader::set_attributeID_at(p.mad.data(), iba::AttrId<iba::SMPPortInfo>::value);
+  unsigned port = route(node, sm_lid());
+  if (port == 0xff) port = 0;
+  at(now + sm_period, Ev::SmSmp, 0, node);
+  to_processor(i, node, port, port != 0);
 }
 
 // --- the agents -------------------------------------------------------------------------
@@ -1419,6 +1446,12 @@ Fabric::Fabric(const std::string& net_text, const Profile& p) : impl_(std::make_
   }
   f.sa.name = "SA";
   f.sa.cap = p.sa_queue;
+  if (p.sm_smps_per_s > 0) {
+    // Every switch's first one at an even offset within the period.
+    f.sm_period = std::max<int64_t>(1, int64_t(1e9 / p.sm_smps_per_s + 0.5));
+    const int64_t n = int64_t(f.switches.size());
+    for (int64_t k = 0; k < n; ++k) f.at(f.now + f.sm_period * k / n, Ev::SmSmp, 0, f.switches[size_t(k)]);
+  }
   f.port = std::make_unique<ModelPort>(f);
   f.port->settings().outstanding = 0;
 }

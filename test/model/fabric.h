@@ -31,7 +31,9 @@
 //   service times and bounded queues that answer BUSY when full, as OpenSM
 //   does;
 // - the kernel's send timeout (umad: a send held until its reply, handed
-//   back with ETIMEDOUT when none came).
+//   back with ETIMEDOUT when none came);
+// - optionally, the SM's own SMPs to every switch (Profile::sm_smps_per_s),
+//   sharing the SMAs' queues and time with the tool.
 // Everything is integer nanoseconds and a FIFO of events ordered by (time,
 // sequence): the same inputs give the same event order and figures.
 #pragma once
@@ -97,6 +99,11 @@ struct Profile {
   // The node the SM (and SA) run on, by node description; empty: the first
   // Hca, the tool's own node (where the test bed starts OpenSM).
   std::string sm_node;
+  // The SM's own SMPs to every switch's SMA (its sweeps and polls), per
+  // second and switch, spread evenly in time; they take the SMA's service
+  // time and a place in its queue like the tool's, and get no modelled
+  // reply.  0: none.
+  double sm_smps_per_s = 0;
 
   // The test bed: no drops, no service time, only link and host latency
   // (bench/profiles/ideal.profile holds the same values).
@@ -121,6 +128,8 @@ struct Stats {
   uint64_t smi_forwards = 0;     // directed-route hops handled by an SMI
   uint64_t sma_answers = 0;      // SMPs answered by an SMA
   uint64_t gmp_answers = 0;      // GMPs answered by a PMA or the SA
+  uint64_t sm_smps = 0;          // the SM's background SMPs handled (sm_smps_per_s)
+  uint64_t sm_drops = 0;         // ... and dropped at a full VL15 buffer (not in drops_vl15)
   uint64_t events = 0;           // simulation events processed
   unsigned peak_sma_queue = 0;   // most SMPs held at one node for its management processor
   std::string peak_sma_node;     // where (node description)

@@ -6,10 +6,12 @@
 //       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n>
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
-// (Fabric::bound_s: the busiest resource's total work, or the discovery's
-// critical path), ref_s the same tool in the same model with the
-// reference's strategy (directed route only, 2 MADs in flight, 1000 ms
-// timeout, 3 retries: libibmad's defaults).
+// (Fabric::bound_s: the larger of the busiest resource's total work and
+// the discovery's critical path), ref_s the same tool in the same model
+// with the reference's strategy (directed route only, 2 MADs in flight,
+// 1000 ms timeout, 3 retries: libibmad's defaults).  A run that lost
+// queries for good (every try timed out) gets a `#` line under its RUN
+// line saying how many and how many nodes it found.
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] PROFILE...
 //
@@ -90,13 +92,19 @@ int main(int argc, char** argv) {
         const std::string net = testbed::generate(spec);
         for (const auto& tool : tools) {
           ibmodel::ToolResult r = run(tool, net, prof, false);
-          double ref_s = 0;
-          if (ref) ref_s = run(tool, net, prof, true).time_s;
+          ibmodel::ToolResult rr;
+          if (ref) rr = run(tool, net, prof, true);
+          const double ref_s = rr.time_s;
           std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f ref_s=%.6f mads=%llu drops=%llu timeouts=%llu "
                       "retries=%llu peak_sma_queue=%u Q=%u\n",
                       tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, ref_s,
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
                       (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue);
+          // A run that lost queries for good (every try timed out) found
+          // less than the fabric: say so under its line.
+          if (r.errors || rr.errors)
+            std::printf("# %s %s %s: queries failed for good: %zu (nodes found %zu), reference's: %zu (nodes %zu)\n",
+                        tool.c_str(), fname.c_str(), prof.name.c_str(), r.errors, r.nodes, rr.errors, rr.nodes);
           std::fflush(stdout);
         }
       }

@@ -5,11 +5,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/fabric/discovery.h"
 #include "core/rpc/rpc.h"
+#include "iba/introspect.h"
+#include "iba/pm.h"
+#include "iba/sa.h"
 #include "core/rpc/sched.h"
 #include "iba/smp.h"
 #include "test/model/fabric.h"
@@ -163,6 +167,71 @@ TEST(FabricModel, LidRoutedSmpCostsNoIntermediateSmi) {
   EXPECT_EQ(f.sma_visits(b), 2u);
 }
 
+TEST(FabricModel, FullSaQueueAnswersBusy) {
+  // The SA holds one request at a time (queue 1, 100 us each): of three
+  // NodeRecord queries sent together, two are answered BUSY at once; the
+  // engine backs off and asks again, and all three get their record.
+  ibmodel::Profile p = ibmodel::Profile::ideal();
+  p.sa_queue = 1;
+  p.sa_service_us = 100;
+  ibmodel::Fabric f(kLine, p);
+  ibcore::Scheduler sched(f.port(), 8);
+  std::vector<uint64_t> guids;
+  for (const char* n : {"sw1", "sw2", "sw3"})
+    sched.spawn([](ibcore::Scheduler& s, uint16_t lid, std::vector<uint64_t>& out) -> ibcore::Task<> {
+      iba::SANodeRecord q;
+      q.set_LID(lid);
+      auto r = co_await s.SubnAdmGet(q, iba::component_mask(iba::SANodeRecord::DESC, "LID"));
+      out.push_back(r.nodeInfo().nodeGUID());
+    }(sched, f.lid(f.node_by_desc(n)), guids));
+  sched.run();
+  EXPECT_EQ(guids.size(), 3u);
+  EXPECT_EQ(f.stats().busy, 2u + 1u);  // the second wave: one more BUSY
+  EXPECT_EQ(f.stats().gmp_answers, 3u);
+  EXPECT_EQ(f.stats().drops_queue + f.stats().kernel_timeouts, 0u);
+  EXPECT_EQ(sched.engine().resent(), f.stats().busy);
+}
+
+TEST(FabricModel, PmaAnswersCountersAndDeafNodesDrop) {
+  ibmodel::Fabric f(kLine, ibmodel::Profile::ideal());
+  ibcore::MadTransactor mad(f.port());
+  const int sw2 = f.node_by_desc("sw2");
+  IBPath p;
+  p.DLID = f.lid(sw2);
+  p.dqpn = 1;
+  p.qkey = ibcore::GSI_QKEY;
+  auto cpi = mad.PerformanceGet<iba::MADClassPortInfo>(p);
+  EXPECT_EQ(cpi.capabilityMask(), 0x1300u);  // ibsim's switch PMA: AllPortSelect, 64-bit counters
+  iba::PMPortCounters q;
+  q.set_portSelect(2);
+  EXPECT_EQ(mad.PerformanceGet(q, p).portSelect(), 2u);
+  f.set_deaf(sw2, true);
+  f.port().settings().timeout_ms = 10;
+  f.port().settings().retries = 1;
+  EXPECT_THROW(mad.PerformanceGet(q, p), ibcore::MADTimeoutError);
+  EXPECT_EQ(f.stats().drops_queue, 2u);
+  EXPECT_EQ(f.stats().kernel_timeouts, 2u);
+}
+
+TEST(FabricModel, SmBackgroundSmpsTakeTheSmasTime) {
+  // 1000 SM SMPs a second at the switch, 100 us each, the first at 0.  A
+  // tool SMP arriving at 5.3 us (host 5, link 0.3) waits for it: served
+  // from 100 to 200 us, back at 205.3 us.
+  ibmodel::Profile p = slow_sma(0, 0, 100);
+  p.sm_smps_per_s = 1000;
+  ibmodel::Fabric f(kOneSwitch, p);
+  ibcore::MadTransactor mad(f.port());
+  mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
+  EXPECT_NEAR(f.seconds(), 205.3e-6, 1e-9);
+  // 10 ms more: the SM's SMPs at 0, 1, ..., 10 ms are all done by 10.2053.
+  ibcore::RecvMad r;
+  EXPECT_FALSE(f.port().recv(r, 10));
+  EXPECT_EQ(f.stats().sm_smps, 11u);
+  EXPECT_EQ(f.stats().sma_answers, 1u);
+  EXPECT_NEAR(f.stats().busiest_resource_s, 12 * 100e-6, 1e-9);
+  EXPECT_EQ(f.stats().drops_vl15 + f.stats().sm_drops, 0u);
+}
+
 TEST(FabricModel, RecvWaitsInVirtualTime) {
   ibmodel::Fabric f(kOneSwitch, ibmodel::Profile::ideal());
   ibcore::RecvMad r;
@@ -257,7 +326,7 @@ TEST(FabricModel, IdealToolCountsEqualTheTestBeds) {
     uint64_t ibnetdiscover, ibqueryerrors, dump_fts, exporter;
   };
   const std::vector<Case> cases{
-      {"irregular", 76, 108, 81, 0},
+      {"irregular", 76, 108, 81, 150},
       {"fattree 4", 221, 328, 241, 424},
       {"fattree 8", 1521, 2144, 1841, 0},
       {"example net.1", 18, 26, 19, 36},
@@ -296,6 +365,31 @@ TEST(FabricModel, IdealFatTree32DiscoveryCount) {
   EXPECT_EQ(r.nodes, 9472u);
   EXPECT_EQ(r.mads, 85761u);
   EXPECT_EQ(r.drops, 0u);
+}
+
+// On every shipped profile the lower bound is one (no run beats it), and
+// the reference's strategy (2 in flight) never overflows a queue of 4.
+TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
+  size_t profiles = 0;
+  for (const auto& e : std::filesystem::directory_iterator(IBTOOL_SOURCE_DIR "/bench/profiles")) {
+    if (e.path().extension() != ".profile") continue;
+    ++profiles;
+    const ibmodel::Profile p = ibmodel::Profile::load(e.path());
+    SCOPED_TRACE(p.name);
+    for (bool ref : {false, true}) {
+      ibmodel::Fabric f(testbed::fattree(4), p);
+      if (ref) ibmodel::use_reference_strategy(f.port().settings());
+      ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
+      EXPECT_EQ(r.nodes, 36u);
+      EXPECT_EQ(r.errors, 0u);
+      EXPECT_GE(r.time_s, r.bound_s);
+      EXPECT_GE(r.bound_s, f.critical_path_s());
+      if (ref) {
+        EXPECT_EQ(r.drops, 0u);
+      }
+    }
+  }
+  EXPECT_EQ(profiles, 13u);
 }
 
 TEST(FabricModel, ForwardingTablesAreMinHop) {
