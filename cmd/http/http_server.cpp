@@ -6,6 +6,9 @@
 // object or exception crosses between the two libstdc++ copies.
 #include <httplib.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,8 +41,18 @@ extern "C" int ibtool_http_serve(const char* host, int port, ibtool_http_handler
       res.status = handler(ctx, req.path.c_str(), &to_string, &body);
       res.set_content(body, "text/plain");
     });
+    // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with
+    // which a second exporter on a port another one serves binds too
+    // and the kernel shares the connections between them.
+    svr.set_socket_options([](int sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+    errno = 0;
     if (!svr.bind_to_port(host, port)) {
-      std::snprintf(err, errlen, "cannot listen on %s port %d", host, port);
+      int e = errno;
+      std::snprintf(err, errlen, "cannot listen on %s:%d: %s", host, port,
+                    e == EADDRINUSE ? "address already in use" : e ? std::strerror(e) : "cannot bind");
       return 1;
     }
     handler(ctx, nullptr, nullptr, nullptr);

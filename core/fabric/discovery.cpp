@@ -191,7 +191,13 @@ private:
       try {
         co_return co_await s_.SubnGet<T>(std::move(*route), amod);
       } catch (const std::exception& e) {
-        if (last_stage(n, stage)) fail(e, what());
+        if (last_stage(n, stage)) {
+          if (again(e)) {
+            stage = from;
+            continue;
+          }
+          fail(e, what());
+        }
       }
     }
     co_return std::nullopt;
@@ -226,6 +232,8 @@ private:
   IBPath probe_path(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
 
   void fail(const std::exception& e, const std::string& what) { add_failure(res_, e, what); }
+  // Whether a query that failed with e is asked again (DiscoveryOptions::retry).
+  bool again(const std::exception& e) const { return opt_.retry && opt_.retry(e); }
 
   static std::string node_str(const Node& x) {
     char b[64];
@@ -316,16 +324,20 @@ private:
       case Ask::CaPortInfo:
         // Asked through the port itself (its PortInfo then names it as
         // the local port, as the reference's does).
-        try {
-          IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
-                                         : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
-          auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
-          db_.set_port_info(n, it.port, pi.bytes());
-          if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
-          // Only the start node (a CA) is left through its own port.
-          probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
-        } catch (const std::exception& e) {
-          fail(e, "PortInfo " + std::to_string(it.port) + " of " + node());
+        for (bool asking = true; asking;) {
+          asking = false;
+          try {
+            IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
+                                           : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
+            db_.set_port_info(n, it.port, pi.bytes());
+            if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
+            // Only the start node (a CA) is left through its own port.
+            probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
+          } catch (const std::exception& e) {
+            asking = again(e);
+            if (!asking) fail(e, "PortInfo " + std::to_string(it.port) + " of " + node());
+          }
         }
         break;
       case Ask::MlnxExtPortInfo:
@@ -343,11 +355,15 @@ private:
     if (probe && probe_needed(n, it.port)) {
       // NodeInfo through the port: finds the link and maybe a new node.
       ++res_.queries;
-      try {
-        auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, it.port));
-        probed(n, it.port, ni);
-      } catch (const std::exception& e) {
-        fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node());
+      for (bool asking = true; asking;) {
+        asking = false;
+        try {
+          auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, it.port));
+          probed(n, it.port, ni);
+        } catch (const std::exception& e) {
+          asking = again(e);
+          if (!asking) fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node());
+        }
       }
     }
     if (--walking_ == 0 && q_.waiting() == 0) walk_done();

@@ -36,11 +36,36 @@ namespace {
 bool is_timeout(const MADError& e) { return dynamic_cast<const MADTimeoutError*>(&e) != nullptr; }
 }  // namespace
 
+bool RetryBudget::again(const std::exception& e) {
+  if (!dynamic_cast<const MADTimeoutError*>(&e)) return false;
+  if (expired()) {
+    ++given_up_;
+    return false;
+  }
+  ++retries_;
+  return true;
+}
+
+template <class T, class Ask>
+Task<T> PortCountersReader::retrying(Ask ask) {
+  // (a PathRecord that failed is asked again too: the scrape has PmAccess
+  // forget failed paths)
+  for (;;) {
+    try {
+      co_return co_await ask();
+    } catch (const MADError& e) {
+      if (!retry_ || !retry_->again(e)) throw;
+    }
+  }
+}
+
 Task<> PortCountersReader::ask_caps(uint16_t lid, CapsEntry& e) {
   try {
-    IBPath p = co_await pm_.path(lid);
-    ++cpi_;
-    auto cpi = co_await pm_.sched().PerformanceGet<iba::MADClassPortInfo>(p);
+    auto cpi = co_await retrying<iba::MADClassPortInfo>([&]() -> Task<iba::MADClassPortInfo> {
+      IBPath p = co_await pm_.path(lid);
+      ++cpi_;
+      co_return co_await pm_.sched().PerformanceGet<iba::MADClassPortInfo>(p);
+    });
     e.caps.mask = uint16_t(cpi.capabilityMask());
     e.caps.mask2 = uint32_t(cpi.capabilityMask2());
   } catch (const MADError& err) {
@@ -78,9 +103,10 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   out.caps = co_await caps(lid);
   if (out.caps.failed) co_return;
   out.source = counter_source(out.caps);
-  auto failed = [&](const MADError& e) {
+  auto failed = [&](const MADError& e, const char* attr) {
     ++out.failed;
     if (is_timeout(e)) ++out.timeouts;
+    out.error = std::string(attr) + ": " + e.what();
   };
   // A switch's sum: the first of its ports to get here asks it (before
   // its own PortCountersExtended, so that the others' extended reads
@@ -93,11 +119,13 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   }
   if (out.source != CounterSource::PortCounters) {
     try {
-      ++ext_reads_;
-      out.ext = co_await pm_.counters_ext(lid, port);
+      out.ext = co_await retrying<iba::PMPortCountersExtended>([&]() -> Task<iba::PMPortCountersExtended> {
+        ++ext_reads_;
+        co_return co_await pm_.counters_ext(lid, port);
+      });
       out.ext_ok = true;
     } catch (const MADError& e) {
-      failed(e);
+      failed(e, "PortCountersExtended");
     }
   }
   if (out.source == CounterSource::Extended) co_return;
@@ -113,11 +141,13 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
     }
   }
   try {
-    ++pc_reads_;
-    out.pc = co_await pm_.counters(lid, port);
+    out.pc = co_await retrying<iba::PMPortCounters>([&]() -> Task<iba::PMPortCounters> {
+      ++pc_reads_;
+      co_return co_await pm_.counters(lid, port);
+    });
     out.pc_ok = true;
   } catch (const MADError& e) {
-    failed(e);
+    failed(e, "PortCounters");
   }
 }
 
