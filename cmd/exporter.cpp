@@ -230,7 +230,9 @@ public:
 
 private:
   // The HTTP module (cmd/http/http_server.cpp): next to the binary (the
-  // build tree), else where it is installed.
+  // build tree), else where it is installed, found from the binary's own
+  // directory (so that a tree installed under another root, `dpkg --root`,
+  // finds its own), else at the configured absolute path.
   static ibtool_http_serve_fn load_http() {
     std::string here;
     char exe[4096];
@@ -240,7 +242,7 @@ private:
       here = here.substr(0, here.rfind('/') + 1);
     }
     std::string tried;
-    for (std::string dir : {here, std::string(IBTOOL_PLUGIN_DIR) + "/"}) {
+    for (std::string dir : {here, here + IBTOOL_PLUGIN_FROM_EXE + "/", std::string(IBTOOL_PLUGIN_DIR) + "/"}) {
       std::string lib = dir + "libibtool_http.so";
       if (void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL))
         if (void* f = dlsym(h, "ibtool_http_serve")) return reinterpret_cast<ibtool_http_serve_fn>(f);
