@@ -105,7 +105,7 @@ scalar() { grep "^$1 " exporter.out | cut -d' ' -f2; }
 qe_mads=$("$ibtool" ibqueryerrors -v 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) MADs in all.*/\1/p' | tail -1)
 ex_mads=$(scalar ib_scrape_mads)
 echo "exporter --once: ${WALL[exporter]} s (own CPU ${CPU[exporter]} s), ${RSS[exporter]} kB, ${t}x ibqueryerrors' time" \
-  "($(grep -c '^ib_port_counters_symbol_error_counter_total' exporter.out) ports;" \
+  "($(grep -c '^ib_port_symbol_error_total' exporter.out) ports;" \
   "$(du -m exporter.out | cut -f1) MB of text)"
 echo "  MADs: exporter $ex_mads, ibqueryerrors ${qe_mads:-?}" \
   "$(awk -v a="$ex_mads" -v b="${qe_mads:-0}" 'BEGIN { if (b > 0) printf "(%.2fx)", a / b }');" \

@@ -371,3 +371,107 @@ TEST_F(Exporter, LossyLinksLoseNoSeries) {
 }
 
 }  // namespace
+
+namespace {
+
+// A free TCP port on 127.0.0.1.
+int free_port(const testbed::Fabric& f) {
+  auto r = f.sh("/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); "
+                "print(s.getsockname()[1])'");
+  return r.status == 0 ? std::stoi(r.out) : -1;
+}
+
+// Debian's Prometheus server scraping `exporter --listen` on the simulated
+// fabric every second, read back through its HTTP API: the target is up,
+// it holds as many ib_* series as `--once` writes, a counter set in ibsim
+// arrives, and rate() over two scrapes is the injected increase over
+// their interval.  (About 10 s: the scrape interval is 1 s.)
+TEST_F(Exporter, RealPrometheusServerScrapesIt) {
+  ASSERT_EQ(f_->sh("test -x /usr/bin/prometheus").status, 0) << "Debian's prometheus is not installed "
+                                                                  "(scripts/install-deps.sh)";
+  Scrape once = scrape();
+  size_t want = 0;
+  for (const json& s : once.samples) want += std::string(s["name"]).rfind("ib_", 0) == 0;
+  ASSERT_GT(want, 300u);
+
+  const int eport = free_port(*f_), pport = free_port(*f_);
+  ASSERT_GT(eport, 0);
+  ASSERT_GT(pport, 0);
+  testbed::Background exporter = f_->start_background(
+      {IBTOOL_PATH, "exporter", "--scrape-timeout", "0.9", "--listen", "127.0.0.1:" + std::to_string(eport)}, {},
+      "exporter");
+  ASSERT_TRUE(testbed::Fabric::wait_until(
+      [&] { return testbed::Fabric::read_file(exporter.err).find("serving") != std::string::npos; }, 30))
+      << testbed::Fabric::read_file(exporter.err);
+  ASSERT_EQ(f_->sh("mkdir -p tsdb && printf 'global:\\n  scrape_interval: 1s\\n  scrape_timeout: 1s\\n"
+                   "scrape_configs:\\n  - job_name: infiniband\\n    static_configs:\\n"
+                   "      - targets: [\"127.0.0.1:" + std::to_string(eport) + "\"]\\n' > prometheus.yml")
+                .status,
+            0);
+  testbed::Background prom = f_->start_background(
+      {"/usr/bin/prometheus", "--config.file=prometheus.yml", "--storage.tsdb.path=tsdb",
+       "--web.listen-address=127.0.0.1:" + std::to_string(pport), "--log.level=warn"},
+      {{"LD_PRELOAD", ""}}, "prometheus");
+  // One instant query (time: "" = now): the API's "result" array.
+  auto query = [&](const std::string& expr, const std::string& time = "") {
+    auto r = f_->sh("/usr/bin/python3 -c 'import sys, urllib.request as u, urllib.parse as p; "
+                    "q = {\"query\": sys.argv[2]}\n"
+                    "if sys.argv[3]: q[\"time\"] = sys.argv[3]\n"
+                    "sys.stdout.write(u.urlopen(\"http://127.0.0.1:%s/api/v1/query?%s\" % (sys.argv[1], "
+                    "p.urlencode(q)), timeout=10).read().decode())' " +
+                        std::to_string(pport) + " '" + expr + "' '" + time + "'",
+                    {{"LD_PRELOAD", ""}}, 20);
+    json j;
+    try {
+      j = json::parse(r.out);
+    } catch (const std::exception&) {
+      return json::array();
+    }
+    return j.value("status", "") == "success" ? j["data"]["result"] : json::array();
+  };
+  auto value = [&](const std::string& expr) {
+    json r = query(expr);
+    return r.size() == 1 ? std::stod(r[0]["value"][1].get<std::string>()) : -1.0;
+  };
+  // up == 1, and the series of a whole scrape.
+  ASSERT_TRUE(testbed::Fabric::wait_until([&] { return value("up{job=\"infiniband\"}") == 1; }, 30))
+      << testbed::Fabric::read_file(prom.err) << testbed::Fabric::read_file(exporter.err);
+  ASSERT_TRUE(testbed::Fabric::wait_until([&] { return value("scrape_samples_scraped") > 0; }, 10));
+  EXPECT_EQ(value("count({job=\"infiniband\", __name__=~\"ib_.*\"})"), double(want));
+  EXPECT_EQ(value("scrape_samples_scraped"), double(want));
+  // An injected counter arrives.
+  const std::string hca2 = "node_guid=\"0x0000000000100003\",port=\"1\"";
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
+  EXPECT_TRUE(testbed::Fabric::wait_until(
+      [&] { return value("ib_port_discards_transmitted_total{" + hca2 + "}") == 7; }, 15));
+  // rate() over two scrapes: 100 symbol errors, then 200; the two samples
+  // on either side of the change, and rate() over a window holding just
+  // those two is 100 / their interval.
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=100");
+  ASSERT_TRUE(testbed::Fabric::wait_until(
+      [&] { return value("ib_port_symbol_error_total{" + hca2 + "}") == 100; }, 15));
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=200");
+  ASSERT_TRUE(testbed::Fabric::wait_until(
+      [&] { return value("ib_port_symbol_error_total{" + hca2 + "}") == 200; }, 15));
+  json raw = query("ib_port_symbol_error_total{" + hca2 + "}[30s]");
+  ASSERT_EQ(raw.size(), 1u);
+  double t1 = 0, t2 = 0;
+  const json& vals = raw[0]["values"];
+  for (size_t i = 1; i < vals.size(); ++i)
+    if (vals[i - 1][1] == "100" && vals[i][1] == "200") {
+      t1 = vals[i - 1][0].get<double>();
+      t2 = vals[i][0].get<double>();
+    }
+  ASSERT_GT(t2, t1) << raw.dump();
+  long window_ms = std::lround((t2 - t1) * 1000) + 1;
+  char at[32];
+  std::snprintf(at, sizeof at, "%.3f", t2);
+  json rate = query("rate(ib_port_symbol_error_total{" + hca2 + "}[" + std::to_string(window_ms) + "ms])", at);
+  ASSERT_EQ(rate.size(), 1u) << rate.dump();
+  double got = std::stod(rate[0]["value"][1].get<std::string>());
+  EXPECT_NEAR(got, 100 / (t2 - t1), 1e-6 * 100 / (t2 - t1)) << "samples at " << t1 << " and " << t2;
+  f_->stop_background(prom);
+  f_->stop_background(exporter);
+}
+
+}  // namespace
