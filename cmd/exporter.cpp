@@ -300,7 +300,7 @@ private:
     DiscoveryResult dr;
     uint64_t mads = 0, resent = 0;
     bool up = false;
-    for (;;) {
+    for (unsigned retried = 0;; ++retried) {
       db = Subnet{};
       all.clear();
       st = ScrapeStats{};
@@ -312,7 +312,7 @@ private:
         break;
       } catch (const MADError& e) {
         // The start node did not answer: the whole scrape is asked again.
-        if (retry.again(e)) continue;
+        if (retry.again(e, retried)) continue;
         ibcore::log::error("exporter: %s\n", e.what());
       } catch (const std::exception& e) {
         ibcore::log::error("exporter: %s\n", e.what());
@@ -366,7 +366,7 @@ private:
     };
     DiscoveryOptions o;
     o.mode = discovery_mode(config());
-    o.retry = [&](const std::exception& e) { return retry.again(e); };
+    o.retry = [&](const std::exception& e, unsigned retried) { return retry.again(e, retried); };
     std::vector<char> switch_queued;  // by node: a switch's ports are queued at its first port's call
     o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
       const Node& x = d.node(n);

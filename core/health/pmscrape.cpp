@@ -36,9 +36,9 @@ namespace {
 bool is_timeout(const MADError& e) { return dynamic_cast<const MADTimeoutError*>(&e) != nullptr; }
 }  // namespace
 
-bool RetryBudget::again(const std::exception& e) {
+bool RetryBudget::again(const std::exception& e, unsigned retried) {
   if (!dynamic_cast<const MADTimeoutError*>(&e)) return false;
-  if (expired()) {
+  if (expired() || retried >= MAX_RETRIES) {
     ++given_up_;
     return false;
   }
@@ -50,11 +50,11 @@ template <class T, class Ask>
 Task<T> PortCountersReader::retrying(Ask ask) {
   // (a PathRecord that failed is asked again too: the scrape has PmAccess
   // forget failed paths)
-  for (;;) {
+  for (unsigned retried = 0;; ++retried) {
     try {
       co_return co_await ask();
     } catch (const MADError& e) {
-      if (!retry_ || !retry_->again(e)) throw;
+      if (!retry_ || !retry_->again(e, retried)) throw;
     }
   }
 }

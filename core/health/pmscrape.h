@@ -79,13 +79,19 @@ bool pc_errors_zero(const iba::PMPortCounters& pc);
 // status) is not asked again.  Attempts already under way when the budget
 // ends finish on their own timeouts, so a scrape ends at most one
 // attempt's time (timeout x tries) after the deadline: the caller puts the
-// deadline that much before its own limit.
+// deadline that much before its own limit.  A query is asked again at most
+// MAX_RETRIES times: a target that leaves that many attempts in a row
+// unanswered (each with the engine's own resends) is down, not lossy, and
+// where a loss is reported at once (a send error, the simulator) the
+// retries would otherwise spin until the deadline.
 class RetryBudget {
 public:
   using Clock = std::chrono::steady_clock;
   explicit RetryBudget(Clock::time_point deadline) : deadline_(deadline) {}
-  // Whether the query that failed with e is asked again (counted).
-  bool again(const std::exception& e);
+  static constexpr unsigned MAX_RETRIES = 16;
+  // Whether the query that failed with e, already asked again `retried`
+  // times, is asked again (counted).
+  bool again(const std::exception& e, unsigned retried);
   bool expired() const { return Clock::now() >= deadline_; }
   // Queries asked again; failures left as failures because the budget was
   // spent.

@@ -313,3 +313,19 @@ TEST_F(PmScrape, ASpentBudgetLeavesTheFailure) {
 }
 
 }  // namespace
+
+namespace {
+
+// A target that stays silent is down, not lossy: its query is asked again
+// at most MAX_RETRIES times however much budget is left.
+TEST_F(PmScrape, ASilentTargetIsAskedAgainABoundedNumberOfTimes) {
+  pma.cap = kSwitchCaps;
+  pma.drop_ext = 1000;
+  H::RetryBudget budget(H::RetryBudget::Clock::now() + std::chrono::seconds(30));
+  read_all(true, &budget);
+  EXPECT_EQ(budget.retries(), 4 * H::RetryBudget::MAX_RETRIES);
+  EXPECT_EQ(budget.given_up(), 4u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_FALSE(got[p].ext_ok);
+}
+
+}  // namespace
