@@ -181,7 +181,8 @@ public:
     app.add_flag("--once", once_, "scrape once and write the metrics to stdout (textfile collector)");
     app.add_option("--scrape-timeout", budget_s_,
                    "seconds a scrape may take: unanswered queries are asked again until then (default 8, "
-                   "below Prometheus' default scrape_timeout of 10)")
+                   "below Prometheus' default scrape_timeout of 10; less when the server's request says it "
+                   "waits less)")
         ->option_text("<seconds>");
     app.add_option("--down-ports", down_ports_,
                    "state: a Down port exports its state and ib_port_info only (default); all: its counters too")
@@ -203,7 +204,7 @@ public:
     }
     if (once_) {
       prom::Writer out([](const char* d, size_t n) { std::fwrite(d, 1, n, stdout); });
-      scrape(out);
+      scrape(out, budget_s_);
       return 0;
     }
     std::string host = "127.0.0.1";
@@ -259,7 +260,7 @@ private:
   // written out as it is formatted, one scrape at a time (they share the
   // port's MAD window).
   std::string serving_;  // the URL, for the line once the server listens
-  static int handle(void* ctx, const char* path, ibtool_http_write write, void* w) {
+  static int handle(void* ctx, const char* path, double scrape_timeout, ibtool_http_write write, void* w) {
     auto* self = static_cast<Exporter*>(ctx);
     if (!path) {  // listening
       ibcore::log::info("exporter: serving %s\n", self->serving_.c_str());
@@ -272,7 +273,11 @@ private:
     }
     std::lock_guard<std::mutex> l(self->one_at_a_time_);
     prom::Writer out([&](const char* d, size_t n) { write(w, d, n); });
-    self->scrape(out);
+    // Within the time the Prometheus server waits, less half a second for
+    // the answer to travel (and never below half of it).
+    double budget = self->budget_s_;
+    if (scrape_timeout > 0) budget = std::min(budget, std::max(scrape_timeout - 0.5, scrape_timeout / 2));
+    self->scrape(out, budget);
     return 200;
   }
 
@@ -284,13 +289,14 @@ private:
     return std::string("node ") + g + " \"" + x.description() + "\"";
   }
 
-  // One scrape, its exposition text into out.  Never throws.
-  void scrape(prom::Writer& out) {
+  // One scrape within budget_s seconds, its exposition text into out.
+  // Never throws.
+  void scrape(prom::Writer& out, double budget_s) {
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     // The retries' deadline: one attempt (the MAD timeout times its tries)
     // before the budget ends, so that the last attempts end within it.
-    auto budget = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s_));
+    auto budget = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
     auto attempt = std::chrono::milliseconds(int64_t(config().timeout_ms > 0 ? config().timeout_ms : 1000) *
                                              (std::max(config().retries, 0) + 1));
     H::RetryBudget retry(t0 + (attempt < budget / 2 ? budget - attempt : budget / 2));
@@ -329,7 +335,7 @@ private:
     st.unreachable_nodes = dead_nodes_.size();
     log_problems(db, reads, dr);
     double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    format(out, db, reads, st, dr, retry, up, secs, mads, resent);
+    format(out, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
     out.flush();
     if (config().verbose)
       ibcore::log::info("exporter: %zu ports, %llu MADs (%llu retried), discovery and reads %.3f s, then the text "
@@ -505,7 +511,7 @@ private:
   // The exposition text (Prometheus text format 0.0.4).
   void format(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
               const DiscoveryResult& dr, const H::RetryBudget& retry, bool up, double secs, uint64_t mads,
-              uint64_t resent) const {
+              uint64_t resent, double budget_s) const {
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     // Each port's identity (the labels of every series of it: node GUID
     // and port number, which do not change while the port exists) and its
@@ -639,7 +645,10 @@ private:
     };
     scalar("ib_scrape_success", "1 when the fabric could be discovered from the local port", up);
     scalar("ib_scrape_duration_seconds", "Time this scrape took", secs);
-    scalar("ib_scrape_timeout_seconds", "The scrape's time budget (--scrape-timeout)", budget_s_);
+    scalar("ib_scrape_timeout_seconds",
+           "The scrape's time budget: --scrape-timeout, or less when the Prometheus server waits less "
+           "(its X-Prometheus-Scrape-Timeout-Seconds, less 0.5 s)",
+           budget_s);
     scalar("ib_scrape_nodes", "Nodes discovered", double(db.node_count()));
     scalar("ib_scrape_ports", "Ports in this scrape", double(reads.size()));
     scalar("ib_scrape_ports_unread", "Ports some of whose counters could not be read within the budget "

@@ -398,7 +398,7 @@ TEST_F(Exporter, RealPrometheusServerScrapesIt) {
   ASSERT_GT(eport, 0);
   ASSERT_GT(pport, 0);
   testbed::Background exporter = f_->start_background(
-      {IBTOOL_PATH, "exporter", "--scrape-timeout", "0.9", "--listen", "127.0.0.1:" + std::to_string(eport)}, {},
+      {IBTOOL_PATH, "exporter", "--listen", "127.0.0.1:" + std::to_string(eport)}, {},
       "exporter");
   ASSERT_TRUE(testbed::Fabric::wait_until(
       [&] { return testbed::Fabric::read_file(exporter.err).find("serving") != std::string::npos; }, 30))
@@ -439,6 +439,9 @@ TEST_F(Exporter, RealPrometheusServerScrapesIt) {
   ASSERT_TRUE(testbed::Fabric::wait_until([&] { return value("scrape_samples_scraped") > 0; }, 10));
   EXPECT_EQ(value("count({job=\"infiniband\", __name__=~\"ib_.*\"})"), double(want));
   EXPECT_EQ(value("scrape_samples_scraped"), double(want));
+  // The scrape's budget follows the server's scrape_timeout (1 s, less
+  // half a second for the answer), not the default 8 s.
+  EXPECT_EQ(value("ib_scrape_timeout_seconds"), 0.5);
   // An injected counter arrives.
   const std::string hca2 = "node_guid=\"0x0000000000100003\",port=\"1\"";
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
