@@ -74,43 +74,6 @@ struct ScrapeStats {
   uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0;
 };
 
-// The counters the saturation figure and --reset-saturated judge: the
-// PortCounters counters the port's metrics take from it, as CounterSelect
-// bits: the error counters in IBA order (bit i = health's counter i;
-// PortXmitWait is CounterSelect2 bit 0), then the four data counters (bits
-// 12-15, 32 bits wide) where PortCountersExtended does not replace them.
-// A port whose counters all come from PortCountersExtended (64 bits):
-// those at their maximum, counted, not reset.
-struct Saturation {
-  uint16_t select = 0;
-  bool xmit_wait = false;
-  unsigned count = 0;
-};
-Saturation saturation(const H::PortCountersRead& c) {
-  Saturation s;
-  if (c.source == H::CounterSource::Extended) {
-    if (c.ext_ok)
-      for (const iba::FieldDesc& f : iba::PMPortCountersExtended::DESC.field_list())
-        if (H::ext_field_valid(c.caps, f.name) && iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
-          ++s.count;
-    return s;
-  }
-  if (!c.pc_ok) return s;
-  for (int i = 0; i < H::N_ERR; ++i) {
-    if (H::err_value(c.pc, i) != H::err_max(i)) continue;
-    ++s.count;
-    if (i == H::PortXmitWait) s.xmit_wait = true;
-    else s.select |= uint16_t(1u << i);
-  }
-  if (c.source == H::CounterSource::PortCounters)
-    for (int i = 0; i < 4; ++i)
-      if (H::data_value(c.pc, i) == 0xffffffffu) {
-        ++s.count;
-        s.select |= uint16_t(1u << (12 + i));
-      }
-  return s;
-}
-
 // Where a port's value of a PortCounters/PortCountersExtended field comes
 // from (nullptr: not read, or not a field this port's PMA fills).
 const uint8_t* counter_buf(const PortRead& r, std::string_view field, bool in_pc, bool in_ext) {
@@ -464,7 +427,7 @@ private:
         failed(e, "details");
       }
     }
-    Saturation s = saturation(r.c);
+    H::Saturation s = H::saturation(r.c);
     r.saturated = s.count;
     if (reset_ && (s.select || s.xmit_wait)) {
       // Only the saturated PortCounters counters: CounterSelect (and

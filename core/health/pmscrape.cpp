@@ -1,6 +1,7 @@
 #include "core/health/pmscrape.h"
 
 #include "core/base/error.h"
+#include "core/health/counters.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
@@ -30,6 +31,31 @@ bool pc_errors_zero(const iba::PMPortCounters& pc) {
     if (iba::get_bits(pc.buf.data(), f.bit_off, f.width)) return false;
   }
   return true;
+}
+
+Saturation saturation(const PortCountersRead& c) {
+  Saturation s;
+  if (c.source == CounterSource::Extended) {
+    if (c.ext_ok)
+      for (const iba::FieldDesc& f : iba::PMPortCountersExtended::DESC.field_list())
+        if (ext_field_valid(c.caps, f.name) && iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
+          ++s.count;
+    return s;
+  }
+  if (!c.pc_ok) return s;
+  for (int i = 0; i < N_ERR; ++i) {
+    if (err_value(c.pc, i) != err_max(i)) continue;
+    ++s.count;
+    if (i == PortXmitWait) s.xmit_wait = true;
+    else s.select |= uint16_t(1u << i);
+  }
+  if (c.source == CounterSource::PortCounters)
+    for (int i = 0; i < 4; ++i)
+      if (data_value(c.pc, i) == 0xffffffffu) {
+        ++s.count;
+        s.select |= uint16_t(1u << (12 + i));
+      }
+  return s;
 }
 
 namespace {

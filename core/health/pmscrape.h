@@ -116,6 +116,22 @@ struct PortCountersRead {
   std::string error;                  // the last of those failures: "PortCounters: <why>"
 };
 
+// The counters of a port read that stand at their maximum, where they stop
+// counting (the exporter's saturation figure and --reset-saturated): the
+// PortCounters counters the port's metrics take from it, as CounterSelect
+// bits: the error counters in IBA order (bit i = counter i of
+// core/health/counters.h; PortXmitWait is CounterSelect2 bit 0), then the
+// four data counters (bits 12-15, 32 bits wide) where PortCountersExtended
+// does not replace them.  A port whose counters all come from
+// PortCountersExtended (64 bits): those at their maximum, counted, with no
+// select bits (not reset).
+struct Saturation {
+  uint16_t select = 0;
+  bool xmit_wait = false;
+  unsigned count = 0;
+};
+Saturation saturation(const PortCountersRead& c);
+
 class PortCountersReader {
 public:
   // retry: the scrape's policy for failed queries (none: a failure stays).

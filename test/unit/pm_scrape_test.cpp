@@ -329,3 +329,26 @@ TEST_F(PmScrape, ASilentTargetIsAskedAgainABoundedNumberOfTimes) {
 }
 
 }  // namespace
+
+namespace {
+
+// Which counters stand at their maximum, and the CounterSelect that resets
+// just those.
+TEST(PmSaturation, CountersAtTheirMaximumAndTheirSelectBits) {
+  H::PortCountersRead c;
+  c.source = H::CounterSource::Split;
+  c.pc_ok = true;
+  c.pc.set_symbolErrorCounter(0xffff).set_portXmitWait(0xffffffffu).set_portXmitData(0xffffffffu);
+  H::Saturation s = H::saturation(c);
+  EXPECT_EQ(s.count, 2u);  // (the data counters come from PortCountersExtended here)
+  EXPECT_EQ(s.select, 1u);  // SymbolErrorCounter
+  EXPECT_TRUE(s.xmit_wait);
+  c.source = H::CounterSource::PortCounters;
+  s = H::saturation(c);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.select, 1u | 1u << 12);  // and PortXmitData
+  c.pc_ok = false;
+  EXPECT_EQ(H::saturation(c).count, 0u);
+}
+
+}  // namespace
