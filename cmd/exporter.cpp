@@ -2,25 +2,27 @@
 // metrics, over HTTP (/metrics) or once on stdout (node_exporter's textfile
 // collector).  A scrape discovers the fabric and reads every port's
 // counters on the parallel scheduler through the PM access ibqueryerrors
-// uses (core/health/pmaccess: one PathRecord table), with as few MADs as each PMA
-// allows (core/health/pmscrape: a ClassPortInfo per LID, PortCountersExtended for
-// the data counters, a switch's AllPortSelect sum proving its ports' error
-// counters zero).  A scrape during trouble returns what it could read plus
-// the error figures (timeouts, unreachable nodes, failed queries): it is
-// bounded by the MAD timeouts and never fails whole.
+// uses (core/health/pmaccess: one PathRecord table), with as few MADs as
+// each PMA allows (core/health/pmscrape: a ClassPortInfo per LID,
+// PortCountersExtended for the data counters, a switch's AllPortSelect sum
+// proving its ports' error counters zero).  A query that is not answered is
+// asked again until it is or the scrape's budget (--scrape-timeout) is
+// spent (pmscrape's RetryBudget, shared by the discovery and the reads);
+// what could still not be read is counted, never fatal.  The names, units
+// and HELP come from core/health/pmmetrics, the text format from
+// core/out/promtext.
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <cstdio>
+#include <cstring>
+#include <deque>
+#include <functional>
 #include <mutex>
-#include <unordered_set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "cmd/common.h"
@@ -28,47 +30,25 @@
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/base/error.h"
-#include "core/health/health.h"
-#include "core/health/pmscrape.h"
+#include "core/fabric/discovery.h"
 #include "core/fabric/nodemap.h"
-#include "core/fabric/obtain.h"
-#include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
+#include "core/health/checks.h"
+#include "core/health/pmaccess.h"
+#include "core/health/pmmetrics.h"
+#include "core/health/pmscrape.h"
+#include "core/out/log.h"
+#include "core/out/promtext.h"
+#include "core/rpc/sched.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
-#include "core/out/log.h"
+#include "iba/smp.h"
 
 namespace {
 
 using namespace ibcore;
 namespace H = ibcore::health;
-
-// A metric name from an IBA field name: "portXmitData" -> "port_xmit_data",
-// "VL15Dropped" -> "vl15_dropped", "QP1Dropped" -> "qp1_dropped".
-std::string snake(std::string_view f) {
-  std::string s;
-  for (size_t i = 0; i < f.size(); ++i) {
-    char c = f[i];
-    bool up = c >= 'A' && c <= 'Z';
-    bool prev_lower = i && ((f[i - 1] >= 'a' && f[i - 1] <= 'z') || (f[i - 1] >= '0' && f[i - 1] <= '9'));
-    bool next_lower = i + 1 < f.size() && f[i + 1] >= 'a' && f[i + 1] <= 'z';
-    bool prev_up = i && f[i - 1] >= 'A' && f[i - 1] <= 'Z';
-    if (up && i && (prev_lower || (prev_up && next_lower))) s += '_';
-    s += up ? char(c - 'A' + 'a') : c;
-  }
-  return s;
-}
-
-// A Prometheus label value: backslash, double quote and newline escaped.
-void label_value(std::string& out, std::string_view v) {
-  for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-}
 
 // What one port's scrape read.
 struct PortRead {
@@ -77,12 +57,15 @@ struct PortRead {
   uint8_t num = 0;           // port number
   uint16_t lid = 0;          // the LID its PM was asked at
   bool sw = false;           // a switch's port (its PMA's AllPortSelect sum covers it)
+  bool read = false;         // its counters were asked (not a Down port left out)
+  bool deferred = false;     // met before its PortInfo: read after the walk
   bool rcv_ok = false, xmit_ok = false;
   H::PortCountersRead c;     // PortCounters / PortCountersExtended
   iba::PMPortRcvErrorDetails rcv;
   iba::PMPortXmitDiscardDetails xmit;
   unsigned saturated = 0;  // exported counters at their maximum
   bool reset = false;      // --reset-saturated cleared them
+  std::string error;       // the details' or the reset's failure
 };
 
 struct ScrapeStats {
@@ -91,56 +74,25 @@ struct ScrapeStats {
   uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0;
 };
 
-// The counters the saturation figure and --reset-saturated judge: the
-// PortCounters counters the port's metrics take from it, as CounterSelect
-// bits: the error counters in IBA order (bit i = health's counter i;
-// PortXmitWait is CounterSelect2 bit 0), then the four data counters (bits
-// 12-15, 32 bits wide) where PortCountersExtended does not replace them.
-// A port whose counters all come from PortCountersExtended (64 bits):
-// those at their maximum, counted, not reset.
-struct Saturation {
-  uint16_t select = 0;
-  bool xmit_wait = false;
-  unsigned count = 0;
-};
-Saturation saturation(const H::PortCountersRead& c) {
-  Saturation s;
-  if (c.source == H::CounterSource::Extended) {
-    if (c.ext_ok)
-      for (const iba::FieldDesc& f : iba::PMPortCountersExtended::DESC.field_list())
-        if (H::ext_field_valid(c.caps, f.name) && iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
-          ++s.count;
-    return s;
-  }
-  if (!c.pc_ok) return s;
-  for (int i = 0; i < H::N_ERR; ++i) {
-    if (H::err_value(c.pc, i) != H::err_max(i)) continue;
-    ++s.count;
-    if (i == H::PortXmitWait) s.xmit_wait = true;
-    else s.select |= uint16_t(1u << i);
-  }
-  if (c.source == H::CounterSource::PortCounters)
-    for (int i = 0; i < 4; ++i)
-      if (H::data_value(c.pc, i) == 0xffffffffu) {
-        ++s.count;
-        s.select |= uint16_t(1u << (12 + i));
-      }
-  return s;
+// Where a port's value of a PortCounters/PortCountersExtended field comes
+// from (nullptr: not read, or not a field this port's PMA fills).
+const uint8_t* counter_buf(const PortRead& r, std::string_view field, bool in_pc, bool in_ext) {
+  const H::PortCountersRead& c = r.c;
+  bool from_ext = c.source == H::CounterSource::Extended ||
+                  (c.source == H::CounterSource::Split && (!in_pc || H::is_pc_data_field(field)));
+  if (from_ext) return in_ext && c.ext_ok && H::ext_field_valid(c.caps, field) ? c.ext.buf.data() : nullptr;
+  return in_pc && c.pc_ok ? c.pc.buf.data() : nullptr;
 }
 
-// Where the exposition text goes, 64 kB at a time: a k=32 fat tree's
-// scrape is ~700 MB of text (2.5 million series), never held whole.
-struct Sink {
-  std::string buf;
-  std::function<void(const char*, size_t)> write;
-  void maybe_flush() {
-    if (buf.size() >= (size_t(1) << 16)) flush();
-  }
-  void flush() {
-    if (!buf.empty()) write(buf.data(), buf.size());
-    buf.clear();
-  }
-};
+// Every query this port's metrics need was answered.
+bool port_ok(const PortRead& r, bool details) {
+  if (!r.read) return true;
+  const H::PortCountersRead& c = r.c;
+  if (c.caps.failed) return false;
+  if (c.source != H::CounterSource::PortCounters && !c.ext_ok) return false;
+  if (c.source != H::CounterSource::Extended && !c.pc_ok) return false;
+  return !details || (r.rcv_ok && r.xmit_ok);
+}
 
 // The read-ahead workers (the scheduler runs them to the end inside the
 // walk's run()): kAheadWorkers while the walk keeps the MAD window busy;
@@ -182,12 +134,22 @@ private:
   std::deque<size_t> q_;
 };
 
+constexpr unsigned PORT_STATE_DOWN = 1;
+
 class Exporter : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_option("--listen", listen_, "serve /metrics over HTTP on ADDR:PORT (default 127.0.0.1:9315)")
         ->option_text("<addr:port>");
     app.add_flag("--once", once_, "scrape once and write the metrics to stdout (textfile collector)");
+    app.add_option("--scrape-timeout", budget_s_,
+                   "seconds a scrape may take: unanswered queries are asked again until then (default 8, "
+                   "below Prometheus' default scrape_timeout of 10; less when the server's request says it "
+                   "waits less)")
+        ->option_text("<seconds>");
+    app.add_option("--down-ports", down_ports_,
+                   "state: a Down port exports its state and ib_port_info only (default); all: its counters too")
+        ->option_text("<state|all>");
     app.add_flag("--details", details_, "also read PortRcvErrorDetails and PortXmitDiscardDetails");
     app.add_flag("--reset-saturated", reset_, "reset the PortCounters counters found at their maximum");
     ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
@@ -195,9 +157,17 @@ public:
   }
 
   int run() override {
+    if (!(budget_s_ > 0) || budget_s_ > 3600) {
+      ibcore::log::error("exporter: --scrape-timeout wants seconds between 0 and 3600, not %g\n", budget_s_);
+      return 2;
+    }
+    if (down_ports_ != "state" && down_ports_ != "all") {
+      ibcore::log::error("exporter: --down-ports wants 'state' or 'all', not '%s'\n", down_ports_.c_str());
+      return 2;
+    }
     if (once_) {
-      Sink out{{}, [](const char* d, size_t n) { std::fwrite(d, 1, n, stdout); }};
-      scrape(out);
+      prom::Writer out([](const char* d, size_t n) { std::fwrite(d, 1, n, stdout); });
+      scrape(out, budget_s_);
       return 0;
     }
     std::string host = "127.0.0.1";
@@ -206,7 +176,7 @@ public:
       size_t c = listen_.rfind(':');
       uint64_t p = 0;
       if (c == std::string::npos || !ibtool::parse_int(listen_.substr(c + 1), p) || p == 0 || p > 65535) {
-        ibcore::log::info("exporter: --listen wants ADDR:PORT, not '%s'\n", listen_.c_str());
+        ibcore::log::error("exporter: --listen wants ADDR:PORT, not '%s'\n", listen_.c_str());
         return 2;
       }
       host = listen_.substr(0, c);
@@ -218,13 +188,15 @@ public:
     char err[256] = "";
     serving_ = "http://" + host + ":" + std::to_string(port) + "/metrics";
     int rc = serve(host.c_str(), port, &Exporter::handle, this, err, sizeof err);
-    if (rc) ibcore::log::info("exporter: %s\n", err);
+    if (rc) ibcore::log::error("exporter: %s\n", err);
     return rc ? 1 : 0;
   }
 
 private:
   // The HTTP module (cmd/http/http_server.cpp): next to the binary (the
-  // build tree), else where it is installed.
+  // build tree), else where it is installed, found from the binary's own
+  // directory (so that a tree installed under another root, `dpkg --root`,
+  // finds its own), else at the configured absolute path.
   static ibtool_http_serve_fn load_http() {
     std::string here;
     char exe[4096];
@@ -234,15 +206,16 @@ private:
       here = here.substr(0, here.rfind('/') + 1);
     }
     std::string tried;
-    for (std::string dir : {here, std::string(IBTOOL_PLUGIN_DIR) + "/"}) {
+    for (std::string dir : {here, here + IBTOOL_PLUGIN_FROM_EXE + "/", std::string(IBTOOL_PLUGIN_DIR) + "/"}) {
       std::string lib = dir + "libibtool_http.so";
       if (void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL))
         if (void* f = dlsym(h, "ibtool_http_serve")) return reinterpret_cast<ibtool_http_serve_fn>(f);
       const char* e = dlerror();
-      tried += std::string("\n  ") + (e ? e : lib.c_str());
+      if (!tried.empty()) tried += "; ";
+      tried += e ? e : lib.c_str();
     }
-    ibcore::log::info("exporter: --listen needs the HTTP module libibtool_http.so (--once does not):%s\n",
-                 tried.c_str());
+    ibcore::log::error("exporter: --listen needs the HTTP module libibtool_http.so (package ibtool-exporter): %s\n",
+                       tried.c_str());
     return nullptr;
   }
 
@@ -250,7 +223,7 @@ private:
   // written out as it is formatted, one scrape at a time (they share the
   // port's MAD window).
   std::string serving_;  // the URL, for the line once the server listens
-  static int handle(void* ctx, const char* path, ibtool_http_write write, void* w) {
+  static int handle(void* ctx, const char* path, double scrape_timeout, ibtool_http_write write, void* w) {
     auto* self = static_cast<Exporter*>(ctx);
     if (!path) {  // listening
       ibcore::log::info("exporter: serving %s\n", self->serving_.c_str());
@@ -262,84 +235,58 @@ private:
       return std::strcmp(path, "/") == 0 ? 200 : 404;
     }
     std::lock_guard<std::mutex> l(self->one_at_a_time_);
-    Sink out{{}, [&](const char* d, size_t n) { write(w, d, n); }};
-    self->scrape(out);
+    prom::Writer out([&](const char* d, size_t n) { write(w, d, n); });
+    // Within the time the Prometheus server waits, less half a second for
+    // the answer to travel (and never below half of it).
+    double budget = self->budget_s_;
+    if (scrape_timeout > 0) budget = std::min(budget, std::max(scrape_timeout - 0.5, scrape_timeout / 2));
+    self->scrape(out, budget);
     return 200;
   }
 
-  // One scrape, its exposition text into sink.  Never throws.
-  void scrape(Sink& sink) {
-    auto t0 = std::chrono::steady_clock::now();
+  // A node as the daemon's log lines name it.
+  static std::string who(const Subnet& db, uint32_t n) {
+    const Node& x = db.node(n);
+    char g[24];
+    std::snprintf(g, sizeof g, "0x%016llx", (unsigned long long)x.guid);
+    return std::string("node ") + g + " \"" + x.description() + "\"";
+  }
+
+  // One scrape within budget_s seconds, its exposition text into out.
+  // Never throws.
+  void scrape(prom::Writer& out, double budget_s) {
+    using Clock = std::chrono::steady_clock;
+    auto t0 = Clock::now();
+    // The retries' deadline: one attempt (the MAD timeout times its tries)
+    // before the budget ends, so that the last attempts end within it.
+    auto budget = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
+    auto attempt = std::chrono::milliseconds(int64_t(config().timeout_ms > 0 ? config().timeout_ms : 1000) *
+                                             (std::max(config().retries, 0) + 1));
+    H::RetryBudget retry(t0 + (attempt < budget / 2 ? budget - attempt : budget / 2));
     Subnet db;
     std::deque<PortRead> all;  // (stable while it grows)
     ScrapeStats st;
     DiscoveryResult dr;
     uint64_t mads = 0, resent = 0;
-    bool up = true;
-    try {
-      H::PmSession ses(config());
-      ses.pm().read_path_table();
-      H::PortCountersReader reader(ses.pm());
-      auto read = [&](size_t k) -> Task<> { co_await read_port(reader, all[k], st); };
-      // Read ahead while discovery walks, as ibqueryerrors does: a node's
-      // ports as soon as its LID is known (a switch's all at its port 0
-      // LID, a CA's port at its own), by a few workers so that the walk
-      // keeps most of the MAD window, more once it leaves room.
-      ReadPool ahead(ses.sched(), kAheadWorkers, read);
-      std::unordered_set<uint32_t> queued;  // port slots
-      auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
-        uint32_t slot = d.port_index(n, p);
-        if (slot == NO_INDEX || !lid || !queued.insert(slot).second) return false;
-        PortRead r;
-        r.slot = slot;
-        r.node = n;
-        r.num = uint8_t(p);
-        r.lid = lid;
-        r.sw = d.node(n).is_switch();
-        all.push_back(r);
-        return true;
-      };
-      DiscoveryOptions o;
-      std::vector<char> switch_queued;  // by node: a switch's ports are queued at its first port's call
-      o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
-        const Node& x = d.node(n);
-        if (x.is_switch()) {
-          if (switch_queued.size() <= n) switch_queued.resize(n + 1);
-          if (switch_queued[n] && x.smalid) return;
-          switch_queued[n] = x.smalid != 0;
-        }
-        uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
-        if (d.port(x, port).guid) ses.pm().set_port_guid(lid, d.port(x, port).guid);
-        for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
-          if (add(d, n, p, lid)) ahead.push(all.size() - 1);
-      };
-      db = discover_live(config(), o, &dr, &ses.sched());
-      ses.pm().use_subnet(&db);
-      // The rest: every existing port not read ahead (switches' port 0
-      // with enhanced port 0, nodes the walk did not report).
-      size_t first = all.size();
-      for (uint32_t n = 0; n < db.node_count(); ++n) {
-        const Node& x = db.node(n);
-        for (unsigned p = x.is_switch() && x.enhsp0 ? 0 : 1; p <= x.nports; ++p)
-          if (db.port(x, p).exists) add(db, n, p, x.is_switch() ? x.smalid : db.port(x, p).base_lid);
+    bool up = false;
+    for (unsigned retried = 0;; ++retried) {
+      db = Subnet{};
+      all.clear();
+      st = ScrapeStats{};
+      dr = DiscoveryResult{};
+      dead_nodes_.clear();
+      try {
+        run_scrape(db, all, st, dr, retry, mads, resent);
+        up = true;
+        break;
+      } catch (const MADError& e) {
+        // The start node did not answer: the whole scrape is asked again.
+        if (retry.again(e, retried)) continue;
+        ibcore::log::error("exporter: %s\n", e.what());
+      } catch (const std::exception& e) {
+        ibcore::log::error("exporter: %s\n", e.what());
       }
-      // (a node whose PMA does not answer ClassPortInfo costs one timeout:
-      // PmAccess keeps the failure for its LID)
-      auto rest = [&](size_t k) -> Task<> { co_await read(first + k); };
-      parallel_for(ses.sched(), all.size() - first, ses.sched().engine().max_outstanding() + 8, rest);
-      ses.sched().run();
-      mads = ses.sched().engine().sent();
-      resent = ses.sched().engine().resent();
-      st.queries_failed += reader.shared_failures();
-      st.timeouts += reader.shared_timeouts();
-      st.cpi = reader.class_port_infos();
-      st.sums = reader.all_port_sums();
-      st.clean_sums = reader.clean_sums();
-      st.pc_reads = reader.port_counters_reads();
-      st.ext_reads = reader.ext_reads();
-    } catch (const std::exception& e) {
-      ibcore::report(e);
-      up = false;
+      break;
     }
     // The ports of the final database, in its order.
     // (by pointer: a PortRead is ~300 bytes, and 49k of them moved
@@ -349,17 +296,108 @@ private:
       if (r.slot < db.port_slots() && db.port(r.slot).exists) reads.push_back(&r);
     std::sort(reads.begin(), reads.end(), [](const PortRead* a, const PortRead* b) { return a->slot < b->slot; });
     st.unreachable_nodes = dead_nodes_.size();
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    format(sink, db, reads, st, dr, up, secs, mads, resent);
-    sink.flush();
+    log_problems(db, reads, dr);
+    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    format(out, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
+    out.flush();
     if (config().verbose)
-      ibcore::log::info("I: exporter: %zu ports, %llu MADs, discovery and reads %.3f s, then the text %.3f s\n",
-                        reads.size(), (unsigned long long)mads, secs,
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - secs);
-    dead_nodes_.clear();
+      ibcore::log::info("exporter: %zu ports, %llu MADs (%llu retried), discovery and reads %.3f s, then the text "
+                        "%.3f s\n",
+                        reads.size(), (unsigned long long)mads, (unsigned long long)retry.retries(), secs,
+                        std::chrono::duration<double>(Clock::now() - t0).count() - secs);
   }
 
-  Task<> read_port(H::PortCountersReader& reader, PortRead& r, ScrapeStats& st) {
+  void run_scrape(Subnet& db, std::deque<PortRead>& all, ScrapeStats& st, DiscoveryResult& dr,
+                  H::RetryBudget& retry, uint64_t& mads, uint64_t& resent) {
+    H::PmSession ses(config());
+    ses.pm().forget_failed_paths(true);
+    ses.pm().read_path_table();
+    H::PortCountersReader reader(ses.pm(), &retry);
+    bool walking = true;
+    auto read = [&](size_t k) -> Task<> { co_await read_port(reader, all[k], st, db, walking); };
+    // Read ahead while discovery walks, as ibqueryerrors does: a node's
+    // ports as soon as its LID is known (a switch's all at its port 0
+    // LID, a CA's port at its own), by a few workers so that the walk
+    // keeps most of the MAD window, more once it leaves room.
+    ReadPool ahead(ses.sched(), kAheadWorkers, read);
+    std::unordered_set<uint32_t> queued;  // port slots
+    auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
+      uint32_t slot = d.port_index(n, p);
+      if (slot == NO_INDEX || !lid || !queued.insert(slot).second) return false;
+      PortRead r;
+      r.slot = slot;
+      r.node = n;
+      r.num = uint8_t(p);
+      r.lid = lid;
+      r.sw = d.node(n).is_switch();
+      all.push_back(r);
+      return true;
+    };
+    DiscoveryOptions o;
+    o.mode = discovery_mode(config());
+    o.retry = [&](const std::exception& e, unsigned retried) { return retry.again(e, retried); };
+    std::vector<char> switch_queued;  // by node: a switch's ports are queued at its first port's call
+    o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
+      const Node& x = d.node(n);
+      if (x.is_switch()) {
+        if (switch_queued.size() <= n) switch_queued.resize(n + 1);
+        if (switch_queued[n] && x.smalid) return;
+        switch_queued[n] = x.smalid != 0;
+      }
+      uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
+      if (d.port(x, port).guid) ses.pm().set_port_guid(lid, d.port(x, port).guid);
+      for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
+        if (add(d, n, p, lid)) ahead.push(all.size() - 1);
+    };
+    dr = discover(ses.sched(), db, o);
+    walking = false;
+    ses.pm().use_subnet(&db);
+    // The rest: the ports met before their PortInfo, and every existing
+    // port not read ahead (switches' port 0 with enhanced port 0, nodes
+    // the walk did not report).
+    std::vector<size_t> rest_of;
+    for (size_t k = 0; k < all.size(); ++k)
+      if (all[k].deferred) rest_of.push_back(k);
+    size_t first = all.size();
+    for (uint32_t n = 0; n < db.node_count(); ++n) {
+      const Node& x = db.node(n);
+      for (unsigned p = x.is_switch() && x.enhsp0 ? 0 : 1; p <= x.nports; ++p)
+        if (db.port(x, p).exists) add(db, n, p, x.is_switch() ? x.smalid : db.port(x, p).base_lid);
+    }
+    for (size_t k = first; k < all.size(); ++k) rest_of.push_back(k);
+    auto rest = [&](size_t k) -> Task<> { co_await read(rest_of[k]); };
+    parallel_for(ses.sched(), rest_of.size(), ses.sched().engine().max_outstanding() + 8, rest);
+    ses.sched().run();
+    mads = ses.sched().engine().sent();
+    resent = ses.sched().engine().resent();
+    st.queries_failed += reader.shared_failures();
+    st.timeouts += reader.shared_timeouts();
+    st.cpi = reader.class_port_infos();
+    st.sums = reader.all_port_sums();
+    st.clean_sums = reader.clean_sums();
+    st.pc_reads = reader.port_counters_reads();
+    st.ext_reads = reader.ext_reads();
+  }
+
+  // A Down port whose counters are not exported (--down-ports state).
+  bool state_only(const Subnet& db, uint32_t slot) const {
+    const Port& p = db.port(slot);
+    return down_ports_ == "state" && p.num != 0 && p.has_info &&
+           iba::get_bits(p.info.data(), port_state_.bit_off, port_state_.width()) == PORT_STATE_DOWN;
+  }
+
+  Task<> read_port(H::PortCountersReader& reader, PortRead& r, ScrapeStats& st, const Subnet& db, bool walking) {
+    // (db is the database the walk fills: a switch port met before its
+    // PortInfo is read after the walk, when its state is known, so that
+    // a Down port costs no PM query unless --down-ports all)
+    if (down_ports_ == "state" && walking && r.num != 0 &&
+        (r.slot >= db.port_slots() || !db.port(r.slot).has_info)) {
+      r.deferred = true;
+      co_return;
+    }
+    r.deferred = false;
+    if (r.slot < db.port_slots() && state_only(db, r.slot)) co_return;
+    r.read = true;
     H::PmAccess& pm = reader.pm();
     uint8_t sel = r.num;
     co_await reader.read(r.lid, sel, r.sw, r.c);
@@ -369,9 +407,10 @@ private:
     }
     st.queries_failed += r.c.failed;
     st.timeouts += r.c.timeouts;
-    auto failed = [&](const MADError& e) {
+    auto failed = [&](const MADError& e, const char* attr) {
       ++st.queries_failed;
       if (dynamic_cast<const MADTimeoutError*>(&e)) ++st.timeouts;
+      r.error = std::string(attr) + ": " + e.what();
     };
     if (details_) {
       try {
@@ -385,10 +424,10 @@ private:
         r.xmit = co_await pm.sched().PerformanceGet(x, p);
         r.xmit_ok = true;
       } catch (const MADError& e) {
-        failed(e);
+        failed(e, "details");
       }
     }
-    Saturation s = saturation(r.c);
+    H::Saturation s = H::saturation(r.c);
     r.saturated = s.count;
     if (reset_ && (s.select || s.xmit_wait)) {
       // Only the saturated PortCounters counters: CounterSelect (and
@@ -403,171 +442,209 @@ private:
         r.reset = true;
         ++st.resets;
       } catch (const MADError& e) {
-        failed(e);
+        failed(e, "reset of PortCounters");
       }
+    }
+  }
+
+  // stderr as a daemon's log: one line per problem of this scrape, naming
+  // the node (GUID and description) and the port; a PMA that did not
+  // answer at all is one line for its node.
+  void log_problems(const Subnet& db, const std::vector<const PortRead*>& reads, const DiscoveryResult& dr) const {
+    for (const std::string& e : dr.errors) ibcore::log::warn("exporter: discovery: %s\n", e.c_str());
+    std::unordered_set<uint32_t> told;
+    for (const PortRead* r : reads) {
+      if (!r->read) continue;
+      if (r->c.caps.failed) {
+        if (told.insert(r->node).second)
+          ibcore::log::warn("exporter: %s lid %u: PerfMgt ClassPortInfo %s: its ports' counters not read\n",
+                            who(db, r->node).c_str(), unsigned(r->lid),
+                            r->c.caps.timed_out ? "timed out" : "failed");
+        continue;
+      }
+      if (!r->c.error.empty())
+        ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
+                          r->c.error.c_str());
+      if (!r->error.empty())
+        ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
+                          r->error.c_str());
     }
   }
 
   // The exposition text (Prometheus text format 0.0.4).
-  void format(Sink& sink, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
-                     const DiscoveryResult& dr, bool up, double secs, uint64_t mads, uint64_t resent) const {
+  void format(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
+              const DiscoveryResult& dr, const H::RetryBudget& retry, bool up, double secs, uint64_t mads,
+              uint64_t resent, double budget_s) const {
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    std::string& o = sink.buf;
-    // Labels of each port, built once.
-    std::vector<std::string> labels(reads.size());
+    // Each port's identity (the labels of every series of it: node GUID
+    // and port number, which do not change while the port exists) and its
+    // description (ib_port_info's further labels: LID, names, the remote
+    // end, which do).
+    std::vector<std::string> id(reads.size());
+    std::vector<bool> counters_of(reads.size());
+    auto guid = [](uint64_t g) {
+      char b[24];
+      std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)g);
+      return std::string(b);
+    };
+    for (size_t i = 0; i < reads.size(); ++i) {
+      const Port& p = db.port(reads[i]->slot);
+      prom::label(id[i], "node_guid", guid(db.node_of(p).guid));
+      prom::label(id[i], "port", std::to_string(p.num));
+      counters_of[i] = reads[i]->read && (down_ports_ == "all" || !state_only(db, reads[i]->slot));
+    }
+    w.family("ib_port_info", "gauge",
+             "A port's description, always 1: node description (node-name-map applied) and type, LID, and the "
+             "node GUID, port and description of the port at the other end of its link");
     for (size_t i = 0; i < reads.size(); ++i) {
       const Port& p = db.port(reads[i]->slot);
       const Node& n = db.node_of(p);
-      std::string& l = labels[i];
-      char g[24];
-      std::snprintf(g, sizeof g, "0x%016llx", (unsigned long long)n.guid);
-      l = "node_guid=\"";
-      l += g;
-      l += "\",node_desc=\"";
-      label_value(l, map.remap(n.guid, n.description()));
+      std::string l = id[i];
+      prom::label(l, "node_desc", map.remap(n.guid, n.description()));
       const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
-      l += "\",node_type=\"";
-      l += tn ? tn : "Unknown";
-      l += "\",lid=\"" + std::to_string(reads[i]->lid) + "\",port=\"" + std::to_string(p.num) + "\"";
+      prom::label(l, "node_type", tn ? tn : "Unknown");
+      prom::label(l, "lid", std::to_string(reads[i]->lid));
       if (const Port* r = db.peer(p)) {
         const Node& rn = db.node_of(*r);
-        std::snprintf(g, sizeof g, "0x%016llx", (unsigned long long)rn.guid);
-        l += ",remote_guid=\"";
-        l += g;
-        l += "\",remote_port=\"" + std::to_string(r->num) + "\",remote_desc=\"";
-        label_value(l, map.remap(rn.guid, rn.description()));
-        l += "\"";
+        prom::label(l, "remote_guid", guid(rn.guid));
+        prom::label(l, "remote_port", std::to_string(r->num));
+        prom::label(l, "remote_desc", map.remap(rn.guid, rn.description()));
       }
+      w.sample("ib_port_info", l, uint64_t(1));
     }
-    auto family = [&](const std::string& name, const char* type, const std::string& help) {
-      o += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
-    };
-    auto sample = [&](const std::string& name, size_t i, uint64_t v) {
-      o += name;
-      o += '{';
-      o += labels[i];
-      o += "} ";
-      o += std::to_string(v);
-      o += '\n';
-      sink.maybe_flush();
-    };
-    // Every counter field of an attribute, named after its IBA field, for
-    // the ports where ok(read, field) (a family no port has is left out).
-    auto counters = [&](const iba::StructDesc& desc, const char* prefix, const char* attr, auto ok, auto buf) {
-      for (const iba::FieldDesc& f : desc.field_list()) {
-        std::string_view fn = f.name;
-        if (f.kind == iba::Kind::Rsv || fn == "portSelect" || fn.starts_with("counterSelect")) continue;
-        std::string name = std::string(prefix) + snake(fn) + "_total";
+    w.family("ib_port_scrape_ok", "gauge",
+             "1 when every query of this port's counters was answered in this scrape, 0 when some of its "
+             "counter series are missing from it");
+    for (size_t i = 0; i < reads.size(); ++i) w.sample("ib_port_scrape_ok", id[i], uint64_t(port_ok(*reads[i], details_)));
+
+    // The counters of every attribute read, one metric per counter field
+    // (PortCounters and PortCountersExtended: whichever the port's PMA
+    // gives; a family no port has is left out).
+    auto counters = [&](const std::vector<H::CounterMetric>& metrics, const iba::StructDesc* a,
+                        const iba::StructDesc* b, auto buf_of) {
+      for (const H::CounterMetric& m : metrics) {
+        auto has = [&](const iba::StructDesc* d) {
+          if (!d) return (const iba::FieldDesc*)nullptr;
+          for (const iba::FieldDesc& f : d->field_list())
+            if (m.field == f.name) return &f;
+          return (const iba::FieldDesc*)nullptr;
+        };
+        const iba::FieldDesc* fa = has(a);
+        const iba::FieldDesc* fb = has(b);
         bool head = false;
         for (size_t i = 0; i < reads.size(); ++i) {
-          if (!ok(*reads[i], fn)) continue;
-          if (!head) family(name, "counter", std::string(attr) + "." + f.name);
+          if (!counters_of[i]) continue;
+          auto [buf, f] = buf_of(*reads[i], m.field, fa, fb);
+          if (!buf) continue;
+          if (!head) w.family(m.name, "counter", m.help);
           head = true;
-          sample(name, i, iba::get_bits(buf(*reads[i]), f.bit_off, f.width));
+          w.sample(m.name, id[i], iba::get_bits(buf, f->bit_off, f->width) * m.scale);
         }
       }
     };
-    // PortCounters: all of it without PortCountersExtended; its counters
-    // other than the data counters where the extended data counters stand
-    // for those; nothing where PortCountersExtended has every counter.
-    counters(
-        iba::PMPortCounters::DESC, "ib_port_counters_", "PortCounters",
-        [](const PortRead& r, std::string_view fn) {
-          return r.c.pc_ok && (r.c.source == H::CounterSource::PortCounters || !H::is_pc_data_field(fn));
-        },
-        [](const PortRead& r) { return r.c.pc.buf.data(); });
-    counters(
-        iba::PMPortCountersExtended::DESC, "ib_port_counters_ext_", "PortCountersExtended",
-        [](const PortRead& r, std::string_view fn) { return r.c.ext_ok && H::ext_field_valid(r.c.caps, fn); },
-        [](const PortRead& r) { return r.c.ext.buf.data(); });
+    using BufField = std::pair<const uint8_t*, const iba::FieldDesc*>;
+    static const std::vector<H::CounterMetric> pc_metrics =
+        H::counter_metrics({&iba::PMPortCounters::DESC, &iba::PMPortCountersExtended::DESC});
+    counters(pc_metrics, &iba::PMPortCounters::DESC, &iba::PMPortCountersExtended::DESC,
+             [](const PortRead& r, const std::string& field, const iba::FieldDesc* fpc,
+                const iba::FieldDesc* fext) -> BufField {
+               const uint8_t* b = counter_buf(r, field, fpc != nullptr, fext != nullptr);
+               if (!b) return {nullptr, nullptr};
+               return {b, b == r.c.ext.buf.data() ? fext : fpc};
+             });
     if (details_) {
-      counters(
-          iba::PMPortRcvErrorDetails::DESC, "ib_port_rcv_error_details_", "PortRcvErrorDetails",
-          [](const PortRead& r, std::string_view) { return r.rcv_ok; },
-          [](const PortRead& r) { return r.rcv.buf.data(); });
-      counters(
-          iba::PMPortXmitDiscardDetails::DESC, "ib_port_xmit_discard_details_", "PortXmitDiscardDetails",
-          [](const PortRead& r, std::string_view) { return r.xmit_ok; },
-          [](const PortRead& r) { return r.xmit.buf.data(); });
+      static const std::vector<H::CounterMetric> rcv = H::counter_metrics({&iba::PMPortRcvErrorDetails::DESC});
+      static const std::vector<H::CounterMetric> xmit = H::counter_metrics({&iba::PMPortXmitDiscardDetails::DESC});
+      counters(rcv, &iba::PMPortRcvErrorDetails::DESC, nullptr,
+               [](const PortRead& r, const std::string&, const iba::FieldDesc* f, const iba::FieldDesc*) -> BufField {
+                 return {r.rcv_ok ? r.rcv.buf.data() : nullptr, f};
+               });
+      counters(xmit, &iba::PMPortXmitDiscardDetails::DESC, nullptr,
+               [](const PortRead& r, const std::string&, const iba::FieldDesc* f, const iba::FieldDesc*) -> BufField {
+                 return {r.xmit_ok ? r.xmit.buf.data() : nullptr, f};
+               });
     }
-    family("ib_port_counters_saturated", "gauge",
-           "counters at their maximum, where they stop counting: the PortCounters counters this port's "
-           "metrics take (where PortCountersExtended has every counter: its 64-bit counters)");
+    w.family("ib_port_counters_saturated", "gauge",
+             "Counters at their maximum, where they stop counting: the PortCounters counters this port's "
+             "metrics take (where PortCountersExtended has every counter: its 64-bit counters)");
     for (size_t i = 0; i < reads.size(); ++i)
-      if (reads[i]->c.pc_ok || (reads[i]->c.source == H::CounterSource::Extended && reads[i]->c.ext_ok))
-        sample("ib_port_counters_saturated", i, reads[i]->saturated);
+      if (counters_of[i] &&
+          (reads[i]->c.pc_ok || (reads[i]->c.source == H::CounterSource::Extended && reads[i]->c.ext_ok)))
+        w.sample("ib_port_counters_saturated", id[i], uint64_t(reads[i]->saturated));
     if (reset_) {
-      family("ib_port_counters_saturated_reset", "gauge", "1 when this scrape reset the saturated counters");
+      w.family("ib_port_counters_saturated_reset", "gauge", "1 when this scrape reset the saturated counters");
       for (size_t i = 0; i < reads.size(); ++i)
-        if (reads[i]->saturated) sample("ib_port_counters_saturated_reset", i, reads[i]->reset);
+        if (reads[i]->saturated) w.sample("ib_port_counters_saturated_reset", id[i], uint64_t(reads[i]->reset));
     }
     // Link state from PortInfo (raw IBA values; the HELP gives the codes).
-    struct LinkField {
-      const char* field;
-      const char* help;
-    };
-    static const LinkField LINK[] = {
-        {"portState", "PortInfo.PortState: 1 Down, 2 Init, 3 Armed, 4 Active"},
-        {"portPhysicalState", "PortInfo.PortPhysicalState: 2 Polling, 3 Disabled, 5 LinkUp, ..."},
-        {"linkWidthActive", "PortInfo.LinkWidthActive: 1 1x, 2 4x, 4 8x, 8 12x, 16 2x"},
-        {"linkWidthEnabled", "PortInfo.LinkWidthEnabled (bit mask of the widths above)"},
-        {"linkSpeedActive", "PortInfo.LinkSpeedActive: 1 SDR, 2 DDR, 4 QDR"},
-        {"linkSpeedEnabled", "PortInfo.LinkSpeedEnabled (bit mask of the speeds above)"},
-        {"linkSpeedExtActive", "PortInfo.LinkSpeedExtActive: 1 FDR, 2 EDR, 4 HDR, 8 NDR (0: none)"},
-        {"linkSpeedExtEnabled", "PortInfo.LinkSpeedExtEnabled (bit mask of the speeds above)"},
-        {"linkSpeedExtActive2", "PortInfo.LinkSpeedExtActive2: 1 XDR (0: none; valid where CapabilityMask2 has "
-                                "IsExtSpeeds2Supported)"},
-        {"linkSpeedExtEnabled2", "PortInfo.LinkSpeedExtEnabled2 (bit mask: 1 XDR)"},
-    };
-    for (const LinkField& lf : LINK) {
-      iba::FieldRef f = iba::field_named(iba::SMPPortInfo::DESC, lf.field);
-      std::string name = "ib_port_" + snake(lf.field);
-      family(name, "gauge", lf.help);
+    // A Down port (--down-ports state) has its state fields only.
+    for (const H::GaugeMetric& g : H::link_metrics()) {
+      iba::FieldRef f = iba::field_named(iba::SMPPortInfo::DESC, g.field);
+      bool state = g.field == "portState" || g.field == "portPhysicalState";
+      w.family(g.name, "gauge", g.help);
       for (size_t i = 0; i < reads.size(); ++i) {
         const Port& p = db.port(reads[i]->slot);
         // (a switch's ports: PortInfo of each port; port 0 has no link)
-        if (p.has_info) sample(name, i, iba::get_bits(p.info.data(), f.bit_off, f.field->width));
+        if (p.has_info && (state || !state_only(db, reads[i]->slot)))
+          w.sample(g.name, id[i], iba::get_bits(p.info.data(), f.bit_off, f.field->width));
       }
     }
+    w.family("ib_port_link_degraded", "gauge",
+             "1 when the link runs narrower or slower than both of its ends have enabled and support "
+             "(the width and speed checks of ibcheckwidth/ibcheckspeed), else 0; for LinkUp ports with a "
+             "known peer");
+    for (size_t i = 0; i < reads.size(); ++i) {
+      const Port& p = db.port(reads[i]->slot);
+      if (!p.has_info || !db.peer(p) || p.num == 0) continue;
+      bool bad = !H::check_port_width(db, p.node, p.num).empty() || !H::check_port_speed(db, p.node, p.num).empty();
+      w.sample("ib_port_link_degraded", id[i], uint64_t(bad));
+    }
     // The scrape itself.
-    auto scalar = [&](const char* name, const char* type, const char* help, double v) {
-      family(name, type, help);
-      char b[64];
-      std::snprintf(b, sizeof b, "%.17g", v);
-      o += name;
-      o += ' ';
-      o += b;
-      o += '\n';
+    size_t unread = 0;
+    for (const PortRead* r : reads) unread += !port_ok(*r, details_);
+    auto scalar = [&](const char* name, const char* help, double v) {
+      w.family(name, "gauge", help);
+      w.sample(name, "", v);
     };
-    scalar("ib_scrape_success", "gauge", "1 when the fabric could be discovered from the local port", up);
-    scalar("ib_scrape_duration_seconds", "gauge", "time this scrape took", secs);
-    scalar("ib_scrape_nodes", "gauge", "nodes discovered", double(db.node_count()));
-    scalar("ib_scrape_ports", "gauge", "ports whose PM was asked", double(reads.size()));
-    scalar("ib_scrape_mads", "gauge", "MADs sent by this scrape (resends included)", double(mads));
-    scalar("ib_scrape_mads_resent", "gauge", "MADs sent again after a timeout or BUSY", double(resent));
-    scalar("ib_scrape_timeouts", "gauge", "PM queries that timed out (after their retries)", double(st.timeouts));
-    scalar("ib_scrape_failed_queries", "gauge", "PM queries that failed (timeouts included)",
+    scalar("ib_scrape_success", "1 when the fabric could be discovered from the local port", up);
+    scalar("ib_scrape_duration_seconds", "Time this scrape took", secs);
+    scalar("ib_scrape_timeout_seconds",
+           "The scrape's time budget: --scrape-timeout, or less when the Prometheus server waits less "
+           "(its X-Prometheus-Scrape-Timeout-Seconds, less 0.5 s)",
+           budget_s);
+    scalar("ib_scrape_nodes", "Nodes discovered", double(db.node_count()));
+    scalar("ib_scrape_ports", "Ports in this scrape", double(reads.size()));
+    scalar("ib_scrape_ports_unread", "Ports some of whose counters could not be read within the budget "
+                                     "(ib_port_scrape_ok 0)", double(unread));
+    scalar("ib_scrape_retries", "Queries asked again after they went unanswered (discovery and PM reads)",
+           double(retry.retries()));
+    scalar("ib_scrape_retries_given_up", "Unanswered queries not asked again because the budget was spent",
+           double(retry.given_up()));
+    scalar("ib_scrape_mads", "MADs sent by this scrape (resends included)", double(mads));
+    scalar("ib_scrape_mads_resent", "MADs sent again by the MAD engine after a timeout or BUSY", double(resent));
+    scalar("ib_scrape_timeouts", "PM queries that went unanswered for good", double(st.timeouts));
+    scalar("ib_scrape_failed_queries", "PM queries that failed for good (timeouts included)",
            double(st.queries_failed));
-    scalar("ib_scrape_discovery_errors", "gauge", "discovery queries that failed (partial topology)",
+    scalar("ib_scrape_discovery_errors", "Discovery queries that failed for good (partial topology)",
            double(dr.errors.size()));
-    scalar("ib_scrape_unreachable_nodes", "gauge", "nodes whose PMA did not answer ClassPortInfo",
-           double(st.unreachable_nodes));
-    scalar("ib_scrape_pm_class_port_infos", "gauge", "PerfMgt ClassPortInfo queries (one per LID)",
-           double(st.cpi));
-    scalar("ib_scrape_pm_all_port_sums", "gauge",
-           "switch AllPortSelect PortCounters sums read (PMAs with PortCountersExtended)", double(st.sums));
-    scalar("ib_scrape_pm_clean_sums", "gauge",
-           "sums without any error: their ports' PortCounters error counters are 0, not read one by one",
+    scalar("ib_scrape_unreachable_nodes", "Nodes whose PMA did not answer ClassPortInfo", double(st.unreachable_nodes));
+    scalar("ib_scrape_pm_class_port_infos", "PerfMgt ClassPortInfo queries (one per LID)", double(st.cpi));
+    scalar("ib_scrape_pm_all_port_sums",
+           "Switch AllPortSelect PortCounters sums read (PMAs with PortCountersExtended)", double(st.sums));
+    scalar("ib_scrape_pm_clean_sums",
+           "Sums without any error: their ports' PortCounters error counters are 0, not read one by one",
            double(st.clean_sums));
-    scalar("ib_scrape_pm_port_counters_reads", "gauge", "PortCounters queries of single ports",
-           double(st.pc_reads));
-    scalar("ib_scrape_pm_port_counters_ext_reads", "gauge", "PortCountersExtended queries", double(st.ext_reads));
-    if (reset_) scalar("ib_scrape_saturated_resets", "gauge", "ports whose saturated counters were reset",
-                       double(st.resets));
+    scalar("ib_scrape_pm_port_counters_reads", "PortCounters queries of single ports", double(st.pc_reads));
+    scalar("ib_scrape_pm_port_counters_ext_reads", "PortCountersExtended queries", double(st.ext_reads));
+    if (reset_)
+      scalar("ib_scrape_saturated_resets", "Ports whose saturated counters were reset", double(st.resets));
   }
 
   std::string listen_;
   bool once_ = false, details_ = false, reset_ = false;
+  double budget_s_ = 8;
+  std::string down_ports_ = "state";
+  iba::FieldRef port_state_ = iba::field_named(iba::SMPPortInfo::DESC, "portState");
   std::unordered_set<uint32_t> dead_nodes_;
   std::mutex one_at_a_time_;
   static constexpr unsigned kAheadWorkers = 24;
@@ -586,20 +663,29 @@ IBTOOL_COMMAND({.name = "exporter",
                     "query per port where a switch's AllPortSelect sum shows no error, or from "
                     "PortCountersExtended where it has the additional counters; --details adds "
                     "PortRcvErrorDetails and PortXmitDiscardDetails.  "
-                    "Metrics: ib_port_counters_<field>_total and ib_port_counters_ext_<field>_total for "
-                    "every counter (named after its IBA field), ib_port_counters_saturated, the link's "
-                    "ib_port_port_state, ib_port_port_physical_state, ib_port_link_width_active/enabled, "
-                    "ib_port_link_speed_active/enabled and ib_port_link_speed_ext_active/enabled, labelled "
-                    "node_guid, node_desc (node-name-map applied), node_type, lid, port, remote_guid, "
-                    "remote_port, remote_desc; and the scrape's own ib_scrape_success, "
-                    "ib_scrape_duration_seconds, ib_scrape_mads, ib_scrape_mads_resent, ib_scrape_timeouts, "
-                    "ib_scrape_failed_queries, ib_scrape_discovery_errors, ib_scrape_unreachable_nodes and "
-                    "the PM queries by kind (ib_scrape_pm_*): "
-                    "a scrape during trouble returns what it could read and these figures.  --listen "
-                    "ADDR:PORT serves GET /metrics (default 127.0.0.1:9315), one scrape at a time; --once "
+                    "A query that goes unanswered is asked again, in the discovery and in the reads alike, "
+                    "until it is answered or the scrape's budget (--scrape-timeout, default 8 s, below "
+                    "Prometheus' default scrape_timeout) is spent; what could still not be read is counted "
+                    "(ib_scrape_retries, ib_scrape_ports_unread, ib_port_scrape_ok 0) and logged, one line "
+                    "per problem naming the node and port.  "
+                    "Metrics follow Prometheus' naming (node_exporter's infiniband collector as the model): "
+                    "one counter per PM counter whichever attribute gives it, data in bytes "
+                    "(ib_port_data_transmitted_bytes_total, ib_port_data_received_bytes_total), packets "
+                    "(ib_port_packets_transmitted_total, ...), errors (ib_port_symbol_error_total, "
+                    "ib_port_link_downed_total, ...), labelled node_guid and port only; ib_port_info "
+                    "carries the descriptive labels (node_desc with the node-name-map applied, node_type, "
+                    "lid, remote_guid, remote_port, remote_desc); ib_port_scrape_ok, "
+                    "ib_port_counters_saturated, the PortInfo state, width and speed gauges "
+                    "(ib_port_state_id, ib_port_physical_state_id, ib_port_link_width_active, ...), "
+                    "ib_port_link_degraded; and the scrape's own ib_scrape_* figures.  "
+                    "--down-ports state (the default) exports only the state gauges and ib_port_info of "
+                    "Down ports, whose counters do not move (most of them are unused switch ports); "
+                    "--down-ports all exports their counters too.  --listen "
+                    "ADDR:PORT serves GET /metrics (default 127.0.0.1:9315), one scrape at a time, and "
+                    "exits non-zero when the address is in use; --once "
                     "writes one scrape to stdout (node_exporter's textfile collector).  "
                     "--reset-saturated resets only the PortCounters counters found at their maximum.",
-                .usage = "[options] [--once | --listen ADDR:PORT]",
+                .usage = "[options] [--once | --listen ADDR:PORT] [--scrape-timeout SECONDS] [--down-ports state|all]",
                 .examples = "  exporter --listen 127.0.0.1:9315\n"
                             "  exporter --once > /var/lib/node_exporter/textfile/ib.prom.$$ && "
                             "mv /var/lib/node_exporter/textfile/ib.prom.$$ /var/lib/node_exporter/textfile/ib.prom",

@@ -28,6 +28,11 @@ PKGS=(
   # the Debian packages (cpack: dpkg-shlibdeps finds the libraries through
   # file(1)) and the zsh completion's syntax check
   dpkg-dev file zsh
+  # the packages checked as Debian checks them (test/cli/package_test.sh)
+  lintian
+  # the exporter against Prometheus' own tools: promtool check metrics /
+  # check rules / test rules, and a real server scraping it in a test
+  prometheus
 )
 
 missing=()

@@ -6,6 +6,9 @@
 // object or exception crosses between the two libstdc++ copies.
 #include <httplib.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,26 +26,38 @@ extern "C" int ibtool_http_serve(const char* host, int port, ibtool_http_handler
   try {
     httplib::Server svr;
     svr.Get(R"(/.*)", [&](const httplib::Request& req, httplib::Response& res) {
+      double timeout = std::strtod(req.get_header_value("X-Prometheus-Scrape-Timeout-Seconds").c_str(), nullptr);
+      if (!(timeout > 0)) timeout = 0;
       if (req.path == "/metrics") {
         // Chunked: the text goes out while the scrape formats it.
         std::string path = req.path;
         res.set_chunked_content_provider("text/plain; version=0.0.4; charset=utf-8",
-                                         [handler, ctx, path](size_t, httplib::DataSink& sink) {
-                                           handler(ctx, path.c_str(), &to_sink, &sink);
+                                         [handler, ctx, path, timeout](size_t, httplib::DataSink& sink) {
+                                           handler(ctx, path.c_str(), timeout, &to_sink, &sink);
                                            sink.done();
                                            return true;
                                          });
         return;
       }
       std::string body;
-      res.status = handler(ctx, req.path.c_str(), &to_string, &body);
+      res.status = handler(ctx, req.path.c_str(), timeout, &to_string, &body);
       res.set_content(body, "text/plain");
     });
+    // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with
+    // which a second exporter on a port another one serves binds too
+    // and the kernel shares the connections between them.
+    svr.set_socket_options([](int sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+    errno = 0;
     if (!svr.bind_to_port(host, port)) {
-      std::snprintf(err, errlen, "cannot listen on %s port %d", host, port);
+      int e = errno;
+      std::snprintf(err, errlen, "cannot listen on %s:%d: %s", host, port,
+                    e == EADDRINUSE ? "address already in use" : e ? std::strerror(e) : "cannot bind");
       return 1;
     }
-    handler(ctx, nullptr, nullptr, nullptr);
+    handler(ctx, nullptr, 0, nullptr, nullptr);
     if (!svr.listen_after_bind()) {
       std::snprintf(err, errlen, "the HTTP server stopped");
       return 1;

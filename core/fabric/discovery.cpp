@@ -185,13 +185,20 @@ private:
   // nullopt is returned.
   template <class T, class What>
   Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
+    unsigned retried = 0;
     for (int stage = from;;) {
       std::optional<IBPath> route = next_route(n, port_hint, stage);
       if (!route) break;
       try {
         co_return co_await s_.SubnGet<T>(std::move(*route), amod);
       } catch (const std::exception& e) {
-        if (last_stage(n, stage)) fail(e, what());
+        if (last_stage(n, stage)) {
+          if (again(e, retried++)) {
+            stage = from;
+            continue;
+          }
+          fail(e, what());
+        }
       }
     }
     co_return std::nullopt;
@@ -226,6 +233,8 @@ private:
   IBPath probe_path(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
 
   void fail(const std::exception& e, const std::string& what) { add_failure(res_, e, what); }
+  // Whether a query that failed with e is asked again (DiscoveryOptions::retry).
+  bool again(const std::exception& e, unsigned retried) const { return opt_.retry && opt_.retry(e, retried); }
 
   static std::string node_str(const Node& x) {
     char b[64];
@@ -316,16 +325,20 @@ private:
       case Ask::CaPortInfo:
         // Asked through the port itself (its PortInfo then names it as
         // the local port, as the reference's does).
-        try {
-          IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
-                                         : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
-          auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
-          db_.set_port_info(n, it.port, pi.bytes());
-          if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
-          // Only the start node (a CA) is left through its own port.
-          probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
-        } catch (const std::exception& e) {
-          fail(e, "PortInfo " + std::to_string(it.port) + " of " + node());
+        for (unsigned retried = 0, asking = 1; asking; ++retried) {
+          asking = 0;
+          try {
+            IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
+                                           : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
+            db_.set_port_info(n, it.port, pi.bytes());
+            if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
+            // Only the start node (a CA) is left through its own port.
+            probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
+          } catch (const std::exception& e) {
+            asking = again(e, retried);
+            if (!asking) fail(e, "PortInfo " + std::to_string(it.port) + " of " + node());
+          }
         }
         break;
       case Ask::MlnxExtPortInfo:
@@ -343,11 +356,15 @@ private:
     if (probe && probe_needed(n, it.port)) {
       // NodeInfo through the port: finds the link and maybe a new node.
       ++res_.queries;
-      try {
-        auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, it.port));
-        probed(n, it.port, ni);
-      } catch (const std::exception& e) {
-        fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node());
+      for (unsigned retried = 0, asking = 1; asking; ++retried) {
+        asking = 0;
+        try {
+          auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, it.port));
+          probed(n, it.port, ni);
+        } catch (const std::exception& e) {
+          asking = again(e, retried);
+          if (!asking) fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node());
+        }
       }
     }
     if (--walking_ == 0 && q_.waiting() == 0) walk_done();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <string>
@@ -55,6 +56,12 @@ struct DiscoveryOptions {
   // completion).  db is the database being filled (it grows meanwhile: hold
   // indices, not references).
   std::function<void(const Subnet& db, uint32_t node, unsigned port)> on_port_lid;
+  // A query that failed on every route (after the MAD engine's resends) is
+  // asked again while retry(error, times already asked again) says so: a
+  // caller's retry policy, e.g. the exporter's scrape budget
+  // (core/health/pmscrape's RetryBudget), which its PM reads share.
+  // Unset: a failure is final (a line in the result's errors).
+  std::function<bool(const std::exception&, unsigned)> retry;
 };
 
 struct DiscoveryResult {

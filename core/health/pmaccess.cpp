@@ -127,7 +127,13 @@ Task<IBPath> PmAccess::path(uint16_t lid) {
   Entry& e = it->second;
   if (fresh) co_await resolve(lid, e);
   co_await e.ready.wait();
-  if (e.error) std::rethrow_exception(e.error);
+  if (e.error) {
+    if (forget_failed_) {
+      auto f = paths_.find(lid);
+      if (f != paths_.end() && &f->second == &e) forgotten_.push_back(paths_.extract(f));
+    }
+    std::rethrow_exception(e.error);
+  }
   co_return e.path;
 }
 

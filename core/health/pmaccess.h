@@ -71,6 +71,11 @@ public:
   // scheduler runs the askers; nothing with skip_sl.
   void read_path_table();
 
+  // Forget a LID's failed PathRecord once its askers have the error, so
+  // that the next asker asks again (a scrape that retries its queries);
+  // by default a failure is kept and given to every later asker.
+  void forget_failed_paths(bool on) { forget_failed_ = on; }
+
   // PathRecord queries sent (the table counts one).
   uint64_t path_queries() const { return path_queries_; }
   // Paths the table gave.
@@ -91,11 +96,15 @@ private:
   IBPath sa_;
   bool skip_sl_;
   const Subnet* db_ = nullptr;
+  bool forget_failed_ = false;
   std::unordered_map<uint16_t, uint64_t> guids_;  // set_port_guid
   // Hashed: a fabric scan looks up every LID a few times, and a tree of
   // 10k LIDs costs a cache miss per level.  Entries stay put when the table
   // grows (resolve() holds one across its query).
   std::unordered_map<uint16_t, Entry> paths_;
+  // Failed entries taken out of paths_ (forget_failed_paths), kept whole
+  // while askers woken by their event may still read them.
+  std::vector<std::unordered_map<uint16_t, Entry>::node_type> forgotten_;
   std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
   std::unordered_set<uint16_t> caps_timed_out_;                   // LIDs whose ClassPortInfo timed out
   uint64_t path_queries_ = 0, table_paths_ = 0;

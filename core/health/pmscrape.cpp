@@ -1,6 +1,7 @@
 #include "core/health/pmscrape.h"
 
 #include "core/base/error.h"
+#include "core/health/counters.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
@@ -32,15 +33,65 @@ bool pc_errors_zero(const iba::PMPortCounters& pc) {
   return true;
 }
 
+Saturation saturation(const PortCountersRead& c) {
+  Saturation s;
+  if (c.source == CounterSource::Extended) {
+    if (c.ext_ok)
+      for (const iba::FieldDesc& f : iba::PMPortCountersExtended::DESC.field_list())
+        if (ext_field_valid(c.caps, f.name) && iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
+          ++s.count;
+    return s;
+  }
+  if (!c.pc_ok) return s;
+  for (int i = 0; i < N_ERR; ++i) {
+    if (err_value(c.pc, i) != err_max(i)) continue;
+    ++s.count;
+    if (i == PortXmitWait) s.xmit_wait = true;
+    else s.select |= uint16_t(1u << i);
+  }
+  if (c.source == CounterSource::PortCounters)
+    for (int i = 0; i < 4; ++i)
+      if (data_value(c.pc, i) == 0xffffffffu) {
+        ++s.count;
+        s.select |= uint16_t(1u << (12 + i));
+      }
+  return s;
+}
+
 namespace {
 bool is_timeout(const MADError& e) { return dynamic_cast<const MADTimeoutError*>(&e) != nullptr; }
 }  // namespace
 
+bool RetryBudget::again(const std::exception& e, unsigned retried) {
+  if (!dynamic_cast<const MADTimeoutError*>(&e)) return false;
+  if (expired() || retried >= MAX_RETRIES) {
+    ++given_up_;
+    return false;
+  }
+  ++retries_;
+  return true;
+}
+
+template <class T, class Ask>
+Task<T> PortCountersReader::retrying(Ask ask) {
+  // (a PathRecord that failed is asked again too: the scrape has PmAccess
+  // forget failed paths)
+  for (unsigned retried = 0;; ++retried) {
+    try {
+      co_return co_await ask();
+    } catch (const MADError& e) {
+      if (!retry_ || !retry_->again(e, retried)) throw;
+    }
+  }
+}
+
 Task<> PortCountersReader::ask_caps(uint16_t lid, CapsEntry& e) {
   try {
-    IBPath p = co_await pm_.path(lid);
-    ++cpi_;
-    auto cpi = co_await pm_.sched().PerformanceGet<iba::MADClassPortInfo>(p);
+    auto cpi = co_await retrying<iba::MADClassPortInfo>([&]() -> Task<iba::MADClassPortInfo> {
+      IBPath p = co_await pm_.path(lid);
+      ++cpi_;
+      co_return co_await pm_.sched().PerformanceGet<iba::MADClassPortInfo>(p);
+    });
     e.caps.mask = uint16_t(cpi.capabilityMask());
     e.caps.mask2 = uint32_t(cpi.capabilityMask2());
   } catch (const MADError& err) {
@@ -78,9 +129,10 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   out.caps = co_await caps(lid);
   if (out.caps.failed) co_return;
   out.source = counter_source(out.caps);
-  auto failed = [&](const MADError& e) {
+  auto failed = [&](const MADError& e, const char* attr) {
     ++out.failed;
     if (is_timeout(e)) ++out.timeouts;
+    out.error = std::string(attr) + ": " + e.what();
   };
   // A switch's sum: the first of its ports to get here asks it (before
   // its own PortCountersExtended, so that the others' extended reads
@@ -93,11 +145,13 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   }
   if (out.source != CounterSource::PortCounters) {
     try {
-      ++ext_reads_;
-      out.ext = co_await pm_.counters_ext(lid, port);
+      out.ext = co_await retrying<iba::PMPortCountersExtended>([&]() -> Task<iba::PMPortCountersExtended> {
+        ++ext_reads_;
+        co_return co_await pm_.counters_ext(lid, port);
+      });
       out.ext_ok = true;
     } catch (const MADError& e) {
-      failed(e);
+      failed(e, "PortCountersExtended");
     }
   }
   if (out.source == CounterSource::Extended) co_return;
@@ -113,11 +167,13 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
     }
   }
   try {
-    ++pc_reads_;
-    out.pc = co_await pm_.counters(lid, port);
+    out.pc = co_await retrying<iba::PMPortCounters>([&]() -> Task<iba::PMPortCounters> {
+      ++pc_reads_;
+      co_return co_await pm_.counters(lid, port);
+    });
     out.pc_ok = true;
   } catch (const MADError& e) {
-    failed(e);
+    failed(e, "PortCounters");
   }
 }
 

@@ -23,7 +23,10 @@
 // many ports' readers ask at once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -69,6 +72,37 @@ bool ext_field_valid(const PmaCaps& c, std::string_view name);
 // test an AllPortSelect sum passes when no port has an error).
 bool pc_errors_zero(const iba::PMPortCounters& pc);
 
+// The scrape's retry policy, one for its discovery and its PM reads: a
+// query that failed for want of an answer (a timeout, after the MAD
+// engine's own resends) is asked again until it is answered or the
+// scrape's time budget is spent.  A query the target refused (a MAD
+// status) is not asked again.  Attempts already under way when the budget
+// ends finish on their own timeouts, so a scrape ends at most one
+// attempt's time (timeout x tries) after the deadline: the caller puts the
+// deadline that much before its own limit.  A query is asked again at most
+// MAX_RETRIES times: a target that leaves that many attempts in a row
+// unanswered (each with the engine's own resends) is down, not lossy, and
+// where a loss is reported at once (a send error, the simulator) the
+// retries would otherwise spin until the deadline.
+class RetryBudget {
+public:
+  using Clock = std::chrono::steady_clock;
+  explicit RetryBudget(Clock::time_point deadline) : deadline_(deadline) {}
+  static constexpr unsigned MAX_RETRIES = 16;
+  // Whether the query that failed with e, already asked again `retried`
+  // times, is asked again (counted).
+  bool again(const std::exception& e, unsigned retried);
+  bool expired() const { return Clock::now() >= deadline_; }
+  // Queries asked again; failures left as failures because the budget was
+  // spent.
+  uint64_t retries() const { return retries_; }
+  uint64_t given_up() const { return given_up_; }
+
+private:
+  Clock::time_point deadline_;
+  uint64_t retries_ = 0, given_up_ = 0;
+};
+
 // One port's counters.
 struct PortCountersRead {
   PmaCaps caps;
@@ -79,11 +113,29 @@ struct PortCountersRead {
   iba::PMPortCounters pc;
   iba::PMPortCountersExtended ext;
   unsigned failed = 0, timeouts = 0;  // this port's own PM queries that failed
+  std::string error;                  // the last of those failures: "PortCounters: <why>"
 };
+
+// The counters of a port read that stand at their maximum, where they stop
+// counting (the exporter's saturation figure and --reset-saturated): the
+// PortCounters counters the port's metrics take from it, as CounterSelect
+// bits: the error counters in IBA order (bit i = counter i of
+// core/health/counters.h; PortXmitWait is CounterSelect2 bit 0), then the
+// four data counters (bits 12-15, 32 bits wide) where PortCountersExtended
+// does not replace them.  A port whose counters all come from
+// PortCountersExtended (64 bits): those at their maximum, counted, with no
+// select bits (not reset).
+struct Saturation {
+  uint16_t select = 0;
+  bool xmit_wait = false;
+  unsigned count = 0;
+};
+Saturation saturation(const PortCountersRead& c);
 
 class PortCountersReader {
 public:
-  explicit PortCountersReader(PmAccess& pm) : pm_(pm) {}
+  // retry: the scrape's policy for failed queries (none: a failure stays).
+  explicit PortCountersReader(PmAccess& pm, RetryBudget* retry = nullptr) : pm_(pm), retry_(retry) {}
   PmAccess& pm() { return pm_; }
 
   // The PMA's capabilities at a LID (one ClassPortInfo per LID).
@@ -116,8 +168,12 @@ private:
   };
   Task<> ask_caps(uint16_t lid, CapsEntry& e);
   Task<> ask_sum(uint16_t lid, SumEntry& e);
+  // co_await ask(), asked again while the retry policy says so.
+  template <class T, class Ask>
+  Task<T> retrying(Ask ask);
 
   PmAccess& pm_;
+  RetryBudget* retry_;
   std::unordered_map<uint16_t, CapsEntry> caps_;
   std::unordered_map<uint16_t, SumEntry> sums_by_lid_;
   uint64_t cpi_ = 0, sums_ = 0, pc_reads_ = 0, ext_reads_ = 0, clean_sums_ = 0;

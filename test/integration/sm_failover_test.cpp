@@ -113,12 +113,13 @@ TEST(SmFailover, StandbyTakesOverAndTheToolsFollow) {
   const int port = free_tcp_port();
   ASSERT_GT(port, 0);
   testbed::Background exporter =
-      f.start_background({IBTOOL_PATH, "exporter", "--listen", "127.0.0.1:" + std::to_string(port)}, {}, "exporter");
+      f.start_background({IBTOOL_PATH, "exporter", "--down-ports", "all", "--listen", "127.0.0.1:" + std::to_string(port)},
+                         {}, "exporter");
   ASSERT_TRUE(Fabric::wait_until([&] { return Fabric::read_file(exporter.err).find("serving") != std::string::npos; }, 30))
       << Fabric::read_file(exporter.err);
   json before = scrape(f, port);
   EXPECT_EQ(scalar(before, "ib_scrape_success"), 1);
-  const size_t ports = count(before, "ib_port_counters_symbol_error_counter_total");
+  const size_t ports = count(before, "ib_port_symbol_error_total");
   EXPECT_EQ(ports, 20u);
 
   // The master crashes; the standby takes over.
@@ -171,7 +172,7 @@ TEST(SmFailover, StandbyTakesOverAndTheToolsFollow) {
   // The exporter, never restarted, serves a whole scrape.
   json after = scrape(f, port);
   EXPECT_EQ(scalar(after, "ib_scrape_success"), 1);
-  EXPECT_EQ(count(after, "ib_port_counters_symbol_error_counter_total"), ports);
+  EXPECT_EQ(count(after, "ib_port_symbol_error_total"), ports);
   EXPECT_EQ(scalar(after, "ib_scrape_failed_queries"), 0) << Fabric::read_file(exporter.err);
   EXPECT_EQ(f.stop_background(exporter), 128 + SIGTERM) << Fabric::read_file(exporter.err);
 }

@@ -31,6 +31,7 @@ struct FakePma {
   uint32_t cap2 = 0;
   bool cpi_fails = false;  // ClassPortInfo answered with an error status
   bool sum_fails = false;  // AllPortSelect answered with an error status
+  int drop_ext = 0;        // PortCountersExtended requests left unanswered (the first ones)
   std::map<uint8_t, iba::PMPortCounters> pc;
   std::map<uint8_t, iba::PMPortCountersExtended> ext;
   // Requests by (attribute, port select).
@@ -77,7 +78,13 @@ struct FakePma {
       }
       return t.reply(s, 0, pc.at(sel).buf.data(), pc.at(sel).SIZE);
     }
-    if (attr == 0x001D) return t.reply(s, 0, ext.at(sel).buf.data(), ext.at(sel).SIZE);
+    if (attr == 0x001D) {
+      if (drop_ext > 0) {
+        --drop_ext;
+        return;
+      }
+      return t.reply(s, 0, ext.at(sel).buf.data(), ext.at(sel).SIZE);
+    }
     FAIL() << "unexpected attribute " << attr;
   }
 };
@@ -94,10 +101,10 @@ struct PmScrape : ::testing::Test {
     t.responder = [this](FakeTransport& tr, const Sent& s) { pma.answer(tr, s); };
   }
   // Ports 1..4 at LID 9, all at once (sw: a switch's ports).
-  void read_all(bool sw) {
+  void read_all(bool sw, H::RetryBudget* retry = nullptr) {
     ibcore::Scheduler s(t, 16);
     H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
-    H::PortCountersReader r(pm);
+    H::PortCountersReader r(pm, retry);
     got.assign(5, {});
     auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read(9, p, sw, got[p]); };
     for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
@@ -270,6 +277,78 @@ TEST_F(PmScrape, WhichExtendedFieldsAPmaFills) {
   EXPECT_FALSE(H::ext_field_valid(H::PmaCaps{}, "portXmitData"));
   EXPECT_TRUE(H::is_pc_data_field("portRcvData"));
   EXPECT_FALSE(H::is_pc_data_field("portXmitWait"));
+}
+
+}  // namespace
+
+namespace {
+
+// The scrape's retry policy: an unanswered query is asked again while the
+// budget lasts (each port then has everything), and not once it is spent.
+TEST_F(PmScrape, UnansweredQueriesAreAskedAgainWithinTheBudget) {
+  pma.cap = kSwitchCaps;
+  pma.drop_ext = 6;  // more than the four ports' first tries
+  H::RetryBudget budget(H::RetryBudget::Clock::now() + std::chrono::seconds(30));
+  read_all(true, &budget);
+  EXPECT_EQ(budget.retries(), 6u);
+  EXPECT_EQ(budget.given_up(), 0u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(got[p].ext_ok) << int(p);
+    EXPECT_EQ(got[p].failed, 0u);
+  }
+  EXPECT_EQ(pma.count(0x001D), 10);
+}
+
+TEST_F(PmScrape, ASpentBudgetLeavesTheFailure) {
+  pma.cap = kSwitchCaps;
+  pma.drop_ext = 1;
+  H::RetryBudget spent(H::RetryBudget::Clock::now());
+  read_all(true, &spent);
+  EXPECT_EQ(spent.retries(), 0u);
+  EXPECT_EQ(spent.given_up(), 1u);
+  int failed = 0;
+  for (uint8_t p = 1; p <= 4; ++p) failed += !got[p].ext_ok;
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(pma.count(0x001D), 4);
+}
+
+}  // namespace
+
+namespace {
+
+// A target that stays silent is down, not lossy: its query is asked again
+// at most MAX_RETRIES times however much budget is left.
+TEST_F(PmScrape, ASilentTargetIsAskedAgainABoundedNumberOfTimes) {
+  pma.cap = kSwitchCaps;
+  pma.drop_ext = 1000;
+  H::RetryBudget budget(H::RetryBudget::Clock::now() + std::chrono::seconds(30));
+  read_all(true, &budget);
+  EXPECT_EQ(budget.retries(), 4 * H::RetryBudget::MAX_RETRIES);
+  EXPECT_EQ(budget.given_up(), 4u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_FALSE(got[p].ext_ok);
+}
+
+}  // namespace
+
+namespace {
+
+// Which counters stand at their maximum, and the CounterSelect that resets
+// just those.
+TEST(PmSaturation, CountersAtTheirMaximumAndTheirSelectBits) {
+  H::PortCountersRead c;
+  c.source = H::CounterSource::Split;
+  c.pc_ok = true;
+  c.pc.set_symbolErrorCounter(0xffff).set_portXmitWait(0xffffffffu).set_portXmitData(0xffffffffu);
+  H::Saturation s = H::saturation(c);
+  EXPECT_EQ(s.count, 2u);  // (the data counters come from PortCountersExtended here)
+  EXPECT_EQ(s.select, 1u);  // SymbolErrorCounter
+  EXPECT_TRUE(s.xmit_wait);
+  c.source = H::CounterSource::PortCounters;
+  s = H::saturation(c);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.select, 1u | 1u << 12);  // and PortXmitData
+  c.pc_ok = false;
+  EXPECT_EQ(H::saturation(c).count, 0u);
 }
 
 }  // namespace
