@@ -35,6 +35,7 @@ struct Ctx {
   bool show_keys = false;
   std::string op;  // as given on the command line
   std::string node_name_map;  // --node-name-map
+  iba::ref::Compat compat = iba::ref::Compat::Diags44;  // the output level (XDR's PortInfo lines)
 
   // An op's failure ends the run with the reference's message for it,
   // after "operation <op>: ".
@@ -113,6 +114,7 @@ int op_portinfo(Ctx& c) {
   auto pi = get<iba::SMPPortInfo>(c, amod, "port info query failed");
   iba::ref::SmpPrintOptions o;
   o.show_keys = c.show_keys;
+  o.compat = c.compat;
   emit(c, "PortInfo", int(port), pi,
        header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
   return 0;
@@ -349,7 +351,7 @@ public:
     }
     auto t = ibtool::open_smp_target(config(), flags_, args_, 1);
     ibcore::SmpSource src(t.mad());
-    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map};
+    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map, config().compat};
     c.path = t.path;
     if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
     return op->fn(c);
