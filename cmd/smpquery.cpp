@@ -115,6 +115,21 @@ int op_portinfo(Ctx& c) {
   iba::ref::SmpPrintOptions o;
   o.show_keys = c.show_keys;
   o.compat = c.compat;
+  // XDR's lines show where the capability masks announce extended speeds
+  // 2.  A switch's external port reports no masks (IBA reserves them
+  // there: CapabilityMask 0): its switch's port 0 says, as upstream's
+  // ibportstate reads it.  Two more SMPs, only for such a port and only
+  // for the text (a failure of either leaves the lines out, as before).
+  iba::SMPPortInfo port0;
+  if (c.compat == iba::ref::Compat::Diags44 && port != 0 && pi.capabilityMask() == 0 && !ibcore::json_enabled()) {
+    try {
+      if (is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) {
+        port0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
+        o.capability = &port0;
+      }
+    } catch (const ibcore::MADError&) {
+    }
+  }
   emit(c, "PortInfo", int(port), pi,
        header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
   return 0;

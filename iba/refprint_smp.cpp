@@ -355,8 +355,8 @@ std::span<const Line> smp_layout(const StructDesc& d) {
   return {};
 }
 
-bool port_info_ext2_lines(const SMPPortInfo& pi, Compat compat) {
-  return compat == Compat::Current || announces_ext_speeds2(pi);
+bool port_info_ext2_lines(const SMPPortInfo& capability, Compat compat) {
+  return compat == Compat::Current || announces_ext_speeds2(capability);
 }
 
 std::string smp_print(const StructDesc& d, std::span<const uint8_t> data, const SmpPrintOptions& opt) {
@@ -370,7 +370,7 @@ std::string smp_print(const StructDesc& d, std::span<const uint8_t> data, const 
     std::span<const Line> layout = opt.show_keys ? PORT_INFO : PORT_INFO_NO_KEYS;
     SMPPortInfo pi;
     std::memcpy(pi.buf.data(), buf.data(), pi.buf.size());
-    if (!port_info_ext2_lines(pi, opt.compat)) layout = layout.first(layout.size() - PORT_INFO_EXT2_ROWS);
+    if (!port_info_ext2_lines(opt.capability ? *opt.capability : pi, opt.compat)) layout = layout.first(layout.size() - PORT_INFO_EXT2_ROWS);
     return dump(d, buf.data(), layout);
   }
   auto layout = smp_layout(d);

@@ -135,6 +135,14 @@ TEST(XdrSpeeds, PortInfoDumpsEndWithTheXdrLinesWhereAnnouncedOrAtCurrent) {
     EXPECT_EQ(iba::ref::smp_print(quiet, current), s44 + xdr_lines);
   }
   EXPECT_EQ(iba::ref::smp_print(SMPPortInfo{}, current), iba::ref::smp_print(SMPPortInfo{}, at44) + none_lines);
+  // A switch's external port (no masks of its own): port 0's masks say.
+  SMPPortInfo port0 = capable(SMPPortInfo{});
+  at44.capability = &port0;
+  EXPECT_TRUE(ends_with(iba::ref::smp_print(xdr, at44), xdr_lines));
+  SMPPortInfo quiet0 = capable(SMPPortInfo{}, false);
+  at44.capability = &quiet0;
+  EXPECT_EQ(iba::ref::smp_print(capable(xdr), at44).find("Active2"), std::string::npos);
+  at44.capability = nullptr;
   // saquery PortInfoRecord: the same lines, indented as its PortInfo dump.
   iba::SAPortInfoRecord pir;
   pir.set_portInfo(xdr);
