@@ -58,13 +58,35 @@ void load_config_file(const std::string& path, ibcore::Config& c) {
   ibcore::parse_ibdiag_conf(text, c);
 }
 
+void apply_settings_sources(ibcore::Config& c) {
+  load_config_file(c.config_file, c);
+  std::string why = ibcore::apply_environment(c);
+  if (!why.empty()) throw CLI::ValidationError(why);
+}
+
 void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool outstanding_short) {
   if (which & opt::Config) {
-    // Handled before parsing by the dispatcher (it must apply first); the
-    // option is declared here so that it parses and shows in --help.
-    app.add_option("-z,--config", "use config file, default: /etc/infiniband-diags/ibdiag.conf")
-        ->option_text("<config>");
+    // Applied before every other option (early), wherever it stands, so
+    // the dispatcher reads the file it names before the rest of the line
+    // (apply_settings_sources).
+    app.add_option("-z,--config", c.config_file,
+                   std::string("use config file, default: ") + ibcore::DEFAULT_CONFIG_FILE)
+        ->option_text("<config>")
+        ->early();
   }
+  if (which & opt::Compat)
+    app.add_option_function<std::string>(
+           "--compat",
+           [&c](const std::string& s) {
+             auto m = iba::ref::parse_compat(s);
+             if (!m)
+               throw CLI::ValidationError("--compat", "'" + s + "' is not one of " +
+                                                          std::string(iba::ref::COMPAT_WORDS));
+             c.compat = *m;
+           },
+           "output level: 44 (infiniband-diags 44's output, the default) or current (upstream "
+           "rdma-core's current release where it differs; README, Compatibility)")
+        ->option_text("44|current");
   if (which & opt::Ca)
     app.add_option("-C,--Ca", c.ca, "CA name to use (or device/port, port GID, port GUID)")
         ->option_text("<ca>");

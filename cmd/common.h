@@ -34,8 +34,9 @@ enum : uint32_t {
   PKeyIdx = 1u << 17,    // -Y/--pkey-idx (P_Key index of GMPs)
   Transport = 1u << 18,  // --transport umad|verbs|auto
   TimeoutLong = 1u << 19,// --timeout alone, for a command whose -t is its own
+  Compat = 1u << 20,     // --compat 44|current (the output level, iba/compat.h)
   // The set every MAD-sending command takes.
-  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx | Transport,
+  Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx | Transport | Compat,
   Smp = Mad | MKey | Sa,
   Gmp = Mad | SMKey | SaPath,
   Disc = Smp | SaPath | Discovery | Cache | NodeNameMap | Outstanding,
@@ -47,10 +48,17 @@ enum : uint32_t {
 void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool outstanding_short = false);
 
 // Apply the reference's config file (ibdiag.conf format: key=value lines,
-// '#' comments) to c.  Values given on the command line win
-// because the command line is parsed after this.  A file that cannot be
-// read is ignored, as the reference does (even one named with -z).
+// '#' comments) to c.  A file that cannot be read is ignored, as the
+// reference does (even one named with -z).
 void load_config_file(const std::string& path, ibcore::Config& c);
+
+// What applies before the command line's own settings, in this order: the
+// config file (c.config_file: the default, or -z's in whatever spelling
+// the parser took it), then the environment (IBTOOL_COMPAT).  The
+// dispatcher runs it inside the parse, after -z and before every other
+// option (cli::App::after_early), so the line overrides both.  Throws
+// CLI::ValidationError for an environment value it refuses.
+void apply_settings_sources(ibcore::Config& c);
 
 // Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
 bool parse_int(const std::string& s, uint64_t& out);

@@ -137,6 +137,7 @@ std::string show_port(const IBPath& path, const iba::SMPPortInfo& pi, int port, 
                                      "LinkWidthSupported", "LinkWidthEnabled", "LinkWidthActive",
                                      "LinkSpeedSupported", "LinkSpeedEnabled", "LinkSpeedActive"};
   static const char* const ext[] = {"LinkSpeedExtSupported", "LinkSpeedExtEnabled", "LinkSpeedExtActive"};
+  static const char* const ext2[] = {"LinkSpeedExtSupported2", "LinkSpeedExtEnabled2", "LinkSpeedExtActive2"};
   auto layout = iba::ref::smp_layout(iba::SMPPortInfo::DESC);
   std::vector<iba::ref::Line> lines;
   auto pick = [&](const char* label) {
@@ -147,12 +148,9 @@ std::string show_port(const IBPath& path, const iba::SMPPortInfo& pi, int port, 
   for (const char* l : base) pick(l);
   if (espeed & ESPEED_EXT)
     for (const char* l : ext) pick(l);
+  if (espeed & ESPEED_EXT2)
+    for (const char* l : ext2) pick(l);
   std::string s = iba::ref::dump(iba::SMPPortInfo::DESC, pi.raw(), lines);
-  if (espeed & ESPEED_EXT2) {
-    s += iba::ref::dotted("LinkSpeedExtSupported2", iba::ref::fmt_link_speed_ext2_set(pi.linkSpeedExtSupported2()));
-    s += iba::ref::dotted("LinkSpeedExtEnabled2", iba::ref::fmt_link_speed_ext2_set(pi.linkSpeedExtEnabled2()));
-    s += iba::ref::dotted("LinkSpeedExtActive2", iba::ref::fmt_link_speed_ext2(pi.linkSpeedExtActive2()));
-  }
   if (!is_switch || port == 0) {
     lines.clear();
     if (show_keys) pick("Mkey");
@@ -240,9 +238,7 @@ public:
     uint32_t cap = uint32_t(capability.capabilityMask());
     espeed = 0;
     if (cap & iba::enums::CAP_IS_EXTENDED_SPEEDS) espeed |= ESPEED_EXT;
-    if ((cap & iba::enums::CAP_IS_CAPABILITY_MASK2) &&
-        (capability.capabilityMask2() & iba::enums::CAP2_IS_EXT_SPEEDS2))
-      espeed |= ESPEED_EXT2;
+    if (iba::announces_ext_speeds2(capability)) espeed |= ESPEED_EXT2;
     return pi;
   }
 

@@ -133,22 +133,14 @@ std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Comm
 
 int run_command(const CommandInfo& info, std::string_view invoked_as, std::vector<std::string> args,
                 bool help_requested_explicitly) {
-  // The config file applies first so the command line overrides it.
-  std::string conf = "/etc/infiniband-diags/ibdiag.conf";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if ((a == "-z" || a == "--config") && i + 1 < args.size()) {
-      conf = args[i + 1];
-    } else if (a.rfind("--config=", 0) == 0) {
-      conf = a.substr(9);
-    }
-  }
   // Like the reference, a config file that cannot be read (even one named
   // with -z) is silently ignored.  It fills this invocation's settings,
-  // which the command owns.
+  // which the command owns.  The parse applies -z first, in any spelling
+  // it accepts, then the file and the environment, then the rest of the
+  // line, which so overrides them.
   std::unique_ptr<Command> cmd = info.make();
-  load_config_file(conf, cmd->config());
   auto app = make_app(info, cmd, invoked_as);
+  app->after_early([&cfg = cmd->config()] { apply_settings_sources(cfg); });
   try {
     switch (app->parse(args)) {
       case CLI::App::Result::Ok:

@@ -36,6 +36,7 @@
 #include "core/transport/open.h"
 #include "core/transport/verbs.h"
 #include "core/out/log.h"
+#include "iba/enums.h"
 
 namespace {
 
@@ -187,12 +188,19 @@ public:
     auto& c = config();
     if (!ib_dev_.empty()) c.ca = ib_dev_;
     if (ib_port_) c.port = ib_port_;
+    // The end port: the one -d/-i (-C/-P) name, else the first Active port
+    // (of the device, or of any device).
     const ibcore::EndPort& ep = ibcore::get_end_port(c.ca, c.port);
     bool server = peer_.empty();
 
-    // The verbs side first: a machine without a device fails here, before
-    // any TCP port is opened.
+    // The verbs side first: a machine without a device, or a port that
+    // cannot carry RC traffic, fails here, before any TCP port is opened.
     v::Context ctx = v::Context::open(ep.ca);
+    check_active(ctx, ep, c.port != 0 || (!c.ca.empty() && c.ca != ep.ca));
+    if (!ibcore::json_enabled()) {
+      std::printf("Local port: %s port %d, LID 0x%04x\n", ep.ca.c_str(), ep.port, unsigned(ep.lid));
+      std::fflush(stdout);
+    }
     v::PD pd(ctx);
     size_t bytes = size_t(size_);
     // Bidirectional: the first half is what this end sends, the second what
@@ -246,7 +254,7 @@ public:
     if (ibcore::json_enabled()) {
       doc = std::make_unique<ibcore::JsonDoc>(ibcore::json_pretty());
       j = &doc->j();
-      j->obj().ks("role", server ? "server" : "client");
+      j->obj().ks("role", server ? "server" : "client").ks("device", ep.ca).kv("port", unsigned(ep.port));
       json_dest(*j, "local", loc);
       json_dest(*j, "remote", rem);
       j->ks("path", path.repr());
@@ -351,6 +359,20 @@ private:
 
   // The path to the peer: its LID from the exchange, the rest (SL, MTU,
   // rate, packet lifetime) from the SA; the PSNs are the two ends'.
+  // An RC QP on a port that is not Active sends nothing: every WRITE
+  // would end in a retry timeout on the peer.  One line naming the device,
+  // the port and its state (named: the user chose that port; else no port
+  // was Active and get_end_port fell back to the first).
+  static void check_active(const v::Context& ctx, const ibcore::EndPort& ep, bool named) {
+    ibv_port_attr a = ctx.query_port(uint8_t(ep.port));
+    if (a.state == IBV_PORT_ACTIVE) return;
+    const char* st = iba::enums::name_of(iba::enums::port_states(), uint32_t(a.state));
+    std::string state = st ? st : "in state " + std::to_string(unsigned(a.state));
+    std::string where = ep.ca + " port " + std::to_string(ep.port);
+    if (named) throw ibcore::Error("rdma_bw: " + where + " is " + state + ", not Active");
+    throw ibcore::Error("rdma_bw: no Active port (" + where + ", the first, is " + state + "); name one with -d/-i");
+  }
+
   ibcore::IBPath path_to(const ibcore::EndPort& ep, const Dest& rem, const Dest& loc) {
     ibcore::IBPath want;
     want.DLID = rem.lid;
@@ -449,8 +471,11 @@ IBTOOL_COMMAND({.name = "rdma_bw",
                     "client).  The two exchange their LID, QPN, PSN, rkey and buffer address over TCP (the message "
                     "perftest's rdma_bw sends), complete the path through the SA, and the client writes its buffer "
                     "-n times; with -b both write at once.  Each end then checks the bytes it received and the "
-                    "exit status says whether they were all as written.  Needs a verbs device (uverbs), not umad.  "
-                    "--json (-j; --pretty indents): {\"role\": \"server\" or \"client\", \"local\" and "
+                    "exit status says whether they were all as written.  Needs a verbs device (uverbs), not umad, "
+                    "and an Active port: the one -d/-i name, else the first Active port (named on the first "
+                    "line); a port that is not Active is refused before any TCP exchange.  "
+                    "--json (-j; --pretty indents): {\"role\": \"server\" or \"client\", \"device\", "
+                    "\"port\", \"local\" and "
                     "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VAddr\"}, \"path\", \"received\" "
                     "(an end that receives: {\"bytes\", \"asWritten\", and when not \"firstBadByte\", \"got\", "
                     "\"expected\"}), \"peerReceivedAsWritten\", \"sent\" (an end that writes: {\"writes\", "

@@ -285,6 +285,7 @@ private:
     }
     iba::ref::SaPrintOptions o;
     o.show_keys = show_keys_;
+    o.compat = config().compat;
     std::fputs(iba::ref::sa_print(d, rec, o).c_str(), stdout);
   }
 

@@ -35,6 +35,7 @@ struct Ctx {
   bool show_keys = false;
   std::string op;  // as given on the command line
   std::string node_name_map;  // --node-name-map
+  iba::ref::Compat compat = iba::ref::Compat::Diags44;  // the output level (XDR's PortInfo lines)
 
   // An op's failure ends the run with the reference's message for it,
   // after "operation <op>: ".
@@ -113,6 +114,22 @@ int op_portinfo(Ctx& c) {
   auto pi = get<iba::SMPPortInfo>(c, amod, "port info query failed");
   iba::ref::SmpPrintOptions o;
   o.show_keys = c.show_keys;
+  o.compat = c.compat;
+  // XDR's lines show where the capability masks announce extended speeds
+  // 2.  A switch's external port reports no masks (IBA reserves them
+  // there: CapabilityMask 0): its switch's port 0 says, as upstream's
+  // ibportstate reads it.  Two more SMPs, only for such a port and only
+  // for the text (a failure of either leaves the lines out, as before).
+  iba::SMPPortInfo port0;
+  if (c.compat == iba::ref::Compat::Diags44 && port != 0 && pi.capabilityMask() == 0 && !ibcore::json_enabled()) {
+    try {
+      if (is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) {
+        port0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
+        o.capability = &port0;
+      }
+    } catch (const ibcore::MADError&) {
+    }
+  }
   emit(c, "PortInfo", int(port), pi,
        header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
   return 0;
@@ -349,7 +366,7 @@ public:
     }
     auto t = ibtool::open_smp_target(config(), flags_, args_, 1);
     ibcore::SmpSource src(t.mad());
-    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map};
+    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map, config().compat};
     c.path = t.path;
     if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
     return op->fn(c);

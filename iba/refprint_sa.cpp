@@ -85,9 +85,10 @@ uint64_t field_of(const StructDesc& d, const uint8_t* buf, const char* name) {
 
 // --- tables and nested dumps (rows with no label) ---------------------------------
 
-std::string port_info(const FieldRef& r, const uint8_t* buf, bool keys) {
+std::string port_info(const FieldRef& r, const uint8_t* buf, bool keys, Compat compat) {
   SmpPrintOptions o;
   o.show_keys = keys;
+  o.compat = compat;
   std::string s = smp_print(SMPPortInfo::DESC, {buf + r.bit_off / 8, r.width() / 8}, o);
   // Each dotted line indented twice; the capability mask's continuation
   // lines already start with tabs.
@@ -103,8 +104,10 @@ std::string port_info(const FieldRef& r, const uint8_t* buf, bool keys) {
   }
   return out;
 }
-std::string port_info_keys(uint64_t, const FieldRef& r, const uint8_t* buf) { return port_info(r, buf, true); }
-std::string port_info_hidden(uint64_t, const FieldRef& r, const uint8_t* buf) { return port_info(r, buf, false); }
+template <bool KEYS, Compat COMPAT>
+std::string port_info_dump(uint64_t, const FieldRef& r, const uint8_t* buf) {
+  return port_info(r, buf, KEYS, COMPAT);
+}
 
 std::string sl2vl_table(uint64_t, const FieldRef& r, const uint8_t* buf) {
   std::string s = "\t\tSL: 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14|15|\n\t\tVL:";
@@ -177,8 +180,10 @@ constexpr Line NODE_RECORD[] = {
   {"Options", "options", val<X>},        \
   {"\tPortInfo dump:", nullptr, nullptr}, \
   {nullptr, "portInfo", PORTINFO},
-constexpr Line PORT_INFO_RECORD[] = {PIR_LINES(port_info_keys)};
-constexpr Line PORT_INFO_RECORD_NO_KEYS[] = {PIR_LINES(port_info_hidden)};
+constexpr Line PORT_INFO_RECORD[] = {PIR_LINES((port_info_dump<true, Compat::Diags44>))};
+constexpr Line PORT_INFO_RECORD_NO_KEYS[] = {PIR_LINES((port_info_dump<false, Compat::Diags44>))};
+constexpr Line PORT_INFO_RECORD_CURRENT[] = {PIR_LINES((port_info_dump<true, Compat::Current>))};
+constexpr Line PORT_INFO_RECORD_CURRENT_NO_KEYS[] = {PIR_LINES((port_info_dump<false, Compat::Current>))};
 
 constexpr Line SL2VL_RECORD[] = {
     {"LID", "LID", dec},
@@ -376,13 +381,18 @@ struct Entry {
   const StructDesc* desc;
   SaLayout layout;
   SaLayout no_keys;  // header null: same as layout
+  // At Compat::Current (header null: the same as at 44's level).
+  SaLayout current = {};
+  SaLayout current_no_keys = {};
 };
 
 const Entry kLayouts[] = {
     {&SANodeRecord::DESC, {"NodeRecord dump:", 24, NODE_RECORD}, {}},
     {&SAPortInfoRecord::DESC,
      {"PortInfoRecord dump:", 24, PORT_INFO_RECORD},
-     {"PortInfoRecord dump:", 24, PORT_INFO_RECORD_NO_KEYS}},
+     {"PortInfoRecord dump:", 24, PORT_INFO_RECORD_NO_KEYS},
+     {"PortInfoRecord dump:", 24, PORT_INFO_RECORD_CURRENT},
+     {"PortInfoRecord dump:", 24, PORT_INFO_RECORD_CURRENT_NO_KEYS}},
     {&SASLToVLMappingTableRecord::DESC, {"SL2VLTableRecord dump:", 27, SL2VL_RECORD}, {}},
     {&SAVLArbitrationTableRecord::DESC, {"VLArbTableRecord dump:", 27, VLARB_RECORD}, {}},
     {&SALinkRecord::DESC, {"LinkRecord dump:", 27, LINK_RECORD}, {}},
@@ -409,7 +419,12 @@ const SaLayout SA_MC_MEMBER{"MCMemberRecord member dump:", 24, MC_MEMBER};
 
 const SaLayout* sa_layout(const StructDesc& desc, const SaPrintOptions& opt) {
   for (const auto& e : kLayouts)
-    if (e.desc == &desc) return !opt.show_keys && e.no_keys.header ? &e.no_keys : &e.layout;
+    if (e.desc == &desc) {
+      bool current = opt.compat == Compat::Current && e.current.header;
+      const SaLayout& with_keys = current ? e.current : e.layout;
+      const SaLayout& no_keys = current ? e.current_no_keys : e.no_keys;
+      return !opt.show_keys && no_keys.header ? &no_keys : &with_keys;
+    }
   return nullptr;
 }
 

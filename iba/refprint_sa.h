@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "iba/compat.h"
 #include "iba/refprint.h"
 #include "iba/sa.h"
 
@@ -31,6 +32,7 @@ struct SaLayout {
 
 struct SaPrintOptions {
   bool show_keys = false;  // saquery -K: print SM_Key and M_Key values
+  Compat compat = Compat::Diags44;  // PortInfoRecord's PortInfo: as smp_print's
 };
 
 // The default saquery layout of a record (and of the SA's ClassPortInfo),

@@ -175,10 +175,16 @@ std::string mkey_hidden(uint64_t, const FieldRef&, const uint8_t*) { return "<no
   {"CapabilityMask2", "capabilityMask2", WRAP(fmt_cap_mask2)},                    \
   {"LinkSpeedExtActive", "linkSpeedExtActive", WRAP(fmt_link_speed_ext)},         \
   {"LinkSpeedExtSupported", "linkSpeedExtSupported", WRAP(fmt_link_speed_ext_supported)}, \
-  {"LinkSpeedExtEnabled", "linkSpeedExtEnabled", WRAP(fmt_link_speed_ext_enabled)},
+  {"LinkSpeedExtEnabled", "linkSpeedExtEnabled", WRAP(fmt_link_speed_ext_enabled)}, \
+  {"LinkSpeedExtActive2", "linkSpeedExtActive2", WRAP(fmt_link_speed_ext2)},      \
+  {"LinkSpeedExtSupported2", "linkSpeedExtSupported2", WRAP(fmt_link_speed_ext2_set)}, \
+  {"LinkSpeedExtEnabled2", "linkSpeedExtEnabled2", WRAP(fmt_link_speed_ext2_set)},
 
+// The whole layout is upstream's current one (rdma-core v50 added the last
+// PORT_INFO_EXT2_ROWS rows, XDR's); 44's ends before them.
 constexpr Line PORT_INFO[] = {PORT_INFO_LINES(guid)};
 constexpr Line PORT_INFO_NO_KEYS[] = {PORT_INFO_LINES(mkey_hidden)};
+constexpr size_t PORT_INFO_EXT2_ROWS = 3;
 
 constexpr Line SWITCH_INFO[] = {
     {"LinearFdbCap", "linearFDBCap", dec},
@@ -349,6 +355,10 @@ std::span<const Line> smp_layout(const StructDesc& d) {
   return {};
 }
 
+bool port_info_ext2_lines(const SMPPortInfo& capability, Compat compat) {
+  return compat == Compat::Current || announces_ext_speeds2(capability);
+}
+
 std::string smp_print(const StructDesc& d, std::span<const uint8_t> data, const SmpPrintOptions& opt) {
   std::vector<uint8_t> buf(d.size, 0);
   if (!data.empty()) std::memcpy(buf.data(), data.data(), data.size() < buf.size() ? data.size() : buf.size());
@@ -356,7 +366,13 @@ std::string smp_print(const StructDesc& d, std::span<const uint8_t> data, const 
     std::string s = get_str(buf.data(), 0, 512);
     return "Node Description:" + std::string(30, '.') + s + "\n";
   }
-  if (&d == &SMPPortInfo::DESC && !opt.show_keys) return dump(d, buf.data(), PORT_INFO_NO_KEYS);
+  if (&d == &SMPPortInfo::DESC) {
+    std::span<const Line> layout = opt.show_keys ? PORT_INFO : PORT_INFO_NO_KEYS;
+    SMPPortInfo pi;
+    std::memcpy(pi.buf.data(), buf.data(), pi.buf.size());
+    if (!port_info_ext2_lines(opt.capability ? *opt.capability : pi, opt.compat)) layout = layout.first(layout.size() - PORT_INFO_EXT2_ROWS);
+    return dump(d, buf.data(), layout);
+  }
   auto layout = smp_layout(d);
   if (layout.empty()) throw std::invalid_argument(std::string("no reference layout for ") + d.name);
   return dump(d, buf.data(), layout);

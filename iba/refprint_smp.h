@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "iba/compat.h"
 #include "iba/refprint.h"
 #include "iba/smp.h"
 
@@ -20,11 +21,26 @@ namespace iba::ref {
 
 struct SmpPrintOptions {
   bool show_keys = false;  // smpquery -K: print M_Key instead of <not displayed>
+  Compat compat = Compat::Diags44;
+  // PortInfo: the PortInfo whose capability masks apply, when not the
+  // printed one's own (a switch's external port: port 0's; IBA reserves
+  // the masks of the other ports).
+  const SMPPortInfo* capability = nullptr;
 };
 
+// Whether PortInfo's dump ends with XDR's three lines (LinkSpeedExtActive2,
+// LinkSpeedExtSupported2, LinkSpeedExtEnabled2, as upstream's dump_portinfo
+// prints them since rdma-core v50): always at Compat::Current, as upstream
+// prints them on every port; at 44's level only when the port announces
+// extended speeds 2 (announces_ext_speeds2 of `capability`: the port's own
+// PortInfo, or a switch's port 0), so 44's output stays byte for byte on
+// every port 44 can describe.
+bool port_info_ext2_lines(const SMPPortInfo& capability, Compat compat);
+
 // The layout table of an SMP attribute, empty if it has none.  Layouts exist
-// for SMPNodeInfo, SMPPortInfo, SMPSwitchInfo, SMPPortInfoExtended,
-// SMPMlnxExtPortInfo, SMPSMInfo.
+// for SMPNodeInfo, SMPPortInfo (all of upstream's rows, XDR's included;
+// smp_print leaves those out as port_info_ext2_lines says), SMPSwitchInfo,
+// SMPPortInfoExtended, SMPMlnxExtPortInfo, SMPSMInfo.
 std::span<const Line> smp_layout(const StructDesc& desc);
 
 // The attribute in smpquery's format.  NodeDescription gives smpquery's

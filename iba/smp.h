@@ -200,6 +200,13 @@ IBA_ATTR_ID(SMPPortInfo, 0x0015);
 // speeds disabled": none).
 enum class SpeedOf { Active, Supported, Enabled };
 constexpr unsigned EXT_SPEED2_SHIFT = 5;
+// Whether a PortInfo's capability masks announce LinkSpeedExt*2 (XDR):
+// CapabilityMask2 is valid (IsCapabilityMask2Supported) and has
+// IsExtSpeeds2Supported.
+inline bool announces_ext_speeds2(const SMPPortInfo& capability) {
+  return (uint32_t(capability.capabilityMask()) & enums::CAP_IS_CAPABILITY_MASK2) &&
+         (capability.capabilityMask2() & enums::CAP2_IS_EXT_SPEEDS2);
+}
 inline uint32_t ext_speeds(const SMPPortInfo& pi, const SMPPortInfo& capability, SpeedOf which) {
   uint32_t cap = uint32_t(capability.capabilityMask());
   if (!(cap & enums::CAP_IS_EXTENDED_SPEEDS)) return 0;
@@ -210,7 +217,7 @@ inline uint32_t ext_speeds(const SMPPortInfo& pi, const SMPPortInfo& capability,
     case SpeedOf::Enabled: e = uint32_t(pi.linkSpeedExtEnabled()); break;
   }
   if (which == SpeedOf::Enabled && e == 30) e = 0;
-  if ((cap & enums::CAP_IS_CAPABILITY_MASK2) && (capability.capabilityMask2() & enums::CAP2_IS_EXT_SPEEDS2)) {
+  if (announces_ext_speeds2(capability)) {
     switch (which) {
       case SpeedOf::Active: e2 = uint32_t(pi.linkSpeedExtActive2()); break;
       case SpeedOf::Supported: e2 = uint32_t(pi.linkSpeedExtSupported2()); break;

@@ -1,5 +1,7 @@
 #include "core/base/config.h"
 
+#include <cstdlib>
+
 #include "core/base/textfile.h"
 
 namespace ibcore {
@@ -30,7 +32,21 @@ void parse_ibdiag_conf(std::string_view text, Config& c) {
     else if (key == "MLX_EPI") c.mlx_epi = !(val == "false" || val == "0");
     else if (key == "m_key" && parse_number(val, v)) c.mkey = v;
     else if (key == "sa_key" && parse_number(val, v)) c.smkey = v;
+    else if (key == "compat") {
+      if (auto m = iba::ref::parse_compat(val)) c.compat = *m;
+    }
   });
+}
+
+std::string apply_environment(Config& c) {
+  const char* e = std::getenv("IBTOOL_COMPAT");
+  if (e && *e) {  // (set but empty: as unset)
+    auto m = iba::ref::parse_compat(e);
+    if (!m)
+      return std::string("IBTOOL_COMPAT: '") + e + "' is not one of " + std::string(iba::ref::COMPAT_WORDS);
+    c.compat = *m;
+  }
+  return {};
 }
 
 }  // namespace ibcore

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "iba/compat.h"
+
 namespace ibcore {
 
 enum class DiscoveryMode { Auto, DR, LID, SA };
@@ -24,7 +26,11 @@ enum class DiscoveryMode { Auto, DR, LID, SA };
 // verbs otherwise.
 enum class TransportKind { Auto, Umad, Verbs };
 
+// Where the reference reads its config file from when no -z names one.
+inline constexpr const char* DEFAULT_CONFIG_FILE = "/etc/infiniband-diags/ibdiag.conf";
+
 struct Config {
+  std::string config_file = DEFAULT_CONFIG_FILE;  // -z/--config: read before the rest of the line applies
   std::string ca;                 // -C: device name, device/port, GID, GUID
   int port = 0;                   // -P: 0 = not given
   int debug = 0;                  // -d count
@@ -45,6 +51,7 @@ struct Config {
   bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
   bool json = false;              // --json/-j: one JSON document on stdout (core/out/json.h)
   bool pretty = false;            // --pretty: that document indented
+  iba::ref::Compat compat = iba::ref::Compat::Diags44;  // compat in ibdiag.conf, IBTOOL_COMPAT, --compat
 };
 
 // The discovery mode the options ask for: SA with --sa (no SMP may leave
@@ -52,8 +59,14 @@ struct Config {
 inline DiscoveryMode discovery_mode(const Config& c) { return c.use_sa ? DiscoveryMode::SA : c.discovery; }
 
 // The reference's config file (/etc/infiniband-diags/ibdiag.conf): KEY=VALUE
-// lines (CA, Port, timeout, MLX_EPI, m_key, sa_key), '#' comments; unknown
-// keys and unreadable values are ignored, as the reference does.
+// lines (CA, Port, timeout, MLX_EPI, m_key, sa_key, and ibtool's compat),
+// '#' comments; unknown keys and unreadable values are ignored, as the
+// reference does.
 void parse_ibdiag_conf(std::string_view text, Config& c);
+
+// The settings the environment gives (after the config file, before the
+// command line): IBTOOL_COMPAT.  An empty string, or the reason a value is
+// refused ("IBTOOL_COMPAT: 'x' is not one of 44, current").
+std::string apply_environment(Config& c);
 
 }  // namespace ibcore

@@ -189,6 +189,15 @@ public:
     other->excludes_.push_back(this);
     return this;
   }
+  // Applied before every option that is not, wherever it stands on the
+  // line (then App::after_early's callbacks run): an option naming a file
+  // of settings that the rest of the line overrides (-z FILE).  The parse
+  // finds it in every spelling the parser accepts (-zFILE, --conf=FILE, a
+  // cluster -vz FILE) and never in another option's value (-C -z).
+  Option* early(bool value = true) {
+    early_ = value;
+    return this;
+  }
 
   // The names as declared, e.g. "-C,--Ca" (for a positional: its name).
   std::string_view names() const { return names_.view(); }
@@ -215,7 +224,7 @@ private:
 
   Str names_, desc_, text_;
   Kind kind_;
-  bool positional_ = false, required_ = false, multi_ = false;
+  bool positional_ = false, required_ = false, multi_ = false, early_ = false;
   unsigned count_ = 0;
   const char* type_ = "";
   void* target_ = nullptr;
@@ -283,6 +292,11 @@ public:
   Option* set_version_flag(Str names, std::string version);
   // Run after a successful parse (checks across options).
   void callback(std::function<void()> fn) { callbacks_.push_back(std::move(fn)); }
+  // Run in every parse that gets as far as applying values (not for
+  // --help, --version or a line that does not parse), after the early()
+  // options and before every other option and operand: what must apply
+  // first so the line overrides it (the config file, the environment).
+  void after_early(std::function<void()> fn) { after_early_.push_back(std::move(fn)); }
 
   enum class Result { Ok, Help, Version };
   // Parse args (without the program name).  Throws ParseError.
@@ -307,7 +321,7 @@ private:
 
   std::string name_, description_, version_;
   std::vector<std::unique_ptr<Option>> options_;
-  std::vector<std::function<void()>> callbacks_;
+  std::vector<std::function<void()>> callbacks_, after_early_;
   std::string (*format_)(const App&, const void*) = nullptr;
   const void* format_ctx_ = nullptr;
 };

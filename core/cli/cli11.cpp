@@ -232,15 +232,22 @@ App::Result App::parse(const std::vector<std::string>& args) {
   // positional takes one operand, a vector positional every one left; the
   // first word nothing took (an operand too many, an unknown option) is
   // the error, after what did parse was kept, as getopt's callers see it.
-  auto apply_values = [&] {
+  // The early() options go first (each in its own order), then the
+  // after_early callbacks, then the rest.
+  auto apply_options = [&](bool early) {
     for (const CLI::Option* c : cli.parse_order()) {
       auto it = std::find_if(slots.begin(), slots.end(), [c](const Slot& s) { return s.cli == c; });
-      if (it == slots.end()) continue;
+      if (it == slots.end() || it->decl->early_ != early) continue;
       const std::vector<std::string>& res = it->cli->results();
       std::string value = it->next < res.size() ? res[it->next] : std::string();
       ++it->next;
       it->decl->apply(it->decl->kind_ == Option::Kind::Flag ? std::string() : std::move(value), it->given);
     }
+  };
+  auto apply_values = [&] {
+    apply_options(true);
+    for (const auto& fn : after_early_) fn();
+    apply_options(false);
     const std::string* extra = nullptr;
     size_t next_pos = 0;
     for (const auto& [kind, word] : cli.unplaced()) {

@@ -232,6 +232,44 @@ badinput)
   done
   echo "badinput: $n invocations"
   ;;
+config)
+  # The config file named in every spelling getopt accepts is read before
+  # the rest of the line (issue 27): its CA shows in the error of a run
+  # with no device.  The line overrides it wherever -z stands.
+  cd "$tmp"
+  printf '# test\nCA=conf_ca_from_file\n' >"$tmp/ib.conf"
+  run() { env -u LD_PRELOAD -u IBSIM_SOCKNAME -u IBTOOL_COMPAT "$IBTOOL" smpquery "$@" nodeinfo 1 >"$tmp/out" 2>"$tmp/err"; }
+  for spelling in "-z $tmp/ib.conf" "-z$tmp/ib.conf" "--config $tmp/ib.conf" "--config=$tmp/ib.conf" \
+                  "--conf $tmp/ib.conf" "--conf=$tmp/ib.conf" "--confi $tmp/ib.conf" "-vz $tmp/ib.conf" \
+                  "-vz$tmp/ib.conf" "-t 100 -z $tmp/ib.conf -d"; do
+    # (word splitting of $spelling on purpose: the paths have no blanks)
+    # shellcheck disable=SC2086
+    run $spelling
+    grep -q conf_ca_from_file "$tmp/err" || fail "smpquery $spelling did not read the file: $(cat "$tmp/err")"
+  done
+  for spelling in "-C line_ca -z $tmp/ib.conf" "-z $tmp/ib.conf -C line_ca" "--config=$tmp/ib.conf --Ca=line_ca"; do
+    # shellcheck disable=SC2086
+    run $spelling
+    grep -q line_ca "$tmp/err" && ! grep -q conf_ca_from_file "$tmp/err" ||
+      fail "smpquery $spelling: the command line should win over the file: $(cat "$tmp/err")"
+  done
+  # A word that is another option's value names no file (-C takes "-z").
+  run -C -z "$tmp/ib.conf"
+  grep -q conf_ca_from_file "$tmp/err" && fail "smpquery -C -z FILE read FILE as a config file"
+  # --co is ambiguous (--config, --compat, ...): an error, not a guess.
+  run --co "$tmp/ib.conf" && fail "--co should be refused"
+  grep -q "ambiguous" "$tmp/err" || fail "--co: $(cat "$tmp/err")"
+  # The output level: a bad value from the option or the environment is one
+  # error and a non-zero exit; a bad value in the file is ignored, as the
+  # reference ignores bad values there.
+  run --compat 45 && fail "--compat 45 should be refused"
+  grep -q "'45' is not one of 44, current" "$tmp/err" || fail "--compat 45: $(cat "$tmp/err")"
+  IBTOOL_COMPAT=bogus "$IBTOOL" smpquery nodeinfo 1 >"$tmp/out" 2>"$tmp/err" && fail "IBTOOL_COMPAT=bogus should be refused"
+  grep -q "IBTOOL_COMPAT: 'bogus' is not one of 44, current" "$tmp/err" || fail "IBTOOL_COMPAT=bogus: $(cat "$tmp/err")"
+  printf 'compat=bogus\nCA=conf_ca_from_file\n' >"$tmp/bad.conf"
+  run -z "$tmp/bad.conf"
+  grep -q conf_ca_from_file "$tmp/err" || fail "compat=bogus in the file: $(cat "$tmp/err")"
+  ;;
 *)
   fail "unknown test $TEST"
   ;;

@@ -127,10 +127,16 @@ std::vector<Row> parse_rows(const std::string& text, const std::string& file) {
         r.env.emplace_back(o.substr(4, eq - 4), o.substr(eq + 1));
       } else if (o.rfind("timeout=", 0) == 0) {
         r.timeout = std::stod(o.substr(8));
+      } else if (o.rfind("golden=", 0) == 0) {
+        r.golden = o.substr(7);
+        if (r.golden.empty()) throw std::runtime_error(where() + "golden= needs a file");
+      } else if (o.rfind("status=", 0) == 0) {
+        r.golden_status = std::stoi(o.substr(7));
       } else {
         throw std::runtime_error(where() + "unknown row option '" + o + "'");
       }
     }
+    if (r.golden_status != 0 && r.golden.empty()) throw std::runtime_error(where() + "status= is for golden rows");
     rows.push_back(std::move(r));
   }
   return rows;

@@ -37,6 +37,13 @@
 //                    mounted on /sys/class (tools reading sysfs directly).
 //   env=KEY=VALUE    extra environment for both (e.g. SIM_HOST=node).
 //   timeout=SECONDS  per command (default 120).
+//   golden=FILE      the expected stdout is FILE's bytes (relative to the
+//                    rows file), not the reference's: output of a tool that
+//                    cannot run in CI (upstream's current release, built
+//                    from source), captured once by running the row's
+//                    command with IBTOOL_CONFORMANCE_CAPTURE=1 and that tool
+//                    first in PATH; the directory of the files says which
+//                    version.  status=N: its exit status (default 0).
 //   stderr           compare stderr too (the lines scripts parse, such as
 //                    the discovery library's warnings), with what differs
 //                    between two runs of the reference itself made equal:
@@ -62,6 +69,8 @@ struct Row {
   bool sysfs = false;
   double timeout = 120;
   bool compare_stderr = false;
+  std::string golden;     // expected stdout from this file instead of the reference
+  int golden_status = 0;  // and this exit status
 };
 
 // Split a command line the way a shell would for simple words.

@@ -49,6 +49,22 @@ TEST(Rows, Errors) {
   }
 }
 
+TEST(Rows, GoldenRows) {
+  auto rows = parse_rows(
+      "topology: irregular\n"
+      "smpquery pi 1 | ibtool: smpquery --compat current pi 1 | golden=d/pi_1.out\n"
+      "smpquery pi 1 9 | golden=d/pi_1_9.out | status=255\n"
+      "smpquery pi 2\n",
+      "x.rows");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].golden, "d/pi_1.out");
+  EXPECT_EQ(rows[0].golden_status, 0);
+  EXPECT_EQ(rows[1].golden_status, 255);
+  EXPECT_TRUE(rows[2].golden.empty());
+  EXPECT_THROW(parse_rows("topology: irregular\nibstat | golden=\n", "x"), std::runtime_error);
+  EXPECT_THROW(parse_rows("topology: irregular\nibstat | status=1\n", "x"), std::runtime_error);
+}
+
 TEST(Rows, ConsoleLinesGiveFabricsOfTheirOwn) {
   auto rows = parse_rows(
       "topology: example net.2sw2path4hca\n"

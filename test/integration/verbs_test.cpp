@@ -26,12 +26,15 @@ std::vector<std::string> plus(std::vector<std::string> a, const std::string& x, 
 class Verbs : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    // Two hosts on a switch: the SM's node, and a second for the other end.
+    // Two hosts on a switch: the SM's node, and a second for the other end;
+    // "Lonely" has its port 1 unconnected (Down) and port 2 up, which
+    // umad2sim does not show: a client sees its node's port 1 only.
     std::string topo =
         "Hca 1 \"Server\"\n[1] \"Switch1\"[1]\n\n"
         "Hca 1 \"Client\"\n[1] \"Switch1\"[2]\n\n"
         "Hca 1 \"Third\"\n[1] \"Switch1\"[3]\n\n"
-        "Switch 8 \"Switch1\"\n[1] \"Server\"[1]\n[2] \"Client\"[1]\n[3] \"Third\"[1]\n";
+        "Hca 2 \"Lonely\"\n[2] \"Switch1\"[4]\n\n"
+        "Switch 8 \"Switch1\"\n[1] \"Server\"[1]\n[2] \"Client\"[1]\n[3] \"Third\"[1]\n[4] \"Lonely\"[2]\n";
     testbed::FabricOptions o;
     o.tag = "verbs";
     fab_ = std::make_unique<testbed::Fabric>(topo, o);
@@ -114,6 +117,49 @@ TEST_F(Verbs, RdmaBwMovesBytesTheServerChecks) {
   // The path to the peer came from the SA: the SM's MTU and rate, both LIDs.
   EXPECT_TRUE(std::regex_search(r.client.out, std::regex("Path to the peer: IBPath\\(SLID=[0-9]+,DLID=[0-9]+,.*MTU=")))
       << r.client.out;
+}
+
+// A port that is not Active carries no RC traffic: one line naming the
+// device, the port and its state, and a non-zero exit before any TCP
+// exchange (no listening server, no connection attempt).  Without -i (and
+// -P), the port is the first Active one, named in the output.
+TEST_F(Verbs, RdmaBwRefusesAPortThatIsNotActive) {
+  testbed::Env lonely = FAKE;
+  lonely["SIM_HOST"] = "Lonely";
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"rdma_bw", "-p", "19505"}, {"rdma_bw", "-p", "19505", "localhost"}}) {
+    std::string what = args.size() > 3 ? "client" : "server";
+    auto r = ibtool(args, lonely, 20);
+    EXPECT_EQ(r.status, 1) << what << ": " << r.err;
+    EXPECT_EQ(r.out, "") << what;
+    EXPECT_EQ(r.err, "E: rdma_bw: no Active port (ibsim0 port 1, the first, is Down); name one with -d/-i\n") << what;
+    args.insert(args.begin() + 1, {"-i", "1"});
+    r = ibtool(args, lonely, 20);
+    EXPECT_EQ(r.status, 1) << what << " -i 1: " << r.err;
+    EXPECT_EQ(r.err, "E: rdma_bw: ibsim0 port 1 is Down, not Active\n") << what;
+    args[1] = "-d";
+    args[2] = "ibsim0";
+    r = ibtool(args, lonely, 20);
+    EXPECT_EQ(r.err, "E: rdma_bw: no Active port (ibsim0 port 1, the first, is Down); name one with -d/-i\n") << what;
+    args[1] = "-C";
+    args[2] = "ibsim0/1";
+    r = ibtool(args, lonely, 20);
+    EXPECT_EQ(r.err, "E: rdma_bw: ibsim0 port 1 is Down, not Active\n") << what;
+  }
+}
+
+TEST_F(Verbs, RdmaBwNamesTheActivePortItUses) {
+  auto r = bw(*fab_, "19506", "-s 4096 -n 10", "-s 4096 -n 10");
+  EXPECT_EQ(r.client.status, 0) << r.client.out << r.client.err;
+  // Both ends, each on its node's Active port 1 (the server's lines are in
+  // the err stream of the run).
+  std::regex named("^Local port: ibsim0 port 1, LID 0x[0-9a-f]{4}\n");
+  EXPECT_TRUE(std::regex_search(r.client.out, named)) << r.client.out;
+  EXPECT_NE(r.client.err.find("\nLocal port: ibsim0 port 1, LID 0x"), std::string::npos) << r.client.err;
+  auto j = bw(*fab_, "19507", "-s 4096 -n 10", "-s 4096 -n 10 --json");
+  EXPECT_EQ(j.client.status, 0) << j.client.out << j.client.err;
+  EXPECT_NE(j.client.out.find("{\"role\":\"client\",\"device\":\"ibsim0\",\"port\":1,"), std::string::npos)
+      << j.client.out;
 }
 
 TEST_F(Verbs, RdmaBwBidirectional) {

@@ -431,3 +431,51 @@ TEST(CliParser, EmptyValueAfterEquals) {
   EXPECT_EQ(o.ca, "");
   EXPECT_EQ(o.args, (std::vector<std::string>{"pos"}));
 }
+
+// An early() option applies before every other value, wherever it stands
+// and however it is spelled, then the after_early callbacks run (the config
+// file is read there), then the rest of the line, which so wins.
+TEST(CliParser, EarlyOptionsApplyFirstInEverySpelling) {
+  for (std::vector<std::string> line : std::vector<std::vector<std::string>>{
+           {"-C", "x", "-z", "F", "pos"}, {"-vzF", "-Cx"}, {"-zF", "-C", "x"}, {"--config", "F", "--Ca=x"},
+           {"--Ca", "x", "--config=F"}, {"--conf", "F", "-Cx"}, {"-Cx", "--conf=F"}, {"-vz", "F", "-Cx"}}) {
+    std::string config, ca_at_hook = "unset", ca;
+    std::vector<std::string> order;
+    cli::App app("tool");
+    int verbose = 0;
+    app.add_flag("-v,--verbose", verbose, "v");
+    app.add_option_function<std::string>("-C,--Ca", [&](const std::string& s) { ca = s, order.push_back("C"); }, "ca");
+    app.add_option_function<std::string>("-z,--config", [&](const std::string& s) { config = s, order.push_back("z"); },
+                                         "config")
+        ->early();
+    app.add_option("--compat", "compat");
+    std::vector<std::string> pos;
+    app.add_option("args", pos, "positionals");
+    app.after_early([&] { ca_at_hook = ca, order.push_back("hook"); });
+    ASSERT_EQ(app.parse(line), cli::App::Result::Ok) << line[0];
+    EXPECT_EQ(verbose, line[0].starts_with("-vz") ? 1 : 0);
+    EXPECT_EQ(config, "F") << line[0];
+    EXPECT_EQ(ca_at_hook, "") << line[0];
+    EXPECT_EQ(ca, "x") << line[0];
+    EXPECT_EQ(order, (std::vector<std::string>{"z", "hook", "C"})) << line[0];
+  }
+}
+
+TEST(CliParser, AfterEarlyRunsWithoutTheEarlyOptionAndNotForHelp) {
+  int hooks = 0;
+  std::string config = "default";
+  cli::App app("tool");
+  app.add_option("-z,--config", config, "config")->early();
+  app.after_early([&] { ++hooks; });
+  app.parse({});
+  EXPECT_EQ(hooks, 1);
+  EXPECT_EQ(config, "default");
+  EXPECT_EQ(app.parse({"--help"}), cli::App::Result::Help);
+  EXPECT_EQ(hooks, 1);
+  // A value of another option is no early option.
+  std::string ca;
+  app.add_option("-C", ca, "ca");
+  app.parse({"-C", "-z"});
+  EXPECT_EQ(ca, "-z");
+  EXPECT_EQ(config, "default");
+}

@@ -2,6 +2,8 @@
 // ignored (as the reference ignores it).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "core/base/config.h"
 #include "core/base/textfile.h"
 
@@ -30,6 +32,25 @@ TEST(IbdiagConf, BadValuesAndUnknownLinesLeaveTheDefaults) {
   EXPECT_FALSE(c.smkey.has_value());
   EXPECT_TRUE(c.mlx_epi);
   EXPECT_TRUE(c.ca.empty());
+}
+
+TEST(IbdiagConf, CompatFromTheFileThenTheEnvironment) {
+  ibcore::Config c;
+  EXPECT_EQ(c.compat, iba::ref::Compat::Diags44);
+  ibcore::parse_ibdiag_conf("compat = current\n", c);
+  EXPECT_EQ(c.compat, iba::ref::Compat::Current);
+  ibcore::parse_ibdiag_conf("compat=45\n", c);  // ignored, as the reference ignores bad values
+  EXPECT_EQ(c.compat, iba::ref::Compat::Current);
+  ::setenv("IBTOOL_COMPAT", "44", 1);
+  EXPECT_EQ(ibcore::apply_environment(c), "");
+  EXPECT_EQ(c.compat, iba::ref::Compat::Diags44);
+  ::setenv("IBTOOL_COMPAT", "newest", 1);
+  EXPECT_EQ(ibcore::apply_environment(c), "IBTOOL_COMPAT: 'newest' is not one of 44, current");
+  ::setenv("IBTOOL_COMPAT", "", 1);  // empty: as unset
+  c.compat = iba::ref::Compat::Current;
+  EXPECT_EQ(ibcore::apply_environment(c), "");
+  EXPECT_EQ(c.compat, iba::ref::Compat::Current);
+  ::unsetenv("IBTOOL_COMPAT");
 }
 
 TEST(ParseNumber, StrtoullBaseZeroWithNothingAfter) {

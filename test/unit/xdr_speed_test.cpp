@@ -11,6 +11,7 @@
 #include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/refprint.h"
+#include "iba/refprint_sa.h"
 #include "iba/refprint_smp.h"
 #include "iba/sa.h"
 #include "iba/smp.h"
@@ -94,6 +95,68 @@ TEST(XdrSpeeds, NamesAndLinesAsUpstreamPrintsThem) {
   EXPECT_EQ(iba::enums::name_of(iba::enums::link_speeds_ext(), 16), nullptr);
   EXPECT_EQ(iba::enums::mask_names(iba::enums::capability_mask2(), 0x1800),
             "IsExtSpeeds2Supported,IsLinkSpeedXDRSupported");
+}
+
+// smpquery portinfo and saquery PortInfoRecord (issue 27): XDR's three
+// lines, as upstream's dump_portinfo ends, on a port that announces
+// extended speeds 2; nothing new on one that does not (44's output); and
+// always at compat = current, as upstream prints them on every port.
+TEST(XdrSpeeds, PortInfoDumpsEndWithTheXdrLinesWhereAnnouncedOrAtCurrent) {
+  const std::string xdr_lines =
+      "LinkSpeedExtActive2:.............212.5 Gbps\n"
+      "LinkSpeedExtSupported2:..........212.5 Gbps\n"
+      "LinkSpeedExtEnabled2:............212.5 Gbps\n";
+  const std::string none_lines =
+      "LinkSpeedExtActive2:.............No Extended Speed 2\n"
+      "LinkSpeedExtSupported2:..........0\n"
+      "LinkSpeedExtEnabled2:............0\n";
+  SMPPortInfo xdr;
+  xdr.set_linkSpeedExtActive2(1);
+  xdr.set_linkSpeedExtSupported2(1);
+  xdr.set_linkSpeedExtEnabled2(1);
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  iba::ref::SmpPrintOptions at44, current;
+  current.compat = iba::ref::Compat::Current;
+  // Announced: the lines at both levels, with or without -K.
+  for (bool keys : {false, true}) {
+    at44.show_keys = current.show_keys = keys;
+    EXPECT_TRUE(ends_with(iba::ref::smp_print(capable(xdr), at44), xdr_lines));
+    EXPECT_TRUE(ends_with(iba::ref::smp_print(capable(xdr), current), xdr_lines));
+  }
+  // Not announced (CapabilityMask2 without the bit, or no CapabilityMask2):
+  // 44's dump, which ends with LinkSpeedExtEnabled; upstream's lines at
+  // compat = current.
+  for (SMPPortInfo quiet : {capable(xdr, false), xdr}) {
+    std::string s44 = iba::ref::smp_print(quiet, at44);
+    EXPECT_EQ(s44.find("Active2"), std::string::npos) << s44;
+    EXPECT_TRUE(ends_with(s44, "LinkSpeedExtEnabled:.............0\n")) << s44;
+    EXPECT_EQ(iba::ref::smp_print(quiet, current), s44 + xdr_lines);
+  }
+  EXPECT_EQ(iba::ref::smp_print(SMPPortInfo{}, current), iba::ref::smp_print(SMPPortInfo{}, at44) + none_lines);
+  // A switch's external port (no masks of its own): port 0's masks say.
+  SMPPortInfo port0 = capable(SMPPortInfo{});
+  at44.capability = &port0;
+  EXPECT_TRUE(ends_with(iba::ref::smp_print(xdr, at44), xdr_lines));
+  SMPPortInfo quiet0 = capable(SMPPortInfo{}, false);
+  at44.capability = &quiet0;
+  EXPECT_EQ(iba::ref::smp_print(capable(xdr), at44).find("Active2"), std::string::npos);
+  at44.capability = nullptr;
+  // saquery PortInfoRecord: the same lines, indented as its PortInfo dump.
+  iba::SAPortInfoRecord pir;
+  pir.set_portInfo(xdr);
+  iba::ref::SaPrintOptions sa44, sacur;
+  sacur.compat = iba::ref::Compat::Current;
+  std::string indented = "\t\tLinkSpeedExtActive2:.............212.5 Gbps\n"
+                         "\t\tLinkSpeedExtSupported2:..........212.5 Gbps\n"
+                         "\t\tLinkSpeedExtEnabled2:............212.5 Gbps\n";
+  EXPECT_EQ(iba::ref::sa_print(pir, sa44).find("Active2"), std::string::npos);
+  EXPECT_EQ(iba::ref::sa_print(pir, sacur), iba::ref::sa_print(pir, sa44) + indented);
+  sacur.show_keys = true;
+  EXPECT_TRUE(ends_with(iba::ref::sa_print(pir, sacur), indented));
+  pir.set_portInfo(capable(xdr));
+  EXPECT_TRUE(ends_with(iba::ref::sa_print(pir, sa44), indented));
 }
 
 // The database's view: ibnetdiscover's speed word, the active speed, and
