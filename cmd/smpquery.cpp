@@ -67,7 +67,7 @@ template <class T>
 void emit(const Ctx& c, const char* attr, int port, const T& v, const std::string& text) {
   static constexpr std::string_view KEYS[] = {"MKey"};
   if (ibcore::json_enabled())
-    ibcore::json_attribute(stdout, attr, ibcore::portid_str(c.path), port, T::DESC, v.buf.data(),
+    ibcore::json_attribute(stdout, attr, c.path, port, T::DESC, v.buf.data(),
                            c.show_keys ? std::span<const std::string_view>() : std::span(KEYS));
   else out(text);
 }
@@ -78,7 +78,8 @@ template <class F>
 void emit_table(const Ctx& c, const char* attr, int port, F body) {
   ibcore::TextOut o(stdout);
   ibcore::JsonOut j(o, ibcore::json_pretty());
-  j.obj().ks("destination", ibcore::portid_str(c.path));
+  j.obj().key("destination");
+  c.path.json(j);
   if (port >= 0) j.kv("portNum", unsigned(port));
   j.key(attr).obj();
   body(j);
