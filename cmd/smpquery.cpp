@@ -178,7 +178,7 @@ int op_sl2vl(Ctx& c) {
   unsigned outp = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   check_port(c, outp, ni);
-  // --json: {"destination", "SLtoVLMappingTable": {"tables": [{"inPort",
+  // --json: {"destination", "SLToVLMappingTable": {"tables": [{"inPort",
   // "outPort", "SLtoVL": [VL of SL 0..15]}]}}, written once every row is
   // read (a failed read leaves stdout empty).
   const bool json = ibcore::json_enabled();
@@ -204,7 +204,7 @@ int op_sl2vl(Ctx& c) {
     for (unsigned in = 0; in <= ni.numPorts(); ++in) row(in, outp);
   }
   if (json)
-    emit_table(c, "SLtoVLMappingTable", -1, [&](ibcore::JsonOut& j) {
+    emit_table(c, "SLToVLMappingTable", -1, [&](ibcore::JsonOut& j) {
       j.key("tables").arr();
       for (const Row& r : rows) {
         j.obj().kv("inPort", r.in).kv("outPort", r.out).key("SLtoVL").arr();
@@ -380,7 +380,7 @@ IBTOOL_COMMAND({.name = "smpquery",
                                "LID and a DR path from it (combined route).  --json (-j; --pretty indents): "
                                "{\"destination\", \"portNum\" (port ops), \"<Attribute>\": {its fields as "
                                "iba/ names them}}; the tables as PKeyTable {capacity, PKeyBlock: [P_Keys]}, "
-                               "GUIDInfo {capacity, GUIDs}, SLtoVLMappingTable {tables: [{inPort, outPort, "
+                               "GUIDInfo {capacity, GUIDs}, SLToVLMappingTable {tables: [{inPort, outPort, "
                                "SLtoVL: [VL of each SL]}]}, VLArbitrationTable {VLArbitrationLowCap, "
                                "VLArbitrationHighCap, low, high: [{VL, weight}], null for a base port 0}.\n\n" +
                                op_list(); },
