@@ -76,9 +76,7 @@ public:
     ext(p);
     o_.put(" ==(");
     if (st != 1) {
-      std::string speed = known ? active_speed_text(s, p)
-                          : (p.mlnx_speed & 1) ? std::string("10.0 Gbps (FDR10)")
-                                               : iba::ref::fmt_link_speed(0);
+      std::string speed = active_speed_text(s, p, known);
       o_.rpad(iba::ref::fmt_link_width(w), 3).put(' ').rpad(speed, 18).put(' ');
     } else {
       o_.put("              ");

@@ -186,7 +186,6 @@ private:
   static void write_json(const std::vector<Device>& devs, const Device* ca, int port) {
     ibcore::TextOut o(stdout);
     ibcore::JsonOut j(o, ibcore::json_pretty());
-    std::string name;
     j.obj().key("devices").arr();
     for (const Device& d : devs) {
       if (ca && ca != &d) continue;
@@ -198,10 +197,8 @@ private:
       for (const EndPort& p : d.ports) {
         if (port >= 0 && p.port != port) continue;
         j.obj().kv("portNum", unsigned(p.port));
-        ibcore::iba_enum("portState", unsigned(p.state), name);
-        j.kenum("portState", name, unsigned(p.state));
-        ibcore::iba_enum("portPhysicalState", unsigned(p.phys_state), name);
-        j.kenum("portPhysicalState", name, unsigned(p.phys_state));
+        j.kenum("portState", iba::enums::PORT_STATE, unsigned(p.state));
+        j.kenum("portPhysicalState", iba::enums::PHYS_STATE, unsigned(p.phys_state));
         j.kv("rate", unsigned(p.rate)).kv("LID", p.lid).kv("LMC", p.lmc).kv("SMLID", p.sm_lid);
         j.kv("capabilityMask", p.capmask).kguid("portGUID", p.port_guid).kguid("GIDPrefix", p.subnet_prefix);
         j.ks("linkLayer", p.link_layer);

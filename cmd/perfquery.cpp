@@ -30,13 +30,6 @@ namespace {
 
 using ibcore::IBPath;
 
-// ClassPortInfo.CapabilityMask bits of the PM class (IBA 16.1.2, annexes).
-constexpr uint16_t CAP_ALL_PORT_SELECT = 1 << 8;
-constexpr uint16_t CAP_EXT_WIDTH = 1 << 9;
-constexpr uint16_t CAP_EXT_WIDTH_NOIETF = 1 << 10;
-// CapabilityMask2: the additional PortCountersExtended counters.
-constexpr uint32_t CAP2_ADDL_PORT_CTRS_EXT = 1 << 1;
-
 // One attribute perfquery can show: the option selecting it, the text of
 // its header / failure messages.
 struct Attr {
@@ -282,25 +275,25 @@ private:
     bool is_counters = a.desc == &iba::PMPortCounters::DESC;
     bool is_ext = a.desc == &iba::PMPortCountersExtended::DESC;
     if (is_ext) {
-      if (!(capmask_ & (CAP_EXT_WIDTH | CAP_EXT_WIDTH_NOIETF))) {
+      if (!(capmask_ & (iba::pm_cap::EXT_WIDTH | iba::pm_cap::EXT_WIDTH_NOIETF))) {
         char b[96];
         std::snprintf(b, sizeof b, "PerfMgt ClassPortInfo 0x%x; No extended counter support indicated", capmask_);
         throw ibtool::RefFail{b};
       }
-      all_layout_ = (capmask2_ & CAP2_ADDL_PORT_CTRS_EXT) != 0;
+      all_layout_ = (capmask2_ & iba::pm_cap2::ADDL_PORT_COUNTERS_EXT) != 0;
     }
     if (!mask_given) mask = is_ext ? 0xff : 0xffff;
     if (smplctl_) return samples_control(mad, path, port);
 
     std::string what = is_counters ? "perfquery" : is_ext ? "perfextquery" : "cannot query " + std::string(a.name);
-    if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & CAP_ALL_PORT_SELECT))
+    if (!all_ports_ && !loop_ports_ && port == 255 && !(capmask_ & iba::pm_cap::ALL_PORT_SELECT))
       throw ibtool::RefFail{"AllPortSelect not supported"};
 
     std::vector<int> query_ports;
     bool aggregate_out = false;
     bool single_port_arg = args_.size() > 1 && !port_list;
     if (all_ports_ && !single_port_arg) {
-      if (capmask_ & CAP_ALL_PORT_SELECT) {
+      if (capmask_ & iba::pm_cap::ALL_PORT_SELECT) {
         query_ports = {255};
       } else {
         ibcore::log::warn("W: Emulating AllPortSelect by iterating through all ports\n");

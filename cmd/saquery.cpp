@@ -54,23 +54,29 @@ struct Query {
   std::array<const char*, 3> keys;  // fields the "a/b/c" target sets, in order
 };
 
+// A query of record R: its field table and attribute ID are R's (iba/sa.h).
+template <class R>
+constexpr Query query(const char* name, const char* alias, const char* args, std::array<const char*, 3> keys = {}) {
+  return {name, alias, args, &R::DESC, iba::attr_id<R>, keys};
+}
+
 const Query kQueries[] = {
-    {"ClassPortInfo", "CPI", "", &iba::MADClassPortInfo::DESC, 0x0001, {}},
-    {"NodeRecord", "NR", "[lid]", &iba::SANodeRecord::DESC, 0x0011, {"LID"}},
-    {"PortInfoRecord", "PIR", "[[lid]/[port]/[options]]", &iba::SAPortInfoRecord::DESC, 0x0012, {"endportLID", "portNum", "options"}},
-    {"SL2VLTableRecord", "SL2VL", "[[lid]/[in_port]/[out_port]]", &iba::SASLToVLMappingTableRecord::DESC, 0x0013, {"LID", "inputPortNum", "outputPortNum"}},
-    {"PKeyTableRecord", "PKTR", "[[lid]/[port]/[block]]", &iba::SAPKeyTableRecord::DESC, 0x0033, {"LID", "portNum", "blockNum"}},
-    {"VLArbitrationTableRecord", "VLAR", "[[lid]/[port]/[block]]", &iba::SAVLArbitrationTableRecord::DESC, 0x0036, {"LID", "outputPortNum", "blockNum"}},
-    {"InformInfoRecord", "IIR", "[subscriber_gid]", &iba::SAInformInfoRecord::DESC, 0x00F3, {}},
-    {"LinkRecord", "LR", "[[from_lid]/[from_port]] [[to_lid]/[to_port]]", &iba::SALinkRecord::DESC, 0x0020, {}},
-    {"ServiceRecord", "SR", "", &iba::SAServiceRecord::DESC, 0x0031, {}},
-    {"PathRecord", "PR", "", &iba::SAPathRecord::DESC, 0x0035, {}},
-    {"MCMemberRecord", "MCMR", "", &iba::SAMCMemberRecord::DESC, 0x0038, {}},
-    {"LFTRecord", "LFTR", "[[lid]/[block]]", &iba::SALinearForwardingTableRecord::DESC, 0x0015, {"LID", "blockNum"}},
-    {"MFTRecord", "MFTR", "[[mlid]/[position]/[block]]", &iba::SAMulticastForwardingTableRecord::DESC, 0x0017, {"LID", "position", "blockNum"}},
-    {"GUIDInfoRecord", "GIR", "[[lid]/[block]]", &iba::SAGUIDInfoRecord::DESC, 0x0030, {"LID", "blockNum"}},
-    {"SwitchInfoRecord", "SWIR", "[lid]", &iba::SASwitchInfoRecord::DESC, 0x0014, {"LID"}},
-    {"SMInfoRecord", "SMIR", "[lid]", &iba::SASMInfoRecord::DESC, 0x0018, {"LID"}},
+    query<iba::MADClassPortInfo>("ClassPortInfo", "CPI", ""),
+    query<iba::SANodeRecord>("NodeRecord", "NR", "[lid]", {"LID"}),
+    query<iba::SAPortInfoRecord>("PortInfoRecord", "PIR", "[[lid]/[port]/[options]]", {"endportLID", "portNum", "options"}),
+    query<iba::SASLToVLMappingTableRecord>("SL2VLTableRecord", "SL2VL", "[[lid]/[in_port]/[out_port]]", {"LID", "inputPortNum", "outputPortNum"}),
+    query<iba::SAPKeyTableRecord>("PKeyTableRecord", "PKTR", "[[lid]/[port]/[block]]", {"LID", "portNum", "blockNum"}),
+    query<iba::SAVLArbitrationTableRecord>("VLArbitrationTableRecord", "VLAR", "[[lid]/[port]/[block]]", {"LID", "outputPortNum", "blockNum"}),
+    query<iba::SAInformInfoRecord>("InformInfoRecord", "IIR", "[subscriber_gid]"),
+    query<iba::SALinkRecord>("LinkRecord", "LR", "[[from_lid]/[from_port]] [[to_lid]/[to_port]]"),
+    query<iba::SAServiceRecord>("ServiceRecord", "SR", ""),
+    query<iba::SAPathRecord>("PathRecord", "PR", ""),
+    query<iba::SAMCMemberRecord>("MCMemberRecord", "MCMR", ""),
+    query<iba::SALinearForwardingTableRecord>("LFTRecord", "LFTR", "[[lid]/[block]]", {"LID", "blockNum"}),
+    query<iba::SAMulticastForwardingTableRecord>("MFTRecord", "MFTR", "[[mlid]/[position]/[block]]", {"LID", "position", "blockNum"}),
+    query<iba::SAGUIDInfoRecord>("GUIDInfoRecord", "GIR", "[[lid]/[block]]", {"LID", "blockNum"}),
+    query<iba::SASwitchInfoRecord>("SwitchInfoRecord", "SWIR", "[lid]", {"LID"}),
+    query<iba::SASMInfoRecord>("SMInfoRecord", "SMIR", "[lid]", {"LID"}),
 };
 
 const Query* find_query(const std::string& s) {

@@ -126,8 +126,7 @@ int op_portinfoext(Ctx& c) {
   // The reference's support check ends the run with its own messages.
   ni = get_or<iba::SMPNodeInfo>(c, 0, "node info query failed");
   pi = get_or<iba::SMPPortInfo>(c, is_switch(ni) ? 0 : port, "port info query failed");
-  constexpr uint64_t CAP2_PORT_INFO_EXT = 0x2;
-  if (!(pi.capabilityMask2() & CAP2_PORT_INFO_EXT)) {
+  if (!(pi.capabilityMask2() & iba::enums::CAP2_IS_PORT_INFO_EXTENDED)) {
     ibcore::log::error("E: CapabilityMask2 0x%llx of %s does not indicate PortInfoExtended support\n",
                  static_cast<unsigned long long>(pi.capabilityMask2()), c.path.describe().c_str());
     c.fail("port info extended not supported");

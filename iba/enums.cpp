@@ -138,32 +138,6 @@ constexpr Named TRAPS[] = {
     {259, "BadPKeySwitchExternalPort"},
 };
 
-constexpr Named SMP_ATTRIBUTES[] = {
-    {0x0002, "Notice"},
-    {0x0010, "NodeDescription"},
-    {0x0011, "NodeInfo"},
-    {0x0012, "SwitchInfo"},
-    {0x0014, "GUIDInfo"},
-    {0x0015, "PortInfo"},
-    {0x0016, "P_KeyTable"},
-    {0x0017, "SLtoVLMappingTable"},
-    {0x0018, "VLArbitrationTable"},
-    {0x0019, "LinearForwardingTable"},
-    {0x001A, "RandomForwardingTable"},
-    {0x001B, "MulticastForwardingTable"},
-    {0x001C, "LinkSpeedWidthPairsTable"},
-    {0x001D, "VendorSpecificMadsTable"},
-    {0x001E, "HierarchyInfo"},
-    {0x0020, "SMInfo"},
-    {0x0030, "VendorDiag"},
-    {0x0031, "LedInfo"},
-    {0x0032, "CableInfo"},
-    {0x0033, "PortInfoExtended"},
-    {0xFF90, "MlnxExtPortInfo"},
-};
-
-constexpr Named COMMON_ATTRIBUTES[] = {{0x0001, "ClassPortInfo"}, {0x0002, "Notice"}, {0x0003, "InformInfo"}};
-
 constexpr Named SA_STATUS[] = {
     {1, "ERR_NO_RESOURCES"},      {2, "ERR_REQ_INVALID"},
     {3, "ERR_NO_RECORDS"},        {4, "ERR_TOO_MANY_RECORDS"},
@@ -234,26 +208,18 @@ std::optional<uint32_t> value_of(std::span<const Named> table, std::string_view 
   return std::nullopt;
 }
 
+std::string Enumeration::name(uint64_t raw) const {
+  if (mask) return raw ? mask_names(table(), raw) : std::string();
+  const char* n = name_of(table(), uint32_t(raw));
+  return n ? std::string(n) : std::to_string(raw);
+}
+
 std::string mask_names(std::span<const Named> table, uint64_t mask, std::string_view sep) {
   std::string out;
-  uint64_t unknown = 0;
-  for (int b = 0; b < 64; ++b) {
-    uint64_t bit = uint64_t(1) << b;
-    if (!(mask & bit)) continue;
-    const char* n = bit <= 0xffffffffu ? name_of(table, uint32_t(bit)) : nullptr;
-    if (!n) {
-      unknown |= bit;
-      continue;
-    }
+  each_mask_name(table, mask, [&](std::string_view n) {
     if (!out.empty()) out += sep;
     out += n;
-  }
-  if (unknown) {
-    char b[32];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(unknown));
-    if (!out.empty()) out += sep;
-    out += b;
-  }
+  });
   return out;
 }
 
@@ -273,8 +239,6 @@ std::span<const Named> capability_mask() { return CAP_MASK; }
 std::span<const Named> capability_mask2() { return CAP_MASK2; }
 std::span<const Named> sm_states() { return SM_STATES; }
 std::span<const Named> traps() { return TRAPS; }
-std::span<const Named> smp_attributes() { return SMP_ATTRIBUTES; }
-std::span<const Named> common_attributes() { return COMMON_ATTRIBUTES; }
 std::span<const Named> sa_status() { return SA_STATUS; }
 std::span<const Named> dm_status() { return DM_STATUS; }
 std::span<const Named> mad_status_codes() { return MAD_STATUS_CODES; }

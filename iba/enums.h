@@ -5,6 +5,7 @@
 // tools' display strings live in iba/refprint_smp.cpp.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +26,26 @@ std::optional<uint32_t> value_of(std::span<const Named> table, std::string_view 
 // For bit-mask tables (values are single bits): the names of the set bits
 // joined by sep; unknown bits are shown as 0x.. .
 std::string mask_names(std::span<const Named> table, uint64_t mask, std::string_view sep = ",");
+// The pieces mask_names joins, handed to put(std::string_view) one by one
+// (lowest bit first, the unknown bits last as one 0x..), for a writer that
+// joins them itself without a string in between.
+template <class Put>
+void each_mask_name(std::span<const Named> table, uint64_t mask, Put&& put) {
+  uint64_t unknown = 0;
+  for (uint64_t rest = mask; rest; rest &= rest - 1) {
+    const uint64_t bit = rest & (~rest + 1);  // the lowest set bit
+    const char* n = bit <= 0xffffffffu ? name_of(table, uint32_t(bit)) : nullptr;
+    if (n)
+      put(std::string_view(n));
+    else
+      unknown |= bit;
+  }
+  if (unknown) {
+    char b[24] = {'0', 'x'};
+    auto r = std::to_chars(b + 2, b + sizeof b, unknown, 16);
+    put(std::string_view(b, size_t(r.ptr - b)));
+  }
+}
 
 std::span<const Named> mgmt_classes();       // SubnMgmt(1), SubnAdm(3), ...
 std::span<const Named> methods();            // generic IBA method names (MAD_METHOD_GET, ...)
@@ -43,15 +64,29 @@ std::span<const Named> capability_mask();    // PortInfo.capabilityMask bits
 std::span<const Named> capability_mask2();   // PortInfo.capabilityMask2 bits
 std::span<const Named> sm_states();          // NotActive=0 .. Master=3
 std::span<const Named> traps();              // generic trap numbers
-std::span<const Named> smp_attributes();     // SMP attribute IDs
-std::span<const Named> common_attributes();  // ClassPortInfo, Notice, InformInfo
 std::span<const Named> sa_status();          // SA class specific status codes
 std::span<const Named> dm_status();          // DevMgt class specific status bits
 std::span<const Named> mad_status_codes();   // invalid-field codes (status bits 2-4)
 
-// The PortInfo capability bits the speed fields depend on (named in
+// The names of an enumerated field's values (iba/struct.h: the field's
+// declaration names one of these last): one value (a state, a type) or a
+// set of bits (the widths and speeds a port supports).
+struct Enumeration {
+  std::span<const Named> (*table)();
+  bool mask = false;
+  // A value's name, or its number when it has none; a set's names joined
+  // by ',' (unknown bits as 0x..), "" when empty.
+  std::string name(uint64_t raw) const;
+};
+inline constexpr Enumeration NODE_TYPE{node_types}, PORT_STATE{port_states}, PHYS_STATE{phys_states},
+    LINK_WIDTH{link_widths, true}, LINK_SPEED{link_speeds, true}, LINK_SPEED_EXT{link_speeds_ext, true},
+    LINK_SPEED_EXT2{link_speeds_ext2, true}, MTU{mtus}, SM_STATE{sm_states};
+
+// The PortInfo capability bits the code tests (named in
 // capability_mask() / capability_mask2()).
 constexpr uint32_t CAP_IS_SM_DISABLED = 1u << 10;       // CapabilityMask (a planarized HCA's GSI device)
+constexpr uint32_t CAP_IS_CM = 1u << 16;                // CapabilityMask: IsCommunicationManagementSupported
+constexpr uint32_t CAP2_IS_PORT_INFO_EXTENDED = 1u << 1;  // CapabilityMask2
 constexpr uint32_t CAP_IS_EXTENDED_SPEEDS = 1u << 14;   // CapabilityMask
 constexpr uint32_t CAP_IS_CAPABILITY_MASK2 = 1u << 15;  // CapabilityMask
 constexpr uint32_t CAP2_IS_EXT_SPEEDS2 = 1u << 11;      // CapabilityMask2

@@ -153,6 +153,10 @@ struct AttrId;
     static constexpr uint16_t value = id;          \
   }
 
+// The ID of T's attribute: iba::attr_id<iba::SMPPortInfo> (0x0015).
+template <class T>
+inline constexpr uint16_t attr_id = AttrId<T>::value;
+
 struct AttrDesc {
   uint16_t id;
   const StructDesc* desc;

@@ -14,6 +14,19 @@ namespace iba {
   F(data, 512, 1536, Bytes)
 IBA_STRUCT(PMFormat, 256, IBA_FIELDS_PMFormat);
 
+// The PM class's ClassPortInfo CapabilityMask bits (IBA 16.1.2 and the
+// annexes) and CapabilityMask2 bits: what a PMA answers beyond PortCounters.
+namespace pm_cap {
+constexpr uint16_t ALL_PORT_SELECT = 1 << 8;    // IsAllPortSelectSupported: port 0xff sums every port
+constexpr uint16_t EXT_WIDTH = 1 << 9;          // IsExtendedWidthSupported: PortCountersExtended
+constexpr uint16_t EXT_WIDTH_NOIETF = 1 << 10;  // IsExtendedWidthSupportedNoIETF: its data counters only
+constexpr uint16_t XMIT_WAIT = 1 << 12;         // IsPortXmitWaitSupported
+}  // namespace pm_cap
+namespace pm_cap2 {
+constexpr uint32_t PM_KEY = 1 << 0;                  // IsPMKeySupported
+constexpr uint32_t ADDL_PORT_COUNTERS_EXT = 1 << 1;  // IsAdditionalPortCountersExtendedSupported
+}  // namespace pm_cap2
+
 // PortSamplesControl (IBA 16.1.3.2).
 #define IBA_FIELDS_PMPortSamplesControl(F, A, S, SA) \
   F(opCode, 0, 8, Uint)                              \

@@ -20,7 +20,7 @@ IBA_ATTR_ID(SMPNodeDescription, 0x0010);
 #define IBA_FIELDS_SMPNodeInfo(F, A, S, SA) \
   F(baseVersion, 0, 8, Uint)                \
   F(classVersion, 8, 8, Uint)               \
-  F(nodeType, 16, 8, Uint)                  \
+  F(nodeType, 16, 8, Uint, NODE_TYPE)       \
   F(numPorts, 24, 8, Uint)                  \
   F(systemImageGUID, 32, 64, Guid)          \
   F(nodeGUID, 96, 64, Guid)                 \
@@ -136,19 +136,19 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
   F(diagCode, 192, 16, Hex)                               \
   F(MKeyLeasePeriod, 208, 16, Uint)                       \
   F(localPortNum, 224, 8, Uint)                           \
-  F(linkWidthEnabled, 232, 8, Uint)                       \
-  F(linkWidthSupported, 240, 8, Uint)                     \
-  F(linkWidthActive, 248, 8, Uint)                        \
-  F(linkSpeedSupported, 256, 4, Uint)                     \
-  F(portState, 260, 4, Uint)                              \
-  F(portPhysicalState, 264, 4, Uint)                      \
-  F(linkDownDefaultState, 268, 4, Uint)                   \
+  F(linkWidthEnabled, 232, 8, Uint, LINK_WIDTH)           \
+  F(linkWidthSupported, 240, 8, Uint, LINK_WIDTH)         \
+  F(linkWidthActive, 248, 8, Uint, LINK_WIDTH)            \
+  F(linkSpeedSupported, 256, 4, Uint, LINK_SPEED)         \
+  F(portState, 260, 4, Uint, PORT_STATE)                  \
+  F(portPhysicalState, 264, 4, Uint, PHYS_STATE)          \
+  F(linkDownDefaultState, 268, 4, Uint, PHYS_STATE)       \
   F(MKeyProtectBits, 272, 2, Uint)                        \
   F(reserved274, 274, 3, Rsv)                             \
   F(LMC, 277, 3, Uint)                                    \
-  F(linkSpeedActive, 280, 4, Uint)                        \
-  F(linkSpeedEnabled, 284, 4, Uint)                       \
-  F(neighborMTU, 288, 4, Uint)                            \
+  F(linkSpeedActive, 280, 4, Uint, LINK_SPEED)            \
+  F(linkSpeedEnabled, 284, 4, Uint, LINK_SPEED)           \
+  F(neighborMTU, 288, 4, Uint, MTU)                       \
   F(masterSMSL, 292, 4, Uint)                             \
   F(VLCap, 296, 4, Uint)                                  \
   F(initType, 300, 4, Hex)                                \
@@ -156,7 +156,7 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
   F(VLArbitrationHighCap, 312, 8, Uint)                   \
   F(VLArbitrationLowCap, 320, 8, Uint)                    \
   F(initTypeReply, 328, 4, Hex)                           \
-  F(MTUCap, 332, 4, Uint)                                 \
+  F(MTUCap, 332, 4, Uint, MTU)                            \
   F(VLStallCount, 336, 3, Uint)                           \
   F(HOQLife, 339, 5, Uint)                                \
   F(operationalVLs, 344, 4, Uint)                         \
@@ -177,15 +177,15 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
   F(overrunErrors, 428, 4, Uint)                          \
   F(maxCreditHint, 432, 16, Uint)                         \
   F(reserved448, 448, 8, Rsv)                             \
-  F(linkSpeedExtActive2, 449, 2, Uint)                    \
-  F(linkSpeedExtSupported2, 451, 2, Uint)                 \
-  F(linkSpeedExtEnabled2, 453, 3, Uint)                   \
+  F(linkSpeedExtActive2, 449, 2, Uint, LINK_SPEED_EXT2)   \
+  F(linkSpeedExtSupported2, 451, 2, Uint, LINK_SPEED_EXT2) \
+  F(linkSpeedExtEnabled2, 453, 3, Uint, LINK_SPEED_EXT2)  \
   F(linkRoundTripLatency, 456, 24, Uint)                  \
   F(capabilityMask2, 480, 16, Hex)                        \
-  F(linkSpeedExtActive, 496, 4, Uint)                     \
-  F(linkSpeedExtSupported, 500, 4, Uint)                  \
+  F(linkSpeedExtActive, 496, 4, Uint, LINK_SPEED_EXT)     \
+  F(linkSpeedExtSupported, 500, 4, Uint, LINK_SPEED_EXT)  \
   F(reserved504, 504, 3, Rsv)                             \
-  F(linkSpeedExtEnabled, 507, 5, Uint)
+  F(linkSpeedExtEnabled, 507, 5, Uint, LINK_SPEED_EXT)
 IBA_STRUCT(SMPPortInfo, 64, IBA_FIELDS_SMPPortInfo);
 IBA_ATTR_ID(SMPPortInfo, 0x0015);
 
@@ -305,7 +305,7 @@ IBA_ATTR_ID(SMPHierarchyInfo, 0x001E);
   F(SMKey, 64, 64, Hex)                   \
   F(actCount, 128, 32, Uint)              \
   F(priority, 160, 4, Uint)               \
-  F(SMState, 164, 4, Uint)
+  F(SMState, 164, 4, Uint, SM_STATE)
 IBA_STRUCT(SMPSMInfo, 21, IBA_FIELDS_SMPSMInfo);
 IBA_ATTR_ID(SMPSMInfo, 0x0020);
 

@@ -15,6 +15,7 @@
 //   #define IBA_FIELDS_SMPNodeInfo(F, A, S, SA)   (each line but the last
 //     F(baseVersion,      0,  8, Uint)              ends in a backslash)
 //     F(nodeGUID,        96, 64, Guid)
+//     F(nodeType,        16,  8, Uint, NODE_TYPE)  (an enumeration: iba/enums.h)
 //     A(portBlock,      128, 16, Lid, 4)
 //     S(nodeInfo,         0, SMPNodeInfo)
 //     SA(records,        64, SAPortInfoRecord, 3)
@@ -28,6 +29,12 @@
 // that reserved field and inside its bits: it is a field like any other,
 // but counts as part of the reserved field's SA component, so component
 // masks stay the ones existing SAs implement (iba/introspect.cpp).
+//
+// A scalar field whose values have names (a state, a width, a set of
+// capability bits) names its enumeration last: one of iba/enums.h's
+// iba::enums::Enumeration objects.  The field then carries it
+// (FieldDesc::enumeration), and whatever prints fields generically (the
+// JSON writer) shows the name beside the number.
 #pragma once
 
 #include <array>
@@ -55,14 +62,19 @@ enum class Kind : uint8_t {
 };
 
 struct StructDesc;
+namespace enums {
+struct Enumeration;
+}
 
 struct FieldDesc {
   const char* name;
+  uint16_t name_len;  // strlen(name)
   uint32_t bit_off;   // offset of element 0, bits from the structure start
   uint32_t width;     // bits per element
   uint16_t count;     // 1 for a scalar, else the array length
   Kind kind;
   const StructDesc* sub;  // for Kind::Struct
+  const enums::Enumeration* enumeration = nullptr;  // the names of its values, if any
 
   constexpr uint32_t total_bits() const { return width * count; }
 };
@@ -170,14 +182,14 @@ struct Wire {
 
 // --- the declaration machinery ------------------------------------------------
 // Field table entries.
-#define IBA_FD_F(name, off, width, kind) \
-  ::iba::FieldDesc{#name, off, width, 1, ::iba::Kind::kind, nullptr},
+#define IBA_FD_F(name, off, width, kind, ...) \
+  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, width, 1, ::iba::Kind::kind, nullptr __VA_OPT__(, &::iba::enums::__VA_ARGS__)},
 #define IBA_FD_A(name, off, width, kind, count) \
-  ::iba::FieldDesc{#name, off, width, count, ::iba::Kind::kind, nullptr},
+  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr},
 #define IBA_FD_S(name, off, type) \
-  ::iba::FieldDesc{#name, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC},
+  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC},
 #define IBA_FD_SA(name, off, type, count) \
-  ::iba::FieldDesc{#name, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC},
+  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC},
 
 // Typed accessors, chosen by kind.  Scalar fields also get static
 // accessors on a wire image held elsewhere (name##_at(bytes),
@@ -217,7 +229,7 @@ struct Wire {
   std::span<const uint8_t> name() const { return {buf.data() + (off) / 8, (width) / 8}; }     \
   std::span<uint8_t> mut_##name() { return {buf.data() + (off) / 8, (width) / 8}; }
 #define IBA_ACC_Rsv(name, off, width)
-#define IBA_ACC_F(name, off, width, kind) IBA_ACC_##kind(name, off, width)
+#define IBA_ACC_F(name, off, width, kind, ...) IBA_ACC_##kind(name, off, width)
 
 #define IBA_ACCA_Uint(name, off, width)                                                       \
   uint64_t name(size_t i) const { return ::iba::get_bits(buf.data(), (off) + uint32_t(i) * (width), width); } \
@@ -279,7 +291,7 @@ struct Wire {
   }
 
 // Compile-time check that every field lies inside the structure.
-#define IBA_CHK_F(name, off, width, kind) static_assert((off) + (width) <= SIZE * 8, #name " out of range");
+#define IBA_CHK_F(name, off, width, kind, ...) static_assert((off) + (width) <= SIZE * 8, #name " out of range");
 #define IBA_CHK_A(name, off, width, kind, count) \
   static_assert((off) + (width) * (count) <= SIZE * 8, #name " out of range");
 #define IBA_CHK_S(name, off, type) static_assert((off) + type::SIZE * 8 <= SIZE * 8, #name " out of range");

@@ -58,7 +58,7 @@ void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& m
   j.obj().kv("portNum", p.num).kguid("portGUID", p.guid).kv("LID", db.lid_of(p));
   if (p.ext_num) j.kv("externalPortNum", p.ext_num);
   if (p.has_info) {
-    for (const iba::FieldDesc* f : summary().f) j.field(iba::SMPPortInfo::DESC, *f, f->bit_off, p.info.data());
+    for (const iba::FieldDesc* f : summary().f) j.field(*f, f->bit_off, p.info.data());
     if (full) {
       j.key("portInfo").obj();
       // (not the M_Key: the text never shows it; LocalPortNum as the

@@ -586,10 +586,11 @@ unsigned top_bit(unsigned m) {
 
 }  // namespace
 
-std::string active_speed_text(const Subnet& db, const Port& p) {
-  if (unsigned es = ext_speed_active(db, p)) return iba::ref::fmt_link_speed_ext(es);
+std::string active_speed_text(const Subnet& db, const Port& p, bool known) {
+  if (known)
+    if (unsigned es = ext_speed_active(db, p)) return iba::ref::fmt_link_speed_ext(es);
   if (p.mlnx_speed & 1) return "10.0 Gbps (FDR10)";
-  return iba::ref::fmt_link_speed(p.speed_active());
+  return iba::ref::fmt_link_speed(known ? p.speed_active() : 0);
 }
 
 void could_be(const Subnet& db, const Port& p, const Port& r, std::string& wmsg, std::string& smsg) {

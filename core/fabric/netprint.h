@@ -157,8 +157,9 @@ std::string topology_text(const Subnet& db, const NodeNameMap& map);
 
 // The link columns iblinkinfo and ibqueryerrors print (the reference's
 // print_port): the active speed as text (the extended speed, XDR included,
-// else FDR10, else LinkSpeedActive) ...
-std::string active_speed_text(const Subnet& db, const Port& p);
+// else FDR10, else LinkSpeedActive; known = false: the port's node did
+// not answer for its speeds (a switch without port 0), only FDR10 shows) ...
+std::string active_speed_text(const Subnet& db, const Port& p, bool known = true);
 // ... and the "Could be ..." notes for the link p -- r: the widest width and
 // fastest speed both ends support where p runs slower or narrower (the
 // reference's get_max_msg, quirks included: no common width reads as 1X).

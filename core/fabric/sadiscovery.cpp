@@ -81,8 +81,10 @@ private:
   IBPath sa_;
 };
 
-constexpr uint16_t ATTR_NODE_INFO = 0x0011, ATTR_PORT_INFO = 0x0015, ATTR_SWITCH_INFO = 0x0012,
-                   ATTR_LFT = 0x0019, ATTR_MFT = 0x001B;
+constexpr uint16_t ATTR_NODE_INFO = iba::attr_id<iba::SMPNodeInfo>, ATTR_PORT_INFO = iba::attr_id<iba::SMPPortInfo>,
+                   ATTR_SWITCH_INFO = iba::attr_id<iba::SMPSwitchInfo>,
+                   ATTR_LFT = iba::attr_id<iba::SMPLinearForwardingTable>,
+                   ATTR_MFT = iba::attr_id<iba::SMPMulticastForwardingTable>;
 
 class SAWalker {
 public:

@@ -83,11 +83,12 @@ struct Thresholds {
 };
 constexpr const char* DEFAULT_THRESHOLDS = "/etc/infiniband-diags/error_thresholds";
 
-// PerfMgt ClassPortInfo capability bits.
-constexpr uint16_t PM_CAP_ALL_PORT_SELECT = 0x0100;
-constexpr uint16_t PM_CAP_EXT_WIDTH = 0x0200;
-constexpr uint16_t PM_CAP_EXT_WIDTH_NOIETF = 0x0400;
-constexpr uint16_t PM_CAP_XMIT_WAIT = 0x1000;
+// PerfMgt ClassPortInfo capability bits (iba/pm.h's, by the names the
+// health code uses).
+constexpr uint16_t PM_CAP_ALL_PORT_SELECT = iba::pm_cap::ALL_PORT_SELECT;
+constexpr uint16_t PM_CAP_EXT_WIDTH = iba::pm_cap::EXT_WIDTH;
+constexpr uint16_t PM_CAP_EXT_WIDTH_NOIETF = iba::pm_cap::EXT_WIDTH_NOIETF;
+constexpr uint16_t PM_CAP_XMIT_WAIT = iba::pm_cap::XMIT_WAIT;
 
 // CounterSelect masks for PerformanceSet PortCounters.
 constexpr uint16_t SELECT_ERRORS = 0x0fff;

@@ -26,7 +26,7 @@ void json_fields_named(JsonOut& j, const iba::StructDesc& desc, const uint8_t* b
                        std::initializer_list<const char*> names) {
   for (const char* name : names) {
     iba::FieldRef r = iba::field_named(desc, name);
-    if (r.field) j.field(desc, *r.field, r.field->bit_off, buf);
+    if (r.field) j.field(*r.field, r.field->bit_off, buf);
   }
 }
 

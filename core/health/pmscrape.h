@@ -33,9 +33,9 @@
 
 namespace ibcore::health {
 
-// PerfMgt ClassPortInfo CapabilityMask2 bits.
-constexpr uint32_t PM_CAP2_PM_KEY = 0x1;
-constexpr uint32_t PM_CAP2_ADDL_PORT_COUNTERS_EXT = 0x2;  // IsAdditionalPortCountersExtendedSupported
+// PerfMgt ClassPortInfo CapabilityMask2 bits (iba/pm.h's).
+constexpr uint32_t PM_CAP2_PM_KEY = iba::pm_cap2::PM_KEY;
+constexpr uint32_t PM_CAP2_ADDL_PORT_COUNTERS_EXT = iba::pm_cap2::ADDL_PORT_COUNTERS_EXT;
 
 // What a PMA's ClassPortInfo says it has.
 struct PmaCaps {

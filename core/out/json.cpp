@@ -7,11 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <array>
-#include <iterator>
 
-#include "iba/enums.h"
 
 namespace ibcore {
 
@@ -50,80 +47,6 @@ void JsonDoc::commit(FILE* f) {
 
 namespace {
 
-// Which fields hold an enumeration, by the structure that declares them
-// (the same name can mean something else elsewhere: MlnxExtPortInfo's
-// linkSpeed* are Mellanox's own bits).
-struct EnumOf {
-  std::string_view strukt;
-  std::string_view field;
-  std::span<const iba::enums::Named> (*table)();
-  bool mask;
-};
-
-constexpr EnumOf ENUM_FIELDS[] = {
-    {"SMPNodeInfo", "nodeType", iba::enums::node_types, false},
-    {"SMPPortInfo", "portState", iba::enums::port_states, false},
-    {"SMPPortInfo", "portPhysicalState", iba::enums::phys_states, false},
-    {"SMPPortInfo", "linkDownDefaultState", iba::enums::phys_states, false},
-    {"SMPPortInfo", "linkWidthEnabled", iba::enums::link_widths, true},
-    {"SMPPortInfo", "linkWidthSupported", iba::enums::link_widths, true},
-    {"SMPPortInfo", "linkWidthActive", iba::enums::link_widths, true},
-    {"SMPPortInfo", "linkSpeedSupported", iba::enums::link_speeds, true},
-    {"SMPPortInfo", "linkSpeedActive", iba::enums::link_speeds, true},
-    {"SMPPortInfo", "linkSpeedEnabled", iba::enums::link_speeds, true},
-    {"SMPPortInfo", "linkSpeedExtActive", iba::enums::link_speeds_ext, true},
-    {"SMPPortInfo", "linkSpeedExtSupported", iba::enums::link_speeds_ext, true},
-    {"SMPPortInfo", "linkSpeedExtEnabled", iba::enums::link_speeds_ext, true},
-    {"SMPPortInfo", "linkSpeedExtActive2", iba::enums::link_speeds_ext2, true},
-    {"SMPPortInfo", "linkSpeedExtSupported2", iba::enums::link_speeds_ext2, true},
-    {"SMPPortInfo", "linkSpeedExtEnabled2", iba::enums::link_speeds_ext2, true},
-    {"SMPPortInfo", "neighborMTU", iba::enums::mtus, false},
-    {"SMPPortInfo", "MTUCap", iba::enums::mtus, false},
-    {"SMPSMInfo", "SMState", iba::enums::sm_states, false},
-};
-
-const EnumOf* enum_of(std::string_view strukt, std::string_view field) {
-  for (const EnumOf& e : ENUM_FIELDS)
-    if ((strukt.empty() || e.strukt == strukt) && e.field == field) return &e;
-  return nullptr;
-}
-
-std::string enum_name(const EnumOf& e, uint64_t raw) {
-  if (e.mask) return raw ? iba::enums::mask_names(e.table(), raw) : std::string();
-  const char* n = iba::enums::name_of(e.table(), uint32_t(raw));
-  return n ? std::string(n) : std::to_string(raw);
-}
-
-// What JsonOut::field needs to know of a declared field, worked out once
-// per field (a fabric's document writes the same few dozen fields tens of
-// thousands of times): its name's length and its enumeration, if any; and
-// the name of the last raw value of each enumeration (a fabric's ports
-// mostly share their widths, speeds and states).  Per thread: documents
-// may be written on more than one.
-struct FieldFacts {
-  std::string_view name;
-  const EnumOf* e;
-};
-
-const FieldFacts& facts_of(const iba::StructDesc& desc, const iba::FieldDesc& f) {
-  thread_local std::unordered_map<const iba::FieldDesc*, FieldFacts> known;
-  auto [it, added] = known.try_emplace(&f);
-  if (added) it->second = {f.name, f.count == 1 ? enum_of(desc.name, f.name) : nullptr};
-  return it->second;
-}
-
-std::string_view enum_name_cached(const EnumOf& e, uint64_t raw) {
-  struct Last {
-    bool valid = false;
-    uint64_t raw = 0;
-    std::string name;
-  };
-  thread_local Last last[std::size(ENUM_FIELDS)];
-  Last& l = last[size_t(&e - ENUM_FIELDS)];
-  if (!l.valid || l.raw != raw) l = {true, raw, enum_name(e, raw)};
-  return l.name;
-}
-
 // Bytes quoted() writes as they are: printable ASCII but '"' and '\\'.
 constexpr auto PLAIN = [] {
   std::array<bool, 256> t{};
@@ -154,13 +77,6 @@ size_t utf8_len(std::string_view s, size_t i) {
 }
 
 }  // namespace
-
-bool iba_enum(std::string_view name, uint64_t raw, std::string& out) {
-  const EnumOf* e = enum_of({}, name);
-  if (!e) return false;
-  out = enum_name(*e, raw);
-  return true;
-}
 
 void JsonOut::newline() {
   if (!pretty_) return;
@@ -216,9 +132,9 @@ void JsonOut::close_all() {
   finish();
 }
 
-void JsonOut::quoted(std::string_view s) {
+// Inline in quoted(), whose callers write every string of a document.
+[[gnu::always_inline]] inline void JsonOut::escaped(std::string_view s) {
   static const char HEX[] = "0123456789abcdef";
-  o_.put('"');
   size_t run = 0;  // start of the bytes not yet written
   for (size_t i = 0; i < s.size();) {
     // Eight plain bytes at a time: none below 0x20, none at 0x80 or above,
@@ -259,6 +175,11 @@ void JsonOut::quoted(std::string_view s) {
     run = ++i;
   }
   o_.put(s.substr(run));
+}
+
+void JsonOut::quoted(std::string_view s) {
+  o_.put('"');
+  escaped(s);
   o_.put('"');
 }
 
@@ -273,13 +194,42 @@ JsonOut& JsonOut::real(double v) {
 
 JsonOut& JsonOut::gid(const iba::Gid& g) { return str(g.str()); }
 
-JsonOut& JsonOut::kenum(std::string_view k, std::string_view name, uint64_t raw) {
-  key(k).str(name);
+JsonOut& JsonOut::raw_key(std::string_view k, uint64_t raw) {
   char b[96];
   size_t n = k.size() < sizeof b - 3 ? k.size() : sizeof b - 3;
   std::memcpy(b, k.data(), n);
   std::memcpy(b + n, "Raw", 3);
   return key(std::string_view(b, n + 3)).num(raw);
+}
+
+JsonOut& JsonOut::kenum(std::string_view k, std::string_view name, uint64_t raw) {
+  key(k).str(name);
+  return raw_key(k, raw);
+}
+
+JsonOut& JsonOut::kenum(std::string_view k, const iba::enums::Enumeration& e, uint64_t raw) {
+  key(k);
+  if (e.mask) {
+    // The names straight into the document (a fabric's ports write tens of
+    // thousands of these): no string in between, and nothing to escape in
+    // iba/'s names (ASCII identifiers and digits: iba_registry_test).
+    value();
+    o_.put('"');
+    bool first = true;
+    iba::enums::each_mask_name(e.table(), raw, [&](std::string_view n) {
+      if (!first) o_.put(',');
+      first = false;
+      o_.put(n);
+    });
+    o_.put('"');
+  } else if (const char* n = iba::enums::name_of(e.table(), uint32_t(raw))) {
+    str(n);
+  } else {
+    char b[24];
+    auto r = std::to_chars(b, b + sizeof b, raw);
+    str(std::string_view(b, size_t(r.ptr - b)));
+  }
+  return raw_key(k, raw);
 }
 
 void JsonOut::scalar(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
@@ -320,35 +270,25 @@ void JsonOut::scalar(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) 
   }
 }
 
-JsonOut& JsonOut::field(const iba::StructDesc& desc, const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
+JsonOut& JsonOut::field(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
   if (f.kind == iba::Kind::Rsv) return *this;
-  const FieldFacts& ff = facts_of(desc, f);
+  const std::string_view name(f.name, f.name_len);
   for (std::string_view h : hide_)
-    if (h == ff.name) return *this;
-  key(ff.name);
+    if (h == name) return *this;
+  // An enumeration: its name, and the raw value beside as <field>Raw.
+  if (f.enumeration) return kenum(name, *f.enumeration, iba::get_bits(buf, off, f.width));
+  key(name);
   if (f.count > 1 && f.kind != iba::Kind::Bytes && f.kind != iba::Kind::Str) {
     arr();
     for (uint32_t i = 0; i < f.count; ++i) scalar(f, off + i * f.width, buf);
     return end();
-  }
-  if (ff.e) {
-    // An enumeration: its name, and the raw value beside as <field>Raw.
-    uint64_t raw = iba::get_bits(buf, off, f.width);
-    str(enum_name_cached(*ff.e, raw));
-    char b[96];
-    size_t n = ff.name.size();
-    if (n > sizeof b - 3) n = sizeof b - 3;
-    std::memcpy(b, ff.name.data(), n);
-    std::memcpy(b + n, "Raw", 3);
-    key(std::string_view(b, n + 3)).num(raw);
-    return *this;
   }
   scalar(f, off, buf);
   return *this;
 }
 
 void JsonOut::fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_t* buf) {
-  for (const iba::FieldDesc& f : desc.field_list()) field(desc, f, base + f.bit_off, buf);
+  for (const iba::FieldDesc& f : desc.field_list()) field(f, base + f.bit_off, buf);
 }
 
 JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide) {

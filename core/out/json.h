@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/out/textout.h"
+#include "iba/enums.h"
 #include "iba/struct.h"
 
 namespace ibcore {
@@ -88,8 +89,10 @@ public:
   JsonOut& ks(std::string_view k, std::string_view v) { return key(k).str(v); }
   JsonOut& kb(std::string_view k, bool v) { return key(k).boolean(v); }
   JsonOut& kguid(std::string_view k, uint64_t g) { return key(k).guid(g); }
-  // An enumeration: "k": "Name", "kRaw": raw (see iba_enum below).
+  // An enumeration: "k": "Name", "kRaw": raw; its name given, or raw's in e
+  // (a set of bits: their names joined by ',').
   JsonOut& kenum(std::string_view k, std::string_view name, uint64_t raw);
+  JsonOut& kenum(std::string_view k, const iba::enums::Enumeration& e, uint64_t raw);
 
   // Every non-reserved field of an IBA structure, as keys of the current
   // object, named as iba/ declares them (the names query and decode_mad
@@ -103,7 +106,7 @@ public:
     return fields(T::DESC, s.buf.data());
   }
   // One field (by its declaration) as a key and value of the current object.
-  JsonOut& field(const iba::StructDesc& desc, const iba::FieldDesc& f, uint32_t bit_off, const uint8_t* buf);
+  JsonOut& field(const iba::FieldDesc& f, uint32_t bit_off, const uint8_t* buf);
 
   // End of the document: a newline, and the buffer written out.  Throws
   // std::logic_error if a container is still open (a writer bug).
@@ -116,7 +119,9 @@ private:
   JsonOut& open(char c);
   void value();      // separator and indentation before a value
   void newline();    // pretty: newline and indentation of the current depth
-  void quoted(std::string_view s);
+  void quoted(std::string_view s);   // '"', escaped(s), '"'
+  void escaped(std::string_view s);  // s as a JSON string's content
+  JsonOut& raw_key(std::string_view k, uint64_t raw);  // "<k>Raw": raw
   void scalar(const iba::FieldDesc& f, uint32_t bit_off, const uint8_t* buf);
   void fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_t* buf);
 
@@ -156,11 +161,6 @@ private:
   std::unique_ptr<TextOut> o_;
   std::unique_ptr<JsonOut> j_;
 };
-
-// The name of raw for an IBA field named `name` that holds an enumeration
-// (iba/enums tables: node type, port and physical state, link width and
-// speed masks, MTUs, SM state) into out; false if the field is not one.
-bool iba_enum(std::string_view name, uint64_t raw, std::string& out);
 
 // What stdout carries in this process: --json/--pretty's document or the
 // reference's text.  Like the log's verbosity, a setting of the process's

@@ -11,22 +11,30 @@ namespace ibcore {
 
 namespace {
 
+// The SA record that holds an SMP attribute (field `embedded`); both IDs
+// are iba/'s.
+template <class Smp, class Record>
+constexpr SAMapping mapping(const char* embedded) {
+  return {iba::attr_id<Smp>, &Record::DESC, iba::attr_id<Record>, embedded};
+}
+
 const SAMapping kMappings[] = {
-    {0x0011, &iba::SANodeRecord::DESC, 0x0011, "nodeInfo"},
-    {0x0010, &iba::SANodeRecord::DESC, 0x0011, "nodeDescription"},
-    {0x0015, &iba::SAPortInfoRecord::DESC, 0x0012, "portInfo"},
-    {0x0012, &iba::SASwitchInfoRecord::DESC, 0x0014, "switchInfo"},
-    {0x0019, &iba::SALinearForwardingTableRecord::DESC, 0x0015, "linearForwardingTable"},
-    {0x001A, &iba::SARandomForwardingTableRecord::DESC, 0x0016, "randomForwardingTable"},
-    {0x001B, &iba::SAMulticastForwardingTableRecord::DESC, 0x0017, "multicastForwardingTable"},
-    {0x0016, &iba::SAPKeyTableRecord::DESC, 0x0033, "PKeyTable"},
-    {0x0017, &iba::SASLToVLMappingTableRecord::DESC, 0x0013, "SLToVLMappingTable"},
-    {0x0018, &iba::SAVLArbitrationTableRecord::DESC, 0x0036, "VLArbitrationTable"},
-    {0x0014, &iba::SAGUIDInfoRecord::DESC, 0x0030, "GUIDInfo"},
-    {0x0020, &iba::SASMInfoRecord::DESC, 0x0018, "SMInfo"},
+    mapping<iba::SMPNodeInfo, iba::SANodeRecord>("nodeInfo"),
+    mapping<iba::SMPNodeDescription, iba::SANodeRecord>("nodeDescription"),
+    mapping<iba::SMPPortInfo, iba::SAPortInfoRecord>("portInfo"),
+    mapping<iba::SMPSwitchInfo, iba::SASwitchInfoRecord>("switchInfo"),
+    mapping<iba::SMPLinearForwardingTable, iba::SALinearForwardingTableRecord>("linearForwardingTable"),
+    mapping<iba::SMPRandomForwardingTable, iba::SARandomForwardingTableRecord>("randomForwardingTable"),
+    mapping<iba::SMPMulticastForwardingTable, iba::SAMulticastForwardingTableRecord>("multicastForwardingTable"),
+    mapping<iba::SMPPKeyTable, iba::SAPKeyTableRecord>("PKeyTable"),
+    mapping<iba::SMPSLToVLMappingTable, iba::SASLToVLMappingTableRecord>("SLToVLMappingTable"),
+    mapping<iba::SMPVLArbitrationTable, iba::SAVLArbitrationTableRecord>("VLArbitrationTable"),
+    mapping<iba::SMPGUIDInfo, iba::SAGUIDInfoRecord>("GUIDInfo"),
+    mapping<iba::SMPSMInfo, iba::SASMInfoRecord>("SMInfo"),
 };
 
-constexpr uint16_t ATTR_NODE_INFO = 0x0011, ATTR_PORT_INFO = 0x0015, ATTR_PKEY = 0x0016, NODE_RECORD = 0x0011;
+constexpr uint16_t ATTR_NODE_INFO = iba::attr_id<iba::SMPNodeInfo>, ATTR_PORT_INFO = iba::attr_id<iba::SMPPortInfo>,
+                   ATTR_PKEY = iba::attr_id<iba::SMPPKeyTable>, NODE_RECORD = iba::attr_id<iba::SANodeRecord>;
 
 
 // Set a record field and return its component bit.
@@ -64,30 +72,30 @@ uint64_t SATransactor::make_query(const SAMapping& m, uint16_t lid, uint32_t amo
   const char* lid_field = m.record == &iba::SAPortInfoRecord::DESC ? "endportLID" : "LID";
   mask |= put(d, rec, lid_field, lid);
   switch (m.smp_attr) {
-    case 0x0015:  // PortInfo: amod = port number
+    case ATTR_PORT_INFO:  // PortInfo: amod = port number
       if (amod != 0 || is_switch.value_or(true)) mask |= put(d, rec, "portNum", amod & 0xff);
       break;
-    case 0x0019:  // LFT: amod = block
-    case 0x001A:
+    case iba::attr_id<iba::SMPLinearForwardingTable>:  // LFT: amod = block
+    case iba::attr_id<iba::SMPRandomForwardingTable>:
       mask |= put(d, rec, "blockNum", amod & 0xffff);
       break;
-    case 0x001B:  // MFT: position in 31..28, block in 8..0
+    case iba::attr_id<iba::SMPMulticastForwardingTable>:  // MFT: position in 31..28, block in 8..0
       mask |= put(d, rec, "blockNum", amod & 0x1ff);
       mask |= put(d, rec, "position", (amod >> 28) & 0xf);
       break;
-    case 0x0016:  // P_Key: port in 31..16 (switches), block in 15..0
+    case ATTR_PKEY:  // P_Key: port in 31..16 (switches), block in 15..0
       mask |= put(d, rec, "blockNum", amod & 0xffff);
       if ((amod >> 16) != 0 || is_switch.value_or(true)) mask |= put(d, rec, "portNum", (amod >> 16) & 0xff);
       break;
-    case 0x0017:  // SL2VL: input port 15..8, output port 7..0
+    case iba::attr_id<iba::SMPSLToVLMappingTable>:  // SL2VL: input port 15..8, output port 7..0
       mask |= put(d, rec, "inputPortNum", (amod >> 8) & 0xff);
       mask |= put(d, rec, "outputPortNum", amod & 0xff);
       break;
-    case 0x0018:  // VLArb: block 31..16, output port 15..0
+    case iba::attr_id<iba::SMPVLArbitrationTable>:  // VLArb: block 31..16, output port 15..0
       mask |= put(d, rec, "outputPortNum", amod & 0xff);
       mask |= put(d, rec, "blockNum", (amod >> 16) & 0xff);
       break;
-    case 0x0014:  // GUIDInfo: block
+    case iba::attr_id<iba::SMPGUIDInfo>:  // GUIDInfo: block
       mask |= put(d, rec, "blockNum", amod & 0xff);
       break;
     default:
@@ -149,7 +157,7 @@ void SAReadSteps::annotate(MADError& e, const SAMapping& m, const IBPath& path) 
   auto* ce = dynamic_cast<MADClassError*>(&e);
   // (The request as sent says whether it carried a key.)
   const bool keyless = e.req.size() >= iba::SAFormat::SIZE && !iba::SAFormat::SMKey_at(e.req.data());
-  if (m.record_attr == 0x0033 && ce && (ce->status >> 8) == 2 && keyless)
+  if (m.record_attr == iba::attr_id<iba::SAPKeyTableRecord> && ce && (ce->status >> 8) == 2 && keyless)
     e.annotate("The SA gives P_KeyTableRecords only to trusted requests: give its SM_Key with --smkey "
                "(or sa_key in the ibdiag.conf file).");
   e.annotate("Failed getting the SA record for " + path.describe() + " (--sa).");

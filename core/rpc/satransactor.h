@@ -107,7 +107,7 @@ struct SAReadSteps {
   // A switch's PortInfo says which port the SMP entered by (0 when it came
   // LID-routed, to the management port); the record's says where the SM's
   // came in.  Whether smp_attr needs that (then sw_entry_port sets it).
-  static bool needs_switch_entry(uint16_t smp_attr) { return smp_attr == 0x0015; }
+  static bool needs_switch_entry(uint16_t smp_attr) { return smp_attr == iba::attr_id<iba::SMPPortInfo>; }
   static void sw_entry_port(std::vector<uint8_t>& port_info, uint8_t entry_port);
 };
 

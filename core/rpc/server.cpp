@@ -72,7 +72,7 @@ ParsedRequest MadServer::parse_request(const IncomingMad& in) const {
   const unsigned cls = unsigned(iba::MADHeader::mgmtClass_at(m)), ver = unsigned(iba::MADHeader::classVersion_at(m));
   const unsigned base = unsigned(iba::MADHeader::baseVersion_at(m));
   if (cls != class_) fail(0, "Not a request of class " + std::to_string(class_));
-  if (class_ >= 0x30 && class_ <= 0x4f && in.raw.len >= kOuiEnd) {
+  if (iba::mgmt::vendor_oui(class_) && in.raw.len >= kOuiEnd) {
     uint32_t oui = uint32_t(iba::VendOUIFormat::OUI_at(m));
     if (oui != oui_) fail(0, "Request for OUI " + std::to_string(oui));
   }

@@ -109,8 +109,7 @@ bool is_rdma_endpoint(const std::string& dev) {
   char b[32] = {};
   ssize_t n = ::read(fd, b, sizeof b - 1);
   ::close(fd);
-  constexpr unsigned long CAP_IS_CM = 1ul << 16;  // IsCommunicationManagementSupported
-  return n > 0 && (std::strtoul(b, nullptr, 0) & CAP_IS_CM);
+  return n > 0 && (std::strtoul(b, nullptr, 0) & iba::enums::CAP_IS_CM);
 }
 
 DeviceList list_devices(const std::vector<std::string>& names, const std::function<Device(const std::string&)>& read) {

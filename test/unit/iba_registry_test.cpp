@@ -4,6 +4,8 @@
 // attribute (variants) belong to a registered attribute.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -206,13 +208,6 @@ TEST(IbaRegistry, NoClassAttributePairRegisteredTwice) {
   }
 }
 
-// The SMP attribute names of iba/enums are all registered SMP attributes.
-TEST(IbaRegistry, EnumeratedSmpAttributesAreRegistered) {
-  const ClassDesc* smp = find_class(mgmt::SUBN_LID_ROUTED);
-  ASSERT_TRUE(smp);
-  for (const auto& n : enums::smp_attributes()) EXPECT_TRUE(find_attr(*smp, uint16_t(n.value))) << n.name;
-}
-
 // A variant is chosen for a payload only where the payload says which
 // layout it is in.
 TEST(IbaRegistry, PayloadChoosesVariant) {
@@ -246,4 +241,61 @@ TEST(IbaRegistry, PayloadChoosesVariant) {
   const AttrDesc* esc = find_attr(*pm, uint16_t(0x1F));
   ASSERT_TRUE(esc);
   EXPECT_EQ(&payload_attr(*pm, *esc, p), esc);
+}
+
+// A field that names an enumeration (iba/struct.h) is one unsigned value
+// wide enough for every name its enumeration has; and only the IBA's own
+// fields carry the IBA's names (MlnxExtPortInfo's linkSpeed* bits are
+// Mellanox's).  Walks every attribute of every class, nested structures too.
+TEST(IbaRegistry, EnumeratedFieldsHoldTheirValues) {
+  std::set<const StructDesc*> seen;
+  size_t enumerated = 0;
+  std::function<void(const StructDesc&)> walk = [&](const StructDesc& d) {
+    if (!seen.insert(&d).second) return;
+    for (const FieldDesc& f : d.field_list()) {
+      if (f.kind == Kind::Struct) walk(*f.sub);
+      if (!f.enumeration) continue;
+      ++enumerated;
+      EXPECT_EQ(f.count, 1u) << d.name << "." << f.name;
+      EXPECT_EQ(f.kind, Kind::Uint) << d.name << "." << f.name;
+      // A value's every name fits the field; a set's names are single bits,
+      // some of them the field's (LINK_SPEED_EXT is the extended speeds as
+      // one set, XDR included, beyond a 4-bit field's).
+      size_t fits = 0;
+      for (const enums::Named& n : f.enumeration->table()) {
+        // The JSON writer writes a set's names as they are: nothing in them
+        // may need escaping.
+        for (const char* c = n.name; *c; ++c)
+          EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(*c)) || *c == '_' || *c == ' ' || *c == '.')
+              << d.name << "." << f.name << " " << n.name;
+        bool in = uint64_t(n.value) < (uint64_t(1) << f.width);
+        fits += in;
+        if (f.enumeration->mask)
+          EXPECT_EQ(n.value & (n.value - 1), 0u) << d.name << "." << f.name << " " << n.name;
+        else
+          EXPECT_TRUE(in) << d.name << "." << f.name << " " << n.name;
+      }
+      EXPECT_GT(fits, 0u) << d.name << "." << f.name;
+    }
+  };
+  for (const ClassDesc* c : all_classes()) {
+    walk(*c->format);
+    for (const AttrDesc& a : c->attrs) walk(*a.desc);
+    for (const AttrDesc& a : c->variants) walk(*a.desc);
+  }
+  EXPECT_GE(enumerated, 19u);
+  for (const FieldDesc& f : SMPMlnxExtPortInfo::DESC.field_list()) EXPECT_FALSE(f.enumeration) << f.name;
+  EXPECT_EQ(field_named(SMPPortInfo::DESC, "portState").field->enumeration, &enums::PORT_STATE);
+}
+
+// What an enumeration calls a raw value: a value's name or its number; a
+// set's names, lowest bit first, unknown bits last as one 0x.. (the JSON
+// writer writes the same pieces, enums::each_mask_name).
+TEST(IbaRegistry, EnumerationNames) {
+  EXPECT_EQ(enums::PORT_STATE.name(4), "Active");
+  EXPECT_EQ(enums::PORT_STATE.name(9), "9");
+  EXPECT_EQ(enums::LINK_WIDTH.name(3), "1x,4x");
+  EXPECT_EQ(enums::LINK_WIDTH.name(0), "");
+  EXPECT_EQ(enums::LINK_WIDTH.name(0x62), "4x,0x60");
+  EXPECT_EQ(enums::mask_names(enums::link_speeds(), 0x5, " "), "SDR QDR");
 }
