@@ -70,6 +70,7 @@ public:
   struct Table {
     uint64_t guid = 0;
     std::string name, where;
+    IBPath route;  // where, for --json
     uint16_t lid = 0;
     unsigned start = 0, end = 0;
     std::vector<uint8_t> lft;  // empty and !ok: the table could not be read
@@ -118,7 +119,7 @@ private:
         continue;
       }
       if (json_) {
-        json_lft(*json_, {t.guid, t.name, t.lid, t.where}, t.lft, t.start, t.end, all_);
+        json_lft(*json_, {t.guid, t.name, t.lid, t.route}, t.lft, t.start, t.end, all_);
         continue;
       }
       UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
@@ -182,6 +183,11 @@ private:
   static std::string where_of(const Subnet& db, uint32_t node) {
     std::string dr = db.ref_dr_string(node);
     return "DR path slid 0; dlid 0; " + (dr.empty() ? dr_path_of(db, node).dr_string() : dr);
+  }
+  // The same route as a path (--json's "route").
+  static IBPath route_of(const Subnet& db, uint32_t node) {
+    auto dr = db.ref_dr(node);
+    return dr ? IBPath(IBDRPath(*dr)) : dr_path_of(db, node);
   }
 
   void table_failed(const Node& n, const std::string& name, const std::exception_ptr& err) {
@@ -263,6 +269,7 @@ private:
           t.start = lr.first;
           t.end = lr.last;
           t.where = where_of(db, id);
+          t.route = route_of(db, id);
           t.lid = n.smalid;
           t.lft = std::move(st->lft);
           t.ok = true;
@@ -376,7 +383,7 @@ private:
           continue;
         }
         if (json_) {
-          TableHead h{n.guid, name, n.smalid, where_of(db, j.node)};
+          TableHead h{n.guid, name, n.smalid, route_of(db, j.node)};
           if (multicast_) json_mft(*json_, h, j.mft, j.start, j.end, n.nports, all_);
           else json_lft(*json_, h, j.lft.lft, j.start, j.end, all_);
         } else if (multicast_) {

@@ -66,7 +66,7 @@ private:
       ibcore::TextOut o(stdout);
       ibcore::JsonOut j(o, ibcore::json_pretty());
       j.obj().key("GID").gid(iba::Gid::from(pi.GIDPrefix(), ni.portGUID())).kguid("portGUID", ni.portGUID());
-      j.kv("GIDPrefix", pi.GIDPrefix()).kv("LID", start).kv("LMC", pi.LMC());
+      j.kguid("GIDPrefix", pi.GIDPrefix()).kv("LID", start).kv("LMC", pi.LMC());
       j.kv("endLID", start + (1u << pi.LMC()) - 1).end();
       j.finish();
       return;

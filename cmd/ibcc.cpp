@@ -619,7 +619,8 @@ public:
       if (!mem) throw ibcore::SysError(errno, "open_memstream");
       o = std::make_unique<ibcore::TextOut>(mem);
       j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
-      j->obj().ks("destination", c.where);
+      j->obj().key("destination");
+      c.path.json(*j);
       c.json = j.get();
     }
     auto drop = [&] {

@@ -212,7 +212,8 @@ private:
   }
 
   // --json: {"findings": [{"nodeGUID", "name", "nodeDescription", "portNum",
-  // "LID", "finding", "detail"}], "ports": [every port checked: {"nodeGUID",
+  // "LID", "finding", "detail", and for a counter "field", "value",
+  // "threshold", "saturated"}], "ports": [every port checked: {"nodeGUID",
   // "name", "nodeDescription", "portNum", "LID", "ok", "portState",
   // "portPhysicalState", "linkWidthActive", "linkSpeedActive"}] (-v),
   // "thresholds": {counter: limit} (modes that read counters), "summary":
@@ -289,6 +290,10 @@ private:
         std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::err_name(i), v, thr_.limit[i],
                       v == H::err_max(i) ? ", saturated" : "");
         e.what = b;
+        e.counter = H::err_field(i);
+        e.value = v;
+        e.threshold = thr_.limit[i];
+        e.saturated = v == H::err_max(i);
         out.push_back(e);
       }
     } catch (const MADError& e) {
@@ -347,7 +352,9 @@ private:
   static void node_json(const IBPath& p, bool ok, F&& rest) {
     TextOut o(stdout);
     JsonOut j(o, json_pretty());
-    j.obj().ks("destination", p.describe()).kb("ok", ok);
+    j.obj().key("destination");
+    p.json(j);
+    j.kb("ok", ok);
     rest(j);
     j.end().finish();
   }
@@ -370,9 +377,10 @@ const char* const kFindingFormat =
     "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found, 0 "
     "otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
     "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the finding names it), "
-    "\"finding\", \"detail\" (when there is one)}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
+    "\"finding\", \"detail\" (when there is one), and for a counter beyond its threshold \"field\" (its "
+    "PortCounters field name, \"symbolErrorCounter\"), \"value\", \"threshold\", \"saturated\"}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
     "\"name\", \"nodeDescription\", \"portNum\", \"LID\", \"ok\", \"portState\", \"portPhysicalState\", "
-    "\"linkWidthActive\", \"linkSpeedActive\"}), \"thresholds\" ({counter: limit}, when counters are "
+    "\"linkWidthActive\", \"linkSpeedActive\"}), \"thresholds\" ({counter field: limit}, when counters are "
     "checked), \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", \"badPorts\"}} (-b "
     "changes nothing in it); the exit status as for the text.";
 

@@ -83,14 +83,14 @@ private:
         if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
           auto x = co_await pm.counters_ext(it.lid, uint8_t(it.port));
           for (int i = 0; i < H::N_DATA; ++i) {
-            it.counters.push_back({H::data_name(i), H::data_value(x, i)});
+            it.counters.push_back({H::data_field(i), H::data_value(x, i)});
             std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(x, i));
             it.text += b;
           }
         } else {
           auto pc = co_await pm.counters(it.lid, uint8_t(it.port));
           for (int i = 0; i < 4; ++i) {
-            it.counters.push_back({H::data_name(i), H::data_value(pc, i)});
+            it.counters.push_back({H::data_field(i), H::data_value(pc, i)});
             std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(pc, i));
             it.text += b;
           }

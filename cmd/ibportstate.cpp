@@ -265,7 +265,9 @@ public:
     std::fflush(stdout);
     if (setting) return change(path, portnum, r, pi, mx, espeed, n.is_switch);
     if (g_json) {
-      g_json->obj().ks("destination", path.describe()).ks("nodeType", n.is_switch ? "Switch" : "CA/RT");
+      g_json->obj().key("destination");
+      path.json(*g_json);
+      g_json->ks("nodeType", n.is_switch ? "Switch" : "CA/RT");
       json_port(*g_json, portnum, pi, show_keys_);
       if (n.mlnx) g_json->key("MlnxExtPortInfo").obj().fields(mx).end();
     }
@@ -369,7 +371,9 @@ private:
     out(show_port(peer, ppi, peer_port, peer_espeed, pn.is_switch, show_keys_));
     if (pn.mlnx) out(show_mepi(peer, pmx, peer_port));
     if (g_json) {
-      g_json->key("peer").obj().ks("destination", peer.describe()).ks("nodeType", pn.is_switch ? "Switch" : "CA/RT");
+      g_json->key("peer").obj().key("destination");
+      peer.json(*g_json);
+      g_json->ks("nodeType", pn.is_switch ? "Switch" : "CA/RT");
       json_port(*g_json, peer_port, ppi, show_keys_);
       if (pn.mlnx) g_json->key("MlnxExtPortInfo").obj().fields(pmx).end();
       g_json->end();

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -45,6 +46,13 @@ using namespace ibcore;
 namespace H = ibcore::health;
 
 constexpr unsigned PRINT_SWITCH = 1, PRINT_CA = 2, PRINT_ROUTER = 4, PRINT_ALL = 7;
+
+// The name of the field desc declares at bit_off (--json's key for it).
+const char* declared_at(const iba::StructDesc& desc, uint32_t bit_off) {
+  for (const iba::FieldDesc& f : desc.field_list())
+    if (f.bit_off == bit_off && f.kind != iba::Kind::Rsv) return f.name;
+  throw std::logic_error(std::string("no field at bit ") + std::to_string(bit_off) + " of " + desc.name);
+}
 
 std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
 std::string fmt(const char* f, ...) {
@@ -289,13 +297,13 @@ private:
     if (thresholds_ok_) {
       j.obj();
       for (int i = 0; i < H::N_ERR; ++i)
-        if (thr_.set[i]) j.kv(H::err_name(i), thr_.limit[i]);
+        if (thr_.set[i]) j.kv(H::err_field(i), thr_.limit[i]);
       j.end();
     } else {
       j.null();
     }
     j.key("suppressed").arr();
-    for (int i : suppressed_) j.str(H::err_name(i));
+    for (int i : suppressed_) j.str(H::err_field(i));
     j.end().end().end();
     j.finish();
   }
@@ -327,7 +335,7 @@ private:
       uint64_t v = error_value(pc, cap, i);
       if (!thr_.exceeds(i, v)) continue;
       s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
-      po.errors.emplace_back(H::err_name(i), v);
+      po.errors.emplace_back(H::err_field(i), v);
       if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
       try {
         IBPath p = co_await pm.path(lid);
@@ -352,10 +360,12 @@ private:
         const char* const* names = i == H::PortXmitDiscards ? rcv_names : xmit_names;
         for (size_t k = 0; k < f.size(); ++k)
           if (f[k]) s += fmt(" [%s == %" PRIu64 "]", names[k], f[k]);
-        // (--json names each field for the attribute it is in)
-        const char* const* right = i == H::PortXmitDiscards ? xmit_names : rcv_names;
+        // (--json names each field as iba/pm.h declares it in the attribute
+        // it is in: the four 16-bit counters from bit 32 on)
+        const iba::StructDesc& dd =
+            i == H::PortXmitDiscards ? iba::PMPortXmitDiscardDetails::DESC : iba::PMPortRcvErrorDetails::DESC;
         for (size_t k = 0; k < f.size(); ++k)
-          if (f[k]) po.details.emplace_back(right[k], f[k]);
+          if (f[k]) po.details.emplace_back(declared_at(dd, uint32_t(32 + 16 * k)), f[k]);
       } catch (const MADError& e) {
         warn(out, e, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port,
              "query_and_dump");
@@ -384,7 +394,7 @@ private:
     for (int i = 0; i < count; ++i)
       if (v[i] || !nonzero) {
         s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v[i], H::human_count(v[i], i < 2).c_str());
-        list->emplace_back(H::data_name(i), v[i]);
+        list->emplace_back(H::data_field(i), v[i]);
       }
     co_return s;
   }

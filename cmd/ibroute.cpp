@@ -128,7 +128,7 @@ private:
       sched.run();
       if (m.error) fail_with(m.error, "dump tables: multicast forwarding table get failed");
       if (json_enabled()) write_json([&](JsonOut& j) {
-        json_mft(j, {ni.nodeGUID(), name, 0, where}, m, start, end, unsigned(ni.numPorts()), all_);
+        json_mft(j, {ni.nodeGUID(), name, 0, path}, m, start, end, unsigned(ni.numPorts()), all_);
       });
       else print_mft(stdout, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
       return 0;
@@ -148,7 +148,7 @@ private:
       return it == dests.end() ? nullptr : &it->second;
     };
     if (json_enabled()) {
-      write_json([&](JsonOut& j) { json_lft(j, {ni.nodeGUID(), name, 0, where}, l.lft, start, end, all_, no_dests_, resolve); });
+      write_json([&](JsonOut& j) { json_lft(j, {ni.nodeGUID(), name, 0, path}, l.lft, start, end, all_, no_dests_, resolve); });
       return 0;
     }
     UnicastDump d(stdout, all_, no_dests_);

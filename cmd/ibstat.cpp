@@ -200,7 +200,7 @@ private:
         j.kenum("portState", iba::enums::PORT_STATE, unsigned(p.state));
         j.kenum("portPhysicalState", iba::enums::PHYS_STATE, unsigned(p.phys_state));
         j.kv("rate", unsigned(p.rate)).kv("LID", p.lid).kv("LMC", p.lmc).kv("SMLID", p.sm_lid);
-        j.kv("capabilityMask", p.capmask).kguid("portGUID", p.port_guid).kv("GIDPrefix", p.subnet_prefix);
+        j.kv("capabilityMask", p.capmask).kguid("portGUID", p.port_guid).kguid("GIDPrefix", p.subnet_prefix);
         j.ks("linkLayer", p.link_layer);
         if (auto ctx = ibcore::verbs::try_open(p.ca))
           if (auto sp = ctx->query_port_speed(uint8_t(p.port))) j.kv("effectiveSpeedMbps", *sp * 100);

@@ -63,7 +63,9 @@ public:
     TextOut o(stdout);
     JsonOut j(o, json_pretty());
     if (json) {
-      j.obj().ks("destination", path.describe()).kv("portNum", unsigned(port_));
+      j.obj().key("destination");
+      path.json(j);
+      j.kv("portNum", unsigned(port_));
       j.kv("pauseMs", uint64_t(std::llround(pause_ * 1000)));
       json_thresholds(j, thr_);
       j.key("errorsAtStart").obj();
@@ -72,7 +74,7 @@ public:
       uint64_t v = H::err_value(prev, i);
       if (!thr_.exceeds(i, v)) continue;
       e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
-      if (json) j.kv(H::err_name(i), v);
+      if (json) j.kv(H::err_field(i), v);
     }
     if (json) j.end().key("samples").arr();
     else
@@ -107,7 +109,7 @@ public:
         uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
         double d = z >= a ? double(z - a) : 0.0;
         if (i < 2) d *= 4;  // words -> bytes
-        if (json) j.kv(H::data_name(i), uint64_t(std::llround(d / dt)));
+        if (json) j.kv(H::data_field(i), uint64_t(std::llround(d / dt)));
         std::snprintf(b, sizeof b, " %s %.0f%s/s", H::data_name(i), d / dt, i < 2 ? "B" : "");
         line += b;
       }
@@ -117,7 +119,7 @@ public:
         uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
         uint64_t d = z >= a ? z - a : 0;
         if (thr_.exceeds(i, d)) {
-          if (json) j.key(H::err_name(i)).obj().kv("increase", d).kb("saturated", z == H::err_max(i)).end();
+          if (json) j.key(H::err_field(i)).obj().kv("increase", d).kb("saturated", z == H::err_max(i)).end();
           std::snprintf(b, sizeof b, " %s +%" PRIu64 "%s", H::err_name(i), d,
                         z == H::err_max(i) ? " (saturated)" : "");
           errs += b;

@@ -207,7 +207,9 @@ private:
         const Reset& r = todo[i];
         jo.obj();
         json_port_keys(jo, db_, r.node, int(r.port), H::port_lid(db_, db_.node(r.node), r.port), map_);
-        jo.ks("DRPath", IBDRPath(db_.node(r.node).dr).dr_string()).kb("ok", states[i].has_value());
+        jo.key("DRPath");
+        IBDRPath(db_.node(r.node).dr).json_dr(jo);
+        jo.kb("ok", states[i].has_value());
         if (states[i])
           json_fields_named(jo, iba::SMPPortInfo::DESC, states[i]->buf.data(), {"portState", "portPhysicalState"});
         jo.end();

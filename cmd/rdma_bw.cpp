@@ -344,7 +344,7 @@ public:
 
 private:
   static void json_dest(ibcore::JsonOut& j, const char* key, const Dest& d) {
-    j.key(key).obj().kv("LID", d.lid).kv("QPN", d.qpn).kv("PSN", d.psn).kv("RKey", d.rkey).kv("VAddr", d.vaddr).end();
+    j.key(key).obj().kv("LID", d.lid).kv("QPN", d.qpn).kv("PSN", d.psn).kv("RKey", d.rkey).kguid("VAddr", d.vaddr).end();
   }
   static size_t round_up(size_t n) { return (n + 4095) / 4096 * 4096; }
 

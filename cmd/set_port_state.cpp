@@ -266,7 +266,9 @@ private:
     auto json_port = [&](const Target& t, const IBDRPath& path, const iba::SMPPortInfo* state) {
       j.obj();
       json_port_keys(j, db_, t.node, int(t.port), H::port_lid(db_, db_.node(t.node), t.port), map_);
-      j.ks("DRPath", path.dr_string()).kb("changed", !dry_run_ && state);
+      j.key("DRPath");
+      path.json_dr(j);
+      j.kb("changed", !dry_run_ && state);
       if (state) json_fields_named(j, iba::SMPPortInfo::DESC, state->buf.data(), {"portState", "portPhysicalState"});
       j.end();
     };

@@ -70,7 +70,7 @@ public:
       // {"destination", "SMInfo": {fields but SM_Key (the text never shows
       // it); SMState by name with SMStateRaw}}
       static constexpr std::string_view HIDE[] = {"SMKey"};
-      ibcore::json_attribute(stdout, "SMInfo", ibcore::portid_str(path), -1, iba::SMPSMInfo::DESC, info.buf.data(),
+      ibcore::json_attribute(stdout, "SMInfo", path, -1, iba::SMPSMInfo::DESC, info.buf.data(),
                              HIDE);
       return 0;
     }

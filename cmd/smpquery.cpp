@@ -68,7 +68,7 @@ template <class T>
 void emit(const Ctx& c, const char* attr, int port, const T& v, const std::string& text) {
   static constexpr std::string_view KEYS[] = {"MKey"};
   if (ibcore::json_enabled())
-    ibcore::json_attribute(stdout, attr, ibcore::portid_str(c.path), port, T::DESC, v.buf.data(),
+    ibcore::json_attribute(stdout, attr, c.path, port, T::DESC, v.buf.data(),
                            c.show_keys ? std::span<const std::string_view>() : std::span(KEYS));
   else out(text);
 }
@@ -79,7 +79,8 @@ template <class F>
 void emit_table(const Ctx& c, const char* attr, int port, F body) {
   ibcore::TextOut o(stdout);
   ibcore::JsonOut j(o, ibcore::json_pretty());
-  j.obj().ks("destination", ibcore::portid_str(c.path));
+  j.obj().key("destination");
+  c.path.json(j);
   if (port >= 0) j.kv("portNum", unsigned(port));
   j.key(attr).obj();
   body(j);
@@ -193,7 +194,7 @@ int op_sl2vl(Ctx& c) {
   unsigned outp = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   check_port(c, outp, ni);
-  // --json: {"destination", "SLtoVLMappingTable": {"tables": [{"inPort",
+  // --json: {"destination", "SLToVLMappingTable": {"tables": [{"inPort",
   // "outPort", "SLtoVL": [VL of SL 0..15]}]}}, written once every row is
   // read (a failed read leaves stdout empty).
   const bool json = ibcore::json_enabled();
@@ -219,7 +220,7 @@ int op_sl2vl(Ctx& c) {
     for (unsigned in = 0; in <= ni.numPorts(); ++in) row(in, outp);
   }
   if (json)
-    emit_table(c, "SLtoVLMappingTable", -1, [&](ibcore::JsonOut& j) {
+    emit_table(c, "SLToVLMappingTable", -1, [&](ibcore::JsonOut& j) {
       j.key("tables").arr();
       for (const Row& r : rows) {
         j.obj().kv("inPort", r.in).kv("outPort", r.out).key("SLtoVL").arr();
@@ -395,7 +396,7 @@ IBTOOL_COMMAND({.name = "smpquery",
                                "LID and a DR path from it (combined route).  --json (-j; --pretty indents): "
                                "{\"destination\", \"portNum\" (port ops), \"<Attribute>\": {its fields as "
                                "iba/ names them}}; the tables as PKeyTable {capacity, PKeyBlock: [P_Keys]}, "
-                               "GUIDInfo {capacity, GUIDs}, SLtoVLMappingTable {tables: [{inPort, outPort, "
+                               "GUIDInfo {capacity, GUIDs}, SLToVLMappingTable {tables: [{inPort, outPort, "
                                "SLtoVL: [VL of each SL]}]}, VLArbitrationTable {VLArbitrationLowCap, "
                                "VLArbitrationHighCap, low, high: [{VL, weight}], null for a base port 0}.\n\n" +
                                op_list(); },

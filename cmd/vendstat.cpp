@@ -204,7 +204,11 @@ private:
     int port = args_.size() > 1   ? int(std::strtoul(args_[1].c_str(), nullptr, 0))
                : args_.empty() ? target_.session->ep->port
                                : 0;
-    if (j_) j_->obj().ks("destination", path_.describe()).kv("portNum", unsigned(port));
+    if (j_) {
+      j_->obj().key("destination");
+      path_.json(*j_);
+      j_->kv("portNum", unsigned(port));
+    }
 
     if (cg_info_) {
       std::vector<uint8_t> d;
@@ -326,7 +330,7 @@ private:
           uint32_t v = uint32_t(cs.record(i).data());
           if (!v) continue;
           int p = pass == 0 ? int(i) + 4 : (i < 4 ? int(i) + 21 : int(i) - 3);
-          if (j_) j_->obj().kv("portNum", unsigned(p)).kv("PortXmitWait", v).end();
+          if (j_) j_->obj().kv("portNum", unsigned(p)).kv("portXmitWait", v).end();
           else std::printf("Port %d: PortXmitWait 0x%x\n", p, unsigned(v));
         }
       }
@@ -361,7 +365,7 @@ IBTOOL_COMMAND({.name = "vendstat",
                     "information (-i) and configuration (-c), configuration space records (-R, -W).  --json (-j; "
                     "--pretty indents): {\"destination\", \"portNum\", then as the mode reads: "
                     "\"generalInfo\" (-N: the GeneralInfo fields in the device's form, \"fwVersion\", "
-                    "\"swVersion\"), \"portXmitWait\" (-w: [{\"portNum\", \"PortXmitWait\"}] for the "
+                    "\"swVersion\"), \"portXmitWait\" (-w: [{\"portNum\", \"portXmitWait\"}] for the "
                     "non-zero ones), \"counterGroupInfo\" (-i: {\"numOfCounterGroups\", \"groupMask\": "
                     "[...]}), \"configCounterGroups\" (-c: {\"groupSelect0\", \"groupSelect1\", \"set\", "
                     "\"read\": the device's ConfigCounterGroups after the set}), \"configSpaceRead\", "

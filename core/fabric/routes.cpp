@@ -301,7 +301,8 @@ const char* iba_node_type(NodeType t) {
 void json_head(JsonOut& j, const TableHead& h) {
   j.obj().kguid("nodeGUID", h.guid).ks("name", h.name);
   if (h.lid) j.kv("LID", h.lid);
-  j.ks("route", h.where);
+  j.key("route");
+  h.route.json(j);
 }
 
 // The object of a destination (known ones only).

@@ -161,7 +161,7 @@ struct TableHead {
   uint64_t guid = 0;
   std::string name;
   uint16_t lid = 0;
-  std::string where;
+  IBPath route;  // how the switch was reached ("route": IBPath::json)
 };
 void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
               bool all, bool no_dests, const LidResolver& resolve);

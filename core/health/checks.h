@@ -49,6 +49,12 @@ struct Finding {
   uint16_t lid = 0;
   std::string what;     // the finding itself, e.g. "link width 1X, both ends support 4X"
   std::string detail;   // extra text shown with -v (may be empty)
+  // A counter beyond its threshold (ibcheckerrs and friends), as data for
+  // --json (`what` says the same as text): the counter's field name as
+  // iba/pm.h declares it, its value, the threshold, whether it saturated.
+  const char* counter = nullptr;
+  uint64_t value = 0, threshold = 0;
+  bool saturated = false;
 };
 
 // A finding about port `port` of node `node` (its LID filled in).

@@ -38,7 +38,33 @@ constexpr const char* kDataNames[N_DATA] = {"PortXmitData",          "PortRcvDat
 constexpr unsigned kErrBits[N_ERR] = {16, 8, 8, 16, 16, 16, 16, 8, 8, 4, 4, 16, 32};
 }  // namespace
 
+namespace {
+// The field of desc whose name is `name` but for case (the reference's
+// names are the IBA's with a capital first letter).
+const char* declared_as(const iba::StructDesc& desc, const char* name) {
+  for (const iba::FieldDesc& f : desc.field_list())
+    if (iba::iequals(f.name, name)) return f.name;
+  return name;
+}
+}  // namespace
+
 const char* err_name(int i) { return i >= 0 && i < N_ERR ? kErrNames[i] : "?"; }
+const char* err_field(int i) {
+  static const auto names = [] {
+    std::array<const char*, N_ERR> a{};
+    for (int k = 0; k < N_ERR; ++k) a[size_t(k)] = declared_as(iba::PMPortCounters::DESC, kErrNames[k]);
+    return a;
+  }();
+  return i >= 0 && i < N_ERR ? names[size_t(i)] : "?";
+}
+const char* data_field(int i) {
+  static const auto names = [] {
+    std::array<const char*, N_DATA> a{};
+    for (int k = 0; k < N_DATA; ++k) a[size_t(k)] = declared_as(iba::PMPortCountersExtended::DESC, kDataNames[k]);
+    return a;
+  }();
+  return i >= 0 && i < N_DATA ? names[size_t(i)] : "?";
+}
 int err_index(std::string_view name) {
   for (int i = 0; i < N_ERR; ++i)
     if (name == kErrNames[i]) return i;

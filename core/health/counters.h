@@ -40,6 +40,10 @@ enum ErrCounter : int {
   N_ERR
 };
 const char* err_name(int i);
+// The counter's field name as iba/pm.h declares it in PMPortCounters
+// ("symbolErrorCounter"): the name --json uses (err_name is the reference's
+// text and thresholds-file name).
+const char* err_field(int i);
 int err_index(std::string_view name);  // -1 when unknown
 uint64_t err_value(const iba::PMPortCounters& pc, int i);
 // Largest value the PortCounters field can hold (it saturates there).
@@ -58,6 +62,8 @@ enum DataCounter : int {
   N_DATA
 };
 const char* data_name(int i);
+// As err_field: the name PMPortCountersExtended declares ("portXmitData").
+const char* data_field(int i);
 uint64_t data_value(const iba::PMPortCounters& pc, int i);  // i < 4
 uint64_t data_value(const iba::PMPortCountersExtended& pc, int i);
 // "8.719KB" (data counters count 4-byte words) or "1.989K" (packets).

@@ -17,6 +17,7 @@ void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const 
   j.obj();
   if (f.node != NO_INDEX) json_port_keys(j, db, f.node, f.port, f.lid, map);
   j.ks("finding", f.what);
+  if (f.counter) j.ks("field", f.counter).kv("value", f.value).kv("threshold", f.threshold).kb("saturated", f.saturated);
   if (!f.detail.empty()) j.ks("detail", f.detail);
   j.end();
 }
@@ -35,7 +36,7 @@ void json_port_info_fields(JsonOut& j, const Port& p, std::initializer_list<cons
 
 void json_thresholds(JsonOut& j, const health::Thresholds& t) {
   j.key("thresholds").obj();
-  for (int i = 0; i < health::N_ERR; ++i) j.kv(health::err_name(i), t.limit[i]);
+  for (int i = 0; i < health::N_ERR; ++i) j.kv(health::err_field(i), t.limit[i]);
   j.end();
 }
 

@@ -20,8 +20,10 @@ namespace ibcore {
 void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map);
 
 // A finding as an object: the keys above (none for a finding about the
-// subnet as a whole), "finding" (the text after the colon) and "detail"
-// (when the check gave one; the text shows it with -v).
+// subnet as a whole), "finding" (the text after the colon), "detail"
+// (when the check gave one; the text shows it with -v) and, for a counter
+// beyond its threshold, "field" (its iba/pm.h name), "value", "threshold"
+// and "saturated".
 void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
 
 // The named fields of an IBA structure (top-level names as iba/ declares
@@ -33,7 +35,7 @@ void json_fields_named(JsonOut& j, const iba::StructDesc& desc, const uint8_t* b
 // as keys of the current object; nothing when p has no PortInfo.
 void json_port_info_fields(JsonOut& j, const Port& p, std::initializer_list<const char*> names);
 
-// "thresholds": {counter name: limit} of the error counters (ibcheck*,
+// "thresholds": {counter field name (iba/pm.h): limit} of the error counters (ibcheck*,
 // ibswportwatch: the limits a finding compares with).
 void json_thresholds(JsonOut& j, const health::Thresholds& t);
 

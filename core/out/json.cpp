@@ -78,16 +78,6 @@ size_t utf8_len(std::string_view s, size_t i) {
 
 }  // namespace
 
-void json_attribute(FILE* f, std::string_view attr, std::string_view where, int port, const iba::StructDesc& desc,
-                    const uint8_t* buf, std::span<const std::string_view> hide) {
-  TextOut o(f);
-  JsonOut j(o, json_pretty());
-  j.obj().ks("destination", where);
-  if (port >= 0) j.kv("portNum", unsigned(port));
-  j.key(attr).obj().fields(desc, buf, hide).end().end();
-  j.finish();
-}
-
 void JsonOut::newline() {
   if (!pretty_) return;
   o_.put('\n');
@@ -244,8 +234,16 @@ JsonOut& JsonOut::kenum(std::string_view k, const iba::enums::Enumeration& e, ui
 
 void JsonOut::scalar(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf) {
   switch (f.kind) {
-    case iba::Kind::Uint:
     case iba::Kind::Hex:
+      // An identifier wider than a double's 53-bit mantissa (M_Key,
+      // SM_Key, GIDPrefix, 64-bit masks) is a string, as a GUID is: a
+      // JSON number that large reads back wrong in most parsers (jq 1.6).
+      if (f.width > JSON_EXACT_BITS) {
+        guid(iba::get_bits(buf, off, f.width));
+        break;
+      }
+      [[fallthrough]];
+    case iba::Kind::Uint:
     case iba::Kind::Lid: num(iba::get_bits(buf, off, f.width)); break;
     case iba::Kind::Int: snum(iba::sign_extend(iba::get_bits(buf, off, f.width), f.width)); break;
     case iba::Kind::Guid: guid(iba::get_bits(buf, off, 64)); break;

@@ -11,8 +11,10 @@
 //
 // Conventions (iproute2's rdma -j/-p, and the schema rules): field
 // names are the IBA's, as iba/ declares them; GUIDs and GIDs are strings
-// ("0x0002c90300001491", "fe80::2:c903:0:1491"); LIDs, ports and counters
-// are numbers, 64-bit values written exactly; enumerations are their names
+// ("0x0002c90300001491", "fe80::2:c903:0:1491"), and so is every other
+// identifier wider than 53 bits (keys, GIDPrefix, 64-bit masks: iba/ Hex
+// fields, "0x" and 16 digits); LIDs, ports and counters are numbers (a LID
+// always a number), 64-bit counters written exactly; enumerations are their names
 // with the raw value beside as <name>Raw; strings are written verbatim
 // (bytes that are not UTF-8 become \u00XX).
 #pragma once
@@ -29,6 +31,10 @@
 #include "iba/struct.h"
 
 namespace ibcore {
+
+// Widest integer a JSON number carries exactly in every parser (a double's
+// mantissa): wider identifiers are written as strings.
+constexpr unsigned JSON_EXACT_BITS = 53;
 
 class JsonOut {
 public:
@@ -155,12 +161,6 @@ private:
   std::unique_ptr<TextOut> o_;
   std::unique_ptr<JsonOut> j_;
 };
-
-// The document of a command that read one attribute (smpquery, sminfo,
-// perfquery): {"destination": where, "portNum": port (when >= 0),
-// attr: {its fields}} on f, with --pretty's indentation.
-void json_attribute(FILE* f, std::string_view attr, std::string_view where, int port, const iba::StructDesc& desc,
-                    const uint8_t* buf, std::span<const std::string_view> hide = {});
 
 // What stdout carries in this process: --json/--pretty's document or the
 // reference's text.  Like the log's verbosity, a setting of the process's

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/base/error.h"
+#include "core/out/json.h"
 #include "iba/smp.h"
 #include "iba/introspect.h"
 
@@ -328,6 +329,24 @@ std::string IBPath::describe() const {
   if (DLID) return "lid " + std::to_string(DLID);
   if (has_grh) return "GID " + DGID.str();
   return "local port";
+}
+
+void IBPath::json_dr(JsonOut& j) const {
+  j.arr();
+  for (uint8_t p : drPath) j.num(p);
+  j.end();
+}
+
+void IBPath::json(JsonOut& j) const {
+  j.obj();
+  if (DLID) j.kv("LID", DLID);
+  if (is_dr()) {
+    j.key("DRPath");
+    json_dr(j);
+    if (drSLID != LID_PERMISSIVE || drDLID != LID_PERMISSIVE) j.kv("drSLID", drSLID).kv("drDLID", drDLID);
+  }
+  if (has_grh && !is_dr()) j.ks("GID", DGID.str());
+  j.end();
 }
 
 std::string IBPath::repr() const {

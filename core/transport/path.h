@@ -22,6 +22,10 @@
 #include "iba/struct.h"
 
 namespace ibcore {
+class JsonOut;
+}
+
+namespace ibcore {
 
 constexpr uint16_t LID_PERMISSIVE = 0xffff;
 constexpr uint64_t DEFAULT_SUBNET_PREFIX = 0xfe80000000000000ull;
@@ -100,6 +104,13 @@ struct IBPath {
   // The DR route as the user writes it: "0,1,4" ("0," for the local port
   // is shown as "0").
   std::string dr_string() const;
+  // The path as the "destination" object of a --json document, its keys
+  // the IBA's: {"LID": 12}, {"DRPath": [0,1,4]} (with "drSLID"/"drDLID"
+  // for a combined route, "LID" when the LRH has one), {"GID": "fe80::1"};
+  // {} for the local port.  A LID is a number, a route an array.
+  void json(ibcore::JsonOut& j) const;
+  // The directed route alone as a JSON array value ([0,1,4]: "DRPath").
+  void json_dr(ibcore::JsonOut& j) const;
 
   bool operator==(const IBPath&) const = default;
 

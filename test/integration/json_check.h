@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "iba/introspect.h"
+#include "iba/mad.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -47,6 +49,24 @@ inline std::map<std::string, std::string> named_values(const std::string& text, 
 
 inline uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
 inline uint64_t guid_of(const json& j) { return std::stoull(j.get<std::string>(), nullptr, 16); }
+// The field iba/pm.h declares under the reference's counter name
+// ("SymbolErrorCounter" -> "symbolErrorCounter"): the --json key of a
+// counter the text names.  Its own name when no PM attribute declares it.
+inline std::string pm_field(const std::string& text_name) {
+  for (const iba::ClassDesc* c : iba::all_classes()) {
+    if (c->mgmt_class != iba::mgmt::PERF) continue;
+    for (const iba::AttrDesc& a : c->attrs)
+      for (const iba::FieldDesc& f : a.desc->field_list())
+        if (iba::iequals(f.name, text_name)) return f.name;
+  }
+  return text_name;
+}
+// A "DRPath" array ([0,1,5]) as the text writes the route ("0,1,5").
+inline std::string dr_text(const json& a) {
+  std::string s;
+  for (const json& h : a) s += (s.empty() ? "" : ",") + std::to_string(h.get<unsigned>());
+  return s;
+}
 
 // The text run and the --json run of args on f; the JSON parsed (a parse
 // failure fails the test), the exit statuses compared.  jr: the JSON run.

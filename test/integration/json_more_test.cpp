@@ -4,6 +4,7 @@
 // leaves stdout empty with the text run's exit status.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <cctype>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -88,9 +89,17 @@ TEST_F(JsonMore, IbcheckFamilyHasTheTextsFindings) {
   std::multiset<Finding> jf;
   for (const json& f : d["findings"]) jf.insert(json_finding(f));
   EXPECT_EQ(jf, tf);
+  // Each counter finding as data: the counter's iba/pm.h name, its value,
+  // the threshold.
+  std::set<std::tuple<uint64_t, int, std::string, uint64_t, uint64_t, bool>> cf;
+  for (const json& f : d["findings"])
+    cf.insert({guid_of(f["nodeGUID"]), f["portNum"].get<int>(), f["field"].get<std::string>(),
+               f["value"].get<uint64_t>(), f["threshold"].get<uint64_t>(), f["saturated"].get<bool>()});
+  EXPECT_EQ(cf, (std::set<std::tuple<uint64_t, int, std::string, uint64_t, uint64_t, bool>>{
+                    {0x200000, 2, "symbolErrorCounter", 5, 0, false}, {0x100003, 1, "portXmitDiscards", 7, 0, false}}));
   expect_numbers(d["summary"], t.out, "## Summary", {"nodesChecked", "badNodes"});
   expect_numbers(d["summary"], t.out, "##          ", {"portsChecked", "badPorts"});
-  EXPECT_EQ(d["thresholds"]["SymbolErrorCounter"], 0);
+  EXPECT_EQ(d["thresholds"]["symbolErrorCounter"], 0);
 
   // -v: the OK lines are the ports the JSON marks ok, with their state.
   auto [tv, dv] = both(*f_, {"ibchecknet", "-v"});
@@ -141,7 +150,7 @@ TEST_F(JsonMore, IbcheckFamilyHasTheTextsFindings) {
     if (!std::regex_search(l, m, head)) continue;
     Finding k{hex(m[1]), std::stoi(m[2]), unsigned(std::stoul(m[3])), ""};
     for (auto it = std::sregex_iterator(l.begin(), l.end(), word); it != std::sregex_iterator(); ++it)
-      tcs.insert({std::get<0>(k), std::get<1>(k), std::get<2>(k), (*it)[1]});
+      tcs.insert({std::get<0>(k), std::get<1>(k), std::get<2>(k), jsontest::pm_field((*it)[1])});
   }
   for (const json& p : dc["ports"])
     for (auto& [name, v] : p["counters"].items()) {
@@ -304,7 +313,7 @@ TEST_F(JsonMore, IbswportwatchWritesOneSampleAnInterval) {
   ASSERT_EQ(d["samples"].size(), 2u);
   for (const json& s : d["samples"]) {
     EXPECT_EQ(s["rates"].size(), 4u);
-    EXPECT_TRUE(s["rates"]["PortXmitData"].is_number_unsigned());
+    EXPECT_TRUE(s["rates"]["portXmitData"].is_number_unsigned());
     EXPECT_TRUE(s["errors"].empty());
   }
   EXPECT_LT(d["samples"][0]["elapsedMs"].get<uint64_t>(), d["samples"][1]["elapsedMs"].get<uint64_t>());
@@ -330,7 +339,7 @@ TEST_F(JsonMore, DryRunsHaveTheTextsPorts) {
   EXPECT_TRUE(d["dryRun"].get<bool>());
   for (const json& p : d["ports"]) {
     EXPECT_FALSE(p["changed"].get<bool>());
-    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>(),
+    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), jsontest::dr_text(p["DRPath"]),
                   p["portState"].get<std::string>()});
   }
   EXPECT_EQ(tl.size(), 2u) << t.out;
@@ -344,7 +353,7 @@ TEST_F(JsonMore, DryRunsHaveTheTextsPorts) {
     if (std::regex_search(l, m, irow)) til.push_back({hex(m[1]), std::stoi(m[2]), m[3]});
   }
   for (const json& p : di["resets"])
-    jil.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>()});
+    jil.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), jsontest::dr_text(p["DRPath"])});
   EXPECT_FALSE(til.empty());
   EXPECT_EQ(jil, til);
   expect_numbers(di["summary"], ti.out, "## Summary",
@@ -426,6 +435,156 @@ TEST_F(JsonMore, RdmaBwDocumentsOfBothEnds) {
   }
 }
 
+// --- one naming rule, one type per kind of value (README: JSON output) ------
+
+// What iba/ declares, for the rule every document follows: field names
+// (every class's format and attributes, nested structures included), the
+// structures' names, the counters (unsigned fields of the PM class's
+// attributes), the LIDs and the identifiers wider than a JSON number holds.
+struct Declared {
+  std::set<std::string> names, structs, counters, lids, wide;
+  std::map<std::string, std::string> by_lower;  // lowercase -> a declared spelling
+
+  Declared() {
+    std::set<std::string> narrow;
+    for (const iba::ClassDesc* c : iba::all_classes()) {
+      add(*c->format, false, narrow);
+      for (auto attrs : {c->attrs, c->variants})
+        for (const iba::AttrDesc& a : attrs) add(*a.desc, c->mgmt_class == iba::mgmt::PERF, narrow);
+    }
+    for (const std::string& n : narrow) wide.erase(n);  // wide only where always wide
+  }
+  void add(const iba::StructDesc& d, bool pm, std::set<std::string>& narrow) {
+    if (!structs.insert(d.name).second) return;
+    for (const iba::FieldDesc& f : d.field_list()) {
+      if (f.kind == iba::Kind::Rsv) continue;
+      names.insert(f.name);
+      by_lower[lower(f.name)] = f.name;
+      if (pm && f.kind == iba::Kind::Uint) counters.insert(f.name);
+      if (f.kind == iba::Kind::Lid) lids.insert(f.name);
+      if ((f.kind == iba::Kind::Hex || f.kind == iba::Kind::Guid) && f.width > 53) wide.insert(f.name);
+      else if (f.kind == iba::Kind::Hex || f.kind == iba::Kind::Uint) narrow.insert(f.name);
+      if (f.kind == iba::Kind::Struct) add(*f.sub, pm, narrow);
+    }
+  }
+  static std::string lower(std::string s) {
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+  // A structure's attribute name: "PortInfo" for SMPPortInfo.
+  bool attribute(const std::string& k) const {
+    for (const std::string& s : structs)
+      if (s.size() >= k.size() && s.compare(s.size() - k.size(), k.size(), k) == 0) return true;
+    return false;
+  }
+};
+
+// Every key of d follows the naming rule and every value has its kind's
+// type; the problems found, as "command: path: problem".
+void walk(const Declared& iba, const std::string& cmd, const json& v, const std::string& path,
+          const std::string& key, std::vector<std::string>& bad) {
+  auto problem = [&](const std::string& what) { bad.push_back(cmd + ": " + path + ": " + what); };
+  if (v.is_object()) {
+    for (auto& [k, x] : v.items()) {
+      std::string base = k.size() > 3 && k.compare(k.size() - 3, 3, "Raw") == 0 ? k.substr(0, k.size() - 3) : k;
+      // ibtool's own keys led by an IBA acronym (README: JSON output).
+      static const std::set<std::string> OWN = {"DRPath", "GUIDs", "SMLID"};
+      if (!iba.names.count(k) && !iba.names.count(base) && !iba.attribute(k) && !OWN.count(k)) {
+        auto same = iba.by_lower.find(Declared::lower(k));
+        if (same != iba.by_lower.end())
+          problem("key \"" + k + "\" is iba/'s \"" + same->second + "\" spelled another way");
+        else if (std::isupper(static_cast<unsigned char>(k[0])))
+          problem("key \"" + k + "\" is neither an iba/ name nor lowerCamelCase");
+      }
+      walk(iba, cmd, x, path + "." + k, k, bad);
+    }
+    return;
+  }
+  if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) walk(iba, cmd, v[i], path + "[" + std::to_string(i) + "]", key, bad);
+    return;
+  }
+  bool lid = iba.lids.count(key) || key == "LID" || key == "lid";
+  if (lid && !v.is_number_unsigned() && !v.is_null()) problem("a LID that is not a number: " + v.dump());
+  bool guid = key.size() >= 4 && key.compare(key.size() - 4, 4, "GUID") == 0;
+  if ((iba.wide.count(key) || guid) && !v.is_string() && !v.is_null())
+    problem("a 64-bit identifier that is not a string: " + v.dump());
+  if (v.is_number_unsigned() && v.get<uint64_t>() > (uint64_t(1) << 53) && !iba.counters.count(key))
+    problem("a number above 2^53 that is not a counter: " + v.dump());
+  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < -(int64_t(1) << 53))
+    problem("a number below -2^53: " + v.dump());
+}
+
+// Every command's document on the test fabric, with counters beyond their
+// thresholds (so the error reports carry their counter keys): one naming
+// rule (iba/'s names as declared, attribute names, else lowerCamelCase),
+// LIDs numbers, 64-bit identifiers strings, nothing numeric above 2^53 but
+// a PM counter, a destination an object.
+TEST_F(JsonMore, EveryDocumentFollowsTheNamingRuleAndTheTypes) {
+  static const Declared iba;
+  ASSERT_TRUE(iba.counters.count("portXmitData"));
+  ASSERT_TRUE(iba.wide.count("GIDPrefix"));
+  ASSERT_TRUE(iba.wide.count("MKey"));
+  ASSERT_FALSE(iba.counters.count("GIDPrefix"));
+  f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=5");
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
+  const std::vector<std::vector<std::string>> commands = {
+      {"ibnetdiscover"}, {"iblinkinfo"}, {"dump_fts"}, {"ibqueryerrors", "--data", "--details"}, {"ibroute", "2"},
+      {"ibtracert", "1", "6"}, {"smpquery", "nodeinfo", "2"}, {"smpquery", "-K", "portinfo", "4", "1"},
+      {"smpquery", "-D", "switchinfo", "0,1"}, {"smpquery", "nodedesc", "2"}, {"smpquery", "pkeys", "4", "1"},
+      {"smpquery", "guidinfo", "5"}, {"smpquery", "sl2vl", "2", "1"}, {"smpquery", "vlarb", "5", "1"},
+      {"perfquery", "5", "1"}, {"perfquery", "-x", "5", "1"}, {"saquery", "NR", "4"}, {"saquery", "PIR", "4/1"},
+      {"saquery", "-s"}, {"saquery", "-g"}, {"saquery", "-m"}, {"saquery", "SMIR"}, {"sminfo"}, {"sminfo", "-D", "0"},
+      {"ibaddr", "4"}, {"ibportstate", "-D", "0", "1"}, {"ibportstate", "-K", "4", "1"},
+      {"ibccquery", "SwitchPortCongestionSetting", "2"}, {"ibstat"}, {"smpdump", "2", "0x11"}, {"ibhosts"},
+      {"ibswitches"}, {"ibnodes"}, {"query", "SubnGet", "PortInfo", "4", "-a", "1"},
+      {"query", "SubnAdmGetTable", "NodeRecord"}, {"ibcheckerrors"}, {"ibchecknet", "-v"}, {"ibchecknode", "3"},
+      {"ibcheckport", "4", "1"}, {"ibcheckerrs", "4", "1"}, {"ibcheckstate"}, {"ibidsverify"}, {"ibdatacounters"},
+      {"ibfindnodesusing", "Switch1", "1"}, {"ibprintca", "Hca2"}, {"ibprintswitch", "-l"},
+      {"ibswportwatch", "-n", "1", "-p", "0.1", "2", "1"}, {"init_all_ports", "-n"},
+      {"set_port_state", "--init", "-n", "2@2"}, {"ibrouters"}, {"ibprintrt", "-l"}, {"ibdatacounts", "2"},
+      {"ibcheckportstate", "4", "1"}, {"ibcheckportwidth", "4", "1"}, {"ibcheckwidth"}, {"ibstatus"},
+      {"ibclearerrors"}};
+  std::vector<std::string> bad;
+  for (const auto& c : commands) {
+    std::string name;
+    for (const auto& a : c) name += (name.empty() ? "" : " ") + a;
+    auto args = c;
+    args.push_back("--json");
+    auto r = c[0] == "ibstatus" ? f_->run_sysfs(ib(args)) : f_->run(ib(args));
+    EXPECT_LE(r.status, 1) << name << ": " << r.err;
+    json d;
+    try {
+      d = json::parse(r.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << name << ": not one JSON document: " << e.what() << "\n" << r.out << r.err;
+      continue;
+    }
+    walk(iba, name, d, "", "", bad);
+    if (d.contains("destination")) EXPECT_TRUE(d["destination"].is_object()) << name << ": " << d["destination"];
+  }
+  f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=0");
+  f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
+  std::string all;
+  for (const auto& b : bad) all += b + "\n";
+  EXPECT_TRUE(bad.empty()) << bad.size() << " problems:\n" << all;
+}
+
+// The destination of a single-destination command as data: a LID as a
+// number, a directed route as an array.
+TEST_F(JsonMore, DestinationsAreObjects) {
+  auto [t, d] = both(*f_, {"sminfo"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_EQ(d["destination"], json::parse(R"({"LID": 1})")) << d;
+  auto [t2, d2] = both(*f_, {"smpquery", "-D", "nodeinfo", "0,1"});
+  ASSERT_EQ(t2.status, 0) << t2.err;
+  EXPECT_EQ(d2["destination"], json::parse(R"({"DRPath": [0, 1]})")) << d2;
+  auto [t3, d3] = both(*f_, {"ibaddr", "4"});
+  ASSERT_EQ(t3.status, 0) << t3.err;
+  EXPECT_TRUE(d3["GIDPrefix"].is_string()) << d3;
+  EXPECT_EQ(d3["GIDPrefix"], "0xfe80000000000000") << d3;
+}
+
 // --pretty: the same document, indented.
 TEST_F(JsonMore, PrettyIsTheSameDocument) {
   auto a = f_->run(ib({"ibidsverify", "--json"}));
@@ -498,7 +657,7 @@ TEST(JsonMoreActions, SetPortStateSaysWhatItDid) {
   ASSERT_EQ(r.status, 0) << r.err;
   d = json::parse(r.out);
   ASSERT_EQ(d["ports"].size(), 2u);
-  EXPECT_EQ(d["ports"][0]["DRPath"], m[1].str());
+  EXPECT_EQ(jsontest::dr_text(d["ports"][0]["DRPath"]), m[1].str());
   for (const json& x : d["ports"]) {
     EXPECT_TRUE(x["changed"].get<bool>());
     EXPECT_EQ(x["portPhysicalState"], "Polling");
@@ -531,7 +690,7 @@ TEST(JsonMoreActions, InitAllPortsSaysWhatItReset) {
   json d = json::parse(r.out);
   EXPECT_FALSE(d["dryRun"].get<bool>());
   for (const json& p : d["resets"]) {
-    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), p["DRPath"].get<std::string>()});
+    jl.push_back({guid_of(p["nodeGUID"]), p["portNum"].get<int>(), jsontest::dr_text(p["DRPath"])});
     EXPECT_TRUE(p["ok"].get<bool>());
     EXPECT_EQ(p["portStateRaw"], 2);  // Init
     EXPECT_EQ(p["portPhysicalState"], "LinkUp");

@@ -221,7 +221,7 @@ TEST_F(JsonVendstat, EveryModeHasTheTextsValues) {
       tw.push_back({unsigned(std::stoul(m[1])), unsigned(std::stoul(m[2], nullptr, 16))});
   }
   for (const json& p : n["portXmitWait"])
-    jw.push_back({p["portNum"].get<unsigned>(), p["PortXmitWait"].get<unsigned>()});
+    jw.push_back({p["portNum"].get<unsigned>(), p["portXmitWait"].get<unsigned>()});
   EXPECT_EQ(tw.size(), 24u) << r[0].out;
   EXPECT_EQ(jw, tw);
 
