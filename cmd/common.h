@@ -25,7 +25,7 @@ enum : uint32_t {
   Sa = 1u << 8,          // --sa
   SaPath = 1u << 9,      // --sa-path
   Discovery = 1u << 10,  // --discovery
-  Cache = 1u << 11,      // --cache, --refresh-cache
+  Cache = 1u << 11,      // --cache, --refresh-cache, --cache-max-age
   NodeNameMap = 1u << 12,// --node-name-map
   Outstanding = 1u << 13,// --outstanding (and -o where the command says)
   Config = 1u << 14,     // -z/--config
@@ -34,6 +34,7 @@ enum : uint32_t {
   PKeyIdx = 1u << 17,    // -Y/--pkey-idx (P_Key index of GMPs)
   Transport = 1u << 18,  // --transport umad|verbs|auto
   TimeoutLong = 1u << 19,// --timeout alone, for a command whose -t is its own
+  Strict = 1u << 20,     // --strict (what counts as a failure: the command's description)
   // The set every MAD-sending command takes.
   Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx | Transport,
   Smp = Mad | MKey | Sa,
@@ -51,6 +52,13 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
 // because the command line is parsed after this.  A file that cannot be
 // read is ignored, as the reference does (even one named with -z).
 void load_config_file(const std::string& path, ibcore::Config& c);
+
+// --strict (for cron jobs): a run whose result is empty or partial (a
+// selection that matched nothing, a destination that did not answer, 100%
+// loss) exits 1 instead of the reference's 0, after one "E: " line saying
+// why (--strict named).  Returns the status to exit with: 1 when cfg asks
+// for it, else status.
+int strict_exit(const ibcore::Config& cfg, int status, const std::string& why);
 
 // Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
 bool parse_int(const std::string& s, uint64_t& out);
