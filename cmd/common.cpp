@@ -82,7 +82,17 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
   if (which & opt::Verbose)
     app.add_flag("-v,--verbose", c.verbose, "increase verbosity level");
   if (which & (opt::Timeout | opt::TimeoutLong))
-    app.add_option(which & opt::Timeout ? "-t,--timeout" : "--timeout", c.timeout_ms, "timeout in ms")
+    app.add_option_function<std::string>(
+           which & opt::Timeout ? "-t,--timeout" : "--timeout",
+           [&c](const std::string& s) {
+             // The reference's check and words (its iberror line, status
+             // 255; ibtool's own commands: one line and where the help is).
+             uint64_t v = 0;
+             if (!parse_int(s, v) || v == 0 || v >= 2147483647)
+               throw RefFail{"Invalid timeout \"" + s + "\".  Timeout requires a positive integer value < 2147483647."};
+             c.timeout_ms = int(v);
+           },
+           "timeout in ms")
         ->option_text("<ms>");
   if (which & opt::Retries)
     app.add_option("--retries", c.retries, "number of times a MAD is resent")->option_text("<n>");
