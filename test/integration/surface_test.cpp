@@ -98,4 +98,17 @@ TEST_F(Surface, GuidWhereALidIsReadGetsAHint) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+TEST_F(Surface, MKeyHintOnlyForATargetThatExists) {
+  // LID 99: no node has it.  The SMP times out, and the SA knows no path
+  // to it: no M_Key hint, a line saying so instead.
+  auto ref = fab_->run({"smpquery", "-t", "100", "nodeinfo", "99"});
+  auto r = ib({"smpquery", "-t", "100", "nodeinfo", "99"});
+  EXPECT_EQ(r.status, ref.status);
+  EXPECT_EQ(r.out, ref.out);
+  EXPECT_EQ(r.err.find("M_Key"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("timed out to lid 99\nE: no port of the subnet has that LID"), std::string::npos) << r.err;
+  // (A node that exists and drops the SMP keeps the hint:
+  // sm_key_test.cpp MKeyHint.)
+}
+
 }  // namespace
