@@ -49,7 +49,6 @@ T get_or(Ctx& c, uint32_t amod, const std::string& msg) {
     return c.src.SubnGet<T>(c.path, amod);
   } catch (ibcore::MADError& e) {
     std::fflush(stdout);
-    if (!c.src.uses_sa()) ibcore::note_target_presence(c.src.mad(), c.path, e);
     ibcore::report(e);
     throw ibtool::RefFail{msg};
   }

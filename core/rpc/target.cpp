@@ -78,13 +78,14 @@ void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e,
   q.set_DLID(target.DLID);
   q.set_SLID(local_lid(mad));
   q.set_numbPath(1);
-  IBPath sa = sa_path_for(mad, sm_lid);
   try {
+    IBPath sa = sa_path_for(mad, sm_lid);
     mad.SubnAdmGet(q, mask, &sa);
     e.target = MADError::Target::Exists;
   } catch (const MADClassError& c) {
     if (c.mgmt_class == iba::mgmt::SUBN_ADM && c.class_code() == 3) e.target = MADError::Target::Absent;  // ERR_NO_RECORDS
-  } catch (const MADError&) {
+  } catch (const std::exception&) {
+    // (no SA, no path to it: not known)
   }
 }
 

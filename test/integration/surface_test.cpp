@@ -107,6 +107,13 @@ TEST_F(Surface, MKeyHintOnlyForATargetThatExists) {
   EXPECT_EQ(r.out, ref.out);
   EXPECT_EQ(r.err.find("M_Key"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("timed out to lid 99\nE: no port of the subnet has that LID"), std::string::npos) << r.err;
+  // The same for every single-target command (their sessions ask).
+  for (const char* c : {"ibaddr", "sminfo"}) {
+    r = ib({c, "-t", "100", "99"});
+    EXPECT_EQ(r.status, 255) << c;
+    EXPECT_EQ(r.err.find("M_Key"), std::string::npos) << c << ": " << r.err;
+    EXPECT_NE(r.err.find("E: no port of the subnet has that LID"), std::string::npos) << c << ": " << r.err;
+  }
   // (A node that exists and drops the SMP keeps the hint:
   // sm_key_test.cpp MKeyHint.)
 }
