@@ -459,6 +459,10 @@ TEST(HealthCache, CacheIsNamedAgedAndGoneNodesAreGone) {
   EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("query failed"), std::string::npos) << r.out;
+  r = f.run(ib({"ibdatacounters", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace
