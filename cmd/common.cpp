@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/base/textfile.h"
+#include "core/out/log.h"
 
 namespace ibtool {
 
@@ -37,6 +38,12 @@ CLI::Validator diffcheck_check(std::span<const FlagName> names) {
 }
 
 bool parse_int(const std::string& s, uint64_t& out) { return ibcore::parse_number(s, out); }
+
+int strict_exit(const ibcore::Config& cfg, int status, const std::string& why) {
+  if (!cfg.strict || status != 0) return status;
+  ibcore::log::error("E: %s (--strict)\n", why.c_str());
+  return 1;
+}
 
 namespace {
 
@@ -97,7 +104,17 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
   if (which & opt::Verbose)
     app.add_flag("-v,--verbose", c.verbose, "increase verbosity level");
   if (which & (opt::Timeout | opt::TimeoutLong))
-    app.add_option(which & opt::Timeout ? "-t,--timeout" : "--timeout", c.timeout_ms, "timeout in ms")
+    app.add_option_function<std::string>(
+           which & opt::Timeout ? "-t,--timeout" : "--timeout",
+           [&c](const std::string& s) {
+             // The reference's check and words (its iberror line, status
+             // 255; ibtool's own commands: one line and where the help is).
+             uint64_t v = 0;
+             if (!parse_int(s, v) || v == 0 || v >= 2147483647)
+               throw RefFail{"Invalid timeout \"" + s + "\".  Timeout requires a positive integer value < 2147483647."};
+             c.timeout_ms = int(v);
+           },
+           "timeout in ms")
         ->option_text("<ms>");
   if (which & opt::Retries)
     app.add_option("--retries", c.retries, "number of times a MAD is resent")->option_text("<n>");
@@ -127,9 +144,19 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
            "discovery mode")
         ->option_text("DR|LID|SA");
   if (which & opt::Cache) {
-    app.add_option("--cache", c.cache_file, "load the subnet from FILE if present, save it after discovery")
+    app.add_option("--cache", c.cache_file,
+                   "load the subnet from FILE if present and not older than --cache-max-age, else discover "
+                   "and save it there")
         ->option_text("<file>");
     app.add_flag("--refresh-cache", c.refresh_cache, "ignore the cache file's content and rediscover");
+    app.add_option("--cache-max-age", c.cache_max_age_s,
+                   "seconds a --cache file is used for (default 300; 0: always rediscover)")
+        ->option_text("<s>")
+        ->check(CLI::Validator(
+            [](std::string& s) {
+              return !s.empty() && s[0] != '-' ? std::string() : "'" + s + "' is not a number of seconds";
+            },
+            "SECONDS"));
   }
   if (which & opt::NodeNameMap)
     app.add_option("--node-name-map", c.node_name_map, "node name map file")->option_text("<file>");
@@ -166,6 +193,10 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
            "how MADs are sent: umad (/dev/infiniband/umad*), verbs (GMPs on a UD QP, for users "
            "without umad access; SMPs cannot go this way), auto (umad, else verbs; the default)")
         ->option_text("umad|verbs|auto");
+  if (which & opt::Strict)
+    app.add_flag("--strict", c.strict,
+                 "exit 1 when the result is empty or partial (nothing matched, a destination unreachable, 100% "
+                 "loss), where the reference exits 0");
   if (which & opt::Errors) app.add_flag("-e,--errors", errors_flag_, "show send and receive errors");
 }
 

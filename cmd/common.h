@@ -25,7 +25,7 @@ enum : uint32_t {
   Sa = 1u << 8,          // --sa
   SaPath = 1u << 9,      // --sa-path
   Discovery = 1u << 10,  // --discovery
-  Cache = 1u << 11,      // --cache, --refresh-cache
+  Cache = 1u << 11,      // --cache, --refresh-cache, --cache-max-age
   NodeNameMap = 1u << 12,// --node-name-map
   Outstanding = 1u << 13,// --outstanding (and -o where the command says)
   Config = 1u << 14,     // -z/--config
@@ -35,6 +35,7 @@ enum : uint32_t {
   Transport = 1u << 18,  // --transport umad|verbs|auto
   TimeoutLong = 1u << 19,// --timeout alone, for a command whose -t is its own
   Compat = 1u << 20,     // --compat 44|current (the output level, iba/compat.h)
+  Strict = 1u << 21,     // --strict (what counts as a failure: the command's description)
   // The set every MAD-sending command takes.
   Mad = Ca | Port | Debug | Verbose | Timeout | Retries | Config | Errors | PKeyIdx | Transport | Compat,
   Smp = Mad | MKey | Sa,
@@ -59,6 +60,13 @@ void load_config_file(const std::string& path, ibcore::Config& c);
 // option (cli::App::after_early), so the line overrides both.  Throws
 // CLI::ValidationError for an environment value it refuses.
 void apply_settings_sources(ibcore::Config& c);
+
+// --strict (for cron jobs): a run whose result is empty or partial (a
+// selection that matched nothing, a destination that did not answer, 100%
+// loss) exits 1 instead of the reference's 0, after one "E: " line saying
+// why (--strict named).  Returns the status to exit with: 1 when cfg asks
+// for it, else status.
+int strict_exit(const ibcore::Config& cfg, int status, const std::string& why);
 
 // Parse an integer in the reference's way (decimal, 0x hex, 0 octal).
 bool parse_int(const std::string& s, uint64_t& out);

@@ -105,4 +105,5 @@ IBTOOL_COMMAND({.name = "decode_mad",
                 .examples = "  ibtool decode_mad mad.hex\n"
                             "  smpdump -D 0 0x15 1 | ibtool decode_mad --attr SMPPortInfo\n"
                             "  ibtool decode_mad --binary < mad.bin",
-                .make = [] { return std::make_unique<DecodeMad>(); }});
+                .make = [] { return std::make_unique<DecodeMad>(); },
+                .own = true});

@@ -689,4 +689,5 @@ IBTOOL_COMMAND({.name = "exporter",
                 .examples = "  exporter --listen 127.0.0.1:9315\n"
                             "  exporter --once > /var/lib/node_exporter/textfile/ib.prom.$$ && "
                             "mv /var/lib/node_exporter/textfile/ib.prom.$$ /var/lib/node_exporter/textfile/ib.prom",
-                .make = [] { return std::make_unique<Exporter>(); }});
+                .make = [] { return std::make_unique<Exporter>(); },
+                .own = true});

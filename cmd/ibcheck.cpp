@@ -296,11 +296,21 @@ private:
         e.saturated = v == H::err_max(i);
         out.push_back(e);
       }
+      co_return;
     } catch (const MADError& e) {
       f.what = "PortCounters query failed: " + e.layers().back();
       if (e.layers().size() > 1) f.detail = e.layers().front();
-      out.push_back(f);
     }
+    // A node of a cached topology that does not answer may have left the
+    // fabric since: say so rather than blame its PMA.
+    if (!db_.cache_file.empty()) {
+      AsyncSmpSource src(pm.sched());
+      if (!co_await H::still_present(src, db_, it.node, lid)) {
+        f.what = H::gone_text(db_, lid);
+        f.detail.clear();
+      }
+    }
+    out.push_back(f);
   }
 
   int check_node() {

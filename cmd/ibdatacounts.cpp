@@ -95,10 +95,20 @@ private:
             it.text += b;
           }
         }
+        co_return;
       } catch (const MADError& e) {
         ++failed;
         it.error = "query failed: " + e.layers().back();
         it.text = " " + it.error;
+      }
+      // A node of a cached topology that does not answer may have left
+      // the fabric since: say so rather than blame its PMA.
+      if (!db.cache_file.empty()) {
+        AsyncSmpSource src(pm.sched());
+        if (!co_await H::still_present(src, db, it.node, it.lid)) {
+          it.error = H::gone_text(db, it.lid);
+          it.text = " " + it.error;
+        }
       }
     };
     for (auto& it : items) ses.sched().spawn(read(it));

@@ -40,7 +40,7 @@ public:
     Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<H::Finding> found = H::check_ids(db);
-    if (config().cache_file.empty() || config().refresh_cache) {
+    if (db.cache_file.empty()) {  // (a cached database: its nodes are not asked)
       H::PmSession ses(config(), false, false);
       H::probe_duplicate_guids(ses.sched(), db, found);
       ses.sched().run();

@@ -47,7 +47,7 @@ public:
     app.add_option("-o,--oui", oui_str_, "use specified OUI number")->option_text("<val>");
     app.add_flag("-S,--Server", server_, "start in server mode");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
-    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::Json | ibtool::opt::Strict);
     app.add_option("dest", args_, "<dest lid|guid>");
     app.callback([this] {
       if (!server_ && args_.size() != 1) throw CLI::ValidationError("dest", "one destination is required");
@@ -144,7 +144,7 @@ private:
       j.end().kv("transmitted", sent).kv("received", received).kv("lossPercent", loss).kv("timeMs", total_ms);
       j.kv("rttMinUs", min_us).kv("rttAvgUs", received ? total_us / received : 0).kv("rttMaxUs", max_us).end();
       j.finish();
-      return 0;
+      return lost_all(sent, received);
     }
     std::printf("\n--- %s (%s) ibping statistics ---\n", host.c_str(), dest.c_str());
     std::printf("%llu packets transmitted, %llu received, %llu%% packet loss, time %llu ms\n",
@@ -153,7 +153,12 @@ private:
     std::printf("rtt min/avg/max = %s/%s/%s ms\n", ms3(min_us).c_str(), ms3(received ? total_us / received : 0).c_str(),
                 ms3(max_us).c_str());
     std::fflush(stdout);
-    return 0;
+    return lost_all(sent, received);
+  }
+
+  // --strict: no reply at all is a failure.
+  int lost_all(uint64_t sent, uint64_t received) const {
+    return sent && !received ? ibtool::strict_exit(config(), 0, "100% packet loss") : 0;
   }
 
   uint64_t count_ = 0;

@@ -94,7 +94,7 @@ public:
         ->option_text("<val>");
     ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::SaPath | ibtool::opt::SMKey | ibtool::opt::Cache |
-                                        ibtool::opt::Json);
+                                        ibtool::opt::Json | ibtool::opt::Strict);
   }
 
 private:
@@ -110,6 +110,7 @@ private:
     std::string text;
     std::vector<PortOut> ports;  // --json
     bool bad = false;
+    bool gone = false;  // a node of a cached topology that is no longer there
     unsigned ports_checked = 0, bad_ports = 0, pma_failures = 0;
   };
 
@@ -178,8 +179,19 @@ private:
         what = dr_arg_;
       }
       if (n == NO_INDEX) {
-        if (guid_arg_.empty())
-          ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "Failed to find node: %s\n", what.c_str());
+        // The reference asks the SA for the port first and, when the SA
+        // does not know it, warns and scans the whole fabric (which found
+        // no such port either: the GUID matched nothing).
+        if (!guid_arg_.empty()) {
+          ibcore::log::warn("ibwarn: [%d] ib_path_query_via: sa call path_query failed\n", int(::getpid()));
+          ibcore::log::warn("ibwarn: [%d] main: Failed to resolve %s; attempting full scan\n", int(::getpid()),
+                            what.c_str());
+          ibcore::log::warn("Failed to find node: %s\n", what.c_str());
+        } else {
+          ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "Failed to find node: %s\n",
+                                     what.c_str());
+        }
+        matched_nothing_ = true;
       } else {
         nodes.push_back(n);
       }
@@ -219,17 +231,20 @@ private:
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     }
 
-    unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0, failures = 0;
+    unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0, failures = 0,
+             gone = 0;
     for (auto& o : outs) {
       if (!ibcore::json_enabled()) std::fputs(o.text.c_str(), stdout);
+      gone += o.gone;
+      nodes_checked -= o.gone;
       bad_nodes += o.bad;
       ports_checked += o.ports_checked;
       bad_ports += o.bad_ports;
       failures += o.pma_failures;
     }
     if (ibcore::json_enabled()) {
-      write_json(db, map, todo, outs, {nodes_checked, bad_nodes, ports_checked, bad_ports, failures});
-      return bad_ports ? 1 : 0;
+      write_json(db, map, todo, outs, {nodes_checked, bad_nodes, ports_checked, bad_ports, failures, gone});
+      return strict_status(bad_ports ? 1 : 0, nodes_checked, failures, gone);
     }
     std::printf("\n## Summary: %u nodes checked, %u bad nodes found\n", nodes_checked, bad_nodes);
     std::printf("##          %u ports checked, %u ports have errors beyond threshold\n", ports_checked, bad_ports);
@@ -242,15 +257,27 @@ private:
       std::printf("## (null)\n");
     }
     if (failures) std::printf("##          %u PMA query failures\n", failures);
+    if (gone) std::printf("##          %u nodes of the cache gone from the fabric\n", gone);
     std::printf("## Suppressed:");
     for (int i : suppressed_) std::printf(" %s", H::err_name(i));
     std::printf("\n");
     std::fflush(stdout);
-    return bad_ports ? 1 : 0;
+    return strict_status(bad_ports ? 1 : 0, nodes_checked, failures, gone);
+  }
+
+  // --strict: a selection that matched nothing, no node checked, or nodes
+  // that did not answer make the run fail.
+  int strict_status(int status, unsigned nodes_checked, unsigned failures, unsigned gone) const {
+    std::string why;
+    if (matched_nothing_) why = "no node matched " + (guid_arg_.empty() ? dr_arg_ : guid_arg_);
+    else if (!nodes_checked && !gone) why = "no node checked";
+    else if (failures) why = std::to_string(failures) + " PMA query failures";
+    else if (gone) why = std::to_string(gone) + " nodes of the cache gone from the fabric";
+    return why.empty() ? status : ibtool::strict_exit(config(), status, why);
   }
 
   struct Summary {
-    unsigned nodes_checked, bad_nodes, ports_checked, bad_ports, failures;
+    unsigned nodes_checked, bad_nodes, ports_checked, bad_ports, failures, gone;
   };
   // --json: {"nodes": [the nodes the text reports, each {"nodeGUID",
   // "nodeType", "name", "nodeDescription", "ports": [{"portNum" (255: all
@@ -258,8 +285,9 @@ private:
   // "details": {...} (--details), "data": {...} (--data, --counters),
   // "link": {the port as iblinkinfo --json writes it} (-r)}]}],
   // "summary": {"nodesChecked", "badNodes", "portsChecked", "badPorts",
-  // "pmaFailures", "thresholds": {name: value} (null when the file could not
-  // be read), "suppressed": [names]}}
+  // "pmaFailures", "goneNodes" (nodes of a --cache topology that no longer
+  // answer), "thresholds": {name: value} (null when the file could not be
+  // read), "suppressed": [names]}}
   void write_json(const Subnet& db, const NodeNameMap& map, const std::vector<uint32_t>& todo,
                   const std::vector<NodeOut>& outs, const Summary& sum) const {
     TextOut o(stdout);
@@ -293,7 +321,7 @@ private:
     }
     j.end().key("summary").obj();
     j.kv("nodesChecked", sum.nodes_checked).kv("badNodes", sum.bad_nodes).kv("portsChecked", sum.ports_checked);
-    j.kv("badPorts", sum.bad_ports).kv("pmaFailures", sum.failures).key("thresholds");
+    j.kv("badPorts", sum.bad_ports).kv("pmaFailures", sum.failures).kv("goneNodes", sum.gone).key("thresholds");
     if (thresholds_ok_) {
       j.obj();
       for (int i = 0; i < H::N_ERR; ++i)
@@ -550,6 +578,16 @@ private:
     uint16_t lid = scan_lid(db, n);
     bool cap_failed = false, cap_timed_out = false;
     uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed, &cap_timed_out) : 0;
+    if (cap_failed && !db.cache_file.empty()) {
+      // A node of a cached topology that does not answer may have left
+      // the fabric since: that is not its PMA failing.
+      AsyncSmpSource src(pm.sched());
+      if (!co_await H::still_present(src, db, ni, lid)) {
+        ibcore::log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), n.guid, H::gone_text(db, lid).c_str());
+        out.gone = true;
+        co_return;
+      }
+    }
     if (cap_failed) {
       if (cap_timed_out) warn_timeout(lid);
       ibcore::log::warn("ibwarn: [%d] query_cap_mask: classportinfo query failed on %s, Lid %u port %u\n",
@@ -688,6 +726,7 @@ private:
   H::Thresholds thr_;
   bool thresholds_ok_ = true;
   bool single_node_ = false;  // a node selected with -G/-S/-D
+  bool matched_nothing_ = false;  // that selection matched no node
   std::unordered_map<uint32_t, Ahead> ahead_;  // ahead_key(LID, port select) -> read ahead
   std::unordered_set<uint16_t> ahead_lids_;    // LIDs queued
   std::optional<WorkQueue<AheadItem>> ahead_q_;
@@ -715,7 +754,7 @@ IBTOOL_COMMAND({.name = "ibqueryerrors",
                     "[{\"portNum\" (255 and \"allPorts\": true for the AllPortSelect sum), \"portGUID\", "
                     "\"errors\": {counter: value}, \"details\" (--details), \"data\" (--data, "
                     "--counters), \"link\" (-r: the port as iblinkinfo --json writes it)}]}], \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", "
-                    "\"badPorts\", \"pmaFailures\", \"thresholds\", \"suppressed\"}}.",
+                    "\"badPorts\", \"pmaFailures\", \"goneNodes\", \"thresholds\", \"suppressed\"}}.",
                 .usage = "[options]",
                 .examples = "  ibqueryerrors -c -r            # common counters suppressed, link info shown\n"
                             "  ibqueryerrors --threshold-file t  # thresholds from t\n"

@@ -8,6 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
+#include "core/health/checks.h"
 #include "core/out/json.h"
 #include "core/fabric/routes.h"
 #include "core/out/textout.h"
@@ -105,8 +108,21 @@ public:
 private:
   // The LID of an address argument (0 when it does not resolve).
   uint16_t lid_of(ibtool::Session& s, const std::string& arg) {
+    IBPath t;
     try {
-      IBPath p = resolve_for_smp(*s.mad, parse_target(arg, flags_.form()), flags_.sm_port);
+      t = parse_target(arg, flags_.form());
+    } catch (const std::exception& e) {
+      // Not an address: a node description, or a name of the node name
+      // map, as set_port_state and ibprint* take one (unless -G/-L said
+      // which form the argument has).
+      if (flags_.form().form != IBPath::Form::Auto || flags_.form().combined) {
+        ibcore::report(e);
+        return 0;
+      }
+      return lid_by_name(arg);
+    }
+    try {
+      IBPath p = resolve_for_smp(*s.mad, t, flags_.sm_port);
       if (p.is_dr()) {
         auto ni = src_->SubnGet<iba::SMPNodeInfo>(p);
         bool sw = NodeType(ni.nodeType()) == NodeType::Switch;
@@ -118,6 +134,24 @@ private:
       ibcore::report(e);
       return 0;
     }
+  }
+
+  // The LID of the node named arg in the fabric (discovered once): a
+  // switch's, or a CA's or router's first port with one; 0 (with an E:
+  // line) when no node has that name.
+  uint16_t lid_by_name(const std::string& arg) {
+    if (!db_) db_ = obtain_subnet(config());
+    uint32_t n = health::find_node(*db_, map_, arg, NodeType::Unknown);
+    if (n == NO_INDEX) {
+      ibcore::log::error("E: no node of the fabric is named \"%s\" (nor is it a LID, GUID, GID or DR path)\n",
+                         arg.c_str());
+      return 0;
+    }
+    const Node& x = db_->node(n);
+    for (unsigned p = x.is_switch() ? 0 : 1; p <= x.nports; ++p)
+      if (uint16_t lid = health::port_lid(*db_, x, p)) return lid;
+    ibcore::log::error("E: node \"%s\" has no LID\n", arg.c_str());
+    return 0;
   }
 
   static IBPath lid_path(ibtool::Session& s, uint16_t lid) {
@@ -278,6 +312,7 @@ private:
   std::vector<std::string> args_;
   NodeNameMap map_;
   std::unique_ptr<SmpSource> src_;
+  std::optional<Subnet> db_;  // the fabric, discovered for an address given by name
 };
 
 }  // namespace
@@ -289,7 +324,9 @@ IBTOOL_COMMAND({.name = "ibtracert",
                     "Walks the route from the source to the destination port with directed route SMPs, "
                     "reading at each switch the forwarding table entry of the destination LID (-m: the "
                     "multicast forwarding table of the MLID), and prints every hop.  -f keeps walking when "
-                    "the destination does not answer by LID; --ports-file traces every pair of a file.  "
+                    "the destination does not answer by LID; --ports-file traces every pair of a file.  An "
+                    "address is any target form (LID, GUID, GID, DR path) or a node description (or its name "
+                    "in the node name map), which discovers the fabric to find its LID.  "
                     "--json (-j; --pretty indents; one trace): {\"found\", \"MLID\" (-m), \"hops\": "
                     "[{\"nodeGUID\", \"portGUID\", \"nodeType\", \"nodeDescription\", \"name\", "
                     "\"LID\", \"LMC\", \"inPort\", \"outPort\"}]}, also for a partial route.",
@@ -297,5 +334,6 @@ IBTOOL_COMMAND({.name = "ibtracert",
                 .examples = "  ibtracert 4 16\n"
                             "  ibtracert -n 4 16\n"
                             "  ibtracert -G 0x8f1040396522d 0x002c9000100d051\n"
+                            "  ibtracert \"compute_001 HCA-1\" \"storage (io) 7\"\n"
                             "  ibtracert -m 0xc000 4 16",
                 .make = [] { return std::make_unique<IbTracert>(); }});

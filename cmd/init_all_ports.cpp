@@ -278,4 +278,5 @@ IBTOOL_COMMAND(
          "\"wouldReset\"), \"alreadyInit\", \"failed\", \"notResettable\"}} (-b changes nothing in it).",
      .usage = "[options]",
      .examples = "  init_all_ports -n\n  init_all_ports",
-     .make = [] { return std::make_unique<InitAllPorts>(); }});
+     .make = [] { return std::make_unique<InitAllPorts>(); },
+     .own = true});

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <span>
+#include <vector>
 
 #include "cmd/common.h"
 #include "cmd/completion.h"
@@ -66,6 +67,59 @@ int print_help_list() {
     std::printf("  %-20.*s %.*s\n", int(c->name.size()), c->name.data(), int(c->summary.size()), c->summary.data());
   std::printf("\n'ibtool COMMAND --help' shows the options of a command.\n");
   return 0;
+}
+
+// Whether the command was named as `ibtool CMD` (not through a link):
+// where a bad value sends the user for help.
+bool through_ibtool = false;
+
+// A bad option value: "<tool>: <msg>" and where the help is (not the whole
+// usage: the reference tools print none for a value their getopt took),
+// the command's usage status.
+int bad_value_exit(std::string_view tool, const Command& cmd, std::string_view msg) {
+  ibcore::log::info("%.*s: %.*s\nTry '%s%.*s --help' for more information.\n", int(tool.size()), tool.data(),
+                    int(msg.size()), msg.data(), through_ibtool ? "ibtool " : "", int(tool.size()), tool.data());
+  return cmd.usage_status();
+}
+
+// The registered name closest to a mistyped one (edit distance with
+// transpositions, at most a third of its length, and 2), or nullptr.
+const CommandInfo* closest_command(std::string_view typed) {
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
+  };
+  const CommandInfo* best = nullptr;
+  size_t best_d = std::min<size_t>(2, std::max<size_t>(1, typed.size() / 3)) + 1;
+  for (const CommandInfo* c : commands()) {
+    std::vector<std::string_view> names{c->name};
+    names.insert(names.end(), c->aliases.begin(), c->aliases.end());
+    for (std::string_view n : names)
+      if (size_t d = distance(typed, n); d < best_d) {
+        best = c;
+        best_d = d;
+      }
+  }
+  return best;
+}
+
+// An unknown command: one line, with the closest name when there is one.
+int unknown_command(std::string_view name) {
+  const CommandInfo* c = closest_command(name);
+  if (c)
+    ibcore::log::error("E: unknown command '%.*s' (did you mean '%.*s'? 'ibtool help' lists them)\n",
+                       int(name.size()), name.data(), int(c->name.size()), c->name.data());
+  else
+    ibcore::log::error("E: unknown command '%.*s' (try 'ibtool help')\n", int(name.size()), name.data());
+  return 2;
 }
 
 // A usage error: "<tool>: <msg>" and an empty line (msg given), the usage
@@ -146,17 +200,29 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
       case CLI::App::Result::Ok:
         break;
       case CLI::App::Result::Help:
-        // The reference tools print their usage and exit 2 for -h; `ibtool
-        // help CMD` asks for it on purpose and exits 0.
+        // The reference tools print their usage on stderr and exit 2 for
+        // -h; `ibtool help CMD` and ibtool's own commands print the help
+        // as a result (stdout, status 0: `ibtool exporter --help | less`).
+        if (help_requested_explicitly || info.own) {
+          std::fputs(app->help().c_str(), stdout);
+          return 0;
+        }
         ibcore::log::text(ibcore::log::Level::info, app->help().c_str());
-        return help_requested_explicitly ? 0 : cmd->usage_status();
+        return cmd->usage_status();
       case CLI::App::Result::Version:
         ibcore::log::info("%s\n", app->version().c_str());
         return 0;
     }
+  } catch (const CLI::ValidationError& e) {
+    return bad_value_exit(invoked_as, *cmd, e.what());
   } catch (const CLI::ParseError& e) {
+    // (An unknown option, a missing value: the reference's getopt usage.)
     ibcore::log::info("%.*s: %s\n\n", int(invoked_as.size()), invoked_as.data(), e.what());
     return usage_exit(*app, *cmd, {});
+  } catch (const RefFail& f) {
+    // A value the reference tool refuses with its iberror line (-t).
+    if (info.own) return bad_value_exit(invoked_as, *cmd, f.msg);
+    return ref_exit(std::string(invoked_as), f.msg);
   }
   // What the log and stdout take from the command line (core/out/log.h,
   // core/out/json.h): settings of the process's streams, not of a session.
@@ -201,8 +267,7 @@ int main(int argc, char** argv) {
   if (first == "help" || first == "-h" || first == "--help") {
     if (rest.size() > 1) {
       if (const CommandInfo* c = find_command(rest[1])) return run_command(*c, c->name, {"--help"}, true);
-      ibcore::log::error("E: unknown command '%s' (try 'ibtool help')\n", rest[1].c_str());
-      return 2;
+      return unknown_command(rest[1]);
     }
     return print_help_list();
   }
@@ -236,10 +301,8 @@ int main(int argc, char** argv) {
     return write_man_pages(rest[1], rest.size() == 3 ? rest[2] : std::string());
   }
   const CommandInfo* c = find_command(first);
-  if (!c) {
-    ibcore::log::error("E: unknown command '%s' (try 'ibtool help')\n", first.c_str());
-    return 2;
-  }
+  if (!c) return unknown_command(first);
+  through_ibtool = true;
   // `ibtool dump_lfts.sh` runs as the alias name so usage texts match.
   std::string_view as = basename_of(first);
   return run_command(*c, as, std::vector<std::string>(rest.begin() + 1, rest.end()));

@@ -242,4 +242,5 @@ IBTOOL_COMMAND({.name = "query",
                 .examples = "  ibtool query SubnGet PortInfo 0,1 -a 1\n"
                             "  ibtool query SubnAdmGetTable NodeRecord nodeInfo.nodeGUID=0x0002c90300001491\n"
                             "  ibtool query PerformanceGet PortCounters 4 -a 0 portSelect=1",
-                .make = [] { return std::make_unique<Query>(); }});
+                .make = [] { return std::make_unique<Query>(); },
+                .own = true});

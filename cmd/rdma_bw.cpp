@@ -483,4 +483,5 @@ IBTOOL_COMMAND({.name = "rdma_bw",
                     "ends are done.",
                 .usage = "[options] [peer]",
                 .examples = "rdma_bw -s 1048576 -n 2000\nrdma_bw -s 1048576 -n 2000 server-host",
-                .make = [] { return std::make_unique<RdmaBw>(); }});
+                .make = [] { return std::make_unique<RdmaBw>(); },
+                .own = true});

@@ -115,6 +115,11 @@ struct CommandInfo {
   std::string_view usage = {};        // e.g. "[options] <op> <dest> [op params]"
   std::string_view examples = {};     // optional, one example a line
   CommandMaker make = {};
+  // ibtool's own command, not one of infiniband-diags (nor of its older
+  // scripts): -h/--help prints the help on stdout and exits 0, as a shell
+  // user expects (`ibtool exporter --help | less`); the others keep their
+  // reference tool's usage on stderr and its status.
+  bool own = false;
 };
 
 // All registered commands, sorted by name.
@@ -127,8 +132,9 @@ const CommandInfo* find_command(std::string_view name);
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as);
 // Run a command with argv (argv[0] is the name it was invoked as).
-// help_requested_explicitly: `ibtool help CMD` (exit 0 after the usage;
-// a plain -h/--help exits with usage_status() as the reference tools do).
+// help_requested_explicitly: `ibtool help CMD` (the help on stdout, exit
+// 0; a plain -h/--help does so for ibtool's own commands and prints the
+// usage on stderr with usage_status() for the reference tools').
 int run_command(const CommandInfo& info, std::string_view invoked_as,
                 std::vector<std::string> args, bool help_requested_explicitly = false);
 

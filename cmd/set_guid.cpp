@@ -222,4 +222,5 @@ IBTOOL_COMMAND({.name = "set_guid",
                             "  set_guid 0000:0000:0010:0004 2 0    # index 2 of that port, GUID chosen by the SM\n"
                             "  set_guid --delete 4 1                 # remove it again\n"
                             "  set_guid --list 4                     # the port's GUID blocks",
-                .make = [] { return std::make_unique<SetGuid>(); }});
+                .make = [] { return std::make_unique<SetGuid>(); },
+                .own = true});

@@ -359,4 +359,5 @@ IBTOOL_COMMAND(
      .examples = "  set_port_state --disable 2@3 3@5          # LID 2 port 3 and LID 3 port 5\n"
                  "  set_port_state --enable -D 0,1@3\n"
                  "  set_port_state --init -n Switch1@5",
-     .make = [] { return std::make_unique<SetPortState>(); }});
+     .make = [] { return std::make_unique<SetPortState>(); },
+     .own = true});

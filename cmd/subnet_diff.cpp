@@ -279,4 +279,5 @@ IBTOOL_COMMAND({.name = "subnet_diff",
                     "a port being {\"portGUID\", \"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\"}.",
                 .usage = "[options] <old.cache> [<new.cache>]",
                 .examples = "  ibnetdiscover --cache before.cache\n  subnet_diff before.cache",
-                .make = [] { return std::make_unique<SubnetDiff>(); }});
+                .make = [] { return std::make_unique<SubnetDiff>(); },
+                .own = true});

@@ -70,6 +70,7 @@ Session open_session(const ibcore::Config& c, const ibcore::IBPath* scope) {
   s.ep = &ep;
   s.umad = ibcore::open_transport(ep, c);
   s.mad = std::make_unique<ibcore::MadTransactor>(*s.umad);
+  s.mad->note_presence(true);  // the M_Key hint only for a target that exists
   return s;
 }
 

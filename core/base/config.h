@@ -44,6 +44,7 @@ struct Config {
   DiscoveryMode discovery = DiscoveryMode::Auto;
   std::string cache_file;         // --cache
   bool refresh_cache = false;     // --refresh-cache
+  int cache_max_age_s = 300;      // --cache-max-age: an older cache is rediscovered (0: always)
   std::string node_name_map;      // --node-name-map
   int outstanding = 0;            // --outstanding / -o: 0 = default
   uint16_t pkey_index = 0;        // -Y/--pkey-idx: P_Key index of GMPs sent (SMPs use 0)
@@ -52,6 +53,7 @@ struct Config {
   bool json = false;              // --json/-j: one JSON document on stdout (core/out/json.h)
   bool pretty = false;            // --pretty: that document indented
   iba::ref::Compat compat = iba::ref::Compat::Diags44;  // compat in ibdiag.conf, IBTOOL_COMPAT, --compat
+  bool strict = false;            // --strict: nothing matched, unreachable, 100% loss exit non-zero
 };
 
 // The discovery mode the options ask for: SA with --sa (no SMP may leave

@@ -70,6 +70,11 @@ public:
   uint16_t status = 0;        // the reply's 16-bit status (0 if none)
   // For an incoming request: the status to put in the error reply.
   uint16_t reply_status = 0;
+  // Whether the destination is known to exist (the SA knows its LID): the
+  // M_Key hint of a timed-out SMP (report()) is given only when it is, and
+  // a destination known to be absent is said to be so instead.
+  enum class Target : uint8_t { Unknown, Exists, Absent };
+  Target target = Target::Unknown;
 
 protected:
   std::vector<std::string> layers_;

@@ -117,7 +117,7 @@ void Option::apply(std::string value, std::string_view as_given) {
     if (!why.empty()) throw ValidationError(std::string(as_given), why);
   }
   if (store_ && !store_(target_, value, count_ == 1))
-    throw ParseError("invalid value '" + value + "' for " + std::string(as_given));
+    throw ValidationError("invalid value '" + value + "' for " + std::string(as_given));
   if (fn_) fn_(value);
 }
 

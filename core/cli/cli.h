@@ -40,8 +40,9 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-// Thrown by validators and App callbacks for values that parse but are not
-// acceptable.
+// A value the option does not take (not a number, out of range, refused by
+// a validator or an App callback): the command prints one line and where
+// its help is, not its whole usage.
 class ValidationError : public ParseError {
 public:
   explicit ValidationError(const std::string& msg) : ParseError(msg) {}
@@ -278,7 +279,7 @@ public:
     } else {
       o->fn_ = [fn = std::move(fn), o](const std::string& s) {
         T v{};
-        if (!detail::store<T>(&v, s, true)) throw ParseError("invalid value '" + s + "' for " + o->get_name());
+        if (!detail::store<T>(&v, s, true)) throw ValidationError("invalid value '" + s + "' for " + o->get_name());
         fn(v);
       };
     }

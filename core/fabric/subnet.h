@@ -197,6 +197,14 @@ public:
   uint8_t from_port = 0;     // the local port number (0 for a switch's port 0)
   uint64_t mads_used = 0;    // MADs this discovery sent
 
+  // --- where it came from ------------------------------------------------------
+  // The cache file obtain_subnet() loaded it from (empty: discovered live,
+  // or loaded by a command's own option), and the file's age then: a
+  // command reports a node of a cached database that no longer answers as
+  // gone from the fabric, not as a failure of that node.
+  std::string cache_file;
+  int64_t cache_age_s = 0;
+
   // --- the reference's (libibnetdisc's) view --------------------------------------
   // Set by discovery (replay_reference, core/fabric/reforder.h) and cache loaders.
   const RefView& reference() const { return ref_; }

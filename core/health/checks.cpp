@@ -18,6 +18,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
+#include "core/fabric/obtain.h"
 #include "core/base/textfile.h"
 #include "iba/smp.h"
 #include "iba/introspect.h"
@@ -88,7 +89,7 @@ uint32_t find_node(const Subnet& db, const NodeNameMap& map, const std::string& 
     } catch (const std::exception&) {
     }
   }
-  return found != NO_INDEX && db.node(found).type == type ? found : NO_INDEX;
+  return found != NO_INDEX && (type == NodeType::Unknown || db.node(found).type == type) ? found : NO_INDEX;
 }
 
 // --- static checks ---------------------------------------------------------------------
@@ -341,6 +342,26 @@ void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Findi
       sched.spawn(probe_one(sched, db, i, pn, out));
     }
   }
+}
+
+Task<bool> still_present(AsyncSmpSource& src, const Subnet& db, uint32_t node, uint16_t lid) {
+  const Node& n = db.node(node);
+  IBPath p;
+  if (lid) p.DLID = lid;
+  else if (!n.dr.empty()) p = dr_path_of(db, node);
+  else co_return true;
+  try {
+    auto ni = co_await src.SubnGet<iba::SMPNodeInfo>(p);
+    co_return ni.nodeGUID() == n.guid;
+  } catch (const MADError&) {
+    co_return false;
+  }
+}
+
+std::string gone_text(const Subnet& db, uint16_t lid) {
+  std::string at = lid ? "LID " + std::to_string(lid) : std::string("its directed route");
+  return "gone: no answer at " + at + " (topology from cache " + db.cache_file + ", written " +
+         age_text(db.cache_age_s) + " ago; --refresh-cache rediscovers)";
 }
 
 }  // namespace ibcore::health

@@ -18,6 +18,7 @@
 
 #include "core/fabric/nodemap.h"
 #include "core/transport/path.h"
+#include "core/rpc/satransactor.h"
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
 
@@ -30,7 +31,8 @@ uint32_t find_target_port(const Subnet& db, const std::string& target, IBPath::F
 
 // A node of type `type` named the way the python-rdma tools take one: its
 // node GUID or a port GUID, its name (node name map) or description, or any
-// target form (LID, DR path).  NO_INDEX when none matches.
+// target form (LID, DR path).  NO_INDEX when none matches.  Type Unknown:
+// a node of any type.
 uint32_t find_node(const Subnet& db, const NodeNameMap& map, const std::string& what, NodeType type);
 
 // Link width encodings ordered by lane count: 1X(1) 2X(16) 4X(2) 8X(4) 12X(8).
@@ -88,6 +90,17 @@ std::vector<Finding> check_ids(const Subnet& db);
 // node + that port); a node answering with a GUID the database already
 // places elsewhere is a duplicate.  Runs on sched (spawns, caller runs).
 void probe_duplicate_guids(Scheduler& sched, const Subnet& db, std::vector<Finding>& out);
+
+// Whether node `node` of db, a database loaded from a cache, is still in
+// the fabric: its NodeInfo, asked at lid (else by its DR path) through src
+// (SMPs, or the SA with --sa), names the node's GUID.  For a node whose PMA
+// does not answer, this tells "gone from the fabric" (no answer, or
+// another node there now) from "there, but its PMA fails".  A node with
+// neither a LID nor a DR path counts as present (nothing to ask).
+Task<bool> still_present(AsyncSmpSource& src, const Subnet& db, uint32_t node, uint16_t lid);
+// What is said of such a node: "gone: no answer at LID 5 (topology from
+// cache FILE, written 3 min ago; --refresh-cache rediscovers)".
+std::string gone_text(const Subnet& db, uint16_t lid);
 
 // Width/speed names: "1X".."12X", "2.5 Gbps".."10.0 Gbps", FDR/EDR/HDR/NDR.
 std::string width_str(unsigned w);

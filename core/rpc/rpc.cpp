@@ -9,6 +9,7 @@
 
 #include "core/base/config.h"
 #include "core/mad/trace.h"
+#include "core/rpc/target.h"
 #include "iba/introspect.h"
 #include "iba/smp.h"
 #include "iba/vendor.h"
@@ -491,8 +492,16 @@ std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& pa
   p.path = &path;
   eng_.submit(p);
   eng_.wait(p);
-  auto rep = check_reply(p);
-  return std::vector<uint8_t>(rep.begin(), rep.end());
+  try {
+    auto rep = check_reply(p);
+    return std::vector<uint8_t>(rep.begin(), rep.end());
+  } catch (MADTimeoutError& e) {
+    // A LID-routed SMP that got no reply: whether anybody has that LID
+    // (the SA's word) decides report()'s M_Key hint.
+    if (note_presence_ && iba::MADHeader::mgmtClass_at(p.req.data()) == iba::mgmt::SUBN_LID_ROUTED)
+      note_target_presence(*this, path, e);
+    throw;
+  }
 }
 
 IBPath default_sa_path(const Transport& t) {

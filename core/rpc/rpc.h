@@ -357,6 +357,12 @@ public:
 
   // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
   std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
+  // With on, a LID-routed SMP that times out asks the SA whether the LID
+  // exists (note_target_presence, core/rpc/target.h) before its
+  // MADTimeoutError leaves, so that report() hints at an M_Key only for a
+  // target that exists (the single-target commands' sessions turn it on;
+  // off, no MAD is sent that the caller did not ask for).
+  void note_presence(bool on) { note_presence_ = on; }
 
   // The path to the SA: default_sa_path(transport()).  Every SubnAdm* call
   // without an explicit path uses it.
@@ -370,6 +376,7 @@ public:
 
 private:
   MadEngine eng_;
+  bool note_presence_ = false;
 };
 
 }  // namespace ibcore

@@ -68,6 +68,28 @@ IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {
 
 uint16_t local_lid(MadTransactor& mad) { return mad.transport().local_lid(); }
 
+void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e, uint16_t sm_lid) {
+  if (!dynamic_cast<const MADTimeoutError*>(&e) || target.is_dr() || !target.DLID) return;
+  static const uint64_t mask = [] {
+    uint64_t m = 0;
+    for (const char* f : {"DLID", "SLID", "numbPath"}) m |= iba::component_mask(iba::SAPathRecord::DESC, f);
+    return m;
+  }();
+  iba::SAPathRecord q;
+  q.set_DLID(target.DLID);
+  q.set_SLID(local_lid(mad));
+  q.set_numbPath(1);
+  try {
+    IBPath sa = sa_path_for(mad, sm_lid);
+    mad.SubnAdmGet(q, mask, &sa);
+    e.target = MADError::Target::Exists;
+  } catch (const MADClassError& c) {
+    if (c.mgmt_class == iba::mgmt::SUBN_ADM && c.class_code() == 3) e.target = MADError::Target::Absent;  // ERR_NO_RECORDS
+  } catch (const std::exception&) {
+    // (no SA, no path to it: not known)
+  }
+}
+
 IBPath resolve_for_smp(MadTransactor& mad, const IBPath& in, uint16_t sm_lid) {
   IBPath p = in;
   if (p.is_dr()) {

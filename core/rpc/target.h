@@ -48,6 +48,13 @@ IBPath resolve_for_smp(MadTransactor& mad, const IBPath& p, uint16_t sm_lid = 0)
 // The full path record the SA gives for a GID (DLID, SL, MTU, ...).
 IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid = 0);
 
+// After an SMP to target timed out (e; MadTransactor::call asks for every
+// LID-routed one): whether the destination exists, as the SA knows it (a PathRecord to its LID, asked through the SA at sm_lid
+// or the port's), recorded in e.target for report()'s M_Key hint.  LID
+// routed targets only (a directed route's end is not known to the SA);
+// any other error, or the SA not answering, leaves it Unknown.
+void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e, uint16_t sm_lid = 0);
+
 // The destination as libibmad's portid2str prints it in smpquery's header
 // lines: "Lid 12", "DR path slid 65535; dlid 65535; 0,1,3",
 // "Lid 2 DR path slid 1; dlid 65535; 0,3" (combined).

@@ -54,7 +54,18 @@ bool parse_num(std::string_view s, uint64_t max, uint64_t& out) {
 
 uint16_t parse_lid(std::string_view orig, std::string_view s) {
   uint64_t v;
-  if (!parse_num(s, 0xffff, v)) bad(orig, "not a LID");
+  if (!parse_num(s, 0xffff, v)) {
+    // A number too big for a LID is most likely a GUID as ibtool prints
+    // them (0x0002c90300001491): it stays a LID (the reference's meaning),
+    // and the message says how to give a GUID.
+    if (parse_num(s, ~0ull, v)) {
+      char g[20];
+      std::snprintf(g, sizeof g, "%04x:%04x:%04x:%04x", unsigned(v >> 48), unsigned(v >> 32 & 0xffff),
+                    unsigned(v >> 16 & 0xffff), unsigned(v & 0xffff));
+      bad(orig, "not a LID (for a port GUID give -G " + std::string(s) + ", or write it " + g + ")");
+    }
+    bad(orig, "not a LID");
+  }
   if (v == 0 || v > iba::UNICAST_LID_LAST) bad(orig, "not a unicast LID");
   return uint16_t(v);
 }

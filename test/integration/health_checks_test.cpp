@@ -411,4 +411,58 @@ TEST(HealthIrregular, NarrowLinkIsReportedOnce) {
   }
 }
 
+// --cache on the commands that load it (issue 28): a result that rests on
+// the file says so on stderr, with the file's age; past --cache-max-age the
+// fabric is discovered again and the file rewritten; a cached node that
+// has left the fabric is reported as gone, not as a failure of its PMA.
+TEST(HealthCache, CacheIsNamedAgedAndGoneNodesAreGone) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  auto noted = [](const testbed::Result& r) {
+    return std::regex_search(r.err, std::regex("I: topology from cache m\\.cache, written \\d+ s ago"));
+  };
+  auto r = f.run(ib({"ibqueryerrors", "--cache", "m.cache"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(noted(r)) << "a live run said it used a cache: " << r.err;
+  r = f.run(ib({"ibqueryerrors", "--cache", "m.cache"}));
+  EXPECT_TRUE(noted(r)) << r.err;
+  for (const char* c : {"ibcheckerrors", "ibhosts", "iblinkinfo"}) {
+    r = f.run(ib({c, "--cache", "m.cache"}));
+    EXPECT_TRUE(noted(r)) << c << ": " << r.err;
+  }
+  // 0: always rediscover; a file older than the limit is rewritten.
+  r = f.run(ib({"ibqueryerrors", "--cache", "m.cache", "--cache-max-age", "0"}));
+  EXPECT_FALSE(noted(r)) << r.err;
+  ASSERT_EQ(f.sh("touch -d '10 minutes ago' m.cache").status, 0);
+  r = f.run(ib({"ibqueryerrors", "--cache", "m.cache"}));
+  EXPECT_FALSE(noted(r)) << "a 10 min old cache was used: " << r.err;
+  EXPECT_EQ(f.sh("test -n \"$(find m.cache -mmin -1)\"").status, 0) << "the stale cache was not rewritten";
+  r = f.run(ib({"ibqueryerrors", "--cache", "m.cache", "--cache-max-age", "x"}));
+  EXPECT_NE(r.status, 0);
+
+  // Hca3 (lid 5) leaves the fabric after the cache was written.
+  size_t ups = subnet_ups(f);
+  f.console("Unlink \"Hca3\"[1]");
+  wait_for_resweep(f, ups);
+  r = f.run(ib({"ibqueryerrors", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_TRUE(noted(r)) << r.err;
+  EXPECT_NE(r.err.find("W: \"Hca3\" (0x0000000000100006) gone: no answer at LID 5 (topology from cache m.cache, "
+                       "written "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("query failed"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("PMA query failures"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("## Summary: 5 nodes checked"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("##          1 nodes of the cache gone from the fabric\n"), std::string::npos) << r.out;
+  r = f.run(ib({"ibqueryerrors", "--cache", "m.cache", "-t", "200", "--json"}));
+  EXPECT_NE(r.out.find("\"goneNodes\":1"), std::string::npos) << r.out;
+  r = f.run(ib({"ibcheckerrors", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("query failed"), std::string::npos) << r.out;
+  r = f.run(ib({"ibdatacounters", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
+      << r.out;
+}
+
 }  // namespace

@@ -221,14 +221,18 @@ TEST(CliParser, HelpFlagRenamedFreesTheShortName) {
   EXPECT_EQ(app.parse(b), cli::App::Result::Help);
 }
 
-// Each usage error: ParseError with a message naming the culprit.
+// Each usage error: ParseError with a message naming the culprit; a bad
+// value (the dispatcher prints one line for it, not the usage) is a
+// ValidationError, a syntax error (unknown option, missing value) is not.
 void expect_error(std::vector<std::string> args, const std::string& needle) {
   Opts o;
+  bool bad_value = needle.find("invalid value") != std::string::npos;
   try {
     o.parse(args);
     ADD_FAILURE() << "no error for " << needle;
   } catch (const cli::ParseError& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_EQ(dynamic_cast<const cli::ValidationError*>(&e) != nullptr, bad_value) << e.what();
   }
 }
 

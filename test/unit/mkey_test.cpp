@@ -99,8 +99,17 @@ IBPath lid(uint16_t l) {
   return p;
 }
 
-// What report() prints for e (the command's E: lines).
-std::string reported(const std::exception& e) { return report_text(e); }
+// What report() prints for e (the command's E: lines) when its target is
+// known to exist, as a command learns it from the SA after the timeout
+// (note_target_presence): the fake fabric's nodes all exist.
+std::string reported(const std::exception& e) {
+  if (auto* t = dynamic_cast<const MADTimeoutError*>(&e)) {
+    MADTimeoutError known = *t;
+    known.target = MADError::Target::Exists;
+    return report_text(known);
+  }
+  return report_text(e);
+}
 
 size_t count_lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
 
@@ -240,6 +249,25 @@ TEST_F(MKey, DiscoveryFindsTheGuardedNodeOnlyWithTheKey) {
     discover(sched, db, o);
     EXPECT_EQ(db.node_by_guid(fab.f.nodes[size_t(fab.far)].guid) != NO_INDEX, with_key);
     EXPECT_EQ(db.node_count(), with_key ? 3u : 2u);
+  }
+}
+
+TEST_F(MKey, HintOnlyForATargetKnownToExist) {
+  Fabric fab(3);
+  MadTransactor mad(fab.t);
+  try {
+    mad.SubnGet<iba::SMPNodeInfo>(lid(3));
+    FAIL() << "answered without the key";
+  } catch (const MADTimeoutError& e) {
+    // Not known (nobody asked the SA): the timeout line alone.
+    EXPECT_EQ(report_text(e), "E: RPC SubnGet(1) SMPFormat(1.1) SMPNodeInfo(17) timed out to lid 3\n");
+    // Known to be absent: said so, and no M_Key hint.
+    MADTimeoutError absent = e;
+    absent.target = MADError::Target::Absent;
+    std::string out = report_text(absent);
+    EXPECT_EQ(out.find("M_Key"), std::string::npos) << out;
+    EXPECT_NE(out.find("E: no port of the subnet has that LID"), std::string::npos) << out;
+    EXPECT_NE(reported(e).find("M_Key violation"), std::string::npos);
   }
 }
 
