@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The fabric model benchmark (issue 24): the product's library code
+# (discovery as ibnetdiscover and iblinkinfo do it, dump_fts' LFT reads,
+# ibqueryerrors' PM scan, the exporter's scrape) run on the fabric model
+# (test/model/fabric.h) with each profile, on the k=32 and k=48 fat trees
+# and the irregular test fabrics.  Virtual time is exact: no repetition, no
+# idle machine needed.  One line per run:
+#
+#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n>
+#
+# time_s: the run's virtual time; bound_s: the model's lower bound (the
+# busiest resource's total work, or the discovery's critical path: the sum
+# of the directed-route round trips to each depth); ref_s: the same tool in
+# the same model with the reference's strategy (directed route only, 2
+# MADs in flight, 1000 ms timeout, 3 retries); drops: MADs the model lost
+# (full VL15 buffers, mostly); timeouts: sends the kernel handed back timed
+# out; retries: the engine's resends; peak_sma_queue: the most SMPs held at
+# one node for its management processor; Q: the profile's queue capacity.
+#
+#   bench/model_bench.sh [PROFILE...]        (none: ideal + the shipped sweep)
+#
+# Environment: BUILD=DIR (default build; model_run is built there if
+# missing), FABRICS="name=spec;name=spec" (default: k32, k48, irregular,
+# irregular-wide and ibsim's example fabrics), TOOLS="t1 t2" (default: all
+# five), NOREF=1 skips the reference runs (half the time).  k=48 (30,528
+# nodes; dump_fts reads 1.4 million LFT blocks) takes minutes of wall time
+# per profile.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$here/build}
+runner=$build/test/model_run
+if [ ! -x "$runner" ]; then
+  cmake --build "$build" --target model_run >&2
+fi
+
+if [ $# -eq 0 ]; then
+  set -- "$here/bench/profiles/ideal.profile" "$here"/bench/profiles/sweep-*.profile
+fi
+for p in "$@"; do
+  [ "$p" = ideal ] || [ -r "$p" ] || { echo "model_bench: cannot read profile $p" >&2; exit 2; }
+done
+
+fabrics=${FABRICS:-"k32=fattree 32;k48=fattree 48;irregular=irregular;irregular-wide=irregular-wide"}
+if [ -z "${FABRICS:-}" ]; then
+  for ex in /usr/share/doc/ibsim-utils/net-examples/net*; do
+    [ -e "$ex" ] || continue
+    n=$(basename "$ex")
+    grep -q '^Hca' "$ex" && fabrics="$fabrics;$n=example $n"
+  done
+fi
+args=()
+IFS=';' read -r -a specs <<< "$fabrics"
+for s in "${specs[@]}"; do args+=(--fabric "$s"); done
+for t in ${TOOLS:-}; do args+=(--tool "$t"); done
+[ -n "${NOREF:-}" ] && args+=(--no-ref)
+
+# The library's warnings about failed queries go to stderr; the RUN lines
+# carry the counts.
+exec "$runner" "${args[@]}" "$@" 2>/dev/null

@@ -1,0 +1,204 @@
+// The fabric model: a deterministic discrete-event simulation of an
+// InfiniBand subnet's management plane, with a virtual clock.  It is an
+// ibcore::Transport (port()), so the product's unchanged library code (the
+// MAD engine, the scheduler, discovery, the PM scans) runs on it: send()
+// injects a MAD at the tool's end port, recv() runs the simulation until a
+// reply for the tool is there or the wait has passed in virtual time, and
+// now() is the virtual time.  Used by tests and benchmarks only, never by
+// the product (issue 24).
+//
+//   ibmodel::Fabric f(testbed::fattree(4), ibmodel::Profile::load("bench/profiles/d1-q4-s50.profile"));
+//   ibcore::Scheduler sched(f.port());
+//   ibcore::Subnet db;
+//   ibcore::discover(sched, db);
+//   f.stats().drops_vl15, f.seconds(), ...
+//
+// What is modelled (see HACKING.md "The fabric model and the clock"):
+// - the topology of an ibsim .net text; LIDs assigned in breadth-first
+//   order from the SM's port (LID 1), as OpenSM numbers a fresh subnet in
+//   the order its sweep finds the ports; min-hop forwarding tables;
+// - a latency per link hop;
+// - the VL15 receive buffer of every port (depth D): an SMP arriving at a
+//   full buffer is dropped;
+// - one management processor per node (the switch's SMI/SMA, an HCA's SMA)
+//   with a FIFO of capacity Q (the SMP in service included) and a service
+//   time per SMP: a directed-route SMP visits the SMI of every intermediate
+//   hop on the way out and again on the way back, a LID-routed SMP is
+//   forwarded by the switch hardware and reaches only the destination's
+//   SMA.  SMPs that find the FIFO full wait in their port's VL15 buffer
+//   (which then fills and drops);
+// - the PMA of every node and the SA (on the SM's node) as GMP servers with
+//   service times and bounded queues that answer BUSY when full, as OpenSM
+//   does;
+// - the kernel's send timeout (umad: a send held until its reply, handed
+//   back with ETIMEDOUT when none came).
+// Everything is integer nanoseconds and a FIFO of events ordered by (time,
+// sequence): the same inputs give the same event order and figures.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/transport/transport.h"
+
+namespace ibmodel {
+
+using Clock = ibcore::Clock;
+
+// The named parameters of a model run.  A profile file has one parameter a
+// line, `name = value`, `#` starts a comment (each parameter's comment says
+// what it stands for and where its value comes from); unknown names and bad
+// values are errors.  Parameters not in the file keep ideal()'s value.
+struct Profile {
+  std::string name = "ideal";
+  // Latency of one link hop (wire, serdes and the switch's cut-through
+  // forwarding), microseconds.
+  double hop_latency_us = 0.3;
+  // The local end port's own send and receive path (kernel, HCA), one way,
+  // microseconds.
+  double host_latency_us = 5;
+  // VL15 receive buffer depth of every port, packets (D); 0: unbounded.
+  unsigned vl15_depth = 0;
+  // A switch's management processor: FIFO capacity (Q, the SMP in service
+  // included; 0: unbounded), time to forward one directed-route hop and to
+  // answer one SMP as the SMA, microseconds.
+  unsigned sma_queue = 0;
+  double smi_forward_us = 0;
+  double sma_service_us = 0;
+  // A CA's SMA (its firmware): FIFO capacity and service time.
+  unsigned hca_queue = 0;
+  double hca_service_us = 0;
+  // The PMA of every node: queue capacity (0: unbounded), service time per
+  // MAD; a GMP that finds the queue full is answered BUSY.
+  unsigned pma_queue = 0;
+  double pma_service_us = 0;
+  // The SA: queue capacity, service time per request and per record of a
+  // GetTable answer; full: BUSY.
+  unsigned sa_queue = 0;
+  double sa_service_us = 0;
+  double sa_record_us = 0;
+  // 1: SA tables come back whole (the kernel's RMPP reassembly); 0: only
+  // their first MAD, as under the test bed's umad2sim.
+  unsigned sa_rmpp = 0;
+  // 1: the kernel times out a send it holds (umad); 0: only the engine's
+  // own timers do.
+  unsigned kernel_timeouts = 1;
+  // What the ports report (log2 codes of IBA 14.2.5.6): PortInfo
+  // RespTimeValue of switch port 0 and of CA ports, SubnetTimeOut, and
+  // the PMA's ClassPortInfo RespTimeValue.
+  unsigned switch_resp_time = 8;
+  unsigned ca_resp_time = 0;
+  unsigned subnet_timeout = 31;
+  unsigned pma_resp_time = 18;
+  // The node the SM (and SA) run on, by node description; empty: the first
+  // Hca, the tool's own node (where the test bed starts OpenSM).
+  std::string sm_node;
+
+  // The test bed: no drops, no service time, only link and host latency
+  // (bench/profiles/ideal.profile holds the same values).
+  static Profile ideal();
+  // A profile file (throws std::runtime_error naming the file and line).
+  static Profile load(const std::string& path);
+  // The text of a profile file; name is the profile's name.
+  static Profile parse(const std::string& text, const std::string& name);
+  // Every parameter as `name = value` lines (what load() reads back).
+  std::string to_text() const;
+};
+
+struct Stats {
+  uint64_t mads_in = 0;          // MADs the tool sent into the fabric
+  uint64_t replies = 0;          // responses handed to the tool
+  uint64_t drops_vl15 = 0;       // SMPs dropped at a full VL15 receive buffer
+  uint64_t drops_queue = 0;      // MADs dropped by a deaf node or a loss hook
+  uint64_t drops_route = 0;      // MADs lost on a route: no link, a DR path through a CA, no such LID
+  uint64_t busy = 0;             // BUSY answers (a full PMA or SA queue)
+  uint64_t kernel_timeouts = 0;  // sends handed back with ETIMEDOUT
+  uint64_t late_replies = 0;     // replies after their send had timed out (dropped by the kernel)
+  uint64_t smi_forwards = 0;     // directed-route hops handled by an SMI
+  uint64_t sma_answers = 0;      // SMPs answered by an SMA
+  uint64_t gmp_answers = 0;      // GMPs answered by a PMA or the SA
+  uint64_t events = 0;           // simulation events processed
+  unsigned peak_sma_queue = 0;   // most SMPs held at one node for its management processor
+  std::string peak_sma_node;     // where (node description)
+  double busiest_resource_s = 0; // the largest total service time of one processor or server
+  std::string busiest_resource;  // which
+};
+
+class Fabric {
+public:
+  // net_text: a topology in ibsim's .net format (test/testbed/topology.h).
+  // Throws std::runtime_error on a bad topology.
+  Fabric(const std::string& net_text, const Profile& p);
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  // The tool's end port: the first Hca's first connected port (where ibsim
+  // attaches its clients).
+  ibcore::Transport& port();
+  const Stats& stats() const;
+  const Profile& profile() const;
+  // Virtual time: now, and seconds since the model started.
+  Clock::time_point now() const;
+  double seconds() const;
+
+  // --- the topology -------------------------------------------------------
+  size_t node_count() const;
+  int node_by_desc(const std::string& desc) const;  // -1: none
+  const std::string& desc(int node) const;
+  bool is_switch(int node) const;
+  uint16_t lid(int node, unsigned port = 0) const;  // a switch's (port 0) or a CA port's LID
+  int local_node() const;
+  int sm_node() const;
+  // The most hops from the tool's node to any node it can reach (directed
+  // routes pass only switches): the discovery's depth.
+  unsigned depth() const;
+  // The number of link hops from the tool's node to node n (-1: unreachable).
+  int hops_to(int node) const;
+  // The port switch sw forwards a packet for lid on (0: itself, 0xff: none):
+  // what its LinearForwardingTable says.
+  uint8_t route(int sw, uint16_t lid) const;
+
+  // --- lower bound (issue 24 item 2a) --------------------------------------
+  // The round trip of a directed-route SMP to a node h hops away in an
+  // empty fabric (links both ways, the SMI of the h-1 intermediate switches
+  // both ways, the destination's SMA service), seconds.
+  double dr_round_trip_s(unsigned h) const;
+  // The critical path of a discovery: a node h hops away is found only
+  // after the node h-1 hops away answered, so the sum of the round trips
+  // to depths 1..depth().
+  double critical_path_s() const;
+  // max(busiest resource's total work so far, critical path).
+  double bound_s() const;
+
+  // --- per node counters (tests) --------------------------------------------
+  uint64_t smi_visits(int node) const;   // DR hops node's SMI forwarded (either way)
+  uint64_t sma_visits(int node) const;   // SMPs node's SMA answered
+  uint64_t vl15_drops(int node, unsigned port) const;
+  unsigned peak_held(int node) const;    // most SMPs held at node for its processor at once
+
+  // --- test hooks -----------------------------------------------------------
+  // The VL15 receive buffer of one port holds at most depth packets
+  // (overrides the profile's D for that port).
+  void set_vl15_depth(int node, unsigned port, unsigned depth);
+  // A deaf node's management processor and PMA drop whatever reaches them.
+  void set_deaf(int node, bool deaf);
+  // Scale the service times of one node's processors (a slow node).
+  void set_slow(int node, double factor);
+  // Drop every n-th request the tool sends (0: none), counting from the
+  // next one: a deterministic loss.
+  void set_loss_every(unsigned n);
+  // Every event as one line (time in ns, what, where) to f; nullptr: off.
+  void set_trace(std::function<void(const std::string&)> f);
+
+  struct Impl;  // the model's state (fabric.cpp)
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ibmodel

@@ -1,0 +1,401 @@
+// Unit tests of the fabric model (test/model/fabric.h): what it charges
+// for a MAD, where it drops one, its clock, and its MAD counts against the
+// test bed's.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/fabric/discovery.h"
+#include "core/rpc/rpc.h"
+#include "iba/introspect.h"
+#include "iba/pm.h"
+#include "iba/sa.h"
+#include "core/rpc/sched.h"
+#include "iba/smp.h"
+#include "test/model/fabric.h"
+#include "test/model/tools.h"
+#include "test/testbed/topology.h"
+
+namespace {
+
+using ibcore::IBPath;
+
+// A line: host A - sw1 - sw2 - sw3 - host B (each switch: port 1 towards A,
+// port 2 towards B).
+const char* kLine = R"(Hca 1 "A"
+[1] "sw1"[1]
+
+Switch 4 "sw1"
+[1] "A"[1]
+[2] "sw2"[1]
+
+Switch 4 "sw2"
+[1] "sw1"[2]
+[2] "sw3"[1]
+
+Switch 4 "sw3"
+[1] "sw2"[2]
+[2] "B"[1]
+
+Hca 1 "B"
+[1] "sw3"[2]
+)";
+
+// Host A and one switch.
+const char* kOneSwitch = R"(Hca 1 "A"
+[1] "sw"[1]
+
+Switch 8 "sw"
+[1] "A"[1]
+)";
+
+ibmodel::Profile slow_sma(unsigned depth, unsigned queue, double service_us) {
+  ibmodel::Profile p = ibmodel::Profile::ideal();
+  p.name = "test";
+  p.vl15_depth = depth;
+  p.sma_queue = queue;
+  p.hca_queue = queue;
+  p.sma_service_us = service_us;
+  p.smi_forward_us = service_us;
+  return p;
+}
+
+TEST(FabricModel, FullVl15BufferDrops) {
+  // Q=1 (the SMP in service), D=1: of five SMPs arriving together at the
+  // switch, one is served, one waits in the port's buffer, three are
+  // dropped.  The engine resends those three together after their
+  // timeout: again one served, one waiting, one dropped; its resend, alone,
+  // gets through.
+  ibmodel::Fabric f(kOneSwitch, slow_sma(1, 1, 100));
+  f.port().settings().timeout_ms = 50;
+  if (std::getenv("MODEL_TRACE")) f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
+  ibcore::Scheduler sched(f.port(), 8);
+  int ok = 0;
+  for (int i = 0; i < 5; ++i)
+    sched.spawn([](ibcore::Scheduler& s, int& ok) -> ibcore::Task<> {
+      auto ni = co_await s.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
+      if (ni.nodeType() == 2) ++ok;
+    }(sched, ok));
+  sched.run();
+  const int sw = f.node_by_desc("sw");
+  EXPECT_EQ(ok, 5);
+  EXPECT_EQ(f.stats().drops_vl15, 4u);
+  EXPECT_EQ(f.vl15_drops(sw, 1), 4u);
+  EXPECT_EQ(f.stats().kernel_timeouts, 4u);
+  EXPECT_EQ(sched.engine().resent(), 4u);
+  EXPECT_EQ(f.stats().peak_sma_queue, 2u);
+  EXPECT_EQ(f.peak_held(sw), 2u);
+  EXPECT_EQ(f.sma_visits(sw), 5u);
+  // The last resend went out two timeouts (2 x 50 ms) after the burst.
+  EXPECT_GT(f.seconds(), 0.100);
+  EXPECT_LT(f.seconds(), 0.101);
+}
+
+TEST(FabricModel, UnboundedBufferNeverDrops) {
+  ibmodel::Fabric f(kOneSwitch, slow_sma(0, 0, 100));
+  ibcore::Scheduler sched(f.port(), 8);
+  for (int i = 0; i < 5; ++i)
+    sched.spawn([](ibcore::Scheduler& s) -> ibcore::Task<> {
+      co_await s.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
+    }(sched));
+  sched.run();
+  EXPECT_EQ(f.stats().drops_vl15, 0u);
+  EXPECT_EQ(f.stats().peak_sma_queue, 5u);
+  // One SMA, five services of 100 us in a row.
+  EXPECT_NEAR(f.stats().busiest_resource_s, 500e-6, 1e-9);
+  EXPECT_GE(f.seconds(), 500e-6);
+}
+
+TEST(FabricModel, DirectedRouteVisitsEverySmiBothWays) {
+  ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
+  ibcore::MadTransactor mad(f.port());
+  const int sw1 = f.node_by_desc("sw1"), sw2 = f.node_by_desc("sw2"), sw3 = f.node_by_desc("sw3"),
+            b = f.node_by_desc("B");
+  // The local port's own SMA: no link, no SMI.
+  IBPath here;
+  here.drPath = {0};
+  mad.SubnGet<iba::SMPNodeInfo>(here);
+  EXPECT_EQ(f.sma_visits(f.local_node()), 1u);
+  EXPECT_EQ(f.stats().smi_forwards, 0u);
+  EXPECT_NEAR(f.seconds(), f.dr_round_trip_s(0), 1e-12);
+  const double t0 = f.seconds();
+  // To host B: four hops, three switches on the way, each handles the SMP
+  // going out and its reply coming back.
+  auto ni = mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1,2,2,2"));
+  EXPECT_EQ(ni.nodeType(), 1u);
+  EXPECT_EQ(f.smi_visits(sw1), 2u);
+  EXPECT_EQ(f.smi_visits(sw2), 2u);
+  EXPECT_EQ(f.smi_visits(sw3), 2u);
+  EXPECT_EQ(f.sma_visits(b), 1u);
+  EXPECT_EQ(f.sma_visits(sw3), 0u);
+  EXPECT_EQ(f.stats().smi_forwards, 6u);
+  // Its time: 8 link hops, 6 SMI services, 1 SMA service, the host both
+  // ways: the model's round trip for 4 hops.
+  EXPECT_NEAR(f.seconds() - t0, f.dr_round_trip_s(4), 1e-9);
+  // To sw3: sw1 and sw2 forward (2 each more), sw3 answers.
+  mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1,2,2"));
+  EXPECT_EQ(f.smi_visits(sw1), 4u);
+  EXPECT_EQ(f.smi_visits(sw2), 4u);
+  EXPECT_EQ(f.smi_visits(sw3), 2u);
+  EXPECT_EQ(f.sma_visits(sw3), 1u);
+}
+
+TEST(FabricModel, LidRoutedSmpCostsNoIntermediateSmi) {
+  ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
+  ibcore::MadTransactor mad(f.port());
+  const int sw1 = f.node_by_desc("sw1"), sw2 = f.node_by_desc("sw2"), sw3 = f.node_by_desc("sw3"),
+            b = f.node_by_desc("B");
+  IBPath to_b;
+  to_b.DLID = f.lid(b, 1);
+  auto ni = mad.SubnGet<iba::SMPNodeInfo>(to_b);
+  EXPECT_EQ(ni.nodeGUID(), mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1,2,2,2")).nodeGUID());
+  const uint64_t dr_forwards = f.stats().smi_forwards;  // the DR one's only
+  EXPECT_EQ(dr_forwards, 6u);
+  IBPath to_sw3;
+  to_sw3.DLID = f.lid(sw3);
+  mad.SubnGet<iba::SMPPortInfo>(to_sw3, 0);
+  EXPECT_EQ(f.stats().smi_forwards, dr_forwards);
+  EXPECT_EQ(f.smi_visits(sw1), 2u);
+  EXPECT_EQ(f.smi_visits(sw2), 2u);
+  EXPECT_EQ(f.sma_visits(sw1), 0u);
+  EXPECT_EQ(f.sma_visits(sw2), 0u);
+  EXPECT_EQ(f.sma_visits(sw3), 1u);
+  EXPECT_EQ(f.sma_visits(b), 2u);
+}
+
+TEST(FabricModel, FullSaQueueAnswersBusy) {
+  // The SA holds one request at a time (queue 1, 100 us each): of three
+  // NodeRecord queries sent together, two are answered BUSY at once; the
+  // engine backs off and asks again, and all three get their record.
+  ibmodel::Profile p = ibmodel::Profile::ideal();
+  p.sa_queue = 1;
+  p.sa_service_us = 100;
+  ibmodel::Fabric f(kLine, p);
+  ibcore::Scheduler sched(f.port(), 8);
+  std::vector<uint64_t> guids;
+  for (const char* n : {"sw1", "sw2", "sw3"})
+    sched.spawn([](ibcore::Scheduler& s, uint16_t lid, std::vector<uint64_t>& out) -> ibcore::Task<> {
+      iba::SANodeRecord q;
+      q.set_LID(lid);
+      auto r = co_await s.SubnAdmGet(q, iba::component_mask(iba::SANodeRecord::DESC, "LID"));
+      out.push_back(r.nodeInfo().nodeGUID());
+    }(sched, f.lid(f.node_by_desc(n)), guids));
+  sched.run();
+  EXPECT_EQ(guids.size(), 3u);
+  EXPECT_EQ(f.stats().busy, 2u + 1u);  // the second wave: one more BUSY
+  EXPECT_EQ(f.stats().gmp_answers, 3u);
+  EXPECT_EQ(f.stats().drops_queue + f.stats().kernel_timeouts, 0u);
+  EXPECT_EQ(sched.engine().resent(), f.stats().busy);
+}
+
+TEST(FabricModel, PmaAnswersCountersAndDeafNodesDrop) {
+  ibmodel::Fabric f(kLine, ibmodel::Profile::ideal());
+  ibcore::MadTransactor mad(f.port());
+  const int sw2 = f.node_by_desc("sw2");
+  IBPath p;
+  p.DLID = f.lid(sw2);
+  p.dqpn = 1;
+  p.qkey = ibcore::GSI_QKEY;
+  auto cpi = mad.PerformanceGet<iba::MADClassPortInfo>(p);
+  EXPECT_EQ(cpi.capabilityMask(), 0x1300u);  // ibsim's switch PMA: AllPortSelect, 64-bit counters
+  iba::PMPortCounters q;
+  q.set_portSelect(2);
+  EXPECT_EQ(mad.PerformanceGet(q, p).portSelect(), 2u);
+  f.set_deaf(sw2, true);
+  f.port().settings().timeout_ms = 10;
+  f.port().settings().retries = 1;
+  EXPECT_THROW(mad.PerformanceGet(q, p), ibcore::MADTimeoutError);
+  EXPECT_EQ(f.stats().drops_queue, 2u);
+  EXPECT_EQ(f.stats().kernel_timeouts, 2u);
+}
+
+TEST(FabricModel, RecvWaitsInVirtualTime) {
+  ibmodel::Fabric f(kOneSwitch, ibmodel::Profile::ideal());
+  ibcore::RecvMad r;
+  const double t0 = f.seconds();
+  EXPECT_FALSE(f.port().recv(r, 250));
+  EXPECT_NEAR(f.seconds() - t0, 0.250, 1e-12);
+  EXPECT_FALSE(f.port().recv(r, 0));
+  EXPECT_NEAR(f.seconds() - t0, 0.250, 1e-12);
+}
+
+// Two runs of the same discovery on the same lossy profile.
+struct Trace {
+  std::vector<std::string> events;
+  uint64_t mads = 0, drops = 0, resent = 0;
+  double seconds = 0;
+  size_t nodes = 0;
+};
+Trace discover_traced(const ibmodel::Profile& p) {
+  Trace t;
+  ibmodel::Fabric f(testbed::fattree(4), p);
+  f.set_trace([&](const std::string& l) { t.events.push_back(l); });
+  f.port().settings().timeout_ms = 20;
+  ibcore::Scheduler sched(f.port());
+  ibcore::Subnet db;
+  auto r = ibcore::discover(sched, db);
+  t.mads = r.mads;
+  t.resent = r.resent;
+  t.drops = f.stats().drops_vl15;
+  t.seconds = f.seconds();
+  t.nodes = db.node_count();
+  return t;
+}
+
+TEST(FabricModel, ClockIsDeterministic) {
+  ibmodel::Profile p = slow_sma(1, 4, 50);
+  p.host_latency_us = 5;
+  Trace a = discover_traced(p), b = discover_traced(p);
+  EXPECT_GT(a.drops, 0u);  // the profile does drop: resends are in the trace
+  EXPECT_EQ(a.nodes, 36u);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.mads, b.mads);
+  EXPECT_EQ(a.resent, b.resent);
+  EXPECT_EQ(a.drops, b.drops);
+  EXPECT_EQ(a.seconds, b.seconds);
+}
+
+// The ideal profile's MAD counts equal the test bed's.  Measured on the
+// live test bed (scripts/fabric.sh start with `topogen irregular` /
+// `topogen fattree 4`, ibsim + OpenSM under umad2sim, 2026-11-26) with
+// ibtool's own -v statistics: `ibtool ibnetdiscover -v` ("I: discovery: 76
+// MADs sent for 76 queries") and `ibtool dump_fts -v` (81 and 241).
+TEST(FabricModel, IdealMadCountsEqualTheTestBeds) {
+  struct Case {
+    std::string spec;
+    uint64_t discover, with_lft;
+  };
+  for (const Case& c : {Case{"irregular", 76, 81}, Case{"fattree 4", 221, 241}}) {
+    SCOPED_TRACE(c.spec);
+    {
+      ibmodel::Fabric f(testbed::generate(c.spec), ibmodel::Profile::ideal());
+      ibcore::Scheduler sched(f.port());
+      ibcore::Subnet db;
+      auto r = ibcore::discover(sched, db);
+      EXPECT_EQ(r.mads, c.discover);
+      EXPECT_EQ(f.stats().mads_in, c.discover);
+      EXPECT_EQ(f.stats().drops_vl15 + f.stats().drops_route + f.stats().drops_queue, 0u);
+      EXPECT_TRUE(r.errors.empty());
+    }
+    {
+      ibmodel::Fabric f(testbed::generate(c.spec), ibmodel::Profile::ideal());
+      ibcore::Scheduler sched(f.port());
+      ibcore::Subnet db;
+      ibcore::DiscoveryOptions o;
+      o.mlx_epi = false;
+      o.read_lft = true;
+      o.lft_last = iba::MLID_BASE - 1;
+      auto r = ibcore::discover(sched, db, o);
+      EXPECT_EQ(r.mads, c.with_lft);
+    }
+  }
+}
+
+// The bench's tools on the ideal profile send as many MADs as the same
+// commands on the test bed.  Measured on the live test bed (scripts/fabric.sh
+// start with topogen's fabric, 2026-11-26) with ibtool's -v statistics:
+// `ibtool ibnetdiscover -v`, `ibtool ibqueryerrors -v` ("I: ibqueryerrors: 36
+// nodes, 328 MADs in all"), `ibtool dump_fts -v`, `ibtool exporter --once
+// -v` ("I: exporter: 96 ports, 424 MADs").  0: not measured.
+TEST(FabricModel, IdealToolCountsEqualTheTestBeds) {
+  struct Case {
+    std::string spec;
+    uint64_t ibnetdiscover, ibqueryerrors, dump_fts, exporter;
+  };
+  const std::vector<Case> cases{
+      {"irregular", 76, 108, 81, 0},
+      {"fattree 4", 221, 328, 241, 424},
+      {"fattree 8", 1521, 2144, 1841, 0},
+      {"example net.1", 18, 26, 19, 36},
+      {"example net.2sw2path4hca2port", 35, 52, 37, 72},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.spec);
+    std::string net;
+    try {
+      net = testbed::generate(c.spec);
+    } catch (const std::runtime_error&) {
+      continue;  // ibsim's example fabrics are not installed here
+    }
+    for (auto [tool, want] : {std::pair<std::string, uint64_t>{"ibnetdiscover", c.ibnetdiscover},
+                              {"ibqueryerrors", c.ibqueryerrors},
+                              {"dump_fts", c.dump_fts},
+                              {"exporter", c.exporter}}) {
+      if (!want) continue;
+      SCOPED_TRACE(tool);
+      ibmodel::Fabric f(net, ibmodel::Profile::ideal());
+      ibmodel::ToolResult r = ibmodel::run_tool(tool, f);
+      EXPECT_EQ(r.mads, want);
+      EXPECT_EQ(r.retries, 0u);
+      EXPECT_EQ(r.drops, 0u);
+      EXPECT_EQ(r.errors, 0u);
+    }
+  }
+}
+
+// The issue's figure: ibnetdiscover on the k=32 fat tree sends 85,761 MADs
+// on the test bed (README "Performance"; again on 2026-11-26 with
+// `ibtool ibnetdiscover -v`).  About a second.
+TEST(FabricModel, IdealFatTree32DiscoveryCount) {
+  ibmodel::Fabric f(testbed::fattree(32), ibmodel::Profile::ideal());
+  ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
+  EXPECT_EQ(r.nodes, 9472u);
+  EXPECT_EQ(r.mads, 85761u);
+  EXPECT_EQ(r.drops, 0u);
+}
+
+TEST(FabricModel, ForwardingTablesAreMinHop) {
+  ibmodel::Fabric f(kLine, ibmodel::Profile::ideal());
+  ibcore::MadTransactor mad(f.port());
+  const int sw2 = f.node_by_desc("sw2");
+  IBPath p;
+  p.DLID = f.lid(sw2);
+  auto lft = mad.SubnGet<iba::SMPLinearForwardingTable>(p, 0);
+  EXPECT_EQ(lft.portBlock(f.lid(f.node_by_desc("A"), 1)), 1u);
+  EXPECT_EQ(lft.portBlock(f.lid(f.node_by_desc("B"), 1)), 2u);
+  EXPECT_EQ(lft.portBlock(f.lid(sw2)), 0u);
+  EXPECT_EQ(lft.portBlock(f.lid(f.node_by_desc("sw3"))), 2u);
+  EXPECT_EQ(lft.portBlock(0), 0xffu);
+  // LIDs: the SM's port first, then breadth first.
+  EXPECT_EQ(f.lid(f.local_node(), 1), 1u);
+  EXPECT_EQ(f.lid(f.node_by_desc("sw1")), 2u);
+  EXPECT_EQ(f.depth(), 4u);
+}
+
+TEST(FabricModel, ForwardingTablesAreWhatPacketsFollow) {
+  // The LFT blocks the SMAs answer (computed a table at a time) equal the
+  // ports the model forwards LID-routed packets on (computed per packet).
+  ibmodel::Fabric f(testbed::fattree(4), ibmodel::Profile::ideal());
+  ibcore::MadTransactor mad(f.port());
+  size_t checked = 0;
+  for (int n = 0; n < int(f.node_count()); ++n) {
+    if (!f.is_switch(n)) continue;
+    IBPath p;
+    p.DLID = f.lid(n);
+    auto lft = mad.SubnGet<iba::SMPLinearForwardingTable>(p, 0);
+    for (unsigned l = 0; l < 64; ++l, ++checked) ASSERT_EQ(lft.portBlock(l), f.route(n, uint16_t(l))) << n << " " << l;
+  }
+  EXPECT_EQ(checked, 20u * 64);
+}
+
+TEST(FabricModel, ProfileFiles) {
+  ibmodel::Profile p = ibmodel::Profile::parse("# c\nname = x\nvl15_depth = 4 # D\nsma_service_us = 2.5\nsm_node = \"A\"\n", "f");
+  EXPECT_EQ(p.name, "x");
+  EXPECT_EQ(p.vl15_depth, 4u);
+  EXPECT_DOUBLE_EQ(p.sma_service_us, 2.5);
+  EXPECT_EQ(p.sm_node, "A");
+  EXPECT_EQ(ibmodel::Profile::parse(p.to_text(), "y").to_text(), p.to_text());
+  EXPECT_THROW(ibmodel::Profile::parse("bogus = 1\n", "f"), std::runtime_error);
+  EXPECT_THROW(ibmodel::Profile::parse("vl15_depth = -1\n", "f"), std::runtime_error);
+  EXPECT_THROW(ibmodel::Profile::parse("vl15_depth\n", "f"), std::runtime_error);
+  EXPECT_THROW(ibmodel::Profile::load("/nonexistent.profile"), std::runtime_error);
+  // The shipped ideal profile is Profile::ideal().
+  ibmodel::Profile shipped = ibmodel::Profile::load(IBTOOL_SOURCE_DIR "/bench/profiles/ideal.profile");
+  EXPECT_EQ(shipped.to_text(), ibmodel::Profile::ideal().to_text());
+  EXPECT_THROW(ibmodel::Fabric("Switch 4 \"s\"\n", ibmodel::Profile::ideal()), std::runtime_error);
+}
+
+}  // namespace
