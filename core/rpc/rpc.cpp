@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -81,17 +82,19 @@ void for_each_hop(const IBPath& p, Fn fn) {
   }
 }
 
-unsigned count_of(const std::unordered_map<uint64_t, uint16_t>& m, uint64_t k) {
+template <class V>
+unsigned count_of(const std::unordered_map<uint64_t, V>& m, uint64_t k) {
   auto it = m.find(k);
-  return it == m.end() ? 0 : it->second;
+  return it == m.end() ? 0 : unsigned(it->second);
 }
-void add_to(std::unordered_map<uint64_t, uint16_t>& m, uint64_t k, int d) {
+template <class V>
+void add_to(std::unordered_map<uint64_t, V>& m, uint64_t k, int d) {
   if (d > 0) {
-    ++m[k];
+    m[k] = V(m[k] + d);
     return;
   }
   auto it = m.find(k);
-  if (it != m.end() && --it->second == 0) m.erase(it);
+  if (it != m.end() && (it->second = V(it->second + d)) == 0) m.erase(it);
 }
 
 }  // namespace
@@ -260,6 +263,7 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   v.reserve(size_t(max_) * 2);
   timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
   cwnd_ = ssthresh_ = max_;
+  rtt_min_us_.fill(std::numeric_limits<double>::infinity());
   fs_.window_lo = fs_.window_hi = max_;
 }
 
@@ -306,9 +310,11 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
 }
 
 bool MadEngine::fits(const PendingMad& p) const {
-  if (!p.dest) return true;
+  if (!p.dest || (!caps_ && lim_.min_visit_us > 0)) return true;
   if (lim_.node_cap && count_of(to_node_, p.dest) >= lim_.node_cap) return false;
   if (!lim_.smi_cap) return true;
+  // The destination's processor, and every switch's a directed route passes
+  // (it handles the SMP twice, out and back, but holds it only meanwhile).
   if (count_of(at_proc_, p.dest) >= lim_.smi_cap) return false;
   bool ok = true;
   for_each_hop(*p.path, [&](uint64_t k) { ok = ok && count_of(at_proc_, k) < lim_.smi_cap; });
@@ -355,6 +361,14 @@ void MadEngine::on_reply(PendingMad& p) {
   if (p.dest && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
+    if (p.path->is_dr()) {
+      const unsigned h = p.path->hop_count();
+      const size_t v = h ? 2 * h - 1 : 1;  // processors visited
+      if (v < rtt_min_us_.size() && ms * 1000 < rtt_min_us_[v]) {
+        rtt_min_us_[v] = ms * 1000;
+        measure_visits();
+      }
+    }
     if (srtt_ms_ <= 0) {
       srtt_ms_ = ms;
       rttvar_ms_ = ms / 2;
@@ -367,6 +381,20 @@ void MadEngine::on_reply(PendingMad& p) {
     cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
     fs_.window_hi = std::max(fs_.window_hi, window());
   }
+}
+
+void MadEngine::measure_visits() {
+  // The slope of the least round trip over the visits it took, between the
+  // shortest and the longest routes measured (at least 2 visits apart).
+  size_t lo = rtt_min_us_.size(), hi = 0;
+  for (size_t v = 0; v < rtt_min_us_.size(); ++v)
+    if (std::isfinite(rtt_min_us_[v])) {
+      lo = std::min(lo, v);
+      hi = v;
+    }
+  if (lo >= hi || hi - lo < 2) return;
+  visit_us_ = std::max(0.0, (rtt_min_us_[hi] - rtt_min_us_[lo]) / double(hi - lo));
+  caps_ = lim_.min_visit_us <= 0 || visit_us_ >= lim_.min_visit_us;
 }
 
 void MadEngine::learn_class_port_info(const PendingMad& p, const uint8_t* rep) {
@@ -385,16 +413,19 @@ FlowStats MadEngine::flow_stats() const {
   f.resent = resent_;
   f.window_max = max_;
   f.srtt_ms = srtt_ms_;
+  f.visit_us = visit_us_;
+  f.caps = caps_ || lim_.min_visit_us <= 0;
   return f;
 }
 
 void report_flow(const FlowStats& f) {
   if (!log::verbosity() || !f.sent) return;
   log::info("I: flow: %llu MADs sent, %llu timeouts (%llu dropped, %llu late), %llu resent, %llu busy, %llu held at a "
-            "busy node, window %u..%u of %u, rtt %.3f ms\n",
+            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s)\n",
             (unsigned long long)f.sent, (unsigned long long)f.timeouts, (unsigned long long)f.drops(),
             (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
-            (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms);
+            (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
+            f.caps ? "on" : "off");
 }
 
 void MadEngine::submit(PendingMad& p) {

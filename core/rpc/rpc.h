@@ -162,6 +162,11 @@ struct PendingMad {
 //  - per processor: at most smi_cap SMPs in flight that one switch's
 //    processor handles, as destination or as an intermediate hop of a
 //    directed route (every proper prefix of a DR path names one);
+//  The caps hold while the SMPs' round trips show processors that take time:
+//  the least round trip of directed routes of different lengths grows by at
+//  least min_visit_us per processor visited (2h-1 visits for h hops).  A
+//  fabric whose processors answer in no measurable time (a simulator) cannot
+//  queue SMPs at them, and runs without the caps.
 //  - a window (AIMD): it starts at the hard maximum, is halved when a MAD
 //    times out or is answered BUSY (at most once per round trip), and
 //    grows again by one MAD per window of replies.
@@ -171,6 +176,9 @@ struct FlowLimits {
   unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
+  // The time per processor visit (us) under which the caps are lifted
+  // (0: the caps always hold).
+  double min_visit_us = 2;
   // The computed timeouts (where neither -t nor the path gives one):
   // between min_timeout_ms and the IBA's bound for the destination
   // (PortInfo:RespTimeValue + 2 x SubnetTimeOut, ClassPortInfo for GMPs),
@@ -189,6 +197,8 @@ struct FlowStats {
   unsigned window_lo = 0, window_hi = 0;  // the window's range
   unsigned window_max = 0;                // the hard maximum (-o)
   double srtt_ms = 0;                     // the smoothed SMP round trip
+  double visit_us = -1;                   // measured time per processor visit (-1: not yet)
+  bool caps = true;                       // the per-node and processor caps hold now
   uint64_t drops() const { return timeouts > late ? timeouts - late : 0; }  // inferred
 };
 
@@ -275,6 +285,7 @@ private:
   void drain();
   void on_loss(const PendingMad& p);
   void on_reply(PendingMad& p);
+  void measure_visits();
   uint64_t key_of(const IBPath& path, uint8_t mgmt_class) const;
   int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
   void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
@@ -311,6 +322,10 @@ private:
   std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
   std::optional<uint8_t> subnet_timeout_;
   bool draining_ = false;
+  // Least DR round trip (us) by processor visits (2h-1), and what it says.
+  std::array<double, 16> rtt_min_us_;
+  double visit_us_ = -1;
+  bool caps_ = true;
 };
 
 // -v: one line on stderr with what the engine's flow control saw
