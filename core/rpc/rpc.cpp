@@ -264,6 +264,7 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
   cwnd_ = ssthresh_ = max_;
   rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+  rtt_n_.fill(0);
   fs_.window_lo = fs_.window_hi = max_;
 }
 
@@ -364,9 +365,10 @@ void MadEngine::on_reply(PendingMad& p) {
     if (p.path->is_dr()) {
       const unsigned h = p.path->hop_count();
       const size_t v = h ? 2 * h - 1 : 1;  // processors visited
-      if (v < rtt_min_us_.size() && ms * 1000 < rtt_min_us_[v]) {
-        rtt_min_us_[v] = ms * 1000;
-        measure_visits();
+      if (v < rtt_min_us_.size()) {
+        ++rtt_n_[v];
+        if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
+        if (rtt_n_[v] >= 8) measure_visits();
       }
     }
     if (srtt_ms_ <= 0) {
@@ -385,14 +387,20 @@ void MadEngine::on_reply(PendingMad& p) {
 
 void MadEngine::measure_visits() {
   // The slope of the least round trip over the visits it took, between the
-  // shortest and the longest routes measured (at least 2 visits apart).
+  // shortest and the longest routes measured: at least 4 visits apart, and
+  // 8 round trips each (one early slow or lucky round trip must not
+  // decide).  Evidence of processors that take time is final: queueing
+  // makes the short routes' least round trip too long (the walk starts
+  // with a burst through the first switch), never the long routes' too
+  // short, so a slope once steep enough is believed.
+  if (lim_.min_visit_us > 0 && caps_ && visit_us_ >= lim_.min_visit_us) return;
   size_t lo = rtt_min_us_.size(), hi = 0;
   for (size_t v = 0; v < rtt_min_us_.size(); ++v)
-    if (std::isfinite(rtt_min_us_[v])) {
+    if (rtt_n_[v] >= 8) {
       lo = std::min(lo, v);
       hi = v;
     }
-  if (lo >= hi || hi - lo < 2) return;
+  if (lo >= hi || hi - lo < 4) return;
   visit_us_ = std::max(0.0, (rtt_min_us_[hi] - rtt_min_us_[lo]) / double(hi - lo));
   caps_ = lim_.min_visit_us <= 0 || visit_us_ >= lim_.min_visit_us;
 }

@@ -162,11 +162,13 @@ struct PendingMad {
 //  - per processor: at most smi_cap SMPs in flight that one switch's
 //    processor handles, as destination or as an intermediate hop of a
 //    directed route (every proper prefix of a DR path names one);
-//  The caps hold while the SMPs' round trips show processors that take time:
-//  the least round trip of directed routes of different lengths grows by at
-//  least min_visit_us per processor visited (2h-1 visits for h hops).  A
-//  fabric whose processors answer in no measurable time (a simulator) cannot
-//  queue SMPs at them, and runs without the caps.
+//  The engine measures the time per processor visit (the least round trip
+//  of directed routes of different lengths, over the visits each took:
+//  2h-1 for h hops) and -v reports it.  With min_visit_us > 0 the caps are
+//  lifted where it stays under that (a simulator's processors take no
+//  time), but the measure is not reliable enough to be the default: the
+//  walk's first burst queues the short routes' round trips, and ibsim's
+//  own cost per MAD (about 3 us) is that of a fast switch.
 //  - a window (AIMD): it starts at the hard maximum, is halved when a MAD
 //    times out or is answered BUSY (at most once per round trip), and
 //    grows again by one MAD per window of replies.
@@ -177,8 +179,8 @@ struct FlowLimits {
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // The time per processor visit (us) under which the caps are lifted
-  // (0: the caps always hold).
-  double min_visit_us = 2;
+  // (0, the default: the caps always hold).
+  double min_visit_us = 0;
   // The computed timeouts (where neither -t nor the path gives one):
   // between min_timeout_ms and the IBA's bound for the destination
   // (PortInfo:RespTimeValue + 2 x SubnetTimeOut, ClassPortInfo for GMPs),
@@ -324,6 +326,7 @@ private:
   bool draining_ = false;
   // Least DR round trip (us) by processor visits (2h-1), and what it says.
   std::array<double, 16> rtt_min_us_;
+  std::array<uint32_t, 16> rtt_n_;
   double visit_us_ = -1;
   bool caps_ = true;
 };

@@ -211,8 +211,8 @@ TEST(FlowControl, SaBusyIsHonoured) {
   }
 }
 
-// The caps hold only where processors take time: directed routes of 1 and
-// 3 hops measured, the least round trip growing by 50 us per processor
+// With min_visit_us, the caps hold only where processors take time: directed routes of 1 and
+// 4 hops measured, the least round trip growing by 50 us per processor
 // visit keeps them; processors that take none (a simulator: only the 1 us
 // links) lift them, and a burst to one switch then goes out at once.
 TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
@@ -221,18 +221,21 @@ TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
     f.default_q = 0;
     f.default_service = std::chrono::microseconds(service_us);
     Scheduler s(f, 64);
+    s.engine().limits().min_visit_us = 4;  // (the default, 0, never lifts them)
     int ok = 0, failed = 0;
-    // One at a time first: round trips without queueing.
-    s.spawn(get_port_info(s, IBPath::from_string("0,1"), 1, ok, failed));
-    s.run();
-    s.spawn(get_port_info(s, IBPath::from_string("0,1,2,3"), 1, ok, failed));
-    s.run();
+    // One at a time first: round trips without queueing, 8 of each length.
+    for (int i = 0; i < 8; ++i) {
+      s.spawn(get_port_info(s, IBPath::from_string("0,1"), 1, ok, failed));
+      s.run();
+      s.spawn(get_port_info(s, IBPath::from_string("0,1,2,3,4"), 1, ok, failed));
+      s.run();
+    }
     const FlowStats st = s.engine().flow_stats();
     EXPECT_NEAR(st.visit_us, service_us + 1.0, 1.0);
     EXPECT_EQ(st.caps, service_us > 0);
     for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
     s.run();
-    EXPECT_EQ(ok, 42);
+    EXPECT_EQ(ok, 56);
     if (service_us) {
       EXPECT_EQ(f.procs["L5"].peak, 4u);
       EXPECT_GT(s.engine().flow_stats().held, 0u);
