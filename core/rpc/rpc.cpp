@@ -311,7 +311,7 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
 }
 
 bool MadEngine::fits(const PendingMad& p) const {
-  if (!p.dest || (!caps_ && lim_.min_visit_us > 0)) return true;
+  if (!p.dest || (!caps_ && lim_.min_visit_us > 0) || (!lim_.caps_from_start && !lost_smp_)) return true;
   if (lim_.node_cap && count_of(to_node_, p.dest) >= lim_.node_cap) return false;
   if (!lim_.smi_cap) return true;
   // The destination's processor, and every switch's a directed route passes
@@ -351,6 +351,7 @@ void MadEngine::drain() {
 }
 
 void MadEngine::on_loss(const PendingMad& p) {
+  if (p.dest) lost_smp_ = true;
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
   ssthresh_ = std::max(cwnd_ / 2, 1.0);
   cwnd_ = ssthresh_;
@@ -422,7 +423,7 @@ FlowStats MadEngine::flow_stats() const {
   f.window_max = max_;
   f.srtt_ms = srtt_ms_;
   f.visit_us = visit_us_;
-  f.caps = caps_ || lim_.min_visit_us <= 0;
+  f.caps = (caps_ || lim_.min_visit_us <= 0) && (lim_.caps_from_start || lost_smp_);
   return f;
 }
 
@@ -696,7 +697,20 @@ void MadEngine::fail_final(PendingMad& p) {
 void MadEngine::timed_out(PendingMad& p) {
   ++fs_.timeouts;
   on_loss(p);
-  if (--p.tries_left > 0) {
+  if (--p.tries_left > 0 && p.dest) {
+    // An SMP is sent again through the caps and the window (cut just now):
+    // first in line, but not in a burst with every other that timed out.
+    ++resent_;
+    slots_[p.slot] = nullptr;
+    free_slots_.push_back(p.slot);
+    --in_flight_;
+    hold(p, -1);
+    p.next = wait_head_;
+    wait_head_ = &p;
+    if (!wait_tail_) wait_tail_ = &p;
+    ++queued_;
+    drain();
+  } else if (p.tries_left > 0) {
     ++resent_;
     send_or_fail(p);
   } else {

@@ -177,6 +177,10 @@ struct PendingMad {
 struct FlowLimits {
   unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
+  // When the caps start to hold: from the first SMP (true), or from the
+  // first SMP that times out (false, the default): a fabric that never
+  // loses one (the test bed) runs without them.
+  bool caps_from_start = false;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // The time per processor visit (us) under which the caps are lifted
   // (0, the default: the caps always hold).
@@ -329,6 +333,7 @@ private:
   std::array<uint32_t, 16> rtt_n_;
   double visit_us_ = -1;
   bool caps_ = true;
+  bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
 };
 
 // -v: one line on stderr with what the engine's flow control saw

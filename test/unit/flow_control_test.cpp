@@ -35,25 +35,36 @@ uint32_t amod_of(const uint8_t* mad) { return uint32_t(iba::MADHeader::attribute
 }  // namespace
 
 // Every port's PortInfo of one 40-port switch at once: without the caps its
-// SMA's FIFO (4) overflows; with them it never holds more than 4.
+// SMA's FIFO (4) overflows; with them from the start it never holds more
+// than 4; by default they hold from the first timeout on, so the first
+// burst loses SMPs but their resends do not.
 TEST(FlowControl, BurstToOneSwitchIsCapped) {
-  for (bool capped : {false, true}) {
+  uint64_t uncapped_drops = 0;
+  for (int mode : {0, 1, 2}) {  // no caps, caps from the start, the default
     VClockFabric f;
     Scheduler s(f, 64);
-    if (!capped) s.engine().limits().node_cap = s.engine().limits().smi_cap = 0;
+    MadEngine& e = s.engine();
+    if (mode == 0) e.limits().node_cap = e.limits().smi_cap = 0;
+    if (mode == 1) e.limits().caps_from_start = true;
     int ok = 0, failed = 0;
     for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
     s.run();
     EXPECT_EQ(ok + failed, 40);
-    if (capped) {
+    if (mode == 1) {
       EXPECT_EQ(ok, 40);
       EXPECT_EQ(f.drops, 0u);
       EXPECT_LE(f.procs["L5"].peak, 4u);
       EXPECT_EQ(f.sent.size(), 40u);
-      EXPECT_GT(s.engine().flow_stats().held, 0u);
+      EXPECT_GT(e.flow_stats().held, 0u);
+    } else if (mode == 0) {
+      uncapped_drops = f.drops;
+      EXPECT_GT(f.drops, 36u);  // the first burst's, and its resends'
+      EXPECT_GT(e.flow_stats().timeouts, 0u);
     } else {
-      EXPECT_GT(f.drops, 0u);  // what the caps prevent
-      EXPECT_GT(s.engine().flow_stats().timeouts, 0u);
+      EXPECT_EQ(ok, 40);
+      EXPECT_EQ(f.drops, 36u);  // the first burst only: the resends are capped
+      EXPECT_TRUE(e.flow_stats().caps);
+      EXPECT_LT(f.drops, uncapped_drops);
     }
   }
 }
@@ -65,6 +76,7 @@ TEST(FlowControl, DirectedRoutesThroughOneSmiAreCapped) {
   VClockFabric f;
   f.lid_node[7] = "D0,1";
   Scheduler s(f, 64);
+  s.engine().limits().caps_from_start = true;
   s.engine().learn_node(IBPath::from_string("0,1"), 7, std::nullopt);
   int ok = 0, failed = 0;
   for (unsigned p = 1; p <= 40; ++p) {
@@ -222,6 +234,7 @@ TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
     f.default_service = std::chrono::microseconds(service_us);
     Scheduler s(f, 64);
     s.engine().limits().min_visit_us = 4;  // (the default, 0, never lifts them)
+    s.engine().limits().caps_from_start = true;
     int ok = 0, failed = 0;
     // One at a time first: round trips without queueing, 8 of each length.
     for (int i = 0; i < 8; ++i) {
