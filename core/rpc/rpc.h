@@ -162,13 +162,15 @@ struct PendingMad {
 //  - per processor: at most smi_cap SMPs in flight that one switch's
 //    processor handles, as destination or as an intermediate hop of a
 //    directed route (every proper prefix of a DR path names one);
-//  The engine measures the time per processor visit (the least round trip
-//  of directed routes of different lengths, over the visits each took:
-//  2h-1 for h hops) and -v reports it.  With min_visit_us > 0 the caps are
-//  lifted where it stays under that (a simulator's processors take no
-//  time), but the measure is not reliable enough to be the default: the
-//  walk's first burst queues the short routes' round trips, and ibsim's
-//  own cost per MAD (about 3 us) is that of a fast switch.
+//  both from the first SMP that times out on (before it, a fabric that
+//  loses nothing, the test bed, runs at full speed; a timed-out SMP is
+//  then sent again through the caps and the window, not in a burst).
+//  The engine also measures the time per processor visit (the least round
+//  trip of directed routes over the visits each took: 2h-1 for h hops;
+//  -v reports it).  With min_visit_us > 0 the caps are lifted while it
+//  stays under that, but the measure is not reliable enough to decide by
+//  default: the walk's first burst queues the short routes' round trips,
+//  and ibsim's own cost per MAD (about 3 us) is that of a fast switch.
 //  - a window (AIMD): it starts at the hard maximum, is halved when a MAD
 //    times out or is answered BUSY (at most once per round trip), and
 //    grows again by one MAD per window of replies.
@@ -183,7 +185,7 @@ struct FlowLimits {
   bool caps_from_start = false;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // The time per processor visit (us) under which the caps are lifted
-  // (0, the default: the caps always hold).
+  // (0, the default: the time is only measured).
   double min_visit_us = 0;
   // The computed timeouts (where neither -t nor the path gives one):
   // between min_timeout_ms and the IBA's bound for the destination
