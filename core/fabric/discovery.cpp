@@ -86,6 +86,7 @@ public:
     // while the walk runs (ibqueryerrors' PM reads) are in mads, not in
     // queries, so mads - queries is not the resends.
     res_.resent = s_.engine().resent() - resent0;
+    res_.flow = s_.engine().flow_stats();
     if (!discovered_) db_.set_reference(replay_reference(db_, opt_.progress));
     return std::move(res_);
   }
@@ -236,6 +237,14 @@ private:
   // Whether a query that failed with e is asked again (DiscoveryOptions::retry).
   bool again(const std::exception& e, unsigned retried) const { return opt_.retry && opt_.retry(e, retried); }
 
+  // What a node's PortInfo tells the MAD engine's flow control (the narrow
+  // interface of core/rpc/rpc.h): the node at directed route p has this LID
+  // (LID-routed SMPs to it count against the same node) and answers within
+  // its RespTimeValue.
+  void learn_timing(const IBPath& p, const iba::SMPPortInfo& pi) {
+    s_.engine().learn_node(p, uint16_t(pi.LID()), uint8_t(pi.respTimeValue()));
+  }
+
   static std::string node_str(const Node& x) {
     char b[64];
     std::snprintf(b, sizeof b, "node 0x%016llx", (unsigned long long)x.guid);
@@ -307,6 +316,7 @@ private:
         // can be used for the rest).  By directed route.
         if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node(); })) {
           db_.set_port_info(n, 0, pi->bytes());
+          learn_timing(dr(db_.node(n).dr), *pi);
           if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
         }
         push({.what = Ask::SwitchInfo, .entry = it.entry, .node = n});
@@ -330,8 +340,11 @@ private:
           try {
             IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
                                            : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
-            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), it.port);
+            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(IBPath(p), it.port);
             db_.set_port_info(n, it.port, pi.bytes());
+            learn_timing(p, pi);
+            if (n == db_.from_node && it.port == db_.from_port)
+              s_.engine().learn_subnet_timeout(uint8_t(pi.subnetTimeOut()));
             if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
             // Only the start node (a CA) is left through its own port.
             probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
@@ -627,6 +640,7 @@ void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock:
   ibcore::log::info("I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
                (unsigned long long)r.mads, (unsigned long long)r.queries, (unsigned long long)r.resent,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  report_flow(r.flow);
 }
 
 void report_discovery_errors(const DiscoveryResult& r, size_t from) {

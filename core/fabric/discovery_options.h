@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/base/config.h"
+#include "core/rpc/rpc.h"
 #include "core/fabric/subnet.h"
 #include "iba/smp.h"
 
@@ -73,6 +74,7 @@ struct DiscoveryResult {
   uint64_t mads = 0;                // MADs sent (resends included)
   uint64_t queries = 0;             // queries made (each MAD once, without resends)
   uint64_t resent = 0;              // MADs sent again (timeout or BUSY)
+  FlowStats flow;                   // the engine's flow control, at the end (-v)
   DiscoveryMode mode_used = DiscoveryMode::DR;
 };
 

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 
 #include "core/base/config.h"
 #include "core/mad/trace.h"
 #include "core/rpc/target.h"
+#include "core/out/log.h"
 #include "iba/introspect.h"
+#include "iba/sa.h"
 #include "iba/smp.h"
 #include "iba/vendor.h"
 
@@ -28,6 +32,49 @@ uint16_t mad_status(const uint8_t* mad) {
   if (iba::MADHeader::mgmtClass_at(mad) == iba::mgmt::SUBN_DIRECTED_ROUTE)
     return uint16_t(iba::SMPFormatDirected::status_at(mad));
   return uint16_t(iba::MADHeader::status_at(mad));
+}
+
+bool is_smp(uint8_t cls) { return cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE; }
+
+// Keys naming a node (flow control): FNV-1a over what names it.  A
+// directed route's key after k hops is the key of the node those hops
+// reach, so every proper prefix of a DR path names an intermediate switch.
+constexpr uint64_t FNV_BASIS = 1469598103934665603ull, FNV_PRIME = 1099511628211ull;
+uint64_t fnv(uint64_t h, uint8_t b) { return (h ^ b) * FNV_PRIME; }
+uint64_t fnv16(uint64_t h, uint16_t v) { return fnv(fnv(h, uint8_t(v >> 8)), uint8_t(v)); }
+uint64_t dr_seed(const IBPath& p) { return fnv16(fnv16(fnv(FNV_BASIS, 'D'), p.drSLID), p.drDLID); }
+uint64_t lid_key(uint16_t lid) { return fnv16(fnv(FNV_BASIS, 'L'), lid); }
+uint64_t gmp_key(uint8_t cls, uint16_t lid) { return fnv16(fnv(fnv(FNV_BASIS, 'G'), cls), lid); }
+uint64_t dr_key(const IBPath& p) {
+  uint64_t h = dr_seed(p);
+  for (uint8_t b : p.drPath) h = fnv(h, b);
+  return h | 1;  // never 0 (0: no node)
+}
+// fn(key) for each intermediate switch of DR path p (prefixes of 1 .. n-1 hops).
+template <class Fn>
+void for_each_hop(const IBPath& p, Fn fn) {
+  const size_t n = p.drPath.size();
+  if (n < 3) return;
+  uint64_t h = fnv(dr_seed(p), p.drPath[0]);
+  for (size_t k = 1; k + 1 < n; ++k) {
+    h = fnv(h, p.drPath[k]);
+    fn(h | 1);
+  }
+}
+
+template <class V>
+unsigned count_of(const std::unordered_map<uint64_t, V>& m, uint64_t k) {
+  auto it = m.find(k);
+  return it == m.end() ? 0 : unsigned(it->second);
+}
+template <class V>
+void add_to(std::unordered_map<uint64_t, V>& m, uint64_t k, int d) {
+  if (d > 0) {
+    m[k] = V(m[k] + d);
+    return;
+  }
+  auto it = m.find(k);
+  if (it != m.end() && (it->second = V(it->second + d)) == 0) m.erase(it);
 }
 
 }  // namespace
@@ -102,6 +149,179 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   std::vector<Timer> v;
   v.reserve(size_t(max_) * 2);
   timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
+  cwnd_ = ssthresh_ = max_;
+  rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+  rtt_n_.fill(0);
+  fs_.window_lo = fs_.window_hi = max_;
+}
+
+// --- flow control ----------------------------------------------------------------------
+
+unsigned MadEngine::window() const {
+  if (!lim_.adaptive) return max_;
+  return std::clamp(unsigned(cwnd_), 1u, max_);
+}
+
+uint64_t MadEngine::key_of(const IBPath& path, uint8_t mgmt_class) const {
+  if (!is_smp(mgmt_class)) return 0;
+  if (path.is_dr()) return dr_key(path);
+  uint64_t k = lid_key(path.DLID);
+  auto it = alias_.find(k);
+  return it == alias_.end() ? k : it->second;
+}
+
+void MadEngine::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
+  if (!dr.is_dr()) return;
+  const uint64_t k = dr_key(dr);
+  if (lid) alias_[lid_key(lid)] = k;
+  if (resp_time) resp_time_[k] = *resp_time;
+}
+
+void MadEngine::learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ = subnet_timeout; }
+
+int MadEngine::timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const {
+  auto it = resp_time_.find(is_smp(mgmt_class) ? dest : gmp_key(mgmt_class, dlid));
+  if (it == resp_time_.end()) return lim_.default_timeout_ms;
+  // IBA 13.4.6.2: the time the node may take to answer plus the packet's
+  // lifetime each way (SubnetTimeOut, 4.096 us x 2^value).
+  double ms = iba_time_ms(it->second) + 2 * iba_time_ms(subnet_timeout_.value_or(0));
+  return int(std::clamp(std::ceil(ms), double(lim_.min_timeout_ms), 60000.0));
+}
+
+int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const {
+  const int cap = timeout_cap_ms(key_of(path, mgmt_class), mgmt_class, path.DLID);
+  if (!is_smp(mgmt_class) || srtt_ms_ <= 0) return cap;
+  // The round trip measured so far, with room for its variation (RFC 6298),
+  // within [min_timeout_ms, the IBA's bound].
+  const double rto = std::ceil(srtt_ms_ + 4 * rttvar_ms_);
+  return int(std::clamp(rto, double(std::min(lim_.min_timeout_ms, cap)), double(cap)));
+}
+
+bool MadEngine::fits(const PendingMad& p) const {
+  if (!p.dest || (!caps_ && lim_.min_visit_us > 0) || (!lim_.caps_from_start && !lost_smp_)) return true;
+  if (lim_.node_cap && count_of(to_node_, p.dest) >= lim_.node_cap) return false;
+  if (!lim_.smi_cap) return true;
+  // The destination's processor, and every switch's a directed route passes
+  // (it handles the SMP twice, out and back, but holds it only meanwhile).
+  if (count_of(at_proc_, p.dest) >= lim_.smi_cap) return false;
+  bool ok = true;
+  for_each_hop(*p.path, [&](uint64_t k) { ok = ok && count_of(at_proc_, k) < lim_.smi_cap; });
+  return ok;
+}
+
+void MadEngine::hold(const PendingMad& p, int d) {
+  if (!p.dest) return;
+  add_to(to_node_, p.dest, d);
+  add_to(at_proc_, p.dest, d);
+  for_each_hop(*p.path, [&](uint64_t k) { add_to(at_proc_, k, d); });
+}
+
+void MadEngine::drain() {
+  if (draining_) return;  // (a send failing inside the loop completes a MAD)
+  draining_ = true;
+  PendingMad* prev = nullptr;
+  PendingMad* n = wait_head_;
+  for (unsigned scanned = 0; n && in_flight_ < window() && scanned < 4096; ++scanned) {
+    PendingMad* next = n->next;
+    if (fits(*n)) {
+      (prev ? prev->next : wait_head_) = next;
+      if (wait_tail_ == n) wait_tail_ = prev;
+      n->next = nullptr;
+      --queued_;
+      issue(*n);
+    } else {
+      prev = n;
+    }
+    n = next;
+  }
+  draining_ = false;
+}
+
+void MadEngine::on_loss(const PendingMad& p) {
+  if (p.dest) lost_smp_ = true;
+  if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
+  ssthresh_ = std::max(cwnd_ / 2, 1.0);
+  cwnd_ = ssthresh_;
+  cut_at_ = t_.now();
+  fs_.window_lo = std::min(fs_.window_lo, window());
+}
+
+void MadEngine::on_reply(PendingMad& p) {
+  if (p.dest && p.sends == 1) {
+    // Karn: only a MAD sent once times its own round trip.
+    const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
+    if (p.path->is_dr()) {
+      const unsigned h = p.path->hop_count();
+      const size_t v = h ? 2 * h - 1 : 1;  // processors visited
+      if (v < rtt_min_us_.size()) {
+        ++rtt_n_[v];
+        if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
+        if (rtt_n_[v] >= 8) measure_visits();
+      }
+    }
+    if (srtt_ms_ <= 0) {
+      srtt_ms_ = ms;
+      rttvar_ms_ = ms / 2;
+    } else {
+      rttvar_ms_ = 0.75 * rttvar_ms_ + 0.25 * std::abs(srtt_ms_ - ms);
+      srtt_ms_ = 0.875 * srtt_ms_ + 0.125 * ms;
+    }
+  }
+  if (lim_.adaptive && cwnd_ < max_) {
+    cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
+    fs_.window_hi = std::max(fs_.window_hi, window());
+  }
+}
+
+void MadEngine::measure_visits() {
+  // The slope of the least round trip over the visits it took, between the
+  // shortest and the longest routes measured: at least 4 visits apart, and
+  // 8 round trips each (one early slow or lucky round trip must not
+  // decide).  Evidence of processors that take time is final: queueing
+  // makes the short routes' least round trip too long (the walk starts
+  // with a burst through the first switch), never the long routes' too
+  // short, so a slope once steep enough is believed.
+  if (lim_.min_visit_us > 0 && caps_ && visit_us_ >= lim_.min_visit_us) return;
+  size_t lo = rtt_min_us_.size(), hi = 0;
+  for (size_t v = 0; v < rtt_min_us_.size(); ++v)
+    if (rtt_n_[v] >= 8) {
+      lo = std::min(lo, v);
+      hi = v;
+    }
+  if (lo >= hi || hi - lo < 4) return;
+  visit_us_ = std::max(0.0, (rtt_min_us_[hi] - rtt_min_us_[lo]) / double(hi - lo));
+  caps_ = lim_.min_visit_us <= 0 || visit_us_ >= lim_.min_visit_us;
+}
+
+void MadEngine::learn_class_port_info(const PendingMad& p, const uint8_t* rep) {
+  // A GMP class's ClassPortInfo says how long its agent may take to answer.
+  const uint8_t cls = class_of(rep);
+  if (is_smp(cls) || iba::MADHeader::attributeID_at(rep) != iba::AttrId<iba::MADClassPortInfo>::value || !p.path->DLID) return;
+  if (mad_status(rep) != 0) return;
+  const iba::ClassDesc* c = format_of(rep);
+  if (!c || c->data_off + iba::MADClassPortInfo::SIZE > iba::MAD_SIZE) return;
+  resp_time_[gmp_key(cls, p.path->DLID)] = uint8_t(iba::MADClassPortInfo::respTimeValue_at(rep + c->data_off));
+}
+
+FlowStats MadEngine::flow_stats() const {
+  FlowStats f = fs_;
+  f.sent = sent_;
+  f.resent = resent_;
+  f.window_max = max_;
+  f.srtt_ms = srtt_ms_;
+  f.visit_us = visit_us_;
+  f.caps = (caps_ || lim_.min_visit_us <= 0) && (lim_.caps_from_start || lost_smp_);
+  return f;
+}
+
+void report_flow(const FlowStats& f) {
+  if (!log::verbosity() || !f.sent) return;
+  log::info("I: flow: %llu MADs sent, %llu timeouts (%llu dropped, %llu late), %llu resent, %llu busy, %llu held at a "
+            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s)\n",
+            (unsigned long long)f.sent, (unsigned long long)f.timeouts, (unsigned long long)f.drops(),
+            (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
+            (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
+            f.caps ? "on" : "off");
 }
 
 void MadEngine::submit(PendingMad& p) {
@@ -112,17 +332,33 @@ void MadEngine::submit(PendingMad& p) {
   p.next = nullptr;
   p.backoff = false;
   p.sm_followed = false;
+  p.sends = 0;
+  p.prev_seq = 0;
+  if (p.adaptive_timeout) p.timeout_ms = 0;  // (a PendingMad used again)
+  p.adaptive_timeout = false;
   if (!p.path) throw MADError("MAD submitted without a path");
   const Config& s = t_.settings();
   put_port_keys(p);
-  if (class_of(p.req.data()) == iba::mgmt::SUBN_ADM) to_followed_sm(p);
-  if (p.timeout_ms <= 0) p.timeout_ms = p.path->mad_timeout_ms(s.timeout_ms);
+  const uint8_t cls = class_of(p.req.data());
+  if (cls == iba::mgmt::SUBN_ADM) to_followed_sm(p);
+  // -t, else the path's own response time, else the engine computes it
+  // at each send (computed_timeout_ms).
+  if (p.timeout_ms <= 0) {
+    if (s.timeout_ms > 0 || p.path->packet_life_time || p.path->resp_time)
+      p.timeout_ms = p.path->mad_timeout_ms(s.timeout_ms);
+    else
+      p.adaptive_timeout = true;
+  }
   if (p.tries_left <= 0) p.tries_left = p.path->mad_retries(s.retries) + 1;
   if (p.busy_left <= 0) p.busy_left = 8;
-  p.agent = t_.client_agent(class_of(p.req.data()), version_of(p.req.data()));
-  if (in_flight_ < max_ && !wait_head_) {
+  p.agent = t_.client_agent(cls, version_of(p.req.data()));
+  p.dest = key_of(*p.path, cls);
+  const bool room = in_flight_ < window();
+  if (room && fits(p)) {
+    // (What waits does not fit: drain() issues whatever does.)
     issue(p);
   } else {
+    if (room) ++fs_.held;
     if (wait_tail_)
       wait_tail_->next = &p;
     else
@@ -135,7 +371,16 @@ void MadEngine::submit(PendingMad& p) {
 void MadEngine::send_one(PendingMad& p) {
   seq_ = (seq_ + 1) & 0xffff;
   if (seq_ == 0) seq_ = 1;
+  p.prev_seq = p.sends ? p.seq : 0;
   p.seq = seq_;
+  if (p.sends < 0xffff) ++p.sends;
+  if (p.adaptive_timeout) {
+    // A resend waits twice as long as the send before (RFC 6298 back-off),
+    // and the last try at least as long as the IBA's bound or the default.
+    const int base = computed_timeout_ms(*p.path, class_of(p.req.data()));
+    const int top = std::max(timeout_cap_ms(p.dest, class_of(p.req.data()), p.path->DLID), lim_.default_timeout_ms);
+    p.timeout_ms = p.tries_left <= 1 ? top : int(std::min<int64_t>(int64_t(base) << std::min(p.sends - 1, 16), top));
+  }
   // The TID's low half is ours (kernels may rewrite the high half).
   uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
   iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
@@ -164,6 +409,7 @@ void MadEngine::issue(PendingMad& p) {
   free_slots_.pop_back();
   slots_[p.slot] = &p;
   ++in_flight_;
+  hold(p, +1);
   send_or_fail(p);
 }
 
@@ -172,6 +418,7 @@ void MadEngine::complete(PendingMad& p) {
   const bool probe = &p == probe_.get();
   if (!probe) free_slots_.push_back(p.slot);
   --in_flight_;
+  hold(p, -1);
   p.done = true;
   if (const int debug = t_.settings().debug)
     trace_done(debug, {p.req.data(), p.req_len}, p.path->describe(), p.reply(), p.error, t_.now() - p.sent_at);
@@ -181,14 +428,7 @@ void MadEngine::complete(PendingMad& p) {
     ++completed_;
     if (p.on_done) p.on_done(&p, p.ctx);
   }
-  while (wait_head_ && in_flight_ < max_) {
-    PendingMad* n = wait_head_;
-    wait_head_ = n->next;
-    if (!wait_head_) wait_tail_ = nullptr;
-    n->next = nullptr;
-    --queued_;
-    issue(*n);
-  }
+  drain();
 }
 
 void MadEngine::fail_timeout(PendingMad& p) {
@@ -285,6 +525,9 @@ bool MadEngine::follow_sm(PendingMad& p) {
   q.done = false;
   q.backoff = false;
   q.sm_followed = true;  // never followed itself
+  q.dest = 0;           // (outside the window and the caps, in its own slot)
+  q.adaptive_timeout = false;
+  q.sends = 0;
   q.on_done = nullptr;
   q.slot = max_;
   slots_[max_] = &q;
@@ -342,7 +585,22 @@ void MadEngine::fail_final(PendingMad& p) {
 }
 
 void MadEngine::timed_out(PendingMad& p) {
-  if (--p.tries_left > 0) {
+  ++fs_.timeouts;
+  on_loss(p);
+  if (--p.tries_left > 0 && p.dest) {
+    // An SMP is sent again through the caps and the window (cut just now):
+    // first in line, but not in a burst with every other that timed out.
+    ++resent_;
+    slots_[p.slot] = nullptr;
+    free_slots_.push_back(p.slot);
+    --in_flight_;
+    hold(p, -1);
+    p.next = wait_head_;
+    wait_head_ = &p;
+    if (!wait_tail_) wait_tail_ = &p;
+    ++queued_;
+    drain();
+  } else if (p.tries_left > 0) {
     ++resent_;
     send_or_fail(p);
   } else {
@@ -377,11 +635,15 @@ void MadEngine::on_recv(RecvMad& r) {
     return;
   }
   if (!mine) {
+    // A reply to a send that timed out and was sent again: late, not lost.
+    if (p && p->prev_seq == seq && seq) ++fs_.late;
     ++stale_;
     return;
   }
   if ((mad_status(m) & 1) && p->busy_left-- > 0) {
     // BUSY: back off and send again (does not use up a retry).
+    ++fs_.busy;
+    on_loss(*p);
     p->backoff = true;
     int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
     timers_.push({t_.now() + std::chrono::milliseconds(ms), p->slot, p->seq});
@@ -394,6 +656,8 @@ void MadEngine::on_recv(RecvMad& r) {
     std::memcpy(p->rep.data(), m, r.len);
     p->rep_len = r.len;
   }
+  on_reply(*p);
+  learn_class_port_info(*p, m);
   complete(*p);
 }
 

@@ -29,6 +29,7 @@
 #include <queue>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/base/error.h"
@@ -105,11 +106,81 @@ struct PendingMad {
   PendingMad* next = nullptr;     // wait queue
   bool backoff = false;           // waiting to resend after a BUSY reply
   Clock::time_point sent_at;
+  // Flow control (MadEngine::FlowLimits): the node the MAD goes to (a key
+  // made from its path: the directed route, else the DLID; 0 for GMPs,
+  // which no per-node cap holds), whether its timeout is the engine's to
+  // compute (neither -t nor the path gave one), the sends so far and the
+  // sequence number of the one before the last (a reply to it after a
+  // timeout is late, not lost).
+  uint64_t dest = 0;
+  bool adaptive_timeout = false;
+  uint16_t sends = 0;
+  uint32_t prev_seq = 0;
   // Following a new master SM (MadEngine: an SA MAD that timed out on the
   // SM LID the port knew is sent once more to the SM LID the port's
   // PortInfo gives now): the path it was resent on, and whether it was.
   IBPath sm_path;
   bool sm_followed = false;
+};
+
+// Flow control (issue 24).  Real fabrics have queues MADs can overflow:
+// SMPs travel on VL15, which drops what a full receive buffer cannot take;
+// every switch's SMA and SMI is one firmware processor with a small FIFO
+// that answers one SMP at a time, and a directed-route SMP is handled by
+// the SMI of every switch it passes, on the way out and back.  MadEngine
+// therefore keeps, besides the hard maximum (-o), these limits:
+//  - per node: at most node_cap SMPs in flight whose destination is one
+//    node (named by its path: the directed route, else the DLID, both the
+//    same node once MadEngine::learn_node said so);
+//  - per processor: at most smi_cap SMPs in flight that one switch's
+//    processor handles, as destination or as an intermediate hop of a
+//    directed route (every proper prefix of a DR path names one);
+//  both from the first SMP that times out on (before it, a fabric that
+//  loses nothing, the test bed, runs at full speed; a timed-out SMP is
+//  then sent again through the caps and the window, not in a burst).
+//  The engine also measures the time per processor visit (the least round
+//  trip of directed routes over the visits each took: 2h-1 for h hops;
+//  -v reports it).  With min_visit_us > 0 the caps are lifted while it
+//  stays under that, but the measure is not reliable enough to decide by
+//  default: the walk's first burst queues the short routes' round trips,
+//  and ibsim's own cost per MAD (about 3 us) is that of a fast switch.
+//  - a window (AIMD): it starts at the hard maximum, is halved when a MAD
+//    times out or is answered BUSY (at most once per round trip), and
+//    grows again by one MAD per window of replies.
+// MADs that do not fit wait in the engine's queue (in order; one held by a
+// busy node does not hold up the others).
+struct FlowLimits {
+  unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
+  unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
+  // When the caps start to hold: from the first SMP (true), or from the
+  // first SMP that times out (false, the default): a fabric that never
+  // loses one (the test bed) runs without them.
+  bool caps_from_start = false;
+  bool adaptive = true;    // the AIMD window (false: always the hard maximum)
+  // The time per processor visit (us) under which the caps are lifted
+  // (0, the default: the time is only measured).
+  double min_visit_us = 0;
+  // The computed timeouts (where neither -t nor the path gives one):
+  // between min_timeout_ms and the IBA's bound for the destination
+  // (PortInfo:RespTimeValue + 2 x SubnetTimeOut, ClassPortInfo for GMPs),
+  // or default_timeout_ms while that is unknown.
+  int min_timeout_ms = 100;
+  int default_timeout_ms = 1000;
+};
+
+// What the engine saw of the MADs it ran (-v prints it, report_flow).
+struct FlowStats {
+  uint64_t sent = 0, resent = 0;  // MadEngine::sent(), resent()
+  uint64_t timeouts = 0;   // sends that got no reply in time
+  uint64_t late = 0;       // replies that came after their send timed out
+  uint64_t busy = 0;       // BUSY replies (backed off and sent again)
+  uint64_t held = 0;       // MADs that waited for a per-node or processor cap
+  unsigned window_lo = 0, window_hi = 0;  // the window's range
+  unsigned window_max = 0;                // the hard maximum (-o)
+  double srtt_ms = 0;                     // the smoothed SMP round trip
+  double visit_us = -1;                   // measured time per processor visit (-1: not yet)
+  bool caps = true;                       // the per-node and processor caps hold now
+  uint64_t drops() const { return timeouts > late ? timeouts - late : 0; }  // inferred
 };
 
 class MadEngine {
@@ -144,6 +215,25 @@ public:
   // How many SA MADs were sent again to a new master SM (follow_sm).
   uint64_t sm_follows() const { return sm_follows_; }
 
+  // --- flow control ----------------------------------------------------------
+  FlowLimits& limits() { return lim_; }
+  FlowStats flow_stats() const;
+  // MADs the window lets be in flight now (at most max_outstanding()).
+  unsigned window() const;
+  // What the layers above learned about a node (discovery, from its
+  // PortInfo): the node that directed route dr reaches has LID lid (0:
+  // unknown; LID-routed SMPs to it then count against the same node) and
+  // answers within PortInfo:RespTimeValue resp_time (an IBA exponent).
+  void learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time);
+  // The subnet's SubnetTimeOut (PortInfo, an IBA exponent): the packet
+  // lifetime each way the IBA bound of a timeout adds.
+  void learn_subnet_timeout(uint8_t subnet_timeout);
+  // The timeout a MAD to path of class mgmt_class would get now when
+  // neither -t nor the path sets one (ms).
+  int computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const;
+  // The smoothed round trip the engine measured (ms; 0: none yet).
+  double srtt_ms() const { return srtt_ms_; }
+
 private:
   // An SA MAD that timed out on the SM LID the port knew: ask the local
   // port's PortInfo (an SMP on the 0-hop directed route, MasterSMLID and
@@ -169,6 +259,17 @@ private:
   void on_recv(RecvMad& r);
   void expire(Clock::time_point now);
   int next_wait_ms(Clock::time_point now, int cap) const;
+  // Flow control: whether p fits the caps now; count it in or out of them;
+  // issue what waits and fits.
+  bool fits(const PendingMad& p) const;
+  void hold(const PendingMad& p, int d);
+  void drain();
+  void on_loss(const PendingMad& p);
+  void on_reply(PendingMad& p);
+  void measure_visits();
+  uint64_t key_of(const IBPath& path, uint8_t mgmt_class) const;
+  int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
+  void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
 
   Transport& t_;
   unsigned max_;
@@ -191,7 +292,30 @@ private:
   std::unique_ptr<PendingMad> probe_;
   IBPath probe_path_;
   std::vector<PendingMad*> sm_waiters_;
+  // Flow control state.
+  FlowLimits lim_;
+  FlowStats fs_;
+  double cwnd_ = 0, ssthresh_ = 0;
+  Clock::time_point cut_at_{};           // the window was last cut for MADs sent before this
+  double srtt_ms_ = 0, rttvar_ms_ = 0;   // SMP round trips (Jacobson/Karels)
+  std::unordered_map<uint64_t, uint16_t> to_node_, at_proc_;  // SMPs in flight by node / processor
+  std::unordered_map<uint64_t, uint64_t> alias_;    // a LID's key -> the node's DR key
+  std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
+  std::optional<uint8_t> subnet_timeout_;
+  bool draining_ = false;
+  // Least DR round trip (us) by processor visits (2h-1), and what it says.
+  std::array<double, 16> rtt_min_us_;
+  std::array<uint32_t, 16> rtt_n_;
+  double visit_us_ = -1;
+  bool caps_ = true;
+  bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
 };
+
+// -v: one line on stderr with what the engine's flow control saw
+// ("I: flow: N MADs sent, T timeouts (D dropped, L late), R resent, B busy,
+// H held at a busy node, window W..X of M, rtt Y ms"); nothing without -v
+// or when no MAD was sent.
+void report_flow(const FlowStats& f);
 
 // The SM LID and SL the library learned for a local port after the SM the
 // port knew stopped answering (MadEngine::follow_sm): default_sa_path()

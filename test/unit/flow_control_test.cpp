@@ -1,0 +1,259 @@
+// The MAD engine's flow control (core/rpc/rpc.h FlowLimits) on a virtual
+// clock (flow_fake.h): a burst to one switch is capped at the node's cap,
+// DR SMPs through one switch at its processor's cap; a dropped SMP is sent
+// again after the computed timeout (not after 1 s), -t still forces one;
+// the window halves on drops and grows back; the SA's BUSY is backed off.
+#include <gtest/gtest.h>
+
+#include "core/rpc/sched.h"
+#include "flow_fake.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+
+using namespace ibcore;
+using flowtest::VClockFabric;
+
+namespace {
+
+IBPath lid(uint16_t l) {
+  IBPath p;
+  p.DLID = l;
+  return p;
+}
+
+Task<> get_port_info(Scheduler& s, IBPath p, unsigned port, int& ok, int& failed) {
+  try {
+    co_await s.SubnGet<iba::SMPPortInfo>(std::move(p), port);
+    ++ok;
+  } catch (const MADError&) {
+    ++failed;
+  }
+}
+
+uint32_t amod_of(const uint8_t* mad) { return uint32_t(iba::MADHeader::attributeModifier_at(mad)); }
+
+}  // namespace
+
+// Every port's PortInfo of one 40-port switch at once: without the caps its
+// SMA's FIFO (4) overflows; with them from the start it never holds more
+// than 4; by default they hold from the first timeout on, so the first
+// burst loses SMPs but their resends do not.
+TEST(FlowControl, BurstToOneSwitchIsCapped) {
+  uint64_t uncapped_drops = 0;
+  for (int mode : {0, 1, 2}) {  // no caps, caps from the start, the default
+    VClockFabric f;
+    Scheduler s(f, 64);
+    MadEngine& e = s.engine();
+    if (mode == 0) e.limits().node_cap = e.limits().smi_cap = 0;
+    if (mode == 1) e.limits().caps_from_start = true;
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok + failed, 40);
+    if (mode == 1) {
+      EXPECT_EQ(ok, 40);
+      EXPECT_EQ(f.drops, 0u);
+      EXPECT_LE(f.procs["L5"].peak, 4u);
+      EXPECT_EQ(f.sent.size(), 40u);
+      EXPECT_GT(e.flow_stats().held, 0u);
+    } else if (mode == 0) {
+      uncapped_drops = f.drops;
+      EXPECT_GT(f.drops, 36u);  // the first burst's, and its resends'
+      EXPECT_GT(e.flow_stats().timeouts, 0u);
+    } else {
+      EXPECT_EQ(ok, 40);
+      EXPECT_EQ(f.drops, 36u);  // the first burst only: the resends are capped
+      EXPECT_TRUE(e.flow_stats().caps);
+      EXPECT_LT(f.drops, uncapped_drops);
+    }
+  }
+}
+
+// Directed routes to 40 nodes behind one switch all pass its SMI: at most
+// smi_cap at once there, none dropped, and the LID of that switch (learned
+// from discovery) counts against the same processor.
+TEST(FlowControl, DirectedRoutesThroughOneSmiAreCapped) {
+  VClockFabric f;
+  f.lid_node[7] = "D0,1";
+  Scheduler s(f, 64);
+  s.engine().limits().caps_from_start = true;
+  s.engine().learn_node(IBPath::from_string("0,1"), 7, std::nullopt);
+  int ok = 0, failed = 0;
+  for (unsigned p = 1; p <= 40; ++p) {
+    s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(p)), 1, ok, failed));
+    if (p % 4 == 0) s.spawn(get_port_info(s, lid(7), p, ok, failed));
+  }
+  s.run();
+  EXPECT_EQ(ok, 50);
+  EXPECT_EQ(f.drops, 0u);
+  EXPECT_LE(f.procs["D0,1"].peak, 4u);
+}
+
+// One SMP dropped after the round trip is known: sent again after the
+// computed timeout (the round trip's, at least min_timeout_ms: 100 ms),
+// not after the 1000 ms a path without a response time used to get.  With
+// -t the timeout is what -t says.
+TEST(FlowControl, DroppedSmpResentAfterComputedTimeout) {
+  for (int forced : {0, 300}) {
+    VClockFabric f;
+    f.settings().timeout_ms = forced;
+    bool dropped = false;
+    f.answer = [&](const uint8_t* req, const IBPath&, uint8_t*) {
+      if (amod_of(req) == 30 && !dropped) return !(dropped = true);
+      return true;
+    };
+    Scheduler s(f, 8);
+    EXPECT_EQ(s.engine().computed_timeout_ms(lid(9), iba::mgmt::SUBN_LID_ROUTED), 1000);  // nothing measured yet
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(uint16_t(10 + p)), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 40);
+    std::vector<const VClockFabric::Sent*> tries;
+    for (auto& x : f.sent)
+      if (amod_of(x.mad.data()) == 30) tries.push_back(&x);
+    ASSERT_EQ(tries.size(), 2u);
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(tries[1]->at - tries[0]->at).count();
+    if (forced) {
+      EXPECT_EQ(waited, 300);
+    } else {
+      EXPECT_EQ(waited, 100);
+      EXPECT_EQ(tries[0]->timeout_ms, 100);
+      EXPECT_GT(s.engine().srtt_ms(), 0);
+      EXPECT_LT(s.engine().srtt_ms(), 5);
+    }
+    EXPECT_EQ(s.engine().flow_stats().timeouts, 1u);
+    EXPECT_EQ(s.engine().flow_stats().drops(), 1u);
+  }
+}
+
+// The IBA's bound (RespTimeValue of the node, SubnetTimeOut both ways) is
+// the timeout before any round trip is measured, and the most a computed one
+// reaches.
+TEST(FlowControl, IbaFieldsBoundTheTimeout) {
+  VClockFabric f;
+  Scheduler s(f, 8);
+  MadEngine& e = s.engine();
+  IBPath dr = IBPath::from_string("0,1,2");
+  EXPECT_EQ(e.computed_timeout_ms(dr, iba::mgmt::SUBN_DIRECTED_ROUTE), 1000);
+  e.learn_subnet_timeout(16);                   // 268.4 ms each way
+  e.learn_node(dr, 12, uint8_t(18));            // 1073.7 ms
+  EXPECT_EQ(e.computed_timeout_ms(dr, iba::mgmt::SUBN_DIRECTED_ROUTE), 1611);
+  EXPECT_EQ(e.computed_timeout_ms(lid(12), iba::mgmt::SUBN_LID_ROUTED), 1611);  // the same node by its LID
+  e.learn_node(dr, 12, uint8_t(10));            // 4.2 ms + 536.9: 542 ms
+  EXPECT_EQ(e.computed_timeout_ms(lid(12), iba::mgmt::SUBN_LID_ROUTED), 542);
+}
+
+// Drops shrink the window (halved, once per round trip); replies grow it
+// back to the hard maximum.
+TEST(FlowControl, WindowShrinksOnDropsAndGrowsBack) {
+  VClockFabric f;
+  f.default_q = 0;  // no FIFO limit: only the drops below
+  unsigned n = 0;
+  f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) { return !(++n <= 600 && n % 100 == 0); };
+  Scheduler s(f, 64);
+  unsigned lo = 64;
+  int ok = 0, failed = 0;
+  auto one = [&](uint16_t l) -> Task<> {
+    co_await get_port_info(s, lid(l), 1, ok, failed);
+    lo = std::min(lo, s.engine().window());
+  };
+  for (unsigned i = 0; i < 1000; ++i) s.spawn(one(uint16_t(2 + i)));
+  s.run();
+  EXPECT_EQ(ok, 1000);
+  FlowStats st = s.engine().flow_stats();
+  EXPECT_EQ(st.timeouts, 6u);
+  EXPECT_EQ(st.drops(), 6u);
+  EXPECT_LE(st.window_lo, 32u);
+  EXPECT_EQ(st.window_lo, lo);
+  EXPECT_LT(s.engine().window(), 64u);
+  // Replies without drops: back to the hard maximum.
+  for (unsigned i = 0; i < 3000; ++i) s.spawn(one(uint16_t(2 + i)));
+  s.run();
+  EXPECT_EQ(ok, 4000);
+  EXPECT_EQ(s.engine().window(), 64u);
+  EXPECT_EQ(s.engine().flow_stats().window_hi, 64u);
+}
+
+// The SA answers BUSY while it holds more than 2 requests: each is sent
+// again after a back-off (never at once), all succeed, and the window
+// shrinks.
+TEST(FlowControl, SaBusyIsHonoured) {
+  VClockFabric f;
+  f.default_q = 0;
+  struct Busy {
+    VClockFabric::ns at;
+    unsigned slot;
+  };
+  std::vector<Busy> busy;
+  auto slot_of = [](const uint8_t* mad) { return unsigned(iba::MADHeader::transactionID_at(mad) & 0xffff); };
+  f.answer = [&](const uint8_t* req, const IBPath&, uint8_t* rep) {
+    if (iba::MADHeader::mgmtClass_at(req) != iba::mgmt::SUBN_ADM) return true;
+    if (f.proc("L1").leaving.size() > 2) {
+      rep[5] = 0x01;  // BUSY
+      busy.push_back({f.elapsed(), slot_of(req)});
+    }
+    return true;
+  };
+  Scheduler s(f, 16);
+  int ok = 0;
+  auto one = [&](uint16_t l) -> Task<> {
+    iba::SANodeRecord q;
+    q.set_LID(l);
+    co_await s.SubnAdmGet(q, 1);
+    ++ok;
+  };
+  for (uint16_t l = 1; l <= 12; ++l) s.spawn(one(l));
+  s.run();
+  EXPECT_EQ(ok, 12);
+  const FlowStats st = s.engine().flow_stats();
+  ASSERT_GT(st.busy, 0u);
+  EXPECT_EQ(st.busy, busy.size());
+  EXPECT_LT(st.window_lo, 16u);
+  EXPECT_EQ(f.sent.size(), 12u + st.busy);
+  // Each MAD answered BUSY went out again 10 ms or more later, not at once.
+  for (const Busy& b : busy) {
+    bool again = false;
+    for (auto& x : f.sent)
+      if (x.at > b.at && slot_of(x.mad.data()) == b.slot) {
+        EXPECT_GE(x.at - b.at, std::chrono::milliseconds(10));
+        again = true;
+        break;
+      }
+    EXPECT_TRUE(again);
+  }
+}
+
+// With min_visit_us, the caps hold only where processors take time: directed routes of 1 and
+// 4 hops measured, the least round trip growing by 50 us per processor
+// visit keeps them; processors that take none (a simulator: only the 1 us
+// links) lift them, and a burst to one switch then goes out at once.
+TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
+  for (int service_us : {50, 0}) {
+    VClockFabric f;
+    f.default_q = 0;
+    f.default_service = std::chrono::microseconds(service_us);
+    Scheduler s(f, 64);
+    s.engine().limits().min_visit_us = 4;  // (the default, 0, never lifts them)
+    s.engine().limits().caps_from_start = true;
+    int ok = 0, failed = 0;
+    // One at a time first: round trips without queueing, 8 of each length.
+    for (int i = 0; i < 8; ++i) {
+      s.spawn(get_port_info(s, IBPath::from_string("0,1"), 1, ok, failed));
+      s.run();
+      s.spawn(get_port_info(s, IBPath::from_string("0,1,2,3,4"), 1, ok, failed));
+      s.run();
+    }
+    const FlowStats st = s.engine().flow_stats();
+    EXPECT_NEAR(st.visit_us, service_us + 1.0, 1.0);
+    EXPECT_EQ(st.caps, service_us > 0);
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 56);
+    if (service_us) {
+      EXPECT_EQ(f.procs["L5"].peak, 4u);
+      EXPECT_GT(s.engine().flow_stats().held, 0u);
+    } else {
+      EXPECT_EQ(s.engine().flow_stats().held, 0u);  // all 40 sent at once
+    }
+  }
+}
