@@ -182,9 +182,8 @@ void MadEngine::learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ =
 int MadEngine::timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const {
   auto it = resp_time_.find(is_smp(mgmt_class) ? dest : gmp_key(mgmt_class, dlid));
   if (it == resp_time_.end()) return lim_.default_timeout_ms;
-  // IBA 13.4.6.2: the time the node may take to answer plus the packet's
-  // lifetime each way (SubnetTimeOut, 4.096 us x 2^value).
-  double ms = iba_time_ms(it->second) + 2 * iba_time_ms(subnet_timeout_.value_or(0));
+  // The node's RespTimeValue, and SubnetTimeOut as the packet's lifetime.
+  double ms = iba_reply_bound_ms(it->second, subnet_timeout_.value_or(0));
   return int(std::clamp(std::ceil(ms), double(lim_.min_timeout_ms), 60000.0));
 }
 

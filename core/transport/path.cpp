@@ -215,11 +215,14 @@ void put(std::string& out, const char* k, uint64_t v, bool hex = false) {
 
 double iba_time_ms(unsigned exponent) { return 4.096e-3 * double(1ull << std::min(exponent, 31u)); }
 
+double iba_reply_bound_ms(unsigned resp_time, unsigned packet_life) {
+  return iba_time_ms(resp_time) + 2 * iba_time_ms(packet_life);
+}
+
 int IBPath::mad_timeout_ms(int given_ms) const {
   if (given_ms > 0) return given_ms;
   if (!packet_life_time && !resp_time) return 1000;
-  // IBA 13.4.6.2: the response time of the target plus the round trip.
-  double ms = 2 * iba_time_ms(packet_life_time.value_or(0)) + iba_time_ms(resp_time.value_or(8));
+  double ms = iba_reply_bound_ms(resp_time.value_or(8), packet_life_time.value_or(0));
   // Never below 100 ms: a busy simulated or real SMA must not look dead.
   return int(std::clamp(ms, 100.0, 60000.0));
 }

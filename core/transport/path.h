@@ -139,5 +139,9 @@ std::optional<std::vector<uint8_t>> parse_dr_path(std::string_view s);
 
 // Timeout in milliseconds for an IBA time exponent (4.096 us * 2^v).
 double iba_time_ms(unsigned exponent);
+// How long a reply may take (IBA 13.4.6.2): the responder's time
+// (RespTimeValue) plus the packet's lifetime each way (PacketLifeTime,
+// SubnetTimeOut), all IBA time exponents; in milliseconds, unclamped.
+double iba_reply_bound_ms(unsigned resp_time, unsigned packet_life);
 
 }  // namespace ibcore
