@@ -34,15 +34,15 @@ Opts options_of(const CommandInfo& info) {
     o.all.push_back(w);
     if (value) o.with_value.push_back(w);
   };
-  for (const auto& opt : app->get_options()) {
-    if (opt->positional()) continue;
-    std::string_view names = opt->names();
+  for (const auto& opt : app->shown()) {  // as CLI11 holds them
+    if (opt.positional) continue;
+    std::string_view names = opt.names;
     size_t i = 0;
     while (i <= names.size()) {
       size_t j = names.find(',', i);
       if (j == std::string_view::npos) j = names.size();
       std::string w(names.substr(i, j - i));
-      if (!w.empty() && w[0] == '-') add(w, opt->takes_value());
+      if (!w.empty() && w[0] == '-') add(w, opt.takes_value);
       i = j + 1;
     }
   }

@@ -55,13 +55,11 @@ std::string man_page_for(const std::string& command, const std::string& own_text
   std::unique_ptr<Command> cmd;
   auto app = make_app(*info, cmd, info->name);
   o += ".SH OPTIONS\n";
-  for (const auto& opt : app->get_options()) {
+  for (const auto& opt : app->shown()) {  // as CLI11 holds them
     std::string names;
-    for (char ch : opt->names()) names += ch == ',' ? std::string(", ") : std::string(1, ch);
-    std::string arg(opt->value_text());
-    std::string desc(opt->description());
-    o += ".TP\n.B " + esc(names) + (arg.empty() ? "" : " \\fI" + esc(arg) + "\\fR") + "\n" +
-         esc(desc.empty() ? std::string("(argument)") : desc) + "\n";
+    for (char ch : opt.names) names += ch == ',' ? std::string(", ") : std::string(1, ch);
+    o += ".TP\n.B " + esc(names) + (opt.value.empty() ? "" : " \\fI" + esc(opt.value) + "\\fR") + "\n" +
+         esc(opt.description.empty() ? std::string("(argument)") : opt.description) + "\n";
   }
   if (!info->aliases.empty()) {
     o += ".SH ALIASES\n";

@@ -1,189 +1,254 @@
+// The one file that includes CLI11 (core/cli/cli.h says what it does).
 #include "core/cli/cli.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
 
 namespace ibtool::cli {
 
-namespace detail {
-
-// Integers as the reference's strtol(.., 0): decimal, 0x hex, 0 octal.
-bool to_signed(const std::string& s, long long& out, long long lo, long long hi) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 0);
-  if (errno || *end || end == s.c_str() || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
-
-bool to_unsigned(const std::string& s, unsigned long long& out, unsigned long long hi) {
-  if (s.empty() || s[0] == '-') return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (errno || *end || end == s.c_str() || v > hi) return false;
-  out = v;
-  return true;
-}
-
-bool to_double(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (errno || *end || end == s.c_str()) return false;
-  out = v;
-  return true;
-}
-
-}  // namespace detail
-
-Validator IsMember(std::initializer_list<const char*> words) {
-  std::vector<std::string> w(words.begin(), words.end());
-  std::string name = "{";
-  for (size_t i = 0; i < w.size(); ++i) name += (i ? "," : "") + w[i];
-  name += "}";
-  return Validator(
-      [w = std::move(w), name](std::string& v) -> std::string {
-        for (const auto& x : w)
-          if (x == v) return {};
-        return v + " not in " + name;
-      },
-      name);
-}
-
 namespace {
 
-// Calls fn(name) for every comma-separated name of a declaration; stops
-// when fn returns true.
-template <class F>
-bool any_name(std::string_view names, F fn) {
-  while (!names.empty()) {
-    size_t c = names.find(',');
-    std::string_view n = names.substr(0, c);
-    if (fn(n)) return true;
-    if (c == std::string_view::npos) break;
-    names.remove_prefix(c + 1);
-  }
-  return false;
+std::vector<std::string_view> split(std::string_view names) {
+  std::vector<std::string_view> out;
+  for (size_t c; !names.empty(); names.remove_prefix(c == names.npos ? names.size() : c + 1))
+    if (c = names.find(','); c) out.push_back(names.substr(0, c));
+  return out;
 }
+
+bool is_long(std::string_view n) { return n.size() > 2 && n.starts_with("--"); }
 
 }  // namespace
 
-bool Option::has_short(char c) const {
-  return any_name(names_.view(), [c](std::string_view n) { return n.size() == 2 && n[0] == '-' && n[1] == c; });
-}
+// A CLI::App declaring records; a name declared twice is its first
+// declaration's (as getopt's first matching entry).
+struct Cli11 {
+  CLI::App app;
+  std::string names, version;
+  std::vector<std::string> taken;
+  std::vector<std::pair<const Option*, CLI::Option*>> made;
 
-bool Option::has_long(std::string_view name) const {
-  return any_name(names_.view(), [name](std::string_view n) {
-    return n.size() > 2 && n[0] == '-' && n[1] == '-' && n.substr(2) == name;
-  });
-}
-
-std::string Option::get_name() const {
-  std::string_view found;
-  any_name(names_.view(), [&](std::string_view n) {
-    if (n.size() > 2 && n[1] == '-') found = n;
-    return !found.empty();
-  });
-  if (found.empty()) any_name(names_.view(), [&](std::string_view n) { return found = n, true; });
-  return std::string(found);
-}
-
-std::string_view Option::value_text() const {
-  if (!text_.empty()) return text_.view();
-  if (kind_ != Kind::Value || positional_) return {};
-  return type_;
-}
-
-void Option::apply(std::string value, std::string_view as_given) {
-  ++count_;
-  switch (kind_) {
-    case Kind::Flag:
-      if (flag_) flag_(target_);
-      if (fn_) fn_(value);
-      return;
-    case Kind::Help:
-    case Kind::Version:
-      return;
-    case Kind::Value:
-      break;
+  void declare(Option& o) {
+    names.clear();
+    for (std::string_view n : split(o.names_.view()))
+      if (std::find(taken.begin(), taken.end(), n) == taken.end()) (names += names.empty() ? "" : ",") += taken.emplace_back(n);
+    if (names.empty()) return;
+    std::string desc = o.desc_.str();
+    if (o.declare_) return o.declare_(*this, o);
+    if (o.kind_ == Option::Kind::Help) return done(o, app.set_help_flag(names, desc));
+    if (o.kind_ == Option::Kind::Version) return done(o, app.set_version_flag(names, version, desc));
+    if (o.kind_ == Option::Kind::Flag)  // once per occurrence, in line order
+      return done(o, app.add_flag_callback(names, [&o] { o.fn_({}); }, desc)->trigger_on_parse());
+    if (o.fn_) return done(o, app.add_option_function<std::string>(names, o.fn_, desc));
+    done(o, app.add_option(names, std::as_const(desc)));
   }
-  for (const Validator& v : checks_) {
-    std::string why = v(value);
-    if (!why.empty()) throw ValidationError(std::string(as_given), why);
+  void done(const Option& o, CLI::Option* c) {
+    if (!o.text_.empty()) c->option_text(o.text_.str());
+    for (const Validator& v : o.checks_) c->check(CLI::Validator(v.fn, v.name, v.name));
+    made.emplace_back(&o, c->required(o.required_));
   }
-  if (store_ && !store_(target_, value, count_ == 1))
-    throw ValidationError("invalid value '" + value + "' for " + std::string(as_given));
-  if (fn_) fn_(value);
+  // Declares them, then who excludes whom among them.
+  Cli11(const std::vector<Option*>& options, std::string v) : version(std::move(v)) {
+    app.set_help_flag();  // (only a declared one)
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
+    for (Option* o : options) declare(*o);
+    for (auto [o, c] : made)
+      for (const Option* x : o->excludes_)
+        for (auto [o2, c2] : made)
+          if (o2 == x) c->excludes(c2);
+  }
+};
+
+template <class T>
+void declare_option(Cli11& c, Option& o) {
+  c.done(o, c.app.add_option(c.names, *static_cast<T*>(o.target_), o.desc_.str()));
 }
+template <class T>
+void declare_flag(Cli11& c, Option& o) {
+  c.done(o, c.app.add_flag(c.names, *static_cast<T*>(o.target_), o.desc_.str()));
+}
+#define IBTOOL_BINDABLE(T) template void declare_option<T>(Cli11&, Option&);
+#define IBTOOL_COUNTABLE(T) template void declare_flag<T>(Cli11&, Option&); IBTOOL_BINDABLE(T)
+IBTOOL_BINDABLE(std::string) IBTOOL_BINDABLE(std::vector<std::string>) IBTOOL_BINDABLE(double)
+IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>) IBTOOL_BINDABLE(long) IBTOOL_BINDABLE(long long)
+IBTOOL_COUNTABLE(bool) IBTOOL_COUNTABLE(int) IBTOOL_COUNTABLE(unsigned)
+IBTOOL_COUNTABLE(int8_t) IBTOOL_COUNTABLE(uint8_t) IBTOOL_COUNTABLE(uint16_t) IBTOOL_COUNTABLE(uint64_t)
 
 App::App(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {
-  options_.reserve(48);
   set_help_flag("-h,--help", "print this help and exit");
 }
 
-Option* App::add(Str names, Str desc, Option::Kind kind) {
-  options_.emplace_back(new Option(std::move(names), std::move(desc), kind));
-  Option* o = options_.back().get();
-  std::string_view n = o->names_.view();
-  o->positional_ = kind == Option::Kind::Value && !n.empty() && n[0] != '-';
+Option* App::add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&)) {
+  Option* o = options_.emplace_back(new Option).get();
+  o->names_ = std::move(names), o->desc_ = std::move(desc), o->kind_ = kind, o->target_ = target, o->declare_ = declare;
   return o;
 }
-
 Option* App::add_flag_callback(Str names, std::function<void()> fn, Str desc) {
-  Option* o = add(std::move(names), std::move(desc), Option::Kind::Flag);
+  Option* o = add(std::move(names), std::move(desc), Option::Kind::Flag, nullptr, nullptr);
   o->fn_ = [fn = std::move(fn)](const std::string&) { fn(); };
   return o;
 }
-
-Option* App::add_option(Str names, Str desc) { return add(std::move(names), std::move(desc), Option::Kind::Value); }
-
+Option* App::add_option(Str names, Str desc) { return add(names, desc, Option::Kind::Value, nullptr, nullptr); }
 Option* App::set_help_flag(Str names, Str desc) {
-  for (auto it = options_.begin(); it != options_.end(); ++it)
-    if ((*it)->kind_ == Option::Kind::Help) {
-      options_.erase(it);
-      break;
-    }
-  if (names.empty()) return nullptr;
-  return add(std::move(names), std::move(desc), Option::Kind::Help);
+  std::erase_if(options_, [](const auto& o) { return o->kind_ == Option::Kind::Help; });
+  return names.empty() ? nullptr : add(names, desc, Option::Kind::Help, nullptr, nullptr);
 }
-
 Option* App::set_version_flag(Str names, std::string version) {
   version_ = std::move(version);
-  return add(std::move(names), "print the version and exit", Option::Kind::Version);
+  return add(names, "print the version and exit", Option::Kind::Version, nullptr, nullptr);
+}
+
+App::Result App::parse(const std::vector<std::string>& args) {
+  // getopt_long's reading: each option given, by its full name, with its
+  // value; the operands; the first error in line order.
+  struct Given {
+    Option* o;
+    std::string name, value;
+  };
+  std::vector<Given> given;
+  std::vector<std::pair<Option*, std::string>> longs;
+  std::vector<std::pair<char, Option*>> shorts;
+  size_t places = 0;  // operands the positionals take
+  for (const auto& o : options_) {
+    std::string_view n0 = o->names_.view();
+    if (!n0.starts_with('-')) places += o->multi_ ? args.size() : 1;
+    for (std::string_view n : split(n0))
+      if (is_long(n)) longs.emplace_back(o.get(), n);
+      else if (n.size() == 2 && n[0] == '-') shorts.emplace_back(n[1], o.get());
+  }
+  auto short_opt = [&](char c) -> Option* {
+    for (auto [s, o] : shorts)
+      if (s == c) return o;
+    return nullptr;
+  };
+  std::string error;
+  std::vector<std::string> operands;
+  auto fail = [&](std::string msg) { error = error.empty() ? std::move(msg) : error; };
+  auto operand = [&](const std::string& a) {
+    if (operands.size() == places) fail("unexpected argument '" + a + "'");
+    operands.push_back(a);
+  };
+  auto take = [&](Option* o, std::string name, size_t& i, std::optional<std::string> v) {
+    if (o->kind_ != Option::Kind::Value) return given.push_back({o, std::move(name), {}});
+    if (!v && i + 1 == args.size()) return fail("option '" + name + "' requires an argument");
+    given.push_back({o, std::move(name), v ? *v : args[++i]});
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9' && !short_opt(a[1]))) {
+      operand(a);
+    } else if (a == "--") {
+      while (++i < args.size()) operand(args[i]);
+    } else if (a[1] == '-') {
+      size_t eq = a.find('=');
+      std::string typed = a.substr(0, eq), name, all;
+      Option* o = nullptr;
+      bool ambiguous = false;
+      for (auto& [lo, ln] : longs) {
+        if (ln == typed) {
+          o = lo, name = ln, ambiguous = false;
+          break;
+        }
+        if (!ln.starts_with(typed)) continue;
+        all += " '" + ln + "'";
+        ambiguous = ambiguous || (o && o != lo);
+        if (!o) o = lo, name = ln;
+      }
+      if (ambiguous) fail("option '" + typed + "' is ambiguous; possibilities:" + all);
+      else if (!o) fail("unrecognized option '" + typed + "'");
+      else if (eq != a.npos && o->kind_ != Option::Kind::Value) fail("option '" + name + "' doesn't allow an argument");
+      else take(o, name, i, eq == a.npos ? std::nullopt : std::optional(a.substr(eq + 1)));
+    } else {
+      for (size_t k = 1; k < a.size(); ++k) {
+        Option* o = short_opt(a[k]);
+        if (!o) fail("unrecognized option '-" + a.substr(k, 1) + "'");
+        if (!o || o->kind_ == Option::Kind::Value) {
+          if (o) take(o, "-" + a.substr(k, 1), i, k + 1 < a.size() ? std::optional(a.substr(k + 1)) : std::nullopt);
+          break;
+        }
+        take(o, "-" + a.substr(k, 1), i, std::nullopt);
+      }
+    }
+  }
+  bool any_early = false;
+  for (const Given& g : given)
+    if (g.o->kind_ == Option::Kind::Help) return Result::Help;
+    else if (g.o->kind_ == Option::Kind::Version) return Result::Version;
+    else any_early = any_early || g.o->early_;
+
+  // CLI11's parse of the same line, canonical: the early() options (then
+  // the after_early callbacks), then the others, "--" and the operands.
+  // Declared: the options given, the positionals and required options.
+  auto cli11 = [&](bool early) {
+    std::vector<Option*> decls;
+    std::vector<std::string> line;
+    for (const auto& o : options_)
+      if (o->early_ == early && (std::any_of(given.begin(), given.end(), [&](const Given& g) { return g.o == o.get(); }) ||
+                                 (!early && (o->required_ || !o->names_.view().starts_with('-')))))
+        decls.push_back(o.get());
+    for (const Given& g : given)
+      if (g.o->early_ != early) continue;
+      else if (g.o->kind_ != Option::Kind::Value) line.push_back(g.name);
+      else if (g.value.empty()) line.push_back(g.name), line.emplace_back();
+      else line.push_back(g.name + (is_long(g.name) ? "=" : "") + g.value);
+    if (!early) line.push_back("--"), line.insert(line.end(), operands.begin(), operands.end());
+    std::reverse(line.begin(), line.end());
+    return std::make_pair(std::make_unique<Cli11>(decls, version_), std::move(line));
+  };
+  auto [main, line] = cli11(false);  // (made first: CLI11 zeroes counted flags)
+  try {
+    if (any_early) {
+      auto [early, eline] = cli11(true);
+      early->app.parse(std::move(eline));
+    }
+    for (const auto& fn : after_early_) fn();
+    try {
+      main->app.parse(std::move(line));
+    } catch (...) {
+      if (error.empty()) throw;  // (what did parse is kept)
+    }
+  } catch (const CLI::ValidationError& e) {
+    throw ValidationError(e.what());
+  } catch (const CLI::ConversionError& e) {
+    throw ValidationError(e.what());
+  } catch (const CLI::Error& e) {
+    throw ParseError(e.what());
+  }
+  if (!error.empty()) throw ParseError(error);
+  for (const auto& fn : callbacks_) fn();
+  return Result::Ok;
+}
+
+std::vector<App::Shown> App::shown() const {
+  std::vector<Option*> all;
+  for (const auto& o : options_) all.push_back(o.get());
+  Cli11 c(all, version_);
+  std::vector<Shown> out;
+  for (const CLI::Option* o : c.app.get_options()) {
+    bool value = o->get_type_size_max() > 0, pos = o->get_positional();
+    std::string text = o->get_option_text().empty() ? o->get_type_name() : o->get_option_text();
+    out.push_back({o->get_name(pos, !pos), value && !pos ? text : pos ? o->get_option_text() : "",
+                   o->get_description(), pos, value, o->get_required()});
+  }
+  return out;
 }
 
 std::string App::options_help() const {
   std::string out = "Options:\n";
-  for (const auto& o : options_) {
-    if (o->positional_) continue;
-    size_t start = out.size();
-    out += "  ";
-    out += o->names();
-    std::string_view t = o->value_text();
-    if (!t.empty()) {
-      out += ' ';
-      out += t;
-    }
-    constexpr size_t kColumn = 30;
-    size_t len = out.size() - start;
-    if (len < kColumn) out.append(kColumn - len, ' ');
-    else out += "\n" + std::string(kColumn, ' ');
-    out += o->description();
-    out += '\n';
+  for (const Shown& s : shown()) {
+    if (s.positional) continue;
+    std::string line = "  " + s.names + (s.value.empty() ? "" : " " + s.value);
+    line.resize(std::max<size_t>(line.size() + 1, 30), ' ');
+    out += (line.size() > 30 ? line.replace(line.size() - 1, 1, "\n" + std::string(30, ' ')) : line) + s.description + "\n";
   }
   return out;
 }
 
 std::string App::help() const {
   if (format_) return format_(*this, format_ctx_);
-  std::string out = "Usage: " + name_ + " [options]\n\n";
-  if (!description_.empty()) out += description_ + "\n\n";
-  return out + options_help();
+  return "Usage: " + name_ + " [options]\n\n" + (description_.empty() ? "" : description_ + "\n\n") + options_help();
 }
 
 }  // namespace ibtool::cli
