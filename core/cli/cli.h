@@ -1,20 +1,15 @@
-// The command line of the commands (cmd/): each declares its options here
-// as data, in CLI11's spelling (add_option, add_flag, ->option_text,
-// ->required, ->check, ...; cmd/registry.h aliases the namespace as CLI).
-// CLI11 does the rest (core/cli/cli.cpp, the one file that includes it):
-// the parse declares the recorded options on a CLI::App, which converts,
-// validates, counts, places the operands and checks required and excluded
-// options; --help, the man pages and the completion read the options back
-// from a CLI::App holding them all (App::shown).  A record costs nothing at
-// start-up; the parse declares on CLI11 only the options the line names.
-//
-// What the scripts rely on and CLI11 does not do, getopt_long's syntax, is
-// one reading of the line before CLI11 sees it (App::parse): short options
-// clustered (-vv, -dD), a value joined or separate (-t100, -t 100), long
-// options with "=" or a separate value and by any unique prefix (--time),
-// options and operands in any order, "--", "-<digit>..." as an operand,
-// getopt's error texts; CLI11 then parses the same line in one canonical
-// form (--name=value ... -- operands).
+// The command line of the commands (cmd/): each records its options here,
+// in CLI11's spelling (add_option, add_flag, ->option_text, ->required,
+// ->check, ...; cmd/registry.h aliases the namespace as CLI).  cli.cpp, the
+// one file that includes CLI11, declares them on a CLI::App, which
+// converts, validates, counts, places the operands and checks required and
+// excluded options; --help, the man pages and the completion read them
+// back from it (App::shown).  At start-up only the options the line names
+// are declared (each costs CLI11 ~18k instructions).  getopt_long's syntax,
+// which scripts rely on and CLI11 lacks (-vv, -t100, --time for --timeout,
+// options and operands in any order, "--", -1 as an operand, getopt's
+// error texts, the last value wins), is one reading of the line that hands
+// CLI11 the same line in canonical form (--name=value ... -- operands).
 #pragma once
 
 #include <functional>
@@ -45,8 +40,7 @@ struct Validator {
   std::string name;
 };
 
-// A string given to a declaration: a literal is kept by pointer.
-class Str {
+class Str {  // a literal is kept by pointer
 public:
   Str(const char* lit = "") : lit_(lit) {}                        // NOLINT: implicit
   Str(std::string s) : own_(std::make_shared<std::string>(std::move(s))) {}  // NOLINT
@@ -141,8 +135,7 @@ public:
   const std::string& get_description() const { return description_; }
   const std::string& version() const { return version_; }
 
-  // An option as CLI11 holds it (read back from a CLI::App with them all).
-  struct Shown {
+  struct Shown {  // an option as a CLI::App holding them all shows it
     std::string names, value, description;  // "-C,--Ca", "<ca>" (or its type), ...
     bool positional, takes_value, required;
   };
