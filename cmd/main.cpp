@@ -36,6 +36,18 @@ std::string_view basename_of(std::string_view p) {
   return s == std::string_view::npos ? p : p.substr(s + 1);
 }
 
+// The "Options:" block: one line an option, as CLI11 holds them.
+std::string options_help(const CLI::App& app) {
+  std::string out = "Options:\n";
+  for (const CLI::App::Shown& s : app.shown()) {
+    if (s.positional) continue;
+    std::string line = "  " + s.names + (s.value.empty() ? "" : " " + s.value);
+    line.resize(std::max<size_t>(line.size() + 1, 30), ' ');  // the description at column 30, or below
+    out += (line.size() > 30 ? line.replace(line.size() - 1, 1, "\n" + std::string(30, ' ')) : line) + s.description + "\n";
+  }
+  return out;
+}
+
 // Help text: usage line, description, aliases, options, examples.
 std::string format_help(const CLI::App& app, const void* ctx) {
   const CommandInfo& info = *static_cast<const CommandInfo*>(ctx);
@@ -51,7 +63,7 @@ std::string format_help(const CLI::App& app, const void* ctx) {
     for (std::string_view a : info.aliases) (out += ' ') += a;
     out += "\n\n";
   }
-  out += app.options_help();
+  out += options_help(app);
   if (!info.examples.empty()) {
     out += "\nExamples:\n";
     out += info.examples;

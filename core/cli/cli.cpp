@@ -10,16 +10,13 @@
 namespace ibtool::cli {
 
 namespace {
-
 std::vector<std::string_view> split(std::string_view names) {
   std::vector<std::string_view> out;
   for (size_t c; !names.empty(); names.remove_prefix(c == names.npos ? names.size() : c + 1))
     if (c = names.find(','); c) out.push_back(names.substr(0, c));
   return out;
 }
-
 bool is_long(std::string_view n) { return n.size() > 2 && n.starts_with("--"); }
-
 }  // namespace
 
 // A CLI::App declaring records; a name declared twice is its first
@@ -35,8 +32,8 @@ struct Cli11 {
     for (std::string_view n : split(o.names_.view()))
       if (std::find(taken.begin(), taken.end(), n) == taken.end()) (names += names.empty() ? "" : ",") += taken.emplace_back(n);
     if (names.empty()) return;
-    std::string desc = o.desc_.str();
     if (o.declare_) return o.declare_(*this, o);
+    std::string desc = o.desc_.str();
     if (o.kind_ == Option::Kind::Help) return done(o, app.set_help_flag(names, desc));
     if (o.kind_ == Option::Kind::Version) return done(o, app.set_version_flag(names, version, desc));
     if (o.kind_ == Option::Kind::Flag)  // once per occurrence, in line order
@@ -61,16 +58,13 @@ struct Cli11 {
   }
 };
 
-template <class T>
-void declare_option(Cli11& c, Option& o) {
-  c.done(o, c.app.add_option(c.names, *static_cast<T*>(o.target_), o.desc_.str()));
+template <class T, bool flag>
+void declare(Cli11& c, Option& o) {
+  auto& v = *static_cast<T*>(o.target_);
+  c.done(o, flag ? c.app.add_flag(c.names, v, o.desc_.str()) : c.app.add_option(c.names, v, o.desc_.str()));
 }
-template <class T>
-void declare_flag(Cli11& c, Option& o) {
-  c.done(o, c.app.add_flag(c.names, *static_cast<T*>(o.target_), o.desc_.str()));
-}
-#define IBTOOL_BINDABLE(T) template void declare_option<T>(Cli11&, Option&);
-#define IBTOOL_COUNTABLE(T) template void declare_flag<T>(Cli11&, Option&); IBTOOL_BINDABLE(T)
+#define IBTOOL_BINDABLE(T) template void declare<T, false>(Cli11&, Option&);
+#define IBTOOL_COUNTABLE(T) template void declare<T, true>(Cli11&, Option&); IBTOOL_BINDABLE(T)
 IBTOOL_BINDABLE(std::string) IBTOOL_BINDABLE(std::vector<std::string>) IBTOOL_BINDABLE(double)
 IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>) IBTOOL_BINDABLE(long) IBTOOL_BINDABLE(long long)
 IBTOOL_COUNTABLE(bool) IBTOOL_COUNTABLE(int) IBTOOL_COUNTABLE(unsigned)
@@ -87,8 +81,7 @@ Option* App::add(Str names, Str desc, Option::Kind kind, void* target, void (*de
 }
 Option* App::add_flag_callback(Str names, std::function<void()> fn, Str desc) {
   Option* o = add(std::move(names), std::move(desc), Option::Kind::Flag, nullptr, nullptr);
-  o->fn_ = [fn = std::move(fn)](const std::string&) { fn(); };
-  return o;
+  return o->fn_ = [fn = std::move(fn)](const std::string&) { fn(); }, o;
 }
 Option* App::add_option(Str names, Str desc) { return add(names, desc, Option::Kind::Value, nullptr, nullptr); }
 Option* App::set_help_flag(Str names, Str desc) {
@@ -103,10 +96,7 @@ Option* App::set_version_flag(Str names, std::string version) {
 App::Result App::parse(const std::vector<std::string>& args) {
   // getopt_long's reading: each option given, by its full name, with its
   // value; the operands; the first error in line order.
-  struct Given {
-    Option* o;
-    std::string name, value;
-  };
+  struct Given { Option* o; std::string name, value; };  // NOLINT: one line
   std::vector<Given> given;
   std::vector<std::pair<Option*, std::string>> longs;
   std::vector<std::pair<char, Option*>> shorts;
@@ -118,10 +108,9 @@ App::Result App::parse(const std::vector<std::string>& args) {
       if (is_long(n)) longs.emplace_back(o.get(), n);
       else if (n.size() == 2 && n[0] == '-') shorts.emplace_back(n[1], o.get());
   }
-  auto short_opt = [&](char c) -> Option* {
-    for (auto [s, o] : shorts)
-      if (s == c) return o;
-    return nullptr;
+  auto short_opt = [&](char c) {
+    auto it = std::find_if(shorts.begin(), shorts.end(), [c](auto& s) { return s.first == c; });
+    return it == shorts.end() ? nullptr : it->second;
   };
   std::string error;
   std::vector<std::string> operands;
@@ -146,16 +135,14 @@ App::Result App::parse(const std::vector<std::string>& args) {
       std::string typed = a.substr(0, eq), name, all;
       Option* o = nullptr;
       bool ambiguous = false;
-      for (auto& [lo, ln] : longs) {
+      for (auto& [lo, ln] : longs)  // the exact name, else the one it begins
         if (ln == typed) {
           o = lo, name = ln, ambiguous = false;
           break;
+        } else if (ln.starts_with(typed)) {
+          all += " '" + ln + "'", ambiguous = ambiguous || (o && o != lo);
+          if (!o) o = lo, name = ln;
         }
-        if (!ln.starts_with(typed)) continue;
-        all += " '" + ln + "'";
-        ambiguous = ambiguous || (o && o != lo);
-        if (!o) o = lo, name = ln;
-      }
       if (ambiguous) fail("option '" + typed + "' is ambiguous; possibilities:" + all);
       else if (!o) fail("unrecognized option '" + typed + "'");
       else if (eq != a.npos && o->kind_ != Option::Kind::Value) fail("option '" + name + "' doesn't allow an argument");
@@ -209,11 +196,9 @@ App::Result App::parse(const std::vector<std::string>& args) {
     } catch (...) {
       if (error.empty()) throw;  // (what did parse is kept)
     }
-  } catch (const CLI::ValidationError& e) {
-    throw ValidationError(e.what());
-  } catch (const CLI::ConversionError& e) {
-    throw ValidationError(e.what());
   } catch (const CLI::Error& e) {
+    if (dynamic_cast<const CLI::ValidationError*>(&e) || dynamic_cast<const CLI::ConversionError*>(&e))
+      throw ValidationError(e.what());
     throw ParseError(e.what());
   }
   if (!error.empty()) throw ParseError(error);
@@ -227,28 +212,12 @@ std::vector<App::Shown> App::shown() const {
   Cli11 c(all, version_);
   std::vector<Shown> out;
   for (const CLI::Option* o : c.app.get_options()) {
-    bool value = o->get_type_size_max() > 0, pos = o->get_positional();
+    bool value = o->get_expected_min() > 0, pos = o->get_positional();
     std::string text = o->get_option_text().empty() ? o->get_type_name() : o->get_option_text();
     out.push_back({o->get_name(pos, !pos), value && !pos ? text : pos ? o->get_option_text() : "",
                    o->get_description(), pos, value, o->get_required()});
   }
   return out;
-}
-
-std::string App::options_help() const {
-  std::string out = "Options:\n";
-  for (const Shown& s : shown()) {
-    if (s.positional) continue;
-    std::string line = "  " + s.names + (s.value.empty() ? "" : " " + s.value);
-    line.resize(std::max<size_t>(line.size() + 1, 30), ' ');
-    out += (line.size() > 30 ? line.replace(line.size() - 1, 1, "\n" + std::string(30, ' ')) : line) + s.description + "\n";
-  }
-  return out;
-}
-
-std::string App::help() const {
-  if (format_) return format_(*this, format_ctx_);
-  return "Usage: " + name_ + " [options]\n\n" + (description_.empty() ? "" : description_ + "\n\n") + options_help();
 }
 
 }  // namespace ibtool::cli

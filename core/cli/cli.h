@@ -1,15 +1,12 @@
-// The command line of the commands (cmd/): each records its options here,
-// in CLI11's spelling (add_option, add_flag, ->option_text, ->required,
-// ->check, ...; cmd/registry.h aliases the namespace as CLI).  cli.cpp, the
-// one file that includes CLI11, declares them on a CLI::App, which
-// converts, validates, counts, places the operands and checks required and
-// excluded options; --help, the man pages and the completion read them
-// back from it (App::shown).  At start-up only the options the line names
-// are declared (each costs CLI11 ~18k instructions).  getopt_long's syntax,
-// which scripts rely on and CLI11 lacks (-vv, -t100, --time for --timeout,
-// options and operands in any order, "--", -1 as an operand, getopt's
-// error texts, the last value wins), is one reading of the line that hands
-// CLI11 the same line in canonical form (--name=value ... -- operands).
+// The command line of the commands (cmd/), recorded in CLI11's spelling
+// (cmd/registry.h aliases the namespace as CLI) and declared on a CLI::App
+// by cli.cpp, the one file that includes CLI11: CLI11 converts, validates,
+// counts, places operands, checks required and excluded options, and holds
+// what --help, the man pages and completion show (App::shown).  getopt's
+// syntax (-vv, -t100, --time for --timeout, any order, "--", -1 as an
+// operand, its error texts, the last value wins) is one reading of the
+// line, handed to CLI11 canonical (--name=value ... -- operands).  Only the
+// options a line names are declared at start-up (CLI11: ~18k instr each).
 #pragma once
 
 #include <functional>
@@ -22,49 +19,38 @@
 
 namespace ibtool::cli {
 
-// A usage error: the command prints it with its usage.
-class ParseError : public std::runtime_error {
-public:
+// A usage error (the command prints its usage), and a value an option does
+// not take (one line and where the help is).
+struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-// A value an option does not take: one line and where the help is.
-class ValidationError : public ParseError {
-public:
+struct ValidationError : ParseError {
   explicit ValidationError(const std::string& msg) : ParseError(msg) {}
   ValidationError(const std::string& name, const std::string& msg) : ParseError(name + ": " + msg) {}
 };
 
-// A check of a value (CLI::Validator's form): "" accepts, else the reason.
-struct Validator {
+struct Validator {  // a check of a value (CLI::Validator's form): "" accepts, else the reason
   std::function<std::string(std::string&)> fn;
   std::string name;
 };
 
 class Str {  // a literal is kept by pointer
 public:
-  Str(const char* lit = "") : lit_(lit) {}                        // NOLINT: implicit
+  Str(const char* lit = "") : lit_(lit) {}                                   // NOLINT: implicit
   Str(std::string s) : own_(std::make_shared<std::string>(std::move(s))) {}  // NOLINT
-  std::string str() const { return own_ ? *own_ : std::string(lit_); }
-  bool empty() const { return own_ ? own_->empty() : !*lit_; }
   std::string_view view() const { return own_ ? std::string_view(*own_) : std::string_view(lit_); }
+  std::string str() const { return std::string(view()); }
+  bool empty() const { return view().empty(); }
 
 private:
   const char* lit_ = "";
   std::shared_ptr<std::string> own_;
 };
 
-struct Cli11;  // a CLI::App being built from the records (cli.cpp)
-class Option;
-// CLI11's declaration of an Option bound to a T (cli.cpp instantiates them
-// for the types commands bind).
-template <class T>
-void declare_option(Cli11&, Option&);
-template <class T>
-void declare_flag(Cli11&, Option&);
-
-// One declared option, flag or operand, as recorded.
-class Option {
-public:
+// One declared option, flag or operand, as recorded: its names ("-C,--Ca";
+// an operand's has no dash), its description and how CLI11 declares it.
+struct Cli11;
+struct Option {
   Option* option_text(Str t) { return text_ = std::move(t), this; }
   Option* required(bool v = true) { return required_ = v, this; }
   Option* check(Validator v) { return checks_.push_back(std::move(v)), this; }
@@ -73,13 +59,6 @@ public:
   // App::after_early's callbacks: the file of settings the line overrides.
   Option* early(bool v = true) { return early_ = v, this; }
 
-private:
-  friend class App;
-  friend struct Cli11;
-  template <class T>
-  friend void declare_option(Cli11&, Option&);
-  template <class T>
-  friend void declare_flag(Cli11&, Option&);
   enum class Kind : unsigned char { Flag, Value, Help, Version } kind_ = Kind::Value;
   Str names_, desc_, text_;
   bool required_ = false, early_ = false, multi_ = false;  // multi_: a vector
@@ -89,25 +68,27 @@ private:
   std::vector<Validator> checks_;
   std::vector<Option*> excludes_;
 };
+// CLI11's declaration of an Option bound to a T (cli.cpp instantiates it
+// for the types commands bind).
+template <class T, bool flag>
+void declare(Cli11&, Option&);
 
 class App {
 public:
   explicit App(std::string name, std::string description = {});
-  App(const App&) = delete;
 
   // A flag: a bool is set, an integer counts (-d -d, -dd).
   template <class T>
     requires(!std::is_const_v<T>)
   Option* add_flag(Str names, T& v, Str desc = {}) {
-    return add(std::move(names), std::move(desc), Option::Kind::Flag, &v, &declare_flag<T>);
+    return add(std::move(names), std::move(desc), Option::Kind::Flag, &v, &declare<T, true>);
   }
   Option* add_flag_callback(Str names, std::function<void()> fn, Str desc = {});
-  // An option taking a value, or an operand (a name without a dash; a
-  // vector takes every operand left).
+  // An option taking a value, or an operand (a vector takes all left).
   template <class T>
     requires(!std::is_const_v<T>)
   Option* add_option(Str names, T& v, Str desc = {}) {
-    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare_option<T>);
+    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T, false>);
     o->multi_ = !std::is_same_v<T, std::string> && requires { v.push_back(v.front()); };
     return o;
   }
@@ -116,8 +97,7 @@ public:
     requires std::is_same_v<T, std::string>
   Option* add_option_function(Str names, std::function<void(const std::string&)> fn, Str desc = {}) {
     Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, nullptr, nullptr);
-    o->fn_ = std::move(fn);
-    return o;
+    return o->fn_ = std::move(fn), o;
   }
   Option* set_help_flag(Str names, Str desc = {});  // default -h,--help
   Option* set_version_flag(Str names, std::string version);
@@ -140,13 +120,11 @@ public:
     bool positional, takes_value, required;
   };
   std::vector<Shown> shown() const;
-  // The help: the formatter's, else the usage and options_help().
-  std::string help() const;
-  std::string options_help() const;  // "Options:" and one line an option
+  // The help, as the formatter (cmd/main.cpp) writes it.
+  std::string help() const { return format_ ? format_(*this, format_ctx_) : name_; }
   void formatter(std::string (*fn)(const App&, const void*), const void* ctx) { format_ = fn, format_ctx_ = ctx; }
 
 private:
-  friend struct Cli11;
   Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&));
 
   std::string name_, description_, version_;

@@ -378,32 +378,47 @@ TEST(CliParser, OptionFunctionConvertsItsType) {
   EXPECT_THROW(app.parse(bad), cli::ParseError);
 }
 
-TEST(CliParser, HelpListsOptionsInDeclarationOrder) {
+// What --help, the man pages and the completion show: the options as the
+// CLI::App holding them all has them, in declaration order.
+TEST(CliParser, ShownAsCli11HoldsThem) {
   Opts o;
-  std::string h = o.app.options_help();
-  EXPECT_EQ(h.rfind("Options:\n  -h,--help", 0), 0u) << h;
-  EXPECT_NE(h.find("  -t,--timeout <ms>           timeout\n"), std::string::npos) << h;
-  EXPECT_NE(h.find("  -s,--sm_port UINT           lid\n"), std::string::npos) << h;
-  EXPECT_NE(h.find("  -C,--Ca TEXT                ca\n"), std::string::npos) << h;
-  EXPECT_LT(h.find("--all"), h.find("--timeout"));
-  EXPECT_EQ(h.find("positionals"), std::string::npos);  // positionals are in the usage line
-  // A long name pushes the description to the next line.
-  cli::App app("tool");
-  std::string f;
-  app.add_option("--a-very-long-option-name-here", f, "desc")->option_text("<file>");
-  EXPECT_NE(app.options_help().find("here <file>\n                              desc\n"), std::string::npos)
-      << app.options_help();
+  std::vector<cli::App::Shown> v = o.app.shown();
+  ASSERT_GE(v.size(), 15u);
+  EXPECT_EQ(v[0].names, "-h,--help");
+  auto find = [&](const std::string& names) {
+    for (const auto& s : v)
+      if (s.names == names) return s;
+    ADD_FAILURE() << names;
+    return cli::App::Shown{};
+  };
+  EXPECT_EQ(find("-t,--timeout").value, "<ms>");
+  EXPECT_EQ(find("-s,--sm_port").value, "UINT");  // CLI11's type name
+  EXPECT_EQ(find("-C,--Ca").value, "TEXT");
+  EXPECT_EQ(find("-C,--Ca").description, "ca");
+  EXPECT_TRUE(find("-C,--Ca").takes_value);
+  EXPECT_FALSE(find("-a,--all").takes_value);
+  EXPECT_EQ(find("-a,--all").value, "");
+  EXPECT_TRUE(find("args").positional);
+  size_t all = 0, timeout = 0;
+  for (size_t i = 0; i < v.size(); ++i) all = v[i].names == "-a,--all" ? i : all, timeout = v[i].names == "-t,--timeout" ? i : timeout;
+  EXPECT_LT(all, timeout);
 }
 
 TEST(CliParser, OwnedAndLiteralTexts) {
   std::string v;
+  bool r = false;
   cli::App app("tool");
   {
     std::string desc = std::string("default: ") + "/etc/file";
     app.add_option("--file", v, desc)->option_text(std::string("<") + "file>");
   }  // the temporaries are gone: the option keeps copies
-  EXPECT_NE(app.options_help().find("--file <file>"), std::string::npos);
-  EXPECT_NE(app.options_help().find("default: /etc/file"), std::string::npos);
+  app.add_flag("-r", r, "r")->required();
+  auto shown = app.shown();
+  ASSERT_EQ(shown.size(), 3u);
+  EXPECT_EQ(shown[1].names, "--file");
+  EXPECT_EQ(shown[1].value, "<file>");
+  EXPECT_EQ(shown[1].description, "default: /etc/file");
+  EXPECT_TRUE(shown[2].required);
 }
 
 }  // namespace
