@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -17,7 +19,32 @@ std::vector<std::string_view> split(std::string_view names) {
   return out;
 }
 bool is_long(std::string_view n) { return n.size() > 2 && n.starts_with("--"); }
+std::string long_name(const Option& o) {  // its first long name, else its first
+  std::vector<std::string_view> n = split(o.names_.view());
+  auto it = std::find_if(n.begin(), n.end(), is_long);
+  return std::string(it != n.end() ? *it : n.empty() ? std::string_view() : n.front());
+}
 }  // namespace
+
+// Integers as the reference's strtol(.., 0) reads them (decimal, 0x hex, 0
+// octal), within [lo, hi]; no sign for an unsigned.
+bool integer_in(const std::string& s, long long lo, unsigned long long hi) {
+  if (s.empty() || (lo == 0 && s[0] == '-')) return false;
+  errno = 0;
+  char* end = nullptr;
+  if (lo < 0) {
+    long long v = std::strtoll(s.c_str(), &end, 0);
+    return !errno && !*end && end != s.c_str() && v >= lo && v <= (long long)hi;
+  }
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  return !errno && !*end && end != s.c_str() && v <= hi;
+}
+bool is_double(const std::string& s) {
+  errno = 0;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return !s.empty() && !errno && !*end && end != s.c_str();
+}
 
 // A CLI::App declaring records; a name declared twice is its first
 // declaration's (as getopt's first matching entry).
@@ -26,6 +53,7 @@ struct Cli11 {
   std::string names, version;
   std::vector<std::string> taken;
   std::vector<std::pair<const Option*, CLI::Option*>> made;
+  std::vector<std::string> made_names;  // as declared (CLI11 lists the short ones first)
 
   void declare(Option& o) {
     names.clear();
@@ -44,15 +72,17 @@ struct Cli11 {
   void done(const Option& o, CLI::Option* c) {
     if (!o.text_.empty()) c->option_text(o.text_.str());
     for (const Validator& v : o.checks_) c->check(CLI::Validator(v.fn, v.name, v.name));
-    made.emplace_back(&o, c->required(o.required_));
+    made.emplace_back(&o, c->required(o.required_ && !parsing));
+    made_names.push_back(names);
   }
   // Declares them, then who excludes whom among them.
-  Cli11(const std::vector<Option*>& options, std::string v) : version(std::move(v)) {
+  bool parsing;  // required and excluded options are App::parse's to check
+  Cli11(const std::vector<Option*>& options, std::string v, bool parse) : version(std::move(v)), parsing(parse) {
     app.set_help_flag();  // (only a declared one)
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
     for (Option* o : options) declare(*o);
     for (auto [o, c] : made)
-      for (const Option* x : o->excludes_)
+      for (const Option* x : parsing ? std::vector<Option*>() : o->excludes_)
         for (auto [o2, c2] : made)
           if (o2 == x) c->excludes(c2);
   }
@@ -112,16 +142,22 @@ App::Result App::parse(const std::vector<std::string>& args) {
     auto it = std::find_if(shorts.begin(), shorts.end(), [c](auto& s) { return s.first == c; });
     return it == shorts.end() ? nullptr : it->second;
   };
-  std::string error;
+  // getopt's errors as the reference's callers met them: a value missing
+  // or not allowed at once (before --help), an unknown option, an
+  // ambiguous prefix or an operand too many after the values were applied.
+  std::string error, mismatch;
   std::vector<std::string> operands;
   auto fail = [&](std::string msg) { error = error.empty() ? std::move(msg) : error; };
   auto operand = [&](const std::string& a) {
     if (operands.size() == places) fail("unexpected argument '" + a + "'");
     operands.push_back(a);
   };
-  auto take = [&](Option* o, std::string name, size_t& i, std::optional<std::string> v) {
+  auto take = [&](Option* o, std::string name, size_t& i, std::optional<std::string> v, std::string_view typed = {}) {
     if (o->kind_ != Option::Kind::Value) return given.push_back({o, std::move(name), {}});
-    if (!v && i + 1 == args.size()) return fail("option '" + name + "' requires an argument");
+    if (!v && i + 1 == args.size()) {  // (named as typed)
+      if (mismatch.empty()) mismatch = "option '" + std::string(typed.empty() ? name : typed) + "' requires an argument";
+      return;
+    }
     given.push_back({o, std::move(name), v ? *v : args[++i]});
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -145,8 +181,10 @@ App::Result App::parse(const std::vector<std::string>& args) {
         }
       if (ambiguous) fail("option '" + typed + "' is ambiguous; possibilities:" + all);
       else if (!o) fail("unrecognized option '" + typed + "'");
-      else if (eq != a.npos && o->kind_ != Option::Kind::Value) fail("option '" + name + "' doesn't allow an argument");
-      else take(o, name, i, eq == a.npos ? std::nullopt : std::optional(a.substr(eq + 1)));
+      else if (eq != a.npos && o->kind_ != Option::Kind::Value) {
+        if (mismatch.empty()) mismatch = "option '" + name + "' doesn't allow an argument";
+      }
+      else take(o, name, i, eq == a.npos ? std::nullopt : std::optional(a.substr(eq + 1)), typed);
     } else {
       for (size_t k = 1; k < a.size(); ++k) {
         Option* o = short_opt(a[k]);
@@ -159,11 +197,34 @@ App::Result App::parse(const std::vector<std::string>& args) {
       }
     }
   }
+  if (!mismatch.empty()) throw ParseError(mismatch);
   bool any_early = false;
   for (const Given& g : given)
     if (g.o->kind_ == Option::Kind::Help) return Result::Help;
     else if (g.o->kind_ == Option::Kind::Version) return Result::Version;
     else any_early = any_early || g.o->early_;
+
+  // The values and operands, checked as getopt's reading applied them (the
+  // early() options first), in its words; required and excluded options
+  // after the parse.
+  std::vector<const Option*> placed;  // the positional each operand goes to
+  {
+    auto check = [](const Option& o, const std::string& name, std::string value) {
+      for (const Validator& v : o.checks_)
+        if (std::string why = v.fn(value); !why.empty()) throw ValidationError(name, why);
+      if (o.convertible_ && !o.convertible_(value)) throw ValidationError("invalid value '" + value + "' for " + name);
+    };
+    for (bool early : {true, false})
+      for (const Given& g : given)
+        if (g.o->early_ == early && g.o->kind_ == Option::Kind::Value) check(*g.o, g.name, g.value);
+    for (const auto& o : options_)
+      if (!o->names_.view().starts_with('-'))
+        while (placed.size() < operands.size()) {
+          check(*o, o->names_.str(), operands[placed.size()]);
+          placed.push_back(o.get());
+          if (!o->multi_) break;
+        }
+  }
 
   // CLI11's parse of the same line, canonical: the early() options (then
   // the after_early callbacks), then the others, "--" and the operands.
@@ -182,7 +243,7 @@ App::Result App::parse(const std::vector<std::string>& args) {
       else line.push_back(g.name + (is_long(g.name) ? "=" : "") + g.value);
     if (!early) line.push_back("--"), line.insert(line.end(), operands.begin(), operands.end());
     std::reverse(line.begin(), line.end());
-    return std::make_pair(std::make_unique<Cli11>(decls, version_), std::move(line));
+    return std::make_pair(std::make_unique<Cli11>(decls, version_, true), std::move(line));
   };
   auto [main, line] = cli11(false);  // (made first: CLI11 zeroes counted flags)
   try {
@@ -202,6 +263,16 @@ App::Result App::parse(const std::vector<std::string>& args) {
     throw ParseError(e.what());
   }
   if (!error.empty()) throw ParseError(error);
+  auto count = [&](const Option* o) {
+    return std::find(placed.begin(), placed.end(), o) != placed.end() ||
+           std::any_of(given.begin(), given.end(), [o](const Given& g) { return g.o == o; });
+  };
+  for (const auto& o : options_) {
+    if (o->required_ && !count(o.get())) throw ParseError(long_name(*o) + " is required");
+    if (count(o.get()))
+      for (const Option* x : o->excludes_)
+        if (count(x)) throw ParseError(long_name(*o) + " cannot be given with " + long_name(*x));
+  }
   for (const auto& fn : callbacks_) fn();
   return Result::Ok;
 }
@@ -209,12 +280,14 @@ App::Result App::parse(const std::vector<std::string>& args) {
 std::vector<App::Shown> App::shown() const {
   std::vector<Option*> all;
   for (const auto& o : options_) all.push_back(o.get());
-  Cli11 c(all, version_);
+  Cli11 c(all, version_, false);
   std::vector<Shown> out;
   for (const CLI::Option* o : c.app.get_options()) {
     bool value = o->get_expected_min() > 0, pos = o->get_positional();
     std::string text = o->get_option_text().empty() ? o->get_type_name() : o->get_option_text();
-    out.push_back({o->get_name(pos, !pos), value && !pos ? text : pos ? o->get_option_text() : "",
+    auto m = std::find_if(c.made.begin(), c.made.end(), [o](auto& d) { return d.second == o; });
+    std::string names = pos || m == c.made.end() ? o->get_name(pos, !pos) : c.made_names[m - c.made.begin()];
+    out.push_back({names, value && !pos ? text : pos ? o->get_option_text() : "",
                    o->get_description(), pos, value, o->get_required()});
   }
   return out;

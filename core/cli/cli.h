@@ -10,7 +10,9 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -67,7 +69,21 @@ struct Option {
   std::function<void(const std::string&)> fn_;  // or a callback's
   std::vector<Validator> checks_;
   std::vector<Option*> excludes_;
+  bool (*convertible_)(const std::string&) = nullptr;  // a number's: strtol(.., 0)'s reading, T's range
 };
+// A value an option bound to a number takes (checked before CLI11 converts,
+// which reads "" as 0 and wraps -1 into an unsigned).
+bool integer_in(const std::string& s, long long lo, unsigned long long hi);
+bool is_double(const std::string& s);
+template <class T> struct Scalar { using type = T; };
+template <class T> struct Scalar<std::optional<T>> { using type = T; };
+template <class T> struct Scalar<std::vector<T>> { using type = T; };
+template <class T>
+bool convertible(const std::string& s) {
+  using S = typename Scalar<T>::type;
+  if constexpr (std::is_floating_point_v<S>) return is_double(s);
+  else return integer_in(s, (long long)std::numeric_limits<S>::min(), (unsigned long long)std::numeric_limits<S>::max());
+}
 // CLI11's declaration of an Option bound to a T (cli.cpp instantiates it
 // for the types commands bind).
 template <class T, bool flag>
@@ -90,6 +106,8 @@ public:
   Option* add_option(Str names, T& v, Str desc = {}) {
     Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T, false>);
     o->multi_ = !std::is_same_v<T, std::string> && requires { v.push_back(v.front()); };
+    using S = typename Scalar<T>::type;
+    if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) o->convertible_ = &convertible<T>;
     return o;
   }
   Option* add_option(Str names, Str desc = {});  // its value is taken and ignored

@@ -102,6 +102,26 @@ badvalue)
     [ "$(wc -l <"$tmp/e")" -eq 2 ] || fail "$a: expected two stderr lines, got: $(cat "$tmp/e")"
     [ "$(tail -n 1 "$tmp/e")" = "Try 'ibtool $c --help' for more information." ] || fail "$a: $(cat "$tmp/e")"
   done
+  # The texts scripts read, as the getopt parser before CLI11 wrote them: an
+  # empty number and a negative one for an unsigned option are refused (not
+  # read as 0 or wrapped), the option named as given; status 2.
+  while IFS='|' read -r line want; do
+    eval "set -- $line"
+    "$IBTOOL" "$@" >"$tmp/o" 2>"$tmp/e"
+    rc=$?
+    [ $rc -eq 2 ] || fail "$line: status $rc: $(cat "$tmp/e")"
+    [ "$(head -n 1 "$tmp/e")" = "$want" ] || fail "$line: $(head -n 1 "$tmp/e"), expected $want"
+  done <<'CASES'
+smpquery -P '' nodeinfo 1|smpquery: invalid value '' for -P
+smpquery --Port= nodeinfo 1|smpquery: invalid value '' for --Port
+query --retries= x|query: invalid value '' for --retries
+perfquery -s -1|perfquery: invalid value '-1' for -s
+smpquery -P abc nodeinfo 1|smpquery: invalid value 'abc' for -P
+smpquery --Po=1x nodeinfo 1|smpquery: invalid value '1x' for --Port
+smpquery -P 08 nodeinfo 1|smpquery: invalid value '08' for -P
+set_port_state --disable --enable 1@1|set_port_state: --disable cannot be given with --enable
+set_port_state --ena --init 1@1|set_port_state: --enable cannot be given with --init
+CASES
   ln -s "$IBTOOL" "$tmp/perfquery"
   "$tmp/perfquery" -Y abc 2>"$tmp/e"
   grep -qx "Try 'perfquery --help' for more information." "$tmp/e" ||
