@@ -5,7 +5,11 @@
 // what --help, the man pages and completion show (App::shown).  getopt's
 // syntax (-vv, -t100, --time for --timeout, any order, "--", -1 as an
 // operand, its error texts, the last value wins) is one reading of the
-// line, handed to CLI11 canonical (--name=value ... -- operands).  Only the
+// line, handed to CLI11 canonical (--name=value ... -- operands); its
+// checks come first, in its words, as scripts read them: a number as
+// strtol(.., 0) reads it within the bound type's range ("" and -1 for an
+// unsigned are refused, where CLI11 reads 0 and wraps), the validators,
+// required and excluded options ("--a cannot be given with --b").  Only the
 // options a line names are declared at start-up (CLI11: ~18k instr each).
 #pragma once
 
