@@ -20,7 +20,9 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/base/error.h"
+#include "core/base/regex.h"
 #include "core/fabric/discovery.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/subnet.h"
@@ -70,8 +73,32 @@ struct PortRead {
 
 struct ScrapeStats {
   uint64_t queries_failed = 0, timeouts = 0, unreachable_nodes = 0, resets = 0;
-  // PM MADs by kind (PortCountersReader)
-  uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0;
+  // PM MADs by kind (PortCountersReader; the details reads), and the SA's
+  // PathRecord queries the PM reads needed
+  uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0, details_reads = 0, path_queries = 0;
+};
+
+// The collectors, in node_exporter's style: each switched on or off by
+// --collector.NAME / --no-collector.NAME; one that is off sends no MAD for
+// its metrics.  ib_port_info (the series the others are joined with) is
+// always exported.
+enum Collector : unsigned { C_STATE, C_ERRORS, C_DATA, C_DETAILS, C_CONGESTION, C_SCRAPE, N_COLLECTORS };
+struct CollectorDesc {
+  const char* name;
+  bool on_by_default;
+  const char* help;
+};
+constexpr CollectorDesc kCollectors[N_COLLECTORS] = {
+    {"state", true,
+     "port state, physical state, link width and speed (PortInfo, read by the discovery: no MAD of its own) and "
+     "ib_port_link_degraded"},
+    {"errors", true,
+     "the error counters (PortCounters, or PortCountersExtended where it holds them; a switch's AllPortSelect sum "
+     "without error stands for its ports' reads)"},
+    {"data", false, "the data and packet counters (PortCountersExtended where the PMA has it, else PortCounters)"},
+    {"details", false, "PortRcvErrorDetails and PortXmitDiscardDetails (2 MADs per port; --details is this)"},
+    {"congestion", false, "PortXmitWait (PortCounters, or PortCountersExtended where it holds it)"},
+    {"scrape", true, "the scrape's own ib_scrape_* metrics"},
 };
 
 // Where a port's value of a PortCounters/PortCountersExtended field comes
@@ -87,11 +114,7 @@ const uint8_t* counter_buf(const PortRead& r, std::string_view field, bool in_pc
 // Every query this port's metrics need was answered.
 bool port_ok(const PortRead& r, bool details) {
   if (!r.read) return true;
-  const H::PortCountersRead& c = r.c;
-  if (c.caps.failed) return false;
-  if (c.source != H::CounterSource::PortCounters && !c.ext_ok) return false;
-  if (c.source != H::CounterSource::Extended && !c.pc_ok) return false;
-  return !details || (r.rcv_ok && r.xmit_ok);
+  return r.c.ok() && (!details || (r.rcv_ok && r.xmit_ok));
 }
 
 // The read-ahead workers (the scheduler runs them to the end inside the
@@ -150,7 +173,22 @@ public:
     app.add_option("--down-ports", down_ports_,
                    "state: a Down port exports its state and ib_port_info only (default); all: its counters too")
         ->option_text("<state|all>");
-    app.add_flag("--details", details_, "also read PortRcvErrorDetails and PortXmitDiscardDetails");
+    for (unsigned i = 0; i < N_COLLECTORS; ++i) {
+      const CollectorDesc& c = kCollectors[i];
+      app.add_flag_callback(std::string("--collector.") + c.name, [this, i] { explicit_[i] = 1; },
+                            std::string(c.help) + (c.on_by_default ? " (default: on)" : " (default: off)"));
+      app.add_flag_callback(std::string("--no-collector.") + c.name, [this, i] { explicit_[i] = 0; },
+                            std::string("switch the ") + c.name + " collector off");
+    }
+    app.add_flag("--collector.disable-defaults", disable_defaults_,
+                 "start from no collector: only those given with --collector.NAME are on");
+    app.add_flag_callback("--details", [this] { explicit_[C_DETAILS] = 1; }, "the same as --collector.details");
+    app.add_option("--port-type", port_type_, "the ports exported: all (default), switch (switches' ports) or ca")
+        ->option_text("<all|switch|ca>");
+    app.add_option("--node-regex", node_regex_,
+                   "export only the ports of nodes whose name (the node description, or its node-name-map name) "
+                   "matches this regular expression (PCRE; unanchored)")
+        ->option_text("<regex>");
     app.add_flag("--reset-saturated", reset_, "reset the PortCounters counters found at their maximum");
     ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::SaPath | ibtool::opt::SMKey);
@@ -165,6 +203,24 @@ public:
       ibcore::log::error("exporter: --down-ports wants 'state' or 'all', not '%s'\n", down_ports_.c_str());
       return 2;
     }
+    if (port_type_ != "all" && port_type_ != "switch" && port_type_ != "ca") {
+      ibcore::log::error("exporter: --port-type wants 'all', 'switch' or 'ca', not '%s'\n", port_type_.c_str());
+      return 2;
+    }
+    if (!node_regex_.empty()) {
+      try {
+        regex_ = std::make_unique<Regex>(node_regex_);
+      } catch (const std::exception& e) {
+        ibcore::log::error("exporter: --node-regex: %s\n", e.what());
+        return 2;
+      }
+    }
+    for (unsigned i = 0; i < N_COLLECTORS; ++i)
+      on_[i] = explicit_[i] >= 0 ? explicit_[i] == 1 : !disable_defaults_ && kCollectors[i].on_by_default;
+    details_ = on_[C_DETAILS];
+    want_.errors = on_[C_ERRORS];
+    want_.data = on_[C_DATA];
+    want_.congestion = on_[C_CONGESTION];
     if (once_) {
       prom::Writer out([](const char* d, size_t n) { std::fwrite(d, 1, n, stdout); });
       scrape(out, budget_s_);
@@ -257,6 +313,8 @@ private:
   void scrape(prom::Writer& out, double budget_s) {
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
+    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    map_ = &map;
     // The retries' deadline: one attempt (the MAD timeout times its tries)
     // before the budget ends, so that the last attempts end within it.
     auto budget = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
@@ -293,13 +351,15 @@ private:
     // through a sort cost more than the sort)
     std::vector<const PortRead*> reads;
     for (const PortRead& r : all)
-      if (r.slot < db.port_slots() && db.port(r.slot).exists) reads.push_back(&r);
+      if (r.slot < db.port_slots() && db.port(r.slot).exists && selected(db, r.node).value_or(false))
+        reads.push_back(&r);
     std::sort(reads.begin(), reads.end(), [](const PortRead* a, const PortRead* b) { return a->slot < b->slot; });
     st.unreachable_nodes = dead_nodes_.size();
     log_problems(db, reads, dr);
     double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     format(out, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
     out.flush();
+    map_ = nullptr;
     if (config().verbose)
       ibcore::log::info("exporter: %zu ports, %llu MADs (%llu retried), discovery and reads %.3f s, then the text "
                         "%.3f s\n",
@@ -311,8 +371,9 @@ private:
                   H::RetryBudget& retry, uint64_t& mads, uint64_t& resent) {
     H::PmSession ses(config());
     ses.pm().forget_failed_paths(true);
-    ses.pm().read_path_table();
-    H::PortCountersReader reader(ses.pm(), &retry);
+    // (no PM collector: no PM MAD, nor the SA's paths for them)
+    if (pm_wanted()) ses.pm().read_path_table();
+    H::PortCountersReader reader(ses.pm(), &retry, want_);
     bool walking = true;
     auto read = [&](size_t k) -> Task<> { co_await read_port(reader, all[k], st, db, walking); };
     // Read ahead while discovery walks, as ibqueryerrors does: a node's
@@ -377,6 +438,26 @@ private:
     st.clean_sums = reader.clean_sums();
     st.pc_reads = reader.port_counters_reads();
     st.ext_reads = reader.ext_reads();
+    st.path_queries = ses.pm().path_queries();
+  }
+
+  // Some collector reads the PM (the state collector reads nothing: its
+  // PortInfo is the discovery's).
+  bool pm_wanted() const { return want_.any() || details_; }
+
+  // The node's name as ib_port_info shows it (node-name-map applied).
+  std::string node_name(const Node& n) const {
+    return map_ ? map_->remap(n.guid, n.description()) : n.description();
+  }
+  // Whether a port is exported (--port-type, --node-regex); nullopt while
+  // its node's description is not known yet (the walk has not read it).
+  std::optional<bool> selected(const Subnet& db, uint32_t node) const {
+    const Node& n = db.node(node);
+    if (port_type_ == "switch" && !n.is_switch()) return false;
+    if (port_type_ == "ca" && n.type != NodeType::CA) return false;
+    if (!regex_) return true;
+    if (!n.has_desc) return std::nullopt;
+    return regex_->search(node_name(n));
   }
 
   // A Down port whose counters are not exported (--down-ports state).
@@ -387,15 +468,20 @@ private:
   }
 
   Task<> read_port(H::PortCountersReader& reader, PortRead& r, ScrapeStats& st, const Subnet& db, bool walking) {
+    if (!pm_wanted()) co_return;
     // (db is the database the walk fills: a switch port met before its
     // PortInfo is read after the walk, when its state is known, so that
-    // a Down port costs no PM query unless --down-ports all)
-    if (down_ports_ == "state" && walking && r.num != 0 &&
-        (r.slot >= db.port_slots() || !db.port(r.slot).has_info)) {
+    // a Down port costs no PM query unless --down-ports all; a node whose
+    // description is not known yet, when --node-regex selects by it)
+    std::optional<bool> sel_port = selected(db, r.node);
+    if (walking && ((down_ports_ == "state" && r.num != 0 &&
+                     (r.slot >= db.port_slots() || !db.port(r.slot).has_info)) ||
+                    !sel_port)) {
       r.deferred = true;
       co_return;
     }
     r.deferred = false;
+    if (!sel_port.value_or(true)) co_return;
     if (r.slot < db.port_slots() && state_only(db, r.slot)) co_return;
     r.read = true;
     H::PmAccess& pm = reader.pm();
@@ -419,15 +505,17 @@ private:
         q.set_portSelect(sel);
         r.rcv = co_await pm.sched().PerformanceGet(q, p);
         r.rcv_ok = true;
+        ++st.details_reads;
         iba::PMPortXmitDiscardDetails x;
         x.set_portSelect(sel);
         r.xmit = co_await pm.sched().PerformanceGet(x, p);
         r.xmit_ok = true;
+        ++st.details_reads;
       } catch (const MADError& e) {
         failed(e, "details");
       }
     }
-    H::Saturation s = H::saturation(r.c);
+    H::Saturation s = H::saturation(r.c, want_);
     r.saturated = s.count;
     if (reset_ && (s.select || s.xmit_wait)) {
       // Only the saturated PortCounters counters: CounterSelect (and
@@ -475,7 +563,7 @@ private:
   void format(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
               const DiscoveryResult& dr, const H::RetryBudget& retry, bool up, double secs, uint64_t mads,
               uint64_t resent, double budget_s) const {
-    NodeNameMap map = NodeNameMap::open(config().node_name_map);
+    const NodeNameMap& map = *map_;
     // Each port's identity (the labels of every series of it: node GUID
     // and port number, which do not change while the port exists) and its
     // description (ib_port_info's further labels: LID, names, the remote
@@ -512,10 +600,13 @@ private:
       }
       w.sample("ib_port_info", l, uint64_t(1));
     }
-    w.family("ib_port_scrape_ok", "gauge",
-             "1 when every query of this port's counters was answered in this scrape, 0 when some of its "
-             "counter series are missing from it");
-    for (size_t i = 0; i < reads.size(); ++i) w.sample("ib_port_scrape_ok", id[i], uint64_t(port_ok(*reads[i], details_)));
+    if (pm_wanted()) {
+      w.family("ib_port_scrape_ok", "gauge",
+               "1 when every query of this port's counters was answered in this scrape, 0 when some of its "
+               "counter series are missing from it");
+      for (size_t i = 0; i < reads.size(); ++i)
+        w.sample("ib_port_scrape_ok", id[i], uint64_t(port_ok(*reads[i], details_)));
+    }
 
     // The counters of every attribute read, one metric per counter field
     // (PortCounters and PortCountersExtended: whichever the port's PMA
@@ -523,6 +614,9 @@ private:
     auto counters = [&](const std::vector<H::CounterMetric>& metrics, const iba::StructDesc* a,
                         const iba::StructDesc* b, auto buf_of) {
       for (const H::CounterMetric& m : metrics) {
+        if (a != &iba::PMPortRcvErrorDetails::DESC && a != &iba::PMPortXmitDiscardDetails::DESC &&
+            !want_.has(H::counter_group(m.field)))
+          continue;
         auto has = [&](const iba::StructDesc* d) {
           if (!d) return (const iba::FieldDesc*)nullptr;
           for (const iba::FieldDesc& f : d->field_list())
@@ -564,20 +658,27 @@ private:
                  return {r.xmit_ok ? r.xmit.buf.data() : nullptr, f};
                });
     }
-    w.family("ib_port_counters_saturated", "gauge",
-             "Counters at their maximum, where they stop counting: the PortCounters counters this port's "
-             "metrics take (where PortCountersExtended has every counter: its 64-bit counters)");
-    for (size_t i = 0; i < reads.size(); ++i)
-      if (counters_of[i] &&
-          (reads[i]->c.pc_ok || (reads[i]->c.source == H::CounterSource::Extended && reads[i]->c.ext_ok)))
-        w.sample("ib_port_counters_saturated", id[i], uint64_t(reads[i]->saturated));
-    if (reset_) {
+    if (want_.any()) {
+      w.family("ib_port_counters_saturated", "gauge",
+               "Counters at their maximum, where they stop counting: of the counters exported (the errors, data "
+               "and congestion collectors'), the PortCounters ones this port's metrics take (where "
+               "PortCountersExtended has every counter: its 64-bit counters)");
+      for (size_t i = 0; i < reads.size(); ++i)
+        if (counters_of[i] && reads[i]->c.ok()) w.sample("ib_port_counters_saturated", id[i], uint64_t(reads[i]->saturated));
+    }
+    if (reset_ && want_.any()) {
       w.family("ib_port_counters_saturated_reset", "gauge", "1 when this scrape reset the saturated counters");
       for (size_t i = 0; i < reads.size(); ++i)
         if (reads[i]->saturated) w.sample("ib_port_counters_saturated_reset", id[i], uint64_t(reads[i]->reset));
     }
-    // Link state from PortInfo (raw IBA values; the HELP gives the codes).
-    // A Down port (--down-ports state) has its state fields only.
+    if (on_[C_STATE]) link_state(w, db, reads, id);
+    if (on_[C_SCRAPE]) scrape_metrics(w, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
+  }
+
+  // Link state from PortInfo (raw IBA values; the HELP gives the codes).
+  // A Down port (--down-ports state) has its state fields only.
+  void link_state(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads,
+                  const std::vector<std::string>& id) const {
     for (const H::GaugeMetric& g : H::link_metrics()) {
       iba::FieldRef f = iba::field_named(iba::SMPPortInfo::DESC, g.field);
       bool state = g.field == "portState" || g.field == "portPhysicalState";
@@ -599,7 +700,12 @@ private:
       bool bad = !H::check_port_width(db, p.node, p.num).empty() || !H::check_port_speed(db, p.node, p.num).empty();
       w.sample("ib_port_link_degraded", id[i], uint64_t(bad));
     }
-    // The scrape itself.
+  }
+
+  // The scrape itself.
+  void scrape_metrics(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads,
+                      const ScrapeStats& st, const DiscoveryResult& dr, const H::RetryBudget& retry, bool up,
+                      double secs, uint64_t mads, uint64_t resent, double budget_s) const {
     size_t unread = 0;
     for (const PortRead* r : reads) unread += !port_ok(*r, details_);
     auto scalar = [&](const char* name, const char* help, double v) {
@@ -636,12 +742,32 @@ private:
            double(st.clean_sums));
     scalar("ib_scrape_pm_port_counters_reads", "PortCounters queries of single ports", double(st.pc_reads));
     scalar("ib_scrape_pm_port_counters_ext_reads", "PortCountersExtended queries", double(st.ext_reads));
-    if (reset_)
+    scalar("ib_scrape_pm_details_reads", "PortRcvErrorDetails and PortXmitDiscardDetails queries (details collector)",
+           double(st.details_reads));
+    scalar("ib_scrape_sa_path_queries",
+           "SA PathRecord queries for the PM reads (the table counts one; none when no collector reads the PM)",
+           double(st.path_queries));
+    w.family("ib_scrape_collector_enabled", "gauge", "1 for each collector that is on in this exporter, 0 if off");
+    for (unsigned i = 0; i < N_COLLECTORS; ++i) {
+      std::string l;
+      prom::label(l, "collector", kCollectors[i].name);
+      w.sample("ib_scrape_collector_enabled", l, uint64_t(on_[i]));
+    }
+    if (reset_ && want_.any())
       scalar("ib_scrape_saturated_resets", "Ports whose saturated counters were reset", double(st.resets));
   }
 
   std::string listen_;
   bool once_ = false, details_ = false, reset_ = false;
+  // Collectors: given on the line (-1 not given, 0 off, 1 on), then in force.
+  int explicit_[N_COLLECTORS] = {-1, -1, -1, -1, -1, -1};
+  bool disable_defaults_ = false;
+  bool on_[N_COLLECTORS] = {};
+  H::CounterGroups want_;
+  // Port selection.
+  std::string port_type_ = "all", node_regex_;
+  std::unique_ptr<Regex> regex_;
+  const NodeNameMap* map_ = nullptr;  // the scrape's (set while it runs)
   double budget_s_ = 8;
   std::string down_ports_ = "state";
   iba::FieldRef port_state_ = iba::field_named(iba::SMPPortInfo::DESC, "portState");
