@@ -101,10 +101,10 @@ struct PmScrape : ::testing::Test {
     t.responder = [this](FakeTransport& tr, const Sent& s) { pma.answer(tr, s); };
   }
   // Ports 1..4 at LID 9, all at once (sw: a switch's ports).
-  void read_all(bool sw, H::RetryBudget* retry = nullptr) {
+  void read_all(bool sw, H::RetryBudget* retry = nullptr, H::CounterGroups want = {}) {
     ibcore::Scheduler s(t, 16);
     H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
-    H::PortCountersReader r(pm, retry);
+    H::PortCountersReader r(pm, retry, want);
     got.assign(5, {});
     auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read(9, p, sw, got[p]); };
     for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
@@ -349,6 +349,105 @@ TEST(PmSaturation, CountersAtTheirMaximumAndTheirSelectBits) {
   EXPECT_EQ(s.select, 1u | 1u << 12);  // and PortXmitData
   c.pc_ok = false;
   EXPECT_EQ(H::saturation(c).count, 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// The read plan for the wanted counter groups (the exporter's collectors):
+// a group nobody wants costs no MAD.
+H::CounterGroups groups(bool errors, bool data, bool congestion) {
+  H::CounterGroups g;
+  g.errors = errors;
+  g.data = data;
+  g.congestion = congestion;
+  return g;
+}
+
+TEST_F(PmScrape, NothingWantedSendsNoMad) {
+  pma.cap = kSwitchCaps;
+  read_all(true, nullptr, groups(false, false, false));
+  EXPECT_TRUE(pma.asked.empty());
+  EXPECT_EQ(cpis, 0u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_TRUE(got[p].ok());
+}
+
+TEST_F(PmScrape, DataAloneReadsOnlyTheExtendedCounters) {
+  pma.cap = kSwitchCaps;
+  pma.pc[2].set_symbolErrorCounter(5);  // (an error: not wanted, not read)
+  read_all(true, nullptr, groups(false, true, false));
+  EXPECT_EQ(pma.count(0x0012), 0);  // no sum, no PortCounters
+  EXPECT_EQ(pma.count(0x001D), 4);
+  EXPECT_EQ(pma.count(0x0001), 1);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(got[p].ext_ok);
+    EXPECT_FALSE(got[p].pc_wanted);
+    EXPECT_TRUE(got[p].ok());
+  }
+}
+
+TEST_F(PmScrape, ErrorsAloneReadNoExtendedCountersAndIgnoreXmitWaitInTheSum) {
+  pma.cap = kSwitchCaps;
+  pma.pc[3].set_portXmitWait(1000);  // congestion is not an error
+  read_all(true, nullptr, groups(true, false, false));
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 1);  // the sum alone: clean for the errors
+  EXPECT_EQ(clean_sums, 1u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_TRUE(got[p].pc_ok && got[p].pc_from_sum && got[p].ok());
+}
+
+TEST_F(PmScrape, CongestionAloneReadsPortCountersWhereTheSumShowsXmitWait) {
+  pma.cap = kSwitchCaps;
+  pma.pc[3].set_portXmitWait(1000);
+  pma.pc[2].set_symbolErrorCounter(5);  // (not wanted: the sum is judged by PortXmitWait)
+  read_all(true, nullptr, groups(false, false, true));
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 5);  // the sum shows a wait: every port read
+  EXPECT_EQ(got[3].pc.portXmitWait(), 1000u);
+  pma = FakePma();
+  pma.cap = kSwitchCaps;
+  pma.pc[2].set_symbolErrorCounter(5);
+  read_all(true, nullptr, groups(false, false, true));
+  EXPECT_EQ(pma.count(0x0012), 1);  // no wait anywhere: the sum alone
+}
+
+TEST_F(PmScrape, WhereTheExtendedCountersHoldEverythingAnyGroupIsOneExtendedRead) {
+  pma.cap = kSwitchCaps;
+  pma.cap2 = H::PM_CAP2_ADDL_PORT_COUNTERS_EXT;
+  read_all(true, nullptr, groups(false, false, true));
+  EXPECT_EQ(pma.count(0x0012), 0);
+  EXPECT_EQ(pma.count(0x001D), 4);
+}
+
+TEST_F(PmScrape, WithoutTheExtendedCountersErrorsAloneUseTheSum) {
+  pma.cap = H::PM_CAP_ALL_PORT_SELECT;
+  read_all(true, nullptr, groups(true, false, false));
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 1);  // (with the data counters wanted: 4 reads, no sum)
+  pma = FakePma();
+  pma.cap = H::PM_CAP_ALL_PORT_SELECT;
+  read_all(true, nullptr, groups(false, true, false));
+  EXPECT_EQ(pma.count(0x0012), 4);
+  EXPECT_EQ(sums, 0u);
+}
+
+TEST(PmSaturation, OnlyTheWantedGroupsCount) {
+  H::PortCountersRead c;
+  c.source = H::CounterSource::PortCounters;
+  c.pc_ok = true;
+  c.pc.set_symbolErrorCounter(0xffff).set_portXmitWait(0xffffffffu).set_portXmitData(0xffffffffu);
+  H::CounterGroups errors;
+  errors.data = errors.congestion = false;
+  EXPECT_EQ(H::saturation(c, errors).count, 1u);
+  EXPECT_FALSE(H::saturation(c, errors).xmit_wait);
+  H::CounterGroups data;
+  data.errors = data.congestion = false;
+  EXPECT_EQ(H::saturation(c, data).select, 1u << 12);
+  EXPECT_EQ(H::counter_group("portXmitWait"), H::CounterGroup::Congestion);
+  EXPECT_EQ(H::counter_group("portMulticastRcvPkts"), H::CounterGroup::Data);
+  EXPECT_EQ(H::counter_group("QP1Dropped"), H::CounterGroup::Errors);
+  EXPECT_EQ(H::counter_group("counterSelect2"), H::CounterGroup::None);
 }
 
 }  // namespace
