@@ -79,11 +79,11 @@ row() {
     "$bytes" "$secs" "$mads" "$pm"
 }
 row default
-for c in state errors data details congestion; do
+for c in state link errors data details congestion; do
   row "$c" --collector.disable-defaults --collector.scrape --collector."$c"
 done
 row scrape --collector.disable-defaults --collector.scrape
-row all --collector.data --collector.details --collector.congestion
+row all --collector.link --collector.data --collector.details --collector.congestion
 echo "(series per port: over ib_scrape_ports; ib_port_info, one per port, is in every row; MADs: the"
 echo " scrape's, discovery included; PM-MADs: ClassPortInfo, sums, PortCounters, PortCountersExtended,"
 echo " details and the SA's PathRecord queries)"

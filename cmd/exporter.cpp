@@ -82,7 +82,7 @@ struct ScrapeStats {
 // --collector.NAME / --no-collector.NAME; one that is off sends no MAD for
 // its metrics.  ib_port_info (the series the others are joined with) is
 // always exported.
-enum Collector : unsigned { C_STATE, C_ERRORS, C_DATA, C_DETAILS, C_CONGESTION, C_SCRAPE, N_COLLECTORS };
+enum Collector : unsigned { C_STATE, C_LINK, C_ERRORS, C_DATA, C_DETAILS, C_CONGESTION, C_SCRAPE, N_COLLECTORS };
 struct CollectorDesc {
   const char* name;
   bool on_by_default;
@@ -90,8 +90,11 @@ struct CollectorDesc {
 };
 constexpr CollectorDesc kCollectors[N_COLLECTORS] = {
     {"state", true,
-     "port state, physical state, link width and speed (PortInfo, read by the discovery: no MAD of its own) and "
-     "ib_port_link_degraded"},
+     "port state, physical state and ib_port_link_degraded (width or speed below what both ends enable; from "
+     "PortInfo, read by the discovery: no MAD of its own)"},
+    {"link", false,
+     "the link's width and speed, active and enabled (8 PortInfo gauges, no MAD of their own; the state "
+     "collector's ib_port_link_degraded compares them)"},
     {"errors", true,
      "the error counters (PortCounters, or PortCountersExtended where it holds them; a switch's AllPortSelect sum "
      "without error stands for its ports' reads)"},
@@ -116,46 +119,6 @@ bool port_ok(const PortRead& r, bool details) {
   if (!r.read) return true;
   return r.c.ok() && (!details || (r.rcv_ok && r.xmit_ok));
 }
-
-// The read-ahead workers (the scheduler runs them to the end inside the
-// walk's run()): kAheadWorkers while the walk keeps the MAD window busy;
-// a worker taking an item while the window is less than half full and
-// more items wait starts another, up to the window (+8, as parallel_for's
-// users size it), so the reads left when the walk ends fill the window.
-class ReadPool {
-public:
-  ReadPool(Scheduler& s, unsigned base, std::function<Task<>(size_t)> fn)
-      : s_(s), base_(std::max(1u, base)), max_(std::max(base_, s.engine().max_outstanding() + 8)),
-        fn_(std::move(fn)) {}
-  ReadPool(const ReadPool&) = delete;
-  ReadPool& operator=(const ReadPool&) = delete;
-  void push(size_t k) {
-    q_.push_back(k);
-    if (running_ < base_) start();
-  }
-
-private:
-  void start() {
-    ++running_;
-    s_.spawn(worker());
-  }
-  Task<> worker() {
-    while (!q_.empty()) {
-      size_t k = q_.front();
-      q_.pop_front();
-      const MadEngine& e = s_.engine();
-      if (!q_.empty() && running_ < max_ && e.in_flight() + e.queued() < e.max_outstanding() / 2) start();
-      co_await fn_(k);
-    }
-    --running_;
-  }
-
-  Scheduler& s_;
-  unsigned base_, max_;
-  unsigned running_ = 0;
-  std::function<Task<>(size_t)> fn_;
-  std::deque<size_t> q_;
-};
 
 constexpr unsigned PORT_STATE_DOWN = 1;
 
@@ -380,7 +343,12 @@ private:
     // ports as soon as its LID is known (a switch's all at its port 0
     // LID, a CA's port at its own), by a few workers so that the walk
     // keeps most of the MAD window, more once it leaves room.
-    ReadPool ahead(ses.sched(), kAheadWorkers, read);
+    // (the reads left when the walk ends then fill the window: up to its
+    // size + 8, as parallel_for's users size it)
+    WorkQueue<size_t> ahead(ses.sched(), kAheadWorkers, read);
+    const MadEngine& eng = ses.sched().engine();
+    ahead.grow(std::max(kAheadWorkers, eng.max_outstanding() + 8),
+               [&eng] { return eng.in_flight() + eng.queued() < eng.max_outstanding() / 2; });
     std::unordered_set<uint32_t> queued;  // port slots
     auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
       uint32_t slot = d.port_index(n, p);
@@ -671,7 +639,7 @@ private:
       for (size_t i = 0; i < reads.size(); ++i)
         if (reads[i]->saturated) w.sample("ib_port_counters_saturated_reset", id[i], uint64_t(reads[i]->reset));
     }
-    if (on_[C_STATE]) link_state(w, db, reads, id);
+    if (on_[C_STATE] || on_[C_LINK]) link_state(w, db, reads, id);
     if (on_[C_SCRAPE]) scrape_metrics(w, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
   }
 
@@ -682,6 +650,7 @@ private:
     for (const H::GaugeMetric& g : H::link_metrics()) {
       iba::FieldRef f = iba::field_named(iba::SMPPortInfo::DESC, g.field);
       bool state = g.field == "portState" || g.field == "portPhysicalState";
+      if (!on_[state ? C_STATE : C_LINK]) continue;
       w.family(g.name, "gauge", g.help);
       for (size_t i = 0; i < reads.size(); ++i) {
         const Port& p = db.port(reads[i]->slot);
@@ -690,6 +659,7 @@ private:
           w.sample(g.name, id[i], iba::get_bits(p.info.data(), f.bit_off, f.field->width));
       }
     }
+    if (!on_[C_STATE]) return;
     w.family("ib_port_link_degraded", "gauge",
              "1 when the link runs narrower or slower than both of its ends have enabled and support "
              "(the width and speed checks of ibcheckwidth/ibcheckspeed), else 0; for LinkUp ports with a "
@@ -760,7 +730,7 @@ private:
   std::string listen_;
   bool once_ = false, details_ = false, reset_ = false;
   // Collectors: given on the line (-1 not given, 0 off, 1 on), then in force.
-  int explicit_[N_COLLECTORS] = {-1, -1, -1, -1, -1, -1};
+  int explicit_[N_COLLECTORS] = {-1, -1, -1, -1, -1, -1, -1};
   bool disable_defaults_ = false;
   bool on_[N_COLLECTORS] = {};
   H::CounterGroups want_;

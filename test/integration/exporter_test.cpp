@@ -98,8 +98,9 @@ protected:
   std::unique_ptr<testbed::Fabric> f_;
 };
 
-// (every counter collector on: the default has no data or congestion)
-const std::string kCounters = "--collector.data --collector.congestion ";
+// (every collector but the details on: the default has no link, data or
+// congestion)
+const std::string kCounters = "--collector.link --collector.data --collector.congestion ";
 
 TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=5");
@@ -318,11 +319,11 @@ struct CollectorCase {
 const std::set<std::string> kCounterShared = {"ib_port_scrape_ok", "ib_port_counters_saturated"};
 const std::vector<CollectorCase>& collector_cases() {
   static const std::vector<CollectorCase> cases = {
-      {"state",
-       {"ib_port_state_id", "ib_port_physical_state_id", "ib_port_link_width_active", "ib_port_link_width_enabled",
-        "ib_port_link_speed_active", "ib_port_link_speed_enabled", "ib_port_link_speed_ext_active",
-        "ib_port_link_speed_ext_enabled", "ib_port_link_speed_ext_active2", "ib_port_link_speed_ext_enabled2",
-        "ib_port_link_degraded"},
+      {"state", {"ib_port_state_id", "ib_port_physical_state_id", "ib_port_link_degraded"}, {}, 0, 0, 0, 0, 0},
+      {"link",
+       {"ib_port_link_width_active", "ib_port_link_width_enabled", "ib_port_link_speed_active",
+        "ib_port_link_speed_enabled", "ib_port_link_speed_ext_active", "ib_port_link_speed_ext_enabled",
+        "ib_port_link_speed_ext_active2", "ib_port_link_speed_ext_enabled2"},
        {}, 0, 0, 0, 0, 0},
       // (the sums are clean: the switch ports' PortCounters are not read;
       // the 4 CA ports' are)
@@ -407,7 +408,7 @@ TEST_F(Exporter, EachCollectorAloneHasExactlyItsSeriesAndItsMads) {
 }
 
 TEST_F(Exporter, EachCollectorOffLosesExactlyItsSeriesAndItsMads) {
-  const std::string all = "--collector.data --collector.details --collector.congestion";
+  const std::string all = "--collector.link --collector.data --collector.details --collector.congestion";
   Scrape full = scrape(all);
   for (const CollectorCase& c : collector_cases()) {
     SCOPED_TRACE(c.name);
@@ -438,22 +439,25 @@ TEST_F(Exporter, EachCollectorOffLosesExactlyItsSeriesAndItsMads) {
 // The default set (state, errors, scrape), pinned on this fabric: 20 ports
 // (8 Down switch ports among them, exporting their state alone) of which
 // 12 are up.  ib_port_info 20; state: ib_port_state_id and
-// ib_port_physical_state_id 20 each, the 8 other PortInfo gauges and
-// ib_port_link_degraded 12 each (148); errors: 13 counters x 12 (156),
-// ib_port_counters_saturated 12, ib_port_scrape_ok 20; the scrape's own
-// 21 figures and 6 ib_scrape_collector_enabled.
+// ib_port_physical_state_id 20 each, ib_port_link_degraded 12 (52);
+// errors: 13 counters x 12 (156), ib_port_counters_saturated 12,
+// ib_port_scrape_ok 20; the scrape's own 21 figures and 7
+// ib_scrape_collector_enabled.
 TEST_F(Exporter, DefaultSeriesCountIsPinned) {
   Scrape s = scrape();
-  EXPECT_EQ(s.samples.size(), 383u);
-  EXPECT_EQ(families_of(s).size(), 1u + 11 + 13 + 2);
-  for (const char* c : {"state", "errors", "scrape"}) EXPECT_NE(s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c + "\"} 1"), std::string::npos) << c;
-  for (const char* c : {"data", "details", "congestion"}) EXPECT_NE(s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c + "\"} 0"), std::string::npos) << c;
+  EXPECT_EQ(s.samples.size(), 20u + 52 + 156 + 12 + 20 + 21 + 7);
+  EXPECT_EQ(families_of(s).size(), 1u + 3 + 13 + 2);
+  auto enabled = [&](const char* c, int v) {
+    return s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c + "\"} " + std::to_string(v));
+  };
+  for (const char* c : {"state", "errors", "scrape"}) EXPECT_NE(enabled(c, 1), std::string::npos) << c;
+  for (const char* c : {"link", "data", "details", "congestion"}) EXPECT_NE(enabled(c, 0), std::string::npos) << c;
   EXPECT_EQ(s.count("ib_port_data_transmitted_bytes_total"), 0u);
   EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), 0);
   // --details is --collector.details.
   Scrape d = scrape("--details");
   EXPECT_EQ(d.count("ib_port_inactive_discards_total"), 12u);
-  EXPECT_EQ(d.samples.size(), 383u + 10 * 12);
+  EXPECT_EQ(d.samples.size(), s.samples.size() + 10 * 12);
 }
 
 // Port selection: switch ports only, CA ports only, and nodes by a regular
@@ -477,7 +481,7 @@ TEST_F(Exporter, PortSelection) {
   EXPECT_EQ(types(ca), (std::map<std::string, int>{{"CA", 4}}));
   EXPECT_EQ(ca.count("ib_port_symbol_error_total"), 4u);
   EXPECT_EQ(ca.scalar("ib_scrape_pm_all_port_sums"), 0);
-  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 27u);  // the scrape's own, twice
+  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 28u);  // the scrape's own, twice
   Scrape re = scrape("--node-regex 'Hca[12]$'");
   std::set<std::string> names;
   for (const json& x : re.samples)
