@@ -554,7 +554,7 @@ namespace {
 // clean scrape; the retries are counted, no port is left unread, and each
 // scrape ends within its budget (the process is killed 4 s after it).
 TEST_F(Exporter, LossyLinksLoseNoSeries) {
-  Scrape clean = scrape();
+  Scrape clean = scrape(kCounters);
   std::set<std::string> want = clean.series();
   ASSERT_GT(want.size(), 300u);
   const std::vector<std::string> ports = {"\"Switch1\"[3]", "\"Switch2\"[5]", "\"Hca3\"[1]"};
@@ -564,7 +564,7 @@ TEST_F(Exporter, LossyLinksLoseNoSeries) {
       ASSERT_EQ(f_->console("Error " + p + " " + std::to_string(rate)).find('#'), std::string::npos) << p;
     for (int i = 0; i < 2; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      Scrape s = scrape("--scrape-timeout 6", 6 + 4);
+      Scrape s = scrape(kCounters + "--scrape-timeout 6", 6 + 4);
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::cout << "[ INFO     ] " << rate << "% loss: " << secs << " s, " << s.scalar("ib_scrape_retries")
                 << " queries asked again, " << s.scalar("ib_scrape_mads") << " MADs\n";
@@ -605,7 +605,7 @@ int free_port(const testbed::Fabric& f) {
 TEST_F(Exporter, RealPrometheusServerScrapesIt) {
   ASSERT_EQ(f_->sh("test -x /usr/bin/prometheus").status, 0) << "Debian's prometheus is not installed "
                                                                   "(scripts/install-deps.sh)";
-  Scrape once = scrape();
+  Scrape once = scrape(kCounters);
   size_t want = 0;
   for (const json& s : once.samples) want += std::string(s["name"]).rfind("ib_", 0) == 0;
   ASSERT_GT(want, 300u);
@@ -614,7 +614,9 @@ TEST_F(Exporter, RealPrometheusServerScrapesIt) {
   ASSERT_GT(eport, 0);
   ASSERT_GT(pport, 0);
   testbed::Background exporter = f_->start_background(
-      {IBTOOL_PATH, "exporter", "--listen", "127.0.0.1:" + std::to_string(eport)}, {},
+      {IBTOOL_PATH, "exporter", "--collector.link", "--collector.data", "--collector.congestion", "--listen",
+       "127.0.0.1:" + std::to_string(eport)},
+      {},
       "exporter");
   ASSERT_TRUE(testbed::Fabric::wait_until(
       [&] { return testbed::Fabric::read_file(exporter.err).find("serving") != std::string::npos; }, 30))
