@@ -132,8 +132,8 @@ except Exception: print(0)')
   sleep 2
   local rss heap head
   rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$ppid/status")
-  heap=$(curl -s "http://127.0.0.1:$pport/metrics" | awk '$1 == "go_memstats_heap_inuse_bytes" { printf "%d", $2 }')
-  head=$(curl -s "http://127.0.0.1:$pport/metrics" | awk '$1 == "prometheus_tsdb_head_series" { printf "%d", $2 }')
+  heap=$(curl -s "http://127.0.0.1:$pport/metrics" | awk '$1 == "go_memstats_heap_inuse_bytes" { printf "%.0f", $2 }')
+  head=$(curl -s "http://127.0.0.1:$pport/metrics" | awk '$1 == "prometheus_tsdb_head_series" { printf "%.0f", $2 }')
   kill "$ppid" "$hpid" 2>/dev/null || true
   wait "$ppid" "$hpid" 2>/dev/null || true
   echo "$rss $heap $head"

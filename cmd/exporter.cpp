@@ -8,8 +8,11 @@
 // proving its ports' error counters zero).  A query that is not answered is
 // asked again until it is or the scrape's budget (--scrape-timeout) is
 // spent (pmscrape's RetryBudget, shared by the discovery and the reads);
-// what could still not be read is counted, never fatal.  The names, units
-// and HELP come from core/health/pmmetrics, the text format from
+// what could still not be read is counted, never fatal.  Collectors
+// (--collector.NAME, node_exporter's style) say which metrics are wanted;
+// the reads ask only for the counter groups they need (PortCountersReader's
+// CounterGroups), and --port-type / --node-regex which ports.  The names,
+// units and HELP come from core/health/pmmetrics, the text format from
 // core/out/promtext.
 #include <dlfcn.h>
 #include <unistd.h>
@@ -752,13 +755,17 @@ IBTOOL_COMMAND({.name = "exporter",
                 .aliases = {},
                 .summary = "serve the fabric's port counters and link states as Prometheus metrics",
                 .description =
-                    "Each scrape discovers the fabric and reads every port's counters in parallel, through "
+                    "Each scrape discovers the fabric and reads the ports' counters in parallel, through "
                     "the same PM access as ibqueryerrors, with as few MADs as each PMA allows (see WHERE THE "
-                    "COUNTERS COME FROM): the data counters from PortCountersExtended where the PMA has it, "
+                    "COUNTERS COME FROM), and only those the collectors that are on want (see COLLECTORS: "
+                    "state, errors and scrape by default; link, data, details and congestion with "
+                    "--collector.NAME; a collector that is off sends no MAD).  "
+                    "The data counters come from PortCountersExtended where the PMA has it, "
                     "else from PortCounters; the other counters from PortCounters, known to be 0 without a "
                     "query per port where a switch's AllPortSelect sum shows no error, or from "
-                    "PortCountersExtended where it has the additional counters; --details adds "
-                    "PortRcvErrorDetails and PortXmitDiscardDetails.  "
+                    "PortCountersExtended where it has the additional counters; the details collector "
+                    "(--details) reads PortRcvErrorDetails and PortXmitDiscardDetails.  "
+                    "--port-type and --node-regex select the ports exported (and read).  "
                     "A query that goes unanswered is asked again, in the discovery and in the reads alike, "
                     "until it is answered or the scrape's budget (--scrape-timeout, default 8 s, below "
                     "Prometheus' default scrape_timeout) is spent; what could still not be read is counted "
@@ -781,8 +788,11 @@ IBTOOL_COMMAND({.name = "exporter",
                     "exits non-zero when the address is in use; --once "
                     "writes one scrape to stdout (node_exporter's textfile collector).  "
                     "--reset-saturated resets only the PortCounters counters found at their maximum.",
-                .usage = "[options] [--once | --listen ADDR:PORT] [--scrape-timeout SECONDS] [--down-ports state|all]",
+                .usage = "[options] [--once | --listen ADDR:PORT] [--scrape-timeout SECONDS] [--down-ports state|all] "
+                         "[--[no-]collector.NAME]... [--port-type all|switch|ca] [--node-regex REGEX]",
                 .examples = "  exporter --listen 127.0.0.1:9315\n"
+                            "  exporter --listen 127.0.0.1:9315 --collector.data --collector.congestion\n"
+                            "  exporter --once --collector.disable-defaults --collector.errors --port-type switch\n"
                             "  exporter --once > /var/lib/node_exporter/textfile/ib.prom.$$ && "
                             "mv /var/lib/node_exporter/textfile/ib.prom.$$ /var/lib/node_exporter/textfile/ib.prom",
                 .make = [] { return std::make_unique<Exporter>(); },
