@@ -273,6 +273,7 @@ private:
     f.node = it.node;
     f.port = int(it.port);
     f.lid = lid;
+    f.check = "pma";
     if (!lid) {
       f.what = "no LID: PortCounters cannot be read";
       out.push_back(f);
@@ -290,7 +291,9 @@ private:
         std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::err_name(i), v, thr_.limit[i],
                       v == H::err_max(i) ? ", saturated" : "");
         e.what = b;
-        e.counter = H::err_field(i);
+        e.check = "counter";
+        e.field = H::err_field(i);
+        e.numeric = e.threshold_set = true;
         e.value = v;
         e.threshold = thr_.limit[i];
         e.saturated = v == H::err_max(i);
@@ -299,6 +302,7 @@ private:
       co_return;
     } catch (const MADError& e) {
       f.what = "PortCounters query failed: " + e.layers().back();
+      f.fact("error", e.layers().back());
       if (e.layers().size() > 1) f.detail = e.layers().front();
     }
     // A node of a cached topology that does not answer may have left the
@@ -308,6 +312,9 @@ private:
       if (!co_await H::still_present(src, db_, it.node, lid)) {
         f.what = H::gone_text(db_, lid);
         f.detail.clear();
+        f.check = "gone";
+        f.facts.clear();
+        f.fact("cacheFile", db_.cache_file);
       }
     }
     out.push_back(f);
@@ -348,7 +355,11 @@ private:
     } catch (const MADError& e) {
       if (json_enabled())
         node_json(p, false,
-                  [&](JsonOut& j) { j.ks("finding", "node does not answer NodeInfo: " + e.layers().back()); });
+                  [&](JsonOut& j) {
+                    j.ks("finding", "node does not answer NodeInfo: " + e.layers().back())
+                        .ks("check", "nodeAnswers")
+                        .ks("error", e.layers().back());
+                  });
       else
         std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
       if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
@@ -387,8 +398,12 @@ const char* const kFindingFormat =
     "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found, 0 "
     "otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
     "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the finding names it), "
-    "\"finding\", \"detail\" (when there is one), and for a counter beyond its threshold \"field\" (its "
-    "PortCounters field name, \"symbolErrorCounter\"), \"value\", \"threshold\", \"saturated\"}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
+    "\"finding\" (the text), \"detail\" (when there is one), \"check\" (which check: \"portState\", "
+    "\"linkWidth\", \"linkSpeed\", \"counter\", \"ids\", \"duplicateGUID\", \"peerAnswers\", \"baseline\", "
+    "\"pma\", \"gone\"), the \"field\" found wrong as iba/ names it (\"portState\", \"linkWidthActive\", "
+    "\"symbolErrorCounter\", ...), its \"value\" and what was \"expected\" (names: \"Init\" for \"Active\", "
+    "\"1x\" for \"4x\"), for a counter its number, \"threshold\" and \"saturated\", and the other facts seen "
+    "(\"portPhysicalState\", \"linked\", \"otherNodeGUID\", \"error\", ...)}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
     "\"name\", \"nodeDescription\", \"portNum\", \"LID\", \"ok\", \"portState\", \"portPhysicalState\", "
     "\"linkWidthActive\", \"linkSpeedActive\"}), \"thresholds\" ({counter field: limit}, when counters are "
     "checked), \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", \"badPorts\"}} (-b "
@@ -440,7 +455,7 @@ IBTOOL_COMMAND({.name = "ibchecknode",
                                "\"<name>\" (0x<GUID>) <path>: OK, or the failure, on stdout.  Exit status 1 when the "
                                "node does not answer.  --json (-j; --pretty indents): {\"destination\", \"ok\", "
                                "\"nodeGUID\", \"name\", \"nodeDescription\"} or, when the node does not answer, "
-                               "{\"destination\", \"ok\": false, \"finding\"}.",
+                               "{\"destination\", \"ok\": false, \"finding\", \"check\": \"nodeAnswers\", \"error\"}.",
                 .usage = "[options] <lid|guid|dr_path>",
                 .examples = "  ibchecknode 2",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Node); }});
