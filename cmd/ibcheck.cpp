@@ -70,7 +70,8 @@ public:
       else if (mode_ == Mode::Errs)
         app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(),
+                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
   }
 
 private:
@@ -178,7 +179,7 @@ private:
       }
     if (json_enabled()) {
       write_json(found, items, nodes.size(), bad_nodes.size(), bad_ports, errors);
-      return found.empty() ? 0 : 1;
+      return status(found, items);
     }
     for (const auto& f : found) {
       std::printf("%s\n", H::describe(db_, f, f.node == NO_INDEX ? "" : name(f.node)).c_str());
@@ -208,7 +209,15 @@ private:
       std::printf("## Summary: %zu nodes checked, %zu bad nodes found\n", nodes.size(), bad_nodes.size());
       std::printf("##          %zu ports checked, %zu bad ports found\n", items.size(), bad_ports.size());
     }
-    return found.empty() ? 0 : 1;
+    return status(found, items);
+  }
+
+  // 1 when anything was found; with --strict also when nothing was
+  // checked (no connected port, nor any ID to check).
+  int status(const std::vector<H::Finding>& found, const std::vector<Item>& items) const {
+    if (!found.empty()) return 1;
+    if (items.empty()) return ibtool::strict_exit(config(), 0, "no port checked");
+    return 0;
   }
 
   // --json: {"findings": [{"nodeGUID", "name", "nodeDescription", "portNum",
@@ -395,8 +404,8 @@ const char* const kFindingFormat =
     "  Each finding is one line on stdout:  \"<node description>\" (0x<node GUID>) port <n> lid <lid>: "
     "<what is wrong>.  -v adds an OK line (with state, width and speed) for every port checked; -b leaves "
     "out the summary.  The summary is two lines: \"## Summary: N nodes checked, M bad nodes found\" and "
-    "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found, 0 "
-    "otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
+    "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found (with "
+    "--strict also when no port was checked), 0 otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
     "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the finding names it), "
     "\"finding\" (the text), \"detail\" (when there is one), \"check\" (which check: \"portState\", "
     "\"linkWidth\", \"linkSpeed\", \"counter\", \"ids\", \"duplicateGUID\", \"peerAnswers\", \"baseline\", "
