@@ -36,7 +36,7 @@ public:
       app.add_option("target", target_, "<lid|guid|dr_path>")->required();
       app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
   }
 private:
   struct Item {
@@ -132,7 +132,7 @@ private:
       }
       j.end().key("summary").obj().kv("nodes", nodes.size()).kv("portsRead", items.size()).kv("failed", failed);
       j.end().end().finish();
-      return failed ? 1 : 0;
+      return status(failed, items.size());
     }
     for (auto& it : items) {
       const Node& n = db.node(it.node);
@@ -140,7 +140,13 @@ private:
                   it.port, unsigned(it.lid), it.text.c_str());
     }
     if (!brief_) std::printf("## Summary: %zu nodes, %zu ports read, %u failed\n", nodes.size(), items.size(), failed);
-    return failed ? 1 : 0;
+    return status(failed, items.size());
+  }
+
+  // 1 when a port failed; with --strict also when no port was read.
+  int status(unsigned failed, size_t ports) const {
+    if (failed) return 1;
+    return ports ? 0 : ibtool::strict_exit(config(), 0, "no connected port to read");
   }
 
   bool one_;

@@ -3,6 +3,7 @@
 // of the given port, and (when the other end is a switch) the LIDs that
 // switch forwards back over the same link.  The reference no longer ships
 // it; the output is ibtool's own, one LID a line, sorted.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -33,7 +34,7 @@ public:
     app.add_option("port", port_, "the switch port")->required();
     ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
-                                        ibtool::opt::Json);
+                                        ibtool::opt::Json | ibtool::opt::Strict);
   }
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
@@ -75,11 +76,22 @@ public:
       json_direction(j, db, map, sw, unsigned(port_));
       if (back) json_direction(j, db, map, r->node, r->num);
       j.end().end().finish();
-      return 0;
+      return strict_status(db, sw, r, back);
     }
     print(db, map, sw, unsigned(port_));
     if (back) print(db, map, r->node, r->num);
-    return 0;
+    return strict_status(db, sw, r, back);
+  }
+
+  // --strict: a link no LID is routed through (or whose forwarding tables
+  // could not be read) fails.
+  int strict_status(const Subnet& db, uint32_t sw, const Port* r, bool back) const {
+    auto lids = [&](uint32_t n, unsigned port) {
+      const SwitchTables* t = db.find_tables(n);
+      return t && t->lft_valid ? size_t(std::count(t->lft.begin() + (t->lft.empty() ? 0 : 1), t->lft.end(), port)) : 0;
+    };
+    if (lids(sw, unsigned(port_)) + (back ? lids(r->node, r->num) : 0)) return 0;
+    return ibtool::strict_exit(config(), 0, "no LID is routed through the link");
   }
 
   // --json, one direction of the link: {"switch": {"nodeGUID", "name",

@@ -578,15 +578,11 @@ private:
     uint16_t lid = scan_lid(db, n);
     bool cap_failed = false, cap_timed_out = false;
     uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed, &cap_timed_out) : 0;
-    if (cap_failed && !db.cache_file.empty()) {
-      // A node of a cached topology that does not answer may have left
-      // the fabric since: that is not its PMA failing.
-      AsyncSmpSource src(pm.sched());
-      if (!co_await H::still_present(src, db, ni, lid)) {
-        ibcore::log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), n.guid, H::gone_text(db, lid).c_str());
-        out.gone = true;
-        co_return;
-      }
+    // A node of a cached topology that does not answer may have left the
+    // fabric since: that is not its PMA failing.
+    if (cap_failed && co_await H::gone_from_cache(pm.sched(), db, ni, lid, name)) {
+      out.gone = true;
+      co_return;
     }
     if (cap_failed) {
       if (cap_timed_out) warn_timeout(lid);

@@ -344,7 +344,7 @@ public:
 
 private:
   static void json_dest(ibcore::JsonOut& j, const char* key, const Dest& d) {
-    j.key(key).obj().kv("LID", d.lid).kv("QPN", d.qpn).kv("PSN", d.psn).kv("RKey", d.rkey).kguid("VAddr", d.vaddr).end();
+    j.key(key).obj().kv("LID", d.lid).kv("QPN", d.qpn).kv("PSN", d.psn).kv("RKey", d.rkey).kguid("VA", d.vaddr).end();
   }
   static size_t round_up(size_t n) { return (n + 4095) / 4096 * 4096; }
 
@@ -476,7 +476,7 @@ IBTOOL_COMMAND({.name = "rdma_bw",
                     "line); a port that is not Active is refused before any TCP exchange.  "
                     "--json (-j; --pretty indents): {\"role\": \"server\" or \"client\", \"device\", "
                     "\"port\", \"local\" and "
-                    "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VAddr\"}, \"path\", \"received\" "
+                    "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VA\"}, \"path\", \"received\" "
                     "(an end that receives: {\"bytes\", \"asWritten\", and when not \"firstBadByte\", \"got\", "
                     "\"expected\"}), \"peerReceivedAsWritten\", \"sent\" (an end that writes: {\"writes\", "
                     "\"size\", \"bytes\", \"seconds\", \"averageMBps\", \"peakMBps\"})}, written when both "

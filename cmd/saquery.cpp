@@ -147,7 +147,8 @@ public:
     app.add_option("-X,--proxy_join", pr_.proxy_join, "Proxy join (MCMemberRecord)");
     app.add_option("--service_id", pr_.service_id, "ServiceID (PathRecord)");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json |
+                                                  ibtool::opt::Strict);
     app.add_option("args", args_, "[query-name] [<name> | <lid> | <guid>] [field=value ...]");
   }
 
@@ -181,6 +182,9 @@ public:
     try {
       int rc = work();
       if (ibcore::json_enabled()) write_json();
+      // --strict: a query the SA answered with no record (or a name, LID
+      // or GUID no node has) fails.
+      if (!rc && !shown_) return ibtool::strict_exit(config(), 0, "no record");
       return rc;
     } catch (const ibcore::MADClassError& e) {
       // An SA status: the reference prints the status and exits with EIO.
@@ -285,6 +289,7 @@ private:
   }
 
   void print(const iba::StructDesc& d, const Bytes& rec) {
+    ++shown_;
     if (ibcore::json_enabled()) {
       json_records_.push_back({&d, rec, {}});
       return;
@@ -497,19 +502,19 @@ private:
     for (const auto& x : table(q, r)) {
       iba::SAMCMemberRecord m;
       m.load(x);
+      if (mlid && m.MLID() != *mlid) continue;
+      ++shown_;
       if (ibcore::json_enabled()) {
-        if (mlid && m.MLID() != *mlid) continue;
         JsonRecord jr{&D, Bytes(x.begin(), x.end()), {}};
         if (!opt_g_) jr.extra.emplace_back("nodeDescription", port_name(m.portGID()));
         json_records_.push_back(std::move(jr));
         continue;
       }
       if (mlid) {
-        if (m.MLID() == *mlid)
-          std::fputs(iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width,
-                                         m.portGID().str() + " (" + port_name(m.portGID()) + ")")
-                         .c_str(),
-                     stdout);
+        std::fputs(iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width,
+                                       m.portGID().str() + " (" + port_name(m.portGID()) + ")")
+                       .c_str(),
+                   stdout);
         continue;
       }
       std::string s = iba::ref::sa_dump(D, x.data(), opt_g_ ? iba::ref::SA_MC_GROUP : iba::ref::SA_MC_MEMBER);
@@ -522,7 +527,7 @@ private:
   int list_cas() {
     std::printf("   LID \"name\"\n================\n");
     for (const auto& n : all_nodes())
-      if (n.nodeInfo().nodeType() == 1)
+      if (n.nodeInfo().nodeType() == 1 && ++shown_)
         std::printf("%6u  \"%s\"\n", unsigned(n.LID()), n.nodeDescription().nodeString().c_str());
     return 0;
   }
@@ -545,6 +550,7 @@ private:
   int name_to(const std::string& name) {
     for (const auto& n : all_nodes()) {
       if (!named(n, name)) continue;
+      ++shown_;
       if (opt_G_)
         std::printf("0x%016llx\n", static_cast<unsigned long long>(n.nodeInfo().portGUID()));
       else
@@ -560,6 +566,7 @@ private:
     for (const auto& n : all_nodes()) {
       bool hit = opt_O_ ? n.LID() == v : n.nodeInfo().portGUID() == v;
       if (hit) {
+        ++shown_;
         std::printf("%s\n", n.nodeDescription().nodeString().c_str());
         break;
       }
@@ -579,6 +586,7 @@ private:
       Rec r(*q.desc);
       r.set("portInfo.capabilityMask", pass == 0 ? 1u << 1 : 1u << 10);
       for (const auto& x : table(q, r, 1u << 31)) {
+        ++shown_;
         if (json) json_records_.push_back({q.desc, Bytes(x.begin(), x.end()), {{"group", pass == 0 ? "IsSM" : "IsSMdisabled"}}});
         else std::fputs(iba::ref::sa_dump(*q.desc, x.data(), iba::ref::SA_ISSM).c_str(), stdout);
       }
@@ -587,6 +595,7 @@ private:
   }
 
   CLI::App* app_ = nullptr;
+  size_t shown_ = 0;  // records (or names, LIDs, GUIDs) written: --strict
   std::optional<ibcore::NodeNameMap> map_;
   bool opt_p_ = false, opt_N_ = false, opt_L_ = false, opt_l_ = false, opt_G_ = false, opt_O_ = false, opt_U_ = false,
        opt_s_ = false, opt_g_ = false, opt_m_ = false, opt_x_ = false, opt_c_ = false, opt_S_ = false, opt_I_ = false,

@@ -167,7 +167,7 @@ private:
     if (ibcore::json_enabled()) {
       ibcore::TextOut o(stdout);
       ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().ks("action", "list").kv("LID", lid).kb("truncated", t.truncated).key("GUIDInfoRecords").arr();
+      j.obj().ks("action", "list").kv("LID", lid).kb("truncated", t.truncated).key("records").arr();
       for (const auto& r : t.records) j.obj().fields(r).end();
       j.end().end().finish();
       return 0;
@@ -216,7 +216,7 @@ IBTOOL_COMMAND({.name = "set_guid",
                     "and a non-zero status.\n\n"
                     "--json (-j; --pretty indents): {\"action\": \"set\" or \"delete\", \"LID\", \"index\", "
                     "\"GUID\" (the alias GUID now in the slot, or the one deleted), \"GUIDInfoRecord\": {its fields}}; "
-                    "--list: {\"action\": \"list\", \"LID\", \"truncated\", \"GUIDInfoRecords\": [{fields}]}.",
+                    "--list: {\"action\": \"list\", \"LID\", \"truncated\", \"records\": [{the GUIDInfoRecord's fields}]}.",
                 .usage = "[options] <port> <index> <guid> | --delete <port> <index> [<guid>] | --list <port>",
                 .examples = "  set_guid 4 1 0x0002c9030000ab01      # alias GUID at index 1 of LID 4\n"
                             "  set_guid 0000:0000:0010:0004 2 0    # index 2 of that port, GUID chosen by the SM\n"

@@ -17,7 +17,17 @@ void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const 
   j.obj();
   if (f.node != NO_INDEX) json_port_keys(j, db, f.node, f.port, f.lid, map);
   j.ks("finding", f.what);
-  if (f.counter) j.ks("field", f.counter).kv("value", f.value).kv("threshold", f.threshold).kb("saturated", f.saturated);
+  if (f.check) j.ks("check", f.check);
+  if (f.field) j.ks("field", f.field);
+  if (f.numeric) j.kv("value", f.value);
+  else if (f.field) j.ks("value", f.value_name);
+  if (!f.expected.empty()) j.ks("expected", f.expected);
+  if (f.numeric && f.threshold_set) j.kv("threshold", f.threshold).kb("saturated", f.saturated);
+  for (const auto& x : f.facts) {
+    if (x.number) j.kv(x.key, *x.number);
+    else if (x.flag) j.kb(x.key, *x.flag);
+    else j.ks(x.key, x.text);
+  }
   if (!f.detail.empty()) j.ks("detail", f.detail);
   j.end();
 }

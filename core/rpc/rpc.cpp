@@ -759,10 +759,15 @@ std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& pa
     auto rep = check_reply(p);
     return std::vector<uint8_t>(rep.begin(), rep.end());
   } catch (MADTimeoutError& e) {
-    // A LID-routed SMP that got no reply: whether anybody has that LID
-    // (the SA's word) decides report()'s M_Key hint.
-    if (note_presence_ && iba::MADHeader::mgmtClass_at(p.req.data()) == iba::mgmt::SUBN_LID_ROUTED)
+    // An SMP that got no reply: whether its destination exists (a LID:
+    // the SA's word; a directed route: the hop before) decides report()'s
+    // M_Key hint.
+    const auto cls = iba::MADHeader::mgmtClass_at(p.req.data());
+    if (note_presence_ && (cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE)) {
+      note_presence_ = false;  // the question's own SMPs do not ask again
       note_target_presence(*this, path, e);
+      note_presence_ = true;
+    }
     throw;
   }
 }

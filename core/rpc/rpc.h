@@ -481,8 +481,8 @@ public:
 
   // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
   std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
-  // With on, a LID-routed SMP that times out asks the SA whether the LID
-  // exists (note_target_presence, core/rpc/target.h) before its
+  // With on, an SMP that times out asks whether its destination exists
+  // (note_target_presence, core/rpc/target.h: the SA, the hop before) before its
   // MADTimeoutError leaves, so that report() hints at an M_Key only for a
   // target that exists (the single-target commands' sessions turn it on;
   // off, no MAD is sent that the caller did not ask for).
