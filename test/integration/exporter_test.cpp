@@ -510,7 +510,7 @@ TEST_F(Exporter, PortSelection) {
   EXPECT_EQ(types(ca), (std::map<std::string, int>{{"CA", 4}}));
   EXPECT_EQ(ca.count("ib_port_symbol_error_total"), 4u);
   EXPECT_EQ(ca.scalar("ib_scrape_pm_all_port_sums"), 0);
-  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 28u);  // the scrape's own, twice
+  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 31u);  // the scrape's own, twice
   Scrape re = scrape("--node-regex 'Hca[12]$'");
   std::set<std::string> names;
   for (const json& x : re.samples)
