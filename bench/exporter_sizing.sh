@@ -17,7 +17,8 @@
 # scripts/fabric.sh (left running); PROM=0 skips the Prometheus part;
 # SCRAPES=N Prometheus scrapes to wait for (default 3) and INTERVAL=S
 # seconds between them (default 30); EXTRA="..." more
-# exporter arguments.  A bench, not a test: run it by hand on a quiet
+# exporter arguments; ONLY="vl data ..." only those rows (and no
+# Prometheus part unless the default row is among them).  A bench, not a test: run it by hand on a quiet
 # machine (the k=32 run takes some minutes and a few GB for Prometheus).
 set -euo pipefail
 
@@ -63,6 +64,7 @@ printf '%-12s %10s %8s %12s %9s %9s %9s\n' collector series per-port bytes secon
 row() {
   local name=$1
   shift
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return 0; fi
   /usr/bin/time -f '%e' -o "$name.time" "$ibtool" exporter --once --scrape-timeout 600 ${EXTRA:-} "$@" \
     > "$name.prom" 2> "$name.err" || { echo "$name: exporter failed"; tail -5 "$name.err"; exit 1; }
   local series bytes secs mads pm ports
@@ -74,21 +76,22 @@ row() {
   secs=$(tail -1 "$name.time")
   mads=$(awk '$1 == "ib_scrape_mads" { print $2 }' "$name.prom")
   ports=$(awk '$1 == "ib_scrape_ports" { print $2 }' "$name.prom")
-  pm=$(awk '$1 ~ /^ib_scrape_(pm_class_port_infos|pm_all_port_sums|pm_port_counters_reads|pm_port_counters_ext_reads|pm_details_reads|sa_path_queries)$/ { s += $2 } END { print s + 0 }' "$name.prom")
+  pm=$(awk '$1 ~ /^ib_scrape_(pm_class_port_infos|pm_all_port_sums|pm_port_counters_reads|pm_port_counters_ext_reads|pm_details_reads|pm_vl_reads|sa_path_queries)$/ { s += $2 } END { print s + 0 }' "$name.prom")
   printf '%-12s %10s %8.1f %12s %9s %9s %9s\n' "$name" "$series" "$(awk -v s="$series" -v p="$ports" 'BEGIN { print s / p }')" \
     "$bytes" "$secs" "$mads" "$pm"
 }
 row default
-for c in state link errors data details congestion; do
+for c in state link errors data details congestion vl; do
   row "$c" --collector.disable-defaults --collector.scrape --collector."$c"
 done
 row scrape --collector.disable-defaults --collector.scrape
-row all --collector.link --collector.data --collector.details --collector.congestion
+row all --collector.link --collector.data --collector.details --collector.congestion --collector.vl
 echo "(series per port: over ib_scrape_ports; ib_port_info, one per port, is in every row; MADs: the"
 echo " scrape's, discovery included; PM-MADs: ClassPortInfo, sums, PortCounters, PortCountersExtended,"
-echo " details and the SA's PathRecord queries)"
+echo " details, per-VL and the SA's PathRecord queries)"
 
 [ "${PROM:-1}" = 0 ] && exit 0
+[ -n "${ONLY:-}" ] && [[ " $ONLY " != *" default "* ]] && exit 0
 command -v prometheus >/dev/null || { echo "no prometheus: memory not measured"; exit 0; }
 # The default scrape served as a static file at /metrics; an empty one for
 # the baseline.

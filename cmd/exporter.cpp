@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -171,7 +172,11 @@ private:
   std::string listen_;
   bool once_ = false, reset_ = false;
   // Collectors given on the line (-1 not given, 0 off, 1 on).
-  int explicit_[H::N_COLLECTORS] = {-1, -1, -1, -1, -1, -1, -1};
+  std::array<int, H::N_COLLECTORS> explicit_ = [] {
+    std::array<int, H::N_COLLECTORS> a;
+    a.fill(-1);
+    return a;
+  }();
   bool disable_defaults_ = false;
   std::string port_type_ = "all", node_regex_;
   double budget_s_ = 8;
@@ -189,13 +194,15 @@ IBTOOL_COMMAND({.name = "exporter",
                     "Each scrape discovers the fabric and reads the ports' counters in parallel, through "
                     "the same PM access as ibqueryerrors, with as few MADs as each PMA allows (see WHERE THE "
                     "COUNTERS COME FROM), and only those the collectors that are on want (see COLLECTORS: "
-                    "state, errors and scrape by default; link, data, details and congestion with "
+                    "state, errors and scrape by default; link, data, details, congestion and vl with "
                     "--collector.NAME; a collector that is off sends no MAD).  "
                     "The data counters come from PortCountersExtended where the PMA has it, "
                     "else from PortCounters; the other counters from PortCounters, known to be 0 without a "
                     "query per port where a switch's AllPortSelect sum shows no error, or from "
                     "PortCountersExtended where it has the additional counters; the details collector "
-                    "(--details) reads PortRcvErrorDetails and PortXmitDiscardDetails.  "
+                    "(--details) reads PortRcvErrorDetails and PortXmitDiscardDetails; the vl collector "
+                    "PortVLXmitWaitCounters for the data VLs each port runs (ib_port_vl_transmit_wait_total, "
+                    "labelled vl), once per PMA where it answers with a MAD status (not supported).  "
                     "--port-type and --node-regex select the ports exported (and read).  "
                     "A query that goes unanswered is asked again, in the discovery and in the reads alike, "
                     "until it is answered or the scrape's budget (--scrape-timeout, default 8 s, below "
@@ -224,6 +231,7 @@ IBTOOL_COMMAND({.name = "exporter",
                 .examples = "  exporter --listen 127.0.0.1:9315\n"
                             "  exporter --listen 127.0.0.1:9315 --collector.data --collector.congestion\n"
                             "  exporter --once --collector.disable-defaults --collector.errors --port-type switch\n"
+                            "  exporter --once --collector.vl --port-type switch\n"
                             "  exporter --once > /var/lib/node_exporter/textfile/ib.prom.$$ && "
                             "mv /var/lib/node_exporter/textfile/ib.prom.$$ /var/lib/node_exporter/textfile/ib.prom",
                 .make = [] { return std::make_unique<Exporter>(); },

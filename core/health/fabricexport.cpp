@@ -44,6 +44,8 @@ struct PortRead {
   H::PortCountersRead c;     // PortCounters / PortCountersExtended
   iba::PMPortRcvErrorDetails rcv;
   iba::PMPortXmitDiscardDetails xmit;
+  H::VlCountersRead vl;      // PortVLXmitWaitCounters (vl collector)
+  bool vl_news = false;      // its PMA was found without them in this scrape
   unsigned saturated = 0;  // exported counters at their maximum
   bool reset = false;      // --reset-saturated cleared them
   std::string error;       // the details' or the reset's failure
@@ -54,6 +56,7 @@ struct ScrapeStats {
   // PM MADs by kind (PortCountersReader; the details reads), and the SA's
   // PathRecord queries the PM reads needed
   uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0, details_reads = 0, path_queries = 0;
+  uint64_t vl_reads = 0;
 };
 
 // Where a port's value of a PortCounters/PortCountersExtended field comes
@@ -66,10 +69,11 @@ const uint8_t* counter_buf(const PortRead& r, std::string_view field, bool in_pc
   return in_pc && c.pc_ok ? c.pc.buf.data() : nullptr;
 }
 
-// Every query this port's metrics need was answered.
+// Every query this port's metrics need was answered (a PMA without the
+// per-VL counters is not a failure).
 bool port_ok(const PortRead& r, bool details) {
   if (!r.read) return true;
-  return r.c.ok() && (!details || (r.rcv_ok && r.xmit_ok));
+  return r.c.ok() && (!details || (r.rcv_ok && r.xmit_ok)) && (!r.vl.wanted || r.vl.ok);
 }
 
 constexpr unsigned PORT_STATE_DOWN = 1;
@@ -233,12 +237,13 @@ struct FabricExport::Impl {
     st.clean_sums = reader.clean_sums();
     st.pc_reads = reader.port_counters_reads();
     st.ext_reads = reader.ext_reads();
+    st.vl_reads = reader.vl_reads();
     st.path_queries = ses.pm().path_queries();
   }
 
   // Some collector reads the PM (the state collector reads nothing: its
   // PortInfo is the discovery's).
-  bool pm_wanted() const { return want_.any() || details_; }
+  bool pm_wanted() const { return want_.any() || details_ || on_[C_VL]; }
 
   // The node's name as ib_port_info shows it (node-name-map applied).
   std::string node_name(const Node& n) const {
@@ -269,7 +274,8 @@ struct FabricExport::Impl {
     // a Down port costs no PM query unless --down-ports all; a node whose
     // description is not known yet, when --node-regex selects by it)
     std::optional<bool> sel_port = selected(db, r.node);
-    if (walking && ((down_ports_ == "state" && r.num != 0 &&
+    // (the vl collector reads a port's OperationalVLs from its PortInfo)
+    if (walking && (((down_ports_ == "state" || on_[C_VL]) && r.num != 0 &&
                      (r.slot >= db.port_slots() || !db.port(r.slot).has_info)) ||
                     !sel_port)) {
       r.deferred = true;
@@ -310,6 +316,20 @@ struct FabricExport::Impl {
         failed(e, "details");
       }
     }
+    if (on_[C_VL] && r.num != 0 && r.slot < db.port_slots() && db.port(r.slot).has_info) {
+      // (a PMA known from an earlier scrape to lack them: no MAD)
+      if (vl_unsupported_.count(db.node(r.node).guid)) {
+        r.vl.unsupported = true;
+      } else {
+        const Port& p = db.port(r.slot);
+        co_await reader.read_vl(r.lid, sel, H::operational_data_vls(unsigned(iba::get_bits(
+                                                p.info.data(), op_vls_.bit_off, op_vls_.width()))),
+                                r.vl);
+        st.queries_failed += r.vl.failed;
+        st.timeouts += r.vl.timeouts;
+        if (r.vl.unsupported && vl_unsupported_.insert(db.node(r.node).guid).second) r.vl_news = true;
+      }
+    }
     H::Saturation s = H::saturation(r.c, want_);
     r.saturated = s.count;
     if (reset_ && (s.select || s.xmit_wait)) {
@@ -348,6 +368,13 @@ struct FabricExport::Impl {
       if (!r->c.error.empty())
         ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
                           r->c.error.c_str());
+      if (!r->vl.error.empty())
+        ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
+                          r->vl.error.c_str());
+      if (r->vl_news)
+        ibcore::log::info("exporter: %s lid %u: its PMA has not got PortVLXmitWaitCounters (a MAD status): no "
+                          "per-VL counters from it, not asked again while the exporter runs\n",
+                          who(db, r->node).c_str(), unsigned(r->lid));
       if (!r->error.empty())
         ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
                           r->error.c_str());
@@ -453,6 +480,7 @@ struct FabricExport::Impl {
                  return {r.xmit_ok ? r.xmit.buf.data() : nullptr, f};
                });
     }
+    if (on_[C_VL]) vl_counters(w, reads, id, counters_of);
     if (want_.any()) {
       w.family("ib_port_counters_saturated", "gauge",
                "Counters at their maximum, where they stop counting: of the counters exported (the errors, data "
@@ -468,6 +496,29 @@ struct FabricExport::Impl {
     }
     if (on_[C_STATE] || on_[C_LINK]) link_state(w, db, reads, id);
     if (on_[C_SCRAPE]) scrape_metrics(w, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
+  }
+
+  // The per-VL counters: one series per data VL the port runs, labelled
+  // by vl (a family no port has is left out).
+  void vl_counters(prom::Writer& w, const std::vector<const PortRead*>& reads, const std::vector<std::string>& id,
+                   const std::vector<bool>& counters_of) const {
+    static const std::vector<H::CounterMetric> metrics = H::counter_metrics({&iba::PMPortVLXmitWaitCounters::DESC});
+    for (const H::CounterMetric& m : metrics) {
+      iba::FieldRef f = iba::field_named(iba::PMPortVLXmitWaitCounters::DESC, m.field);
+      bool head = false;
+      for (size_t i = 0; i < reads.size(); ++i) {
+        const H::VlCountersRead& v = reads[i]->vl;
+        if (!counters_of[i] || !v.ok) continue;
+        if (!head) w.family(m.name, "counter", m.help);
+        head = true;
+        for (unsigned vl = 0; vl < v.vls && vl < f.field->count; ++vl) {
+          std::string l = id[i];
+          prom::label(l, "vl", std::to_string(vl));
+          w.sample(m.name, l,
+                   iba::get_bits(v.xmit_wait.buf.data(), f.bit_off + vl * f.field->width, f.field->width) * m.scale);
+        }
+      }
+    }
   }
 
   // Link state from PortInfo (raw IBA values; the HELP gives the codes).
@@ -541,6 +592,11 @@ struct FabricExport::Impl {
     scalar("ib_scrape_pm_port_counters_ext_reads", "PortCountersExtended queries", double(st.ext_reads));
     scalar("ib_scrape_pm_details_reads", "PortRcvErrorDetails and PortXmitDiscardDetails queries (details collector)",
            double(st.details_reads));
+    scalar("ib_scrape_pm_vl_reads", "PortVLXmitWaitCounters queries (vl collector)", double(st.vl_reads));
+    scalar("ib_scrape_pm_vl_unsupported_nodes",
+           "Nodes whose PMA has not got PortVLXmitWaitCounters (answered it with a MAD status; asked once while the "
+           "exporter runs; vl collector)",
+           double(vl_unsupported_.size()));
     scalar("ib_scrape_sa_path_queries",
            "SA PathRecord queries for the PM reads (the table counts one; none when no collector reads the PM)",
            double(st.path_queries));
@@ -562,6 +618,10 @@ struct FabricExport::Impl {
   const NodeNameMap* map_ = nullptr;  // the scrape's (set while it runs)
   std::string down_ports_ = "state";
   iba::FieldRef port_state_ = iba::field_named(iba::SMPPortInfo::DESC, "portState");
+  iba::FieldRef op_vls_ = iba::field_named(iba::SMPPortInfo::DESC, "operationalVLs");
+  // Node GUIDs whose PMA has not got the per-VL counters (kept from scrape
+  // to scrape: asked once).
+  std::unordered_set<uint64_t> vl_unsupported_;
   std::unordered_set<uint32_t> dead_nodes_;
   static constexpr unsigned kAheadWorkers = 24;
 };

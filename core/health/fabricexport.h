@@ -25,7 +25,17 @@ namespace ibcore::health {
 // --collector.NAME / --no-collector.NAME; one that is off sends no MAD for
 // its metrics.  ib_port_info (the series the others are joined with) is
 // always exported.
-enum Collector : unsigned { C_STATE, C_LINK, C_ERRORS, C_DATA, C_DETAILS, C_CONGESTION, C_SCRAPE, N_COLLECTORS };
+enum Collector : unsigned {
+  C_STATE,
+  C_LINK,
+  C_ERRORS,
+  C_DATA,
+  C_DETAILS,
+  C_CONGESTION,
+  C_VL,
+  C_SCRAPE,
+  N_COLLECTORS
+};
 struct CollectorDesc {
   const char* name;
   bool on_by_default;
@@ -44,6 +54,10 @@ inline constexpr CollectorDesc kCollectors[N_COLLECTORS] = {
     {"data", false, "the data and packet counters (PortCountersExtended where the PMA has it, else PortCounters)"},
     {"details", false, "PortRcvErrorDetails and PortXmitDiscardDetails (2 MADs per port; --details is this)"},
     {"congestion", false, "PortXmitWait (PortCounters, or PortCountersExtended where it holds it)"},
+    {"vl", false,
+     "PortVLXmitWaitCounters, the congestion of each data VL the port runs (PortInfo OperationalVLs): one MAD "
+     "and up to 15 series per port; a PMA that answers it with a MAD status has not got it, is asked once and "
+     "then no more"},
     {"scrape", true, "the scrape's own ib_scrape_* metrics"},
 };
 

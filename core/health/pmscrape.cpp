@@ -204,4 +204,56 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   }
 }
 
+unsigned operational_data_vls(unsigned code) {
+  switch (code) {
+  case 1: return 1;
+  case 2: return 2;
+  case 3: return 4;
+  case 4: return 8;
+  case 5: return 15;
+  default: return 0;
+  }
+}
+
+Task<> PortCountersReader::read_vl(uint16_t lid, uint8_t port, unsigned vls, VlCountersRead& out) {
+  out.vls = vls;
+  if (!vls) co_return;
+  auto [it, first] = vl_by_lid_.try_emplace(lid);
+  VlEntry& e = it->second;  // (stays put while the map grows)
+  if (!first) {
+    co_await e.ready.wait();
+    if (e.unsupported) {
+      out.unsupported = true;
+      co_return;
+    }
+  }
+  out.wanted = true;
+  try {
+    out.xmit_wait = co_await retrying<iba::PMPortVLXmitWaitCounters>([&]() -> Task<iba::PMPortVLXmitWaitCounters> {
+      IBPath p = co_await pm_.path(lid);
+      iba::PMPortVLXmitWaitCounters q;
+      q.set_portSelect(port);
+      ++vl_reads_;
+      co_return co_await pm_.sched().PerformanceGet(q, p);
+    });
+    out.ok = true;
+  } catch (const MADError& err) {
+    // The PMA's status (not the SA's for the path): it has not got the
+    // attribute (the first port's answer judges the PMA; a later port's
+    // refusal is that port's failure).
+    auto* st = dynamic_cast<const MADClassError*>(&err);
+    if (first && st && st->mgmt_class == uint8_t(iba::mgmt::PERF)) {
+      e.unsupported = true;
+      ++vl_unsupported_;
+      out.wanted = false;
+      out.unsupported = true;
+    } else {
+      ++out.failed;
+      if (is_timeout(err)) ++out.timeouts;
+      out.error = std::string("PortVLXmitWaitCounters: ") + err.what();
+    }
+  }
+  if (first) e.ready.set(pm_.sched());
+}
+
 }  // namespace ibcore::health

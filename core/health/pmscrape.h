@@ -32,6 +32,14 @@
 //     AllPortSelect sum whose wanted counters are all zero stands for its
 //     ports' reads (errors only: PortXmitWait may be anything);
 //   - nothing wanted: no MAD at all, not even ClassPortInfo.
+//
+// The per-VL counters (read_vl: the exporter's vl collector) are asked
+// apart: PortVLXmitWaitCounters, one MAD per port, for the data VLs the
+// port runs (PortInfo OperationalVLs).  The IBA gives them no ClassPortInfo
+// bit, so a PMA that has them not answers with a MAD status: the first
+// port of a LID asks alone, the LID's other ports wait for its answer, and
+// a status error makes the PMA "unsupported" (one MAD for it, no port
+// failure), its other ports not asked.
 #pragma once
 
 #include <chrono>
@@ -168,6 +176,22 @@ struct Saturation {
 };
 Saturation saturation(const PortCountersRead& c, const CounterGroups& want = {});
 
+// The data VLs a port runs, from PortInfo OperationalVLs (IBA 14.2.5.6:
+// 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14; 0 and the reserved codes:
+// none).
+unsigned operational_data_vls(unsigned operational_vls);
+
+// One port's per-VL counters (PortVLXmitWaitCounters).
+struct VlCountersRead {
+  unsigned vls = 0;          // the data VLs read (VL0 .. vls-1)
+  bool wanted = false;       // asked (the port has data VLs, its PMA is not known to refuse them)
+  bool ok = false;           // answered
+  bool unsupported = false;  // its PMA answered the attribute with a MAD status: it has not got it
+  iba::PMPortVLXmitWaitCounters xmit_wait;
+  unsigned failed = 0, timeouts = 0;  // this port's per-VL queries that failed (not answered)
+  std::string error;                  // the last of those failures
+};
+
 class PortCountersReader {
 public:
   // retry: the scrape's policy for failed queries (none: a failure stays).
@@ -183,12 +207,20 @@ public:
   // switch's, whose AllPortSelect sum covers this port.  Never throws a
   // MADError: failures are counted in out.
   Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out);
+  // Read port `port`'s per-VL counters at `lid` for its `vls` data VLs
+  // (0: none, no MAD).  Never throws a MADError.  The first port of a LID
+  // asks alone; a MAD status in its answer marks the PMA unsupported for
+  // every port of the LID (out.unsupported, not a failure).
+  Task<> read_vl(uint16_t lid, uint8_t port, unsigned vls, VlCountersRead& out);
 
   // MADs by kind (for the scrape's own metrics and the benchmark).
   uint64_t class_port_infos() const { return cpi_; }
   uint64_t all_port_sums() const { return sums_; }
   uint64_t port_counters_reads() const { return pc_reads_; }
   uint64_t ext_reads() const { return ext_reads_; }
+  uint64_t vl_reads() const { return vl_reads_; }
+  // PMAs (LIDs) found without the per-VL counters in this reader's life.
+  uint64_t vl_unsupported() const { return vl_unsupported_; }
   // Switches whose sum showed no error (their ports' reads skipped).
   uint64_t clean_sums() const { return clean_sums_; }
   // The queries shared by a LID's ports (ClassPortInfo, AllPortSelect sums)
@@ -205,6 +237,10 @@ private:
     Event ready;
     bool clean = false;
   };
+  struct VlEntry {
+    Event ready;  // the first port's answer is in
+    bool unsupported = false;
+  };
   Task<> ask_caps(uint16_t lid, CapsEntry& e);
   Task<> ask_sum(uint16_t lid, SumEntry& e);
   // co_await ask(), asked again while the retry policy says so.
@@ -216,8 +252,10 @@ private:
   CounterGroups want_;
   std::unordered_map<uint16_t, CapsEntry> caps_;
   std::unordered_map<uint16_t, SumEntry> sums_by_lid_;
+  std::unordered_map<uint16_t, VlEntry> vl_by_lid_;
   uint64_t cpi_ = 0, sums_ = 0, pc_reads_ = 0, ext_reads_ = 0, clean_sums_ = 0;
   uint64_t shared_failed_ = 0, shared_timeouts_ = 0;
+  uint64_t vl_reads_ = 0, vl_unsupported_ = 0;
 };
 
 }  // namespace ibcore::health

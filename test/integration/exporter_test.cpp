@@ -181,7 +181,7 @@ TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
 // ib_port_info, so that a peer that stops answering does not make new
 // series), HELP on every family, floats read back exactly.
 TEST_F(Exporter, FollowsPrometheusConventions) {
-  Scrape s = scrape(kCounters + "--details --down-ports all");
+  Scrape s = scrape(kCounters + "--details --collector.vl --down-ports all");
   ASSERT_FALSE(s.text.empty());
   auto lint = f_->sh("promtool check metrics < m.prom");
   EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
@@ -206,7 +206,10 @@ TEST_F(Exporter, FollowsPrometheusConventions) {
     if (n == "ib_port_info" || n.rfind("ib_scrape_", 0) == 0) continue;
     std::set<std::string> keys;
     for (auto& [k, v] : x["labels"].items()) keys.insert(k);
-    EXPECT_EQ(keys, (std::set<std::string>{"node_guid", "port"})) << n << " " << x["labels"].dump();
+    // (the per-VL counters: one series per VL)
+    std::set<std::string> want = {"node_guid", "port"};
+    if (n == "ib_port_vl_transmit_wait_total") want.insert("vl");
+    EXPECT_EQ(keys, want) << n << " " << x["labels"].dump();
   }
   // The descriptive labels, joined through ib_port_info.
   bool seen = false;
@@ -224,6 +227,8 @@ TEST_F(Exporter, FollowsPrometheusConventions) {
   EXPECT_EQ(s.count("ib_port_symbol_error_total"), 20u);
   EXPECT_EQ(s.count("ib_port_local_physical_errors_total"), 20u);
   EXPECT_EQ(s.count("ib_port_inactive_discards_total"), 20u);
+  // ibsim's ports run VL0-7 (OperationalVLs 4); switch port 0 has no data VL.
+  EXPECT_EQ(s.count("ib_port_vl_transmit_wait_total"), 20u * 8);
   // Shortest round trip: the duration reads back as written.
   size_t at = s.text.find("\nib_scrape_duration_seconds ");
   ASSERT_NE(at, std::string::npos);
@@ -312,9 +317,10 @@ struct CollectorCase {
   std::set<std::string> own;     // its own families
   std::set<std::string> shared;  // families it brings with it when alone
   // PM queries when alone: ClassPortInfo, AllPortSelect sums, PortCounters,
-  // PortCountersExtended, details (ibsim's PMAs: switches with
-  // AllPortSelect and PortCountersExtended, CAs with PortCountersExtended)
-  double cpi, sums, pc, ext, details;
+  // PortCountersExtended, details, per-VL (ibsim's PMAs: switches with
+  // AllPortSelect and PortCountersExtended, CAs with PortCountersExtended;
+  // every one answers PortVLXmitWaitCounters)
+  double cpi, sums, pc, ext, details, vl = 0;
 };
 const std::set<std::string> kCounterShared = {"ib_port_scrape_ok", "ib_port_counters_saturated"};
 const std::vector<CollectorCase>& collector_cases() {
@@ -349,10 +355,14 @@ const std::vector<CollectorCase>& collector_cases() {
         "ib_port_sw_hoq_lifetime_limit_discards_total"},
        {"ib_port_scrape_ok"}, 0, 0, 0, 0, 24},
       {"congestion", {"ib_port_transmit_wait_total"}, kCounterShared, 6, 2, 4, 0, 0},
+      // (one PortVLXmitWaitCounters per up port, no ClassPortInfo: the IBA
+      // gives the per-VL counters no capability bit)
+      {"vl", {"ib_port_vl_transmit_wait_total"}, {"ib_port_scrape_ok"}, 0, 0, 0, 0, 0, 12},
   };
   return cases;
 }
 
+bool desc_of_is(const Scrape& s, const json& x, const std::string& node) { return s.desc_of(x["labels"]) == node; }
 std::set<std::string> families_of(const Scrape& s) {
   std::set<std::string> out;
   for (const json& x : s.samples) {
@@ -369,7 +379,8 @@ std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::
 double pm_mads(const Scrape& s) {
   return s.scalar("ib_scrape_pm_class_port_infos") + s.scalar("ib_scrape_pm_all_port_sums") +
          s.scalar("ib_scrape_pm_port_counters_reads") + s.scalar("ib_scrape_pm_port_counters_ext_reads") +
-         s.scalar("ib_scrape_pm_details_reads") + s.scalar("ib_scrape_sa_path_queries");
+         s.scalar("ib_scrape_pm_details_reads") + s.scalar("ib_scrape_pm_vl_reads") +
+         s.scalar("ib_scrape_sa_path_queries");
 }
 
 TEST_F(Exporter, EachCollectorAloneHasExactlyItsSeriesAndItsMads) {
@@ -394,13 +405,23 @@ TEST_F(Exporter, EachCollectorAloneHasExactlyItsSeriesAndItsMads) {
     EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_reads"), c.pc);
     EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), c.ext);
     EXPECT_EQ(s.scalar("ib_scrape_pm_details_reads"), c.details);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_vl_reads"), c.vl);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_vl_unsupported_nodes"), 0);
     EXPECT_EQ(s.scalar("ib_scrape_mads") - base.scalar("ib_scrape_mads"), pm_mads(s));
-    if (c.cpi + c.details == 0) EXPECT_EQ(pm_mads(s), 0);
+    if (c.cpi + c.details + c.vl == 0) EXPECT_EQ(pm_mads(s), 0);
     else EXPECT_GT(s.scalar("ib_scrape_sa_path_queries"), 0);
     EXPECT_EQ(s.scalar("ib_scrape_ports_unread"), 0);
     EXPECT_NE(s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c.name + "\"} 1"),
               std::string::npos);
   }
+  // The vl collector's series: each up port's data VLs (ibsim's run VL0-7),
+  // labelled vl.
+  Scrape v = scrape(none + " --collector.vl");
+  EXPECT_EQ(v.count("ib_port_vl_transmit_wait_total"), 12u * 8);
+  std::set<std::string> vls;
+  for (const json& x : v.samples)
+    if (x["name"] == "ib_port_vl_transmit_wait_total" && desc_of_is(v, x, "Hca2")) vls.insert(x["labels"]["vl"]);
+  EXPECT_EQ(vls, (std::set<std::string>{"0", "1", "2", "3", "4", "5", "6", "7"}));
   // The scrape collector off: no ib_scrape_* at all.
   Scrape quiet = scrape("--collector.disable-defaults");
   EXPECT_EQ(quiet.scalar("ib_scrape_mads"), -1);
@@ -408,7 +429,8 @@ TEST_F(Exporter, EachCollectorAloneHasExactlyItsSeriesAndItsMads) {
 }
 
 TEST_F(Exporter, EachCollectorOffLosesExactlyItsSeriesAndItsMads) {
-  const std::string all = "--collector.link --collector.data --collector.details --collector.congestion";
+  const std::string all =
+      "--collector.link --collector.data --collector.details --collector.congestion --collector.vl";
   Scrape full = scrape(all);
   for (const CollectorCase& c : collector_cases()) {
     SCOPED_TRACE(c.name);
@@ -420,9 +442,14 @@ TEST_F(Exporter, EachCollectorOffLosesExactlyItsSeriesAndItsMads) {
     // PortCounters (and the sums), so one of them off saves no query.
     double ext = full.scalar("ib_scrape_pm_port_counters_ext_reads");
     double det = full.scalar("ib_scrape_pm_details_reads");
+    double vl = full.scalar("ib_scrape_pm_vl_reads");
+    EXPECT_EQ(s.scalar("ib_scrape_pm_vl_reads"), std::string(c.name) == "vl" ? 0 : vl);
     EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), std::string(c.name) == "data" ? 0 : ext);
     EXPECT_EQ(s.scalar("ib_scrape_pm_details_reads"), std::string(c.name) == "details" ? 0 : det);
-    double saved = std::string(c.name) == "data" ? ext : std::string(c.name) == "details" ? det : 0;
+    double saved = std::string(c.name) == "data"      ? ext
+                   : std::string(c.name) == "details" ? det
+                   : std::string(c.name) == "vl"      ? vl
+                                                      : 0;
     EXPECT_EQ(full.scalar("ib_scrape_mads") - s.scalar("ib_scrape_mads"), saved);
   }
   // Errors and congestion both off: no PortCounters query and no sum.
@@ -441,17 +468,19 @@ TEST_F(Exporter, EachCollectorOffLosesExactlyItsSeriesAndItsMads) {
 // 12 are up.  ib_port_info 20; state: ib_port_state_id and
 // ib_port_physical_state_id 20 each, ib_port_link_degraded 12 (52);
 // errors: 13 counters x 12 (156), ib_port_counters_saturated 12,
-// ib_port_scrape_ok 20; the scrape's own 21 figures and 7
+// ib_port_scrape_ok 20; the scrape's own 23 figures and 8
 // ib_scrape_collector_enabled.
 TEST_F(Exporter, DefaultSeriesCountIsPinned) {
   Scrape s = scrape();
-  EXPECT_EQ(s.samples.size(), 20u + 52 + 156 + 12 + 20 + 21 + 7);
+  EXPECT_EQ(s.samples.size(), 20u + 52 + 156 + 12 + 20 + 23 + 8);
   EXPECT_EQ(families_of(s).size(), 1u + 3 + 13 + 2);
   auto enabled = [&](const char* c, int v) {
     return s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c + "\"} " + std::to_string(v));
   };
   for (const char* c : {"state", "errors", "scrape"}) EXPECT_NE(enabled(c, 1), std::string::npos) << c;
-  for (const char* c : {"link", "data", "details", "congestion"}) EXPECT_NE(enabled(c, 0), std::string::npos) << c;
+  for (const char* c : {"link", "data", "details", "congestion", "vl"})
+    EXPECT_NE(enabled(c, 0), std::string::npos) << c;
+  EXPECT_EQ(s.scalar("ib_scrape_pm_vl_reads"), 0);
   EXPECT_EQ(s.count("ib_port_data_transmitted_bytes_total"), 0u);
   EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), 0);
   // --details is --collector.details.
@@ -481,7 +510,7 @@ TEST_F(Exporter, PortSelection) {
   EXPECT_EQ(types(ca), (std::map<std::string, int>{{"CA", 4}}));
   EXPECT_EQ(ca.count("ib_port_symbol_error_total"), 4u);
   EXPECT_EQ(ca.scalar("ib_scrape_pm_all_port_sums"), 0);
-  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 28u);  // the scrape's own, twice
+  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 31u);  // the scrape's own, twice
   Scrape re = scrape("--node-regex 'Hca[12]$'");
   std::set<std::string> names;
   for (const json& x : re.samples)
