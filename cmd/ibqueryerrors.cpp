@@ -27,7 +27,7 @@
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/json_net.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -188,8 +188,7 @@ private:
                             what.c_str());
           ibcore::log::warn("Failed to find node: %s\n", what.c_str());
         } else {
-          ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "Failed to find node: %s\n",
-                                     what.c_str());
+          ibcore::text_or_log(ibcore::log::Level::warn, "Failed to find node: %s\n", what.c_str());
         }
         matched_nothing_ = true;
       } else {

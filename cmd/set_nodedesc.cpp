@@ -12,7 +12,7 @@
 #include "cmd/registry.h"
 #include "core/transport/devices.h"
 #include "core/base/error.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/out/log.h"
 
 namespace {
@@ -32,7 +32,7 @@ public:
     // legacy name keeps that output, byte for byte.
     // (--json: stdout is for the document; the notice goes to stderr.)
     if (name_ == "set_nodedesc.sh")
-      ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "\n*** WARNING ***: this command is deprecated.\n\n");
+      ibcore::text_or_log(ibcore::log::Level::warn, "\n*** WARNING ***: this command is deprecated.\n\n");
     std::vector<std::string> devs = ibcore::sysfs_device_names();
     if (devs.empty()) {
       std::fflush(stdout);

@@ -22,6 +22,26 @@ void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const 
   j.end();
 }
 
+void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map) {
+  p.open_object();
+  if (f.node != NO_INDEX) {
+    const Node& n = db.node(f.node);
+    std::string d = n.description();
+    p.guid(PRINT_JSON, "nodeGUID", nullptr, n.guid).str(PRINT_ANY, "name", "\"%s\"", map.remap(n.guid, d));
+    p.guid(PRINT_FP, nullptr, " (0x%016x)", n.guid).str(PRINT_JSON, "nodeDescription", nullptr, d);
+    if (f.port >= 0) p.uint(PRINT_ANY, "portNum", " port %u", unsigned(f.port));
+    if (f.lid) p.uint(PRINT_ANY, "LID", " lid %u", f.lid);
+    p.text(": ");
+  }
+  p.str(PRINT_ANY, "finding", "%s\n", f.what);
+  if (f.counter) {
+    p.str(PRINT_JSON, "field", nullptr, f.counter).uint(PRINT_JSON, "value", nullptr, f.value);
+    p.uint(PRINT_JSON, "threshold", nullptr, f.threshold).boolean(PRINT_JSON, "saturated", nullptr, f.saturated);
+  }
+  if (!f.detail.empty()) p.str(PRINT_JSON, "detail", nullptr, f.detail);
+  p.close_object();
+}
+
 void json_fields_named(JsonOut& j, const iba::StructDesc& desc, const uint8_t* buf,
                        std::initializer_list<const char*> names) {
   for (const char* name : names) {

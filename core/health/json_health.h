@@ -9,6 +9,7 @@
 #include "core/health/checks.h"
 #include "core/health/counters.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/subnet.h"
 
@@ -25,6 +26,11 @@ void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint1
 // beyond its threshold, "field" (its iba/pm.h name), "value", "threshold"
 // and "saturated".
 void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
+
+// A finding through the output layer: the object json_finding writes, or
+// its text line as health::describe() words it ("<name>" (0x<GUID>) port
+// <n> lid <l>: <finding>), name being the node name map's.
+void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
 
 // The named fields of an IBA structure (top-level names as iba/ declares
 // them, enumerations with <name>Raw) as keys of the current object.

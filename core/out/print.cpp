@@ -247,4 +247,18 @@ void Printer::close_all() {
   if (j_) j_->close_all();
 }
 
+void text_or_log(log::Level level, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  if (k < 0) return;
+  std::string s(size_t(k) + 1, '\0');
+  va_start(ap, fmt);
+  std::vsnprintf(s.data(), s.size(), fmt, ap);
+  va_end(ap);
+  s.resize(size_t(k));
+  log::stdout_or_log(json_enabled(), level, "%s", s.c_str());
+}
+
 }  // namespace ibcore

@@ -44,6 +44,7 @@
 #include <string_view>
 
 #include "core/out/json.h"
+#include "core/out/log.h"
 #include "core/out/textout.h"
 #include "iba/enums.h"
 #include "iba/struct.h"
@@ -144,5 +145,10 @@ private:
   JsonOut* j_ = nullptr;            // JSON mode: the writer
   bool finished_ = false;
 };
+
+// A line the reference writes on stdout that is no part of the result (a
+// progress line, its "iberror: failed" line): on stdout with the text, a
+// diagnostic at level when stdout carries the JSON document.
+[[gnu::format(printf, 2, 3)]] void text_or_log(log::Level level, const char* fmt, ...);
 
 }  // namespace ibcore
