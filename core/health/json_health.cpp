@@ -22,15 +22,22 @@ void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const 
   j.end();
 }
 
+void print_port_keys(Printer& p, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map,
+                     bool text) {
+  const Node& n = db.node(node);
+  std::string d = n.description();
+  const PrintKind any = text ? PRINT_ANY : PRINT_JSON;
+  p.guid(PRINT_JSON, "nodeGUID", nullptr, n.guid).str(any, "name", "\"%s\"", map.remap(n.guid, d));
+  if (text) p.guid(PRINT_FP, nullptr, " (0x%016x)", n.guid);
+  p.str(PRINT_JSON, "nodeDescription", nullptr, d);
+  if (port >= 0) p.uint(any, "portNum", " port %u", unsigned(port));
+  if (lid) p.uint(any, "LID", " lid %u", lid);
+}
+
 void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map) {
   p.open_object();
   if (f.node != NO_INDEX) {
-    const Node& n = db.node(f.node);
-    std::string d = n.description();
-    p.guid(PRINT_JSON, "nodeGUID", nullptr, n.guid).str(PRINT_ANY, "name", "\"%s\"", map.remap(n.guid, d));
-    p.guid(PRINT_FP, nullptr, " (0x%016x)", n.guid).str(PRINT_JSON, "nodeDescription", nullptr, d);
-    if (f.port >= 0) p.uint(PRINT_ANY, "portNum", " port %u", unsigned(f.port));
-    if (f.lid) p.uint(PRINT_ANY, "LID", " lid %u", f.lid);
+    print_port_keys(p, db, f.node, f.port, f.lid, map);
     p.text(": ");
   }
   p.str(PRINT_ANY, "finding", "%s\n", f.what);

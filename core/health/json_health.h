@@ -27,6 +27,12 @@ void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint1
 // and "saturated".
 void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
 
+// A node's port through the output layer: the keys json_port_keys writes,
+// or the text the health commands name it with ("<name>" (0x<GUID>) port
+// <n> lid <l>, as health::describe()); text false: the keys only.
+void print_port_keys(Printer& p, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map,
+                     bool text = true);
+
 // A finding through the output layer: the object json_finding writes, or
 // its text line as health::describe() words it ("<name>" (0x<GUID>) port
 // <n> lid <l>: <finding>), name being the node name map's.
