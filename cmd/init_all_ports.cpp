@@ -182,22 +182,9 @@ private:
     p.open_object().boolean(PRINT_JSON, "dryRun", nullptr, dry_run_).open_array("resets");
     auto reset = [&](size_t i) {
       const Reset& r = todo[i];
-      const auto& st = states[i];
-      IBDRPath path(db_.node(r.node).dr);
-      p.open_object();
-      print_port_keys(p, db_, r.node, int(r.port), H::port_lid(db_, db_.node(r.node), r.port), map_, st.has_value());
-      if (st) p.text(": %s via DR path ", dry_run_ ? "would reset to Init" : "reset to Init");
-      p.json_value("DRPath", [&](JsonOut& j) { path.json_dr(j); });
-      if (st) p.str(PRINT_FP, nullptr, "%s", path.dr_string());
-      p.boolean(PRINT_JSON, "ok", nullptr, st.has_value());
-      if (st) {
-        p.json_value(nullptr, [&](JsonOut& j) {
-          json_fields_named(j, iba::SMPPortInfo::DESC, st->buf.data(), {"portState", "portPhysicalState"});
-        });
-        p.text(", now %s/%s\n", iba::ref::port_state_word(st->portState()),
-               iba::ref::phys_state_word(st->portPhysicalState()));
-      }
-      p.close_object();
+      print_port_action(p, db_, r.node, r.port, map_, IBDRPath(db_.node(r.node).dr),
+                        dry_run_ ? "would reset to Init" : "reset to Init", "ok", states[i].has_value(),
+                        states[i] ? &*states[i] : nullptr);
     };
     // One level at a time: a level's routes use only links of lower levels.
     for (size_t i = 0; i < todo.size();) {

@@ -262,20 +262,7 @@ private:
     p.open_object().str(PRINT_JSON, "action", nullptr, disable_ ? "disable" : enable_ ? "enable" : "init");
     p.boolean(PRINT_JSON, "dryRun", nullptr, dry_run_).open_array("ports");
     auto port = [&](const Target& t, const IBDRPath& path, const char* verb, const iba::SMPPortInfo* state) {
-      p.open_object();
-      print_port_keys(p, db_, t.node, int(t.port), H::port_lid(db_, db_.node(t.node), t.port), map_, state);
-      if (state) p.text(": %s", verb);
-      p.json_value("DRPath", [&](JsonOut& j) { path.json_dr(j); });
-      if (state) p.str(PRINT_FP, nullptr, " via DR path %s", path.dr_string());
-      p.boolean(PRINT_JSON, "changed", nullptr, !dry_run_ && state);
-      if (state) {
-        p.json_value(nullptr, [&](JsonOut& j) {
-          json_fields_named(j, iba::SMPPortInfo::DESC, state->buf.data(), {"portState", "portPhysicalState"});
-        });
-        p.text(", now %s/%s\n", iba::ref::port_state_word(state->portState()),
-               iba::ref::phys_state_word(state->portPhysicalState()));
-      }
-      p.close_object();
+      print_port_action(p, db_, t.node, t.port, map_, path, verb, "changed", !dry_run_ && state, state);
     };
     for (auto& t : ts) {
       IBDRPath path(t.hops);
