@@ -113,6 +113,15 @@ public:
   }
   // Its fields as members of the object open now (JSON only).
   Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {});
+  // Its fields as members of the object open now, or layout() (a record
+  // beside other keys: saquery's "attribute").
+  template <class F>
+  Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, F&& layout,
+                  std::span<const std::string_view> hide = {}) {
+    if (j_) j_->fields(desc, buf, hide);
+    else text_raw(layout());
+    return *this;
+  }
 
   // A value core/ writes into a JsonOut (IBPath::json, the fabric's node
   // objects) that the text does not show: PRINT_JSON for composites.
