@@ -6,7 +6,6 @@
 // destination, reading one forwarding table block per switch.
 #include <algorithm>
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -231,27 +230,18 @@ private:
     route_fail(r.detail + "; can't find a route from src to dest", fail_msg);
   }
 
-  static std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2))) {
-    char b[512];
-    va_list ap;
-    va_start(ap, f);
-    std::vsnprintf(b, sizeof b, f, ap);
-    va_end(ap);
-    return b;
-  }
-
   // A unicast hop: the port left by, then the node entered and its port.
   std::string hop_line(const TraceNode& n, unsigned out, bool brief) const {
-    if (brief) return fmt("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
-    return fmt("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
+    if (brief) return strfmt("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
+    return strfmt("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
                uint64_t(n.ni.portGUID()), n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
                name(n).c_str());
   }
   // A unicast end: "From"/"To" with the node's GUID and the port.
   std::string end_line(const char* what, const TraceNode& n) const {
     unsigned port = n.is_switch() ? 0 : n.inport;
-    if (no_info_) return fmt("%s {0x%016" PRIx64 "}[%u]\n", what, uint64_t(n.ni.nodeGUID()), port);
-    return fmt("%s %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", what, type_word(n),
+    if (no_info_) return strfmt("%s {0x%016" PRIx64 "}[%u]\n", what, uint64_t(n.ni.nodeGUID()), port);
+    return strfmt("%s %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", what, type_word(n),
                uint64_t(n.ni.nodeGUID()), port, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
                name(n).c_str());
   }
@@ -290,7 +280,7 @@ private:
   // ("MLID" in the document, and the first hop's "inPort" is that port).
   void print_multicast(Printer& p, const TraceResult& r) const {
     auto end = [&](const char* what, const TraceNode& n) {
-      return fmt("%s %s 0x%" PRIx64 " port %u lid %u-%u \"%s\"\n", what, type_word(n), uint64_t(n.ni.nodeGUID()),
+      return strfmt("%s %s 0x%" PRIx64 " port %u lid %u-%u \"%s\"\n", what, type_word(n), uint64_t(n.ni.nodeGUID()),
                  n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1, name(n).c_str());
     };
     p.open_object().boolean(PRINT_JSON, "found", nullptr, true).uint(PRINT_JSON, "MLID", nullptr, mlid_);
@@ -304,8 +294,8 @@ private:
       hop(p, n, n.inport, [&] {
         unsigned out = r.nodes[i - 1].outport;
         if (no_info_)
-          return fmt("[%u] -> %s {0x%016" PRIx64 "}[%u]\n", out, type_word(n), uint64_t(n.ni.nodeGUID()), n.inport);
-        return fmt("[%u] -> %s 0x%" PRIx64 "[%u] lid %u \"%s\"\n", out, type_word(n), uint64_t(n.ni.nodeGUID()),
+          return strfmt("[%u] -> %s {0x%016" PRIx64 "}[%u]\n", out, type_word(n), uint64_t(n.ni.nodeGUID()), n.inport);
+        return strfmt("[%u] -> %s 0x%" PRIx64 "[%u] lid %u \"%s\"\n", out, type_word(n), uint64_t(n.ni.nodeGUID()),
                    n.inport, unsigned(n.lid), name(n).c_str());
       });
     }

@@ -247,17 +247,33 @@ void Printer::close_all() {
   if (j_) j_->close_all();
 }
 
+namespace {
+std::string vstrfmt(const char* fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int k = std::vsnprintf(nullptr, 0, fmt, aq);
+  va_end(aq);
+  if (k < 0) return {};
+  std::string s(size_t(k) + 1, '\0');
+  std::vsnprintf(s.data(), s.size(), fmt, ap);
+  s.resize(size_t(k));
+  return s;
+}
+}  // namespace
+
+std::string strfmt(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vstrfmt(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 void text_or_log(log::Level level, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int k = std::vsnprintf(nullptr, 0, fmt, ap);
+  std::string s = vstrfmt(fmt, ap);
   va_end(ap);
-  if (k < 0) return;
-  std::string s(size_t(k) + 1, '\0');
-  va_start(ap, fmt);
-  std::vsnprintf(s.data(), s.size(), fmt, ap);
-  va_end(ap);
-  s.resize(size_t(k));
   log::stdout_or_log(json_enabled(), level, "%s", s.c_str());
 }
 

@@ -155,6 +155,9 @@ private:
   bool finished_ = false;
 };
 
+// printf into a string (any length): a text layout's line.
+[[gnu::format(printf, 1, 2)]] std::string strfmt(const char* fmt, ...);
+
 // A line the reference writes on stdout that is no part of the result (a
 // progress line, its "iberror: failed" line): on stdout with the text, a
 // diagnostic at level when stdout carries the JSON document.
