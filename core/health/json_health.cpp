@@ -71,9 +71,18 @@ void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const
     p.text(": ");
   }
   p.str(PRINT_ANY, "finding", "%s\n", f.what);
-  if (f.counter) {
-    p.str(PRINT_JSON, "field", nullptr, f.counter).uint(PRINT_JSON, "value", nullptr, f.value);
+  if (f.check) p.str(PRINT_JSON, "check", nullptr, f.check);
+  if (f.field) p.str(PRINT_JSON, "field", nullptr, f.field);
+  if (f.numeric) p.uint(PRINT_JSON, "value", nullptr, f.value);
+  else if (f.field) p.str(PRINT_JSON, "value", nullptr, f.value_name);
+  if (!f.expected.empty()) p.str(PRINT_JSON, "expected", nullptr, f.expected);
+  if (f.numeric && f.threshold_set) {
     p.uint(PRINT_JSON, "threshold", nullptr, f.threshold).boolean(PRINT_JSON, "saturated", nullptr, f.saturated);
+  }
+  for (const auto& x : f.facts) {
+    if (x.number) p.uint(PRINT_JSON, x.key, nullptr, *x.number);
+    else if (x.flag) p.boolean(PRINT_JSON, x.key, nullptr, *x.flag);
+    else p.str(PRINT_JSON, x.key, nullptr, x.text);
   }
   if (!f.detail.empty()) p.str(PRINT_JSON, "detail", nullptr, f.detail);
   p.close_object();

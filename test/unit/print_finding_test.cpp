@@ -44,13 +44,22 @@ TEST(PrintFinding, TextIsDescribeAndJsonIsJsonFinding) {
   H::Finding port = H::make_finding(db, 0, 1, "link down");
   port.lid = 7;
   H::Finding counter = H::make_finding(db, 2, 1, "SymbolErrorCounter exceeds threshold");
-  counter.counter = "SymbolErrorCounter";
+  counter.check = "counter";
+  counter.field = "symbolErrorCounter";
+  counter.numeric = true;
   counter.value = 12;
   counter.threshold = 10;
+  counter.threshold_set = true;
   counter.detail = "more";
+  H::Finding state = H::make_finding(db, 1, 2, "port state Init");
+  state.check = "portState";
+  state.field = "portState";
+  state.value_name = "Init";
+  state.expected = "Active";
+  state.fact("portPhysicalState", "LinkUp").fact("lids", uint64_t(3));
   H::Finding subnet;
   subnet.what = "no SM found";
-  for (const H::Finding& f : {port, counter, subnet}) {
+  for (const H::Finding& f : {port, counter, state, subnet}) {
     std::string name = f.node == ibcore::NO_INDEX ? "" : db.node(f.node).description();
     EXPECT_EQ(text_of(db, f, map), H::describe(db, f, name) + "\n");
     EXPECT_EQ(json_of(db, f, map, true), json_of(db, f, map, false));
