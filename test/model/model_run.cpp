@@ -105,6 +105,12 @@ int main(int argc, char** argv) {
           if (r.errors || rr.errors)
             std::printf("# %s %s %s: queries failed for good: %zu (nodes found %zu), reference's: %zu (nodes %zu)\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.errors, r.nodes, rr.errors, rr.nodes);
+          // MODEL_DETAIL=1: where the bound and the peak are, what flow control saw.
+          if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
+            std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us\n",
+                        tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
+                        r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
+                        r.flow.visit_us);
           std::fflush(stdout);
         }
       }

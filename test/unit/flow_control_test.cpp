@@ -5,6 +5,8 @@
 // the window halves on drops and grows back; the SA's BUSY is backed off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/rpc/sched.h"
 #include "flow_fake.h"
 #include "iba/sa.h"
@@ -67,6 +69,31 @@ TEST(FlowControl, BurstToOneSwitchIsCapped) {
       EXPECT_LT(f.drops, uncapped_drops);
     }
   }
+}
+
+// MADs held by a busy node wait with it: the ones to other nodes behind
+// them in line go out at once (and the engine does not look at the held
+// ones again until that node answers one: drain() parks them).
+TEST(FlowControl, HeldMadsDoNotHoldUpOthers) {
+  VClockFabric f;
+  f.default_q = 0;
+  Scheduler s(f, 64);
+  s.engine().limits().caps_from_start = true;
+  std::vector<VClockFabric::ns> busy_done, other_done;
+  auto one = [&](uint16_t l, unsigned port, std::vector<VClockFabric::ns>& done) -> Task<> {
+    co_await s.SubnGet<iba::SMPPortInfo>(lid(l), port);
+    done.push_back(f.elapsed());
+  };
+  for (unsigned p = 1; p <= 40; ++p) s.spawn(one(5, p, busy_done));
+  for (uint16_t l = 10; l < 30; ++l) s.spawn(one(l, 1, other_done));
+  s.run();
+  ASSERT_EQ(busy_done.size(), 40u);
+  ASSERT_EQ(other_done.size(), 20u);
+  // 40 to one node, 4 at a time at 50 us each: 0.5 ms; the others in the
+  // first 4 node services' time.
+  EXPECT_LT(*std::max_element(other_done.begin(), other_done.end()), busy_done[8]);
+  EXPECT_EQ(f.procs["L5"].peak, 4u);
+  EXPECT_EQ(s.engine().flow_stats().held, 36u);
 }
 
 // Directed routes to 40 nodes behind one switch all pass its SMI: at most
