@@ -199,7 +199,7 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
 bool MadEngine::caps_wanted() const {
   if (!lim_.node_cap && !lim_.smi_cap) return false;
   if (lost_smp_) return true;
-  if (!lim_.caps_from_start) return false;
+  if (!lim_.caps_from_start) return smp_replies_ < lim_.start_replies;
   // Lifted where the processors were measured to take (almost) no time.
   return !(lim_.min_visit_us > 0 && visit_us_ >= 0 && visit_us_ < lim_.min_visit_us);
 }
@@ -305,6 +305,7 @@ void MadEngine::on_loss(const PendingMad& p) {
 }
 
 void MadEngine::on_reply(PendingMad& p) {
+  if (p.dest && ++smp_replies_ == lim_.start_replies && !lim_.caps_from_start) sync_caps();
   if (p.dest && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();

@@ -160,9 +160,11 @@ struct PendingMad {
 struct FlowLimits {
   unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
-  // When the caps start to hold: from the first SMP (true), or from the
-  // first SMP that times out (false, the default).
+  // When the caps hold: from the first SMP on (true); else (the default)
+  // for the first start_replies SMP replies, then, when none was lost,
+  // not until one is.
   bool caps_from_start = false;
+  unsigned start_replies = 512;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
@@ -329,6 +331,7 @@ private:
   std::array<uint32_t, 16> rtt_n_;
   double visit_us_ = -1;
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
+  uint64_t smp_replies_ = 0;  // SMP replies so far (FlowLimits::start_replies)
 
 };
 
