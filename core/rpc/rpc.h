@@ -136,9 +136,12 @@ struct PendingMad {
 //  - per processor: at most smi_cap SMPs in flight that one switch's
 //    processor handles, as destination or as an intermediate hop of a
 //    directed route (every proper prefix of a DR path names one);
-//  both from the first SMP that times out on: before it, a fabric that
-//  loses nothing (the test bed) runs at full speed; from it on a timed-out
-//  SMP is sent again through the caps and the cut window, not in a burst.
+//  both for the first start_replies SMP replies (a small fabric's whole
+//  walk: one lost SMP would cost it far more than the caps), then, if none
+//  was lost, lifted (a fabric that keeps up, the test bed, runs at full
+//  speed), and from the first SMP that times out on, held for good (a
+//  timed-out SMP is sent again through the caps and the cut window, not in
+//  a burst).
 //  caps_from_start holds them from the first SMP (gentlest: no processor
 //  ever holds more than smi_cap of ours, the walk's first burst included;
 //  but on the test bed, whose round trip is long next to its work per MAD,
