@@ -74,6 +74,8 @@ TEST(FabricModel, FullVl15BufferDrops) {
   f.port().settings().timeout_ms = 50;
   if (std::getenv("MODEL_TRACE")) f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
   ibcore::Scheduler sched(f.port(), 8);
+  // (The model's buffers under test, not the engine's flow control: no caps.)
+  sched.engine().limits().node_cap = sched.engine().limits().smi_cap = 0;
   int ok = 0;
   for (int i = 0; i < 5; ++i)
     sched.spawn([](ibcore::Scheduler& s, int& ok) -> ibcore::Task<> {
@@ -98,6 +100,7 @@ TEST(FabricModel, FullVl15BufferDrops) {
 TEST(FabricModel, UnboundedBufferNeverDrops) {
   ibmodel::Fabric f(kOneSwitch, slow_sma(0, 0, 100));
   ibcore::Scheduler sched(f.port(), 8);
+  sched.engine().limits().node_cap = sched.engine().limits().smi_cap = 0;  // (no caps: all 5 at once)
   for (int i = 0; i < 5; ++i)
     sched.spawn([](ibcore::Scheduler& s) -> ibcore::Task<> {
       co_await s.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
@@ -255,6 +258,7 @@ Trace discover_traced(const ibmodel::Profile& p) {
   f.set_trace([&](const std::string& l) { t.events.push_back(l); });
   f.port().settings().timeout_ms = 20;
   ibcore::Scheduler sched(f.port());
+  sched.engine().limits().start_replies = 0;  // (caps from the first loss: the first burst drops)
   ibcore::Subnet db;
   auto r = ibcore::discover(sched, db);
   t.mads = r.mads;
