@@ -462,12 +462,12 @@ struct Declared {
     if (!structs.insert(d.name).second) return;
     for (const iba::FieldDesc& f : d.field_list()) {
       if (f.kind == iba::Kind::Rsv) continue;
-      names.insert(f.name);
-      by_lower[lower(f.name)] = f.name;
-      if (pm && f.kind == iba::Kind::Uint) counters.insert(f.name);
-      if (f.kind == iba::Kind::Lid) lids.insert(f.name);
-      if ((f.kind == iba::Kind::Hex || f.kind == iba::Kind::Guid) && f.width > 53) wide.insert(f.name);
-      else if (f.kind == iba::Kind::Hex || f.kind == iba::Kind::Uint) narrow.insert(f.name);
+      names.insert(std::string(f.name));
+      by_lower[lower(std::string(f.name))] = std::string(f.name);
+      if (pm && f.kind == iba::Kind::Uint) counters.insert(std::string(f.name));
+      if (f.kind == iba::Kind::Lid) lids.insert(std::string(f.name));
+      if ((f.kind == iba::Kind::Hex || f.kind == iba::Kind::Guid) && f.width > 53) wide.insert(std::string(f.name));
+      else if (f.kind == iba::Kind::Hex || f.kind == iba::Kind::Uint) narrow.insert(std::string(f.name));
       if (f.kind == iba::Kind::Struct) add(*f.sub, pm, narrow);
     }
   }
