@@ -11,7 +11,10 @@
 #   bench/discovery_bench.sh [BUILD_DIR] [K]      (defaults: build 32)
 #
 # Environment: REPS=N runs of each command, interleaved (default 3; the
-# table shows the fastest, the least disturbed by other load); FABRIC=DIR
+# table shows the fastest, the least disturbed by other load); BASE=PATH
+# another ibtool binary (an earlier build) whose ibnetdiscover runs
+# interleaved with this one's (row "base", and this one's time against
+# it); DISCOVER_ONLY=1 skips iblinkinfo and ibqueryerrors; FABRIC=DIR
 # uses a fabric already started there with scripts/fabric.sh (left running)
 # instead of starting one.  K=32 is 9472 nodes (1280 switches, 8192 hosts);
 # starting that fabric (ibsim + OpenSM) takes a minute or more.  Exits
@@ -86,19 +89,23 @@ measure() {
   fi
 }
 
+base=${BASE:-}
 for _ in $(seq "$reps"); do
   measure ref_default ibnetdiscover -m
   measure ref_o128 ibnetdiscover -m -o 128
   measure ibtool "$ibtool" ibnetdiscover -v -m
+  [ -n "$base" ] && measure base "$base" ibnetdiscover -v -m
 done
-for _ in $(seq "$reps"); do
-  measure ref_iblinkinfo iblinkinfo
-  measure ibtool_iblinkinfo "$ibtool" iblinkinfo
-done
-for _ in $(seq "$reps"); do
-  measure ref_ibqueryerrors ibqueryerrors
-  measure ibtool_ibqueryerrors "$ibtool" ibqueryerrors -v
-done
+if [ -z "${DISCOVER_ONLY:-}" ]; then
+  for _ in $(seq "$reps"); do
+    measure ref_iblinkinfo iblinkinfo
+    measure ibtool_iblinkinfo "$ibtool" iblinkinfo
+  done
+  for _ in $(seq "$reps"); do
+    measure ref_ibqueryerrors ibqueryerrors
+    measure ibtool_ibqueryerrors "$ibtool" ibqueryerrors -v
+  done
+fi
 
 strip() { grep -v -e '^# Topology file: generated on' -e '^# Total MADs used:' "$1"; }
 status=0
@@ -113,8 +120,11 @@ same() {  # same A B: outputs of runs A and B (stripped) agree
 }
 same ref_default ibtool
 same ref_o128 ibtool
-same ref_iblinkinfo ibtool_iblinkinfo
-same ref_ibqueryerrors ibtool_ibqueryerrors
+[ -n "$base" ] && same ref_default base
+if [ -z "${DISCOVER_ONLY:-}" ]; then
+  same ref_iblinkinfo ibtool_iblinkinfo
+  same ref_ibqueryerrors ibtool_ibqueryerrors
+fi
 
 mads() { awk '/^# Total MADs used:/ {print $5}' "$1"; }
 # ibtool's own count (resends included) from its -v line on stderr.
@@ -141,12 +151,23 @@ printf '\n%-22s %8s %8s %12s %8s %11s %12s %10s\n' run wall_s ratio peak_rss_kB 
 row ref_default ibtool "$(mads ref_default.txt)"
 row ref_o128 ibtool "$(mads ref_o128.txt)"
 row ibtool ibtool "$ibtool_mads"
-row ref_iblinkinfo ibtool_iblinkinfo ""
-row ibtool_iblinkinfo ibtool_iblinkinfo ""
-row ref_ibqueryerrors ibtool_ibqueryerrors ""
-row ibtool_ibqueryerrors ibtool_ibqueryerrors \
-  "$(sed -n 's/^I: ibqueryerrors: .* \([0-9]*\) MADs in all.*/\1/p' ibtool_ibqueryerrors.err)"
+[ -n "$base" ] && row base ibtool "$(sed -n 's/^I: discovery: \([0-9]*\) MADs sent.*/\1/p' base.err)"
+if [ -z "${DISCOVER_ONLY:-}" ]; then
+  row ref_iblinkinfo ibtool_iblinkinfo ""
+  row ibtool_iblinkinfo ibtool_iblinkinfo ""
+  row ref_ibqueryerrors ibtool_ibqueryerrors ""
+  row ibtool_ibqueryerrors ibtool_ibqueryerrors \
+    "$(sed -n 's/^I: ibqueryerrors: .* \([0-9]*\) MADs in all.*/\1/p' ibtool_ibqueryerrors.err)"
+fi
 echo "minimum MADs for a complete discovery: $minimum"
+# The floor of ibnetdiscover's run on 2 cores: every MAD is worked on by the
+# tool and by ibsim, so no run ends before (tool CPU + ibsim CPU) / 2.
+awk -v w="${WALL[ibtool]}" -v c="${CPU[ibtool]}" -v s="${SIM[ibtool]}" \
+  'BEGIN { f = (c + s) / 2; printf "ibnetdiscover against its floor (tool + ibsim CPU) / 2 = %.2f s: %.2fx\n", f, w / f }'
+if [ -n "$base" ]; then
+  awk -v w="${WALL[ibtool]}" -v b="${WALL[base]}" -v c="${CPU[base]}" -v s="${SIM[base]}" \
+    'BEGIN { printf "ibnetdiscover against the base build in the same run: %.2fx (base against its floor: %.2fx)\n", w / b, b / ((c + s) / 2) }'
+fi
 echo "(fastest of $reps runs each; ratio = that run's wall time / ibtool's for the same command;"
 echo " cpu_s = the tool's own CPU time (user + system, every thread);"
 echo " ibsim_cpu_s = CPU time ibsim spent meanwhile, the floor of a run under umad2sim;"

@@ -29,7 +29,7 @@
 #include "core/transport/devices.h"
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
 #include "core/base/regex.h"
@@ -164,14 +164,12 @@ private:
 
   // The switches' report: text, or with --json {"switches": [...]}.
   int analyse(const std::vector<std::string>& lines) {
-    if (!json_enabled()) return analyse_lines(lines);
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    json_ = &j;
-    j.obj().key("switches").arr();
+    Printer p;
+    out_ = &p;
+    p.open_object().open_array("switches");
     int rc = analyse_lines(lines);
-    j.end().end().finish();
-    json_ = nullptr;
+    p.close_array().close_object().finish();
+    out_ = nullptr;
     return rc;
   }
 
@@ -230,14 +228,12 @@ private:
   // prints its usage on stdout; missing -l/-i below still do, as it does).
   int usage() {
     // (--json: stdout is for the document; the usage goes to stderr.)
-    const bool j = json_enabled();
     const auto lv = ibcore::log::Level::info;
-    ibcore::log::stdout_or_log(j, lv, "Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n",
-                               app_->get_name().c_str());
-    ibcore::log::stdout_or_log(j, lv, "  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
-    ibcore::log::stdout_or_log(j, lv, "  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
-    ibcore::log::stdout_or_log(j, lv, "  -e turn on heuristic(s) to look at switch balances deeper\n");
-    ibcore::log::stdout_or_log(j, lv, "  -v verbose output, output all switches\n");
+    ibcore::text_or_log(lv, "Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
+    ibcore::text_or_log(lv, "  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
+    ibcore::text_or_log(lv, "  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
+    ibcore::text_or_log(lv, "  -e turn on heuristic(s) to look at switch balances deeper\n");
+    ibcore::text_or_log(lv, "  -v verbose output, output all switches\n");
     return 2;
   }
 
@@ -342,33 +338,32 @@ private:
       if (all_zero) unbalanced = false;
     }
     if (!verbose_ && !unbalanced) return;
-    if (json_) {
-      json_switch(unbalanced, out_ports);
-      return;
-    }
-    std::printf("%sSwitch Port Usage: %s, %s\n", unbalanced ? "Unbalanced " : "",
-                switch_name_.value_or("").c_str(), switch_guid_.value_or("").c_str());
-    for (auto& p : out_ports) std::printf("Port %s: %u\n", p.c_str(), count(p));
+    print_switch(unbalanced, out_ports);
   }
 
-  // --json, one switch: {"nodeGUID" (as the dump names it: a GUID string,
-  // or the dump's text when it is not a number), "name", "unbalanced",
-  // "ports": [{"portNum", "LIDs" (routed out of it)}]}.
-  void json_switch(bool unbalanced, const std::vector<std::string>& ports) {
-    JsonOut& j = *json_;
-    j.obj().key("nodeGUID");
+  // One switch: {"nodeGUID" (as the dump names it: a GUID string, or the
+  // dump's text when it is not a number), "name", "unbalanced", "ports":
+  // [{"portNum", "LIDs" (routed out of it)}]}; the text: the script's
+  // "Switch Port Usage" line and a line a port.
+  void print_switch(bool unbalanced, const std::vector<std::string>& ports) {
+    Printer& p = *out_;
+    p.open_object().boolean(PRINT_FP, nullptr, "%s", unbalanced, "Unbalanced ", "").text("Switch Port Usage: ");
     const std::string g = switch_guid_.value_or("");
     char* end = nullptr;
     errno = 0;
     unsigned long long v = std::strtoull(g.c_str(), &end, 16);
-    if (!g.empty() && end && *end == 0 && errno == 0) j.guid(v);
-    else j.str(g);
-    j.ks("name", switch_name_.value_or("")).kb("unbalanced", unbalanced).key("ports").arr();
-    for (auto& p : ports) j.obj().kv("portNum", std::stoul(p)).kv("LIDs", count(p)).end();
-    j.end().end();
+    if (!g.empty() && end && *end == 0 && errno == 0) p.guid(PRINT_JSON, "nodeGUID", nullptr, v);
+    else p.str(PRINT_JSON, "nodeGUID", nullptr, g);
+    p.str(PRINT_ANY, "name", "%s, ", switch_name_.value_or("")).str(PRINT_FP, nullptr, "%s\n", g);
+    p.boolean(PRINT_JSON, "unbalanced", nullptr, unbalanced).open_array("ports");
+    for (auto& port : ports) {
+      p.open_object().str(PRINT_FP, nullptr, "Port %s: ", port).uint(PRINT_JSON, "portNum", nullptr, std::stoul(port));
+      p.uint(PRINT_ANY, "LIDs", "%u\n", count(port)).close_object();
+    }
+    p.close_array().close_object();
   }
 
-  JsonOut* json_ = nullptr;
+  Printer* out_ = nullptr;  // analyse()'s output
   CLI::App* app_ = nullptr;
   std::string lft_file_, cache_file_;
   std::vector<std::string> ignored_;

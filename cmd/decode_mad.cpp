@@ -8,8 +8,7 @@
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/out/json.h"
-#include "core/out/textout.h"
+#include "core/out/print.h"
 #include "core/base/textfile.h"
 #include "iba/decode.h"
 #include "iba/introspect.h"
@@ -43,7 +42,7 @@ public:
       bytes = std::move(*b);
     }
     if (!attr_.empty()) return payload(bytes);
-    if (ibcore::json_enabled()) return fail("--json decodes an attribute's payload (--attr) only, for now");
+    ibcore::Printer::text_only("--json decodes an attribute's payload (--attr) only, for now");
     if (auto why = iba::check_mad_size(bytes.size()); !why.empty()) return fail(why);
     std::fputs(iba::decode_mad(bytes).c_str(), stdout);
     return 0;
@@ -66,19 +65,15 @@ private:
     if (!a) return fail("unknown attribute '" + attr_ + "'");
     if (bytes.empty()) return fail("no payload bytes");
     if (bytes.size() > iba::MAD_SIZE) return fail(iba::check_mad_size(bytes.size()));
-    if (ibcore::json_enabled()) {
-      // {"attribute", "attributeID", "data": {every field}}
-      std::vector<uint8_t> buf(a->desc->size, 0);
-      std::memcpy(buf.data(), bytes.data(), std::min(bytes.size(), buf.size()));
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().ks("attribute", a->desc->name).kv("attributeID", a->id).key("data").obj();
-      j.fields(*a->desc, buf.data()).end().end();
-      j.finish();
-      return 0;
-    }
-    std::printf("%s(%u) payload\n", a->desc->name, a->id);
-    std::fputs(iba::decode_payload(*a->desc, bytes).c_str(), stdout);
+    // {"attribute", "attributeID", "data": {every field}}; the text: a
+    // title line and the payload field by field.
+    std::vector<uint8_t> buf(a->desc->size, 0);
+    std::memcpy(buf.data(), bytes.data(), std::min(bytes.size(), buf.size()));
+    ibcore::Printer p;
+    p.open_object().str(ibcore::PRINT_ANY, "attribute", "%s", a->desc->name);
+    p.uint(ibcore::PRINT_ANY, "attributeID", "(%u) payload\n", a->id);
+    p.attribute("data", *a->desc, buf.data(), [&] { return iba::decode_payload(*a->desc, bytes); });
+    p.close_object().finish();
     return 0;
   }
 

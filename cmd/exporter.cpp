@@ -1,140 +1,33 @@
 // exporter: the fabric's port counters and link states as Prometheus
 // metrics, over HTTP (/metrics) or once on stdout (node_exporter's textfile
-// collector).  A scrape discovers the fabric and reads every port's
-// counters on the parallel scheduler through the PM access ibqueryerrors
-// uses (core/health/pmaccess: one PathRecord table), with as few MADs as
-// each PMA allows (core/health/pmscrape: a ClassPortInfo per LID,
-// PortCountersExtended for the data counters, a switch's AllPortSelect sum
-// proving its ports' error counters zero).  A query that is not answered is
-// asked again until it is or the scrape's budget (--scrape-timeout) is
-// spent (pmscrape's RetryBudget, shared by the discovery and the reads);
-// what could still not be read is counted, never fatal.  The names, units
-// and HELP come from core/health/pmmetrics, the text format from
-// core/out/promtext.
+// collector).  The scrape itself is core/health/fabricexport (discovery,
+// the PM reads the collectors that are on want, the exposition text); this
+// file declares the options (the collectors, node_exporter's
+// --collector.NAME / --no-collector.NAME; the port selection; the budget)
+// and serves the scrapes through the HTTP module.
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <array>
 #include <cstdio>
 #include <cstring>
-#include <deque>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
-#include <vector>
 
 #include "cmd/common.h"
 #include "cmd/http/http_server.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
-#include "core/base/error.h"
-#include "core/fabric/discovery.h"
-#include "core/fabric/nodemap.h"
-#include "core/fabric/subnet.h"
-#include "core/health/checks.h"
-#include "core/health/pmaccess.h"
-#include "core/health/pmmetrics.h"
-#include "core/health/pmscrape.h"
+#include "core/health/fabricexport.h"
 #include "core/out/log.h"
 #include "core/out/promtext.h"
-#include "core/rpc/sched.h"
-#include "iba/enums.h"
-#include "iba/introspect.h"
-#include "iba/pm.h"
-#include "iba/smp.h"
 
 namespace {
 
 using namespace ibcore;
 namespace H = ibcore::health;
-
-// What one port's scrape read.
-struct PortRead {
-  uint32_t slot = NO_INDEX;  // port slot in the subnet
-  uint32_t node = NO_INDEX;
-  uint8_t num = 0;           // port number
-  uint16_t lid = 0;          // the LID its PM was asked at
-  bool sw = false;           // a switch's port (its PMA's AllPortSelect sum covers it)
-  bool read = false;         // its counters were asked (not a Down port left out)
-  bool deferred = false;     // met before its PortInfo: read after the walk
-  bool rcv_ok = false, xmit_ok = false;
-  H::PortCountersRead c;     // PortCounters / PortCountersExtended
-  iba::PMPortRcvErrorDetails rcv;
-  iba::PMPortXmitDiscardDetails xmit;
-  unsigned saturated = 0;  // exported counters at their maximum
-  bool reset = false;      // --reset-saturated cleared them
-  std::string error;       // the details' or the reset's failure
-};
-
-struct ScrapeStats {
-  uint64_t queries_failed = 0, timeouts = 0, unreachable_nodes = 0, resets = 0;
-  // PM MADs by kind (PortCountersReader)
-  uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0;
-};
-
-// Where a port's value of a PortCounters/PortCountersExtended field comes
-// from (nullptr: not read, or not a field this port's PMA fills).
-const uint8_t* counter_buf(const PortRead& r, std::string_view field, bool in_pc, bool in_ext) {
-  const H::PortCountersRead& c = r.c;
-  bool from_ext = c.source == H::CounterSource::Extended ||
-                  (c.source == H::CounterSource::Split && (!in_pc || H::is_pc_data_field(field)));
-  if (from_ext) return in_ext && c.ext_ok && H::ext_field_valid(c.caps, field) ? c.ext.buf.data() : nullptr;
-  return in_pc && c.pc_ok ? c.pc.buf.data() : nullptr;
-}
-
-// Every query this port's metrics need was answered.
-bool port_ok(const PortRead& r, bool details) {
-  if (!r.read) return true;
-  const H::PortCountersRead& c = r.c;
-  if (c.caps.failed) return false;
-  if (c.source != H::CounterSource::PortCounters && !c.ext_ok) return false;
-  if (c.source != H::CounterSource::Extended && !c.pc_ok) return false;
-  return !details || (r.rcv_ok && r.xmit_ok);
-}
-
-// The read-ahead workers (the scheduler runs them to the end inside the
-// walk's run()): kAheadWorkers while the walk keeps the MAD window busy;
-// a worker taking an item while the window is less than half full and
-// more items wait starts another, up to the window (+8, as parallel_for's
-// users size it), so the reads left when the walk ends fill the window.
-class ReadPool {
-public:
-  ReadPool(Scheduler& s, unsigned base, std::function<Task<>(size_t)> fn)
-      : s_(s), base_(std::max(1u, base)), max_(std::max(base_, s.engine().max_outstanding() + 8)),
-        fn_(std::move(fn)) {}
-  ReadPool(const ReadPool&) = delete;
-  ReadPool& operator=(const ReadPool&) = delete;
-  void push(size_t k) {
-    q_.push_back(k);
-    if (running_ < base_) start();
-  }
-
-private:
-  void start() {
-    ++running_;
-    s_.spawn(worker());
-  }
-  Task<> worker() {
-    while (!q_.empty()) {
-      size_t k = q_.front();
-      q_.pop_front();
-      const MadEngine& e = s_.engine();
-      if (!q_.empty() && running_ < max_ && e.in_flight() + e.queued() < e.max_outstanding() / 2) start();
-      co_await fn_(k);
-    }
-    --running_;
-  }
-
-  Scheduler& s_;
-  unsigned base_, max_;
-  unsigned running_ = 0;
-  std::function<Task<>(size_t)> fn_;
-  std::deque<size_t> q_;
-};
-
-constexpr unsigned PORT_STATE_DOWN = 1;
 
 class Exporter : public ibtool::Command {
 public:
@@ -150,7 +43,22 @@ public:
     app.add_option("--down-ports", down_ports_,
                    "state: a Down port exports its state and ib_port_info only (default); all: its counters too")
         ->option_text("<state|all>");
-    app.add_flag("--details", details_, "also read PortRcvErrorDetails and PortXmitDiscardDetails");
+    for (unsigned i = 0; i < H::N_COLLECTORS; ++i) {
+      const H::CollectorDesc& c = H::kCollectors[i];
+      app.add_flag_callback(std::string("--collector.") + c.name, [this, i] { explicit_[i] = 1; },
+                            std::string(c.help) + (c.on_by_default ? " (default: on)" : " (default: off)"));
+      app.add_flag_callback(std::string("--no-collector.") + c.name, [this, i] { explicit_[i] = 0; },
+                            std::string("switch the ") + c.name + " collector off");
+    }
+    app.add_flag("--collector.disable-defaults", disable_defaults_,
+                 "start from no collector: only those given with --collector.NAME are on");
+    app.add_flag_callback("--details", [this] { explicit_[H::C_DETAILS] = 1; }, "the same as --collector.details");
+    app.add_option("--port-type", port_type_, "the ports exported: all (default), switch (switches' ports) or ca")
+        ->option_text("<all|switch|ca>");
+    app.add_option("--node-regex", node_regex_,
+                   "export only the ports of nodes whose name (the node description, or its node-name-map name) "
+                   "matches this regular expression (PCRE; unanchored)")
+        ->option_text("<regex>");
     app.add_flag("--reset-saturated", reset_, "reset the PortCounters counters found at their maximum");
     ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::SaPath | ibtool::opt::SMKey);
@@ -165,9 +73,26 @@ public:
       ibcore::log::error("exporter: --down-ports wants 'state' or 'all', not '%s'\n", down_ports_.c_str());
       return 2;
     }
+    if (port_type_ != "all" && port_type_ != "switch" && port_type_ != "ca") {
+      ibcore::log::error("exporter: --port-type wants 'all', 'switch' or 'ca', not '%s'\n", port_type_.c_str());
+      return 2;
+    }
+    H::ExportOptions o;
+    for (unsigned i = 0; i < H::N_COLLECTORS; ++i)
+      o.on[i] = explicit_[i] >= 0 ? explicit_[i] == 1 : !disable_defaults_ && H::kCollectors[i].on_by_default;
+    o.reset_saturated = reset_;
+    o.down_ports_all = down_ports_ == "all";
+    o.port_type = port_type_;
+    o.node_regex = node_regex_;
+    try {
+      export_ = std::make_unique<H::FabricExport>(config(), o);
+    } catch (const std::exception& e) {
+      ibcore::log::error("exporter: --node-regex: %s\n", e.what());
+      return 2;
+    }
     if (once_) {
       prom::Writer out([](const char* d, size_t n) { std::fwrite(d, 1, n, stdout); });
-      scrape(out, budget_s_);
+      export_->scrape(out, budget_s_);
       return 0;
     }
     std::string host = "127.0.0.1";
@@ -240,414 +165,24 @@ private:
     // the answer to travel (and never below half of it).
     double budget = self->budget_s_;
     if (scrape_timeout > 0) budget = std::min(budget, std::max(scrape_timeout - 0.5, scrape_timeout / 2));
-    self->scrape(out, budget);
+    self->export_->scrape(out, budget);
     return 200;
   }
 
-  // A node as the daemon's log lines name it.
-  static std::string who(const Subnet& db, uint32_t n) {
-    const Node& x = db.node(n);
-    char g[24];
-    std::snprintf(g, sizeof g, "0x%016llx", (unsigned long long)x.guid);
-    return std::string("node ") + g + " \"" + x.description() + "\"";
-  }
-
-  // One scrape within budget_s seconds, its exposition text into out.
-  // Never throws.
-  void scrape(prom::Writer& out, double budget_s) {
-    using Clock = std::chrono::steady_clock;
-    auto t0 = Clock::now();
-    // The retries' deadline: one attempt (the MAD timeout times its tries)
-    // before the budget ends, so that the last attempts end within it.
-    auto budget = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
-    auto attempt = std::chrono::milliseconds(int64_t(config().timeout_ms > 0 ? config().timeout_ms : 1000) *
-                                             (std::max(config().retries, 0) + 1));
-    H::RetryBudget retry(t0 + (attempt < budget / 2 ? budget - attempt : budget / 2));
-    Subnet db;
-    std::deque<PortRead> all;  // (stable while it grows)
-    ScrapeStats st;
-    DiscoveryResult dr;
-    uint64_t mads = 0, resent = 0;
-    bool up = false;
-    for (unsigned retried = 0;; ++retried) {
-      db = Subnet{};
-      all.clear();
-      st = ScrapeStats{};
-      dr = DiscoveryResult{};
-      dead_nodes_.clear();
-      try {
-        run_scrape(db, all, st, dr, retry, mads, resent);
-        up = true;
-        break;
-      } catch (const MADError& e) {
-        // The start node did not answer: the whole scrape is asked again.
-        if (retry.again(e, retried)) continue;
-        ibcore::log::error("exporter: %s\n", e.what());
-      } catch (const std::exception& e) {
-        ibcore::log::error("exporter: %s\n", e.what());
-      }
-      break;
-    }
-    // The ports of the final database, in its order.
-    // (by pointer: a PortRead is ~300 bytes, and 49k of them moved
-    // through a sort cost more than the sort)
-    std::vector<const PortRead*> reads;
-    for (const PortRead& r : all)
-      if (r.slot < db.port_slots() && db.port(r.slot).exists) reads.push_back(&r);
-    std::sort(reads.begin(), reads.end(), [](const PortRead* a, const PortRead* b) { return a->slot < b->slot; });
-    st.unreachable_nodes = dead_nodes_.size();
-    log_problems(db, reads, dr);
-    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    format(out, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
-    out.flush();
-    if (config().verbose)
-      ibcore::log::info("exporter: %zu ports, %llu MADs (%llu retried), discovery and reads %.3f s, then the text "
-                        "%.3f s\n",
-                        reads.size(), (unsigned long long)mads, (unsigned long long)retry.retries(), secs,
-                        std::chrono::duration<double>(Clock::now() - t0).count() - secs);
-  }
-
-  void run_scrape(Subnet& db, std::deque<PortRead>& all, ScrapeStats& st, DiscoveryResult& dr,
-                  H::RetryBudget& retry, uint64_t& mads, uint64_t& resent) {
-    H::PmSession ses(config());
-    ses.pm().forget_failed_paths(true);
-    ses.pm().read_path_table();
-    H::PortCountersReader reader(ses.pm(), &retry);
-    bool walking = true;
-    auto read = [&](size_t k) -> Task<> { co_await read_port(reader, all[k], st, db, walking); };
-    // Read ahead while discovery walks, as ibqueryerrors does: a node's
-    // ports as soon as its LID is known (a switch's all at its port 0
-    // LID, a CA's port at its own), by a few workers so that the walk
-    // keeps most of the MAD window, more once it leaves room.
-    ReadPool ahead(ses.sched(), kAheadWorkers, read);
-    std::unordered_set<uint32_t> queued;  // port slots
-    auto add = [&](const Subnet& d, uint32_t n, unsigned p, uint16_t lid) {
-      uint32_t slot = d.port_index(n, p);
-      if (slot == NO_INDEX || !lid || !queued.insert(slot).second) return false;
-      PortRead r;
-      r.slot = slot;
-      r.node = n;
-      r.num = uint8_t(p);
-      r.lid = lid;
-      r.sw = d.node(n).is_switch();
-      all.push_back(r);
-      return true;
-    };
-    DiscoveryOptions o;
-    o.mode = discovery_mode(config());
-    o.retry = [&](const std::exception& e, unsigned retried) { return retry.again(e, retried); };
-    std::vector<char> switch_queued;  // by node: a switch's ports are queued at its first port's call
-    o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
-      const Node& x = d.node(n);
-      if (x.is_switch()) {
-        if (switch_queued.size() <= n) switch_queued.resize(n + 1);
-        if (switch_queued[n] && x.smalid) return;
-        switch_queued[n] = x.smalid != 0;
-      }
-      uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
-      if (d.port(x, port).guid) ses.pm().set_port_guid(lid, d.port(x, port).guid);
-      for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
-        if (add(d, n, p, lid)) ahead.push(all.size() - 1);
-    };
-    dr = discover(ses.sched(), db, o);
-    walking = false;
-    ses.pm().use_subnet(&db);
-    // The rest: the ports met before their PortInfo, and every existing
-    // port not read ahead (switches' port 0 with enhanced port 0, nodes
-    // the walk did not report).
-    std::vector<size_t> rest_of;
-    for (size_t k = 0; k < all.size(); ++k)
-      if (all[k].deferred) rest_of.push_back(k);
-    size_t first = all.size();
-    for (uint32_t n = 0; n < db.node_count(); ++n) {
-      const Node& x = db.node(n);
-      for (unsigned p = x.is_switch() && x.enhsp0 ? 0 : 1; p <= x.nports; ++p)
-        if (db.port(x, p).exists) add(db, n, p, x.is_switch() ? x.smalid : db.port(x, p).base_lid);
-    }
-    for (size_t k = first; k < all.size(); ++k) rest_of.push_back(k);
-    auto rest = [&](size_t k) -> Task<> { co_await read(rest_of[k]); };
-    parallel_for(ses.sched(), rest_of.size(), ses.sched().engine().max_outstanding() + 8, rest);
-    ses.sched().run();
-    mads = ses.sched().engine().sent();
-    resent = ses.sched().engine().resent();
-    st.queries_failed += reader.shared_failures();
-    st.timeouts += reader.shared_timeouts();
-    st.cpi = reader.class_port_infos();
-    st.sums = reader.all_port_sums();
-    st.clean_sums = reader.clean_sums();
-    st.pc_reads = reader.port_counters_reads();
-    st.ext_reads = reader.ext_reads();
-  }
-
-  // A Down port whose counters are not exported (--down-ports state).
-  bool state_only(const Subnet& db, uint32_t slot) const {
-    const Port& p = db.port(slot);
-    return down_ports_ == "state" && p.num != 0 && p.has_info &&
-           iba::get_bits(p.info.data(), port_state_.bit_off, port_state_.width()) == PORT_STATE_DOWN;
-  }
-
-  Task<> read_port(H::PortCountersReader& reader, PortRead& r, ScrapeStats& st, const Subnet& db, bool walking) {
-    // (db is the database the walk fills: a switch port met before its
-    // PortInfo is read after the walk, when its state is known, so that
-    // a Down port costs no PM query unless --down-ports all)
-    if (down_ports_ == "state" && walking && r.num != 0 &&
-        (r.slot >= db.port_slots() || !db.port(r.slot).has_info)) {
-      r.deferred = true;
-      co_return;
-    }
-    r.deferred = false;
-    if (r.slot < db.port_slots() && state_only(db, r.slot)) co_return;
-    r.read = true;
-    H::PmAccess& pm = reader.pm();
-    uint8_t sel = r.num;
-    co_await reader.read(r.lid, sel, r.sw, r.c);
-    if (r.c.caps.failed) {
-      dead_nodes_.insert(r.node);
-      co_return;
-    }
-    st.queries_failed += r.c.failed;
-    st.timeouts += r.c.timeouts;
-    auto failed = [&](const MADError& e, const char* attr) {
-      ++st.queries_failed;
-      if (dynamic_cast<const MADTimeoutError*>(&e)) ++st.timeouts;
-      r.error = std::string(attr) + ": " + e.what();
-    };
-    if (details_) {
-      try {
-        IBPath p = co_await pm.path(r.lid);
-        iba::PMPortRcvErrorDetails q;
-        q.set_portSelect(sel);
-        r.rcv = co_await pm.sched().PerformanceGet(q, p);
-        r.rcv_ok = true;
-        iba::PMPortXmitDiscardDetails x;
-        x.set_portSelect(sel);
-        r.xmit = co_await pm.sched().PerformanceGet(x, p);
-        r.xmit_ok = true;
-      } catch (const MADError& e) {
-        failed(e, "details");
-      }
-    }
-    H::Saturation s = H::saturation(r.c);
-    r.saturated = s.count;
-    if (reset_ && (s.select || s.xmit_wait)) {
-      // Only the saturated PortCounters counters: CounterSelect (and
-      // CounterSelect2 for PortXmitWait) name exactly those.
-      try {
-        IBPath p = co_await pm.path(r.lid);
-        iba::PMPortCounters q;
-        q.set_portSelect(sel);
-        q.set_counterSelect(s.select);
-        q.set_counterSelect2(s.xmit_wait ? 1 : 0);
-        (void)co_await pm.sched().PerformanceSet(q, p);
-        r.reset = true;
-        ++st.resets;
-      } catch (const MADError& e) {
-        failed(e, "reset of PortCounters");
-      }
-    }
-  }
-
-  // stderr as a daemon's log: one line per problem of this scrape, naming
-  // the node (GUID and description) and the port; a PMA that did not
-  // answer at all is one line for its node.
-  void log_problems(const Subnet& db, const std::vector<const PortRead*>& reads, const DiscoveryResult& dr) const {
-    for (const std::string& e : dr.errors) ibcore::log::warn("exporter: discovery: %s\n", e.c_str());
-    std::unordered_set<uint32_t> told;
-    for (const PortRead* r : reads) {
-      if (!r->read) continue;
-      if (r->c.caps.failed) {
-        if (told.insert(r->node).second)
-          ibcore::log::warn("exporter: %s lid %u: PerfMgt ClassPortInfo %s: its ports' counters not read\n",
-                            who(db, r->node).c_str(), unsigned(r->lid),
-                            r->c.caps.timed_out ? "timed out" : "failed");
-        continue;
-      }
-      if (!r->c.error.empty())
-        ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
-                          r->c.error.c_str());
-      if (!r->error.empty())
-        ibcore::log::warn("exporter: %s port %u: %s\n", who(db, r->node).c_str(), unsigned(r->num),
-                          r->error.c_str());
-    }
-  }
-
-  // The exposition text (Prometheus text format 0.0.4).
-  void format(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
-              const DiscoveryResult& dr, const H::RetryBudget& retry, bool up, double secs, uint64_t mads,
-              uint64_t resent, double budget_s) const {
-    NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    // Each port's identity (the labels of every series of it: node GUID
-    // and port number, which do not change while the port exists) and its
-    // description (ib_port_info's further labels: LID, names, the remote
-    // end, which do).
-    std::vector<std::string> id(reads.size());
-    std::vector<bool> counters_of(reads.size());
-    auto guid = [](uint64_t g) {
-      char b[24];
-      std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)g);
-      return std::string(b);
-    };
-    for (size_t i = 0; i < reads.size(); ++i) {
-      const Port& p = db.port(reads[i]->slot);
-      prom::label(id[i], "node_guid", guid(db.node_of(p).guid));
-      prom::label(id[i], "port", std::to_string(p.num));
-      counters_of[i] = reads[i]->read && (down_ports_ == "all" || !state_only(db, reads[i]->slot));
-    }
-    w.family("ib_port_info", "gauge",
-             "A port's description, always 1: node description (node-name-map applied) and type, LID, and the "
-             "node GUID, port and description of the port at the other end of its link");
-    for (size_t i = 0; i < reads.size(); ++i) {
-      const Port& p = db.port(reads[i]->slot);
-      const Node& n = db.node_of(p);
-      std::string l = id[i];
-      prom::label(l, "node_desc", map.remap(n.guid, n.description()));
-      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
-      prom::label(l, "node_type", tn ? tn : "Unknown");
-      prom::label(l, "lid", std::to_string(reads[i]->lid));
-      if (const Port* r = db.peer(p)) {
-        const Node& rn = db.node_of(*r);
-        prom::label(l, "remote_guid", guid(rn.guid));
-        prom::label(l, "remote_port", std::to_string(r->num));
-        prom::label(l, "remote_desc", map.remap(rn.guid, rn.description()));
-      }
-      w.sample("ib_port_info", l, uint64_t(1));
-    }
-    w.family("ib_port_scrape_ok", "gauge",
-             "1 when every query of this port's counters was answered in this scrape, 0 when some of its "
-             "counter series are missing from it");
-    for (size_t i = 0; i < reads.size(); ++i) w.sample("ib_port_scrape_ok", id[i], uint64_t(port_ok(*reads[i], details_)));
-
-    // The counters of every attribute read, one metric per counter field
-    // (PortCounters and PortCountersExtended: whichever the port's PMA
-    // gives; a family no port has is left out).
-    auto counters = [&](const std::vector<H::CounterMetric>& metrics, const iba::StructDesc* a,
-                        const iba::StructDesc* b, auto buf_of) {
-      for (const H::CounterMetric& m : metrics) {
-        auto has = [&](const iba::StructDesc* d) {
-          if (!d) return (const iba::FieldDesc*)nullptr;
-          for (const iba::FieldDesc& f : d->field_list())
-            if (m.field == f.name) return &f;
-          return (const iba::FieldDesc*)nullptr;
-        };
-        const iba::FieldDesc* fa = has(a);
-        const iba::FieldDesc* fb = has(b);
-        bool head = false;
-        for (size_t i = 0; i < reads.size(); ++i) {
-          if (!counters_of[i]) continue;
-          auto [buf, f] = buf_of(*reads[i], m.field, fa, fb);
-          if (!buf) continue;
-          if (!head) w.family(m.name, "counter", m.help);
-          head = true;
-          w.sample(m.name, id[i], iba::get_bits(buf, f->bit_off, f->width) * m.scale);
-        }
-      }
-    };
-    using BufField = std::pair<const uint8_t*, const iba::FieldDesc*>;
-    static const std::vector<H::CounterMetric> pc_metrics =
-        H::counter_metrics({&iba::PMPortCounters::DESC, &iba::PMPortCountersExtended::DESC});
-    counters(pc_metrics, &iba::PMPortCounters::DESC, &iba::PMPortCountersExtended::DESC,
-             [](const PortRead& r, const std::string& field, const iba::FieldDesc* fpc,
-                const iba::FieldDesc* fext) -> BufField {
-               const uint8_t* b = counter_buf(r, field, fpc != nullptr, fext != nullptr);
-               if (!b) return {nullptr, nullptr};
-               return {b, b == r.c.ext.buf.data() ? fext : fpc};
-             });
-    if (details_) {
-      static const std::vector<H::CounterMetric> rcv = H::counter_metrics({&iba::PMPortRcvErrorDetails::DESC});
-      static const std::vector<H::CounterMetric> xmit = H::counter_metrics({&iba::PMPortXmitDiscardDetails::DESC});
-      counters(rcv, &iba::PMPortRcvErrorDetails::DESC, nullptr,
-               [](const PortRead& r, const std::string&, const iba::FieldDesc* f, const iba::FieldDesc*) -> BufField {
-                 return {r.rcv_ok ? r.rcv.buf.data() : nullptr, f};
-               });
-      counters(xmit, &iba::PMPortXmitDiscardDetails::DESC, nullptr,
-               [](const PortRead& r, const std::string&, const iba::FieldDesc* f, const iba::FieldDesc*) -> BufField {
-                 return {r.xmit_ok ? r.xmit.buf.data() : nullptr, f};
-               });
-    }
-    w.family("ib_port_counters_saturated", "gauge",
-             "Counters at their maximum, where they stop counting: the PortCounters counters this port's "
-             "metrics take (where PortCountersExtended has every counter: its 64-bit counters)");
-    for (size_t i = 0; i < reads.size(); ++i)
-      if (counters_of[i] &&
-          (reads[i]->c.pc_ok || (reads[i]->c.source == H::CounterSource::Extended && reads[i]->c.ext_ok)))
-        w.sample("ib_port_counters_saturated", id[i], uint64_t(reads[i]->saturated));
-    if (reset_) {
-      w.family("ib_port_counters_saturated_reset", "gauge", "1 when this scrape reset the saturated counters");
-      for (size_t i = 0; i < reads.size(); ++i)
-        if (reads[i]->saturated) w.sample("ib_port_counters_saturated_reset", id[i], uint64_t(reads[i]->reset));
-    }
-    // Link state from PortInfo (raw IBA values; the HELP gives the codes).
-    // A Down port (--down-ports state) has its state fields only.
-    for (const H::GaugeMetric& g : H::link_metrics()) {
-      iba::FieldRef f = iba::field_named(iba::SMPPortInfo::DESC, g.field);
-      bool state = g.field == "portState" || g.field == "portPhysicalState";
-      w.family(g.name, "gauge", g.help);
-      for (size_t i = 0; i < reads.size(); ++i) {
-        const Port& p = db.port(reads[i]->slot);
-        // (a switch's ports: PortInfo of each port; port 0 has no link)
-        if (p.has_info && (state || !state_only(db, reads[i]->slot)))
-          w.sample(g.name, id[i], iba::get_bits(p.info.data(), f.bit_off, f.field->width));
-      }
-    }
-    w.family("ib_port_link_degraded", "gauge",
-             "1 when the link runs narrower or slower than both of its ends have enabled and support "
-             "(the width and speed checks of ibcheckwidth/ibcheckspeed), else 0; for LinkUp ports with a "
-             "known peer");
-    for (size_t i = 0; i < reads.size(); ++i) {
-      const Port& p = db.port(reads[i]->slot);
-      if (!p.has_info || !db.peer(p) || p.num == 0) continue;
-      bool bad = !H::check_port_width(db, p.node, p.num).empty() || !H::check_port_speed(db, p.node, p.num).empty();
-      w.sample("ib_port_link_degraded", id[i], uint64_t(bad));
-    }
-    // The scrape itself.
-    size_t unread = 0;
-    for (const PortRead* r : reads) unread += !port_ok(*r, details_);
-    auto scalar = [&](const char* name, const char* help, double v) {
-      w.family(name, "gauge", help);
-      w.sample(name, "", v);
-    };
-    scalar("ib_scrape_success", "1 when the fabric could be discovered from the local port", up);
-    scalar("ib_scrape_duration_seconds", "Time this scrape took", secs);
-    scalar("ib_scrape_timeout_seconds",
-           "The scrape's time budget: --scrape-timeout, or less when the Prometheus server waits less "
-           "(its X-Prometheus-Scrape-Timeout-Seconds, less 0.5 s)",
-           budget_s);
-    scalar("ib_scrape_nodes", "Nodes discovered", double(db.node_count()));
-    scalar("ib_scrape_ports", "Ports in this scrape", double(reads.size()));
-    scalar("ib_scrape_ports_unread", "Ports some of whose counters could not be read within the budget "
-                                     "(ib_port_scrape_ok 0)", double(unread));
-    scalar("ib_scrape_retries", "Queries asked again after they went unanswered (discovery and PM reads)",
-           double(retry.retries()));
-    scalar("ib_scrape_retries_given_up", "Unanswered queries not asked again because the budget was spent",
-           double(retry.given_up()));
-    scalar("ib_scrape_mads", "MADs sent by this scrape (resends included)", double(mads));
-    scalar("ib_scrape_mads_resent", "MADs sent again by the MAD engine after a timeout or BUSY", double(resent));
-    scalar("ib_scrape_timeouts", "PM queries that went unanswered for good", double(st.timeouts));
-    scalar("ib_scrape_failed_queries", "PM queries that failed for good (timeouts included)",
-           double(st.queries_failed));
-    scalar("ib_scrape_discovery_errors", "Discovery queries that failed for good (partial topology)",
-           double(dr.errors.size()));
-    scalar("ib_scrape_unreachable_nodes", "Nodes whose PMA did not answer ClassPortInfo", double(st.unreachable_nodes));
-    scalar("ib_scrape_pm_class_port_infos", "PerfMgt ClassPortInfo queries (one per LID)", double(st.cpi));
-    scalar("ib_scrape_pm_all_port_sums",
-           "Switch AllPortSelect PortCounters sums read (PMAs with PortCountersExtended)", double(st.sums));
-    scalar("ib_scrape_pm_clean_sums",
-           "Sums without any error: their ports' PortCounters error counters are 0, not read one by one",
-           double(st.clean_sums));
-    scalar("ib_scrape_pm_port_counters_reads", "PortCounters queries of single ports", double(st.pc_reads));
-    scalar("ib_scrape_pm_port_counters_ext_reads", "PortCountersExtended queries", double(st.ext_reads));
-    if (reset_)
-      scalar("ib_scrape_saturated_resets", "Ports whose saturated counters were reset", double(st.resets));
-  }
-
   std::string listen_;
-  bool once_ = false, details_ = false, reset_ = false;
+  bool once_ = false, reset_ = false;
+  // Collectors given on the line (-1 not given, 0 off, 1 on).
+  std::array<int, H::N_COLLECTORS> explicit_ = [] {
+    std::array<int, H::N_COLLECTORS> a;
+    a.fill(-1);
+    return a;
+  }();
+  bool disable_defaults_ = false;
+  std::string port_type_ = "all", node_regex_;
   double budget_s_ = 8;
   std::string down_ports_ = "state";
-  iba::FieldRef port_state_ = iba::field_named(iba::SMPPortInfo::DESC, "portState");
-  std::unordered_set<uint32_t> dead_nodes_;
+  std::unique_ptr<H::FabricExport> export_;
   std::mutex one_at_a_time_;
-  static constexpr unsigned kAheadWorkers = 24;
 };
 
 }  // namespace
@@ -656,13 +191,19 @@ IBTOOL_COMMAND({.name = "exporter",
                 .aliases = {},
                 .summary = "serve the fabric's port counters and link states as Prometheus metrics",
                 .description =
-                    "Each scrape discovers the fabric and reads every port's counters in parallel, through "
+                    "Each scrape discovers the fabric and reads the ports' counters in parallel, through "
                     "the same PM access as ibqueryerrors, with as few MADs as each PMA allows (see WHERE THE "
-                    "COUNTERS COME FROM): the data counters from PortCountersExtended where the PMA has it, "
+                    "COUNTERS COME FROM), and only those the collectors that are on want (see COLLECTORS: "
+                    "state, errors and scrape by default; link, data, details, congestion and vl with "
+                    "--collector.NAME; a collector that is off sends no MAD).  "
+                    "The data counters come from PortCountersExtended where the PMA has it, "
                     "else from PortCounters; the other counters from PortCounters, known to be 0 without a "
                     "query per port where a switch's AllPortSelect sum shows no error, or from "
-                    "PortCountersExtended where it has the additional counters; --details adds "
-                    "PortRcvErrorDetails and PortXmitDiscardDetails.  "
+                    "PortCountersExtended where it has the additional counters; the details collector "
+                    "(--details) reads PortRcvErrorDetails and PortXmitDiscardDetails; the vl collector "
+                    "PortVLXmitWaitCounters for the data VLs each port runs (ib_port_vl_transmit_wait_total, "
+                    "labelled vl), once per PMA where it answers with a MAD status (not supported).  "
+                    "--port-type and --node-regex select the ports exported (and read).  "
                     "A query that goes unanswered is asked again, in the discovery and in the reads alike, "
                     "until it is answered or the scrape's budget (--scrape-timeout, default 8 s, below "
                     "Prometheus' default scrape_timeout) is spent; what could still not be read is counted "
@@ -685,8 +226,12 @@ IBTOOL_COMMAND({.name = "exporter",
                     "exits non-zero when the address is in use; --once "
                     "writes one scrape to stdout (node_exporter's textfile collector).  "
                     "--reset-saturated resets only the PortCounters counters found at their maximum.",
-                .usage = "[options] [--once | --listen ADDR:PORT] [--scrape-timeout SECONDS] [--down-ports state|all]",
+                .usage = "[options] [--once | --listen ADDR:PORT] [--scrape-timeout SECONDS] [--down-ports state|all] "
+                         "[--[no-]collector.NAME]... [--port-type all|switch|ca] [--node-regex REGEX]",
                 .examples = "  exporter --listen 127.0.0.1:9315\n"
+                            "  exporter --listen 127.0.0.1:9315 --collector.data --collector.congestion\n"
+                            "  exporter --once --collector.disable-defaults --collector.errors --port-type switch\n"
+                            "  exporter --once --collector.vl --port-type switch\n"
                             "  exporter --once > /var/lib/node_exporter/textfile/ib.prom.$$ && "
                             "mv /var/lib/node_exporter/textfile/ib.prom.$$ /var/lib/node_exporter/textfile/ib.prom",
                 .make = [] { return std::make_unique<Exporter>(); },

@@ -1,6 +1,4 @@
 // ibaddr: the GID and LID range of a port.
-#include <arpa/inet.h>
-
 #include <cstdio>
 
 #include "cmd/common.h"
@@ -8,8 +6,7 @@
 #include "cmd/target.h"
 #include "core/base/config.h"
 #include "core/base/error.h"
-#include "core/out/json.h"
-#include "core/out/textout.h"
+#include "core/out/print.h"
 #include "core/rpc/satransactor.h"
 #include "iba/smp.h"
 
@@ -54,36 +51,23 @@ public:
   }
 
 private:
+  // The text shows what -g/-l/-L choose; the document has it all:
+  // {"GID", "portGUID", "GIDPrefix", "LID", "LMC", "endLID"}.
   void print(const iba::SMPNodeInfo& ni, const iba::SMPPortInfo& pi) const {
+    using ibcore::PRINT_ANY, ibcore::PRINT_JSON;
     bool show_gid = gid_ || (!lid_ && !lid_dec_);
     bool show_lid = lid_ || lid_dec_ || !gid_;
     if (gid_ && (lid_ || lid_dec_)) show_gid = show_lid = true;
-    std::string out;
-    if (ibcore::json_enabled()) {
-      // {"GID", "portGUID", "GIDPrefix", "LID", "LMC", "endLID"} (-g/-l/-L
-      // choose what the text shows; the document has it all)
-      unsigned start = unsigned(pi.LID());
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().key("GID").gid(iba::Gid::from(pi.GIDPrefix(), ni.portGUID())).kguid("portGUID", ni.portGUID());
-      j.kguid("GIDPrefix", pi.GIDPrefix()).kv("LID", start).kv("LMC", pi.LMC());
-      j.kv("endLID", start + (1u << pi.LMC()) - 1).end();
-      j.finish();
-      return;
-    }
-    if (show_gid) {
-      iba::Gid g = iba::Gid::from(pi.GIDPrefix(), ni.portGUID());
-      char txt[INET6_ADDRSTRLEN] = "";
-      inet_ntop(AF_INET6, g.raw.data(), txt, sizeof txt);
-      out += std::string("GID ") + txt + " ";
-    }
-    if (show_lid) {
-      unsigned start = unsigned(pi.LID()), end = start + (1u << pi.LMC()) - 1;
-      char b[64];
-      std::snprintf(b, sizeof b, lid_dec_ ? "LID start %u end %u" : "LID start 0x%x end 0x%x", start, end);
-      out += b;
-    }
-    std::printf("%s\n", out.c_str());
+    unsigned start = unsigned(pi.LID());
+    ibcore::Printer p;
+    p.open_object();
+    p.gid(show_gid ? PRINT_ANY : PRINT_JSON, "GID", "GID %s ", iba::Gid::from(pi.GIDPrefix(), ni.portGUID()));
+    p.guid(PRINT_JSON, "portGUID", nullptr, ni.portGUID()).guid(PRINT_JSON, "GIDPrefix", nullptr, pi.GIDPrefix());
+    const auto lids = show_lid ? PRINT_ANY : PRINT_JSON;
+    p.uint(lids, "LID", lid_dec_ ? "LID start %u" : "LID start 0x%x", start);
+    p.uint(PRINT_JSON, "LMC", nullptr, pi.LMC());
+    p.uint(lids, "endLID", lid_dec_ ? " end %u" : " end 0x%x", start + (1u << pi.LMC()) - 1);
+    p.text("\n").close_object().finish();
   }
 
   CLI::App* app_ = nullptr;

@@ -25,7 +25,7 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
@@ -155,23 +155,29 @@ struct Ctx {
   uint64_t cckey = 0;
   std::vector<std::string> params;
   std::string where;               // "Lid N"
-  ibcore::JsonOut* json = nullptr; // --json (ibccquery): the document being written
+  ibcore::Printer* p = nullptr;    // the op's output (ibccquery: text, or the --json document)
   std::string op;                  // as given on the command line
 
   // An op's failure: "operation <op>: <msg>", the reference's iberror exit.
   [[noreturn]] void fail(const std::string& msg) const { throw ibtool::RefFail{"operation " + op + ": " + msg}; }
 
-  // --json: a structure's fields (zero padded as dump_at pads), into the
-  // object being written, or as an object under key.
-  void fields(const iba::StructDesc& d, const std::vector<uint8_t>& data, size_t off = 0) {
+  // A structure at off of a reply's data, zero padded as dump_at pads.
+  static std::vector<uint8_t> padded(const iba::StructDesc& d, const std::vector<uint8_t>& data, size_t off = 0) {
     std::vector<uint8_t> b(d.size, 0);
     if (off < data.size()) std::memcpy(b.data(), data.data() + off, std::min(b.size(), data.size() - off));
-    json->fields(d, b.data());
+    return b;
   }
-  void emit(const char* key, const iba::StructDesc& d, const std::vector<uint8_t>& data) {
-    json->key(key).obj();
-    fields(d, data);
-    json->end();
+  // An attribute: {key: its fields}, or text(), the reference's lines.
+  template <class F>
+  void emit(const char* key, const iba::StructDesc& d, const std::vector<uint8_t>& data, F text) {
+    p->attribute(key, d, padded(d, data).data(), text);
+  }
+  // An element of a table: {"<index_key>": i, its fields}, or text().
+  template <class F>
+  void element(const char* index_key, unsigned i, const iba::StructDesc& d, const std::vector<uint8_t>& data,
+               size_t off, F text) {
+    p->open_object().uint(ibcore::PRINT_JSON, index_key, nullptr, i).fields(d, padded(d, data, off).data());
+    p->close_object().text_raw(text());
   }
 
   // One CC MAD; returns the reply's data area (from the attribute's data
@@ -239,52 +245,51 @@ constexpr uint16_t attr_of() {
 
 void q_cpi(Ctx& c) {
   auto d = c.get(attr_of<iba::MADClassPortInfo>(), 0, "class port info query failed");
-  if (c.json) return c.emit("ClassPortInfo", iba::MADClassPortInfo::DESC, d);
-  std::printf("%s%s", c.header("ClassPortInfo").c_str(), dump_at(iba::MADClassPortInfo::DESC, d, 0, CPI_LINES).c_str());
+  c.emit("ClassPortInfo", iba::MADClassPortInfo::DESC, d,
+         [&] { return c.header("ClassPortInfo") + dump_at(iba::MADClassPortInfo::DESC, d, 0, CPI_LINES); });
 }
 void q_ci(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionInfo>(), 0, "congestion info query failed");
-  if (c.json) return c.emit("CongestionInfo", iba::CCCongestionInfo::DESC, d);
-  std::printf("%s%s", c.header("CongestionInfo").c_str(), dump_at(iba::CCCongestionInfo::DESC, d, 0, CI_LINES).c_str());
+  c.emit("CongestionInfo", iba::CCCongestionInfo::DESC, d,
+         [&] { return c.header("CongestionInfo") + dump_at(iba::CCCongestionInfo::DESC, d, 0, CI_LINES); });
 }
 void q_ck(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionKeyInfo>(), 0, "congestion key info query failed");
-  if (c.json) return c.emit("CongestionKeyInfo", iba::CCCongestionKeyInfo::DESC, d);
-  std::printf("%s%s", c.header("CongestionKeyInfo").c_str(),
-              dump_at(iba::CCCongestionKeyInfo::DESC, d, 0, CK_LINES).c_str());
+  c.emit("CongestionKeyInfo", iba::CCCongestionKeyInfo::DESC, d,
+         [&] { return c.header("CongestionKeyInfo") + dump_at(iba::CCCongestionKeyInfo::DESC, d, 0, CK_LINES); });
 }
 void q_cl(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCongestionLogSwitch>(), 0, "congestion log query failed");
   unsigned type = d.empty() ? 0 : d[0];
   if (type != 1 && type != 2) c.fail("unrecognized log type");
-  if (c.json)
-    return c.emit("CongestionLog", type == 1 ? iba::CCCongestionLogSwitch::DESC : iba::CCCongestionLogCA::DESC, d);
-  std::string out = c.header("CongestionLog") + dump_at(iba::CCCongestionLogSwitch::DESC, d, 0, LOG_LINES);
-  auto nonzero = [&](size_t off, size_t n) {
-    for (size_t i = off; i < off + n && i < d.size(); ++i)
-      if (d[i]) return true;
-    return false;
-  };
-  if (type == 1) {
-    out += dump_at(iba::CCCongestionLogSwitch::DESC, d, 0, LOG_SW_LINES) + "\n";
-    const auto& ed = iba::CCCongestionEntrySwitch::DESC;
-    size_t first = iba::find_field(iba::CCCongestionLogSwitch::DESC, "congestionEntryList")->bit_off / 8;
-    for (size_t i = 0; i < 15; ++i)
-      if (nonzero(first + i * ed.size, ed.size)) out += dump_at(ed, d, first + i * ed.size, LOG_SW_ENTRY_LINES) + "\n";
-  } else {
-    out += dump_at(iba::CCCongestionLogCA::DESC, d, 0, LOG_CA_LINES) + "\n";
-    const auto& ed = iba::CCCongestionEntryCA::DESC;
-    size_t first = iba::find_field(iba::CCCongestionLogCA::DESC, "congestionEntryList")->bit_off / 8;
-    for (size_t i = 0; i < 13; ++i)
-      if (nonzero(first + i * ed.size, ed.size)) out += dump_at(ed, d, first + i * ed.size, LOG_CA_ENTRY_LINES) + "\n";
-  }
-  std::fputs(out.c_str(), stdout);
+  c.emit("CongestionLog", type == 1 ? iba::CCCongestionLogSwitch::DESC : iba::CCCongestionLogCA::DESC, d, [&] {
+    std::string out = c.header("CongestionLog") + dump_at(iba::CCCongestionLogSwitch::DESC, d, 0, LOG_LINES);
+    auto nonzero = [&](size_t off, size_t n) {
+      for (size_t i = off; i < off + n && i < d.size(); ++i)
+        if (d[i]) return true;
+      return false;
+    };
+    if (type == 1) {
+      out += dump_at(iba::CCCongestionLogSwitch::DESC, d, 0, LOG_SW_LINES) + "\n";
+      const auto& ed = iba::CCCongestionEntrySwitch::DESC;
+      size_t first = iba::find_field(iba::CCCongestionLogSwitch::DESC, "congestionEntryList")->bit_off / 8;
+      for (size_t i = 0; i < 15; ++i)
+        if (nonzero(first + i * ed.size, ed.size)) out += dump_at(ed, d, first + i * ed.size, LOG_SW_ENTRY_LINES) + "\n";
+    } else {
+      out += dump_at(iba::CCCongestionLogCA::DESC, d, 0, LOG_CA_LINES) + "\n";
+      const auto& ed = iba::CCCongestionEntryCA::DESC;
+      size_t first = iba::find_field(iba::CCCongestionLogCA::DESC, "congestionEntryList")->bit_off / 8;
+      for (size_t i = 0; i < 13; ++i)
+        if (nonzero(first + i * ed.size, ed.size)) out += dump_at(ed, d, first + i * ed.size, LOG_CA_ENTRY_LINES) + "\n";
+    }
+    return out;
+  });
 }
 void q_ss(Ctx& c) {
   auto d = c.get(attr_of<iba::CCSwitchCongestionSetting>(), 0, "switch congestion setting query failed");
-  if (c.json) return c.emit("SwitchCongestionSetting", iba::CCSwitchCongestionSetting::DESC, d);
-  std::printf("%s%s", c.header("SwitchCongestionSetting").c_str(),
-              dump_at(iba::CCSwitchCongestionSetting::DESC, d, 0, SS_LINES).c_str());
+  c.emit("SwitchCongestionSetting", iba::CCSwitchCongestionSetting::DESC, d, [&] {
+    return c.header("SwitchCongestionSetting") + dump_at(iba::CCSwitchCongestionSetting::DESC, d, 0, SS_LINES);
+  });
 }
 
 constexpr unsigned SP_PER_BLOCK = 32;  // A10.4.3.6
@@ -294,60 +299,46 @@ void q_sp(Ctx& c) {
   auto ni = c.node_info("node info query failed");
   if (ni.nodeType() != 2) c.fail("destination not a switch");
   unsigned nports = unsigned(ni.numPorts());
-  if (!c.json) {
-    std::printf("%s", c.header("SwitchPortCongestionSetting").c_str());
-    std::fflush(stdout);
-  }
+  // {"SwitchPortCongestionSetting": [{"port", its fields}]}; the text: the
+  // header at once, then the ports a block at a time.
+  c.p->text("%s", c.header("SwitchPortCongestionSetting").c_str());
+  std::fflush(stdout);
   const auto& ed = iba::CCSwitchPortCongestionSettingElement::DESC;
-  // --json: {"SwitchPortCongestionSetting": [{"port", its fields}]}
-  auto json_port = [&](unsigned p, const std::vector<uint8_t>& d, size_t off) {
-    c.json->obj().kv("port", p);
-    c.fields(ed, d, off);
-    c.json->end();
-  };
-  if (c.json) c.json->key("SwitchPortCongestionSetting").arr();
+  c.p->open_array("SwitchPortCongestionSetting");
   if (port) {
     if (port < 0 || unsigned(port) > nports) c.fail("invalid port number specified");
     auto d = c.get(attr_of<iba::CCSwitchPortCongestionSetting>(), unsigned(port) / SP_PER_BLOCK,
                    "switch port congestion setting query failed");
     size_t off = (unsigned(port) % SP_PER_BLOCK) * ed.size;
-    if (c.json) {
-      json_port(unsigned(port), d, off);
-      c.json->end();
-      return;
-    }
-    std::printf("%s", dump_at(ed, d, off, SP_ELEM_LINES).c_str());
+    c.element("port", unsigned(port), ed, d, off, [&] { return dump_at(ed, d, off, SP_ELEM_LINES); });
+    c.p->close_array();
     return;
   }
   for (unsigned block = 0; block <= nports / SP_PER_BLOCK; ++block) {
     auto d = c.get(attr_of<iba::CCSwitchPortCongestionSetting>(), block,
                    "switch port congestion setting query failed");
-    std::string out;
     for (unsigned j = 0; j < SP_PER_BLOCK && block * SP_PER_BLOCK + j <= nports; ++j) {
-      if (c.json) {
-        json_port(block * SP_PER_BLOCK + j, d, j * ed.size);
-        continue;
-      }
-      out += ref::dotted("Port", std::to_string(block * SP_PER_BLOCK + j));
-      out += dump_at(ed, d, j * ed.size, SP_ELEM_LINES) + "\n";
+      unsigned n = block * SP_PER_BLOCK + j;
+      c.element("port", n, ed, d, j * ed.size, [&] {
+        return ref::dotted("Port", std::to_string(n)) + dump_at(ed, d, j * ed.size, SP_ELEM_LINES) + "\n";
+      });
     }
-    if (c.json) continue;
-    std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
-  if (c.json) c.json->end();
+  c.p->close_array();
 }
 void q_cs(Ctx& c) {
   auto d = c.get(attr_of<iba::CCCACongestionSetting>(), 0, "ca congestion setting query failed");
-  if (c.json) return c.emit("CACongestionSetting", iba::CCCACongestionSetting::DESC, d);
-  std::string out = c.header("CACongestionSetting") + dump_at(iba::CCCACongestionSetting::DESC, d, 0, CS_LINES) + "\n";
-  const auto& ed = iba::CCCACongestionEntry::DESC;
-  size_t first = iba::find_field(iba::CCCACongestionSetting::DESC, "block")->bit_off / 8;
-  for (unsigned sl = 0; sl < 16; ++sl) {
-    out += ref::dotted("SL", std::to_string(sl));
-    out += dump_at(ed, d, first + sl * ed.size, CS_ENTRY_LINES) + "\n";
-  }
-  std::fputs(out.c_str(), stdout);
+  c.emit("CACongestionSetting", iba::CCCACongestionSetting::DESC, d, [&] {
+    std::string out = c.header("CACongestionSetting") + dump_at(iba::CCCACongestionSetting::DESC, d, 0, CS_LINES) + "\n";
+    const auto& ed = iba::CCCACongestionEntry::DESC;
+    size_t first = iba::find_field(iba::CCCACongestionSetting::DESC, "block")->bit_off / 8;
+    for (unsigned sl = 0; sl < 16; ++sl) {
+      out += ref::dotted("SL", std::to_string(sl));
+      out += dump_at(ed, d, first + sl * ed.size, CS_ENTRY_LINES) + "\n";
+    }
+    return out;
+  });
 }
 void q_ct(Ctx& c) {
   const char* what = "congestion control table query failed";
@@ -360,37 +351,30 @@ void q_ct(Ctx& c) {
   unsigned limit = unsigned(t.CCTILimit());
   // --json: {"CongestionControlTable": {"CCTILimit", "entries": [{"entry",
   // its fields}] (entries 0 to CCTILimit; none when it is 0)}}
-  if (c.json) c.json->key("CongestionControlTable").obj().kv("CCTILimit", limit).key("entries").arr();
-  else {
-    std::printf("%s%s\n", c.header("CongestionControlTable").c_str(), dump_at(td, d, 0, CT_LINES).c_str());
-    std::fflush(stdout);
-  }
+  c.p->open_object("CongestionControlTable").uint(ibcore::PRINT_JSON, "CCTILimit", nullptr, limit);
+  c.p->text("%s%s\n", c.header("CongestionControlTable").c_str(), dump_at(td, d, 0, CT_LINES).c_str());
+  std::fflush(stdout);
+  c.p->open_array("entries");
   const auto& ed = iba::CCCongestionControlTableEntry::DESC;
   size_t first = iba::find_field(td, "block")->bit_off / 8;
   const unsigned per_block = 64;
   for (unsigned block = 0; limit && block <= limit / per_block; ++block) {
     if (block) d = c.get(attr_of<iba::CCCongestionControlTable>(), block, what);
-    std::string out;
     for (unsigned j = 0; j < per_block && block * per_block + j <= limit; ++j) {
-      if (c.json) {
-        c.json->obj().kv("entry", block * per_block + j);
-        c.fields(ed, d, first + j * ed.size);
-        c.json->end();
-        continue;
-      }
-      out += ref::dotted("Entry", std::to_string(block * per_block + j));
-      out += dump_at(ed, d, first + j * ed.size, CT_ENTRY_LINES) + "\n";
+      unsigned n = block * per_block + j;
+      size_t off = first + j * ed.size;
+      c.element("entry", n, ed, d, off, [&] {
+        return ref::dotted("Entry", std::to_string(n)) + dump_at(ed, d, off, CT_ENTRY_LINES) + "\n";
+      });
     }
-    if (c.json) continue;
-    std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
-  if (c.json) c.json->end().end();
+  c.p->close_array().close_object();
 }
 void q_ti(Ctx& c) {
   auto d = c.get(attr_of<iba::CCTimeStamp>(), 0, "timestamp query failed");
-  if (c.json) return c.emit("Timestamp", iba::CCTimeStamp::DESC, d);
-  std::printf("%s%s", c.header("Timestamp").c_str(), dump_at(iba::CCTimeStamp::DESC, d, 0, TS_LINES).c_str());
+  c.emit("Timestamp", iba::CCTimeStamp::DESC, d,
+         [&] { return c.header("Timestamp") + dump_at(iba::CCTimeStamp::DESC, d, 0, TS_LINES); });
 }
 
 // --- ibccconfig ---------------------------------------------------------------------
@@ -607,46 +591,13 @@ public:
     auto t = ibtool::open_gmp_target(config(), flags_, args_, 1, {.noun = "destination"});
     Ctx c{t.mad(), t.target, t.path, t.path_error, cckey, {args_.begin() + 2, args_.end()}, {}, nullptr, args_[0]};
     c.where = "Lid " + std::to_string(c.path.DLID);
-    // --json: the document is written once the op succeeded (a failure
-    // leaves stdout empty).
-    char* buf = nullptr;
-    size_t len = 0;
-    std::FILE* mem = nullptr;
-    std::unique_ptr<ibcore::TextOut> o;
-    std::unique_ptr<ibcore::JsonOut> j;
-    if (ibcore::json_enabled()) {
-      mem = ::open_memstream(&buf, &len);
-      if (!mem) throw ibcore::SysError(errno, "open_memstream");
-      o = std::make_unique<ibcore::TextOut>(mem);
-      j = std::make_unique<ibcore::JsonOut>(*o, ibcore::json_pretty());
-      j->obj().key("destination");
-      c.path.json(*j);
-      c.json = j.get();
-    }
-    auto drop = [&] {
-      j.reset();
-      o.reset();
-      if (mem) std::fclose(mem);
-      std::free(buf);
-      mem = nullptr;
-      buf = nullptr;
-    };
-    try {
-      op->fn(c);
-    } catch (...) {
-      drop();
-      throw;
-    }
-    if (j) {
-      j->end();
-      j->finish();
-      j.reset();
-      o.reset();
-      std::fclose(mem);
-      mem = nullptr;
-      std::fwrite(buf, 1, len, stdout);
-      std::free(buf);
-    }
+    // --json: {"destination", the op's attribute}, written once the op
+    // succeeded (a failure leaves stdout empty).
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    p.open_object().json_value("destination", [&](ibcore::JsonOut& j) { c.path.json(j); });
+    c.p = &p;
+    op->fn(c);
+    p.close_object().finish();
     std::fflush(stdout);
     return 0;
   }

@@ -70,7 +70,8 @@ public:
       else if (mode_ == Mode::Errs)
         app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(),
+                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
   }
 
 private:
@@ -178,7 +179,7 @@ private:
       }
     if (json_enabled()) {
       write_json(found, items, nodes.size(), bad_nodes.size(), bad_ports, errors);
-      return found.empty() ? 0 : 1;
+      return status(found, items);
     }
     for (const auto& f : found) {
       std::printf("%s\n", H::describe(db_, f, f.node == NO_INDEX ? "" : name(f.node)).c_str());
@@ -208,7 +209,15 @@ private:
       std::printf("## Summary: %zu nodes checked, %zu bad nodes found\n", nodes.size(), bad_nodes.size());
       std::printf("##          %zu ports checked, %zu bad ports found\n", items.size(), bad_ports.size());
     }
-    return found.empty() ? 0 : 1;
+    return status(found, items);
+  }
+
+  // 1 when anything was found; with --strict also when nothing was
+  // checked (no connected port, nor any ID to check).
+  int status(const std::vector<H::Finding>& found, const std::vector<Item>& items) const {
+    if (!found.empty()) return 1;
+    if (items.empty()) return ibtool::strict_exit(config(), 0, "no port checked");
+    return 0;
   }
 
   // --json: {"findings": [{"nodeGUID", "name", "nodeDescription", "portNum",
@@ -273,6 +282,7 @@ private:
     f.node = it.node;
     f.port = int(it.port);
     f.lid = lid;
+    f.check = "pma";
     if (!lid) {
       f.what = "no LID: PortCounters cannot be read";
       out.push_back(f);
@@ -290,7 +300,9 @@ private:
         std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::err_name(i), v, thr_.limit[i],
                       v == H::err_max(i) ? ", saturated" : "");
         e.what = b;
-        e.counter = H::err_field(i);
+        e.check = "counter";
+        e.field = H::err_field(i);
+        e.numeric = e.threshold_set = true;
         e.value = v;
         e.threshold = thr_.limit[i];
         e.saturated = v == H::err_max(i);
@@ -299,6 +311,7 @@ private:
       co_return;
     } catch (const MADError& e) {
       f.what = "PortCounters query failed: " + e.layers().back();
+      f.fact("error", e.layers().back());
       if (e.layers().size() > 1) f.detail = e.layers().front();
     }
     // A node of a cached topology that does not answer may have left the
@@ -308,6 +321,9 @@ private:
       if (!co_await H::still_present(src, db_, it.node, lid)) {
         f.what = H::gone_text(db_, lid);
         f.detail.clear();
+        f.check = "gone";
+        f.facts.clear();
+        f.fact("cacheFile", db_.cache_file);
       }
     }
     out.push_back(f);
@@ -348,7 +364,11 @@ private:
     } catch (const MADError& e) {
       if (json_enabled())
         node_json(p, false,
-                  [&](JsonOut& j) { j.ks("finding", "node does not answer NodeInfo: " + e.layers().back()); });
+                  [&](JsonOut& j) {
+                    j.ks("finding", "node does not answer NodeInfo: " + e.layers().back())
+                        .ks("check", "nodeAnswers")
+                        .ks("error", e.layers().back());
+                  });
       else
         std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
       if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
@@ -384,11 +404,15 @@ const char* const kFindingFormat =
     "  Each finding is one line on stdout:  \"<node description>\" (0x<node GUID>) port <n> lid <lid>: "
     "<what is wrong>.  -v adds an OK line (with state, width and speed) for every port checked; -b leaves "
     "out the summary.  The summary is two lines: \"## Summary: N nodes checked, M bad nodes found\" and "
-    "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found, 0 "
-    "otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
+    "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found (with "
+    "--strict also when no port was checked), 0 otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
     "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the finding names it), "
-    "\"finding\", \"detail\" (when there is one), and for a counter beyond its threshold \"field\" (its "
-    "PortCounters field name, \"symbolErrorCounter\"), \"value\", \"threshold\", \"saturated\"}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
+    "\"finding\" (the text), \"detail\" (when there is one), \"check\" (which check: \"portState\", "
+    "\"linkWidth\", \"linkSpeed\", \"counter\", \"ids\", \"duplicateGUID\", \"peerAnswers\", \"baseline\", "
+    "\"pma\", \"gone\"), the \"field\" found wrong as iba/ names it (\"portState\", \"linkWidthActive\", "
+    "\"symbolErrorCounter\", ...), its \"value\" and what was \"expected\" (names: \"Init\" for \"Active\", "
+    "\"1x\" for \"4x\"), for a counter its number, \"threshold\" and \"saturated\", and the other facts seen "
+    "(\"portPhysicalState\", \"linked\", \"otherNodeGUID\", \"error\", ...)}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
     "\"name\", \"nodeDescription\", \"portNum\", \"LID\", \"ok\", \"portState\", \"portPhysicalState\", "
     "\"linkWidthActive\", \"linkSpeedActive\"}), \"thresholds\" ({counter field: limit}, when counters are "
     "checked), \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", \"badPorts\"}} (-b "
@@ -440,7 +464,7 @@ IBTOOL_COMMAND({.name = "ibchecknode",
                                "\"<name>\" (0x<GUID>) <path>: OK, or the failure, on stdout.  Exit status 1 when the "
                                "node does not answer.  --json (-j; --pretty indents): {\"destination\", \"ok\", "
                                "\"nodeGUID\", \"name\", \"nodeDescription\"} or, when the node does not answer, "
-                               "{\"destination\", \"ok\": false, \"finding\"}.",
+                               "{\"destination\", \"ok\": false, \"finding\", \"check\": \"nodeAnswers\", \"error\"}.",
                 .usage = "[options] <lid|guid|dr_path>",
                 .examples = "  ibchecknode 2",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Node); }});

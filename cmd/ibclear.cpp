@@ -28,7 +28,8 @@ public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
     app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(),
+                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
   }
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
@@ -39,7 +40,7 @@ public:
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
     Scheduler& sched = ses.sched();
-    unsigned nodes = 0, ports = 0, failed = 0;
+    unsigned nodes = 0, ports = 0, failed = 0, gone = 0;
     std::vector<std::string> errs;
     struct Failure {
       uint32_t node;
@@ -59,8 +60,15 @@ public:
           if (db.port(n, p).exists && db.port(n, p).base_lid) todo.push_back({db.port(n, p).base_lid, p});
       }
       if (todo.empty()) co_return;
+      bool cap_failed = false;
+      uint16_t cap = co_await pm.cap_mask(todo.front().first, &cap_failed);
+      // A node of a cached topology that no longer answers has left the
+      // fabric: said so (a warning), not counted as failed clears.
+      if (cap_failed && co_await H::gone_from_cache(sched, db, ni, todo.front().first, map.remap(n.guid, n.description()))) {
+        ++gone;
+        co_return;
+      }
       ++nodes;
-      uint16_t cap = co_await pm.cap_mask(todo.front().first);
       bool ext = all_ && (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF));
       uint16_t sel = all_ ? 0xffff : H::SELECT_ERRORS;
       for (auto [lid, p] : todo) {
@@ -86,14 +94,25 @@ public:
         json_port_keys(j, db, f.node, int(f.port), f.lid, map);
         j.ks("error", f.error).end();
       }
-      j.end().key("summary").obj().kv("nodes", nodes).kv("portsCleared", ports).kv("failed", failed).end();
+      j.end().key("summary").obj().kv("nodes", nodes).kv("portsCleared", ports).kv("failed", failed);
+      j.kv("goneNodes", gone).end();
       j.end().finish();
-      return failed ? 1 : 0;
+      return status(failed, ports, gone);
     }
     for (auto& e : errs) std::printf("%s\n", e.c_str());
     std::printf("## Summary: %u nodes, %u ports %s, %u failed\n", nodes, ports,
                 all_ ? "counters cleared" : "error counters cleared", failed);
-    return failed ? 1 : 0;
+    if (gone) std::printf("##          %u nodes of the cache gone from the fabric\n", gone);
+    return status(failed, ports, gone);
+  }
+
+  // 1 when a port failed; with --strict also when nothing was cleared or
+  // nodes of the cache are gone.
+  int status(unsigned failed, unsigned ports, unsigned gone) const {
+    if (failed) return 1;
+    if (!ports) return ibtool::strict_exit(config(), 0, "no port cleared");
+    if (gone) return ibtool::strict_exit(config(), 0, std::to_string(gone) + " nodes of the cache gone from the fabric");
+    return 0;
   }
 
 private:
@@ -109,10 +128,13 @@ IBTOOL_COMMAND({.name = "ibclearcounters",
                 .description = "Clears all PortCounters (errors and data; PortCountersExtended too where the "
                                "PMA has them) of every port, all nodes concurrently.  Prints a line per port "
                                "that failed and \"## Summary: N nodes, P ports counters cleared, F failed\".  "
-                               "Exit status 1 when a port failed.  --json (-j; --pretty indents): "
+                               "A node of a --cache topology that no longer answers is warned about (\"W: ... gone: ...\") and "
+                               "counted on a line \"##          N nodes of the cache gone from the fabric\".  "
+                               "Exit status 1 when a port failed; with --strict also when no port was cleared or "
+                               "nodes of the cache are gone.  --json (-j; --pretty indents): "
                                "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
                                "\"nodeDescription\", \"portNum\", \"LID\", \"error\"}], \"summary\": {\"nodes\", "
-                               "\"portsCleared\", \"failed\"}}.",
+                               "\"portsCleared\", \"failed\", \"goneNodes\"}}.",
                 .usage = "[options]",
                 .examples = "  ibclearcounters",
                 .make = [] { return std::make_unique<IbClear>(true); }});
@@ -125,7 +147,7 @@ IBTOOL_COMMAND({.name = "ibclearerrors",
                                "F failed\".  Exit status 1 when a port failed.  --json (-j; --pretty indents): "
                                "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
                                "\"nodeDescription\", \"portNum\", \"LID\", \"error\"}], \"summary\": {\"nodes\", "
-                               "\"portsCleared\", \"failed\"}}.",
+                               "\"portsCleared\", \"failed\", \"goneNodes\"}}.",
                 .usage = "[options]",
                 .examples = "  ibclearerrors",
                 .make = [] { return std::make_unique<IbClear>(false); }});

@@ -12,7 +12,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/health/json_health.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -36,16 +36,15 @@ public:
       app.add_option("target", target_, "<lid|guid|dr_path>")->required();
       app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
   }
 private:
   struct Item {
     uint32_t node;
     unsigned port;
     uint16_t lid;
-    std::string text;
-    std::vector<std::pair<const char*, uint64_t>> counters;  // --json
-    std::string error;                                      // --json: the failure
+    std::vector<std::pair<int, uint64_t>> counters;  // (health data counter, value)
+    std::string error;                              // the failure
   };
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
@@ -68,7 +67,7 @@ private:
         if (one_ && port_ >= 0 && unsigned(port_) != p) continue;
         const Port& x = db.port(n, p);
         if (!x.exists || !x.has_info || x.phys_state() != PHYS_LINKUP) continue;
-        items.push_back({ni, p, H::port_lid(db, n, p), {}, {}, {}});
+        items.push_back({ni, p, H::port_lid(db, n, p), {}, {}});
       }
     }
     if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
@@ -77,29 +76,23 @@ private:
     pm.use_subnet(&db);
     unsigned failed = 0;
     auto read = [&](Item& it) -> Task<> {
-      char b[256];
       try {
         uint16_t cap = co_await pm.cap_mask(it.lid);
         if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
           auto x = co_await pm.counters_ext(it.lid, uint8_t(it.port));
           for (int i = 0; i < H::N_DATA; ++i) {
-            it.counters.push_back({H::data_field(i), H::data_value(x, i)});
-            std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(x, i));
-            it.text += b;
+            it.counters.push_back({i, H::data_value(x, i)});
           }
         } else {
           auto pc = co_await pm.counters(it.lid, uint8_t(it.port));
           for (int i = 0; i < 4; ++i) {
-            it.counters.push_back({H::data_field(i), H::data_value(pc, i)});
-            std::snprintf(b, sizeof b, " %s=%" PRIu64, H::data_name(i), H::data_value(pc, i));
-            it.text += b;
+            it.counters.push_back({i, H::data_value(pc, i)});
           }
         }
         co_return;
       } catch (const MADError& e) {
         ++failed;
         it.error = "query failed: " + e.layers().back();
-        it.text = " " + it.error;
       }
       // A node of a cached topology that does not answer may have left
       // the fabric since: say so rather than blame its PMA.
@@ -107,40 +100,40 @@ private:
         AsyncSmpSource src(pm.sched());
         if (!co_await H::still_present(src, db, it.node, it.lid)) {
           it.error = H::gone_text(db, it.lid);
-          it.text = " " + it.error;
         }
       }
     };
     for (auto& it : items) ses.sched().spawn(read(it));
     ses.sched().run();
-    if (json_enabled()) {
-      // {"ports": [{"nodeGUID", "name", "nodeDescription", "portNum", "LID",
-      // "counters": {name: value}} or "error"], "summary": {...}}
-      TextOut o(stdout);
-      JsonOut j(o, json_pretty());
-      j.obj().key("ports").arr();
-      for (auto& it : items) {
-        j.obj();
-        json_port_keys(j, db, it.node, int(it.port), it.lid, map);
-        if (!it.error.empty()) {
-          j.ks("error", it.error).end();
-          continue;
-        }
-        j.key("counters").obj();
-        for (auto& [name, v] : it.counters) j.kv(name, v);
-        j.end().end();
-      }
-      j.end().key("summary").obj().kv("nodes", nodes.size()).kv("portsRead", items.size()).kv("failed", failed);
-      j.end().end().finish();
-      return failed ? 1 : 0;
-    }
+    // {"ports": [{"nodeGUID", "name", "nodeDescription", "portNum", "LID",
+    // "counters": {name: value}} or "error"], "summary": {...}}; the text:
+    // a line a port, then the summary line (not with -b).
+    Printer p;
+    p.open_object().open_array("ports");
     for (auto& it : items) {
-      const Node& n = db.node(it.node);
-      std::printf("\"%s\" (0x%016" PRIx64 ") port %u lid %u:%s\n", map.remap(n.guid, n.description()).c_str(), n.guid,
-                  it.port, unsigned(it.lid), it.text.c_str());
+      p.open_object();
+      print_port_keys(p, db, it.node, int(it.port), 0, map);
+      p.uint(it.lid ? PRINT_ANY : PRINT_FP, "LID", " lid %u", it.lid).text(":");
+      if (!it.error.empty()) {
+        p.str(PRINT_ANY, "error", " %s", it.error);
+      } else {
+        p.open_object("counters");
+        for (auto [i, v] : it.counters) p.uint(PRINT_ANY, H::data_field(i), (" " + std::string(H::data_name(i)) + "=%u").c_str(), v);
+        p.close_object();
+      }
+      p.text("\n").close_object();
     }
-    if (!brief_) std::printf("## Summary: %zu nodes, %zu ports read, %u failed\n", nodes.size(), items.size(), failed);
-    return failed ? 1 : 0;
+    const PrintKind summary = brief_ ? PRINT_JSON : PRINT_ANY;
+    p.close_array().open_object("summary").uint(summary, "nodes", "## Summary: %u nodes", nodes.size());
+    p.uint(summary, "portsRead", ", %u ports read", items.size()).uint(summary, "failed", ", %u failed\n", failed);
+    p.close_object().close_object().finish();
+    return status(failed, items.size());
+  }
+
+  // 1 when a port failed; with --strict also when no port was read.
+  int status(unsigned failed, size_t ports) const {
+    if (failed) return 1;
+    return ports ? 0 : ibtool::strict_exit(config(), 0, "no connected port to read");
   }
 
   bool one_;

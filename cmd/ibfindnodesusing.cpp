@@ -3,6 +3,7 @@
 // of the given port, and (when the other end is a switch) the LIDs that
 // switch forwards back over the same link.  The reference no longer ships
 // it; the output is ibtool's own, one LID a line, sorted.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -13,8 +14,7 @@
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
-#include "core/health/json_health.h"
+#include "core/out/print.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/obtain.h"
@@ -33,7 +33,7 @@ public:
     app.add_option("port", port_, "the switch port")->required();
     ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::Discovery | ibtool::opt::Cache |
                                         ibtool::opt::NodeNameMap | ibtool::opt::Outstanding | ibtool::opt::Config |
-                                        ibtool::opt::Json);
+                                        ibtool::opt::Json | ibtool::opt::Strict);
   }
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
@@ -68,81 +68,73 @@ public:
       if (!config().cache_file.empty()) save_cache(db, config().cache_file, CacheFormat::Ibtool);
     }
     bool back = r && db.node_of(*r).is_switch();
-    if (json_enabled()) {
-      TextOut o(stdout);
-      JsonOut j(o, json_pretty());
-      j.obj().key("directions").arr();
-      json_direction(j, db, map, sw, unsigned(port_));
-      if (back) json_direction(j, db, map, r->node, r->num);
-      j.end().end().finish();
-      return 0;
-    }
-    print(db, map, sw, unsigned(port_));
-    if (back) print(db, map, r->node, r->num);
-    return 0;
+    Printer p;
+    p.open_object().open_array("directions");
+    direction(p, db, map, sw, unsigned(port_));
+    if (back) direction(p, db, map, r->node, r->num);
+    p.close_array().close_object().finish();
+    return strict_status(db, sw, r, back);
   }
 
-  // --json, one direction of the link: {"switch": {"nodeGUID", "name",
-  // "nodeDescription", "portNum"}, "remote": the same of the other end (or
-  // null), "lftAvailable", "destinations": [{"LID", then "portGUID",
-  // "nodeGUID", "name", "nodeDescription" and "portNum" (not for a switch)
-  // when a port has the LID}]}.
-  static void json_direction(JsonOut& j, const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
+  // --strict: a link no LID is routed through (or whose forwarding tables
+  // could not be read) fails.
+  int strict_status(const Subnet& db, uint32_t sw, const Port* r, bool back) const {
+    auto lids = [&](uint32_t n, unsigned port) {
+      const SwitchTables* t = db.find_tables(n);
+      return t && t->lft_valid ? size_t(std::count(t->lft.begin() + (t->lft.empty() ? 0 : 1), t->lft.end(), port)) : 0;
+    };
+    if (lids(sw, unsigned(port_)) + (back ? lids(r->node, r->num) : 0)) return 0;
+    return ibtool::strict_exit(config(), 0, "no LID is routed through the link");
+  }
+
+  // A node's keys: "nodeGUID", "name", "nodeDescription" and "portNum"
+  // (port >= 0); the text shows the GUID (guid_fmt, if any), the name
+  // quoted and the port.
+  static void node_keys(Printer& p, const Subnet& db, const NodeNameMap& map, uint32_t node, int port,
+                        const char* guid_fmt) {
+    const Node& n = db.node(node);
+    std::string d = n.description();
+    p.guid(guid_fmt ? PRINT_ANY : PRINT_JSON, "nodeGUID", guid_fmt, n.guid).str(PRINT_ANY, "name", " \"%s\"", map.remap(n.guid, d));
+    p.str(PRINT_JSON, "nodeDescription", nullptr, d);
+    if (port >= 0) p.uint(PRINT_ANY, "portNum", " port %u", unsigned(port));
+  }
+
+  // One direction of the link: {"switch": {node keys}, "remote": the same
+  // of the other end (or null), "lftAvailable", "destinations": [{"LID",
+  // then "portGUID" and the node keys ("portNum" not for a switch) when a
+  // port has the LID}]}; the text: the link's line, then a line a LID.
+  static void direction(Printer& p, const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
     const Node& s = db.node(sw);
     const SwitchTables* t = db.find_tables(sw);
-    j.obj().key("switch").obj();
-    json_port_keys(j, db, sw, int(port), 0, map);
-    j.end().key("remote");
+    p.open_object().open_object("switch");
+    node_keys(p, db, map, sw, int(port), "Switch 0x%016x");
+    p.close_object();
     if (const Port* r = db.peer(db.port(s, port))) {
-      j.obj();
-      json_port_keys(j, db, r->node, int(r->num), 0, map);
-      j.end();
+      p.open_object("remote");
+      node_keys(p, db, map, r->node, int(r->num), " -> 0x%016x");
+      p.close_object();
     } else {
-      j.null();
+      p.null("remote");
     }
+    p.text(":\n");
     bool have = t && t->lft_valid;
-    j.kb("lftAvailable", have).key("destinations").arr();
+    p.boolean(PRINT_JSON, "lftAvailable", nullptr, have).open_array("destinations");
+    if (!have) p.text("  (forwarding table not available)\n");
     for (size_t lid = 1; have && lid < t->lft.size(); ++lid) {
       if (t->lft[lid] != port) continue;
-      j.obj().kv("LID", lid);
-      uint32_t pi = db.port_by_lid(uint16_t(lid));
-      if (pi != NO_INDEX) {
-        const Port& p = db.port(pi);
-        j.kguid("portGUID", p.guid);
-        json_port_keys(j, db, p.node, db.node_of(p).is_switch() ? -1 : int(p.num), 0, map);
-      }
-      j.end();
-    }
-    j.end().end();
-  }
-
-  static void print(const Subnet& db, const NodeNameMap& map, uint32_t sw, unsigned port) {
-    const Node& s = db.node(sw);
-    const SwitchTables* t = db.find_tables(sw);
-    std::printf("Switch 0x%016" PRIx64 " \"%s\" port %u", s.guid, map.remap(s.guid, s.description()).c_str(), port);
-    if (const Port* r = db.peer(db.port(s, port))) {
-      const Node& rn = db.node_of(*r);
-      std::printf(" -> 0x%016" PRIx64 " \"%s\" port %u", rn.guid, map.remap(rn.guid, rn.description()).c_str(),
-                  unsigned(r->num));
-    }
-    std::printf(":\n");
-    if (!t || !t->lft_valid) {
-      std::printf("  (forwarding table not available)\n");
-      return;
-    }
-    for (size_t lid = 1; lid < t->lft.size(); ++lid) {
-      if (t->lft[lid] != port) continue;
+      p.open_object().uint(PRINT_ANY, "LID", "  lid %u", lid);
       uint32_t pi = db.port_by_lid(uint16_t(lid));
       if (pi == NO_INDEX) {
-        std::printf("  lid %zu (no port known)\n", lid);
-        continue;
+        p.text(" (no port known)");
+      } else {
+        const Port& dp = db.port(pi);
+        p.guid(PRINT_ANY, "portGUID", " 0x%016x", dp.guid);
+        // (the text shows the port's GUID, not its node's)
+        node_keys(p, db, map, dp.node, db.node_of(dp).is_switch() ? -1 : int(dp.num), nullptr);
       }
-      const Port& p = db.port(pi);
-      const Node& n = db.node_of(p);
-      std::printf("  lid %zu 0x%016" PRIx64 " \"%s\"", lid, p.guid, map.remap(n.guid, n.description()).c_str());
-      if (!n.is_switch()) std::printf(" port %u", unsigned(p.num));
-      std::printf("\n");
+      p.text("\n").close_object();
     }
+    p.close_array().close_object();
   }
 
 private:

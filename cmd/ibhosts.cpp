@@ -43,11 +43,16 @@ std::string after_hash(const std::string& l) {
 
 std::string id_of(const std::vector<std::string>& f) { return f.size() > 2 ? awk_substr(f[2], 4, 16) : ""; }
 
-void emit(const std::string& text, Kind kind) {
+// The lines of kind's nodes in text; returns how many nodes it listed.
+unsigned emit(const std::string& text, Kind kind) {
+  unsigned listed = 0;
   ibcore::for_each_line(text, [&](std::string_view line) {
     std::string l(line);
     auto f = ibcore::split_words(l);
     std::string f1 = f.size() > 0 ? f[0] : "", f2 = f.size() > 1 ? f[1] : "";
+    bool node = (kind == Kind::Hosts && l.rfind("Ca", 0) == 0) || (kind == Kind::Routers && l.rfind("Rt", 0) == 0) ||
+                (kind == Kind::Switches && l.rfind("Switch", 0) == 0);
+    listed += node;
     if (kind == Kind::Hosts && l.rfind("Ca", 0) == 0)
       std::printf("%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
     if (kind == Kind::Routers && l.rfind("Rt", 0) == 0)
@@ -82,6 +87,7 @@ void emit(const std::string& text, Kind kind) {
     for (const char* w : {"ibpanic:", "ibwarn:", "iberror:"})
       if (l.find(w) != std::string::npos) std::printf("%s\n", l.c_str());
   });
+  return listed;
 }
 
 class IbHosts : public ibtool::Command {
@@ -92,7 +98,7 @@ public:
     ibtool::add_common_options(app, config(), ibtool::opt::Ca | ibtool::opt::Port | ibtool::opt::Timeout | ibtool::opt::MKey |
                                         ibtool::opt::Debug | ibtool::opt::Verbose | ibtool::opt::Discovery |
                                         ibtool::opt::Cache | ibtool::opt::Outstanding | ibtool::opt::Retries |
-                                        ibtool::opt::Sa | ibtool::opt::SaPath | ibtool::opt::Json);
+                                        ibtool::opt::Sa | ibtool::opt::SaPath | ibtool::opt::Json | ibtool::opt::Strict);
   }
   int usage_status() const override { return 255; }
 
@@ -119,8 +125,19 @@ public:
       // default map applies.
       text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
     }
-    for (Kind k : kinds_) emit(text, k);
-    return 0;
+    unsigned listed = 0;
+    for (Kind k : kinds_) listed += emit(text, k);
+    return strict_status(listed);
+  }
+
+  // --strict: a list with nobody on it fails.
+  int strict_status(size_t listed) const {
+    if (listed) return 0;
+    std::string what;
+    for (Kind k : kinds_)
+      what += std::string(what.empty() ? "" : " or ") +
+              (k == Kind::Hosts ? "CA" : k == Kind::Switches ? "switch" : "router");
+    return ibtool::strict_exit(config(), 0, "no " + what + " in the fabric");
   }
 
 private:
@@ -134,15 +151,19 @@ private:
     ibcore::JsonNetOptions jo;
     jo.ports = false;
     j.obj().key("nodes").arr();
+    size_t listed = 0;
     for (Kind k : kinds_) {
       ibcore::NodeType t = k == Kind::Hosts      ? ibcore::NodeType::CA
                            : k == Kind::Switches ? ibcore::NodeType::Switch
                                                  : ibcore::NodeType::Router;
-      for (uint32_t i : db.reference_order(t)) ibcore::json_node(j, db, db.node(i), map, jo);
+      for (uint32_t i : db.reference_order(t)) {
+        ibcore::json_node(j, db, db.node(i), map, jo);
+        ++listed;
+      }
     }
     j.end().end();
     j.finish();
-    return 0;
+    return strict_status(listed);
   }
 
   std::vector<Kind> kinds_;
@@ -160,7 +181,7 @@ IBTOOL_COMMAND({.name = "ibhosts",
                                "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
                                "\"nodeInfo\"}]}.",
                 .usage = "[options] [<topology-file>]",
-                .examples = "  ibhosts\n  ibhosts topology.txt",
+                .examples = "  ibhosts\n  ibhosts topology.txt\n  ibhosts --strict   (exit 1 when no CA is found)",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts}); }});
 
 IBTOOL_COMMAND({.name = "ibswitches",

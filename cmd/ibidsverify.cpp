@@ -3,7 +3,6 @@
 // already taken), LIDs assigned to active ports, LID ranges (with LMC)
 // aligned and not overlapping.
 #include <cstdio>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,6 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
 #include "core/health/json_health.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -45,33 +43,25 @@ public:
       H::probe_duplicate_guids(ses.sched(), db, found);
       ses.sched().run();
     }
-    std::set<uint32_t> bad;
-    bool json = json_enabled();
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    if (json) j.obj().key("findings").arr();
-    for (const auto& f : found) {
-      if (json) {
-        json_finding(j, db, f, map);
-        continue;
-      }
-      std::string nm = f.node == NO_INDEX ? "" : map.remap(db.node(f.node).guid, db.node(f.node).description());
-      std::printf("%s\n", H::describe(db, f, nm).c_str());
-      if (f.node != NO_INDEX) bad.insert(f.node);
-    }
+    // {"findings": [print_finding's objects], "summary": {"nodes",
+    // "endPortsChecked", "problems"}}; the text: a line a finding, then
+    // the summary line (not with -b).
+    Printer p;
+    p.open_object().open_array("findings");
+    for (const auto& f : found) print_finding(p, db, f, map);
+    p.close_array();
     size_t ports = 0;
     for (uint32_t i = 0; i < db.node_count(); ++i) {
       const Node& n = db.node(i);
       if (n.is_switch()) ports += db.port(n, 0).exists;
       else
-        for (unsigned p = 1; p <= n.nports; ++p) ports += db.port(n, p).exists;
+        for (unsigned pn = 1; pn <= n.nports; ++pn) ports += db.port(n, pn).exists;
     }
-    if (json) {
-      j.end().key("summary").obj().kv("nodes", db.node_count()).kv("endPortsChecked", ports);
-      j.kv("problems", found.size()).end().end().finish();
-    } else if (!brief_)
-      std::printf("## Summary: %zu nodes, %zu end ports checked, %zu problems found\n", db.node_count(), ports,
-                  found.size());
+    const PrintKind summary = brief_ ? PRINT_JSON : PRINT_ANY;
+    p.open_object("summary").uint(summary, "nodes", "## Summary: %u nodes", db.node_count());
+    p.uint(summary, "endPortsChecked", ", %u end ports checked", ports);
+    p.uint(summary, "problems", ", %u problems found\n", found.size()).close_object();
+    p.close_object().finish();
     return found.empty() ? 0 : 1;
   }
 

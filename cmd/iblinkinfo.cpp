@@ -213,7 +213,7 @@ public:
                                         ibtool::opt::Retries | ibtool::opt::MKey | ibtool::opt::Verbose |
                                         ibtool::opt::Config | ibtool::opt::Errors | ibtool::opt::Discovery |
                                         ibtool::opt::Cache | ibtool::opt::Sa | ibtool::opt::SaPath |
-                                        ibtool::opt::Json);
+                                        ibtool::opt::Json | ibtool::opt::Strict);
   }
 
   int run() override {
@@ -295,7 +295,7 @@ public:
           if (pi == NO_INDEX) {
             // Without -a the reference reads the start's NodeInfo first;
             // with -a its scan from there finds nothing.
-            if (all_) return 0;
+            if (all_) return ibtool::strict_exit(config(), 0, "no port at DR path " + dr_str_);
             ibcore::log::info("Failed to get local Node Info\n");
             return 1;
           }
@@ -307,7 +307,7 @@ public:
           uint32_t pi = !guid_str_.empty() ? db.port_by_guid(guid) : db.port_index(db.from_node, db.from_port);
           if (pi == NO_INDEX || (only_ != NodeType::Unknown && db.node_of(db.port(pi)).type != only_)) {
             ibcore::log::info("Failed to find port: %s\n", (guid_str_.empty() ? dr_str_ : guid_str_).c_str());
-            return 0;
+            return ibtool::strict_exit(config(), 0, "no port matched " + (guid_str_.empty() ? dr_str_ : guid_str_));
           }
           one = &db.node_of(db.port(pi));
         }
@@ -319,7 +319,7 @@ public:
         else
           for (uint32_t i : nodes) list.push_back(&db.node(i));
         write_json(db, map, list, have_filter ? &filter_db : nullptr);
-        return 0;
+        return list.empty() ? ibtool::strict_exit(config(), 0, "no node listed") : 0;
       }
       TextOut out(stdout);
       LinkPrinter pr(db, map, out, line_, additional_, down_, have_filter ? &filter_db : nullptr);
@@ -341,7 +341,7 @@ public:
       }
       out.flush();
       std::fflush(stdout);
-      return 0;
+      return !one && nodes.empty() ? ibtool::strict_exit(config(), 0, "no node listed") : 0;
     } catch (const std::exception& e) {
       ibcore::report(e);
       ibcore::log::info("discover failed\n");

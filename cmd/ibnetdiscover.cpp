@@ -18,6 +18,7 @@
 #include "core/fabric/obtain.h"
 #include "core/fabric/subnet.h"
 #include "core/out/log.h"
+#include "core/out/print.h"
 
 namespace {
 
@@ -94,7 +95,7 @@ public:
         o.progress = show_;
         db = discover_live(config(), o);
         if (show_)
-          for (auto& l : db.reference().progress) ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::info, "%s\n", l.c_str());
+          for (auto& l : db.reference().progress) ibcore::text_or_log(ibcore::log::Level::info, "%s\n", l.c_str());
       }
       unsigned flags = DIFF_DEFAULT;
       if (!diffcheck_arg_.empty()) ibtool::parse_flag_list(diffcheck_arg_, DIFF_KEYS, flags);

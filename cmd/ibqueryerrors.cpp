@@ -9,7 +9,6 @@
 #include <array>
 #include <chrono>
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -27,7 +26,7 @@
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/json_net.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -54,15 +53,7 @@ const char* declared_at(const iba::StructDesc& desc, uint32_t bit_off) {
   throw std::logic_error(std::string("no field at bit ") + std::to_string(bit_off) + " of " + desc.name);
 }
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char b[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(b, sizeof b, f, ap);
-  va_end(ap);
-  return b;
-}
+using ibcore::strfmt;
 
 class IbQueryErrors : public ibtool::Command {
 public:
@@ -188,8 +179,7 @@ private:
                             what.c_str());
           ibcore::log::warn("Failed to find node: %s\n", what.c_str());
         } else {
-          ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "Failed to find node: %s\n",
-                                     what.c_str());
+          ibcore::text_or_log(ibcore::log::Level::warn, "Failed to find node: %s\n", what.c_str());
         }
         matched_nothing_ = true;
       } else {
@@ -362,7 +352,7 @@ private:
       if (is_suppressed(i)) continue;
       uint64_t v = error_value(pc, cap, i);
       if (!thr_.exceeds(i, v)) continue;
-      s += fmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
+      s += strfmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
       po.errors.emplace_back(H::err_field(i), v);
       if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
       try {
@@ -387,7 +377,7 @@ private:
                                                  "PortSwLifetimeLimitDiscards", "PortSwHOQLifetimeLimitDiscards"};
         const char* const* names = i == H::PortXmitDiscards ? rcv_names : xmit_names;
         for (size_t k = 0; k < f.size(); ++k)
-          if (f[k]) s += fmt(" [%s == %" PRIu64 "]", names[k], f[k]);
+          if (f[k]) s += strfmt(" [%s == %" PRIu64 "]", names[k], f[k]);
         // (--json names each field as iba/pm.h declares it in the attribute
         // it is in: the four 16-bit counters from bit 32 on)
         const iba::StructDesc& dd =
@@ -421,7 +411,7 @@ private:
     std::string s;
     for (int i = 0; i < count; ++i)
       if (v[i] || !nonzero) {
-        s += fmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v[i], H::human_count(v[i], i < 2).c_str());
+        s += strfmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v[i], H::human_count(v[i], i < 2).c_str());
         list->emplace_back(H::data_field(i), v[i]);
       }
     co_return s;
@@ -452,14 +442,14 @@ private:
     // A node selected with -G/-S/-D is all the reference discovers (no
     // hops beyond it), so it does not know the peer: the peer is blank.
     const Port* q = single_node_ ? nullptr : db.peer(p);
-    std::string s = fmt("       Link info: %6u %3u[%2s] ==(", unsigned(lid), port, "");
+    std::string s = strfmt("       Link info: %6u %3u[%2s] ==(", unsigned(lid), port, "");
     // (C14-24.2.1: a Down port's other PortInfo components may be invalid.)
     if (p.state() != 1) {
-      s += fmt("%3s %18s %6s/%8s)==>", iba::ref::fmt_link_width(pi.linkWidthActive()).c_str(),
+      s += strfmt("%3s %18s %6s/%8s)==>", iba::ref::fmt_link_width(pi.linkWidthActive()).c_str(),
                ibcore::active_speed_text(db, p).c_str(), iba::ref::port_state_word(pi.portState()),
                iba::ref::phys_state_word(pi.portPhysicalState()));
     } else {
-      s += fmt("%3s %18s %6s/%8s)==>", "", "", iba::ref::port_state_word(pi.portState()),
+      s += strfmt("%3s %18s %6s/%8s)==>", "", "", iba::ref::port_state_word(pi.portState()),
                iba::ref::phys_state_word(pi.portPhysicalState()));
     }
     if (q) {
@@ -467,11 +457,11 @@ private:
       std::string cw, cs;
       if (q->has_info) ibcore::could_be(db, p, *q, cw, cs);
       // The peer is named by its port GUID (switch ports: the switch's).
-      s += fmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", q->guid, unsigned(H::port_lid(db, qn, q->num)),
+      s += strfmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", q->guid, unsigned(H::port_lid(db, qn, q->num)),
                unsigned(q->num), "", map.remap(qn.guid, qn.description()).c_str(), cw.c_str(), cs.c_str());
     } else {
       // No peer known: the reference's empty GUID and LID columns.
-      s += fmt("%13s[%2s] \"%s\" (%s %s)", "", "", "", "", "");
+      s += strfmt("%13s[%2s] \"%s\" (%s %s)", "", "", "", "", "");
     }
     return s + "\n";
   }
@@ -578,15 +568,11 @@ private:
     uint16_t lid = scan_lid(db, n);
     bool cap_failed = false, cap_timed_out = false;
     uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed, &cap_timed_out) : 0;
-    if (cap_failed && !db.cache_file.empty()) {
-      // A node of a cached topology that does not answer may have left
-      // the fabric since: that is not its PMA failing.
-      AsyncSmpSource src(pm.sched());
-      if (!co_await H::still_present(src, db, ni, lid)) {
-        ibcore::log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), n.guid, H::gone_text(db, lid).c_str());
-        out.gone = true;
-        co_return;
-      }
+    // A node of a cached topology that does not answer may have left the
+    // fabric since: that is not its PMA failing.
+    if (cap_failed && co_await H::gone_from_cache(pm.sched(), db, ni, lid, name)) {
+      out.gone = true;
+      co_return;
     }
     if (cap_failed) {
       if (cap_timed_out) warn_timeout(lid);
@@ -608,9 +594,9 @@ private:
         try {
           s = co_await data_text(pm, cap, l, uint8_t(p), false, nullptr, &po.data);
           if (ibcore::json_enabled()) out.ports.push_back(std::move(po));
-          if (!printed) out.text += fmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
+          if (!printed) out.text += strfmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
           printed = true;
-          out.text += fmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
+          out.text += strfmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
         } catch (const MADError& e) {
           warn(out, e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p, "print_data_cnts");
         }
@@ -620,12 +606,12 @@ private:
       bool header_done = false;
       auto report = [&](const std::string& errs, const std::string& portname, uint64_t guid) {
         if (!header_done) {
-          if (sw) out.text += fmt("Errors for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
-          else out.text += fmt("Errors for \"%s\"\n", name.c_str());
+          if (sw) out.text += strfmt("Errors for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
+          else out.text += strfmt("Errors for \"%s\"\n", name.c_str());
           header_done = true;
           out.bad = true;
         }
-        out.text += fmt("   GUID 0x%" PRIx64 " port %s:", guid, portname.c_str()) + errs;
+        out.text += strfmt("   GUID 0x%" PRIx64 " port %s:", guid, portname.c_str()) + errs;
       };
       auto check_port = [&](unsigned p) -> Task<bool> {
         uint16_t l = lid_of(p);

@@ -15,7 +15,7 @@
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/health/json_health.h"
 #include "core/rpc/rpc.h"
 #include "core/transport/open.h"
@@ -46,9 +46,8 @@ public:
     if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
       throw Error("Cannot read thresholds file " + threshold_file_);
     if (pause_ <= 0) throw Error("--pause must be positive");
-    bool json = json_enabled();
     // One document on stdout: it has an end only when the watch has one.
-    if (json && cycles_ < 0) throw Error("--json needs -n (a watch without an end is no one JSON document)");
+    if (cycles_ < 0) Printer::text_only("--json needs -n (a watch without an end is no one JSON document)");
     auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
@@ -57,44 +56,44 @@ public:
     iba::PMPortCounters q;
     q.set_portSelect(uint8_t(port_));
     auto prev = mad.PerformanceGet(q, path);
-    bool bad = false;
+    // {"destination", "portNum", "pauseMs", "thresholds", "errorsAtStart":
+    // {counter: value beyond its threshold}, "samples": [...]}; the text's
+    // first line says the same (the pause in seconds, no thresholds).
+    Printer p;
+    p.open_object().json_value("destination", [&](JsonOut& j) { path.json(j); });
+    p.str(PRINT_FP, nullptr, "%s", path.describe());
+    p.uint(PRINT_JSON, "portNum", nullptr, unsigned(port_)).sint(PRINT_FP, nullptr, " port %d", port_);
+    p.uint(PRINT_JSON, "pauseMs", nullptr, uint64_t(std::llround(pause_ * 1000)));
+    p.real(PRINT_FP, nullptr, ": watching every %gs", pause_);
+    p.json_value(nullptr, [&](JsonOut& j) { json_thresholds(j, thr_); });
     // Errors already beyond threshold when watching starts.
-    std::string e0;
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    if (json) {
-      j.obj().key("destination");
-      path.json(j);
-      j.kv("portNum", unsigned(port_));
-      j.kv("pauseMs", uint64_t(std::llround(pause_ * 1000)));
-      json_thresholds(j, thr_);
-      j.key("errorsAtStart").obj();
-    }
+    bool bad = false;
+    p.open_object("errorsAtStart");
     for (int i = 0; i < H::N_ERR; ++i) {
       uint64_t v = H::err_value(prev, i);
       if (!thr_.exceeds(i, v)) continue;
-      e0 += " " + std::string(H::err_name(i)) + "=" + std::to_string(v);
-      if (json) j.kv(H::err_field(i), v);
+      if (!bad) p.text("; errors beyond threshold:");
+      bad = true;
+      p.uint(PRINT_ANY, H::err_field(i), (" " + std::string(H::err_name(i)) + "=%u").c_str(), v);
     }
-    if (json) j.end().key("samples").arr();
-    else
-      std::printf("%s port %d: watching every %gs%s%s\n", path.describe().c_str(), port_, pause_,
-                  e0.empty() ? "" : "; errors beyond threshold:", e0.c_str());
-    bad = !e0.empty();
+    p.close_object().text("\n").open_array("samples");
     std::fflush(stdout);
     try {
-      watch(mad, q, path, prev, json, j, bad);
+      watch(mad, q, path, prev, p, bad);
     } catch (...) {
       // What was read stays one whole document; the failure goes to stderr.
-      if (json) j.close_all();
+      p.close_all();
       throw;
     }
-    if (json) j.end().end().finish();
+    p.close_array().close_object().finish();
     return bad ? 1 : 0;
   }
 
+  // A sample an interval: {"elapsedMs", "rates": {data counter: bytes or
+  // packets a second}, "errors": {counter: {"increase", "saturated"}} (the
+  // counters whose increase is beyond the threshold)}; the text: a line.
   void watch(MadTransactor& mad, const iba::PMPortCounters& q, const IBPath& path, iba::PMPortCounters prev,
-             bool json, JsonOut& j, bool& bad) {
+             Printer& p, bool& bad) {
     auto t0 = std::chrono::steady_clock::now(), tprev = t0;
     for (long c = 0; cycles_ < 0 || c < cycles_; ++c) {
       std::this_thread::sleep_for(std::chrono::duration<double>(pause_));
@@ -102,36 +101,30 @@ public:
       auto now = std::chrono::steady_clock::now();
       double dt = std::chrono::duration<double>(now - tprev).count();
       double at = std::chrono::duration<double>(now - t0).count();
-      std::string line;
-      char b[128];
-      if (json) j.obj().kv("elapsedMs", uint64_t(std::llround(at * 1000))).key("rates").obj();
+      p.open_object().uint(PRINT_JSON, "elapsedMs", nullptr, uint64_t(std::llround(at * 1000)));
+      p.real(PRINT_FP, nullptr, "%.1fs:", at).open_object("rates");
       for (int i = 0; i < 4; ++i) {
         uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
         double d = z >= a ? double(z - a) : 0.0;
         if (i < 2) d *= 4;  // words -> bytes
-        if (json) j.kv(H::data_field(i), uint64_t(std::llround(d / dt)));
-        std::snprintf(b, sizeof b, " %s %.0f%s/s", H::data_name(i), d / dt, i < 2 ? "B" : "");
-        line += b;
+        p.uint(PRINT_JSON, H::data_field(i), nullptr, uint64_t(std::llround(d / dt)));
+        p.real(PRINT_FP, nullptr, (" " + std::string(H::data_name(i)) + (i < 2 ? " %.0fB/s" : " %.0f/s")).c_str(),
+               d / dt);
       }
-      std::string errs;
-      if (json) j.end().key("errors").obj();
+      p.close_object().open_object("errors");
+      bool any = false;
       for (int i = 0; i < H::N_ERR; ++i) {
         uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
         uint64_t d = z >= a ? z - a : 0;
-        if (thr_.exceeds(i, d)) {
-          if (json) j.key(H::err_field(i)).obj().kv("increase", d).kb("saturated", z == H::err_max(i)).end();
-          std::snprintf(b, sizeof b, " %s +%" PRIu64 "%s", H::err_name(i), d,
-                        z == H::err_max(i) ? " (saturated)" : "");
-          errs += b;
-        }
+        if (!thr_.exceeds(i, d)) continue;
+        if (!any) p.text("; errors:");
+        any = true;
+        p.open_object(H::err_field(i)).uint(PRINT_ANY, "increase", (" " + std::string(H::err_name(i)) + " +%u").c_str(), d);
+        p.boolean(PRINT_ANY, "saturated", "%s", z == H::err_max(i), " (saturated)", "").close_object();
       }
-      if (json) {
-        j.end().end();
-      } else {
-        std::printf("%.1fs:%s%s%s\n", at, line.c_str(), errs.empty() ? "" : "; errors:", errs.c_str());
-        std::fflush(stdout);
-      }
-      bad = bad || !errs.empty();
+      p.close_object().close_object().text("\n");
+      std::fflush(stdout);
+      bad = bad || any;
       prev = cur;
       tprev = now;
     }

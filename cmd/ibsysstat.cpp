@@ -15,7 +15,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/rpc/rpc.h"
 #include "core/rpc/server.h"
 #include "core/transport/transport.h"
@@ -94,21 +94,15 @@ private:
       int err = dynamic_cast<const ibcore::MADTimeoutError*>(&e) ? ETIMEDOUT : EIO;
       ibtool::ref_fail(e, "ibsystat to Lid " + std::to_string(path.DLID) + ": " + std::strerror(err));
     }
-    if (ibcore::json_enabled()) {
-      // {"LID", "op", and "reply" (the server's text: its host name, or a
-      // line per processor) for host and cpu}
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().kv("LID", path.DLID).ks("op", op->name);
-      if (op != &OPS[0]) j.ks("reply", ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)));
-      j.end();
-      j.finish();
-      return 0;
-    }
+    // {"LID", "op", and "reply" (the server's text: its host name, or a
+    // line per processor) for host and cpu}
+    ibcore::Printer p;
+    p.open_object().uint(ibcore::PRINT_JSON, "LID", nullptr, path.DLID).str(ibcore::PRINT_JSON, "op", nullptr, op->name);
     if (op == &OPS[0])
-      std::printf("sysstat ping succeeded\n");
+      p.text("sysstat ping succeeded\n");
     else
-      std::printf("%s\n", ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)).c_str());
+      p.str(ibcore::PRINT_ANY, "reply", "%s\n", ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)));
+    p.close_object().finish();
     std::fflush(stdout);
     return 0;
   }

@@ -20,7 +20,7 @@
 #include "core/fabric/nodemap.h"
 #include "core/fabric/obtain.h"
 #include "core/health/checks.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/routes.h"
 #include "core/out/textout.h"
 #include "iba/enums.h"
@@ -202,8 +202,9 @@ private:
       route_fail(to_src.detail + "; can't find a route to the src port", fail_msg);
     // -v: the hops from the local port to the source first (always in the
     // full format).
-    if (config().verbose && !json_enabled())
-      for (size_t i = 1; i < to_src.nodes.size(); ++i) hop_line(to_src.nodes[i], to_src.nodes[i - 1].outport, false);
+    Printer p;
+    if (config().verbose)
+      for (size_t i = 1; i < to_src.nodes.size(); ++i) p.text_raw(hop_line(to_src.nodes[i], to_src.nodes[i - 1].outport, false));
     TraceNode from = to_src.nodes.back();
     from.outport = 0;
     iba::SMPNodeInfo dst_ni;
@@ -212,12 +213,12 @@ private:
     if (mlid_) {
       TraceResult r = t.multicast(from, dst_ni.nodeGUID(), mlid_);
       if (r.status != TraceStatus::Found) route_fail(r.detail, fail_msg);
-      print_multicast(r);
+      print_multicast(p, r);
       return;
     }
     TraceResult r = t.unicast(from, dst);
     if (r.status == TraceStatus::Found) {
-      print_unicast(r.nodes, true);
+      print_unicast(p, r.nodes, true);
       return;
     }
     // A partial route: the nodes reached, less the switch that forwards the
@@ -225,83 +226,81 @@ private:
     std::vector<TraceNode> part = r.nodes;
     if (r.status == TraceStatus::BadEntry && part.size() > 1) part.pop_back();
     if (!part.empty()) part.back().outport = 0;
-    print_unicast(part, false);
+    print_unicast(p, part, false);
     route_fail(r.detail + "; can't find a route from src to dest", fail_msg);
   }
 
   // A unicast hop: the port left by, then the node entered and its port.
-  void hop_line(const TraceNode& n, unsigned out, bool brief) const {
-    if (brief)
-      std::printf("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
-    else
-      std::printf("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
-                  uint64_t(n.ni.portGUID()), n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
-                  name(n).c_str());
+  std::string hop_line(const TraceNode& n, unsigned out, bool brief) const {
+    if (brief) return strfmt("[%u] -> {0x%016" PRIx64 "}[%u]\n", out, uint64_t(n.ni.portGUID()), n.inport);
+    return strfmt("[%u] -> %s port {0x%016" PRIx64 "}[%u] lid %u-%u \"%s\"\n", out, type_word(n),
+               uint64_t(n.ni.portGUID()), n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
+               name(n).c_str());
+  }
+  // A unicast end: "From"/"To" with the node's GUID and the port.
+  std::string end_line(const char* what, const TraceNode& n) const {
+    unsigned port = n.is_switch() ? 0 : n.inport;
+    if (no_info_) return strfmt("%s {0x%016" PRIx64 "}[%u]\n", what, uint64_t(n.ni.nodeGUID()), port);
+    return strfmt("%s %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", what, type_word(n),
+               uint64_t(n.ni.nodeGUID()), port, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1,
+               name(n).c_str());
+  }
+
+  // A hop of the route: {"nodeGUID", "portGUID", "nodeType", "nodeDescription",
+  // "name", "LID", "LMC", "inPort" (the port entered by), "outPort" (left
+  // by; 0 at the end)}, or its line of the reference's layout.
+  template <class F>
+  void hop(Printer& p, const TraceNode& n, unsigned inport, F line) const {
+    const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.ni.nodeType()));
+    p.open_object().guid(PRINT_JSON, "nodeGUID", nullptr, n.ni.nodeGUID());
+    p.guid(PRINT_JSON, "portGUID", nullptr, n.ni.portGUID());
+    p.enumeration(PRINT_JSON, "nodeType", nullptr, tn ? tn : "Unknown", n.ni.nodeType());
+    p.str(PRINT_JSON, "nodeDescription", nullptr, n.desc).str(PRINT_JSON, "name", nullptr, name(n));
+    p.uint(PRINT_JSON, "LID", nullptr, n.lid).uint(PRINT_JSON, "LMC", nullptr, n.lmc);
+    p.uint(PRINT_JSON, "inPort", nullptr, inport).uint(PRINT_JSON, "outPort", nullptr, n.outport);
+    p.close_object().text_raw(line());
   }
 
   // --json: {"found": whether the route reached the destination, "hops":
-  // [{"nodeGUID", "portGUID", "nodeType", "nodeDescription", "name", "LID",
-  // "LMC", "inPort" (the port entered by; 0 for the start switch),
-  // "outPort" (left by; 0 at the end)}]}.  A partial route is written too,
-  // and the run still fails (stderr, status 255).  -m: "MLID" too, and the
-  // first hop's "inPort" is the port the walk entered it by, as the text
-  // shows it.
-  void write_json(const std::vector<TraceNode>& nodes, bool found, unsigned mlid = 0) const {
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    j.obj().kb("found", found);
-    if (mlid) j.kv("MLID", mlid);
-    j.key("hops").arr();
+  // [hop()'s objects]}.  A partial route is written too, and the run still
+  // fails (stderr, status 255).  The text: the From line, a line a hop and
+  // (when found) the To line.
+  void print_unicast(Printer& p, const std::vector<TraceNode>& nodes, bool to) const {
+    p.open_object().boolean(PRINT_JSON, "found", nullptr, to).open_array("hops");
     for (size_t i = 0; i < nodes.size(); ++i) {
       const TraceNode& n = nodes[i];
-      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.ni.nodeType()));
-      j.obj().kguid("nodeGUID", n.ni.nodeGUID()).kguid("portGUID", n.ni.portGUID());
-      j.kenum("nodeType", tn ? tn : "Unknown", n.ni.nodeType()).ks("nodeDescription", n.desc).ks("name", name(n));
-      j.kv("LID", n.lid).kv("LMC", n.lmc).kv("inPort", i == 0 && n.is_switch() && !mlid ? 0 : n.inport);
-      j.kv("outPort", n.outport).end();
+      if (i == 0) hop(p, n, n.is_switch() ? 0 : n.inport, [&] { return end_line("From", n); });
+      else hop(p, n, n.inport, [&] { return hop_line(n, nodes[i - 1].outport, no_info_); });
     }
-    j.end().end();
-    j.finish();
+    if (to) p.text_raw(end_line("To", nodes.back()));
+    p.close_array().close_object().finish();
   }
 
-  void print_unicast(const std::vector<TraceNode>& nodes, bool to) {
-    if (json_enabled()) return write_json(nodes, to);
-    const TraceNode& a = nodes.front();
-    unsigned aport = a.is_switch() ? 0 : a.inport;
-    if (no_info_)
-      std::printf("From {0x%016" PRIx64 "}[%u]\n", uint64_t(a.ni.nodeGUID()), aport);
-    else
-      std::printf("From %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", type_word(a), uint64_t(a.ni.nodeGUID()),
-                  aport, unsigned(a.lid), unsigned(a.lid) + (1u << a.lmc) - 1, name(a).c_str());
-    for (size_t i = 1; i < nodes.size(); ++i) hop_line(nodes[i], nodes[i - 1].outport, no_info_);
-    if (!to) return;
-    const TraceNode& z = nodes.back();
-    unsigned zport = z.is_switch() ? 0 : z.inport;
-    if (no_info_)
-      std::printf("To {0x%016" PRIx64 "}[%u]\n", uint64_t(z.ni.nodeGUID()), zport);
-    else
-      std::printf("To %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n", type_word(z), uint64_t(z.ni.nodeGUID()),
-                  zport, unsigned(z.lid), unsigned(z.lid) + (1u << z.lmc) - 1, name(z).c_str());
-  }
-
-  // The multicast layout: the ends with the port the walk entered them by.
-  void print_multicast(const TraceResult& r) {
-    if (json_enabled()) return write_json(r.nodes, true, mlid_);
-    auto end_line = [&](const char* what, const TraceNode& n) {
-      std::printf("%s %s 0x%" PRIx64 " port %u lid %u-%u \"%s\"\n", what, type_word(n), uint64_t(n.ni.nodeGUID()),
-                  n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1, name(n).c_str());
+  // The multicast layout: the ends with the port the walk entered them by
+  // ("MLID" in the document, and the first hop's "inPort" is that port).
+  void print_multicast(Printer& p, const TraceResult& r) const {
+    auto end = [&](const char* what, const TraceNode& n) {
+      return strfmt("%s %s 0x%" PRIx64 " port %u lid %u-%u \"%s\"\n", what, type_word(n), uint64_t(n.ni.nodeGUID()),
+                 n.inport, unsigned(n.lid), unsigned(n.lid) + (1u << n.lmc) - 1, name(n).c_str());
     };
-    end_line("From", r.nodes.front());
-    for (size_t i = 1; i < r.nodes.size(); ++i) {
+    p.open_object().boolean(PRINT_JSON, "found", nullptr, true).uint(PRINT_JSON, "MLID", nullptr, mlid_);
+    p.open_array("hops");
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
       const TraceNode& n = r.nodes[i];
-      unsigned out = r.nodes[i - 1].outport;
-      if (no_info_)
-        std::printf("[%u] -> %s {0x%016" PRIx64 "}[%u]\n", out, type_word(n), uint64_t(n.ni.nodeGUID()), n.inport);
-      else
-        std::printf("[%u] -> %s 0x%" PRIx64 "[%u] lid %u \"%s\"\n", out, type_word(n), uint64_t(n.ni.nodeGUID()),
-                    n.inport, unsigned(n.lid), name(n).c_str());
+      if (i == 0) {
+        hop(p, n, n.inport, [&] { return end("From", n); });
+        continue;
+      }
+      hop(p, n, n.inport, [&] {
+        unsigned out = r.nodes[i - 1].outport;
+        if (no_info_)
+          return strfmt("[%u] -> %s {0x%016" PRIx64 "}[%u]\n", out, type_word(n), uint64_t(n.ni.nodeGUID()), n.inport);
+        return strfmt("[%u] -> %s 0x%" PRIx64 "[%u] lid %u \"%s\"\n", out, type_word(n), uint64_t(n.ni.nodeGUID()),
+                   n.inport, unsigned(n.lid), name(n).c_str());
+      });
     }
-    end_line("To", r.nodes.back());
+    p.text_raw(end("To", r.nodes.back()));
+    p.close_array().close_object().finish();
   }
 
   CLI::App* app_ = nullptr;

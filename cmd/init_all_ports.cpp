@@ -26,7 +26,7 @@
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/health/json_health.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -110,8 +110,7 @@ private:
 
     std::vector<Reset> todo;
     size_t links = 0, skipped = 0, unreachable = 0;
-    std::vector<std::string> problems;
-    std::vector<std::pair<uint32_t, unsigned>> problem_ports;  // --json
+    std::vector<std::pair<uint32_t, unsigned>> problem_ports;  // links no end of which can be reset
     for (uint32_t s = 0; s < db_.port_slots(); ++s) {
       const Port& a = db_.port(s);
       if (a.peer == NO_INDEX || a.peer < s || a.num == 0) continue;  // each link once
@@ -139,7 +138,6 @@ private:
       }
       if (r.node == NO_INDEX) {
         ++unreachable;
-        problems.push_back(where(a.node, a.num) + ": no end of this link can be reset by this tool (CA to CA link)");
         problem_ports.push_back({a.node, a.num});
         continue;
       }
@@ -151,9 +149,8 @@ private:
     ibcore::Transport& umad = *owner;
     Scheduler sched(umad);
     size_t done = 0, failed = 0;
-    std::vector<std::string> lines(todo.size());
     std::vector<std::string> errors(todo.size());
-    std::vector<std::optional<iba::SMPPortInfo>> states(todo.size());  // --json: the reply's (-n: the current)
+    std::vector<std::optional<iba::SMPPortInfo>> states(todo.size());  // the reply's (-n: the current)
     auto one = [&](size_t i) -> Task<> {
       const Reset& r = todo[i];
       IBDRPath path(db_.node(r.node).dr);
@@ -161,8 +158,6 @@ private:
         iba::SMPPortInfo pi = co_await sched.SubnGet<iba::SMPPortInfo>(path, r.port);
         if (dry_run_) {
           states[i] = pi;
-          lines[i] = where(r.node, r.port) + ": would reset to Init via DR path " + path.dr_string() + ", now " +
-                     iba::ref::port_state_word(pi.portState()) + "/" + iba::ref::phys_state_word(pi.portPhysicalState());
           co_return;
         }
         pi.set_portState(STATE_DOWN);
@@ -171,8 +166,6 @@ private:
         pi.set_linkWidthEnabled(0);
         iba::SMPPortInfo after = co_await sched.SubnSet(pi, path, r.port);
         states[i] = after;
-        lines[i] = where(r.node, r.port) + ": reset to Init via DR path " + path.dr_string() + ", now " +
-                   iba::ref::port_state_word(after.portState()) + "/" + iba::ref::phys_state_word(after.portPhysicalState());
         ++done;
       } catch (MADError& e) {
         e.annotate("Resetting " + where(r.node, r.port) + " via DR path " + path.dr_string() + " failed.");
@@ -180,63 +173,43 @@ private:
         ++failed;
       }
     };
+    // {"dryRun", "resets": [{the end's "nodeGUID", "name", "nodeDescription",
+    // "portNum", "LID", "DRPath", "ok", "portState", "portPhysicalState"}],
+    // "notResettable": [an end of each such link], "summary": {...}}, written
+    // when the run is over; the text: a line a port reset (a level at a
+    // time), a line a link that cannot be, the summary (not with -b).
+    Printer p(stdout, Printer::Doc::Whole);
+    p.open_object().boolean(PRINT_JSON, "dryRun", nullptr, dry_run_).open_array("resets");
+    auto reset = [&](size_t i) {
+      const Reset& r = todo[i];
+      print_port_action(p, db_, r.node, r.port, map_, IBDRPath(db_.node(r.node).dr),
+                        dry_run_ ? "would reset to Init" : "reset to Init", "ok", states[i].has_value(),
+                        states[i] ? &*states[i] : nullptr);
+    };
     // One level at a time: a level's routes use only links of lower levels.
-    bool json = json_enabled();
     for (size_t i = 0; i < todo.size();) {
       size_t j = i;
       while (j < todo.size() && todo[j].level == todo[i].level) sched.spawn(one(j++));
       sched.run();
       for (; i < j; ++i) {
-        if (json) {
-          if (!errors[i].empty()) ibcore::log::text(ibcore::log::Level::info, errors[i].c_str());
-          continue;
-        }
-        if (!lines[i].empty()) std::printf("%s\n", lines[i].c_str());
+        reset(i);
         if (!errors[i].empty()) ibcore::log::text(ibcore::log::Level::info, errors[i].c_str());
       }
       std::fflush(stdout);
     }
-    if (json) {
-      // {"dryRun", "resets": [{the end's "nodeGUID", "name", "nodeDescription",
-      // "portNum", "LID", "DRPath", "ok", "portState", "portPhysicalState"}],
-      // "notResettable": [an end of each such link], "summary": {...}}
-      TextOut o(stdout);
-      JsonOut jo(o, json_pretty());
-      jo.obj().kb("dryRun", dry_run_).key("resets").arr();
-      for (size_t i = 0; i < todo.size(); ++i) {
-        const Reset& r = todo[i];
-        jo.obj();
-        json_port_keys(jo, db_, r.node, int(r.port), H::port_lid(db_, db_.node(r.node), r.port), map_);
-        jo.key("DRPath");
-        IBDRPath(db_.node(r.node).dr).json_dr(jo);
-        jo.kb("ok", states[i].has_value());
-        if (states[i])
-          json_fields_named(jo, iba::SMPPortInfo::DESC, states[i]->buf.data(), {"portState", "portPhysicalState"});
-        jo.end();
-      }
-      jo.end().key("notResettable").arr();
-      for (auto [n, p] : problem_ports) {
-        jo.obj();
-        json_port_keys(jo, db_, n, int(p), H::port_lid(db_, db_.node(n), p), map_);
-        jo.end();
-      }
-      jo.end().key("summary").obj().kv("links", links);
-      jo.kv(dry_run_ ? "wouldReset" : "reset", dry_run_ ? todo.size() - failed : done);
-      jo.kv("alreadyInit", skipped).kv("failed", failed).kv("notResettable", unreachable).end();
-      jo.end().finish();
-      return failed || unreachable ? 1 : 0;
+    p.close_array().open_array("notResettable");
+    for (auto [n, pn] : problem_ports) {
+      p.open_object();
+      print_port_keys(p, db_, n, int(pn), H::port_lid(db_, db_.node(n), pn), map_);
+      p.text(": no end of this link can be reset by this tool (CA to CA link)\n").close_object();
     }
-    for (const auto& p : problems) std::printf("%s\n", p.c_str());
-    if (!brief_) {
-      if (dry_run_)
-        std::printf("## Summary: %zu links, %zu would be reset, %zu already in Init, %zu failed, %zu not "
-                    "resettable\n",
-                    links, todo.size() - failed, skipped, failed, unreachable);
-      else
-        std::printf("## Summary: %zu links, %zu reset to Init, %zu already in Init, %zu failed, %zu not "
-                    "resettable\n",
-                    links, done, skipped, failed, unreachable);
-    }
+    const PrintKind k = brief_ ? PRINT_JSON : PRINT_ANY;
+    p.close_array().open_object("summary").uint(k, "links", "## Summary: %u links", links);
+    if (dry_run_) p.uint(k, "wouldReset", ", %u would be reset", todo.size() - failed);
+    else p.uint(k, "reset", ", %u reset to Init", done);
+    p.uint(k, "alreadyInit", ", %u already in Init", skipped).uint(k, "failed", ", %u failed", failed);
+    p.uint(k, "notResettable", ", %u not resettable\n", unreachable).close_object();
+    p.close_object().finish();
     return failed || unreachable ? 1 : 0;
   }
 

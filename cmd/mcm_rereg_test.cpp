@@ -18,7 +18,7 @@
 #include "core/base/config.h"
 #include "core/transport/devices.h"
 #include "core/base/error.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/base/textfile.h"
 #include "core/rpc/rpc.h"
 #include "core/transport/open.h"
@@ -104,24 +104,18 @@ public:
     ibcore::MadTransactor mad(*umad);
     uint64_t prefix = umad->local_gid().prefix();
     if (!prefix) prefix = 0xfe80000000000000ULL;
+    // {"MGID", "ports": [{"portGUID", "ok", "MLID" (when joined),
+    // "outcome" (the text line's words)}], "reregistered", "total"}; the
+    // text: a line a port as it is done, then the count.
+    ibcore::Printer p;
+    p_ = &p;
+    p.open_object().gid(ibcore::PRINT_JSON, "MGID", nullptr, mgid_).open_array("ports");
     size_t ok = 0;
     for (uint64_t g : guids)
       if (rereg(mad, iba::Gid::from(prefix, g))) ++ok;
-    if (ibcore::json_enabled()) {
-      // {"MGID", "ports": [{"portGUID", "ok", "MLID" (when joined),
-      // "outcome" (the text line's words)}], "reregistered", "total"}
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().key("MGID").gid(mgid_).key("ports").arr();
-      for (const Outcome& r : outcomes_) {
-        j.obj().kguid("portGUID", r.guid).kb("ok", r.ok);
-        if (r.mlid) j.kv("MLID", r.mlid);
-        j.ks("outcome", r.text).end();
-      }
-      j.end().kv("reregistered", ok).kv("total", guids.size()).end().finish();
-      return ok == guids.size() ? 0 : 1;
-    }
-    std::printf("%zu of %zu ports re-registered in %s\n", ok, guids.size(), mgid_.str().c_str());
+    p.close_array().uint(ibcore::PRINT_ANY, "reregistered", "%u of ", ok);
+    p.uint(ibcore::PRINT_ANY, "total", "%u ports re-registered in ", guids.size());
+    p.gid(ibcore::PRINT_FP, nullptr, "%s\n", mgid_).close_object().finish();
     std::fflush(stdout);
     return ok == guids.size() ? 0 : 1;
   }
@@ -193,13 +187,12 @@ private:
     const size_t head = line.size() + 1;
     bool good = false;
     uint16_t mlid = 0;
-    // The line on stdout, or with --json the port's outcome kept for the document.
+    // The port's line: "Port <GUID>: <outcome>".
     auto out = [&] {
-      if (ibcore::json_enabled()) {
-        outcomes_.push_back({port_gid.guid(), good, mlid, line.substr(std::min(head, line.size()))});
-        return;
-      }
-      std::printf("%s\n", line.c_str());
+      p_->open_object().guid(ibcore::PRINT_ANY, "portGUID", "Port 0x%016x:", port_gid.guid());
+      p_->boolean(ibcore::PRINT_JSON, "ok", nullptr, good);
+      if (mlid) p_->uint(ibcore::PRINT_JSON, "MLID", nullptr, mlid);
+      p_->str(ibcore::PRINT_ANY, "outcome", " %s\n", line.substr(std::min(head, line.size()))).close_object();
       std::fflush(stdout);
     };
     try {
@@ -265,13 +258,7 @@ private:
     return good;
   }
 
-  struct Outcome {
-    uint64_t guid;
-    bool ok;
-    uint16_t mlid;
-    std::string text;
-  };
-  std::vector<Outcome> outcomes_;  // --json
+  ibcore::Printer* p_ = nullptr;  // run()'s output
 
   std::string mgid_str_ = IPOIB_BROADCAST;
   iba::Gid mgid_;

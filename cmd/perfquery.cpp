@@ -3,6 +3,7 @@
 // (core/rpc/gmppath.h).  Several ports (-l, or -a without AllPortSelect) are
 // read concurrently on the MAD scheduler.
 #include <cstdio>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -21,7 +22,7 @@
 #include "core/transport/transport.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/out/textout.h"
 #include "iba/refprint_pm.h"
 #include "core/out/log.h"
@@ -148,12 +149,7 @@ private:
   }
 
   void print(const Attr& a, int port, const std::vector<uint8_t>& buf) {
-    if (ibcore::json_enabled()) {
-      json_.push_back({&a, port, buf});
-      return;
-    }
-    std::string s = header(a, port) + iba::ref::pm_print(*a.desc, buf.data(), all_layout_);
-    std::fputs(s.c_str(), stdout);
+    entry(a, port, buf, [&] { return header(a, port) + iba::ref::pm_print(*a.desc, buf.data(), all_layout_); });
   }
 
   // Parse "1-10", "1,4,8" or "3".
@@ -357,31 +353,30 @@ private:
         throw ibtool::RefFail{is_ext ? "perf reset" : "perf reset"};
       }
     }
-    if (ibcore::json_enabled()) write_json();
+    end_output();
     std::fflush(stdout);
     return 0;
   }
 
   // --json: {"LID", "capabilityMask" (ClassPortInfo's), "ports": [{"portNum"
-  // (255: all ports, summed with -a), "<Attribute>": {its fields}}]}.
-  struct JsonItem {
-    const Attr* a;
-    int port;
-    std::vector<uint8_t> buf;
-  };
-  std::vector<JsonItem> json_;
-  void write_json() {
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    j.obj().kv("LID", lid_).kv("capabilityMask", capmask_).key("ports").arr();
-    for (const JsonItem& it : json_) {
-      j.obj().kv("portNum", unsigned(it.port));
-      j.key(it.a->name).obj().fields(*it.a->desc, it.buf.data()).end();
-      j.end();
+  // (255: all ports, summed with -a), "<Attribute>": {its fields}}]},
+  // written when the run ends well; the text: a header and the reference's
+  // layout a port, as each is read.
+  std::unique_ptr<ibcore::Printer> out_;
+  ibcore::Printer& out() {
+    if (!out_) {
+      out_ = std::make_unique<ibcore::Printer>(stdout, ibcore::Printer::Doc::Whole);
+      out_->open_object().uint(ibcore::PRINT_JSON, "LID", nullptr, lid_);
+      out_->uint(ibcore::PRINT_JSON, "capabilityMask", nullptr, capmask_).open_array("ports");
     }
-    j.end().end();
-    j.finish();
+    return *out_;
   }
+  template <class F>
+  void entry(const Attr& a, int port, const std::vector<uint8_t>& buf, F text) {
+    out().open_object().uint(ibcore::PRINT_JSON, "portNum", nullptr, unsigned(port));
+    out().attribute(a.name, *a.desc, buf.data(), text).close_object();
+  }
+  void end_output() { out().close_array().close_object().finish(); }
 
   // Every port of the target node (NodeInfo.NumPorts; switches from 1).
   std::vector<int> all_port_numbers(ibcore::MadTransactor& mad, const IBPath& path) {
@@ -408,13 +403,12 @@ private:
       ibcore::report(e);
       throw ibtool::RefFail{"sampctlquery"};
     }
-    if (ibcore::json_enabled()) {
-      json_.push_back({&a, port, buf});
-      write_json();
-      return 0;
-    }
-    std::printf("# PortSamplesControl: Lid %u port %d\n", lid_, port);
-    std::fputs(iba::ref::pm_print(*a.desc, buf.data()).c_str(), stdout);
+    entry(a, port, buf, [&] {
+      char b[64];
+      std::snprintf(b, sizeof b, "# PortSamplesControl: Lid %u port %d\n", lid_, port);
+      return b + iba::ref::pm_print(*a.desc, buf.data());
+    });
+    end_output();
     return 0;
   }
 

@@ -13,8 +13,7 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
-#include "core/out/textout.h"
+#include "core/out/print.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "core/out/log.h"
@@ -159,50 +158,31 @@ private:
   // --json: {"attribute": its structure's name, "records": [{fields}]} for a
   // table, else {"attribute", "data": {fields}} (every field as iba/
   // declares it: what was asked for is shown, keys included).
-  static void print_json(const iba::StructDesc& d, const std::vector<uint8_t>& rep, bool table) {
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    j.obj().ks("attribute", d.name);
+  // The text: the reply's fields as "name: value" lines (a table: each
+  // record after a "Reply structure #n" line).
+  static void print_reply(const iba::StructDesc& d, const std::vector<uint8_t>& rep, bool table) {
+    ibcore::Printer p;
+    p.open_object().str(ibcore::PRINT_JSON, "attribute", nullptr, d.name);
     std::vector<uint8_t> buf(d.size, 0);
     if (table) {
       ibcore::SARecords recs = ibcore::sa_split_records(rep);
-      j.key("records").arr();
+      p.open_array("records");
+      size_t n = 0;
       for (auto r : recs.records) {
         std::fill(buf.begin(), buf.end(), 0);
         std::memcpy(buf.data(), r.data(), std::min(r.size(), buf.size()));
-        j.obj().fields(d, buf.data()).end();
+        p.text("Reply structure #%zu\n", n++);
+        p.attribute(nullptr, d, buf.data(), [&] { return iba::print_fields(d, buf.data(), "  "); });
       }
-      j.end();
+      p.close_array();
       if (recs.truncated)
-        ibcore::log::warn("W: the reply was truncated (segments lost): only %zu records shown\n",
-                     recs.records.size());
+        ibcore::log::warn("W: the reply was truncated (segments lost): only %zu records shown\n", n);
     } else {
       auto data = ibcore::MadTransactor::payload_of(rep);
       std::memcpy(buf.data(), data.data(), std::min(data.size(), buf.size()));
-      j.key("data").obj().fields(d, buf.data()).end();
+      p.attribute("data", d, buf.data(), [&] { return iba::print_fields(d, buf.data()); });
     }
-    j.end();
-    j.finish();
-  }
-
-  static void print_reply(const iba::StructDesc& d, const std::vector<uint8_t>& rep, bool table) {
-    if (ibcore::json_enabled()) return print_json(d, rep, table);
-    if (table) {
-      ibcore::SARecords recs = ibcore::sa_split_records(rep);
-      size_t n = 0;
-      for (auto r : recs.records) {
-        std::vector<uint8_t> buf(d.size, 0);
-        std::memcpy(buf.data(), r.data(), std::min(r.size(), buf.size()));
-        std::printf("Reply structure #%zu\n%s", n++, iba::print_fields(d, buf.data(), "  ").c_str());
-      }
-      if (recs.truncated)
-        ibcore::log::warn("W: the reply was truncated (segments lost): only %zu records shown\n", n);
-      return;
-    }
-    auto data = ibcore::MadTransactor::payload_of(rep);
-    std::vector<uint8_t> buf(d.size, 0);
-    std::memcpy(buf.data(), data.data(), std::min(data.size(), buf.size()));
-    std::fputs(iba::print_fields(d, buf.data()).c_str(), stdout);
+    p.close_object().finish();
   }
 
   static std::string rpc_list() {

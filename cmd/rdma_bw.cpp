@@ -31,7 +31,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/rpc/rpc.h"
 #include "core/transport/open.h"
 #include "core/transport/verbs.h"
@@ -197,10 +197,14 @@ public:
     // cannot carry RC traffic, fails here, before any TCP port is opened.
     v::Context ctx = v::Context::open(ep.ca);
     check_active(ctx, ep, c.port != 0 || (!c.ca.empty() && c.ca != ep.ca));
-    if (!ibcore::json_enabled()) {
-      std::printf("Local port: %s port %d, LID 0x%04x\n", ep.ca.c_str(), ep.port, unsigned(ep.lid));
-      std::fflush(stdout);
-    }
+    // --json: {"role", "device", "port", "local" and "remote" (LID, QPN, PSN,
+    // RKey, VAddr), "path", "received", "peerReceivedAsWritten", "sent"},
+    // written when the run is over; the text: each line as it is known.
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    p.open_object().str(ibcore::PRINT_JSON, "role", nullptr, server ? "server" : "client");
+    p.str(ibcore::PRINT_ANY, "device", "Local port: %s", ep.ca).uint(ibcore::PRINT_ANY, "port", " port %d", unsigned(ep.port));
+    p.text(", LID 0x%04x\n", unsigned(ep.lid));
+    std::fflush(stdout);
     v::PD pd(ctx);
     size_t bytes = size_t(size_);
     // Bidirectional: the first half is what this end sends, the second what
@@ -249,25 +253,10 @@ public:
     if (tcp.read_exact(4, 60) != "rdy!") throw ibcore::Error("The peer did not bring its QP up");
 
     // --json: the same facts as one document, written when the run ends.
-    std::unique_ptr<ibcore::JsonDoc> doc;
-    ibcore::JsonOut* j = nullptr;
-    if (ibcore::json_enabled()) {
-      doc = std::make_unique<ibcore::JsonDoc>(ibcore::json_pretty());
-      j = &doc->j();
-      j->obj().ks("role", server ? "server" : "client").ks("device", ep.ca).kv("port", unsigned(ep.port));
-      json_dest(*j, "local", loc);
-      json_dest(*j, "remote", rem);
-      j->ks("path", path.repr());
-    } else {
-      std::printf("Local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, RKey 0x%08x, VAddr 0x%016llx\n",
-                  unsigned(loc.lid), unsigned(loc.qpn), unsigned(loc.psn), unsigned(loc.rkey),
-                  (unsigned long long)loc.vaddr);
-      std::printf("Remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, RKey 0x%08x, VAddr 0x%016llx\n",
-                  unsigned(rem.lid), unsigned(rem.qpn), unsigned(rem.psn), unsigned(rem.rkey),
-                  (unsigned long long)rem.vaddr);
-      std::printf("Path to the peer: %s\n", path.repr().c_str());
-      std::fflush(stdout);
-    }
+    dest(p, "local", "Local address:  ", loc);
+    dest(p, "remote", "Remote address: ", rem);
+    p.str(ibcore::PRINT_ANY, "path", "Path to the peer: %s\n", path.repr());
+    std::fflush(stdout);
 
     bool sends = !server || bidir_;
     double secs = 0;
@@ -293,21 +282,18 @@ public:
           bad = i;
           break;
         }
-      if (j) {
-        j->key("received").obj().kv("bytes", bytes).kb("asWritten", bad == bytes);
-        if (bad != bytes) j->kv("firstBadByte", bad).kv("got", got[bad]).kv("expected", pattern(bad, rem.psn));
-        j->end();
+      const bool ok = bad == bytes;
+      p.open_object("received");
+      p.uint(ok ? ibcore::PRINT_ANY : ibcore::PRINT_JSON, "bytes", "Received %u bytes from the peer: all as written\n", bytes);
+      p.boolean(ibcore::PRINT_JSON, "asWritten", nullptr, ok);
+      if (!ok) {
+        p.uint(ibcore::PRINT_ANY, "firstBadByte", "Received data differs from what the peer wrote, first at byte %u", bad);
+        p.uint(ibcore::PRINT_ANY, "got", " (0x%02x", got[bad]);
+        p.uint(ibcore::PRINT_ANY, "expected", ", not 0x%02x)\n", pattern(bad, rem.psn));
       }
-      if (bad == bytes) {
-        verdict = "ok  ";
-        if (!j) std::printf("Received %zu bytes from the peer: all as written\n", bytes);
-      } else {
-        verdict = "bad ";
-        if (!j)
-          std::printf("Received data differs from what the peer wrote, first at byte %zu (0x%02x, not 0x%02x)\n", bad,
-                      unsigned(got[bad]), unsigned(pattern(bad, rem.psn)));
-        status = 1;
-      }
+      p.close_object();
+      verdict = ok ? "ok  " : "bad ";
+      if (!ok) status = 1;
     } else {
       verdict = "none";
     }
@@ -317,34 +303,29 @@ public:
       ibcore::log::error("E: the peer found the data it received corrupted\n");
       status = 1;
     }
-    if (j) j->kb("peerReceivedAsWritten", theirs != "bad ");
+    p.boolean(ibcore::PRINT_JSON, "peerReceivedAsWritten", nullptr, theirs != "bad ");
     if (sends) {
       double mb = double(bytes) * double(iters_) / 1e6;
       double peak = peaks.empty() ? 0 : *std::max_element(peaks.begin(), peaks.end());
-      if (j) {
-        j->key("sent").obj().kv("writes", uint64_t(iters_)).kv("size", uint64_t(size_));
-        j->kv("bytes", uint64_t(bytes) * uint64_t(iters_)).key("seconds").real(secs);
-        j->key("averageMBps").real(secs > 0 ? mb / secs : 0.0).key("peakMBps").real(peak).end();
-      }
+      p.open_object("sent").uint(ibcore::PRINT_ANY, "writes", "Sent %u RDMA WRITEs", uint64_t(iters_));
+      p.uint(ibcore::PRINT_ANY, "size", " of %u bytes", uint64_t(size_));
+      p.uint(ibcore::PRINT_JSON, "bytes", nullptr, uint64_t(bytes) * uint64_t(iters_)).real(ibcore::PRINT_FP, nullptr, " (%.0f bytes)", mb * 1e6);
+      p.real(ibcore::PRINT_ANY, "seconds", " in %.6f s\n", secs);
+      p.real(ibcore::PRINT_ANY, "averageMBps", "Bandwidth average: %.2f MB/sec\n", secs > 0 ? mb / secs : 0.0);
+      p.real(ibcore::PRINT_ANY, "peakMBps", "Bandwidth peak:    %.2f MB/sec\n", peak).close_object();
     }
-    if (j) {
-      j->end();
-      doc->commit();
-      return status;
-    }
-    if (sends) {
-      double mb = double(bytes) * double(iters_) / 1e6;
-      double peak = peaks.empty() ? 0 : *std::max_element(peaks.begin(), peaks.end());
-      std::printf("Sent %lld RDMA WRITEs of %lld bytes (%.0f bytes) in %.6f s\n", iters_, size_, mb * 1e6, secs);
-      std::printf("Bandwidth average: %.2f MB/sec\n", secs > 0 ? mb / secs : 0.0);
-      std::printf("Bandwidth peak:    %.2f MB/sec\n", peak);
-    }
+    p.close_object().finish();
     return status;
   }
 
 private:
-  static void json_dest(ibcore::JsonOut& j, const char* key, const Dest& d) {
-    j.key(key).obj().kv("LID", d.lid).kv("QPN", d.qpn).kv("PSN", d.psn).kv("RKey", d.rkey).kguid("VAddr", d.vaddr).end();
+  // One end of the connection: {"LID", "QPN", "PSN", "RKey", "VA"}, or
+  // its "<what>LID 0x..., QPN ..." line.
+  static void dest(ibcore::Printer& p, const char* key, const char* what, const Dest& d) {
+    p.open_object(key).uint(ibcore::PRINT_ANY, "LID", (std::string(what) + "LID 0x%04x").c_str(), d.lid);
+    p.uint(ibcore::PRINT_ANY, "QPN", ", QPN 0x%06x", d.qpn).uint(ibcore::PRINT_ANY, "PSN", ", PSN 0x%06x", d.psn);
+    p.uint(ibcore::PRINT_ANY, "RKey", ", RKey 0x%08x", d.rkey).guid(ibcore::PRINT_ANY, "VA", ", VAddr 0x%016x\n", d.vaddr);
+    p.close_object();
   }
   static size_t round_up(size_t n) { return (n + 4095) / 4096 * 4096; }
 
@@ -476,7 +457,7 @@ IBTOOL_COMMAND({.name = "rdma_bw",
                     "line); a port that is not Active is refused before any TCP exchange.  "
                     "--json (-j; --pretty indents): {\"role\": \"server\" or \"client\", \"device\", "
                     "\"port\", \"local\" and "
-                    "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VAddr\"}, \"path\", \"received\" "
+                    "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VA\"}, \"path\", \"received\" "
                     "(an end that receives: {\"bytes\", \"asWritten\", and when not \"firstBadByte\", \"got\", "
                     "\"expected\"}), \"peerReceivedAsWritten\", \"sent\" (an end that writes: {\"writes\", "
                     "\"size\", \"bytes\", \"seconds\", \"averageMBps\", \"peakMBps\"})}, written when both "

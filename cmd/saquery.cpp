@@ -27,7 +27,7 @@
 #include "core/rpc/rpc.h"
 #include "core/transport/open.h"
 #include "iba/introspect.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/out/textout.h"
 #include "iba/refprint_sa.h"
 #include "iba/sa.h"
@@ -147,7 +147,8 @@ public:
     app.add_option("-X,--proxy_join", pr_.proxy_join, "Proxy join (MCMemberRecord)");
     app.add_option("--service_id", pr_.service_id, "ServiceID (PathRecord)");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
-    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
+    ibtool::add_common_options(app, config(), ibtool::opt::Gmp | ibtool::opt::NodeNameMap | ibtool::opt::Json |
+                                                  ibtool::opt::Strict);
     app.add_option("args", args_, "[query-name] [<name> | <lid> | <guid>] [field=value ...]");
   }
 
@@ -179,8 +180,16 @@ public:
       return 2;
     }
     try {
+      // --json: {"records": [{"attribute", its fields (keys only with -K)}]},
+      // written when the query ends well.
+      ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+      out_ = &p;
+      p.open_object().open_array("records");
       int rc = work();
-      if (ibcore::json_enabled()) write_json();
+      p.close_array().close_object().finish();
+      // --strict: a query the SA answered with no record (or a name, LID
+      // or GUID no node has) fails.
+      if (!rc && !shown_) return ibtool::strict_exit(config(), 0, "no record");
       return rc;
     } catch (const ibcore::MADClassError& e) {
       // An SA status: the reference prints the status and exits with EIO.
@@ -262,37 +271,31 @@ private:
   // names them (keys only with -K), and what the text adds beside a record
   // (-s: "group" IsSM/IsSMdisabled; -m: "nodeDescription")}]}, written after
   // the query.
-  struct JsonRecord {
-    const iba::StructDesc* desc;
-    Bytes rec;
-    std::vector<std::pair<std::string, std::string>> extra;
-  };
-  std::vector<JsonRecord> json_records_;
-  void write_json() const {
-    // (the keys the text hides without -K)
+  ibcore::Printer* out_ = nullptr;  // run()'s output
+
+  // The keys the text hides without -K.
+  std::span<const std::string_view> hidden() const {
     static constexpr std::string_view KEYS[] = {"MKey", "SMKey"};
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    j.obj().key("records").arr();
-    for (const auto& r : json_records_) {
-      j.obj().ks("attribute", r.desc->name);
-      for (const auto& [k, v] : r.extra) j.ks(k, v);
-      j.fields(*r.desc, r.rec.data(), show_keys_ ? std::span<const std::string_view>() : std::span(KEYS));
-      j.end();
-    }
-    j.end().end();
-    j.finish();
+    return show_keys_ ? std::span<const std::string_view>() : std::span(KEYS);
+  }
+
+  // A record: {"attribute", extra keys, its fields}, or layout().
+  template <class F>
+  void record(const iba::StructDesc& d, const uint8_t* rec, F layout,
+              std::initializer_list<std::pair<const char*, std::string>> extra = {}) {
+    ++shown_;
+    out_->open_object().str(ibcore::PRINT_JSON, "attribute", nullptr, d.name);
+    for (const auto& [k, v] : extra) out_->str(ibcore::PRINT_JSON, k, nullptr, v);
+    out_->fields(d, rec, layout, hidden()).close_object();
   }
 
   void print(const iba::StructDesc& d, const Bytes& rec) {
-    if (ibcore::json_enabled()) {
-      json_records_.push_back({&d, rec, {}});
-      return;
-    }
-    iba::ref::SaPrintOptions o;
-    o.show_keys = show_keys_;
-    o.compat = config().compat;
-    std::fputs(iba::ref::sa_print(d, rec, o).c_str(), stdout);
+    record(d, rec.data(), [&] {
+      iba::ref::SaPrintOptions o;
+      o.show_keys = show_keys_;
+      o.compat = config().compat;
+      return iba::ref::sa_print(d, rec, o);
+    });
   }
 
   int print_all(const Query& q, Rec& r, uint32_t amod = 0) {
@@ -497,24 +500,22 @@ private:
     for (const auto& x : table(q, r)) {
       iba::SAMCMemberRecord m;
       m.load(x);
-      if (ibcore::json_enabled()) {
-        if (mlid && m.MLID() != *mlid) continue;
-        JsonRecord jr{&D, Bytes(x.begin(), x.end()), {}};
-        if (!opt_g_) jr.extra.emplace_back("nodeDescription", port_name(m.portGID()));
-        json_records_.push_back(std::move(jr));
-        continue;
-      }
-      if (mlid) {
-        if (m.MLID() == *mlid)
-          std::fputs(iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width,
-                                         m.portGID().str() + " (" + port_name(m.portGID()) + ")")
-                         .c_str(),
-                     stdout);
-        continue;
-      }
-      std::string s = iba::ref::sa_dump(D, x.data(), opt_g_ ? iba::ref::SA_MC_GROUP : iba::ref::SA_MC_MEMBER);
-      if (!opt_g_) s += iba::ref::sa_dotted("NodeDescription", iba::ref::SA_MC_MEMBER.width, port_name(m.portGID()));
-      std::fputs(s.c_str(), stdout);
+      if (mlid && m.MLID() != *mlid) continue;
+      std::optional<std::string> name;  // (asked once, when shown)
+      auto port = [&]() -> const std::string& {
+        if (!name) name = port_name(m.portGID());
+        return *name;
+      };
+      auto layout = [&] {
+        if (mlid)
+          return iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width, m.portGID().str() + " (" + port() + ")");
+        std::string s = iba::ref::sa_dump(D, x.data(), opt_g_ ? iba::ref::SA_MC_GROUP : iba::ref::SA_MC_MEMBER);
+        if (!opt_g_) s += iba::ref::sa_dotted("NodeDescription", iba::ref::SA_MC_MEMBER.width, port());
+        return s;
+      };
+      // (the member's node description: a JSON key, a line of the text)
+      if (opt_g_) record(D, x.data(), layout);
+      else record(D, x.data(), layout, {{"nodeDescription", port()}});
     }
     return 0;
   }
@@ -522,7 +523,7 @@ private:
   int list_cas() {
     std::printf("   LID \"name\"\n================\n");
     for (const auto& n : all_nodes())
-      if (n.nodeInfo().nodeType() == 1)
+      if (n.nodeInfo().nodeType() == 1 && ++shown_)
         std::printf("%6u  \"%s\"\n", unsigned(n.LID()), n.nodeDescription().nodeString().c_str());
     return 0;
   }
@@ -545,6 +546,7 @@ private:
   int name_to(const std::string& name) {
     for (const auto& n : all_nodes()) {
       if (!named(n, name)) continue;
+      ++shown_;
       if (opt_G_)
         std::printf("0x%016llx\n", static_cast<unsigned long long>(n.nodeInfo().portGUID()));
       else
@@ -560,6 +562,7 @@ private:
     for (const auto& n : all_nodes()) {
       bool hit = opt_O_ ? n.LID() == v : n.nodeInfo().portGUID() == v;
       if (hit) {
+        ++shown_;
         std::printf("%s\n", n.nodeDescription().nodeString().c_str());
         break;
       }
@@ -573,20 +576,19 @@ private:
   // comparing it whole.
   int sm_ports() {
     const Query& q = *find_query("PIR");
-    bool json = ibcore::json_enabled();
     for (int pass = 0; pass < 2; ++pass) {
-      if (!json) std::printf(pass == 0 ? "IsSM ports\n" : "\nIsSMdisabled ports\n");
+      out_->text(pass == 0 ? "IsSM ports\n" : "\nIsSMdisabled ports\n");
       Rec r(*q.desc);
       r.set("portInfo.capabilityMask", pass == 0 ? 1u << 1 : 1u << 10);
-      for (const auto& x : table(q, r, 1u << 31)) {
-        if (json) json_records_.push_back({q.desc, Bytes(x.begin(), x.end()), {{"group", pass == 0 ? "IsSM" : "IsSMdisabled"}}});
-        else std::fputs(iba::ref::sa_dump(*q.desc, x.data(), iba::ref::SA_ISSM).c_str(), stdout);
-      }
+      for (const auto& x : table(q, r, 1u << 31))
+        record(*q.desc, x.data(), [&] { return iba::ref::sa_dump(*q.desc, x.data(), iba::ref::SA_ISSM); },
+               {{"group", pass == 0 ? "IsSM" : "IsSMdisabled"}});
     }
     return 0;
   }
 
   CLI::App* app_ = nullptr;
+  size_t shown_ = 0;  // records (or names, LIDs, GUIDs) written: --strict
   std::optional<ibcore::NodeNameMap> map_;
   bool opt_p_ = false, opt_N_ = false, opt_L_ = false, opt_l_ = false, opt_G_ = false, opt_O_ = false, opt_U_ = false,
        opt_s_ = false, opt_g_ = false, opt_m_ = false, opt_x_ = false, opt_c_ = false, opt_S_ = false, opt_I_ = false,

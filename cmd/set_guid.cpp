@@ -13,7 +13,7 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/rpc/satransactor.h"
 #include "core/rpc/target.h"
 #include "iba/introspect.h"
@@ -143,15 +143,14 @@ private:
       throw ibcore::Error("The SA did not take alias GUID " + hex(guid) + " at index " + std::to_string(index) +
                           " of LID " + std::to_string(lid) + " (the record it returned holds " + hex(got) +
                           "; is the GUID in use by another port?)");
-    if (ibcore::json_enabled()) {
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().ks("action", delete_ ? "delete" : "set").kv("LID", lid).kv("index", index);
-      j.kguid("GUID", delete_ ? guid : got);
-      j.key("GUIDInfoRecord").obj().fields(out).end().end().finish();
-      return 0;
-    }
-    std::fputs(iba::ref::sa_print(out).c_str(), stdout);
+    // {"action", "LID", "index", "GUID", "GUIDInfoRecord": {fields}}; the
+    // text: the record as saquery prints it.
+    ibcore::Printer p;
+    p.open_object().str(ibcore::PRINT_JSON, "action", nullptr, delete_ ? "delete" : "set");
+    p.uint(ibcore::PRINT_JSON, "LID", nullptr, lid).uint(ibcore::PRINT_JSON, "index", nullptr, index);
+    p.guid(ibcore::PRINT_JSON, "GUID", nullptr, delete_ ? guid : got);
+    p.attribute("GUIDInfoRecord", iba::SAGUIDInfoRecord::DESC, out.buf.data(), [&] { return iba::ref::sa_print(out); });
+    p.close_object().finish();
     return 0;
   }
 
@@ -164,15 +163,14 @@ private:
                    t.records.size());
     if (t.records.empty() && !t.truncated)
       throw ibcore::Error("The SA has no GUIDInfoRecord for LID " + std::to_string(lid));
-    if (ibcore::json_enabled()) {
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().ks("action", "list").kv("LID", lid).kb("truncated", t.truncated).key("GUIDInfoRecords").arr();
-      for (const auto& r : t.records) j.obj().fields(r).end();
-      j.end().end().finish();
-      return 0;
-    }
-    for (const auto& r : t.records) std::fputs(iba::ref::sa_print(r).c_str(), stdout);
+    // {"action": "list", "LID", "truncated", "records": [{fields}]};
+    // the text: each record as saquery prints it.
+    ibcore::Printer p;
+    p.open_object().str(ibcore::PRINT_JSON, "action", nullptr, "list").uint(ibcore::PRINT_JSON, "LID", nullptr, lid);
+    p.boolean(ibcore::PRINT_JSON, "truncated", nullptr, t.truncated).open_array("records");
+    for (const auto& r : t.records)
+      p.attribute(nullptr, iba::SAGUIDInfoRecord::DESC, r.buf.data(), [&] { return iba::ref::sa_print(r); });
+    p.close_array().close_object().finish();
     return 0;
   }
 
@@ -216,7 +214,7 @@ IBTOOL_COMMAND({.name = "set_guid",
                     "and a non-zero status.\n\n"
                     "--json (-j; --pretty indents): {\"action\": \"set\" or \"delete\", \"LID\", \"index\", "
                     "\"GUID\" (the alias GUID now in the slot, or the one deleted), \"GUIDInfoRecord\": {its fields}}; "
-                    "--list: {\"action\": \"list\", \"LID\", \"truncated\", \"GUIDInfoRecords\": [{fields}]}.",
+                    "--list: {\"action\": \"list\", \"LID\", \"truncated\", \"records\": [{the GUIDInfoRecord's fields}]}.",
                 .usage = "[options] <port> <index> <guid> | --delete <port> <index> [<guid>] | --list <port>",
                 .examples = "  set_guid 4 1 0x0002c9030000ab01      # alias GUID at index 1 of LID 4\n"
                             "  set_guid 0000:0000:0010:0004 2 0    # index 2 of that port, GUID chosen by the SM\n"

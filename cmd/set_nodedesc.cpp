@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 #include "cmd/registry.h"
 #include "core/transport/devices.h"
 #include "core/base/error.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/out/log.h"
 
 namespace {
@@ -32,7 +33,7 @@ public:
     // legacy name keeps that output, byte for byte.
     // (--json: stdout is for the document; the notice goes to stderr.)
     if (name_ == "set_nodedesc.sh")
-      ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::warn, "\n*** WARNING ***: this command is deprecated.\n\n");
+      ibcore::text_or_log(ibcore::log::Level::warn, "\n*** WARNING ***: this command is deprecated.\n\n");
     std::vector<std::string> devs = ibcore::sysfs_device_names();
     if (devs.empty()) {
       std::fflush(stdout);
@@ -58,31 +59,27 @@ private:
   // --json: {"devices": [{"device", "nodeDescription" (-v; null when it
   // cannot be read) or "set" (whether it was written)}], "nodeDescription"
   // (what was written)}; the failures on stderr as in the text.
+  // The text: "<device>: <description>" a device (-v); nothing for a set.
   static int view(const std::vector<std::string>& devs) {
     int rc = 0;
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    bool json = ibcore::json_enabled();
-    if (json) j.obj().key("devices").arr();
+    ibcore::Printer p;
+    p.open_object().open_array("devices");
     for (const auto& d : devs) {
-      if (json) j.obj().ks("device", d).key("nodeDescription");
+      std::optional<std::string> s;
       try {
-        std::string s = ibcore::read_node_desc(d);
-        if (json) {
-          if (!s.empty() && s.back() == '\n') s.pop_back();
-          j.str(s).end();
-          continue;
-        }
-        if (s.empty() || s.back() != '\n') s += '\n';
-        std::printf("%s: %s", d.c_str(), s.c_str());
+        s = ibcore::read_node_desc(d);
+        if (!s->empty() && s->back() == '\n') s->pop_back();
       } catch (const std::exception& e) {
         std::fflush(stdout);
         ibcore::report(e);
-        if (json) j.null().end();
         rc = 1;
       }
+      p.open_object().str(s ? ibcore::PRINT_ANY : ibcore::PRINT_JSON, "device", "%s: ", d);
+      if (s) p.str(ibcore::PRINT_ANY, "nodeDescription", "%s\n", *s);
+      else p.null("nodeDescription");
+      p.close_object();
     }
-    if (json) j.end().end().finish();
+    p.close_array().close_object().finish();
     return rc;
   }
 
@@ -103,10 +100,8 @@ private:
       return 1;
     }
     int rc = 0;
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    bool json = ibcore::json_enabled();
-    if (json) j.obj().ks("nodeDescription", desc).key("devices").arr();
+    ibcore::Printer p;
+    p.open_object().str(ibcore::PRINT_JSON, "nodeDescription", nullptr, desc).open_array("devices");
     for (const auto& d : devs) {
       bool ok = true;
       try {
@@ -116,9 +111,10 @@ private:
         rc = 1;
         ok = false;
       }
-      if (json) j.obj().ks("device", d).kb("set", ok).end();
+      p.open_object().str(ibcore::PRINT_JSON, "device", nullptr, d).boolean(ibcore::PRINT_JSON, "set", nullptr, ok);
+      p.close_object();
     }
-    if (json) j.end().end().finish();
+    p.close_array().close_object().finish();
     return rc;
   }
 

@@ -25,7 +25,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/health/json_health.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -254,33 +254,20 @@ private:
     const char* done = disable_ ? "disabled" : enable_ ? "enabled" : "reset to Init";
     const char* would = disable_ ? "would disable" : enable_ ? "would enable" : "would reset to Init";
     int failed = 0;
-    // --json: the text's lines as {"action", "dryRun", "ports": [...]},
-    // written when every port has been tried.
-    bool json = json_enabled();
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    if (json) {
-      j.obj().ks("action", disable_ ? "disable" : enable_ ? "enable" : "init").kb("dryRun", dry_run_);
-      j.key("ports").arr();
-    }
-    auto json_port = [&](const Target& t, const IBDRPath& path, const iba::SMPPortInfo* state) {
-      j.obj();
-      json_port_keys(j, db_, t.node, int(t.port), H::port_lid(db_, db_.node(t.node), t.port), map_);
-      j.key("DRPath");
-      path.json_dr(j);
-      j.kb("changed", !dry_run_ && state);
-      if (state) json_fields_named(j, iba::SMPPortInfo::DESC, state->buf.data(), {"portState", "portPhysicalState"});
-      j.end();
+    // --json: the text's lines as {"action", "dryRun", "ports": [{the
+    // port's keys, "DRPath", "changed", "portState", "portPhysicalState"}]},
+    // written when every port has been tried.  The text: a line a port
+    // (none for a port that failed: its error is on stderr).
+    Printer p;
+    p.open_object().str(PRINT_JSON, "action", nullptr, disable_ ? "disable" : enable_ ? "enable" : "init");
+    p.boolean(PRINT_JSON, "dryRun", nullptr, dry_run_).open_array("ports");
+    auto port = [&](const Target& t, const IBDRPath& path, const char* verb, const iba::SMPPortInfo* state) {
+      print_port_action(p, db_, t.node, t.port, map_, path, verb, "changed", !dry_run_ && state, state);
     };
     for (auto& t : ts) {
       IBDRPath path(t.hops);
-      if (dry_run_ && json) {
-        json_port(t, path, &t.before);
-        continue;
-      }
       if (dry_run_) {
-        std::printf("%s: %s via DR path %s, now %s/%s\n", where(t).c_str(), would, path.dr_string().c_str(),
-                    iba::ref::port_state_word(t.before.portState()), iba::ref::phys_state_word(t.before.portPhysicalState()));
+        port(t, path, would, &t.before);
         continue;
       }
       iba::SMPPortInfo set = t.before;
@@ -291,21 +278,16 @@ private:
       set.set_linkWidthEnabled(0);
       try {
         iba::SMPPortInfo after = mad.SubnSet(set, path, t.port);
-        if (json) {
-          json_port(t, path, &after);
-          continue;
-        }
-        std::printf("%s: %s via DR path %s, now %s/%s\n", where(t).c_str(), done, path.dr_string().c_str(),
-                    iba::ref::port_state_word(after.portState()), iba::ref::phys_state_word(after.portPhysicalState()));
+        port(t, path, done, &after);
       } catch (MADError& e) {
         e.annotate("Setting the state of " + where(t) + " via DR path " + path.dr_string() + " failed.");
         ibcore::report(e);
         ++failed;
-        if (json) json_port(t, path, nullptr);
+        port(t, path, done, nullptr);
       }
       std::fflush(stdout);
     }
-    if (json) j.end().end().finish();
+    p.close_array().close_object().finish();
     return failed ? 1 : 0;
   }
 

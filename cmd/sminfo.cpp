@@ -7,7 +7,7 @@
 #include "cmd/target.h"
 #include "core/base/config.h"
 #include "core/base/error.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/rpc/target.h"
 #include "core/rpc/satransactor.h"
 #include "iba/smp.h"
@@ -66,18 +66,24 @@ public:
     } catch (const std::exception& e) {
       ibtool::ref_fail(e, "query");
     }
-    if (ibcore::json_enabled()) {
-      // {"destination", "SMInfo": {fields but SM_Key (the text never shows
-      // it); SMState by name with SMStateRaw}}
-      static constexpr std::string_view HIDE[] = {"SMKey"};
-      ibcore::json_attribute(stdout, "SMInfo", path, -1, iba::SMPSMInfo::DESC, info.buf.data(),
-                             HIDE);
-      return 0;
-    }
-    std::printf("sminfo: sm lid %u sm guid 0x%llx, activity count %u priority %u state %u %s\n",
-                unsigned(path.DLID), static_cast<unsigned long long>(info.GUID()),
-                unsigned(info.actCount()), unsigned(info.priority()), unsigned(info.SMState()),
-                state_name(unsigned(info.SMState())));
+    // {"destination", "SMInfo": {fields but SM_Key (the text never shows
+    // it); SMState by name with SMStateRaw}}; the text is the reference's
+    // line of the same SMInfo.
+    static constexpr std::string_view HIDE[] = {"SMKey"};
+    ibcore::Printer p;
+    p.open_object().json_value("destination", [&](ibcore::JsonOut& j) { path.json(j); });
+    p.attribute(
+        "SMInfo", iba::SMPSMInfo::DESC, info.buf.data(),
+        [&] {
+          char b[160];
+          std::snprintf(b, sizeof b, "sminfo: sm lid %u sm guid 0x%llx, activity count %u priority %u state %u %s\n",
+                        unsigned(path.DLID), static_cast<unsigned long long>(info.GUID()),
+                        unsigned(info.actCount()), unsigned(info.priority()), unsigned(info.SMState()),
+                        state_name(unsigned(info.SMState())));
+          return std::string(b);
+        },
+        HIDE);
+    p.close_object().finish();
     return 0;
   }
 

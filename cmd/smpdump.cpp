@@ -8,7 +8,7 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/rpc/satransactor.h"
@@ -122,42 +122,34 @@ private:
 
   // --json: {"attributeID", "attributeModifier", "status", "data" (the 64
   // bytes in hex), and for an attribute iba/ declares "attribute" (its
-  // name) and "fields" (decoded, as query shows them)}.
-  static void print_json(uint16_t attr, uint32_t mod, const uint8_t* data, uint16_t status) {
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
+  // name) and "fields" (decoded, as query shows them)}.  The text: the data
+  // as -s, --decode or the hex dump say, then the status when not zero.
+  void print(uint16_t attr, uint32_t mod, const uint8_t* data, uint16_t status) const {
+    using ibcore::PRINT_FP, ibcore::PRINT_JSON;
+    ibcore::Printer p;
+    p.open_object().uint(PRINT_JSON, "attributeID", nullptr, attr).uint(PRINT_JSON, "attributeModifier", nullptr, mod);
+    p.uint(PRINT_JSON, "status", nullptr, status);
     std::string hex;
     char b[3];
     for (size_t i = 0; i < SMP_DATA_SIZE; ++i) {
       std::snprintf(b, sizeof b, "%02x", data[i]);
       hex += b;
     }
-    j.obj().kv("attributeID", attr).kv("attributeModifier", mod).kv("status", status).ks("data", hex);
+    p.str(PRINT_JSON, "data", nullptr, hex);
     const iba::ClassDesc* c = iba::find_class(iba::mgmt::SUBN_LID_ROUTED);
     if (const iba::AttrDesc* a = c ? iba::find_attr(*c, attr) : nullptr) {
-      j.ks("attribute", a->desc->name).key("fields").obj().fields(*a->desc, data).end();
+      p.str(PRINT_JSON, "attribute", nullptr, a->desc->name);
+      p.open_object("fields").fields(*a->desc, data).close_object();
     }
-    j.end();
-    j.finish();
-  }
-
-  void print(uint16_t attr, uint32_t mod, const uint8_t* data, uint16_t status) const {
-    if (ibcore::json_enabled()) return print_json(attr, mod, data, status);
-    std::string out;
-    if (decode_) {
-      out = decoded(attr, data);
-    } else if (string_) {
-      out.assign(reinterpret_cast<const char*>(data), strnlen(reinterpret_cast<const char*>(data), SMP_DATA_SIZE));
-      out += "\n";
-    } else {
-      out = hex_dump(data);
-    }
-    if (status) {
-      char b[32];
-      std::snprintf(b, sizeof b, "SMP status: 0x%x\n", status);
-      out += b;
-    }
-    std::fputs(out.c_str(), stdout);
+    if (decode_)
+      p.text_raw(decoded(attr, data));
+    else if (string_)
+      p.str(PRINT_FP, nullptr, "%s\n",
+            std::string_view(reinterpret_cast<const char*>(data), strnlen(reinterpret_cast<const char*>(data), SMP_DATA_SIZE)));
+    else
+      p.text_raw(hex_dump(data));
+    if (status) p.uint(PRINT_FP, nullptr, "SMP status: 0x%x\n", status);
+    p.close_object().finish();
   }
 
   static std::string decoded(uint16_t attr, const uint8_t* data) {

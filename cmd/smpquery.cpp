@@ -12,7 +12,7 @@
 #include "core/base/error.h"
 #include "core/fabric/nodemap.h"
 #include "core/rpc/satransactor.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "iba/refprint_smp.h"
 #include "iba/smp.h"
 #include "core/out/log.h"
@@ -33,6 +33,7 @@ struct Ctx {
   std::vector<std::string> params;  // op parameters after the target
   bool extended = false;
   bool show_keys = false;
+  ibcore::Printer& p;  // the op's output
   std::string op;  // as given on the command line
   std::string node_name_map;  // --node-name-map
   iba::ref::Compat compat = iba::ref::Compat::Diags44;  // the output level (XDR's PortInfo lines)
@@ -60,32 +61,21 @@ T get(Ctx& c, uint32_t amod, const char* fail_msg) {
   return get_or<T>(c, amod, c.failed(fail_msg));
 }
 
-void out(const std::string& s) { std::fputs(s.c_str(), stdout); }
-
-// The attribute as text, or with --json as one JSON document.
-// (M_Key only with -K, as the text)
-template <class T>
-void emit(const Ctx& c, const char* attr, int port, const T& v, const std::string& text) {
-  static constexpr std::string_view KEYS[] = {"MKey"};
-  if (ibcore::json_enabled())
-    ibcore::json_attribute(stdout, attr, c.path, port, T::DESC, v.buf.data(),
-                           c.show_keys ? std::span<const std::string_view>() : std::span(KEYS));
-  else out(text);
+// The document: {"destination", "portNum" (when port >= 0), then the op's
+// attribute}, held until the op ends well (Printer::Doc::Whole: a failed
+// read leaves stdout empty); the text shows neither key.
+void head(const Ctx& c, int port) {
+  c.p.open_object().json_value("destination", [&](ibcore::JsonOut& j) { c.path.json(j); });
+  if (port >= 0) c.p.uint(ibcore::PRINT_JSON, "portNum", nullptr, unsigned(port));
 }
 
-// A table op's --json document: {"destination", "portNum" (when port >=
-// 0), "<attr>": {...}}, the attribute's object written by body.
-template <class F>
-void emit_table(const Ctx& c, const char* attr, int port, F body) {
-  ibcore::TextOut o(stdout);
-  ibcore::JsonOut j(o, ibcore::json_pretty());
-  j.obj().key("destination");
-  c.path.json(j);
-  if (port >= 0) j.kv("portNum", unsigned(port));
-  j.key(attr).obj();
-  body(j);
-  j.end().end();
-  j.finish();
+// An attribute through its declaration: its fields, or the reference's
+// layout text() makes.  (M_Key only with -K, as the text)
+template <class T, class F>
+void emit(const Ctx& c, const char* attr, int port, const T& v, F text) {
+  static constexpr std::string_view KEYS[] = {"MKey"};
+  head(c, port);
+  c.p.attribute(attr, T::DESC, v.buf.data(), text, c.show_keys ? std::span<const std::string_view>() : std::span(KEYS));
 }
 
 std::string header(const char* what, const IBPath& p) { return std::string("# ") + what + ": " + ibcore::portid_str(p); }
@@ -94,7 +84,7 @@ bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
 
 int op_nodeinfo(Ctx& c) {
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
-  emit(c, "NodeInfo", -1, ni, header("Node info", c.path) + "\n" + iba::ref::smp_print(ni));
+  emit(c, "NodeInfo", -1, ni, [&] { return header("Node info", c.path) + "\n" + iba::ref::smp_print(ni); });
   return 0;
 }
 
@@ -103,9 +93,11 @@ int op_nodedesc(Ctx& c) {
   auto nd = get<iba::SMPNodeDescription>(c, 0, "node desc query failed");
   ibcore::NodeNameMap map = ibcore::NodeNameMap::open(c.node_name_map);
   std::string name = map.remap(ni.nodeGUID(), nd.nodeString());
-  size_t l = name.size();
-  std::string dots = l < 32 ? std::string(32 - l, '.') : std::string(".");
-  emit(c, "NodeDescription", -1, nd, "Node Description:" + dots + name + "\n");
+  emit(c, "NodeDescription", -1, nd, [&] {
+    size_t l = name.size();
+    std::string dots = l < 32 ? std::string(32 - l, '.') : std::string(".");
+    return "Node Description:" + dots + name + "\n";
+  });
   return 0;
 }
 
@@ -113,26 +105,28 @@ int op_portinfo(Ctx& c) {
   unsigned port = port_arg(c.params, 0);
   uint32_t amod = port | (c.extended ? 0x80000000u : 0);
   auto pi = get<iba::SMPPortInfo>(c, amod, "port info query failed");
-  iba::ref::SmpPrintOptions o;
-  o.show_keys = c.show_keys;
-  o.compat = c.compat;
-  // XDR's lines show where the capability masks announce extended speeds
-  // 2.  A switch's external port reports no masks (IBA reserves them
-  // there: CapabilityMask 0): its switch's port 0 says, as upstream's
-  // ibportstate reads it.  Two more SMPs, only for such a port and only
-  // for the text (a failure of either leaves the lines out, as before).
-  iba::SMPPortInfo port0;
-  if (c.compat == iba::ref::Compat::Diags44 && port != 0 && pi.capabilityMask() == 0 && !ibcore::json_enabled()) {
-    try {
-      if (is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) {
-        port0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
-        o.capability = &port0;
+  emit(c, "PortInfo", int(port), pi, [&] {
+    iba::ref::SmpPrintOptions o;
+    o.show_keys = c.show_keys;
+    o.compat = c.compat;
+    // XDR's lines show where the capability masks announce extended
+    // speeds 2.  A switch's external port reports no masks (IBA reserves
+    // them there: CapabilityMask 0): its switch's port 0 says, as
+    // upstream's ibportstate reads it.  Two more SMPs, only for such a
+    // port and only for the text (a failure of either leaves the lines
+    // out, as before).
+    iba::SMPPortInfo port0;
+    if (c.compat == iba::ref::Compat::Diags44 && port != 0 && pi.capabilityMask() == 0) {
+      try {
+        if (is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) {
+          port0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
+          o.capability = &port0;
+        }
+      } catch (const ibcore::MADError&) {
       }
-    } catch (const ibcore::MADError&) {
     }
-  }
-  emit(c, "PortInfo", int(port), pi,
-       header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o));
+    return header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o);
+  });
   return 0;
 }
 
@@ -149,14 +143,15 @@ int op_portinfoext(Ctx& c) {
     c.fail("port info extended not supported");
   }
   auto pie = get<iba::SMPPortInfoExtended>(c, port, "port info extended query failed");
-  emit(c, "PortInfoExtended", int(port), pie,
-       header("Port info Extended", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pie));
+  emit(c, "PortInfoExtended", int(port), pie, [&] {
+    return header("Port info Extended", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pie);
+  });
   return 0;
 }
 
 int op_switchinfo(Ctx& c) {
   auto si = get<iba::SMPSwitchInfo>(c, 0, "switch info query failed");
-  emit(c, "SwitchInfo", -1, si, header("Switch info", c.path) + "\n" + iba::ref::smp_print(si));
+  emit(c, "SwitchInfo", -1, si, [&] { return header("Switch info", c.path) + "\n" + iba::ref::smp_print(si); });
   return 0;
 }
 
@@ -178,15 +173,12 @@ int op_pkeys(Ctx& c) {
     auto t = get<iba::SMPPKeyTable>(c, uint32_t(port) << 16 | uint32_t(block), "pkey table query failed");
     for (size_t i = 0; i < 32; ++i) keys.push_back(uint16_t(t.PKeyBlock(i)));
   }
-  if (ibcore::json_enabled()) {
-    emit_table(c, "PKeyTable", int(port), [&](ibcore::JsonOut& j) {
-      j.kv("capacity", cap).key("PKeyBlock").arr();
-      for (size_t i = 0; i < cap && i < keys.size(); ++i) j.num(keys[i]);
-      j.end();
-    });
-    return 0;
-  }
-  out(iba::ref::pkeys_print(keys, cap));
+  // {"PKeyTable": {"capacity", "PKeyBlock": [the keys in use]}}; the text:
+  // the reference's table of the same keys.
+  head(c, int(port));
+  c.p.open_object("PKeyTable").uint(ibcore::PRINT_JSON, "capacity", nullptr, cap).open_array("PKeyBlock");
+  for (size_t i = 0; i < cap && i < keys.size(); ++i) c.p.uint(ibcore::PRINT_JSON, nullptr, nullptr, keys[i]);
+  c.p.close_array().close_object().text_raw(iba::ref::pkeys_print(keys, cap));
   return 0;
 }
 
@@ -194,41 +186,24 @@ int op_sl2vl(Ctx& c) {
   unsigned outp = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   check_port(c, outp, ni);
-  // --json: {"destination", "SLToVLMappingTable": {"tables": [{"inPort",
-  // "outPort", "SLtoVL": [VL of SL 0..15]}]}}, written once every row is
-  // read (a failed read leaves stdout empty).
-  const bool json = ibcore::json_enabled();
-  struct Row {
-    unsigned in, out;
-    iba::SMPSLToVLMappingTable t;
-  };
-  std::vector<Row> rows;
-  if (!json) out(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
+  // {"SLToVLMappingTable": {"tables": [{"inPort", "outPort", "SLtoVL": [VL
+  // of SL 0..15]}]}}; the text: a header, then a row a table as it is read.
+  head(c, -1);
+  c.p.open_object("SLToVLMappingTable").open_array("tables");
+  c.p.text_raw(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
   auto row = [&](unsigned in, unsigned o) {
     auto t = get<iba::SMPSLToVLMappingTable>(c, (in << 8) | o, "slvl query failed");
-    if (json) {
-      rows.push_back({in, o, t});
-      return;
-    }
-    char b[64];
-    std::snprintf(b, sizeof b, "ports: in %2u, out %2u: ", in, o);
-    out(b + iba::ref::sl2vl_row(t));
+    c.p.open_object().uint(ibcore::PRINT_ANY, "inPort", "ports: in %2u", in);
+    c.p.uint(ibcore::PRINT_ANY, "outPort", ", out %2u: ", o).open_array("SLtoVL");
+    for (size_t i = 0; i < 16; ++i) c.p.uint(ibcore::PRINT_JSON, nullptr, nullptr, t.SLtoVL(i));
+    c.p.close_array().text_raw(iba::ref::sl2vl_row(t)).close_object();
   };
   if (!is_switch(ni)) {
     row(0, 0);
   } else {
     for (unsigned in = 0; in <= ni.numPorts(); ++in) row(in, outp);
   }
-  if (json)
-    emit_table(c, "SLToVLMappingTable", -1, [&](ibcore::JsonOut& j) {
-      j.key("tables").arr();
-      for (const Row& r : rows) {
-        j.obj().kv("inPort", r.in).kv("outPort", r.out).key("SLtoVL").arr();
-        for (size_t i = 0; i < 16; ++i) j.num(r.t.SLtoVL(i));
-        j.end().end();
-      }
-      j.end();
-    });
+  c.p.close_array().close_object();
   return 0;
 }
 
@@ -237,55 +212,41 @@ int op_vlarb(Ctx& c) {
   if (port == 0) {
     auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
     if (is_switch(ni) && !get<iba::SMPSwitchInfo>(c, 0, "switch info query failed").enhancedPort0()) {
-      if (ibcore::json_enabled()) {
-        // A base switch port 0 has no tables: both null.
-        emit_table(c, "VLArbitrationTable", 0, [](ibcore::JsonOut& j) { j.key("low").null().key("high").null(); });
-        return 0;
-      }
-      out("# No VLArbitration tables (BSP0): " + ibcore::portid_str(c.path) + " port 0\n");
+      // A base switch port 0 has no tables: both null.
+      head(c, 0);
+      c.p.open_object("VLArbitrationTable").null("low").null("high").close_object();
+      c.p.text("# No VLArbitration tables (BSP0): %s port 0\n", ibcore::portid_str(c.path).c_str());
       return 0;
     }
   }
   auto pi = get<iba::SMPPortInfo>(c, port, "port info query failed");
   unsigned low = unsigned(pi.VLArbitrationLowCap()), high = unsigned(pi.VLArbitrationHighCap());
-  if (ibcore::json_enabled()) {
-    // {"VLArbitrationLowCap", "VLArbitrationHighCap", "low": [{"VL",
-    // "weight"}], "high": [...]}: the entries the caps say are in use.
-    std::vector<iba::SMPVLArbitrationTable> blocks;
-    for (uint32_t blk = 1; blk <= 4; ++blk) {
-      unsigned cap = blk <= 2 ? low : high, first = (blk - 1) % 2 * 32;
-      if (first < cap) blocks.push_back(get<iba::SMPVLArbitrationTable>(c, blk << 16 | port, "vl arb query failed"));
-      else blocks.emplace_back();
-    }
-    emit_table(c, "VLArbitrationTable", int(port), [&](ibcore::JsonOut& j) {
-      j.kv("VLArbitrationLowCap", low).kv("VLArbitrationHighCap", high);
-      auto list = [&](const char* k, unsigned cap, size_t b0) {
-        j.key(k).arr();
-        for (unsigned i = 0; i < cap && i < 64; ++i) {
-          auto e = blocks[b0 + i / 32].VLWeightBlock(i % 32);
-          j.obj().kv("VL", e.VL()).kv("weight", e.weight()).end();
-        }
-        j.end();
-      };
-      list("low", low, 0);
-      list("high", high, 2);
-    });
-    return 0;
-  }
-  char b[160];
-  std::snprintf(b, sizeof b, "# VLArbitration tables: %s port %u LowCap %u HighCap %u\n",
-                ibcore::portid_str(c.path).c_str(), port, low, high);
-  out(b);
+  // {"VLArbitrationTable": {"VLArbitrationLowCap", "VLArbitrationHighCap",
+  // "low": [{"VL", "weight"}], "high": [...]}}: the entries the caps say
+  // are in use; the text: the reference's tables of them.
+  head(c, int(port));
+  c.p.open_object("VLArbitrationTable");
+  c.p.text("# VLArbitration tables: %s port %u", ibcore::portid_str(c.path).c_str(), port);
+  c.p.uint(ibcore::PRINT_ANY, "VLArbitrationLowCap", " LowCap %u", low);
+  c.p.uint(ibcore::PRINT_ANY, "VLArbitrationHighCap", " HighCap %u\n", high);
   // Blocks 1, 2: low priority entries 0-31, 32-63; 3, 4: high priority.
-  auto table = [&](const char* title, unsigned cap, uint32_t first_block) {
-    out(title);
+  auto table = [&](const char* key, const char* title, unsigned cap, uint32_t first_block) {
+    c.p.open_array(key);
+    if (cap) c.p.text("%s", title);
     for (unsigned done = 0, blk = first_block; done < cap && blk < first_block + 2; done += 32, ++blk) {
       auto t = get<iba::SMPVLArbitrationTable>(c, blk << 16 | port, "vl arb query failed");
-      out(iba::ref::vlarb_print(t, cap - done));
+      for (unsigned i = 0; i < 32 && done + i < cap; ++i) {
+        auto e = t.VLWeightBlock(i);
+        c.p.open_object().uint(ibcore::PRINT_JSON, "VL", nullptr, e.VL());
+        c.p.uint(ibcore::PRINT_JSON, "weight", nullptr, e.weight()).close_object();
+      }
+      c.p.text_raw(iba::ref::vlarb_print(t, cap - done));
     }
+    c.p.close_array();
   };
-  if (low) table("# Low priority VL Arbitration Table:\n", low, 1);
-  if (high) table("# High priority VL Arbitration Table:\n", high, 3);
+  table("low", "# Low priority VL Arbitration Table:\n", low, 1);
+  table("high", "# High priority VL Arbitration Table:\n", high, 3);
+  c.p.close_object();
   return 0;
 }
 
@@ -297,23 +258,21 @@ int op_guids(Ctx& c) {
     auto t = get<iba::SMPGUIDInfo>(c, uint32_t(block), "guid info query failed");
     for (size_t i = 0; i < 8; ++i) guids.push_back(iba::guid_at(t, i));
   }
-  if (ibcore::json_enabled()) {
-    emit_table(c, "GUIDInfo", -1, [&](ibcore::JsonOut& j) {
-      j.kv("capacity", cap).key("GUIDs").arr();
-      for (size_t i = 0; i < cap && i < guids.size(); ++i) j.guid(guids[i]);
-      j.end();
-    });
-    return 0;
-  }
-  out(iba::ref::guids_print(guids, cap));
+  // {"GUIDInfo": {"capacity", "GUIDs": [the GUIDs in use]}}; the text: the
+  // reference's table of them.
+  head(c, -1);
+  c.p.open_object("GUIDInfo").uint(ibcore::PRINT_JSON, "capacity", nullptr, cap).open_array("GUIDs");
+  for (size_t i = 0; i < cap && i < guids.size(); ++i) c.p.guid(ibcore::PRINT_JSON, nullptr, nullptr, guids[i]);
+  c.p.close_array().close_object().text_raw(iba::ref::guids_print(guids, cap));
   return 0;
 }
 
 int op_mepi(Ctx& c) {
   unsigned port = port_arg(c.params, 0);
   auto m = get<iba::SMPMlnxExtPortInfo>(c, port, "Mellanox ext port info query failed");
-  emit(c, "MlnxExtPortInfo", int(port), m,
-       header("MLNX ext Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(m));
+  emit(c, "MlnxExtPortInfo", int(port), m, [&] {
+    return header("MLNX ext Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(m);
+  });
   return 0;
 }
 
@@ -366,10 +325,13 @@ public:
     }
     auto t = ibtool::open_smp_target(config(), flags_, args_, 1);
     ibcore::SmpSource src(t.mad());
-    Ctx c{src, {}, {}, extended_, show_keys_, args_[0], config().node_name_map, config().compat};
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    Ctx c{src, {}, {}, extended_, show_keys_, p, args_[0], config().node_name_map, config().compat};
     c.path = t.path;
     if (args_.size() > 1 + flags_.nargs()) c.params.assign(args_.begin() + 1 + flags_.nargs(), args_.end());
-    return op->fn(c);
+    int rc = op->fn(c);
+    p.close_object().finish();
+    return rc;
   }
 
 private:

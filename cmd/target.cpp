@@ -5,7 +5,7 @@
 #include "core/transport/open.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/out/log.h"
 
 #include <cstdio>
@@ -77,8 +77,7 @@ Session open_session(const ibcore::Config& c, const ibcore::IBPath* scope) {
 int ref_exit(const std::string& tool, const std::string& msg) {
   ibcore::log::flush();
   // With --json stdout carries the document only: the line goes to stderr.
-  ibcore::log::stdout_or_log(ibcore::json_enabled(), ibcore::log::Level::error, "%s: iberror: failed: %s\n",
-                             tool.c_str(), msg.c_str());
+  ibcore::text_or_log(ibcore::log::Level::error, "%s: iberror: failed: %s\n", tool.c_str(), msg.c_str());
   return 255;
 }
 

@@ -28,7 +28,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/rpc/rpc.h"
 #include "core/transport/transport.h"
 #include "iba/introspect.h"
@@ -108,12 +108,10 @@ public:
   // The run: text, or with --json one document written when the run ends
   // well (a failure leaves only its message on stderr).
   int run() override {
-    if (!ibcore::json_enabled()) return work_text_or_json();
-    ibcore::JsonDoc doc(ibcore::json_pretty());
-    j_ = &doc.j();
-    int rc = work_text_or_json();  // (opens the document's object, or throws)
-    j_->end();
-    doc.commit();
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    p_ = &p;
+    int rc = work();  // (opens the document's object, or throws)
+    p.close_object().finish();
     return rc;
   }
 
@@ -174,26 +172,26 @@ private:
     }
     std::vector<uint8_t> d(cs.bytes().begin(), cs.bytes().end());
     uint32_t amod = 2u << 22 | uint32_t(recs.size()) << 16;
-    if (j_) j_->key(set ? "configSpaceWritten" : "configSpaceRead");
+    const char* key = set ? "configSpaceWritten" : "configSpaceRead";
     if (!vend(set ? iba::method::SET : iba::method::GET, iba::AttrId<iba::MLXConfigSpaceAccess>::value, amod, d)) {
       ibcore::log::info("cannot %s config space records\n", set ? "set" : "get");
-      if (j_) j_->null();
+      p_->null(key);
       return;
     }
     cs = as<iba::MLXConfigSpaceAccess>(d);
-    if (j_) j_->arr();
+    p_->open_array(key);
     for (size_t i = 0; i < recs.size(); ++i) {
       auto r = cs.record(i);
-      if (j_) {
-        j_->obj().kv("address", uint32_t(r.address())).kv("data", uint32_t(r.data() & r.mask())).end();
-        continue;
-      }
-      std::printf("Config space record at 0x%x: 0x%x\n", unsigned(r.address()), unsigned(r.data() & r.mask()));
+      p_->open_object().uint(ibcore::PRINT_ANY, "address", "Config space record at 0x%x: ", uint32_t(r.address()));
+      p_->uint(ibcore::PRINT_ANY, "data", "0x%x\n", uint32_t(r.data() & r.mask())).close_object();
     }
-    if (j_) j_->end();
+    p_->close_array();
   }
 
-  int work_text_or_json() {
+  // {"destination", "portNum", then what the options asked: "counterGroupInfo",
+  // "configCounterGroups", "configSpaceRead"/"configSpaceWritten",
+  // "generalInfo", "portXmitWait"}; the text: the reference's lines.
+  int work() {
     // A LID is addressed directly by the reference: without a PathRecord
     // its first MAD fails instead.
     target_ = ibtool::open_gmp_target(config(), flags_, args_, 0, {.explain_bad_target = false, .iberror_on_open = false});
@@ -204,38 +202,30 @@ private:
     int port = args_.size() > 1   ? int(std::strtoul(args_[1].c_str(), nullptr, 0))
                : args_.empty() ? target_.session->ep->port
                                : 0;
-    if (j_) {
-      j_->obj().key("destination");
-      path_.json(*j_);
-      j_->kv("portNum", unsigned(port));
-    }
+    ibcore::Printer& p = *p_;
+    p.open_object().json_value("destination", [&](ibcore::JsonOut& j) { path_.json(j); });
+    p.uint(ibcore::PRINT_JSON, "portNum", nullptr, unsigned(port));
 
     if (cg_info_) {
       std::vector<uint8_t> d;
-      if (j_) j_->key("counterGroupInfo");
       if (!vend(iba::method::GET, iba::AttrId<iba::MLXCounterGroupInfo>::value, uint32_t(port), d)) {
         ibcore::log::info("counter group info query failure\n");
-        if (j_) j_->null();
+        p.null("counterGroupInfo");
         return 0;
       }
       auto ci = as<iba::MLXCounterGroupInfo>(d);
-      int n = int(ci.numOfCounterGroups());
-      if (j_) {
-        j_->obj().kv("numOfCounterGroups", unsigned(n)).key("groupMask").arr();
-        for (int i = 0; i < n; ++i) j_->num(group_mask(d, i));
-        j_->end().end();
-        return 0;
-      }
-      std::printf("counter_group_info:\n");
-      std::printf("%d counter groups\n", n);
-      for (int i = 0; i < n; ++i) std::printf("group%d mask %#x\n", i, group_mask(d, i));
+      unsigned n = unsigned(ci.numOfCounterGroups());
+      p.open_object("counterGroupInfo").text("counter_group_info:\n");
+      p.uint(ibcore::PRINT_ANY, "numOfCounterGroups", "%d counter groups\n", n).open_array("groupMask");
+      for (unsigned i = 0; i < n; ++i)
+        p.uint(ibcore::PRINT_ANY, nullptr, ("group" + std::to_string(i) + " mask %#x\n").c_str(), group_mask(d, int(i)));
+      p.close_array().close_object();
       return 0;
     }
     if (!cg_config_.empty()) {
-      if (j_)
-        j_->key("configCounterGroups").obj().kv("groupSelect0", unsigned(cg0_)).kv("groupSelect1", unsigned(cg1_));
-      else
-        std::printf("counter_groups_config: configuring group0 %d group1 %d\n", cg0_, cg1_);
+      p.open_object("configCounterGroups").uint(ibcore::PRINT_JSON, "groupSelect0", nullptr, unsigned(cg0_));
+      p.uint(ibcore::PRINT_JSON, "groupSelect1", nullptr, unsigned(cg1_));
+      p.text("counter_groups_config: configuring group0 %d group1 %d\n", cg0_, cg1_);
       std::fflush(stdout);
       iba::MLXConfigCounterGroups g;
       g.set_groupSelect0(uint8_t(cg0_));
@@ -243,19 +233,17 @@ private:
       std::vector<uint8_t> d(g.bytes().begin(), g.bytes().end());
       if (!vend(iba::method::SET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d)) {
         ibcore::log::info("config counter group set failure\n");
-        if (j_) j_->kb("set", false).end();
+        p.boolean(ibcore::PRINT_JSON, "set", nullptr, false).close_object();
         return 0;
       }
       d.assign(232, 0);
       bool read = vend(iba::method::GET, iba::AttrId<iba::MLXConfigCounterGroups>::value, uint32_t(port), d);
       if (!read) ibcore::log::info("config counter group query failure\n");
-      if (j_) {
-        // What the device says it selects now.
-        j_->kb("set", true).key("read");
-        if (read) j_->obj().fields(as<iba::MLXConfigCounterGroups>(d)).end();
-        else j_->null();
-        j_->end();
-      }
+      // What the device says it selects now (the text does not show it).
+      p.boolean(ibcore::PRINT_JSON, "set", nullptr, true);
+      if (read) p.open_object("read").fields(iba::MLXConfigCounterGroups::DESC, as<iba::MLXConfigCounterGroups>(d).buf.data()).close_object();
+      else p.null("read");
+      p.close_object();
       return 0;
     }
     if (!rd_.empty() || !wr_.empty()) {
@@ -283,29 +271,25 @@ private:
       fw[0] = uint32_t(gi.fwMajor()), fw[1] = uint32_t(gi.fwMinor()), fw[2] = uint32_t(gi.fwSubMinor());
       sw[0] = unsigned(gi.swMajor()), sw[1] = unsigned(gi.swMinor()), sw[2] = unsigned(gi.swSubMinor());
     }
-    if (general_ && j_) {
+    if (general_) {
       // Its fields as iba/ names them, in the device's form, with the
       // versions as the text writes them.
-      j_->key("generalInfo").obj();
-      if (iba::mlx_ext_fw_info(dev)) j_->fields(as<iba::MLXGeneralInfo>(d));
-      else j_->fields(gi);
+      p.open_object("generalInfo");
+      if (iba::mlx_ext_fw_info(dev)) p.fields(iba::MLXGeneralInfo::DESC, as<iba::MLXGeneralInfo>(d).buf.data());
+      else p.fields(iba::MLXGeneralInfoIS3::DESC, gi.buf.data());
       char b[64];
+      p.text("hw_dev_rev:  0x%04x\n", unsigned(gi.hwRevision()));
+      p.text("hw_dev_id:   0x%04x\n", unsigned(dev));
+      p.text("hw_uptime:   0x%08x\n", unsigned(gi.hwUptime()));
       std::snprintf(b, sizeof b, "%02d.%02d.%02d", int(fw[0]), int(fw[1]), int(fw[2]));
-      j_->ks("fwVersion", b);
-      std::snprintf(b, sizeof b, "%02d.%02d.%02d", int(sw[0]), int(sw[1]), int(sw[2]));
-      j_->ks("swVersion", b).end();
-    } else if (general_) {
-      std::printf("hw_dev_rev:  0x%04x\n", unsigned(gi.hwRevision()));
-      std::printf("hw_dev_id:   0x%04x\n", unsigned(dev));
-      std::printf("hw_uptime:   0x%08x\n", unsigned(gi.hwUptime()));
-      std::printf("fw_version:  %02d.%02d.%02d\n", int(fw[0]), int(fw[1]), int(fw[2]));
-      std::printf("fw_build_id: 0x%04x\n", unsigned(gi.fwBuildID()));
-      std::printf("fw_date:     %02x/%02x/%04x\n", unsigned(gi.fwMonth()), unsigned(gi.fwDay()),
-                  unsigned(gi.fwYear()));
+      p.str(ibcore::PRINT_ANY, "fwVersion", "fw_version:  %s\n", b);
+      p.text("fw_build_id: 0x%04x\n", unsigned(gi.fwBuildID()));
+      p.text("fw_date:     %02x/%02x/%04x\n", unsigned(gi.fwMonth()), unsigned(gi.fwDay()), unsigned(gi.fwYear()));
       // The PSID is printed up to its first NUL, at most its 16 bytes.
-      std::printf("fw_psid:     '%s'\n", gi.fwPSID().c_str());
-      std::printf("fw_ini_ver:  %d\n", int(uint32_t(gi.fwIniFileVersion())));
-      std::printf("sw_version:  %02d.%02d.%02d\n", int(sw[0]), int(sw[1]), int(sw[2]));
+      p.text("fw_psid:     '%s'\n", gi.fwPSID().c_str());
+      p.text("fw_ini_ver:  %d\n", int(uint32_t(gi.fwIniFileVersion())));
+      std::snprintf(b, sizeof b, "%02d.%02d.%02d", int(sw[0]), int(sw[1]), int(sw[2]));
+      p.str(ibcore::PRINT_ANY, "swVersion", "sw_version:  %s\n", b).close_object();
     }
     if (xmit_wait_) {
       if (dev != IS3_DEVICE_ID) {
@@ -314,7 +298,7 @@ private:
         throw ibtool::RefFail{b};
       }
       // Ports 1..16 then 17..24 (IS3 numbers its ports from 4 in this table).
-      if (j_) j_->key("portXmitWait").arr();
+      p.open_array("portXmitWait");
       for (int pass = 0; pass < 2; ++pass) {
         unsigned n = pass == 0 ? 16 : 8;
         iba::MLXConfigSpaceAccess cs;
@@ -329,12 +313,12 @@ private:
         for (unsigned i = 0; i < n; ++i) {
           uint32_t v = uint32_t(cs.record(i).data());
           if (!v) continue;
-          int p = pass == 0 ? int(i) + 4 : (i < 4 ? int(i) + 21 : int(i) - 3);
-          if (j_) j_->obj().kv("portNum", unsigned(p)).kv("portXmitWait", v).end();
-          else std::printf("Port %d: PortXmitWait 0x%x\n", p, unsigned(v));
+          int pn = pass == 0 ? int(i) + 4 : (i < 4 ? int(i) + 21 : int(i) - 3);
+          p.open_object().uint(ibcore::PRINT_ANY, "portNum", "Port %d: ", unsigned(pn));
+          p.uint(ibcore::PRINT_ANY, "portXmitWait", "PortXmitWait 0x%x\n", v).close_object();
         }
       }
-      if (j_) j_->end();
+      p.close_array();
     }
     std::fflush(stdout);
     return 0;
@@ -349,7 +333,7 @@ private:
   int cg0_ = 0, cg1_ = 0;
   std::vector<std::string> args_;
   ibcore::MadTransactor* mad_ = nullptr;
-  ibcore::JsonOut* j_ = nullptr;  // --json: the document being written
+  ibcore::Printer* p_ = nullptr;  // run()'s output
   ibcore::IBPath path_;
   std::exception_ptr path_error_;
 };

@@ -208,6 +208,10 @@ std::optional<uint32_t> value_of(std::span<const Named> table, std::string_view 
   return std::nullopt;
 }
 
+const Enumeration* enumeration_by_id(uint8_t id) {
+  return id >= 1 && id <= std::size(FIELD_ENUMERATIONS) ? FIELD_ENUMERATIONS[id - 1] : nullptr;
+}
+
 std::string Enumeration::name(uint64_t raw) const {
   if (mask) return raw ? mask_names(table(), raw) : std::string();
   const char* n = name_of(table(), uint32_t(raw));

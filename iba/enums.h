@@ -6,6 +6,8 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
+#include <iterator>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -81,6 +83,16 @@ struct Enumeration {
 inline constexpr Enumeration NODE_TYPE{node_types}, PORT_STATE{port_states}, PHYS_STATE{phys_states},
     LINK_WIDTH{link_widths, true}, LINK_SPEED{link_speeds, true}, LINK_SPEED_EXT{link_speeds_ext, true},
     LINK_SPEED_EXT2{link_speeds_ext2, true}, MTU{mtus}, SM_STATE{sm_states};
+// Every enumeration a field may name, numbered from 1 in this order: a
+// field stores the number (iba/struct.h: no pointer in the field tables).
+inline constexpr const Enumeration* FIELD_ENUMERATIONS[] = {
+    &NODE_TYPE, &PORT_STATE, &PHYS_STATE, &LINK_WIDTH, &LINK_SPEED, &LINK_SPEED_EXT, &LINK_SPEED_EXT2, &MTU, &SM_STATE};
+// The number of e in that list (a compile error if it is not there).
+consteval uint8_t enumeration_id(const Enumeration* e) {
+  for (size_t i = 0; i < std::size(FIELD_ENUMERATIONS); ++i)
+    if (FIELD_ENUMERATIONS[i] == e) return uint8_t(i + 1);
+  throw "an enumeration a field names must be in FIELD_ENUMERATIONS";
+}
 
 // The PortInfo capability bits the code tests (named in
 // capability_mask() / capability_mask2()).

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
-
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -96,9 +95,11 @@ std::string hex_bytes(std::span<const uint8_t> b) {
 // --- field lookup ----------------------------------------------------------------
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
+  // ASCII only (field and value names are), without a libc call a
+  // character: the layouts look their fields up by name at every print.
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
   for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (a[i] != b[i] && lower(a[i]) != lower(b[i])) return false;
   return true;
 }
 
@@ -170,6 +171,17 @@ std::vector<FieldRef> leaves(const StructDesc& desc, bool with_reserved) {
 }
 
 std::optional<FieldRef> find_field(const StructDesc& desc, std::string_view dotted, std::string* err) {
+  // A plain name (what the print layouts look up at every print): one pass,
+  // no path to build (and a loop to tell it, not find_first_of, which is a
+  // memchr a character).
+  if (std::none_of(dotted.begin(), dotted.end(), [](char c) { return c == '.' || c == '['; })) {
+    Components cs(0);
+    for (const auto& f : desc.field_list()) {
+      uint32_t c = cs.take(f);
+      if (f.name_len == dotted.size() && f.kind != Kind::Rsv && ieq(f.name, dotted))
+        return FieldRef{&f, f.bit_off, -1, std::string(f.name.view()), c};
+    }
+  }
   const StructDesc* d = &desc;
   uint32_t base = 0, comp = 0;
   std::string path;
@@ -579,7 +591,7 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
           uint32_t eo = g.bit_off + i * g.width;
           if (eo < start) continue;
           if (eo >= end) break;
-          FieldRef r{&g, eo, int(i), g.name, 0};
+          FieldRef r{&g, eo, int(i), std::string(g.name), 0};
           std::string v = g.kind == Kind::Struct ? struct_text(*g.sub, eo, buf) : format_value(r, buf);
           if (v.size() > 200) v = v.substr(0, 200) + "...";
           names += (names.empty() ? "" : ",") + std::string(g.name) + "[" + std::to_string(i) + "]=" + v;
@@ -587,7 +599,7 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
         continuation = true;  // the array covers this word
         continue;
       }
-      FieldRef r{&g, g.bit_off, -1, g.name, 0};
+      FieldRef r{&g, g.bit_off, -1, std::string(g.name), 0};
       std::string v = format_value(r, buf);
       if (v.size() > 200) v = v.substr(0, 200) + "...";
       names += (names.empty() ? "" : ",") + std::string(g.name) + "=" + v;

@@ -36,6 +36,10 @@ std::string dotted(std::string_view label, std::string_view value);
 // that does not exist (a bug in the table, caught by unit tests).
 std::string dump(const StructDesc& desc, const uint8_t* buf, std::span<const Line> lines);
 
+// "0x" and v in lowercase hex, zero padded to at least `digits` digits
+// (printf's "0x%0*llx", without printf's cost: a print formats a few dozen).
+std::string hex_padded(uint64_t v, int digits);
+
 // Common formatters.
 std::string dec(uint64_t v, const FieldRef&, const uint8_t*);        // 12
 std::string hex(uint64_t v, const FieldRef& r, const uint8_t*);      // 0x000c, zero padded to the field width

@@ -98,11 +98,7 @@ std::string mask_lines(uint64_t v, const char* const* names, unsigned nbits) {
 }
 
 // Hex zero padded to whole bytes of the field (libibmad's hex dumper).
-std::string hexb(uint64_t v, const FieldRef& r, const uint8_t*) {
-  char b[40];
-  std::snprintf(b, sizeof b, "0x%0*llx", int((r.width() + 7) / 8 * 2), static_cast<unsigned long long>(v));
-  return b;
-}
+std::string hexb(uint64_t v, const FieldRef& r, const uint8_t*) { return hex_padded(v, int((r.width() + 7) / 8 * 2)); }
 
 #define WRAP(fn) \
   [](uint64_t v, const FieldRef&, const uint8_t*) { return fn(v); }

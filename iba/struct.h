@@ -64,17 +64,71 @@ enum class Kind : uint8_t {
 struct StructDesc;
 namespace enums {
 struct Enumeration;
-}
+// The enumeration a field names, by its number in iba/enums.h's list (0:
+// none); defined there.
+const Enumeration* enumeration_by_id(uint8_t id);
+}  // namespace enums
+
+// The field tables hold no pointers.  In a position-independent executable
+// every pointer in a constant table is a relocation the dynamic loader
+// applies at every start, and the ~1000 field names were most of ours
+// (bench/smpquery_bench.sh, README "Performance").  So a field's name and
+// nested structure are stored as offsets from the field itself into the
+// table object that holds them (StructTable below), and its enumeration as
+// a number; the members read like the pointers they replace (f.name is a
+// C string, f.sub and f.enumeration pointers).  A FieldDesc lives only in
+// its table: it cannot be copied (a copy would point elsewhere).
+struct FieldName {
+  int32_t rel = 0;  // from this member to the NUL-terminated name
+  uint16_t len = 0;
+
+  constexpr FieldName() = default;
+  FieldName(const FieldName&) = delete;
+  FieldName& operator=(const FieldName&) = delete;
+  const char* c_str() const { return reinterpret_cast<const char*>(this) + rel; }
+  std::string_view view() const { return {c_str(), len}; }
+  size_t size() const { return len; }
+  operator const char*() const { return c_str(); }
+  operator std::string_view() const { return view(); }
+  friend bool operator==(const FieldName& a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(const FieldName& a, const char* b) { return a.view() == std::string_view(b); }
+  friend bool operator==(const FieldName& a, const std::string& b) { return a.view() == b; }
+  friend std::string operator+(std::string a, const FieldName& b) { return a.append(b.view()); }
+  friend std::string operator+(const FieldName& a, std::string_view b) { return std::string(a.view()).append(b); }
+};
+
+struct SubStruct {
+  int32_t rel = 0;  // from this member to the table's slot holding the StructDesc*, 0: none
+
+  constexpr SubStruct() = default;
+  SubStruct(const SubStruct&) = delete;
+  SubStruct& operator=(const SubStruct&) = delete;
+  const StructDesc* get() const {
+    return rel ? *reinterpret_cast<const StructDesc* const*>(reinterpret_cast<const char*>(this) + rel) : nullptr;
+  }
+  operator const StructDesc*() const { return get(); }
+  const StructDesc& operator*() const { return *get(); }
+  const StructDesc* operator->() const { return get(); }
+};
+
+struct FieldEnumeration {
+  uint8_t id = 0;  // enums::enumeration_by_id's number, 0: none
+
+  const enums::Enumeration* get() const { return id ? enums::enumeration_by_id(id) : nullptr; }
+  operator const enums::Enumeration*() const { return get(); }
+  const enums::Enumeration& operator*() const { return *get(); }
+  const enums::Enumeration* operator->() const { return get(); }
+};
 
 struct FieldDesc {
-  const char* name;
-  uint16_t name_len;  // strlen(name)
-  uint32_t bit_off;   // offset of element 0, bits from the structure start
-  uint32_t width;     // bits per element
-  uint16_t count;     // 1 for a scalar, else the array length
-  Kind kind;
-  const StructDesc* sub;  // for Kind::Struct
-  const enums::Enumeration* enumeration = nullptr;  // the names of its values, if any
+  FieldName name;
+  uint16_t name_len = 0;  // strlen(name)
+  uint32_t bit_off = 0;   // offset of element 0, bits from the structure start
+  uint32_t width = 0;     // bits per element
+  uint16_t count = 0;     // 1 for a scalar, else the array length
+  Kind kind = Kind::Uint;
+  FieldEnumeration enumeration;  // the names of its values, if any
+  SubStruct sub;                 // for Kind::Struct
 
   constexpr uint32_t total_bits() const { return width * count; }
 };
@@ -86,6 +140,69 @@ struct StructDesc {
   uint32_t nfields;
 
   constexpr std::span<const FieldDesc> field_list() const { return {fields, nfields}; }
+};
+
+// What the declaration macros write for each field; turned into a
+// StructTable at compile time (these never reach the binary).
+struct FieldProto {
+  const char* name;
+  uint16_t name_len;
+  uint32_t bit_off;
+  uint32_t width;
+  uint16_t count;
+  Kind kind;
+  const StructDesc* sub;
+  uint8_t enumeration;
+};
+
+template <size_t N>
+constexpr size_t proto_subs(const FieldProto (&p)[N]) {
+  size_t k = 0;
+  for (const FieldProto& f : p) k += f.sub != nullptr;
+  return k;
+}
+template <size_t N>
+constexpr size_t proto_names(const FieldProto (&p)[N]) {
+  size_t m = 0;
+  for (const FieldProto& f : p) m += f.name_len + 1u;
+  return m;
+}
+
+// One structure's fields, the nested structures they name and their names,
+// in one object (so that the offsets between them are constants).  It
+// holds pointers only when the structure nests others (the slots of subs),
+// so most tables are plain constants; the descriptor (StructDesc, its name
+// and fields) is an object of its own, and the descriptors lie together.
+template <size_t N, size_t K, size_t M>
+struct StructTable {
+  FieldDesc fields[N];
+  const StructDesc* subs[K ? K : 1] = {};
+  char names[M] = {};
+
+  constexpr explicit StructTable(const FieldProto (&p)[N]) {
+    size_t pos = 0, k = 0;
+    for (size_t i = 0; i < N; ++i) {
+      const FieldProto& s = p[i];
+      FieldDesc& f = fields[i];
+      const size_t at = offsetof(StructTable, fields) + i * sizeof(FieldDesc);
+      f.name.rel = int32_t(offsetof(StructTable, names) + pos) - int32_t(at + offsetof(FieldDesc, name));
+      f.name.len = s.name_len;
+      for (size_t c = 0; c < s.name_len; ++c) names[pos + c] = s.name[c];
+      pos += s.name_len + 1u;
+      f.name_len = s.name_len;
+      f.bit_off = s.bit_off;
+      f.width = s.width;
+      f.count = s.count;
+      f.kind = s.kind;
+      f.enumeration.id = s.enumeration;
+      if (s.sub) {
+        subs[k] = s.sub;
+        f.sub.rel = int32_t(offsetof(StructTable, subs) + k * sizeof(const StructDesc*)) -
+                    int32_t(at + offsetof(FieldDesc, sub));
+        ++k;
+      }
+    }
+  }
 };
 
 struct Gid {
@@ -182,14 +299,15 @@ struct Wire {
 
 // --- the declaration machinery ------------------------------------------------
 // Field table entries.
-#define IBA_FD_F(name, off, width, kind, ...) \
-  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, width, 1, ::iba::Kind::kind, nullptr __VA_OPT__(, &::iba::enums::__VA_ARGS__)},
+#define IBA_FD_F(name, off, width, kind, ...)                                           \
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, 1, ::iba::Kind::kind, nullptr, \
+                    __VA_OPT__(::iba::enums::enumeration_id(&::iba::enums::__VA_ARGS__) +) 0},
 #define IBA_FD_A(name, off, width, kind, count) \
-  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr},
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr, 0},
 #define IBA_FD_S(name, off, type) \
-  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC},
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC, 0},
 #define IBA_FD_SA(name, off, type, count) \
-  ::iba::FieldDesc{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC},
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC, 0},
 
 // Typed accessors, chosen by kind.  Scalar fields also get static
 // accessors on a wire image held elsewhere (name##_at(bytes),
@@ -301,8 +419,12 @@ struct Wire {
 // Declare structure `type` of `nbytes` bytes from the field list macro `list`.
 #define IBA_STRUCT(type, nbytes, list)                                                        \
   struct type : ::iba::Wire<nbytes> {                                                         \
-    static constexpr ::iba::FieldDesc FIELDS[] = {list(IBA_FD_F, IBA_FD_A, IBA_FD_S, IBA_FD_SA)}; \
-    static constexpr ::iba::StructDesc DESC{#type, nbytes, FIELDS, uint32_t(std::size(FIELDS))};  \
+    static constexpr ::iba::FieldProto FIELD_PROTOS[] = {list(IBA_FD_F, IBA_FD_A, IBA_FD_S, IBA_FD_SA)}; \
+    static constexpr ::iba::StructTable<std::size(FIELD_PROTOS), ::iba::proto_subs(FIELD_PROTOS),           \
+                                        ::iba::proto_names(FIELD_PROTOS)>                                   \
+        TABLE{FIELD_PROTOS};                                                                  \
+    static constexpr const ::iba::FieldDesc (&FIELDS)[std::size(FIELD_PROTOS)] = TABLE.fields; \
+    static constexpr ::iba::StructDesc DESC{#type, nbytes, TABLE.fields, uint32_t(std::size(FIELD_PROTOS))}; \
     static const ::iba::StructDesc& desc() { return DESC; }                                   \
     list(IBA_ACC_F, IBA_ACC_A, IBA_ACC_S, IBA_ACC_SA)                                         \
     list(IBA_CHK_F, IBA_CHK_A, IBA_CHK_S, IBA_CHK_SA)                                         \

@@ -106,7 +106,10 @@ std::string no_reply_hint(const MADError& e) {
   // A port that drops SMPs for their M_Key must be there: no hint for a
   // destination nobody has (LID 99 of a 6-node subnet) or one not known.
   if (e.target == MADError::Target::Absent)
-    return "no port of the subnet has that LID (the SA knows no path to it)";
+    return cls == iba::mgmt::SUBN_DIRECTED_ROUTE
+               ? "nothing is at the end of that directed route: the port before it is not LinkUp, or the route "
+                 "goes on through a node that is not a switch"
+               : "no port of the subnet has that LID (the SA knows no path to it)";
   if (e.target != MADError::Target::Exists) return {};
   // IBA 14.2.4: an SMA drops, without a reply, a Set whose M_Key does not
   // match its port's (any protection level) and at levels 2 and 3 a Get too.

@@ -194,15 +194,18 @@ std::vector<Finding> check_links(const Subnet& db, const std::vector<ExpectedLin
     std::string what = "link to " + end_name(l, other) + " port " + std::to_string(l.port[other]) +
                        " (in the baseline) is down";
     for (size_t k = 0; k < why.size(); ++k) what += (k ? "; " : ": ") + why[k];
+    Finding f;
     if (p[me]) {
-      out.push_back(make_finding(db, n[me], l.port[me], what));
+      f = make_finding(db, n[me], l.port[me], what);
     } else {
-      Finding f;
       f.node = n[me];
       f.port = int(l.port[me]);
       f.what = what;
-      out.push_back(f);
     }
+    f.check = "baseline";
+    f.fact("baselinePeerNodeGUID", gs(l.guid[other])).fact("baselinePeerPortNum", uint64_t(l.port[other]));
+    f.fact("linkUp", false);
+    out.push_back(std::move(f));
   }
   // Baseline nodes with no live end on any of their links.
   std::map<uint64_t, std::string> descs;
@@ -212,6 +215,8 @@ std::vector<Finding> check_links(const Subnet& db, const std::vector<ExpectedLin
     if (named.count(g)) continue;
     Finding f;
     f.what = "node \"" + name(g, descs[g]) + "\" (" + gs(g) + ") of the baseline is not in the subnet";
+    f.check = "baseline";
+    f.fact("baselineNodeGUID", gs(g)).fact("baselineNodeDescription", descs[g]).fact("inSubnet", false);
     out.push_back(f);
   }
   return out;

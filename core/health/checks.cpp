@@ -15,6 +15,7 @@
 #include "core/transport/devices.h"
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
+#include "core/out/log.h"
 #include "core/rpc/gmppath.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -154,6 +155,53 @@ const Port* up_peer(const Subnet& db, uint32_t node, unsigned port) {
   return q;
 }
 
+constexpr unsigned ACTIVE = 4;  // PortState Active
+
+// A value's name in an enumeration of iba/enums.h, else its number.
+std::string enum_name(std::span<const iba::enums::Named> table, unsigned v) {
+  const char* n = iba::enums::name_of(table, v);
+  return n ? n : std::to_string(v);
+}
+
+std::string guid_text(uint64_t g) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%016" PRIx64, g);
+  return b;
+}
+
+// The data of a finding about a field holding a name (a state, a width, a
+// speed): its value against the one expected (0: none).
+void named_value(Finding& f, const char* check, const char* field, std::span<const iba::enums::Named> table,
+                 unsigned value, unsigned expected) {
+  f.check = check;
+  f.field = field;
+  f.value_name = enum_name(table, value);
+  if (expected) f.expected = enum_name(table, expected);
+}
+
+// An ID check's finding: a GUID (as a string) against the rule it breaks.
+Finding id_value(Finding f, const char* field, std::string value, const char* rule) {
+  f.check = "ids";
+  f.field = field;
+  f.value_name = std::move(value);
+  f.expected = rule;
+  return f;
+}
+// ... or a LID.
+Finding id_number(Finding f, uint64_t lid, const char* rule) {
+  f.check = "ids";
+  f.field = "LID";
+  f.numeric = true;
+  f.value = lid;
+  f.expected = rule;
+  return f;
+}
+// The other user of an ID: its node (GUID, description) and port.
+void other_port(Finding& f, const Node& o, int port) {
+  f.fact("otherNodeGUID", guid_text(o.guid)).fact("otherNodeDescription", o.description());
+  if (port >= 0) f.fact("otherPortNum", uint64_t(port));
+}
+
 }  // namespace
 
 std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned port, bool named) {
@@ -163,12 +211,20 @@ std::vector<Finding> check_port_state(const Subnet& db, uint32_t node, unsigned 
   const Port& p = db.port(n, port);
   if (!p.has_info) return out;
   unsigned st = p.state(), ph = p.phys_state();
-  if (ph == PHYS_LINKUP && st != 4)
-    out.push_back(make_finding(db, node, port, std::string("port state ") + iba::ref::port_state_word(st) + " (physical LinkUp), expected Active"));
-  else if ((p.peer != NO_INDEX || named) && ph != PHYS_LINKUP)
-    out.push_back(make_finding(db, node, port,
+  if (ph == PHYS_LINKUP && st != 4) {
+    Finding f = make_finding(db, node, port, std::string("port state ") + iba::ref::port_state_word(st) + " (physical LinkUp), expected Active");
+    named_value(f, "portState", "portState", iba::enums::port_states(), st, ACTIVE);
+    f.fact("portPhysicalState", enum_name(iba::enums::phys_states(), ph));
+    out.push_back(std::move(f));
+  } else if ((p.peer != NO_INDEX || named) && ph != PHYS_LINKUP) {
+    Finding f = make_finding(db, node, port,
                        std::string("port state ") + iba::ref::port_state_word(st) + "/" + iba::ref::phys_state_word(ph) +
-                           ", expected Active/LinkUp" + (p.peer == NO_INDEX ? " (no link)" : "")));
+                           ", expected Active/LinkUp" + (p.peer == NO_INDEX ? " (no link)" : ""));
+    named_value(f, "portState", "portPhysicalState", iba::enums::phys_states(), ph, PHYS_LINKUP);
+    f.fact("portState", enum_name(iba::enums::port_states(), st));
+    f.fact("linked", p.peer != NO_INDEX);
+    out.push_back(std::move(f));
+  }
   return out;
 }
 
@@ -182,11 +238,15 @@ std::vector<Finding> check_port_width(const Subnet& db, uint32_t node, unsigned 
                               b.linkWidthSupported());
   unsigned both_sup = unsigned(a.linkWidthSupported() & b.linkWidthSupported());
   unsigned best = widest_width(both_en);
-  if (best && width_lanes(act) < width_lanes(best))
-    out.push_back(make_finding(db, node, port,
-                       "link width " + width_str(act) + ", both ends have " + width_str(best) + " enabled"));
-  else if (act == 1 && widest_width(both_sup) && width_lanes(widest_width(both_sup)) > 1)
-    out.push_back(make_finding(db, node, port, "link width 1X, both ends support " + width_str(widest_width(both_sup))));
+  if (best && width_lanes(act) < width_lanes(best)) {
+    Finding f = make_finding(db, node, port, "link width " + width_str(act) + ", both ends have " + width_str(best) + " enabled");
+    named_value(f, "linkWidth", "linkWidthActive", iba::enums::link_widths(), act, best);
+    out.push_back(std::move(f.fact("expectedBecause", "enabled")));
+  } else if (act == 1 && widest_width(both_sup) && width_lanes(widest_width(both_sup)) > 1) {
+    Finding f = make_finding(db, node, port, "link width 1X, both ends support " + width_str(widest_width(both_sup)));
+    named_value(f, "linkWidth", "linkWidthActive", iba::enums::link_widths(), act, widest_width(both_sup));
+    out.push_back(std::move(f.fact("expectedBecause", "supported")));
+  }
   return out;
 }
 
@@ -213,16 +273,23 @@ std::vector<Finding> check_port_speed(const Subnet& db, uint32_t node, unsigned 
     unsigned eact = ext_speeds(db, p, SpeedOf::Active);
     unsigned ebest = highest_bit(eboth);
     if (ebest && eact < ebest) {
-      out.push_back(make_finding(db, node, port,
-                         "link speed " + (eact ? ext_speed_str(eact) : speed_str(act)) + ", both ends have " +
-                             ext_speed_str(ebest) + " enabled"));
+      Finding f = make_finding(db, node, port,
+                               "link speed " + (eact ? ext_speed_str(eact) : speed_str(act)) + ", both ends have " +
+                                   ext_speed_str(ebest) + " enabled");
+      named_value(f, "linkSpeed", "linkSpeedActive", iba::enums::link_speeds(), act, 0);
+      if (eact) f.value_name = enum_name(iba::enums::link_speeds_ext(), eact);
+      f.expected = enum_name(iba::enums::link_speeds_ext(), ebest);
+      out.push_back(std::move(f.fact("expectedBecause", "enabled")));
       return out;
     }
     if (eact) return out;
   }
   unsigned best = highest_bit(both);
-  if (best && act < best)
-    out.push_back(make_finding(db, node, port, "link speed " + speed_str(act) + ", both ends have " + speed_str(best) + " enabled"));
+  if (best && act < best) {
+    Finding f = make_finding(db, node, port, "link speed " + speed_str(act) + ", both ends have " + speed_str(best) + " enabled");
+    named_value(f, "linkSpeed", "linkSpeedActive", iba::enums::link_speeds(), act, best);
+    out.push_back(std::move(f.fact("expectedBecause", "enabled")));
+  }
   return out;
 }
 
@@ -233,13 +300,13 @@ std::vector<Finding> check_ids(const Subnet& db) {
   std::unordered_map<uint64_t, uint32_t> node_guids;
   for (uint32_t i = 0; i < db.node_count(); ++i) {
     const Node& n = db.node(i);
-    if (n.guid == 0) out.push_back(make_finding(db, i, 0, "node GUID is zero"));
+    if (n.guid == 0) out.push_back(id_value(make_finding(db, i, 0, "node GUID is zero"), "nodeGUID", guid_text(0), "nonZero"));
     unsigned first = n.is_switch() ? 0 : 1, last = n.is_switch() ? 0 : n.nports;
     for (unsigned pn = first; pn <= last; ++pn) {
       const Port& p = db.port(n, pn);
       if (!p.exists) continue;
       if (p.guid == 0) {
-        out.push_back(make_finding(db, i, pn, "port GUID is zero"));
+        out.push_back(id_value(make_finding(db, i, pn, "port GUID is zero"), "portGUID", guid_text(0), "nonZero"));
         continue;
       }
       auto [it, fresh] = guids.try_emplace(p.guid, i, pn);
@@ -248,7 +315,9 @@ std::vector<Finding> check_ids(const Subnet& db) {
         const Node& o = db.node(it->second.first);
         std::snprintf(b, sizeof b, "port GUID 0x%016" PRIx64 " is also used by \"%s\" port %u", p.guid,
                       o.description().c_str(), it->second.second);
-        out.push_back(make_finding(db, i, pn, b));
+        Finding f = id_value(make_finding(db, i, pn, b), "portGUID", guid_text(p.guid), "unique");
+        other_port(f, o, it->second.second);
+        out.push_back(std::move(f));
       }
     }
   }
@@ -273,13 +342,17 @@ std::vector<Finding> check_ids(const Subnet& db) {
       if (lid == 0 || lid > iba::UNICAST_LID_LAST) {
         char b[64];
         std::snprintf(b, sizeof b, "invalid LID %u on a %s port", lid, iba::ref::port_state_word(st));
-        if (st == 4 || lid > iba::UNICAST_LID_LAST) out.push_back(make_finding(db, i, pn, b));
+        if (st == 4 || lid > iba::UNICAST_LID_LAST) {
+          Finding f = id_number(make_finding(db, i, pn, b), lid, "unicastLID");
+          out.push_back(std::move(f.fact("portState", enum_name(iba::enums::port_states(), st))));
+        }
         continue;
       }
       if (lid & ((1u << lmc) - 1)) {
         char b[96];
         std::snprintf(b, sizeof b, "base LID %u is not aligned to LMC %u", lid, lmc);
-        out.push_back(make_finding(db, i, pn, b));
+        Finding f = id_number(make_finding(db, i, pn, b), lid, "alignedToLMC");
+        out.push_back(std::move(f.fact("LMC", uint64_t(lmc))));
       }
       ranges.push_back({i, pn, lid, lid + (1u << lmc) - 1});
     }
@@ -295,7 +368,11 @@ std::vector<Finding> check_ids(const Subnet& db) {
       const Node& o = db.node(ranges[j].node);
       std::snprintf(b, sizeof b, "LIDs %u-%u overlap LIDs %u-%u of \"%s\" port %u", ranges[k].lo, ranges[k].hi,
                     ranges[j].lo, ranges[j].hi, o.description().c_str(), ranges[j].port);
-      out.push_back(make_finding(db, ranges[k].node, ranges[k].port, b));
+      Finding f = id_number(make_finding(db, ranges[k].node, ranges[k].port, b), ranges[k].lo, "noOverlap");
+      f.fact("lastLID", uint64_t(ranges[k].hi)).fact("otherLID", uint64_t(ranges[j].lo));
+      f.fact("otherLastLID", uint64_t(ranges[j].hi));
+      other_port(f, o, ranges[j].port);
+      out.push_back(std::move(f));
     }
   return out;
 }
@@ -323,10 +400,17 @@ Task<> probe_one(Scheduler& sched, const Subnet& db, uint32_t node, unsigned por
                     "the node on this link (%sDR path %s) has node GUID 0x%016" PRIx64 " port GUID 0x%016" PRIx64
                     ", already used by \"%s\"",
                     desc.c_str(), p.dr_string().c_str(), g, pg, o.description().c_str());
-      out.push_back(make_finding(db, node, port, b));
+      Finding f = id_value(make_finding(db, node, port, b), other != NO_INDEX ? "nodeGUID" : "portGUID",
+                           guid_text(other != NO_INDEX ? g : pg), "unique");
+      f.check = "duplicateGUID";
+      f.fact("peerNodeGUID", guid_text(g)).fact("peerPortGUID", guid_text(pg));
+      health::other_port(f, o, -1);
+      out.push_back(std::move(f));
     }
   } catch (const MADError& e) {
-    out.push_back(make_finding(db, node, port, "LinkUp port whose peer does not answer NodeInfo: " + e.layers().back()));
+    Finding f = make_finding(db, node, port, "LinkUp port whose peer does not answer NodeInfo: " + e.layers().back());
+    f.check = "peerAnswers";
+    out.push_back(std::move(f.fact("error", e.layers().back())));
   }
 }
 }  // namespace
@@ -362,6 +446,14 @@ std::string gone_text(const Subnet& db, uint16_t lid) {
   std::string at = lid ? "LID " + std::to_string(lid) : std::string("its directed route");
   return "gone: no answer at " + at + " (topology from cache " + db.cache_file + ", written " +
          age_text(db.cache_age_s) + " ago; --refresh-cache rediscovers)";
+}
+
+Task<bool> gone_from_cache(Scheduler& sched, const Subnet& db, uint32_t node, uint16_t lid, const std::string& name) {
+  if (db.cache_file.empty()) co_return false;
+  AsyncSmpSource src(sched);
+  if (co_await still_present(src, db, node, lid)) co_return false;
+  log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), db.node(node).guid, gone_text(db, lid).c_str());
+  co_return true;
 }
 
 }  // namespace ibcore::health

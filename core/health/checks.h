@@ -51,12 +51,33 @@ struct Finding {
   uint16_t lid = 0;
   std::string what;     // the finding itself, e.g. "link width 1X, both ends support 4X"
   std::string detail;   // extra text shown with -v (may be empty)
-  // A counter beyond its threshold (ibcheckerrs and friends), as data for
-  // --json (`what` says the same as text): the counter's field name as
-  // iba/pm.h declares it, its value, the threshold, whether it saturated.
-  const char* counter = nullptr;
-  uint64_t value = 0, threshold = 0;
-  bool saturated = false;
+  // The finding as data (--json; `what` says the same as text).  check:
+  // which check found it ("portState", "linkWidth", "linkSpeed", "counter",
+  // "ids", "duplicateGUID", "peerAnswers", "baseline", "pma", "gone").
+  // field: the field found wrong as iba/ names it ("portState",
+  // "linkWidthActive", "symbolErrorCounter", "portGUID", "LID"), when one
+  // is; its value against what was expected: a number (numeric: a counter
+  // against its threshold, a LID) or a name (iba/enums.h: "Init" against
+  // "Active", "1x" against "4x").  `facts`: other keys that say what was
+  // seen (the physical state beside the state, the other user of a GUID).
+  const char* check = nullptr;
+  const char* field = nullptr;
+  bool numeric = false;
+  uint64_t value = 0, threshold = 0;  // numeric (threshold: a counter's)
+  bool threshold_set = false;         // a counter: "threshold" and "saturated"
+  bool saturated = false;             // a counter at its maximum
+  std::string value_name, expected;   // not numeric; expected may be empty
+  struct Fact {
+    const char* key;
+    std::string text;                // a string value, or
+    std::optional<uint64_t> number;  // a number, or
+    std::optional<bool> flag;        // true/false
+  };
+  std::vector<Fact> facts;
+  Finding& fact(const char* k, std::string t) { facts.push_back({k, std::move(t), std::nullopt, std::nullopt}); return *this; }
+  Finding& fact(const char* k, uint64_t n) { facts.push_back({k, {}, n, std::nullopt}); return *this; }
+  Finding& fact(const char* k, const char* t) { return fact(k, std::string(t)); }
+  Finding& fact(const char* k, bool b) { facts.push_back({k, {}, std::nullopt, b}); return *this; }
 };
 
 // A finding about port `port` of node `node` (its LID filled in).
@@ -101,6 +122,12 @@ Task<bool> still_present(AsyncSmpSource& src, const Subnet& db, uint32_t node, u
 // What is said of such a node: "gone: no answer at LID 5 (topology from
 // cache FILE, written 3 min ago; --refresh-cache rediscovers)".
 std::string gone_text(const Subnet& db, uint16_t lid);
+// The question every command that reads a node's PMA asks when it fails:
+// true when db came from a cache and the node no longer answers as itself
+// (still_present; asked through sched's SMPs, or the SA with --sa), after
+// warning `W: "name" (0x<GUID>) gone: ...` (gone_text).  False for a live
+// topology, or a node still there: its PMA failed.
+Task<bool> gone_from_cache(Scheduler& sched, const Subnet& db, uint32_t node, uint16_t lid, const std::string& name);
 
 // Width/speed names: "1X".."12X", "2.5 Gbps".."10.0 Gbps", FDR/EDR/HDR/NDR.
 std::string width_str(unsigned w);

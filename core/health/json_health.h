@@ -9,8 +9,11 @@
 #include "core/health/checks.h"
 #include "core/health/counters.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/subnet.h"
+#include "core/transport/path.h"
+#include "iba/smp.h"
 
 namespace ibcore {
 
@@ -25,6 +28,26 @@ void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint1
 // beyond its threshold, "field" (its iba/pm.h name), "value", "threshold"
 // and "saturated".
 void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
+
+// A node's port through the output layer: the keys json_port_keys writes,
+// or the text the health commands name it with ("<name>" (0x<GUID>) port
+// <n> lid <l>, as health::describe()); text false: the keys only.
+void print_port_keys(Printer& p, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map,
+                     bool text = true);
+
+// A port a command set (or would set) along a directed route, as
+// set_port_state and init_all_ports report it: {the port's keys, "DRPath",
+// ok_key: ok, "portState", "portPhysicalState" (of state, when known)}; the
+// text "<port>: <verb> via DR path <route>, now <state>/<physical state>",
+// nothing when state is null (its failure is on stderr).
+void print_port_action(Printer& p, const Subnet& db, uint32_t node, unsigned port, const NodeNameMap& map,
+                       const IBPath& path, const char* verb, const char* ok_key, bool ok,
+                       const iba::SMPPortInfo* state);
+
+// A finding through the output layer: the object json_finding writes, or
+// its text line as health::describe() words it ("<name>" (0x<GUID>) port
+// <n> lid <l>: <finding>), name being the node name map's.
+void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
 
 // The named fields of an IBA structure (top-level names as iba/ declares
 // them, enumerations with <name>Raw) as keys of the current object.

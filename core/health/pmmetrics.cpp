@@ -53,6 +53,8 @@ constexpr Meaning MEANINGS[] = {
     {"portNeighborMTUDiscards", "neighbor_mtu_discards", "Outbound packets discarded as longer than the neighbour's MTU", 1},
     {"portSwLifetimeLimitDiscards", "sw_lifetime_limit_discards", "Outbound packets discarded by the switch lifetime limit", 1},
     {"portSwHOQLifetimeLimitDiscards", "sw_hoq_lifetime_limit_discards", "Outbound packets discarded by the head-of-queue lifetime limit", 1},
+    // PortVLXmitWaitCounters (IBA 16.1.4.8): one series per data VL the port runs
+    {"portVLXmitWait", "vl_transmit_wait", "Ticks in which the port had data to send on this VL but sent none (congestion per VL; label vl: the port's operational data VLs)", 1},
 };
 
 const Meaning* meaning_of(std::string_view f) {

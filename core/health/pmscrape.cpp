@@ -23,33 +23,43 @@ bool ext_field_valid(const PmaCaps& c, std::string_view n) {
   return c.ext_errors();
 }
 
-bool pc_errors_zero(const iba::PMPortCounters& pc) {
+CounterGroup counter_group(std::string_view n) {
+  if (n == "portSelect" || n.starts_with("counterSelect") || n.starts_with("reserved")) return CounterGroup::None;
+  if (is_pc_data_field(n) || n.starts_with("portUnicast") || n.starts_with("portMulticast")) return CounterGroup::Data;
+  if (n == "portXmitWait") return CounterGroup::Congestion;
+  return CounterGroup::Errors;
+}
+
+bool pc_zero(const iba::PMPortCounters& pc, const CounterGroups& want) {
   for (const iba::FieldDesc& f : iba::PMPortCounters::DESC.field_list()) {
-    std::string_view n = f.name;
-    if (f.kind == iba::Kind::Rsv || n == "portSelect" || n.starts_with("counterSelect") || is_pc_data_field(n))
-      continue;
+    CounterGroup g = counter_group(f.name);
+    if (f.kind == iba::Kind::Rsv || g == CounterGroup::None || g == CounterGroup::Data || !want.has(g)) continue;
     if (iba::get_bits(pc.buf.data(), f.bit_off, f.width)) return false;
   }
   return true;
 }
 
-Saturation saturation(const PortCountersRead& c) {
+bool pc_errors_zero(const iba::PMPortCounters& pc) { return pc_zero(pc, CounterGroups{}); }
+
+Saturation saturation(const PortCountersRead& c, const CounterGroups& want) {
   Saturation s;
   if (c.source == CounterSource::Extended) {
     if (c.ext_ok)
       for (const iba::FieldDesc& f : iba::PMPortCountersExtended::DESC.field_list())
-        if (ext_field_valid(c.caps, f.name) && iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
+        if (ext_field_valid(c.caps, f.name) && want.has(counter_group(f.name)) &&
+            iba::get_bits(c.ext.buf.data(), f.bit_off, f.width) == ~0ull)
           ++s.count;
     return s;
   }
   if (!c.pc_ok) return s;
   for (int i = 0; i < N_ERR; ++i) {
+    if (!want.has(i == PortXmitWait ? CounterGroup::Congestion : CounterGroup::Errors)) continue;
     if (err_value(c.pc, i) != err_max(i)) continue;
     ++s.count;
     if (i == PortXmitWait) s.xmit_wait = true;
     else s.select |= uint16_t(1u << i);
   }
-  if (c.source == CounterSource::PortCounters)
+  if (c.source == CounterSource::PortCounters && want.data)
     for (int i = 0; i < 4; ++i)
       if (data_value(c.pc, i) == 0xffffffffu) {
         ++s.count;
@@ -115,7 +125,7 @@ Task<> PortCountersReader::ask_sum(uint16_t lid, SumEntry& e) {
   try {
     ++sums_;
     iba::PMPortCounters pc = co_await pm_.counters(lid, 0xff);
-    e.clean = pc_errors_zero(pc);
+    e.clean = pc_zero(pc, want_);
     if (e.clean) ++clean_sums_;
   } catch (const MADError& err) {
     // No sum: the ports are read one by one.
@@ -126,24 +136,41 @@ Task<> PortCountersReader::ask_sum(uint16_t lid, SumEntry& e) {
 }
 
 Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out) {
+  // Nothing wanted: no MAD (not even the PMA's ClassPortInfo).
+  if (!want_.any()) co_return;
   out.caps = co_await caps(lid);
   if (out.caps.failed) co_return;
   out.source = counter_source(out.caps);
+  // The plan: PortCountersExtended for the data counters where the PMA
+  // has it, and for everything where it holds every counter; PortCounters
+  // for what the extended attribute does not give.
+  const bool pc_groups = want_.errors || want_.congestion;
+  switch (out.source) {
+  case CounterSource::PortCounters: out.pc_wanted = true; break;
+  case CounterSource::Split:
+    out.ext_wanted = want_.data;
+    out.pc_wanted = pc_groups;
+    break;
+  case CounterSource::Extended: out.ext_wanted = true; break;
+  }
   auto failed = [&](const MADError& e, const char* attr) {
     ++out.failed;
     if (is_timeout(e)) ++out.timeouts;
     out.error = std::string(attr) + ": " + e.what();
   };
-  // A switch's sum: the first of its ports to get here asks it (before
-  // its own PortCountersExtended, so that the others' extended reads
-  // overlap it); the others wait for it after theirs.
+  // A switch's sum (for the wanted error and congestion counters; not
+  // where the data counters must come from PortCounters one by one): the
+  // first of its ports to get here asks it (before its own
+  // PortCountersExtended, so that the others' extended reads overlap
+  // it); the others wait for it after theirs.
   SumEntry* sum = nullptr;
-  if (out.source == CounterSource::Split && switch_port && out.caps.all_port_select()) {
+  if (out.pc_wanted && switch_port && out.caps.all_port_select() &&
+      !(out.source == CounterSource::PortCounters && want_.data)) {
     auto [it, fresh] = sums_by_lid_.try_emplace(lid);
     sum = &it->second;
     if (fresh) co_await ask_sum(lid, *sum);
   }
-  if (out.source != CounterSource::PortCounters) {
+  if (out.ext_wanted) {
     try {
       out.ext = co_await retrying<iba::PMPortCountersExtended>([&]() -> Task<iba::PMPortCountersExtended> {
         ++ext_reads_;
@@ -154,11 +181,11 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
       failed(e, "PortCountersExtended");
     }
   }
-  if (out.source == CounterSource::Extended) co_return;
+  if (!out.pc_wanted) co_return;
   if (sum) {
     co_await sum->ready.wait();
     if (sum->clean) {
-      // Every error counter of every port of the switch is 0 (the data
+      // Every wanted counter of every port of the switch is 0 (the data
       // counters, not taken from PortCounters here, stay 0 in pc).
       out.pc = iba::PMPortCounters{};
       out.pc.set_portSelect(port);
@@ -175,6 +202,58 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   } catch (const MADError& e) {
     failed(e, "PortCounters");
   }
+}
+
+unsigned operational_data_vls(unsigned code) {
+  switch (code) {
+  case 1: return 1;
+  case 2: return 2;
+  case 3: return 4;
+  case 4: return 8;
+  case 5: return 15;
+  default: return 0;
+  }
+}
+
+Task<> PortCountersReader::read_vl(uint16_t lid, uint8_t port, unsigned vls, VlCountersRead& out) {
+  out.vls = vls;
+  if (!vls) co_return;
+  auto [it, first] = vl_by_lid_.try_emplace(lid);
+  VlEntry& e = it->second;  // (stays put while the map grows)
+  if (!first) {
+    co_await e.ready.wait();
+    if (e.unsupported) {
+      out.unsupported = true;
+      co_return;
+    }
+  }
+  out.wanted = true;
+  try {
+    out.xmit_wait = co_await retrying<iba::PMPortVLXmitWaitCounters>([&]() -> Task<iba::PMPortVLXmitWaitCounters> {
+      IBPath p = co_await pm_.path(lid);
+      iba::PMPortVLXmitWaitCounters q;
+      q.set_portSelect(port);
+      ++vl_reads_;
+      co_return co_await pm_.sched().PerformanceGet(q, p);
+    });
+    out.ok = true;
+  } catch (const MADError& err) {
+    // The PMA's status (not the SA's for the path): it has not got the
+    // attribute (the first port's answer judges the PMA; a later port's
+    // refusal is that port's failure).
+    auto* st = dynamic_cast<const MADClassError*>(&err);
+    if (first && st && st->mgmt_class == uint8_t(iba::mgmt::PERF)) {
+      e.unsupported = true;
+      ++vl_unsupported_;
+      out.wanted = false;
+      out.unsupported = true;
+    } else {
+      ++out.failed;
+      if (is_timeout(err)) ++out.timeouts;
+      out.error = std::string("PortVLXmitWaitCounters: ") + err.what();
+    }
+  }
+  if (first) e.ready.set(pm_.sched());
 }
 
 }  // namespace ibcore::health

@@ -21,6 +21,25 @@
 //
 // ClassPortInfo and the AllPortSelect sum are asked once per LID however
 // many ports' readers ask at once.
+//
+// The reader asks only for the counter groups it is told are wanted
+// (CounterGroups: the exporter's collectors), so that a group nobody wants
+// costs no MAD:
+//   - data only: PortCountersExtended where the PMA has it (PortCounters
+//     where it does not);
+//   - errors and/or congestion (PortXmitWait) without data: PortCounters,
+//     or PortCountersExtended where it holds every counter; a switch's
+//     AllPortSelect sum whose wanted counters are all zero stands for its
+//     ports' reads (errors only: PortXmitWait may be anything);
+//   - nothing wanted: no MAD at all, not even ClassPortInfo.
+//
+// The per-VL counters (read_vl: the exporter's vl collector) are asked
+// apart: PortVLXmitWaitCounters, one MAD per port, for the data VLs the
+// port runs (PortInfo OperationalVLs).  The IBA gives them no ClassPortInfo
+// bit, so a PMA that has them not answers with a MAD status: the first
+// port of a LID asks alone, the LID's other ports wait for its answer, and
+// a status error makes the PMA "unsupported" (one MAD for it, no port
+// failure), its other ports not asked.
 #pragma once
 
 #include <chrono>
@@ -53,6 +72,22 @@ struct PmaCaps {
   bool ext_errors() const { return ext() && (mask2 & PM_CAP2_ADDL_PORT_COUNTERS_EXT); }
 };
 
+// The groups of PortCounters / PortCountersExtended counters a scrape
+// wants (the exporter's collectors errors, data and congestion).
+enum class CounterGroup : uint8_t { None, Errors, Data, Congestion };
+// The group of a counter field of either attribute (None: the select
+// fields and the reserved ones): Data for the data and packet counters,
+// Congestion for portXmitWait, Errors for the rest.
+CounterGroup counter_group(std::string_view field);
+struct CounterGroups {
+  bool errors = true, data = true, congestion = true;
+  bool any() const { return errors || data || congestion; }
+  bool has(CounterGroup g) const {
+    return (g == CounterGroup::Errors && errors) || (g == CounterGroup::Data && data) ||
+           (g == CounterGroup::Congestion && congestion);
+  }
+};
+
 // Where a port's counters come from.
 enum class CounterSource : uint8_t {
   PortCounters,  // no PortCountersExtended: every counter from PortCounters
@@ -71,6 +106,9 @@ bool ext_field_valid(const PmaCaps& c, std::string_view name);
 // Every PortCounters counter other than the data counters is zero (the
 // test an AllPortSelect sum passes when no port has an error).
 bool pc_errors_zero(const iba::PMPortCounters& pc);
+// Every PortCounters counter of the groups in `want` is zero, the data
+// counters left out (the sum's test for those groups).
+bool pc_zero(const iba::PMPortCounters& pc, const CounterGroups& want);
 
 // The scrape's retry policy, one for its discovery and its PM reads: a
 // query that failed for want of an answer (a timeout, after the MAD
@@ -110,6 +148,11 @@ struct PortCountersRead {
   bool pc_ok = false;        // pc holds what the source takes from PortCounters
   bool pc_from_sum = false;  // ... known from its switch's AllPortSelect sum: every error counter 0
   bool ext_ok = false;       // ext read
+  // What the read plan asked for (the wanted groups and the PMA's
+  // capabilities decide): both false when nothing was asked.
+  bool pc_wanted = false, ext_wanted = false;
+  // Every query the plan asked for was answered.
+  bool ok() const { return !caps.failed && (!pc_wanted || pc_ok) && (!ext_wanted || ext_ok); }
   iba::PMPortCounters pc;
   iba::PMPortCountersExtended ext;
   unsigned failed = 0, timeouts = 0;  // this port's own PM queries that failed
@@ -125,18 +168,38 @@ struct PortCountersRead {
 // does not replace them.  A port whose counters all come from
 // PortCountersExtended (64 bits): those at their maximum, counted, with no
 // select bits (not reset).
+// Only the counters of the groups in `want` are looked at.
 struct Saturation {
   uint16_t select = 0;
   bool xmit_wait = false;
   unsigned count = 0;
 };
-Saturation saturation(const PortCountersRead& c);
+Saturation saturation(const PortCountersRead& c, const CounterGroups& want = {});
+
+// The data VLs a port runs, from PortInfo OperationalVLs (IBA 14.2.5.6:
+// 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14; 0 and the reserved codes:
+// none).
+unsigned operational_data_vls(unsigned operational_vls);
+
+// One port's per-VL counters (PortVLXmitWaitCounters).
+struct VlCountersRead {
+  unsigned vls = 0;          // the data VLs read (VL0 .. vls-1)
+  bool wanted = false;       // asked (the port has data VLs, its PMA is not known to refuse them)
+  bool ok = false;           // answered
+  bool unsupported = false;  // its PMA answered the attribute with a MAD status: it has not got it
+  iba::PMPortVLXmitWaitCounters xmit_wait;
+  unsigned failed = 0, timeouts = 0;  // this port's per-VL queries that failed (not answered)
+  std::string error;                  // the last of those failures
+};
 
 class PortCountersReader {
 public:
   // retry: the scrape's policy for failed queries (none: a failure stays).
-  explicit PortCountersReader(PmAccess& pm, RetryBudget* retry = nullptr) : pm_(pm), retry_(retry) {}
+  // want: the counter groups to read (the rest cost no MAD).
+  explicit PortCountersReader(PmAccess& pm, RetryBudget* retry = nullptr, CounterGroups want = {})
+      : pm_(pm), retry_(retry), want_(want) {}
   PmAccess& pm() { return pm_; }
+  const CounterGroups& wanted() const { return want_; }
 
   // The PMA's capabilities at a LID (one ClassPortInfo per LID).
   Task<PmaCaps> caps(uint16_t lid);
@@ -144,12 +207,20 @@ public:
   // switch's, whose AllPortSelect sum covers this port.  Never throws a
   // MADError: failures are counted in out.
   Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out);
+  // Read port `port`'s per-VL counters at `lid` for its `vls` data VLs
+  // (0: none, no MAD).  Never throws a MADError.  The first port of a LID
+  // asks alone; a MAD status in its answer marks the PMA unsupported for
+  // every port of the LID (out.unsupported, not a failure).
+  Task<> read_vl(uint16_t lid, uint8_t port, unsigned vls, VlCountersRead& out);
 
   // MADs by kind (for the scrape's own metrics and the benchmark).
   uint64_t class_port_infos() const { return cpi_; }
   uint64_t all_port_sums() const { return sums_; }
   uint64_t port_counters_reads() const { return pc_reads_; }
   uint64_t ext_reads() const { return ext_reads_; }
+  uint64_t vl_reads() const { return vl_reads_; }
+  // PMAs (LIDs) found without the per-VL counters in this reader's life.
+  uint64_t vl_unsupported() const { return vl_unsupported_; }
   // Switches whose sum showed no error (their ports' reads skipped).
   uint64_t clean_sums() const { return clean_sums_; }
   // The queries shared by a LID's ports (ClassPortInfo, AllPortSelect sums)
@@ -166,6 +237,10 @@ private:
     Event ready;
     bool clean = false;
   };
+  struct VlEntry {
+    Event ready;  // the first port's answer is in
+    bool unsupported = false;
+  };
   Task<> ask_caps(uint16_t lid, CapsEntry& e);
   Task<> ask_sum(uint16_t lid, SumEntry& e);
   // co_await ask(), asked again while the retry policy says so.
@@ -174,10 +249,13 @@ private:
 
   PmAccess& pm_;
   RetryBudget* retry_;
+  CounterGroups want_;
   std::unordered_map<uint16_t, CapsEntry> caps_;
   std::unordered_map<uint16_t, SumEntry> sums_by_lid_;
+  std::unordered_map<uint16_t, VlEntry> vl_by_lid_;
   uint64_t cpi_ = 0, sums_ = 0, pc_reads_ = 0, ext_reads_ = 0, clean_sums_ = 0;
   uint64_t shared_failed_ = 0, shared_timeouts_ = 0;
+  uint64_t vl_reads_ = 0, vl_unsupported_ = 0;
 };
 
 }  // namespace ibcore::health

@@ -196,48 +196,107 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
   return int(std::clamp(rto, double(std::min(lim_.min_timeout_ms, cap)), double(cap)));
 }
 
-bool MadEngine::fits(const PendingMad& p) const {
-  if (!p.dest || (!caps_ && lim_.min_visit_us > 0) || (!lim_.caps_from_start && !lost_smp_)) return true;
-  if (lim_.node_cap && count_of(to_node_, p.dest) >= lim_.node_cap) return false;
-  if (!lim_.smi_cap) return true;
+bool MadEngine::caps_wanted() const {
+  if (!lim_.node_cap && !lim_.smi_cap) return false;
+  if (lost_smp_) return true;
+  if (!lim_.caps_from_start) return smp_replies_ < lim_.start_replies;
+  // Lifted where the processors were measured to take (almost) no time.
+  return !(lim_.min_visit_us > 0 && visit_us_ >= 0 && visit_us_ < lim_.min_visit_us);
+}
+
+void MadEngine::sync_caps() {
+  const bool on = caps_wanted();
+  if (on == tracking_) return;
+  tracking_ = on;
+  to_node_.clear();
+  at_proc_.clear();
+  if (on) {
+    // Count what is in flight now (it went out while nothing was counted).
+    for (size_t i = 0; i < max_; ++i)
+      if (slots_[i]) hold(*slots_[i], +1);
+  } else {
+    unpark_all();
+  }
+}
+
+uint64_t MadEngine::blocker(const PendingMad& p) const {
+  if (!p.dest || !tracking_) return 0;
+  const unsigned node_cap = lim_.node_cap, smi_cap = lim_.smi_cap;
+  if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
+  if (!smi_cap) return 0;
   // The destination's processor, and every switch's a directed route passes
   // (it handles the SMP twice, out and back, but holds it only meanwhile).
-  if (count_of(at_proc_, p.dest) >= lim_.smi_cap) return false;
-  bool ok = true;
-  for_each_hop(*p.path, [&](uint64_t k) { ok = ok && count_of(at_proc_, k) < lim_.smi_cap; });
-  return ok;
+  if (count_of(at_proc_, p.dest) >= smi_cap) return p.dest;
+  uint64_t b = 0;
+  for_each_hop(*p.path, [&](uint64_t k) {
+    if (!b && count_of(at_proc_, k) >= smi_cap) b = k;
+  });
+  return b;
 }
 
 void MadEngine::hold(const PendingMad& p, int d) {
-  if (!p.dest) return;
-  add_to(to_node_, p.dest, d);
-  add_to(at_proc_, p.dest, d);
-  for_each_hop(*p.path, [&](uint64_t k) { add_to(at_proc_, k, d); });
+  if (!p.dest || !tracking_) return;
+  auto one = [&](std::unordered_map<uint64_t, uint16_t>& m, uint64_t k) {
+    add_to(m, k, d);
+    if (d < 0 && !parked_.empty()) unpark(k);
+  };
+  one(to_node_, p.dest);
+  one(at_proc_, p.dest);
+  for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k); });
+}
+
+void MadEngine::park(uint64_t key, PendingMad& p) {
+  if (!p.was_held) {
+    p.was_held = true;
+    ++fs_.held;
+  }
+  p.next = nullptr;
+  Parked& l = parked_[key];
+  (l.tail ? l.tail->next : l.head) = &p;
+  l.tail = &p;
+}
+
+void MadEngine::unpark(uint64_t key) {
+  // A count went down: what waited for it goes first in the wait queue
+  // (drain() then issues it, or parks it again on another full cap).
+  auto it = parked_.find(key);
+  if (it == parked_.end()) return;
+  Parked l = it->second;
+  parked_.erase(it);
+  l.tail->next = wait_head_;
+  wait_head_ = l.head;
+  if (!wait_tail_) wait_tail_ = l.tail;
+}
+
+void MadEngine::unpark_all() {
+  while (!parked_.empty()) unpark(parked_.begin()->first);
 }
 
 void MadEngine::drain() {
   if (draining_) return;  // (a send failing inside the loop completes a MAD)
   draining_ = true;
-  PendingMad* prev = nullptr;
-  PendingMad* n = wait_head_;
-  for (unsigned scanned = 0; n && in_flight_ < window() && scanned < 4096; ++scanned) {
-    PendingMad* next = n->next;
-    if (fits(*n)) {
-      (prev ? prev->next : wait_head_) = next;
-      if (wait_tail_ == n) wait_tail_ = prev;
-      n->next = nullptr;
-      --queued_;
-      issue(*n);
-    } else {
-      prev = n;
+  // Each MAD looked at is issued or parked with the cap it waits for, so
+  // the loop never passes over the same waiting MAD twice.
+  while (wait_head_ && in_flight_ < window()) {
+    PendingMad* n = wait_head_;
+    wait_head_ = n->next;
+    if (!wait_head_) wait_tail_ = nullptr;
+    n->next = nullptr;
+    if (const uint64_t b = blocker(*n)) {
+      park(b, *n);
+      continue;
     }
-    n = next;
+    --queued_;
+    issue(*n);
   }
   draining_ = false;
 }
 
 void MadEngine::on_loss(const PendingMad& p) {
-  if (p.dest) lost_smp_ = true;
+  if (p.dest && !lost_smp_) {
+    lost_smp_ = true;
+    sync_caps();
+  }
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
   ssthresh_ = std::max(cwnd_ / 2, 1.0);
   cwnd_ = ssthresh_;
@@ -246,6 +305,7 @@ void MadEngine::on_loss(const PendingMad& p) {
 }
 
 void MadEngine::on_reply(PendingMad& p) {
+  if (p.dest && ++smp_replies_ == lim_.start_replies && !lim_.caps_from_start) sync_caps();
   if (p.dest && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
@@ -274,22 +334,21 @@ void MadEngine::on_reply(PendingMad& p) {
 
 void MadEngine::measure_visits() {
   // The slope of the least round trip over the visits it took, between the
-  // shortest and the longest routes measured: at least 4 visits apart, and
+  // shortest and the longest routes measured: at least 2 visits apart, and
   // 8 round trips each (one early slow or lucky round trip must not
   // decide).  Evidence of processors that take time is final: queueing
-  // makes the short routes' least round trip too long (the walk starts
-  // with a burst through the first switch), never the long routes' too
-  // short, so a slope once steep enough is believed.
-  if (lim_.min_visit_us > 0 && caps_ && visit_us_ >= lim_.min_visit_us) return;
+  // makes the short routes' least round trip too long, never the long
+  // routes' too short, so a slope once steep enough is believed.
+  if (lim_.min_visit_us > 0 && visit_us_ >= lim_.min_visit_us) return;
   size_t lo = rtt_min_us_.size(), hi = 0;
   for (size_t v = 0; v < rtt_min_us_.size(); ++v)
     if (rtt_n_[v] >= 8) {
       lo = std::min(lo, v);
       hi = v;
     }
-  if (lo >= hi || hi - lo < 4) return;
+  if (lo >= hi || hi - lo < 2) return;
   visit_us_ = std::max(0.0, (rtt_min_us_[hi] - rtt_min_us_[lo]) / double(hi - lo));
-  caps_ = lim_.min_visit_us <= 0 || visit_us_ >= lim_.min_visit_us;
+  sync_caps();
 }
 
 void MadEngine::learn_class_port_info(const PendingMad& p, const uint8_t* rep) {
@@ -309,7 +368,7 @@ FlowStats MadEngine::flow_stats() const {
   f.window_max = max_;
   f.srtt_ms = srtt_ms_;
   f.visit_us = visit_us_;
-  f.caps = (caps_ || lim_.min_visit_us <= 0) && (lim_.caps_from_start || lost_smp_);
+  f.caps = caps_wanted();
   return f;
 }
 
@@ -352,12 +411,18 @@ void MadEngine::submit(PendingMad& p) {
   if (p.busy_left <= 0) p.busy_left = 8;
   p.agent = t_.client_agent(cls, version_of(p.req.data()));
   p.dest = key_of(*p.path, cls);
-  const bool room = in_flight_ < window();
-  if (room && fits(p)) {
-    // (What waits does not fit: drain() issues whatever does.)
-    issue(p);
+  p.was_held = false;
+  sync_caps();
+  if (in_flight_ < window()) {
+    // (What waits in the queue does not fit the window: MADs wait there
+    // only while it is full, or parked for a cap.)
+    if (const uint64_t b = blocker(p)) {
+      park(b, p);
+      ++queued_;
+    } else {
+      issue(p);
+    }
   } else {
-    if (room) ++fs_.held;
     if (wait_tail_)
       wait_tail_->next = &p;
     else
@@ -759,10 +824,15 @@ std::vector<uint8_t> MadTransactor::call(const MadRequest& req, const IBPath& pa
     auto rep = check_reply(p);
     return std::vector<uint8_t>(rep.begin(), rep.end());
   } catch (MADTimeoutError& e) {
-    // A LID-routed SMP that got no reply: whether anybody has that LID
-    // (the SA's word) decides report()'s M_Key hint.
-    if (note_presence_ && iba::MADHeader::mgmtClass_at(p.req.data()) == iba::mgmt::SUBN_LID_ROUTED)
+    // An SMP that got no reply: whether its destination exists (a LID:
+    // the SA's word; a directed route: the hop before) decides report()'s
+    // M_Key hint.
+    const auto cls = iba::MADHeader::mgmtClass_at(p.req.data());
+    if (note_presence_ && (cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE)) {
+      note_presence_ = false;  // the question's own SMPs do not ask again
       note_target_presence(*this, path, e);
+      note_presence_ = true;
+    }
     throw;
   }
 }

@@ -121,6 +121,7 @@ struct PendingMad {
   // PortInfo gives now): the path it was resent on, and whether it was.
   IBPath sm_path;
   bool sm_followed = false;
+  bool was_held = false;          // waited for a cap once (FlowStats::held)
 };
 
 // Flow control (issue 24).  Real fabrics have queues MADs can overflow:
@@ -135,30 +136,41 @@ struct PendingMad {
 //  - per processor: at most smi_cap SMPs in flight that one switch's
 //    processor handles, as destination or as an intermediate hop of a
 //    directed route (every proper prefix of a DR path names one);
-//  both from the first SMP that times out on (before it, a fabric that
-//  loses nothing, the test bed, runs at full speed; a timed-out SMP is
-//  then sent again through the caps and the window, not in a burst).
+//  both for the first start_replies SMP replies (a small fabric's whole
+//  walk: one lost SMP would cost it far more than the caps), then, if none
+//  was lost, lifted (a fabric that keeps up, the test bed, runs at full
+//  speed), and from the first SMP that times out on, held for good (a
+//  timed-out SMP is sent again through the caps and the cut window, not in
+//  a burst).
+//  caps_from_start holds them from the first SMP (gentlest: no processor
+//  ever holds more than smi_cap of ours, the walk's first burst included;
+//  but on the test bed, whose round trip is long next to its work per MAD,
+//  a walk then takes 2-3x as long, and no measure the engine has tells the
+//  test bed from a fabric of fast switches with small queues).
 //  The engine also measures the time per processor visit (the least round
 //  trip of directed routes over the visits each took: 2h-1 for h hops;
-//  -v reports it).  With min_visit_us > 0 the caps are lifted while it
-//  stays under that, but the measure is not reliable enough to decide by
-//  default: the walk's first burst queues the short routes' round trips,
-//  and ibsim's own cost per MAD (about 3 us) is that of a fast switch.
+//  -v reports it).  With caps_from_start and min_visit_us > 0 the caps are
+//  lifted while it stays under that; the measure is not reliable enough to
+//  decide by default (queueing at the first switch, which every directed
+//  route passes, inflates the short routes' round trips as much as the
+//  long ones': the model's 50 us switches read 5 us; the loaded test bed
+//  reads 10-25 us).
 //  - a window (AIMD): it starts at the hard maximum, is halved when a MAD
 //    times out or is answered BUSY (at most once per round trip), and
 //    grows again by one MAD per window of replies.
 // MADs that do not fit wait in the engine's queue (in order; one held by a
-// busy node does not hold up the others).
+// busy node waits with that node, and does not hold up the others).
 struct FlowLimits {
   unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
-  // When the caps start to hold: from the first SMP (true), or from the
-  // first SMP that times out (false, the default): a fabric that never
-  // loses one (the test bed) runs without them.
+  // When the caps hold: from the first SMP on (true); else (the default)
+  // for the first start_replies SMP replies, then, when none was lost,
+  // not until one is.
   bool caps_from_start = false;
+  unsigned start_replies = 512;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
-  // The time per processor visit (us) under which the caps are lifted
-  // (0, the default: the time is only measured).
+  // With caps_from_start: the time per processor visit (us) under which
+  // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
   // The computed timeouts (where neither -t nor the path gives one):
   // between min_timeout_ms and the IBA's bound for the destination
@@ -261,8 +273,15 @@ private:
   int next_wait_ms(Clock::time_point now, int cap) const;
   // Flow control: whether p fits the caps now; count it in or out of them;
   // issue what waits and fits.
-  bool fits(const PendingMad& p) const;
+  // (The caps are kept only while they hold: sync_caps() turns them on or
+  // off as caps_wanted() says, counting the MADs in flight again.)
+  uint64_t blocker(const PendingMad& p) const;  // the key of a full cap p needs (0: fits)
   void hold(const PendingMad& p, int d);
+  void park(uint64_t key, PendingMad& p);
+  void unpark(uint64_t key);
+  void unpark_all();
+  bool caps_wanted() const;
+  void sync_caps();
   void drain();
   void on_loss(const PendingMad& p);
   void on_reply(PendingMad& p);
@@ -298,7 +317,14 @@ private:
   double cwnd_ = 0, ssthresh_ = 0;
   Clock::time_point cut_at_{};           // the window was last cut for MADs sent before this
   double srtt_ms_ = 0, rttvar_ms_ = 0;   // SMP round trips (Jacobson/Karels)
-  std::unordered_map<uint64_t, uint16_t> to_node_, at_proc_;  // SMPs in flight by node / processor
+  std::unordered_map<uint64_t, uint16_t> to_node_, at_proc_;  // SMPs in flight by node / processor (while tracking_)
+  // MADs waiting for a full cap, by its key (linked through PendingMad::next).
+  struct Parked {
+    PendingMad* head = nullptr;
+    PendingMad* tail = nullptr;
+  };
+  std::unordered_map<uint64_t, Parked> parked_;
+  bool tracking_ = false;  // the caps hold (counts kept) now
   std::unordered_map<uint64_t, uint64_t> alias_;    // a LID's key -> the node's DR key
   std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
   std::optional<uint8_t> subnet_timeout_;
@@ -307,8 +333,9 @@ private:
   std::array<double, 16> rtt_min_us_;
   std::array<uint32_t, 16> rtt_n_;
   double visit_us_ = -1;
-  bool caps_ = true;
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
+  uint64_t smp_replies_ = 0;  // SMP replies so far (FlowLimits::start_replies)
+
 };
 
 // -v: one line on stderr with what the engine's flow control saw
@@ -481,8 +508,8 @@ public:
 
   // The untyped RPC: returns the whole reply MAD (reassembled for RMPP).
   std::vector<uint8_t> call(const MadRequest& req, const IBPath& path);
-  // With on, a LID-routed SMP that times out asks the SA whether the LID
-  // exists (note_target_presence, core/rpc/target.h) before its
+  // With on, an SMP that times out asks whether its destination exists
+  // (note_target_presence, core/rpc/target.h: the SA, the hop before) before its
   // MADTimeoutError leaves, so that report() hints at an M_Key only for a
   // target that exists (the single-target commands' sessions turn it on;
   // off, no MAD is sent that the caller did not ask for).

@@ -189,6 +189,10 @@ void parallel_for(Scheduler& sched, size_t n, unsigned workers, Fn& fn) {
 // from only when the first is empty (background work that must never hold
 // up the main work: discovery's table blocks behind its walk).  work is
 // called on the scheduler's thread; the queue must outlive sched.run().
+// grow(): a worker taking an item while more wait and `room()` says the
+// MAD window has room starts another, up to a second, larger cap (the
+// exporter's reads ahead of its walk: few workers while the walk keeps
+// the window busy, more once it leaves room).
 template <class Item>
 class WorkQueue {
 public:
@@ -207,6 +211,10 @@ public:
   }
   // Items waiting (not yet taken by a worker).
   size_t waiting() const { return now_.size(); }
+  void grow(unsigned max_workers, std::function<bool()> room) {
+    grow_max_ = max_workers;
+    room_ = std::move(room);
+  }
   // The later queue, to reorder what still waits there.
   std::deque<Item>& later_items() { return later_; }
 
@@ -216,6 +224,10 @@ private:
       auto& q = now_.empty() ? later_ : now_;
       Item it = std::move(q.front());
       q.pop_front();
+      if (room_ && (!now_.empty() || !later_.empty()) && workers_ < grow_max_ && room_()) {
+        ++workers_;
+        s_.spawn(worker());
+      }
       co_await work_(std::move(it));
     }
     --workers_;
@@ -226,6 +238,8 @@ private:
   unsigned workers_ = 0;
   Work work_;
   std::deque<Item> now_, later_;
+  unsigned grow_max_ = 0;
+  std::function<bool()> room_;
 };
 
 inline void Event::set(Scheduler& s) {

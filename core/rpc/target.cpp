@@ -68,8 +68,46 @@ IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {
 
 uint16_t local_lid(MadTransactor& mad) { return mad.transport().local_lid(); }
 
+namespace {
+
+// The directed-route half of note_target_presence: the node one hop before
+// the end is asked (its NodeInfo, then the PortInfo of the last hop's
+// port).  A switch whose port is LinkUp has something at the end; a port
+// not LinkUp, or a route that goes on through a CA, has nothing.  A node
+// before the end that does not answer leaves it Unknown.
+void note_dr_presence(MadTransactor& mad, const IBPath& target, MADError& e) {
+  if (target.hop_count() == 0) {
+    e.target = MADError::Target::Exists;  // the local port
+    return;
+  }
+  IBPath before = target;
+  const unsigned port = before.drPath.back();
+  before.drPath.pop_back();
+  try {
+    bool sw = true;
+    if (before.hop_count() > 0) {
+      const char* type = iba::enums::name_of(iba::enums::node_types(), mad.SubnGet<iba::SMPNodeInfo>(before).nodeType());
+      sw = type && std::string_view(type) == "Switch";
+    }
+    if (!sw) {
+      e.target = MADError::Target::Absent;
+    } else {
+      // Port 0 of the path's start is the local port (amod ignored there).
+      auto pi = mad.SubnGet<iba::SMPPortInfo>(before, before.hop_count() > 0 ? port : 0);
+      const char* phys = iba::enums::name_of(iba::enums::phys_states(), pi.portPhysicalState());
+      e.target = phys && std::string_view(phys) == "LinkUp" ? MADError::Target::Exists : MADError::Target::Absent;
+    }
+  } catch (const std::exception&) {
+    // (the node before the end does not answer either: not known)
+  }
+}
+
+}  // namespace
+
 void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e, uint16_t sm_lid) {
-  if (!dynamic_cast<const MADTimeoutError*>(&e) || target.is_dr() || !target.DLID) return;
+  if (!dynamic_cast<const MADTimeoutError*>(&e)) return;
+  if (target.is_dr()) return note_dr_presence(mad, target, e);
+  if (!target.DLID) return;
   static const uint64_t mask = [] {
     uint64_t m = 0;
     for (const char* f : {"DLID", "SLID", "numbPath"}) m |= iba::component_mask(iba::SAPathRecord::DESC, f);

@@ -49,10 +49,13 @@ IBPath resolve_for_smp(MadTransactor& mad, const IBPath& p, uint16_t sm_lid = 0)
 IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid = 0);
 
 // After an SMP to target timed out (e; MadTransactor::call asks for every
-// LID-routed one): whether the destination exists, as the SA knows it (a PathRecord to its LID, asked through the SA at sm_lid
-// or the port's), recorded in e.target for report()'s M_Key hint.  LID
-// routed targets only (a directed route's end is not known to the SA);
-// any other error, or the SA not answering, leaves it Unknown.
+// one when note_presence is on): whether the destination exists, recorded
+// in e.target for report()'s M_Key hint.  A LID: as the SA knows it (a
+// PathRecord to it, asked through the SA at sm_lid or the port's).  A
+// directed route: as the node one hop before the end says (a switch
+// whose port on the route is LinkUp has something there; a port not
+// LinkUp, or a route through a CA, has nothing).
+// Any other error, or nobody answering the question, leaves it Unknown.
 void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e, uint16_t sm_lid = 0);
 
 // The destination as libibmad's portid2str prints it in smpquery's header

@@ -98,11 +98,15 @@ protected:
   std::unique_ptr<testbed::Fabric> f_;
 };
 
+// (every collector but the details on: the default has no link, data or
+// congestion)
+const std::string kCounters = "--collector.link --collector.data --collector.congestion ";
+
 TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=5");
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=7");
   f_->console("PerformanceSet \"Switch2\"[3] PortCountersExtended.PortXmitData=5000000000");
-  Scrape a = scrape();
+  Scrape a = scrape(kCounters);
   EXPECT_EQ(a.scalar("ib_scrape_success"), 1);
   EXPECT_EQ(a.scalar("ib_scrape_nodes"), 6);
   EXPECT_EQ(a.scalar("ib_scrape_timeouts"), 0);
@@ -147,7 +151,7 @@ TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=9");
   f_->console("PerformanceSet \"Hca3\"[1] PortCounters.LinkDownedCounter=3");
   f_->console("PerformanceSet \"Switch2\"[3] PortCounters.PortRcvErrors=4");
-  Scrape b = scrape();
+  Scrape b = scrape(kCounters);
   // Switch2's sum now shows the error: its ports are read, the value shows.
   EXPECT_EQ(b.value("ib_port_errors_received_total", "Switch2", 3), 4);
   EXPECT_EQ(b.value("ib_port_errors_received_total", "Switch2", 1), 0);
@@ -160,11 +164,11 @@ TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
   // Saturated (16-bit SymbolErrorCounter at 65535): flagged, and with
   // --reset-saturated reset alone (the port's other counters stay).
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=65535");
-  Scrape c = scrape("--reset-saturated");
+  Scrape c = scrape(kCounters + "--reset-saturated");
   EXPECT_EQ(c.value("ib_port_counters_saturated", "Hca2", 1), 1);
   EXPECT_EQ(c.value("ib_port_counters_saturated_reset", "Hca2", 1), 1);
   EXPECT_EQ(c.scalar("ib_scrape_saturated_resets"), 1);
-  Scrape d = scrape();
+  Scrape d = scrape(kCounters);
   EXPECT_EQ(d.value("ib_port_symbol_error_total", "Hca2", 1), 0);
   EXPECT_EQ(d.value("ib_port_discards_transmitted_total", "Hca2", 1), 7);
   EXPECT_EQ(d.value("ib_port_counters_saturated", "Hca2", 1), 0);
@@ -177,7 +181,7 @@ TEST_F(Exporter, CountersAsSetThenMoreThenReset) {
 // ib_port_info, so that a peer that stops answering does not make new
 // series), HELP on every family, floats read back exactly.
 TEST_F(Exporter, FollowsPrometheusConventions) {
-  Scrape s = scrape("--details --down-ports all");
+  Scrape s = scrape(kCounters + "--details --collector.vl --down-ports all");
   ASSERT_FALSE(s.text.empty());
   auto lint = f_->sh("promtool check metrics < m.prom");
   EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
@@ -202,7 +206,10 @@ TEST_F(Exporter, FollowsPrometheusConventions) {
     if (n == "ib_port_info" || n.rfind("ib_scrape_", 0) == 0) continue;
     std::set<std::string> keys;
     for (auto& [k, v] : x["labels"].items()) keys.insert(k);
-    EXPECT_EQ(keys, (std::set<std::string>{"node_guid", "port"})) << n << " " << x["labels"].dump();
+    // (the per-VL counters: one series per VL)
+    std::set<std::string> want = {"node_guid", "port"};
+    if (n == "ib_port_vl_transmit_wait_total") want.insert("vl");
+    EXPECT_EQ(keys, want) << n << " " << x["labels"].dump();
   }
   // The descriptive labels, joined through ib_port_info.
   bool seen = false;
@@ -220,6 +227,8 @@ TEST_F(Exporter, FollowsPrometheusConventions) {
   EXPECT_EQ(s.count("ib_port_symbol_error_total"), 20u);
   EXPECT_EQ(s.count("ib_port_local_physical_errors_total"), 20u);
   EXPECT_EQ(s.count("ib_port_inactive_discards_total"), 20u);
+  // ibsim's ports run VL0-7 (OperationalVLs 4); switch port 0 has no data VL.
+  EXPECT_EQ(s.count("ib_port_vl_transmit_wait_total"), 20u * 8);
   // Shortest round trip: the duration reads back as written.
   size_t at = s.text.find("\nib_scrape_duration_seconds ");
   ASSERT_NE(at, std::string::npos);
@@ -295,6 +304,242 @@ TEST_F(Exporter, DetailsAndNodeNameMap) {
   EXPECT_TRUE(named);
 }
 
+// The collectors (issue 29).  Each collector alone, against no collector
+// but the scrape's own figures: its series are exactly its families (those
+// shared by the counter collectors, ib_port_scrape_ok and
+// ib_port_counters_saturated, come with the first of them), and its MADs
+// exactly the PM queries it needs (the discovery's are the same in every
+// run; the state collector's PortInfo is the discovery's).  Then each one
+// switched off from all of them: its own families go, nothing else, and
+// the queries only it needed go with them.
+struct CollectorCase {
+  const char* name;
+  std::set<std::string> own;     // its own families
+  std::set<std::string> shared;  // families it brings with it when alone
+  // PM queries when alone: ClassPortInfo, AllPortSelect sums, PortCounters,
+  // PortCountersExtended, details, per-VL (ibsim's PMAs: switches with
+  // AllPortSelect and PortCountersExtended, CAs with PortCountersExtended;
+  // every one answers PortVLXmitWaitCounters)
+  double cpi, sums, pc, ext, details, vl = 0;
+};
+const std::set<std::string> kCounterShared = {"ib_port_scrape_ok", "ib_port_counters_saturated"};
+const std::vector<CollectorCase>& collector_cases() {
+  static const std::vector<CollectorCase> cases = {
+      {"state", {"ib_port_state_id", "ib_port_physical_state_id", "ib_port_link_degraded"}, {}, 0, 0, 0, 0, 0},
+      {"link",
+       {"ib_port_link_width_active", "ib_port_link_width_enabled", "ib_port_link_speed_active",
+        "ib_port_link_speed_enabled", "ib_port_link_speed_ext_active", "ib_port_link_speed_ext_enabled",
+        "ib_port_link_speed_ext_active2", "ib_port_link_speed_ext_enabled2"},
+       {}, 0, 0, 0, 0, 0},
+      // (the sums are clean: the switch ports' PortCounters are not read;
+      // the 4 CA ports' are)
+      {"errors",
+       {"ib_port_symbol_error_total", "ib_port_link_error_recovery_total", "ib_port_link_downed_total",
+        "ib_port_errors_received_total", "ib_port_receive_remote_physical_errors_total",
+        "ib_port_receive_switch_relay_errors_total", "ib_port_discards_transmitted_total",
+        "ib_port_constraint_errors_transmitted_total", "ib_port_constraint_errors_received_total",
+        "ib_port_local_link_integrity_errors_total", "ib_port_excessive_buffer_overrun_errors_total",
+        "ib_port_qp1_dropped_total", "ib_port_vl15_dropped_total"},
+       kCounterShared, 6, 2, 4, 0, 0},
+      {"data",
+       {"ib_port_data_transmitted_bytes_total", "ib_port_data_received_bytes_total",
+        "ib_port_packets_transmitted_total", "ib_port_packets_received_total",
+        "ib_port_unicast_packets_transmitted_total", "ib_port_unicast_packets_received_total",
+        "ib_port_multicast_packets_transmitted_total", "ib_port_multicast_packets_received_total"},
+       kCounterShared, 6, 0, 0, 12, 0},
+      {"details",
+       {"ib_port_local_physical_errors_total", "ib_port_malformed_packet_errors_total",
+        "ib_port_buffer_overrun_errors_total", "ib_port_dlid_mapping_errors_total",
+        "ib_port_vl_mapping_errors_total", "ib_port_looping_errors_total", "ib_port_inactive_discards_total",
+        "ib_port_neighbor_mtu_discards_total", "ib_port_sw_lifetime_limit_discards_total",
+        "ib_port_sw_hoq_lifetime_limit_discards_total"},
+       {"ib_port_scrape_ok"}, 0, 0, 0, 0, 24},
+      {"congestion", {"ib_port_transmit_wait_total"}, kCounterShared, 6, 2, 4, 0, 0},
+      // (one PortVLXmitWaitCounters per up port, no ClassPortInfo: the IBA
+      // gives the per-VL counters no capability bit)
+      {"vl", {"ib_port_vl_transmit_wait_total"}, {"ib_port_scrape_ok"}, 0, 0, 0, 0, 0, 12},
+  };
+  return cases;
+}
+
+bool desc_of_is(const Scrape& s, const json& x, const std::string& node) { return s.desc_of(x["labels"]) == node; }
+std::set<std::string> families_of(const Scrape& s) {
+  std::set<std::string> out;
+  for (const json& x : s.samples) {
+    std::string n = x["name"];
+    if (n.rfind("ib_scrape_", 0) != 0) out.insert(n);
+  }
+  return out;
+}
+std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+  return out;
+}
+double pm_mads(const Scrape& s) {
+  return s.scalar("ib_scrape_pm_class_port_infos") + s.scalar("ib_scrape_pm_all_port_sums") +
+         s.scalar("ib_scrape_pm_port_counters_reads") + s.scalar("ib_scrape_pm_port_counters_ext_reads") +
+         s.scalar("ib_scrape_pm_details_reads") + s.scalar("ib_scrape_pm_vl_reads") +
+         s.scalar("ib_scrape_sa_path_queries");
+}
+
+TEST_F(Exporter, EachCollectorAloneHasExactlyItsSeriesAndItsMads) {
+  const std::string none = "--collector.disable-defaults --collector.scrape";
+  Scrape base = scrape(none);
+  // Nothing but ib_port_info, and no PM MAD (nor the SA's paths for them).
+  EXPECT_EQ(families_of(base), (std::set<std::string>{"ib_port_info"}));
+  EXPECT_EQ(base.count("ib_port_info"), 20u);
+  EXPECT_EQ(pm_mads(base), 0);
+  EXPECT_GT(base.scalar("ib_scrape_mads"), 0);  // the discovery
+  for (const CollectorCase& c : collector_cases()) {
+    SCOPED_TRACE(c.name);
+    Scrape s = scrape(none + " --collector." + c.name);
+    std::set<std::string> want = c.own;
+    want.insert(c.shared.begin(), c.shared.end());
+    EXPECT_EQ(minus(families_of(s), families_of(base)), want);
+    EXPECT_EQ(minus(families_of(base), families_of(s)), std::set<std::string>{});
+    // Its MADs: the PM queries it needs, each kind as expected, and nothing
+    // else beside the discovery.
+    EXPECT_EQ(s.scalar("ib_scrape_pm_class_port_infos"), c.cpi);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_all_port_sums"), c.sums);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_reads"), c.pc);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), c.ext);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_details_reads"), c.details);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_vl_reads"), c.vl);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_vl_unsupported_nodes"), 0);
+    EXPECT_EQ(s.scalar("ib_scrape_mads") - base.scalar("ib_scrape_mads"), pm_mads(s));
+    if (c.cpi + c.details + c.vl == 0) EXPECT_EQ(pm_mads(s), 0);
+    else EXPECT_GT(s.scalar("ib_scrape_sa_path_queries"), 0);
+    EXPECT_EQ(s.scalar("ib_scrape_ports_unread"), 0);
+    EXPECT_NE(s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c.name + "\"} 1"),
+              std::string::npos);
+  }
+  // The vl collector's series: each up port's data VLs (ibsim's run VL0-7),
+  // labelled vl.
+  Scrape v = scrape(none + " --collector.vl");
+  EXPECT_EQ(v.count("ib_port_vl_transmit_wait_total"), 12u * 8);
+  std::set<std::string> vls;
+  for (const json& x : v.samples)
+    if (x["name"] == "ib_port_vl_transmit_wait_total" && desc_of_is(v, x, "Hca2")) vls.insert(x["labels"]["vl"]);
+  EXPECT_EQ(vls, (std::set<std::string>{"0", "1", "2", "3", "4", "5", "6", "7"}));
+  // The scrape collector off: no ib_scrape_* at all.
+  Scrape quiet = scrape("--collector.disable-defaults");
+  EXPECT_EQ(quiet.scalar("ib_scrape_mads"), -1);
+  EXPECT_EQ(quiet.samples.size(), 20u);  // ib_port_info alone
+}
+
+TEST_F(Exporter, EachCollectorOffLosesExactlyItsSeriesAndItsMads) {
+  const std::string all =
+      "--collector.link --collector.data --collector.details --collector.congestion --collector.vl";
+  Scrape full = scrape(all);
+  for (const CollectorCase& c : collector_cases()) {
+    SCOPED_TRACE(c.name);
+    Scrape s = scrape(all + " --no-collector." + c.name);
+    EXPECT_EQ(minus(families_of(full), families_of(s)), c.own);
+    EXPECT_EQ(minus(families_of(s), families_of(full)), std::set<std::string>{});
+    // The queries only it needed: the data counters are the extended
+    // reads, the details theirs; the error and congestion counters share
+    // PortCounters (and the sums), so one of them off saves no query.
+    double ext = full.scalar("ib_scrape_pm_port_counters_ext_reads");
+    double det = full.scalar("ib_scrape_pm_details_reads");
+    double vl = full.scalar("ib_scrape_pm_vl_reads");
+    EXPECT_EQ(s.scalar("ib_scrape_pm_vl_reads"), std::string(c.name) == "vl" ? 0 : vl);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), std::string(c.name) == "data" ? 0 : ext);
+    EXPECT_EQ(s.scalar("ib_scrape_pm_details_reads"), std::string(c.name) == "details" ? 0 : det);
+    double saved = std::string(c.name) == "data"      ? ext
+                   : std::string(c.name) == "details" ? det
+                   : std::string(c.name) == "vl"      ? vl
+                                                      : 0;
+    EXPECT_EQ(full.scalar("ib_scrape_mads") - s.scalar("ib_scrape_mads"), saved);
+  }
+  // Errors and congestion both off: no PortCounters query and no sum.
+  Scrape d = scrape(all + " --no-collector.errors --no-collector.congestion");
+  EXPECT_EQ(d.scalar("ib_scrape_pm_port_counters_reads"), 0);
+  EXPECT_EQ(d.scalar("ib_scrape_pm_all_port_sums"), 0);
+  EXPECT_EQ(d.scalar("ib_scrape_pm_port_counters_ext_reads"), 12);
+  // The last of --collector.X / --no-collector.X given wins.
+  Scrape last = scrape("--no-collector.errors --collector.errors --collector.data --no-collector.data");
+  EXPECT_EQ(last.count("ib_port_symbol_error_total"), 12u);
+  EXPECT_EQ(last.count("ib_port_data_transmitted_bytes_total"), 0u);
+}
+
+// The default set (state, errors, scrape), pinned on this fabric: 20 ports
+// (8 Down switch ports among them, exporting their state alone) of which
+// 12 are up.  ib_port_info 20; state: ib_port_state_id and
+// ib_port_physical_state_id 20 each, ib_port_link_degraded 12 (52);
+// errors: 13 counters x 12 (156), ib_port_counters_saturated 12,
+// ib_port_scrape_ok 20; the scrape's own 23 figures and 8
+// ib_scrape_collector_enabled.
+TEST_F(Exporter, DefaultSeriesCountIsPinned) {
+  Scrape s = scrape();
+  EXPECT_EQ(s.samples.size(), 20u + 52 + 156 + 12 + 20 + 23 + 8);
+  EXPECT_EQ(families_of(s).size(), 1u + 3 + 13 + 2);
+  auto enabled = [&](const char* c, int v) {
+    return s.text.find(std::string("ib_scrape_collector_enabled{collector=\"") + c + "\"} " + std::to_string(v));
+  };
+  for (const char* c : {"state", "errors", "scrape"}) EXPECT_NE(enabled(c, 1), std::string::npos) << c;
+  for (const char* c : {"link", "data", "details", "congestion", "vl"})
+    EXPECT_NE(enabled(c, 0), std::string::npos) << c;
+  EXPECT_EQ(s.scalar("ib_scrape_pm_vl_reads"), 0);
+  EXPECT_EQ(s.count("ib_port_data_transmitted_bytes_total"), 0u);
+  EXPECT_EQ(s.scalar("ib_scrape_pm_port_counters_ext_reads"), 0);
+  // --details is --collector.details.
+  Scrape d = scrape("--details");
+  EXPECT_EQ(d.count("ib_port_inactive_discards_total"), 12u);
+  EXPECT_EQ(d.samples.size(), s.samples.size() + 10 * 12);
+}
+
+// Port selection: switch ports only, CA ports only, and nodes by a regular
+// expression over their name (the node-name-map's where it has one); a
+// port left out has no series and costs no PM query.
+TEST_F(Exporter, PortSelection) {
+  auto types = [](const Scrape& s) {
+    std::map<std::string, int> n;
+    for (const json& x : s.samples)
+      if (x["name"] == "ib_port_info") ++n[x["labels"]["node_type"].get<std::string>()];
+    return n;
+  };
+  Scrape all = scrape();
+  Scrape sw = scrape("--port-type switch");
+  EXPECT_EQ(types(sw), (std::map<std::string, int>{{"Switch", 16}}));
+  EXPECT_EQ(sw.count("ib_port_state_id"), 16u);
+  EXPECT_EQ(sw.count("ib_port_symbol_error_total"), 8u);
+  EXPECT_EQ(sw.scalar("ib_scrape_pm_port_counters_reads"), 0);  // (the CA ports' reads are gone)
+  EXPECT_LT(sw.scalar("ib_scrape_mads"), all.scalar("ib_scrape_mads"));
+  Scrape ca = scrape("--port-type ca");
+  EXPECT_EQ(types(ca), (std::map<std::string, int>{{"CA", 4}}));
+  EXPECT_EQ(ca.count("ib_port_symbol_error_total"), 4u);
+  EXPECT_EQ(ca.scalar("ib_scrape_pm_all_port_sums"), 0);
+  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 31u);  // the scrape's own, twice
+  Scrape re = scrape("--node-regex 'Hca[12]$'");
+  std::set<std::string> names;
+  for (const json& x : re.samples)
+    if (x["name"] == "ib_port_info") names.insert(x["labels"]["node_desc"]);
+  EXPECT_EQ(names, (std::set<std::string>{"Hca1", "Hca2"}));
+  EXPECT_EQ(re.count("ib_port_symbol_error_total"), 2u);
+  EXPECT_EQ(re.scalar("ib_scrape_pm_class_port_infos"), 2);
+  // By the node-name-map's name.
+  ASSERT_EQ(f_->sh("echo '0x0000000000100003 \"rack 4 hca two\"' > map.txt").status, 0);
+  Scrape mapped = scrape("--node-name-map map.txt --node-regex '^rack 4 '");
+  EXPECT_EQ(mapped.count("ib_port_info"), 1u);
+  EXPECT_EQ(mapped.count("ib_port_symbol_error_total"), 1u);
+  // Down ports (--down-ports) combine with it: all switch ports' counters.
+  Scrape swd = scrape("--port-type switch --down-ports all");
+  EXPECT_EQ(swd.count("ib_port_symbol_error_total"), 16u);
+}
+
+// Bad collector names and selections: one clear line, a non-zero exit.
+TEST_F(Exporter, BadCollectorOrSelectionIsAClearError) {
+  for (const char* args : {"--collector.nosuch", "--no-collector.nosuch", "--port-type router", "--node-regex '('"}) {
+    SCOPED_TRACE(args);
+    auto r = f_->sh(std::string(IBTOOL_PATH) + " exporter --once " + args + " > out.prom");
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(testbed::Fabric::read_file(f_->dir() + "/out.prom"), "");
+    std::string first = r.err.substr(0, r.err.find('\n'));
+    EXPECT_NE(first.find(std::string(args).substr(0, std::string(args).find(' '))), std::string::npos) << r.err;
+  }
+}
+
 // A node that drops every MAD: the scrape asks again until its budget is
 // spent, then ends with the rest read; the node's ports are there with
 // ib_port_scrape_ok 0, the trouble is counted, and stderr has one line
@@ -338,7 +583,7 @@ namespace {
 // clean scrape; the retries are counted, no port is left unread, and each
 // scrape ends within its budget (the process is killed 4 s after it).
 TEST_F(Exporter, LossyLinksLoseNoSeries) {
-  Scrape clean = scrape();
+  Scrape clean = scrape(kCounters);
   std::set<std::string> want = clean.series();
   ASSERT_GT(want.size(), 300u);
   const std::vector<std::string> ports = {"\"Switch1\"[3]", "\"Switch2\"[5]", "\"Hca3\"[1]"};
@@ -348,7 +593,7 @@ TEST_F(Exporter, LossyLinksLoseNoSeries) {
       ASSERT_EQ(f_->console("Error " + p + " " + std::to_string(rate)).find('#'), std::string::npos) << p;
     for (int i = 0; i < 2; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      Scrape s = scrape("--scrape-timeout 6", 6 + 4);
+      Scrape s = scrape(kCounters + "--scrape-timeout 6", 6 + 4);
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::cout << "[ INFO     ] " << rate << "% loss: " << secs << " s, " << s.scalar("ib_scrape_retries")
                 << " queries asked again, " << s.scalar("ib_scrape_mads") << " MADs\n";
@@ -389,7 +634,7 @@ int free_port(const testbed::Fabric& f) {
 TEST_F(Exporter, RealPrometheusServerScrapesIt) {
   ASSERT_EQ(f_->sh("test -x /usr/bin/prometheus").status, 0) << "Debian's prometheus is not installed "
                                                                   "(scripts/install-deps.sh)";
-  Scrape once = scrape();
+  Scrape once = scrape(kCounters);
   size_t want = 0;
   for (const json& s : once.samples) want += std::string(s["name"]).rfind("ib_", 0) == 0;
   ASSERT_GT(want, 300u);
@@ -398,7 +643,9 @@ TEST_F(Exporter, RealPrometheusServerScrapesIt) {
   ASSERT_GT(eport, 0);
   ASSERT_GT(pport, 0);
   testbed::Background exporter = f_->start_background(
-      {IBTOOL_PATH, "exporter", "--listen", "127.0.0.1:" + std::to_string(eport)}, {},
+      {IBTOOL_PATH, "exporter", "--collector.link", "--collector.data", "--collector.congestion", "--listen",
+       "127.0.0.1:" + std::to_string(eport)},
+      {},
       "exporter");
   ASSERT_TRUE(testbed::Fabric::wait_until(
       [&] { return testbed::Fabric::read_file(exporter.err).find("serving") != std::string::npos; }, 30))

@@ -35,6 +35,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -336,6 +338,18 @@ TEST(HealthUnlink, RemovedLinksAreReportedByBothEnds) {
       EXPECT_EQ(r.status, 1) << c << " " << base << "\n" << r.out << r.err;
       EXPECT_EQ(findings(r.out), expect) << c << " " << base;
     }
+  // The same findings as data (issue 28 item 3): which check, the baseline's
+  // other end, the link down.
+  {
+    auto r = f.run(ib({"ibchecknet", "--baseline", "ibtool.cache", "--json"}));
+    auto d = nlohmann::json::parse(r.out)["findings"];
+    ASSERT_EQ(d.size(), 2u) << r.out;
+    EXPECT_EQ(d[0]["check"], "baseline");
+    EXPECT_EQ(d[0]["baselinePeerNodeGUID"], "0x0000000000200001");
+    EXPECT_EQ(d[0]["baselinePeerPortNum"], 3);
+    EXPECT_EQ(d[0]["linkUp"], false);
+    EXPECT_EQ(d[1]["baselinePeerNodeGUID"], "0x0000000000100009");
+  }
   // Without a baseline there is nothing to miss: a down port without a peer
   // is an unused port.
   auto r = f.run(ib({"ibcheckstate"}));
@@ -347,6 +361,16 @@ TEST(HealthUnlink, RemovedLinksAreReportedByBothEnds) {
     EXPECT_EQ(findings(r.out), Lines{"\"Switch2\" (0x0000000000200001) port 2 lid 3: port state Down/Polling, expected "
                                      "Active/LinkUp (no link)"})
         << c;
+    // As data: the field found wrong, its value, what was expected.
+    r = f.run(ib({c, "3", "2", "--json"}));
+    auto d = nlohmann::json::parse(r.out)["findings"];
+    ASSERT_EQ(d.size(), 1u) << c << r.out;
+    EXPECT_EQ(d[0]["check"], "portState") << c;
+    EXPECT_EQ(d[0]["field"], "portPhysicalState") << c;
+    EXPECT_EQ(d[0]["value"], "Polling") << c;
+    EXPECT_EQ(d[0]["expected"], "LinkUp") << c;
+    EXPECT_EQ(d[0]["portState"], "Down") << c;
+    EXPECT_EQ(d[0]["linked"], false) << c;
   }
   r = f.run(ib({"ibchecknode", "-t", "200", "6"}));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
@@ -384,6 +408,16 @@ TEST(HealthIrregular, NarrowLinkIsReportedOnce) {
     EXPECT_NE(findings(r.out)[0].find("\"leaf switch with spare ports\""), std::string::npos) << r.out;
     EXPECT_NE(findings(r.out)[0].find(" port 3 lid "), std::string::npos) << r.out;
     EXPECT_NE(findings(r.out)[0].find(": link width 1X, both ends support 12X"), std::string::npos) << r.out;
+    // As data (issue 28 item 3).
+    r = f.run(ib({c, "--json"}));
+    auto d = nlohmann::json::parse(r.out)["findings"];
+    ASSERT_EQ(d.size(), 1u) << c << r.out;
+    EXPECT_EQ(d[0]["check"], "linkWidth") << c;
+    EXPECT_EQ(d[0]["field"], "linkWidthActive") << c;
+    EXPECT_EQ(d[0]["value"], "1x") << c;
+    EXPECT_EQ(d[0]["expected"], "12x") << c;
+    EXPECT_EQ(d[0]["expectedBecause"], "supported") << c;
+    EXPECT_EQ(d[0]["portNum"], 3) << c;
   }
   // The same port named, by the port commands (the switch by its name's
   // GUID is not a target form: use its LID from ibswitches).
@@ -463,6 +497,23 @@ TEST(HealthCache, CacheIsNamedAgedAndGoneNodesAreGone) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
       << r.out;
+  r = f.run(ib({"ibcheckerrors", "--cache", "m.cache", "-t", "200", "--json"}));
+  EXPECT_NE(r.out.find("\"check\":\"gone\",\"cacheFile\":\"m.cache\""), std::string::npos) << r.out;
+  // ibclear*: the node is gone (a warning, a summary line), no clear failed;
+  // --strict makes it a failure.
+  for (const char* c : {"ibclearerrors", "ibclearcounters"}) {
+    r = f.run(ib({c, "--cache", "m.cache", "-t", "200"}));
+    EXPECT_EQ(r.status, 0) << c << r.out << r.err;
+    EXPECT_NE(r.err.find("W: \"Hca3\" (0x0000000000100006) gone: no answer at LID 5"), std::string::npos) << c << r.err;
+    EXPECT_EQ(r.out.find("clearing failed"), std::string::npos) << c << r.out;
+    EXPECT_NE(r.out.find(", 0 failed\n##          1 nodes of the cache gone from the fabric\n"), std::string::npos)
+        << c << r.out;
+    r = f.run(ib({c, "--cache", "m.cache", "-t", "200", "--strict"}));
+    EXPECT_EQ(r.status, 1) << c << r.out << r.err;
+    EXPECT_NE(r.err.find("E: 1 nodes of the cache gone from the fabric (--strict)\n"), std::string::npos) << c << r.err;
+    r = f.run(ib({c, "--cache", "m.cache", "-t", "200", "--json"}));
+    EXPECT_NE(r.out.find("\"failed\":0,\"goneNodes\":1"), std::string::npos) << c << r.out;
+  }
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ inline std::string pm_field(const std::string& text_name) {
     if (c->mgmt_class != iba::mgmt::PERF) continue;
     for (const iba::AttrDesc& a : c->attrs)
       for (const iba::FieldDesc& f : a.desc->field_list())
-        if (iba::iequals(f.name, text_name)) return f.name;
+        if (iba::iequals(f.name, text_name)) return std::string(f.name);
   }
   return text_name;
 }

@@ -19,7 +19,9 @@
 #include <tuple>
 #include <vector>
 
+#include "iba/hdr.h"
 #include "test/integration/json_check.h"
+#include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -377,10 +379,10 @@ TEST_F(JsonMore, McmReregAndSetGuidListHaveTheTextsResults) {
   auto [tg, dg] = both(*f_, {"set_guid", "--list", "4"});
   EXPECT_EQ(tg.status, 0) << tg.err;
   EXPECT_EQ(dg["LID"], 4);
-  ASSERT_FALSE(dg["GUIDInfoRecords"].empty());
+  ASSERT_FALSE(dg["records"].empty());
   std::smatch m;
   ASSERT_TRUE(std::regex_search(tg.out, m, std::regex(R"re(LID\.+(\d+))re"))) << tg.out;
-  EXPECT_EQ(dg["GUIDInfoRecords"][0]["LID"], std::stoul(m[1]));
+  EXPECT_EQ(dg["records"][0]["LID"], std::stoul(m[1]));
 
   // An alias GUID set and deleted again: the slot's GUID, the SA's record.
   auto r = f_->run(ib({"set_guid", "--json", "4", "1", "0x0002c9030000ab01"}));
@@ -452,18 +454,20 @@ struct Declared {
       for (auto attrs : {c->attrs, c->variants})
         for (const iba::AttrDesc& a : attrs) add(*a.desc, c->mgmt_class == iba::mgmt::PERF, narrow);
     }
+    // The packet headers (iba/hdr.h): rdma_bw's QP attributes are theirs.
+    for (const iba::StructDesc* h : {&iba::HdrBTH::DESC, &iba::HdrRETH::DESC}) add(*h, false, narrow);
     for (const std::string& n : narrow) wide.erase(n);  // wide only where always wide
   }
   void add(const iba::StructDesc& d, bool pm, std::set<std::string>& narrow) {
     if (!structs.insert(d.name).second) return;
     for (const iba::FieldDesc& f : d.field_list()) {
       if (f.kind == iba::Kind::Rsv) continue;
-      names.insert(f.name);
-      by_lower[lower(f.name)] = f.name;
-      if (pm && f.kind == iba::Kind::Uint) counters.insert(f.name);
-      if (f.kind == iba::Kind::Lid) lids.insert(f.name);
-      if ((f.kind == iba::Kind::Hex || f.kind == iba::Kind::Guid) && f.width > 53) wide.insert(f.name);
-      else if (f.kind == iba::Kind::Hex || f.kind == iba::Kind::Uint) narrow.insert(f.name);
+      names.insert(std::string(f.name));
+      by_lower[lower(std::string(f.name))] = std::string(f.name);
+      if (pm && f.kind == iba::Kind::Uint) counters.insert(std::string(f.name));
+      if (f.kind == iba::Kind::Lid) lids.insert(std::string(f.name));
+      if ((f.kind == iba::Kind::Hex || f.kind == iba::Kind::Guid) && f.width > 53) wide.insert(std::string(f.name));
+      else if (f.kind == iba::Kind::Hex || f.kind == iba::Kind::Uint) narrow.insert(std::string(f.name));
       if (f.kind == iba::Kind::Struct) add(*f.sub, pm, narrow);
     }
   }
@@ -515,6 +519,29 @@ void walk(const Declared& iba, const std::string& cmd, const json& v, const std:
     problem("a number below -2^53: " + v.dump());
 }
 
+// The problems walk() found, one a line.
+std::string joined(const std::vector<std::string>& bad) {
+  std::string all;
+  for (const auto& b : bad) all += b + "\n";
+  return all;
+}
+
+// One command's stdout: one JSON document (else a failure), walked, its
+// destination (when it has one) an object.  Whether it was one document.
+bool walk_document(const Declared& iba, const std::string& name, const testbed::Result& r,
+                   std::vector<std::string>& bad) {
+  json d;
+  try {
+    d = json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << name << ": not one JSON document: " << e.what() << "\n" << r.out << r.err;
+    return false;
+  }
+  walk(iba, name, d, "", "", bad);
+  if (d.contains("destination")) EXPECT_TRUE(d["destination"].is_object()) << name << ": " << d["destination"];
+  return true;
+}
+
 // Every command's document on the test fabric, with counters beyond their
 // thresholds (so the error reports carry their counter keys): one naming
 // rule (iba/'s names as declared, attribute names, else lowerCamelCase),
@@ -553,21 +580,94 @@ TEST_F(JsonMore, EveryDocumentFollowsTheNamingRuleAndTheTypes) {
     args.push_back("--json");
     auto r = c[0] == "ibstatus" ? f_->run_sysfs(ib(args)) : f_->run(ib(args));
     EXPECT_LE(r.status, 1) << name << ": " << r.err;
-    json d;
-    try {
-      d = json::parse(r.out);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << name << ": not one JSON document: " << e.what() << "\n" << r.out << r.err;
-      continue;
-    }
-    walk(iba, name, d, "", "", bad);
-    if (d.contains("destination")) EXPECT_TRUE(d["destination"].is_object()) << name << ": " << d["destination"];
+    walk_document(iba, name, r, bad);
   }
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=0");
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
-  std::string all;
-  for (const auto& b : bad) all += b + "\n";
-  EXPECT_TRUE(bad.empty()) << bad.size() << " problems:\n" << all;
+  EXPECT_TRUE(bad.empty()) << bad.size() << " problems:\n" << joined(bad);
+}
+
+// The documents the walk above cannot get from one command line, each run
+// with what it needs: an input (decode_mad --attr on smpdump's output), a group
+// joined first (ibtracert -m: mcm_rereg_test joins the ports of lids 1 and
+// 4, and leaves afterwards), the fake verbs provider (rdma_bw, both ends),
+// a fake sysfs tree (set_nodedesc), the SA's tables (check_lft_balance
+// --sa), an alias GUID added and deleted (set_guid).  subnet_diff's are
+// walked by JsonMoreDiff (a fabric of its own, a link taken away), ibping's
+// and ibsysstat's by JsonMoreServers (servers on one-port nodes).
+TEST_F(JsonMore, DocumentsThatNeedMoreFollowTheNamingRuleAndTheTypes) {
+  static const Declared iba;
+  const std::string ibt = IBTOOL_PATH;
+  std::vector<std::pair<std::string, testbed::Result>> docs;  // command, its run
+  auto add = [&](const std::string& name, const testbed::Result& r) {
+    EXPECT_EQ(r.status, 0) << name << ": " << r.out << r.err;
+    docs.push_back({name, r});
+  };
+  for (const char* attr : {"0x11 | IB decode_mad --attr SMPNodeInfo", "0x15 1 | IB decode_mad --attr SMPPortInfo"}) {
+    std::string c = std::regex_replace(std::string(ibt + " smpdump -D 0 ") + attr + " --json", std::regex("IB"), ibt);
+    add(std::string("decode_mad ") + attr, f_->sh(c));
+  }
+
+  add("check_lft_balance --sa -v", f_->run(ib({"check_lft_balance", "--sa", "-v", "--json"})));
+
+  // ibtracert -m: the ports of lids 1 and 4 join a group first.
+  std::string mlid;
+  std::vector<std::string> joined_guids;
+  for (const char* lid : {"1", "4"}) {
+    auto ni = f_->run(ib({"smpquery", "nodeinfo", lid, "--json"}));
+    ASSERT_EQ(ni.status, 0) << ni.err;
+    joined_guids.push_back(json::parse(ni.out)["NodeInfo"]["portGUID"]);
+    auto j = f_->run(ib({"mcm_rereg_test", "--smkey", "1", "-g", joined_guids.back(), "--json"}));
+    add(std::string("mcm_rereg_test -g ") + joined_guids.back(), j);
+    std::smatch m;
+    std::string all = j.out;
+    if (std::regex_search(all, m, std::regex(R"re("MLID"\s*:\s*(\d+))re"))) mlid = m[1];
+  }
+  ASSERT_FALSE(mlid.empty()) << docs.back().second.out;
+  add("ibtracert -m", f_->run(ib({"ibtracert", "-m", mlid, "1", "4", "--json"})));
+  for (const auto& g : joined_guids)
+    add("mcm_rereg_test --leave", f_->run(ib({"mcm_rereg_test", "--smkey", "1", "-g", g, "--leave", "--json"})));
+
+  add("set_guid --list", f_->run(ib({"set_guid", "--list", "4", "--json"})));
+  add("set_guid add", f_->run(ib({"set_guid", "--json", "4", "1", "0x0002c9030000ab02"})));
+  add("set_guid --delete", f_->run(ib({"set_guid", "--json", "--delete", "4", "1"})));
+
+  // rdma_bw on the fake verbs provider: the server's document and the client's.
+  {
+    std::string env = "LD_LIBRARY_PATH=" + std::string(FAKEVERBS_DIR) + " SIM_HOST=";
+    auto r = f_->sh(env + "Hca1 " + ibt + " rdma_bw -p 19563 -s 5000 -n 4 --json >bw-srv.json 2>bw-srv.err & s=$!; "
+                    "sleep 0.5; " + env + "Hca2 " + ibt + " rdma_bw -p 19563 -s 5000 -n 4 --json localhost; c=$?; "
+                    "wait $s; [ $? = 0 ] && exit $c; exit 9",
+                    {}, 120);
+    add("rdma_bw (client)", r);
+    std::ifstream in(f_->dir() + "/bw-srv.json");
+    std::stringstream srv;
+    srv << in.rdbuf();
+    testbed::Result sr;
+    sr.out = srv.str();
+    docs.push_back({"rdma_bw (server)", sr});
+  }
+
+  // set_nodedesc on a fake sysfs tree.
+  {
+    namespace fs = std::filesystem;
+    fs::path root = fs::path(f_->dir()) / "nodedesc-sysfs";
+    fs::create_directories(root / "class/infiniband/mlx5_0");
+    std::ofstream(root / "class/infiniband/mlx5_0/node_desc") << "factory\n";
+    for (std::vector<std::string> a : {std::vector<std::string>{"--json", "node01 HCA-1"}, {"-v", "--json"}}) {
+      a.insert(a.begin(), {ibt, "set_nodedesc"});
+      add("set_nodedesc " + a[2],
+          testbed::run_process(a, {{"IBTOOL_SYSFS_ROOT", root.string()}, {"LD_PRELOAD", ""}}, root.string(), 60));
+    }
+  }
+
+  std::vector<std::string> bad;
+  std::set<std::string> walked;
+  for (const auto& [name, r] : docs)
+    if (walk_document(iba, name, r, bad)) walked.insert(name.substr(0, name.find(' ')));
+  EXPECT_EQ(walked, (std::set<std::string>{"decode_mad", "check_lft_balance", "mcm_rereg_test", "ibtracert", "set_guid",
+                                           "rdma_bw", "set_nodedesc"}));
+  EXPECT_TRUE(bad.empty()) << bad.size() << " problems:\n" << joined(bad);
 }
 
 // The destination of a single-destination command as data: a LID as a
@@ -594,6 +694,49 @@ TEST_F(JsonMore, PrettyIsTheSameDocument) {
   EXPECT_EQ(lines(a.out).size(), 1u);
   EXPECT_GT(lines(b.out).size(), 3u);
   EXPECT_EQ(json::parse(a.out), json::parse(b.out));
+}
+
+// ibping's and ibsysstat's documents, against servers started here (a
+// fabric of its own: the simulator hands a server's MADs over on one-port
+// nodes only), walked as above; a lost ping is a document too.
+TEST(JsonMoreServers, PingAndSysstatFollowTheNamingRuleAndTheTypes) {
+  testbed::FabricOptions o;
+  o.tag = "jsonsrv";
+  o.opensm_conf = {"ignore_other_sm TRUE"};
+  testbed::Fabric f(simports::one_switch({"Sm", "Client", "PingSrv", "StatSrv"}), o);
+  const std::string ibt = IBTOOL_PATH, ping = simports::lid(f, "PingSrv"), stat = simports::lid(f, "StatSrv");
+  ASSERT_FALSE(ping.empty());
+  ASSERT_FALSE(stat.empty());
+  // A server on host, ready when probe succeeds (a request that arrives
+  // before it registered its agent kills it: wait for it to sleep in
+  // umad2sim's read first), then the client from node Client: its stdout
+  // and status.
+  auto served = [&](const std::string& host, const std::string& server, const std::string& probe,
+                    const std::string& client) {
+    std::string s = "SIM_HOST=" + host + " SIM_SET_ISSM=1 " + ibt + " " + server + " >srv-" + host + ".out 2>srv-" + host +
+                    ".err & p=$!\n";
+    s += "w=0; n=0; while [ $w -lt 2 ] && [ $n -lt 600 ] && kill -0 $p 2>/dev/null; do "
+         "case \"$(cat /proc/$p/wchan 2>/dev/null)\" in futex*) w=$((w+1));; *) w=0;; esac; "
+         "n=$((n+1)); sleep 0.05; done\n";
+    s += "i=0; until SIM_HOST=Client " + ibt + " " + probe + " >/dev/null 2>&1; do i=$((i+1)); [ $i -ge 60 ] && break; "
+         "kill -0 $p 2>/dev/null || break; done\n";
+    s += "SIM_HOST=Client " + ibt + " " + client + "; c=$?\nkill -TERM $p; wait $p; exit $c\n";
+    return f.sh(s, {}, 120);
+  };
+  std::vector<std::pair<std::string, testbed::Result>> runs = {
+      {"ibping", served("PingSrv", "ibping -S", "ibping -c 1 -t 200 --strict " + ping, "ibping -c 2 --json " + ping)},
+      {"ibsysstat", served("StatSrv", "ibsysstat -S", "ibsysstat -t 200 " + stat, "ibsysstat --json " + stat)},
+      {"ibsysstat host", served("StatSrv", "ibsysstat -S", "ibsysstat -t 200 " + stat, "ibsysstat --json " + stat + " host")},
+      {"ibping (lost)", f.run({ibt, "ibping", "-c", "1", "-t", "100", "--json", stat}, {{"SIM_HOST", "Client"}})}};
+  static const Declared iba;
+  std::vector<std::string> bad;
+  for (const auto& [name, r] : runs) {
+    EXPECT_EQ(r.status, 0) << name << ": " << r.out << r.err;
+    walk_document(iba, name, r, bad);
+  }
+  auto d = json::parse(runs[0].second.out);
+  EXPECT_NE(d.dump().find("\"received\":2"), std::string::npos) << d.dump();
+  EXPECT_TRUE(bad.empty()) << joined(bad);
 }
 
 // subnet_diff on a fabric of its own (a link is taken away): the text's
@@ -624,6 +767,12 @@ TEST(JsonMoreDiff, SubnetDiffHasTheTextsDifferences) {
   EXPECT_EQ(guid_of(ends[0]["nodeGUID"]), 0x100009u);
   EXPECT_EQ(guid_of(ends[1]["nodeGUID"]), 0x200001u);
   EXPECT_EQ(ends[1]["portNum"], 2);
+  // Both documents follow the naming rule and the types.
+  std::vector<std::string> bad;
+  const Declared iba;
+  walk(iba, "subnet_diff", d0, "", "", bad);
+  walk(iba, "subnet_diff", d, "", "", bad);
+  EXPECT_TRUE(bad.empty()) << joined(bad);
   // An unreadable cache: the error on stderr, status 2 both ways.
   EXPECT_EQ(fails_alike(f, {"subnet_diff", "no-such.cache"}).status, 2);
 }

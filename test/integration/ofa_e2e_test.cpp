@@ -75,17 +75,11 @@ protected:
   static void SetUpTestSuite() {
     // The SM's node first (clients attach there by default), then the
     // client's node and a node for every server run.
-    std::string topo;
-    std::vector<std::string> hosts = {"Sm", "Client", "PingRef", "PingOurs", "StatRef", "StatOurs", "Idle", "PKey"};
-    std::string sw = "Switch 8 \"Switch1\"\n";
-    for (size_t i = 0; i < hosts.size(); ++i) {
-      topo += "Hca 1 \"" + hosts[i] + "\"\n[1] \"Switch1\"[" + std::to_string(i + 1) + "]\n\n";
-      sw += "[" + std::to_string(i + 1) + "] \"" + hosts[i] + "\"[1]\n";
-    }
     testbed::FabricOptions o;
     o.tag = "ofa";
     o.opensm_conf = {"ignore_other_sm TRUE"};
-    fab_ = std::make_unique<testbed::Fabric>(topo + sw, o);
+    fab_ = std::make_unique<testbed::Fabric>(
+        simports::one_switch({"Sm", "Client", "PingRef", "PingOurs", "StatRef", "StatOurs", "Idle", "PKey"}), o);
   }
   static void TearDownTestSuite() { fab_.reset(); }
 

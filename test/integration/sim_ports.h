@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "test/testbed/fabric.h"
 
@@ -33,6 +34,18 @@ inline std::string guid(const testbed::Fabric& f, const std::string& host) {
   char s[32];
   std::snprintf(s, sizeof s, "0x%016llx", (unsigned long long)v);
   return s;
+}
+
+// An ibsim topology of one-port nodes on one switch, in this order (the
+// first is where clients attach by default): the fabric for servers, which
+// the simulator hands their MADs only on such nodes (and with SIM_SET_ISSM).
+inline std::string one_switch(const std::vector<std::string>& hosts) {
+  std::string topo, sw = "Switch 8 \"Switch1\"\n";
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    topo += "Hca 1 \"" + hosts[i] + "\"\n[1] \"Switch1\"[" + std::to_string(i + 1) + "]\n\n";
+    sw += "[" + std::to_string(i + 1) + "] \"" + hosts[i] + "\"[1]\n";
+  }
+  return topo + sw;
 }
 
 }  // namespace simports

@@ -96,6 +96,15 @@ TEST(MKeyHint, AnSmpTimeoutNamesTheKeyOnce) {
                        "no M_Key; give the key with -y KEY (or m_key in ibdiag.conf)\n"),
             std::string::npos)
       << r.err;
+  // By GUID (resolved through the SA to its LID) and by directed route
+  // (Hca1 -> Switch1 port 3 -> Switch2 port 1, LinkUp: something is
+  // there): the same hint.
+  r = f.run({IBTOOL_PATH, "smpquery", "-t", "100", "-G", "nodeinfo", "0x0000000000100004"}, {}, 60);
+  EXPECT_EQ(r.status, 255);
+  EXPECT_NE(r.err.find(hint + "no M_Key"), std::string::npos) << r.err;
+  r = f.run({IBTOOL_PATH, "smpquery", "-t", "100", "-D", "nodeinfo", "0,1,3,1"}, {{"SIM_HOST", "Hca1"}}, 60);
+  EXPECT_EQ(r.status, 255);
+  EXPECT_NE(r.err.find("timed out to DR path 0,1,3,1\n" + hint + "no M_Key"), std::string::npos) << r.err;
   // A key given: check it.
   r = f.run({IBTOOL_PATH, "smpquery", "-t", "100", "-y", "0x1234", "nodeinfo", l}, {}, 60);
   EXPECT_EQ(r.status, 255);

@@ -1,8 +1,8 @@
 // What a new admin meets first (issue 28), on one simulated fabric
 // (net.2sw2path4hca: Hca1 lid 1, Switch1 lid 2, Switch2 lid 3, Hca2 lid 4,
 // Hca3 lid 5, Hca4 lid 6):
-//  - --strict: nothing matched, 100% loss fail (the reference's status 0
-//    otherwise);
+//  - --strict: nothing matched, 100% loss, an empty list fail (the
+//    reference's status 0 otherwise) on every command family that has one;
 //  - addressing: ibtracert takes node descriptions; a GUID given where the
 //    reference reads a LID keeps that meaning and says how to give a GUID;
 //    the M_Key hint of an SMP timeout only for a target that exists.
@@ -70,6 +70,67 @@ TEST_F(Surface, StrictFailsTotalLoss) {
   EXPECT_NE(r.err.find("E: 100% packet loss (--strict)\n"), std::string::npos) << r.err;
 }
 
+// --strict on every command family with an empty result (issue 28 item
+// 6): the reference's status 0 without it, 1 and one E: line with it, the
+// same under --json; a result that is there passes.
+TEST_F(Surface, StrictFailsEveryEmptyResult) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string why;
+    bool json;
+  };
+  const std::vector<Case> empty = {
+      {{"ibrouters"}, "no router in the fabric", true},
+      {{"iblinkinfo", "-G", "0x999"}, "no port matched 0x999", true},
+      {{"iblinkinfo", "-D", "0,9", "-a"}, "no port at DR path 0,9", true},
+      {{"saquery", "NR", "99"}, "no record", true},
+      {{"saquery", "PIR", "99/1"}, "no record", true},
+      {{"saquery", "-O", "99"}, "no record", false},
+      {{"ibfindnodesusing", "Switch1", "4"}, "no LID is routed through the link", true},
+  };
+  for (const auto& c : empty) {
+    std::string name;
+    for (const auto& a : c.args) name += a + " ";
+    auto r = ib(c.args);
+    EXPECT_EQ(r.status, 0) << name << r.out << r.err;
+    EXPECT_EQ(r.err.find("(--strict)"), std::string::npos) << name << r.err;
+    auto a = c.args;
+    a.push_back("--strict");
+    r = ib(a);
+    EXPECT_EQ(r.status, 1) << name << r.out << r.err;
+    EXPECT_NE(r.err.find("E: " + c.why + " (--strict)\n"), std::string::npos) << name << r.err;
+    if (!c.json) continue;
+    a.push_back("--json");
+    r = ib(a);
+    EXPECT_EQ(r.status, 1) << name << "--json " << r.out << r.err;
+  }
+  const std::string sw = simports::lid(*fab_, "Switch1"), hca2 = simports::lid(*fab_, "Hca2");
+  ASSERT_FALSE(sw.empty());
+  ASSERT_FALSE(hca2.empty());
+  for (std::vector<std::string> a : std::vector<std::vector<std::string>>{
+           {"ibhosts"}, {"ibswitches"}, {"ibnodes"}, {"iblinkinfo"}, {"iblinkinfo", "-G", simports::guid(*fab_, "Hca2")},
+           {"saquery", "NR", "4"}, {"saquery", "CPI"}, {"ibfindnodesusing", "Switch1", "3"},
+           {"ibdatacounters"}, {"ibdatacounts", hca2}, {"ibcheckerrors"}, {"ibcheckstate"}, {"ibcheckport", hca2, "1"},
+           {"ibclearerrors"}}) {
+    a.push_back("--strict");
+    auto r = ib(a);
+    EXPECT_EQ(r.status, 0) << a[0] << " " << a[1] << r.out << r.err;
+  }
+  // A finding stays status 1 (not a --strict line).
+  auto r = ib({"ibcheckportstate", sw, "4", "--strict"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(r.err.find("(--strict)"), std::string::npos) << r.err;
+  // A destination that does not answer already fails without --strict.
+  for (std::vector<std::string> a : std::vector<std::vector<std::string>>{
+           {"smpquery", "-t", "100", "nodeinfo", "99"}, {"perfquery", "-t", "100", "99", "1"},
+           {"ibtracert", "-t", "100", "1", "99"}, {"ibroute", "-t", "100", "99"}, {"ibaddr", "-t", "100", "99"},
+           {"sminfo", "-t", "100", "99"}, {"ibchecknode", "-t", "100", "99"}, {"ibcheckerrs", "99"},
+           {"ibdatacounts", "99"}, {"ibsysstat", "-t", "100", hca2}}) {
+    r = ib(a);
+    EXPECT_NE(r.status, 0) << a[0] << r.out << r.err;
+  }
+}
+
 TEST_F(Surface, IbtracertTakesNodeDescriptions) {
   auto by_lid = ib({"ibtracert", "1", "6"});
   ASSERT_EQ(by_lid.status, 0) << by_lid.err;
@@ -114,8 +175,22 @@ TEST_F(Surface, MKeyHintOnlyForATargetThatExists) {
     EXPECT_EQ(r.err.find("M_Key"), std::string::npos) << c << ": " << r.err;
     EXPECT_NE(r.err.find("E: no port of the subnet has that LID"), std::string::npos) << c << ": " << r.err;
   }
-  // (A node that exists and drops the SMP keeps the hint:
-  // sm_key_test.cpp MKeyHint.)
+  // A directed route to nowhere (Switch1 port 4 has no link; a route on
+  // through a CA): the hop before says nothing is there, no M_Key hint.
+  for (const char* dr : {"0,1,4", "0,1,1,1"}) {
+    r = fab_->run({IBTOOL, "smpquery", "-t", "100", "-D", "nodeinfo", dr}, {{"SIM_HOST", "Hca1"}}, 60);
+    EXPECT_EQ(r.status, 255) << dr;
+    EXPECT_EQ(r.err.find("M_Key"), std::string::npos) << dr << ": " << r.err;
+    EXPECT_NE(r.err.find("timed out to DR path " + std::string(dr) + "\nE: nothing is at the end of that directed route"),
+              std::string::npos)
+        << dr << ": " << r.err;
+  }
+  // A GUID no port has never reaches an SMP: the SA's answer, no hint.
+  r = ib({"smpquery", "-t", "100", "-G", "nodeinfo", "0x0000000000999999"});
+  EXPECT_EQ(r.status, 255);
+  EXPECT_EQ(r.err.find("M_Key"), std::string::npos) << r.err;
+  // (A node that exists and drops the SMP keeps the hint, by LID, GUID or
+  // directed route: sm_key_test.cpp MKeyHint.)
 }
 
 }  // namespace

@@ -13,7 +13,11 @@
 // queries for good (every try timed out) gets a `#` line under its RUN
 // line saying how many and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] PROFILE...
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
+//             [--start-replies N] PROFILE...
+//
+// --caps-from-start and --start-replies set the MAD engine's FlowLimits
+// (core/rpc/rpc.h) for the runs, the reference's included.
 //
 // SPEC is a test/testbed/topology.h spec ("fattree 32", "irregular",
 // "example net.2sw2path4hca", "file PATH"); PROFILE a profile file or
@@ -34,6 +38,8 @@
 
 namespace {
 
+ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
+
 ibmodel::ToolResult run(const std::string& tool, const std::string& net, const ibmodel::Profile& prof,
                         bool reference) {
   ibmodel::Fabric f(net, prof);
@@ -41,12 +47,13 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   if (const char* t = std::getenv("MODEL_TRACE"); t && *t == '1')
     f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
   if (reference) ibmodel::use_reference_strategy(f.port().settings());
-  return ibmodel::run_tool(tool, f);
+  return ibmodel::run_tool(tool, f, &g_limits);
 }
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] PROFILE...\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
+               "                 [--start-replies N] PROFILE...\n"
                "  PROFILE: a profile file, or 'ideal'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
   return 2;
@@ -67,6 +74,10 @@ int main(int argc, char** argv) {
       fabrics.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--tool" && i + 1 < argc) {
       tools.push_back(argv[++i]);
+    } else if (a == "--caps-from-start") {
+      g_limits.caps_from_start = true;
+    } else if (a == "--start-replies" && i + 1 < argc) {
+      g_limits.start_replies = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--no-ref") {
       ref = false;
     } else if (a == "-h" || a == "--help") {
@@ -105,6 +116,12 @@ int main(int argc, char** argv) {
           if (r.errors || rr.errors)
             std::printf("# %s %s %s: queries failed for good: %zu (nodes found %zu), reference's: %zu (nodes %zu)\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.errors, r.nodes, rr.errors, rr.nodes);
+          // MODEL_DETAIL=1: where the bound and the peak are, what flow control saw.
+          if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
+            std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us\n",
+                        tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
+                        r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
+                        r.flow.visit_us);
           std::fflush(stdout);
         }
       }

@@ -74,6 +74,8 @@ TEST(FabricModel, FullVl15BufferDrops) {
   f.port().settings().timeout_ms = 50;
   if (std::getenv("MODEL_TRACE")) f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
   ibcore::Scheduler sched(f.port(), 8);
+  // (The model's buffers under test, not the engine's flow control: no caps.)
+  sched.engine().limits().node_cap = sched.engine().limits().smi_cap = 0;
   int ok = 0;
   for (int i = 0; i < 5; ++i)
     sched.spawn([](ibcore::Scheduler& s, int& ok) -> ibcore::Task<> {
@@ -98,6 +100,7 @@ TEST(FabricModel, FullVl15BufferDrops) {
 TEST(FabricModel, UnboundedBufferNeverDrops) {
   ibmodel::Fabric f(kOneSwitch, slow_sma(0, 0, 100));
   ibcore::Scheduler sched(f.port(), 8);
+  sched.engine().limits().node_cap = sched.engine().limits().smi_cap = 0;  // (no caps: all 5 at once)
   for (int i = 0; i < 5; ++i)
     sched.spawn([](ibcore::Scheduler& s) -> ibcore::Task<> {
       co_await s.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
@@ -255,6 +258,7 @@ Trace discover_traced(const ibmodel::Profile& p) {
   f.set_trace([&](const std::string& l) { t.events.push_back(l); });
   f.port().settings().timeout_ms = 20;
   ibcore::Scheduler sched(f.port());
+  sched.engine().limits().start_replies = 0;  // (caps from the first loss: the first burst drops)
   ibcore::Subnet db;
   auto r = ibcore::discover(sched, db);
   t.mads = r.mads;
@@ -390,6 +394,37 @@ TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
     }
   }
   EXPECT_EQ(profiles, 13u);
+}
+
+// The MAD engine's flow control on the model (issue 24): on a small
+// irregular fabric whose switches hold 4 SMPs (VL15 depth 1, 50 us a
+// visit), ibnetdiscover with the default limits (the caps hold for the
+// first FlowLimits::start_replies replies: the whole of a small walk)
+// never has more than 4 SMPs held at one switch, its first burst included,
+// loses none and is faster than the reference's strategy; with the caps
+// only from the first loss, the first burst overflows a switch and each
+// drop costs a timeout.
+TEST(ModelFlowControl, PeakSmaQueueStaysWithinQ) {
+  for (bool caps : {true, false}) {
+    SCOPED_TRACE(caps);
+    const ibmodel::Profile p = slow_sma(1, 4, 50);
+    ibmodel::Fabric f(testbed::generate("irregular"), p);
+    ibcore::FlowLimits lim;
+    if (!caps) lim.start_replies = 0;
+    ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
+    EXPECT_EQ(r.errors, 0u);
+    if (caps) {
+      EXPECT_LE(r.peak_sma_queue, 4u);
+      EXPECT_EQ(r.drops, 0u);
+      EXPECT_EQ(r.mads, 76u);
+      ibmodel::Fabric g(testbed::generate("irregular"), p);
+      ibmodel::use_reference_strategy(g.port().settings());
+      EXPECT_LT(r.time_s, ibmodel::run_tool("ibnetdiscover", g).time_s);
+    } else {
+      EXPECT_GT(r.drops, 0u);
+      EXPECT_GT(r.time_s, 0.1);  // (a lost SMP waits 100 ms or more)
+    }
+  }
 }
 
 TEST(FabricModel, ForwardingTablesAreMinHop) {

@@ -144,10 +144,11 @@ void use_reference_strategy(ibcore::Config& c) {
   c.retries = 3;
 }
 
-ToolResult run_tool(const std::string& tool, Fabric& f) {
+ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits* limits) {
   const double t0 = f.seconds();
   const Stats before = f.stats();
   Scheduler sched(f.port());
+  if (limits) sched.engine().limits() = *limits;
   ToolResult res;
   if (tool == "ibnetdiscover" || tool == "iblinkinfo")
     res.nodes = run_discovery(f, sched, &res.errors);
@@ -168,6 +169,9 @@ ToolResult run_tool(const std::string& tool, Fabric& f) {
               (before.drops_vl15 + before.drops_queue + before.drops_route);
   res.timeouts = st.kernel_timeouts - before.kernel_timeouts;
   res.peak_sma_queue = st.peak_sma_queue;
+  res.busiest = st.busiest_resource;
+  res.peak_node = st.peak_sma_node;
+  res.flow = sched.engine().flow_stats();
   return res;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/base/config.h"
+#include "core/rpc/rpc.h"
 #include "test/model/fabric.h"
 
 namespace ibmodel {
@@ -30,12 +31,16 @@ struct ToolResult {
   unsigned peak_sma_queue = 0;
   double time_s = 0;       // virtual time the run took
   double bound_s = 0;      // the model's lower bound (Fabric::bound_s)
+  std::string busiest;     // the busiest resource (Stats::busiest_resource)
+  std::string peak_node;   // where the peak was (Stats::peak_sma_node)
+  ibcore::FlowStats flow;  // what the engine's flow control saw
 };
 
 // Run tool on f's port (a Scheduler of its own, with f.port().settings():
-// -t, --retries, -o, --discovery) from f's current time.  Throws
+// -t, --retries, -o, --discovery) from f's current time; limits, when
+// given, replace its engine's flow-control limits (tests).  Throws
 // std::runtime_error for an unknown tool.
-ToolResult run_tool(const std::string& tool, Fabric& f);
+ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits* limits = nullptr);
 
 // The reference's strategy (infiniband-diags 44 with libibmad's
 // defaults): directed route only, 2 MADs in flight, 1000 ms timeout, 3

@@ -5,6 +5,8 @@
 // the window halves on drops and grows back; the SA's BUSY is backed off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/rpc/sched.h"
 #include "flow_fake.h"
 #include "iba/sa.h"
@@ -35,22 +37,24 @@ uint32_t amod_of(const uint8_t* mad) { return uint32_t(iba::MADHeader::attribute
 }  // namespace
 
 // Every port's PortInfo of one 40-port switch at once: without the caps its
-// SMA's FIFO (4) overflows; with them from the start it never holds more
-// than 4; by default they hold from the first timeout on, so the first
-// burst loses SMPs but their resends do not.
+// SMA's FIFO (4) overflows; with them from the start (or by default, for
+// the walk's first replies) it never holds more than 4; held only from the
+// first timeout on, the first burst loses SMPs but their resends do not.
 TEST(FlowControl, BurstToOneSwitchIsCapped) {
   uint64_t uncapped_drops = 0;
-  for (int mode : {0, 1, 2}) {  // no caps, caps from the start, the default
+  for (int mode : {0, 1, 2, 3}) {  // no caps, caps from the start, the default, from the first loss
+    SCOPED_TRACE(mode);
     VClockFabric f;
     Scheduler s(f, 64);
     MadEngine& e = s.engine();
     if (mode == 0) e.limits().node_cap = e.limits().smi_cap = 0;
     if (mode == 1) e.limits().caps_from_start = true;
+    if (mode == 3) e.limits().start_replies = 0;
     int ok = 0, failed = 0;
     for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
     s.run();
     EXPECT_EQ(ok + failed, 40);
-    if (mode == 1) {
+    if (mode == 1 || mode == 2) {
       EXPECT_EQ(ok, 40);
       EXPECT_EQ(f.drops, 0u);
       EXPECT_LE(f.procs["L5"].peak, 4u);
@@ -67,6 +71,61 @@ TEST(FlowControl, BurstToOneSwitchIsCapped) {
       EXPECT_LT(f.drops, uncapped_drops);
     }
   }
+}
+
+// By default the caps hold for the first start_replies SMP replies; when
+// none was lost they are lifted (a fabric that keeps up runs at full
+// speed: the 40 then go out at once), and a loss among them keeps them.
+TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
+  for (bool lose : {false, true}) {
+    SCOPED_TRACE(lose);
+    VClockFabric f;
+    f.default_q = 0;  // (no drops but the one below)
+    bool lost = false;
+    f.answer = [&](const uint8_t* req, const IBPath&, uint8_t*) {
+      if (lose && amod_of(req) == 3 && !lost) return !(lost = true);
+      return true;
+    };
+    Scheduler s(f, 64);
+    s.engine().limits().start_replies = 8;
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 8; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
+    s.run();
+    EXPECT_EQ(s.engine().flow_stats().caps, lose);
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(6), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 48);
+    EXPECT_EQ(f.procs["L5"].peak, 4u);
+    if (lose)
+      EXPECT_EQ(f.procs["L6"].peak, 4u);
+    else
+      EXPECT_EQ(f.procs["L6"].peak, 40u);
+  }
+}
+
+// MADs held by a busy node wait with it: the ones to other nodes behind
+// them in line go out at once (and the engine does not look at the held
+// ones again until that node answers one: drain() parks them).
+TEST(FlowControl, HeldMadsDoNotHoldUpOthers) {
+  VClockFabric f;
+  f.default_q = 0;
+  Scheduler s(f, 64);
+  s.engine().limits().caps_from_start = true;
+  std::vector<VClockFabric::ns> busy_done, other_done;
+  auto one = [&](uint16_t l, unsigned port, std::vector<VClockFabric::ns>& done) -> Task<> {
+    co_await s.SubnGet<iba::SMPPortInfo>(lid(l), port);
+    done.push_back(f.elapsed());
+  };
+  for (unsigned p = 1; p <= 40; ++p) s.spawn(one(5, p, busy_done));
+  for (uint16_t l = 10; l < 30; ++l) s.spawn(one(l, 1, other_done));
+  s.run();
+  ASSERT_EQ(busy_done.size(), 40u);
+  ASSERT_EQ(other_done.size(), 20u);
+  // 40 to one node, 4 at a time at 50 us each: 0.5 ms; the others in the
+  // first 4 node services' time.
+  EXPECT_LT(*std::max_element(other_done.begin(), other_done.end()), busy_done[8]);
+  EXPECT_EQ(f.procs["L5"].peak, 4u);
+  EXPECT_EQ(s.engine().flow_stats().held, 36u);
 }
 
 // Directed routes to 40 nodes behind one switch all pass its SMI: at most

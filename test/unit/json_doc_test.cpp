@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "test/unit/mem_file.h"
 #include "core/out/json.h"
 
 namespace {
@@ -18,19 +19,7 @@ namespace {
 using nlohmann::json;
 
 // A memory FILE and what was written to it.
-struct Mem {
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  std::string text() {
-    std::fflush(f);
-    return std::string(buf, len);
-  }
-  ~Mem() {
-    std::fclose(f);
-    std::free(buf);
-  }
-};
+using Mem = testutil::MemFile;
 
 TEST(JsonDoc, RealsReadBackExactly) {
   Mem m;

@@ -11,6 +11,7 @@
 #include <map>
 #include <vector>
 
+#include "core/health/pmmetrics.h"
 #include "core/health/pmscrape.h"
 #include "core/rpc/sched.h"
 #include "core_fake_transport.h"
@@ -32,6 +33,9 @@ struct FakePma {
   bool cpi_fails = false;  // ClassPortInfo answered with an error status
   bool sum_fails = false;  // AllPortSelect answered with an error status
   int drop_ext = 0;        // PortCountersExtended requests left unanswered (the first ones)
+  bool vl_refused = false; // PortVLXmitWaitCounters answered with "unsupported attribute"
+  int drop_vl = 0;         // PortVLXmitWaitCounters requests left unanswered (the first ones)
+  std::map<uint8_t, iba::PMPortVLXmitWaitCounters> vl;
   std::map<uint8_t, iba::PMPortCounters> pc;
   std::map<uint8_t, iba::PMPortCountersExtended> ext;
   // Requests by (attribute, port select).
@@ -41,6 +45,7 @@ struct FakePma {
     for (uint8_t p = 0; p <= 4; ++p) {
       pc[p].set_portSelect(p);
       ext[p].set_portSelect(p);
+      vl[p].set_portSelect(p);
     }
   }
   int count(uint16_t attr) const {
@@ -85,6 +90,14 @@ struct FakePma {
       }
       return t.reply(s, 0, ext.at(sel).buf.data(), ext.at(sel).SIZE);
     }
+    if (attr == 0x001C) {
+      if (vl_refused) return t.reply(s, 0x000c);
+      if (drop_vl > 0) {
+        --drop_vl;
+        return;
+      }
+      return t.reply(s, 0, vl.at(sel).buf.data(), vl.at(sel).SIZE);
+    }
     FAIL() << "unexpected attribute " << attr;
   }
 };
@@ -101,10 +114,10 @@ struct PmScrape : ::testing::Test {
     t.responder = [this](FakeTransport& tr, const Sent& s) { pma.answer(tr, s); };
   }
   // Ports 1..4 at LID 9, all at once (sw: a switch's ports).
-  void read_all(bool sw, H::RetryBudget* retry = nullptr) {
+  void read_all(bool sw, H::RetryBudget* retry = nullptr, H::CounterGroups want = {}) {
     ibcore::Scheduler s(t, 16);
     H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
-    H::PortCountersReader r(pm, retry);
+    H::PortCountersReader r(pm, retry, want);
     got.assign(5, {});
     auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read(9, p, sw, got[p]); };
     for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
@@ -349,6 +362,223 @@ TEST(PmSaturation, CountersAtTheirMaximumAndTheirSelectBits) {
   EXPECT_EQ(s.select, 1u | 1u << 12);  // and PortXmitData
   c.pc_ok = false;
   EXPECT_EQ(H::saturation(c).count, 0u);
+}
+
+}  // namespace
+
+namespace {
+
+// The read plan for the wanted counter groups (the exporter's collectors):
+// a group nobody wants costs no MAD.
+H::CounterGroups groups(bool errors, bool data, bool congestion) {
+  H::CounterGroups g;
+  g.errors = errors;
+  g.data = data;
+  g.congestion = congestion;
+  return g;
+}
+
+TEST_F(PmScrape, NothingWantedSendsNoMad) {
+  pma.cap = kSwitchCaps;
+  read_all(true, nullptr, groups(false, false, false));
+  EXPECT_TRUE(pma.asked.empty());
+  EXPECT_EQ(cpis, 0u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_TRUE(got[p].ok());
+}
+
+TEST_F(PmScrape, DataAloneReadsOnlyTheExtendedCounters) {
+  pma.cap = kSwitchCaps;
+  pma.pc[2].set_symbolErrorCounter(5);  // (an error: not wanted, not read)
+  read_all(true, nullptr, groups(false, true, false));
+  EXPECT_EQ(pma.count(0x0012), 0);  // no sum, no PortCounters
+  EXPECT_EQ(pma.count(0x001D), 4);
+  EXPECT_EQ(pma.count(0x0001), 1);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(got[p].ext_ok);
+    EXPECT_FALSE(got[p].pc_wanted);
+    EXPECT_TRUE(got[p].ok());
+  }
+}
+
+TEST_F(PmScrape, ErrorsAloneReadNoExtendedCountersAndIgnoreXmitWaitInTheSum) {
+  pma.cap = kSwitchCaps;
+  pma.pc[3].set_portXmitWait(1000);  // congestion is not an error
+  read_all(true, nullptr, groups(true, false, false));
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 1);  // the sum alone: clean for the errors
+  EXPECT_EQ(clean_sums, 1u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_TRUE(got[p].pc_ok && got[p].pc_from_sum && got[p].ok());
+}
+
+TEST_F(PmScrape, CongestionAloneReadsPortCountersWhereTheSumShowsXmitWait) {
+  pma.cap = kSwitchCaps;
+  pma.pc[3].set_portXmitWait(1000);
+  pma.pc[2].set_symbolErrorCounter(5);  // (not wanted: the sum is judged by PortXmitWait)
+  read_all(true, nullptr, groups(false, false, true));
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 5);  // the sum shows a wait: every port read
+  EXPECT_EQ(got[3].pc.portXmitWait(), 1000u);
+  pma = FakePma();
+  pma.cap = kSwitchCaps;
+  pma.pc[2].set_symbolErrorCounter(5);
+  read_all(true, nullptr, groups(false, false, true));
+  EXPECT_EQ(pma.count(0x0012), 1);  // no wait anywhere: the sum alone
+}
+
+TEST_F(PmScrape, WhereTheExtendedCountersHoldEverythingAnyGroupIsOneExtendedRead) {
+  pma.cap = kSwitchCaps;
+  pma.cap2 = H::PM_CAP2_ADDL_PORT_COUNTERS_EXT;
+  read_all(true, nullptr, groups(false, false, true));
+  EXPECT_EQ(pma.count(0x0012), 0);
+  EXPECT_EQ(pma.count(0x001D), 4);
+}
+
+TEST_F(PmScrape, WithoutTheExtendedCountersErrorsAloneUseTheSum) {
+  pma.cap = H::PM_CAP_ALL_PORT_SELECT;
+  read_all(true, nullptr, groups(true, false, false));
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 1);  // (with the data counters wanted: 4 reads, no sum)
+  pma = FakePma();
+  pma.cap = H::PM_CAP_ALL_PORT_SELECT;
+  read_all(true, nullptr, groups(false, true, false));
+  EXPECT_EQ(pma.count(0x0012), 4);
+  EXPECT_EQ(sums, 0u);
+}
+
+TEST(PmSaturation, OnlyTheWantedGroupsCount) {
+  H::PortCountersRead c;
+  c.source = H::CounterSource::PortCounters;
+  c.pc_ok = true;
+  c.pc.set_symbolErrorCounter(0xffff).set_portXmitWait(0xffffffffu).set_portXmitData(0xffffffffu);
+  H::CounterGroups errors;
+  errors.data = errors.congestion = false;
+  EXPECT_EQ(H::saturation(c, errors).count, 1u);
+  EXPECT_FALSE(H::saturation(c, errors).xmit_wait);
+  H::CounterGroups data;
+  data.errors = data.congestion = false;
+  EXPECT_EQ(H::saturation(c, data).select, 1u << 12);
+  EXPECT_EQ(H::counter_group("portXmitWait"), H::CounterGroup::Congestion);
+  EXPECT_EQ(H::counter_group("portMulticastRcvPkts"), H::CounterGroup::Data);
+  EXPECT_EQ(H::counter_group("QP1Dropped"), H::CounterGroup::Errors);
+  EXPECT_EQ(H::counter_group("counterSelect2"), H::CounterGroup::None);
+}
+
+}  // namespace
+
+// The per-VL counters (the exporter's vl collector): PortVLXmitWaitCounters,
+// one query per port for the data VLs it runs, no ClassPortInfo (the IBA
+// gives them no capability bit); a PMA that answers with a MAD status has
+// not got them: asked once, its ports not failed.
+namespace {
+
+struct PmScrapeVl : PmScrape {
+  std::vector<H::VlCountersRead> vl;
+  uint64_t vl_reads = 0, vl_unsupported = 0;
+  // Ports 1..4 at LID 9, all at once, each with vls_of[port] data VLs.
+  void read_vl(std::vector<unsigned> vls_of, H::RetryBudget* retry = nullptr) {
+    ibcore::Scheduler s(t, 16);
+    H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
+    H::PortCountersReader r(pm, retry, H::CounterGroups{false, false, false});
+    vl.assign(5, {});
+    auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read_vl(9, p, vls_of[p], vl[p]); };
+    for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
+    s.run();
+    vl_reads = r.vl_reads();
+    vl_unsupported = r.vl_unsupported();
+  }
+};
+
+TEST(PmVl, TheDataVlsAPortRunsFromOperationalVls) {
+  EXPECT_EQ(H::operational_data_vls(1), 1u);   // VL0
+  EXPECT_EQ(H::operational_data_vls(2), 2u);   // VL0-1
+  EXPECT_EQ(H::operational_data_vls(3), 4u);   // VL0-3
+  EXPECT_EQ(H::operational_data_vls(4), 8u);   // VL0-7
+  EXPECT_EQ(H::operational_data_vls(5), 15u);  // VL0-14
+  for (unsigned reserved : {0u, 6u, 7u, 15u}) EXPECT_EQ(H::operational_data_vls(reserved), 0u) << reserved;
+}
+
+TEST_F(PmScrapeVl, OneQueryPerPortForTheVlsItRuns) {
+  pma.vl[1].set_portVLXmitWait(0, 11);
+  pma.vl[1].set_portVLXmitWait(7, 65535);  // (16 bits: where it stops)
+  pma.vl[2].set_portVLXmitWait(1, 22);
+  pma.vl[3].set_portVLXmitWait(14, 33);
+  read_vl({0, 8, 2, 15, 0});  // port 4 runs no data VL: not asked
+  EXPECT_EQ(pma.count(0x0001), 0);  // no ClassPortInfo
+  EXPECT_EQ(pma.count(0x0012) + pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x001C), 3);
+  EXPECT_EQ((pma.asked[{0x001C, 4}]), 0);
+  EXPECT_EQ(vl_reads, 3u);
+  EXPECT_EQ(vl_unsupported, 0u);
+  for (uint8_t p = 1; p <= 3; ++p) {
+    EXPECT_TRUE(vl[p].wanted) << int(p);
+    EXPECT_TRUE(vl[p].ok) << int(p);
+    EXPECT_FALSE(vl[p].unsupported) << int(p);
+    EXPECT_EQ(vl[p].failed, 0u);
+    EXPECT_EQ(vl[p].xmit_wait.portSelect(), p);
+  }
+  EXPECT_EQ(vl[1].vls, 8u);
+  EXPECT_EQ(vl[1].xmit_wait.portVLXmitWait(0), 11u);
+  EXPECT_EQ(vl[1].xmit_wait.portVLXmitWait(7), 65535u);
+  EXPECT_EQ(vl[2].xmit_wait.portVLXmitWait(1), 22u);
+  EXPECT_EQ(vl[3].xmit_wait.portVLXmitWait(14), 33u);
+  EXPECT_FALSE(vl[4].wanted);
+  EXPECT_FALSE(vl[4].ok);
+}
+
+TEST_F(PmScrapeVl, APmaWithoutThemIsAskedOnceAndNoPortFails) {
+  pma.vl_refused = true;
+  read_vl({0, 8, 8, 8, 8});
+  EXPECT_EQ(pma.count(0x001C), 1);  // the LID's first port alone
+  EXPECT_EQ(vl_reads, 1u);
+  EXPECT_EQ(vl_unsupported, 1u);
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_TRUE(vl[p].unsupported) << int(p);
+    EXPECT_FALSE(vl[p].wanted) << int(p);  // (not a failure: the exporter's ib_port_scrape_ok stays 1)
+    EXPECT_FALSE(vl[p].ok) << int(p);
+    EXPECT_EQ(vl[p].failed, 0u) << int(p);
+    EXPECT_TRUE(vl[p].error.empty()) << vl[p].error;
+  }
+}
+
+TEST_F(PmScrapeVl, AnUnansweredFirstQueryIsAFailureNotUnsupported) {
+  pma.drop_vl = 1;  // the first port's query, no retry budget
+  read_vl({0, 8, 8, 8, 8});
+  EXPECT_EQ(pma.count(0x001C), 4);
+  EXPECT_EQ(vl_unsupported, 0u);
+  unsigned failed = 0, ok = 0;
+  for (uint8_t p = 1; p <= 4; ++p) {
+    EXPECT_FALSE(vl[p].unsupported) << int(p);
+    EXPECT_TRUE(vl[p].wanted) << int(p);
+    failed += vl[p].failed;
+    ok += vl[p].ok;
+    if (vl[p].failed) {
+      EXPECT_EQ(vl[p].timeouts, 1u);
+      EXPECT_NE(vl[p].error.find("PortVLXmitWaitCounters"), std::string::npos) << vl[p].error;
+    }
+  }
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(ok, 3u);
+  // Within a retry budget it is asked again and answered.
+  pma = FakePma();
+  pma.drop_vl = 1;
+  H::RetryBudget budget(H::RetryBudget::Clock::now() + std::chrono::seconds(30));
+  read_vl({0, 8, 8, 8, 8}, &budget);
+  EXPECT_EQ(budget.retries(), 1u);
+  for (uint8_t p = 1; p <= 4; ++p) EXPECT_TRUE(vl[p].ok) << int(p);
+}
+
+// The metric: one counter family whose series carry a vl label (the
+// exporter adds it), named and explained like the port's PortXmitWait.
+TEST(PmVl, TheMetricOfThePerVlCounters) {
+  auto m = H::counter_metrics({&iba::PMPortVLXmitWaitCounters::DESC});
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].field, "portVLXmitWait");
+  EXPECT_EQ(m[0].name, "ib_port_vl_transmit_wait_total");
+  EXPECT_EQ(m[0].scale, 1u);
+  EXPECT_NE(m[0].help.find("on this VL"), std::string::npos) << m[0].help;
+  EXPECT_NE(m[0].help.find("PortVLXmitWaitCounters.PortVLXmitWait (16 bits)"), std::string::npos) << m[0].help;
+  // (the whole-port counter it refines)
+  EXPECT_EQ(H::counter_metric_name("portXmitWait"), "ib_port_transmit_wait_total");
 }
 
 }  // namespace

@@ -10,25 +10,14 @@
 #include <map>
 #include <string>
 
+#include "test/unit/mem_file.h"
 #include "core/fabric/routes.h"
 
 namespace {
 
 using namespace ibcore;
 
-struct Capture {
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  std::string str() {
-    std::fflush(f);
-    return std::string(buf, len);
-  }
-  ~Capture() {
-    std::fclose(f);
-    std::free(buf);
-  }
-};
+using Capture = testutil::MemFile;
 
 LidDest ca(uint64_t guid, uint16_t base, uint8_t lmc, const char* name) {
   LidDest d;
@@ -65,7 +54,7 @@ TEST(RoutesFormat, UnicastLmcPathsAndIllegalEntries) {
     return it == dests.end() ? nullptr : &it->second;
   });
   EXPECT_EQ(n, 18u);
-  EXPECT_EQ(c.str(),
+  EXPECT_EQ(c.text(),
             "Unicast lids [0x0-0x11] of switch Lid 9 guid 0x0000000000200001 (Switch2):\n"
             "  Lid  Out   Destination\n"
             "       Port     Info \n"
@@ -106,7 +95,7 @@ TEST(RoutesFormat, UnicastBriefAndValidOnly) {
   Capture c;
   UnicastDump d(c.f, false, true, "node info not available fabric scan");
   d.rows(lft, 0, 2, [](unsigned) -> const LidDest* { return nullptr; });
-  EXPECT_EQ(c.str(), "0x0001 001 \n0x0002 000 \n2 valid lids dumped \n");
+  EXPECT_EQ(c.text(), "0x0001 001 \n0x0002 000 \n2 valid lids dumped \n");
 }
 
 MftRead wide_mft() {
@@ -125,7 +114,7 @@ MftRead wide_mft() {
 TEST(RoutesFormat, MulticastWideSwitch) {
   Capture c;
   print_mft(c.f, wide_mft(), 0xc000, 0xc006, 36, false, false, "Lid 2", 0x200000, "S36");
-  EXPECT_EQ(c.str(),
+  EXPECT_EQ(c.text(),
             "Multicast mlids [0xc000-0xc006] of switch Lid 2 guid 0x0000000000200000 (S36):\n"
             "            0                   1                   2                   3             \n"
             "     Ports: 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 \n"
@@ -139,7 +128,7 @@ TEST(RoutesFormat, MulticastWideSwitch) {
 TEST(RoutesFormat, MulticastBriefAndAll) {
   Capture c;
   print_mft(c.f, wide_mft(), 0xc001, 0xc002, 36, true, true, "Lid 2", 0x200000, "S36");
-  EXPECT_EQ(c.str(),
+  EXPECT_EQ(c.text(),
             "Multicast mlids [0xc001-0xc002] of switch Lid 2 guid 0x0000000000200000 (S36):\n"
             " MLid       Port Mask\n"
             "0xc001      000200100000\n"
@@ -147,7 +136,7 @@ TEST(RoutesFormat, MulticastBriefAndAll) {
             "2 mlids dumped \n");
   Capture n;
   print_mft(n.f, MftRead{}, 0xc000, 0xc3ff, 8, false, false, "Lid 2", 0x200000, "Switch1");
-  EXPECT_EQ(n.str(),
+  EXPECT_EQ(n.text(),
             "Multicast mlids [0xc000-0xc3ff] of switch Lid 2 guid 0x0000000000200000 (Switch1):\n"
             "     Ports: 0 1 2 3 4 5 6 7 8 \n"
             " MLid\n"

@@ -1,0 +1,185 @@
+// core/out/print.h: one description of a result gives the reference's text
+// in text mode and the JSON document in JSON mode; PRINT_FP and PRINT_JSON
+// values show on their side only; formats take any integer width.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "test/unit/mem_file.h"
+#include "core/out/print.h"
+#include "iba/refprint_smp.h"
+#include "iba/smp.h"
+
+namespace {
+
+using ibcore::PRINT_ANY;
+using ibcore::PRINT_FP;
+using ibcore::PRINT_JSON;
+using ibcore::Printer;
+using nlohmann::json;
+
+using Mem = testutil::MemFile;
+
+// One description of a port's address, as a command would write it.
+void describe(Printer& p, bool dec) {
+  iba::Gid g = iba::Gid::from(0xfe80000000000000ull, 0x0002c90300001491ull);
+  p.open_object();
+  p.gid(PRINT_ANY, "GID", "GID %s ", g);
+  p.guid(PRINT_JSON, "portGUID", nullptr, 0x0002c90300001491ull);
+  p.text("LID start ");
+  p.uint(PRINT_ANY, "LID", dec ? "%u" : "0x%x", 12);
+  p.uint(PRINT_JSON, "LMC", nullptr, 2);
+  p.uint(PRINT_ANY, "endLID", dec ? " end %u" : " end 0x%x", 15);
+  p.text("\n");
+  p.close_object();
+  p.finish();
+}
+
+TEST(PrintLayer, TextAndJsonFromOneDescription) {
+  Mem t, j;
+  {
+    Printer p(t.f, false, false);
+    describe(p, false);
+  }
+  EXPECT_EQ(t.text(), "GID fe80::2:c903:0:1491 LID start 0xc end 0xf\n");
+  {
+    Printer p(j.f, true, false);
+    describe(p, false);
+  }
+  EXPECT_EQ(j.text(),
+            "{\"GID\":\"fe80::2:c903:0:1491\",\"portGUID\":\"0x0002c90300001491\",\"LID\":12,\"LMC\":2,"
+            "\"endLID\":15}\n");
+}
+
+TEST(PrintLayer, PrettyIsTheSameDocument) {
+  Mem a, b;
+  {
+    Printer p(a.f, true, false);
+    describe(p, true);
+  }
+  {
+    Printer p(b.f, true, true);
+    describe(p, true);
+  }
+  EXPECT_NE(a.text(), b.text());
+  EXPECT_EQ(json::parse(a.text()), json::parse(b.text()));
+}
+
+TEST(PrintLayer, FormatsTakeAnyIntegerWidth) {
+  Mem t;
+  {
+    Printer p(t.f, false, false);
+    p.guid(PRINT_ANY, "g", "0x%016x", 0x0002c90300001491ull);
+    p.uint(PRINT_ANY, "w", " [%4u]", 7);
+    p.sint(PRINT_ANY, "s", " %d", -5);
+    p.uint(PRINT_ANY, "h", " %lx", 0xabcdef0123ull);
+    p.real(PRINT_ANY, "r", " %.2f", 1.005e3);
+    p.str(PRINT_ANY, "n", " %-6s|", "ab");
+    p.str(PRINT_ANY, "m", " 100%% %s%%", "x");
+    p.boolean(PRINT_ANY, "b", " %s", true, "yes", "no");
+    p.enumeration(PRINT_ANY, "e", " state %s", "Active", 4);
+    p.null("z");
+    p.text("\n");
+    p.finish();
+  }
+  EXPECT_EQ(t.text(), "0x0002c90300001491 [   7] -5 abcdef0123 1005.00 ab    | 100% x% yes state Active\n");
+}
+
+TEST(PrintLayer, JsonKindsAndNesting) {
+  Mem j;
+  {
+    Printer p(j.f, true, false);
+    p.open_object();
+    p.text("never in the document %d\n", 1);
+    p.uint(PRINT_FP, "hidden", "%u", 1);
+    p.open_array("rows");
+    for (unsigned i = 0; i < 2; ++i) {
+      p.open_object().uint(PRINT_ANY, "i", "%u", i).sint(PRINT_ANY, "s", "%d", -int(i)).close_object();
+    }
+    p.uint(PRINT_ANY, nullptr, "%u", 9);
+    p.close_array();
+    p.boolean(PRINT_ANY, "b", "%s", false).enumeration(PRINT_ANY, "state", "%s", "Active", 4);
+    p.null("none").real(PRINT_JSON, "r", nullptr, 0.5).str(PRINT_JSON, "n", nullptr, "a\"b");
+    p.json_value("dest", [](ibcore::JsonOut& w) { w.obj().kv("LID", 3).end(); });
+    p.close_object();
+    p.finish();
+  }
+  json d = json::parse(j.text());
+  EXPECT_FALSE(d.contains("hidden"));
+  EXPECT_EQ(d["rows"], json::parse(R"([{"i":0,"s":0},{"i":1,"s":-1},9])"));
+  EXPECT_EQ(d["b"], false);
+  EXPECT_EQ(d["state"], "Active");
+  EXPECT_EQ(d["stateRaw"], 4);
+  EXPECT_TRUE(d["none"].is_null());
+  EXPECT_EQ(d["r"], 0.5);
+  EXPECT_EQ(d["n"], "a\"b");
+  EXPECT_EQ(d["dest"]["LID"], 3);
+}
+
+TEST(PrintLayer, AttributeThroughItsDeclaration) {
+  iba::SMPNodeInfo ni;
+  ni.set_nodeType(2).set_numPorts(36).set_nodeGUID(0x0002c90300001491ull);
+  int layouts = 0;
+  auto layout = [&] {
+    ++layouts;
+    return iba::ref::smp_print(ni);
+  };
+  Mem t, j;
+  {
+    Printer p(t.f, false, false);
+    p.attribute("NodeInfo", iba::SMPNodeInfo::DESC, ni.buf.data(), layout);
+    p.finish();
+  }
+  EXPECT_EQ(t.text(), iba::ref::smp_print(ni));
+  EXPECT_EQ(layouts, 1);
+  {
+    Printer p(j.f, true, false);
+    p.open_object().attribute("NodeInfo", iba::SMPNodeInfo::DESC, ni.buf.data(), layout).close_object();
+    p.finish();
+  }
+  EXPECT_EQ(layouts, 1);  // the text's layout is not made for JSON
+  json d = json::parse(j.text());
+  EXPECT_EQ(d["NodeInfo"]["numPorts"], 36);
+  EXPECT_EQ(d["NodeInfo"]["nodeGUID"], "0x0002c90300001491");
+}
+
+TEST(PrintLayer, WholeDocumentOnlyWhenFinished) {
+  Mem j;
+  {
+    Printer p(j.f, true, false, Printer::Doc::Whole);
+    p.open_object().uint(PRINT_ANY, "a", "%u", 1);
+    p.close_all();  // a failed run: nothing written
+  }
+  EXPECT_EQ(j.text(), "");
+  {
+    Printer p(j.f, true, false, Printer::Doc::Whole);
+    p.open_object().uint(PRINT_ANY, "a", "%u", 1).close_object();
+    EXPECT_EQ(j.text(), "");
+    p.finish();
+  }
+  EXPECT_EQ(j.text(), "{\"a\":1}\n");
+}
+
+TEST(PrintLayer, StreamCloseAllLeavesOneDocument) {
+  Mem j;
+  {
+    Printer p(j.f, true, false);
+    p.open_object().open_array("rows").uint(PRINT_ANY, nullptr, "%u", 1);
+    p.close_all();
+  }
+  EXPECT_EQ(j.text(), "{\"rows\":[1]}\n");
+}
+
+TEST(PrintLayer, BadFormatIsAWriterBug) {
+  Mem t;
+  Printer p(t.f, false, false);
+  EXPECT_THROW(p.uint(PRINT_ANY, "a", "no conversion", 1), std::logic_error);
+  EXPECT_THROW(p.str(PRINT_ANY, "a", "%u", "x"), std::logic_error);
+  EXPECT_THROW(p.uint(PRINT_ANY, "a", "%s", 1), std::logic_error);
+}
+
+}  // namespace
