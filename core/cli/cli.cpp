@@ -12,17 +12,19 @@
 namespace ibtool::cli {
 
 namespace {
-std::vector<std::string_view> split(std::string_view names) {
-  std::vector<std::string_view> out;
+// Each name of "-C,--Ca" (no vector: it runs for every record at start-up).
+template <class F>
+void each_name(std::string_view names, F f) {
   for (size_t c; !names.empty(); names.remove_prefix(c == names.npos ? names.size() : c + 1))
-    if (c = names.find(','); c) out.push_back(names.substr(0, c));
-  return out;
+    if (c = names.find(','); c) f(names.substr(0, c));
 }
 bool is_long(std::string_view n) { return n.size() > 2 && n.starts_with("--"); }
 std::string long_name(const Option& o) {  // its first long name, else its first
-  std::vector<std::string_view> n = split(o.names_.view());
-  auto it = std::find_if(n.begin(), n.end(), is_long);
-  return std::string(it != n.end() ? *it : n.empty() ? std::string_view() : n.front());
+  std::string_view first, first_long;
+  each_name(o.names_.view(), [&](std::string_view n) {
+    first = first.empty() ? n : first, first_long = first_long.empty() && is_long(n) ? n : first_long;
+  });
+  return std::string(first_long.empty() ? first : first_long);
 }
 }  // namespace
 
@@ -57,8 +59,9 @@ struct Cli11 {
 
   void declare(Option& o) {
     names.clear();
-    for (std::string_view n : split(o.names_.view()))
+    each_name(o.names_.view(), [&](std::string_view n) {
       if (std::find(taken.begin(), taken.end(), n) == taken.end()) (names += names.empty() ? "" : ",") += taken.emplace_back(n);
+    });
     if (names.empty()) return;
     if (o.declare_) return o.declare_(*this, o);
     std::string desc = o.desc_.str();
@@ -128,15 +131,16 @@ App::Result App::parse(const std::vector<std::string>& args) {
   // value; the operands; the first error in line order.
   struct Given { Option* o; std::string name, value; };  // NOLINT: one line
   std::vector<Given> given;
-  std::vector<std::pair<Option*, std::string>> longs;
+  std::vector<std::pair<Option*, std::string_view>> longs;  // (views of the records' names)
   std::vector<std::pair<char, Option*>> shorts;
   size_t places = 0;  // operands the positionals take
   for (const auto& o : options_) {
     std::string_view n0 = o->names_.view();
     if (!n0.starts_with('-')) places += o->multi_ ? args.size() : 1;
-    for (std::string_view n : split(n0))
+    each_name(n0, [&](std::string_view n) {
       if (is_long(n)) longs.emplace_back(o.get(), n);
       else if (n.size() == 2 && n[0] == '-') shorts.emplace_back(n[1], o.get());
+    });
   }
   auto short_opt = [&](char c) {
     auto it = std::find_if(shorts.begin(), shorts.end(), [c](auto& s) { return s.first == c; });
@@ -176,7 +180,7 @@ App::Result App::parse(const std::vector<std::string>& args) {
           o = lo, name = ln, ambiguous = false;
           break;
         } else if (ln.starts_with(typed)) {
-          all += " '" + ln + "'", ambiguous = ambiguous || (o && o != lo);
+          (all += " '").append(ln) += "'", ambiguous = ambiguous || (o && o != lo);
           if (!o) o = lo, name = ln;
         }
       if (ambiguous) fail("option '" + typed + "' is ambiguous; possibilities:" + all);
