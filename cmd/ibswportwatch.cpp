@@ -2,7 +2,6 @@
 // interval, and error counters beyond their thresholds (the thresholds file
 // format of ibqueryerrors / ibcheckerrors).
 #include <chrono>
-#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -24,6 +23,10 @@ namespace {
 
 using namespace ibcore;
 namespace H = ibcore::health;
+
+// A non-negative amount to the nearest integer, as std::llround does; that
+// one call linked libm, which ld.so then loaded at every start of ibtool.
+uint64_t rounded(double v) { return uint64_t(v + 0.5); }
 
 class IbSwPortWatch : public ibtool::Command {
 public:
@@ -63,7 +66,7 @@ public:
     p.open_object().json_value("destination", [&](JsonOut& j) { path.json(j); });
     p.str(PRINT_FP, nullptr, "%s", path.describe());
     p.uint(PRINT_JSON, "portNum", nullptr, unsigned(port_)).sint(PRINT_FP, nullptr, " port %d", port_);
-    p.uint(PRINT_JSON, "pauseMs", nullptr, uint64_t(std::llround(pause_ * 1000)));
+    p.uint(PRINT_JSON, "pauseMs", nullptr, rounded(pause_ * 1000));
     p.real(PRINT_FP, nullptr, ": watching every %gs", pause_);
     p.json_value(nullptr, [&](JsonOut& j) { json_thresholds(j, thr_); });
     // Errors already beyond threshold when watching starts.
@@ -101,13 +104,13 @@ public:
       auto now = std::chrono::steady_clock::now();
       double dt = std::chrono::duration<double>(now - tprev).count();
       double at = std::chrono::duration<double>(now - t0).count();
-      p.open_object().uint(PRINT_JSON, "elapsedMs", nullptr, uint64_t(std::llround(at * 1000)));
+      p.open_object().uint(PRINT_JSON, "elapsedMs", nullptr, rounded(at * 1000));
       p.real(PRINT_FP, nullptr, "%.1fs:", at).open_object("rates");
       for (int i = 0; i < 4; ++i) {
         uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
         double d = z >= a ? double(z - a) : 0.0;
         if (i < 2) d *= 4;  // words -> bytes
-        p.uint(PRINT_JSON, H::data_field(i), nullptr, uint64_t(std::llround(d / dt)));
+        p.uint(PRINT_JSON, H::data_field(i), nullptr, rounded(d / dt));
         p.real(PRINT_FP, nullptr, (" " + std::string(H::data_name(i)) + (i < 2 ? " %.0fB/s" : " %.0f/s")).c_str(),
                d / dt);
       }
