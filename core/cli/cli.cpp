@@ -104,6 +104,7 @@ IBTOOL_COUNTABLE(bool) IBTOOL_COUNTABLE(int) IBTOOL_COUNTABLE(unsigned)
 IBTOOL_COUNTABLE(int8_t) IBTOOL_COUNTABLE(uint8_t) IBTOOL_COUNTABLE(uint16_t) IBTOOL_COUNTABLE(uint64_t)
 
 App::App(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {
+  options_.reserve(32);  // (a command declares up to ~30: no regrowth at start-up)
   set_help_flag("-h,--help", "print this help and exit");
 }
 
@@ -133,6 +134,7 @@ App::Result App::parse(const std::vector<std::string>& args) {
   std::vector<Given> given;
   std::vector<std::pair<Option*, std::string_view>> longs;  // (views of the records' names)
   std::vector<std::pair<char, Option*>> shorts;
+  longs.reserve(options_.size()), shorts.reserve(options_.size());
   size_t places = 0;  // operands the positionals take
   for (const auto& o : options_) {
     std::string_view n0 = o->names_.view();
