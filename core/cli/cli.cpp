@@ -104,7 +104,7 @@ IBTOOL_COUNTABLE(bool) IBTOOL_COUNTABLE(int) IBTOOL_COUNTABLE(unsigned)
 IBTOOL_COUNTABLE(int8_t) IBTOOL_COUNTABLE(uint8_t) IBTOOL_COUNTABLE(uint16_t) IBTOOL_COUNTABLE(uint64_t)
 
 App::App(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {
-  options_.reserve(32);  // (a command declares up to ~30: no regrowth at start-up)
+  options_.reserve(32);  // (most commands declare fewer: no regrowth at start-up)
   set_help_flag("-h,--help", "print this help and exit");
 }
 
