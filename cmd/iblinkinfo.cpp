@@ -216,11 +216,9 @@ public:
                                         ibtool::opt::Json | ibtool::opt::Strict);
   }
 
+  const char* no_json_form() const override { return diff_.empty() ? nullptr : "does not apply to --diff"; }
+
   int run() override {
-    if (ibcore::json_enabled() && !diff_.empty()) {
-      ibcore::log::info("iblinkinfo: --json does not apply to --diff\n");
-      return 2;
-    }
     try {
       if (!dr_str_.empty() && !load_cache_.empty()) {
         ibcore::log::info("Cannot specify cache and direct route path\n");

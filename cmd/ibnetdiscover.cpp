@@ -58,11 +58,11 @@ public:
                                         ibtool::opt::SaPath | ibtool::opt::Json);
   }
 
+  const char* no_json_form() const override {
+    return ports_ || !diff_cache_.empty() || group_ ? "does not apply to -p, --diff or -g" : nullptr;
+  }
+
   int run() override {
-    if (ibcore::json_enabled() && (ports_ || !diff_cache_.empty() || group_)) {
-      ibcore::log::info("ibnetdiscover: --json does not apply to -p, --diff or -g\n");
-      return 2;
-    }
     try {
       FILE* f = stdout;
       if (!outfile_.empty()) {
