@@ -134,6 +134,15 @@ public:
     return *this;
   }
 
+  // Text that core/ writes to a FILE (the fabric's printers:
+  // TopologyPrinter, the routing dumps) that the JSON shows as composites
+  // of its own (json_value): write(FILE*) is called only for the text.
+  template <class F>
+  Printer& text_to(F&& write) {
+    if (!j_) write(f_);
+    return *this;
+  }
+
   // End of the output: the JSON document checked, closed with a newline and
   // written (Doc::Whole: only now); the text flushed.
   void finish();
