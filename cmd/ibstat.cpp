@@ -210,9 +210,14 @@ public:
 
   int run() override {
     if (short_help_) return usage();
-    json_ = ibcore::json_enabled();
+    // {"ports": [the ports port_status describes]}, written when every
+    // device was found (a failure leaves stdout to its message, as the
+    // script's text does).
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    out_ = &p;
+    p.open_object().open_array("ports");
     int rc = status();
-    if (json_ && rc == 0) write_json();
+    if (rc == 0) p.close_array().close_object().finish();
     return rc;
   }
 
@@ -251,7 +256,7 @@ private:
 
   int fatal(const std::string& msg) const {
     // The script says it on stdout; with --json stdout is the document's.
-    ibcore::log::stdout_or_log(json_, ibcore::log::Level::error, "Fatal error:  %s\n", msg.c_str());
+    ibcore::text_or_log(ibcore::log::Level::error, "Fatal error:  %s\n", msg.c_str());
     std::fflush(stdout);
     return 255;
   }
@@ -294,70 +299,51 @@ private:
             words(dir + "/phys_state"), words(dir + "/rate"), words(dir + "/link_layer")};
   }
 
-  static void line(const char* label, const std::optional<std::string>& v, const char* fallback) {
+  enum class As { Text, Number, State };
+  // One file's line ("<label> <value>", fallback when not readable), and
+  // its JSON member: the text (as), its number, or a state ("4: ACTIVE":
+  // the name, the number beside as <key>Raw); null when not readable.
+  static void field(ibcore::Printer& p, const char* label, const char* key, const std::optional<std::string>& v,
+                    const char* fallback, As as) {
     std::string s = v ? *v : fallback;
-    std::printf("%s%s%s\n", label, s.empty() ? "" : " ", s.c_str());
-  }
-
-  void port_status(const std::string& dev, const std::string& port) {
-    PortFiles f = read_port(dev, port);
-    if (json_) {
-      json_ports_.push_back(std::move(f));
-      return;
-    }
-    std::printf("Infiniband device '%s' port %s status:\n", dev.c_str(), port.c_str());
-    line("\tdefault gid:\t", f.gid, "unknown");
-    line("\tbase lid:\t", f.lid, "unknown");
-    line("\tsm lid:\t\t", f.sm_lid, "unknown");
-    line("\tstate:\t\t", f.state, "unknown");
-    line("\tphys state:\t", f.phys_state, "unknown");
-    line("\trate:\t\t", f.rate, "unknown");
-    line("\tlink_layer:\t", f.link_layer, "IB");
-    std::printf("\n");
-  }
-
-  // --json: {"ports": [{"device", "port", "defaultGID", "LID", "SMLID",
-  // "portState" and "portStateRaw" ("4: ACTIVE" -> ACTIVE, 4),
-  // "portPhysicalState"/"portPhysicalStateRaw", "rate" (sysfs' text),
-  // "linkLayer"}]}; a file that cannot be read is null.
-  void write_json() const {
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    auto text = [&](const char* k, const std::optional<std::string>& v) {
-      if (v) j.ks(k, *v);
-      else j.key(k).null();
-    };
-    auto number = [&](const char* k, const std::optional<std::string>& v) {
-      uint64_t n = 0;
-      if (v && ibtool::parse_int(*v, n)) j.kv(k, n);
-      else j.key(k).null();
-    };
-    auto state = [&](const char* k, const std::optional<std::string>& v) {
-      // "4: ACTIVE": the name, the number beside.
-      size_t colon = v ? v->find(':') : std::string::npos;
-      uint64_t n = 0;
-      if (colon == std::string::npos || !ibtool::parse_int(v->substr(0, colon), n)) return text(k, v);
+    p.text("%s%s%s\n", label, s.empty() ? "" : " ", s.c_str());
+    uint64_t n = 0;
+    if (!v) {
+      p.null(key);
+    } else if (as == As::Number) {
+      if (ibtool::parse_int(*v, n)) p.uint(ibcore::PRINT_JSON, key, nullptr, n);
+      else p.null(key);
+    } else if (size_t colon = v->find(':');
+               as == As::State && colon != std::string::npos && ibtool::parse_int(v->substr(0, colon), n)) {
       std::string name = v->substr(colon + 1);
       while (!name.empty() && name.front() == ' ') name.erase(0, 1);
-      j.kenum(k, name, n);
-    };
-    j.obj().key("ports").arr();
-    for (const PortFiles& f : json_ports_) {
-      j.obj().ks("device", f.dev);
-      uint64_t pn = 0;
-      if (ibtool::parse_int(f.port, pn)) j.kv("port", pn);
-      else j.ks("port", f.port);
-      text("defaultGID", f.gid);
-      number("LID", f.lid);
-      number("SMLID", f.sm_lid);
-      state("portState", f.state);
-      state("portPhysicalState", f.phys_state);
-      text("rate", f.rate);
-      text("linkLayer", f.link_layer ? f.link_layer : std::optional<std::string>("IB"));
-      j.end();
+      p.enumeration(ibcore::PRINT_JSON, key, nullptr, name, n);
+    } else {
+      p.str(ibcore::PRINT_JSON, key, nullptr, *v);
     }
-    j.end().end();
-    j.finish();
+  }
+
+  // A port: the script's lines; {"device", "port", "defaultGID", "LID",
+  // "SMLID", "portState" and "portStateRaw" ("4: ACTIVE" -> ACTIVE, 4),
+  // "portPhysicalState"/"portPhysicalStateRaw", "rate" (sysfs' text),
+  // "linkLayer"}, a file that cannot be read null.
+  void port_status(const std::string& dev, const std::string& port) {
+    PortFiles f = read_port(dev, port);
+    ibcore::Printer& p = *out_;
+    p.open_object().str(ibcore::PRINT_JSON, "device", nullptr, f.dev);
+    uint64_t pn = 0;
+    if (ibtool::parse_int(f.port, pn)) p.uint(ibcore::PRINT_JSON, "port", nullptr, pn);
+    else p.str(ibcore::PRINT_JSON, "port", nullptr, f.port);
+    p.text("Infiniband device '%s' port %s status:\n", dev.c_str(), port.c_str());
+    field(p, "\tdefault gid:\t", "defaultGID", f.gid, "unknown", As::Text);
+    field(p, "\tbase lid:\t", "LID", f.lid, "unknown", As::Number);
+    field(p, "\tsm lid:\t\t", "SMLID", f.sm_lid, "unknown", As::Number);
+    field(p, "\tstate:\t\t", "portState", f.state, "unknown", As::State);
+    field(p, "\tphys state:\t", "portPhysicalState", f.phys_state, "unknown", As::State);
+    field(p, "\trate:\t\t", "rate", f.rate, "unknown", As::Text);
+    field(p, "\tlink_layer:\t", "linkLayer", f.link_layer ? f.link_layer : std::optional<std::string>("IB"), "IB",
+          As::Text);
+    p.text("\n").close_object();
   }
 
   int device_status(const std::string& dev, const std::string& port) {
@@ -378,8 +364,8 @@ private:
   }
 
   std::string app_name_;
-  bool short_help_ = false, json_ = false;
-  std::vector<PortFiles> json_ports_;
+  bool short_help_ = false;
+  ibcore::Printer* out_ = nullptr;  // run()'s
   std::vector<std::string> args_;
 };
 
