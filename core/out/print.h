@@ -63,9 +63,6 @@ public:
   Printer(FILE* f, bool json, bool pretty, Doc doc = Doc::Stream);
   ~Printer();
   Printer(const Printer&) = delete;
-  // An output with no JSON form (a mode the document does not cover): in
-  // JSON mode, throws std::runtime_error(why) before anything is written.
-  static void text_only(const char* why);
   Printer& operator=(const Printer&) = delete;
 
   // JSON nesting (key: the member's name inside an object, nullptr for the
