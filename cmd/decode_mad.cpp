@@ -29,6 +29,12 @@ public:
     ibtool::add_common_options(app, config(), ibtool::opt::Json);
   }
 
+  // The document is of an attribute's payload; a whole MAD's decoding has
+  // no JSON form yet.
+  const char* no_json_form() const override {
+    return attr_.empty() ? "decodes an attribute's payload (--attr) only, for now" : nullptr;
+  }
+
   int run() override {
     std::string raw;
     if (!ibcore::read_text(file_.empty() ? "-" : file_, raw)) return fail("cannot open " + file_);
@@ -42,7 +48,6 @@ public:
       bytes = std::move(*b);
     }
     if (!attr_.empty()) return payload(bytes);
-    ibcore::Printer::text_only("--json decodes an attribute's payload (--attr) only, for now");
     if (auto why = iba::check_mad_size(bytes.size()); !why.empty()) return fail(why);
     std::fputs(iba::decode_mad(bytes).c_str(), stdout);
     return 0;

@@ -24,6 +24,7 @@
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/routes.h"
 #include "core/fabric/sadiscovery.h"
@@ -76,9 +77,10 @@ public:
     std::vector<uint8_t> lft;  // empty and !ok: the table could not be read
     bool ok = false;
   };
-  // json: write each table as a switch object there instead (--json).
-  TablePrinter(const std::vector<LidDest>& dests, bool all, bool no_dests, JsonOut* json)
-      : dests_(dests), all_(all), no_dests_(no_dests), json_(json), t_([this] { loop(); }) {}
+  // Each table through out: the reference's text, or a switch object of
+  // the document (--json).  Only this thread writes to out until finish().
+  TablePrinter(const std::vector<LidDest>& dests, bool all, bool no_dests, Printer& out)
+      : dests_(dests), all_(all), no_dests_(no_dests), out_(out), t_([this] { loop(); }) {}
   ~TablePrinter() { finish(); }
   void add(Table t) {
     {
@@ -118,19 +120,20 @@ private:
         rc_ = 255;
         continue;
       }
-      if (json_) {
-        json_lft(*json_, {t.guid, t.name, t.lid, t.route}, t.lft, t.start, t.end, all_);
-        continue;
-      }
-      UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
-      d.header(t.start, t.end, t.where, t.guid, t.name);
-      d.rows(t.lft, t.start, t.end, dests_);
+      out_.json_value(nullptr, [&](JsonOut& j) {
+        json_lft(j, {t.guid, t.name, t.lid, t.route}, t.lft, t.start, t.end, all_);
+      });
+      out_.text_to([&](FILE* f) {
+        UnicastDump d(f, all_, no_dests_, "node info not available fabric scan");
+        d.header(t.start, t.end, t.where, t.guid, t.name);
+        d.rows(t.lft, t.start, t.end, dests_);
+      });
     }
   }
 
   const std::vector<LidDest>& dests_;
   bool all_, no_dests_;
-  JsonOut* json_;
+  Printer& out_;
   std::mutex m_;
   std::condition_variable cv_;
   std::deque<Table> q_;
@@ -216,19 +219,15 @@ private:
       ibcore::log::info("Failed to discover fabric\n");
       return 255;
     }
-    // --json: {"switches": [one object a table (core/fabric/routes.h json_lft,
-    // json_mft)]}, closed whatever happens.
-    if (json_enabled()) {
-      jout_ = std::make_unique<TextOut>(stdout);
-      json_ = std::make_unique<JsonOut>(*jout_, json_pretty());
-      json_->obj();
-    }
+    // --json: {"destinations" (json_dests), "switches": [one object a table
+    // (core/fabric/routes.h json_lft, json_mft)]}, closed whatever happens;
+    // the text: the reference's tables (UnicastDump, print_mft).
+    out_ = std::make_unique<Printer>();
+    out_->open_object();
     struct Close {
-      std::unique_ptr<JsonOut>& j;
-      ~Close() {
-        if (j) j->close_all();
-      }
-    } close{json_};
+      Printer& p;
+      ~Close() { p.close_all(); }
+    } close{*out_};
     try {
       Scheduler sched(*umad, unsigned(std::max(0, config().outstanding)));
       // --sa / --discovery SA: the tables come from LFT/MFT records, no SMP.
@@ -238,7 +237,7 @@ private:
     } catch (const std::exception& e) {
       int rc = ibcore::report(e);
       std::fflush(stdout);
-      ibcore::log::stdout_or_log(json_ != nullptr, ibcore::log::Level::error, "%s: iberror: failed: discover failed\n", tool.c_str());
+      ibcore::text_or_log(ibcore::log::Level::error, "%s: iberror: failed: discover failed\n", tool.c_str());
       return rc ? rc : 255;
     }
   }
@@ -292,7 +291,7 @@ private:
       sws = db.reference_order(NodeType::Switch);
       if (!no_dests_) dests = lid_dests_from_db(db, map);
       json_open(dests);
-      printer = std::make_unique<TablePrinter>(dests, all_, no_dests_, json_.get());
+      printer = std::make_unique<TablePrinter>(dests, all_, no_dests_, *out_);
       print_ready();
     };
     DiscoveryResult r;
@@ -382,17 +381,20 @@ private:
           rc = 255;
           continue;
         }
-        if (json_) {
+        out_->json_value(nullptr, [&](JsonOut& o) {
           TableHead h{n.guid, name, n.smalid, route_of(db, j.node)};
-          if (multicast_) json_mft(*json_, h, j.mft, j.start, j.end, n.nports, all_);
-          else json_lft(*json_, h, j.lft.lft, j.start, j.end, all_);
-        } else if (multicast_) {
-          print_mft(stdout, j.mft, j.start, j.end, n.nports, all_, no_dests_, where_of(db, j.node), n.guid, name);
-        } else {
-          UnicastDump d(stdout, all_, no_dests_, "node info not available fabric scan");
-          d.header(j.start, j.end, where_of(db, j.node), n.guid, name);
-          d.rows(j.lft.lft, j.start, j.end, dests);
-        }
+          if (multicast_) json_mft(o, h, j.mft, j.start, j.end, n.nports, all_);
+          else json_lft(o, h, j.lft.lft, j.start, j.end, all_);
+        });
+        out_->text_to([&](FILE* f) {
+          if (multicast_) {
+            print_mft(f, j.mft, j.start, j.end, n.nports, all_, no_dests_, where_of(db, j.node), n.guid, name);
+          } else {
+            UnicastDump d(f, all_, no_dests_, "node info not available fabric scan");
+            d.header(j.start, j.end, where_of(db, j.node), n.guid, name);
+            d.rows(j.lft.lft, j.start, j.end, dests);
+          }
+        });
       }
     };
     reads.on_done = [&](size_t i) {
@@ -410,15 +412,15 @@ private:
   // --json: the destinations (once: the entries name only LID and port),
   // then the switches' array is opened.
   void json_open(const std::vector<LidDest>& dests) {
-    if (!json_) return;
-    if (!dests.empty()) json_dests(*json_, dests);
-    json_->key("switches").arr();
+    out_->json_value(nullptr, [&](JsonOut& j) {
+      if (!dests.empty()) json_dests(j, dests);
+      j.key("switches").arr();
+    });
   }
 
   Wrapper wrapper_;
   CLI::App* app_ = nullptr;
-  std::unique_ptr<TextOut> jout_;
-  std::unique_ptr<JsonOut> json_;
+  std::unique_ptr<Printer> out_;  // dump()'s
   bool all_ = false, no_dests_ = false, multicast_ = false;
   std::vector<std::string> args_;
 };

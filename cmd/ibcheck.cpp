@@ -22,6 +22,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/health/health.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/health/json_health.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
@@ -82,14 +83,31 @@ private:
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
+  // --json: {"findings": [print_finding's objects], "ports": [every port
+  // checked: {"nodeGUID", "name", "nodeDescription", "portNum", "LID",
+  // "ok", "portState", "portPhysicalState", "linkWidthActive",
+  // "linkSpeedActive"}] (-v), "thresholds": {counter: limit} (modes that
+  // read counters), "summary": {"nodesChecked", "badNodes", "portsChecked",
+  // "badPorts"}}; ibchecknode's in check_node().  Held until the end (a
+  // run that fails leaves stdout empty); the text goes out as it comes.
   int run() override {
+    Printer p(stdout, Printer::Doc::Whole);
+    out_ = &p;
+    p.open_object();
+    int rc = check();
+    p.close_object().finish();
+    return rc;
+  }
+
+  int check() {
+    Printer& p = *out_;
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
         throw Error("Cannot read thresholds file " + threshold_file_);
-      if (show_thresholds_ && !json_enabled()) {
-        std::printf("## Thresholds:");
-        for (int i = 0; i < H::N_ERR; ++i) std::printf(" %s=%" PRIu64, H::err_name(i), thr_.limit[i]);
-        std::printf("\n");
+      if (show_thresholds_) {
+        p.text("## Thresholds:");
+        for (int i = 0; i < H::N_ERR; ++i) p.text(" %s=%" PRIu64, H::err_name(i), thr_.limit[i]);
+        p.text("\n");
       }
     }
     map_ = NodeNameMap::open(config().node_name_map);
@@ -177,38 +195,48 @@ private:
         bad_nodes.insert(f.node);
         if (f.port >= 0) bad_ports.insert({f.node, f.port});
       }
-    if (json_enabled()) {
-      write_json(found, items, nodes.size(), bad_nodes.size(), bad_ports, errors);
-      return status(found, items);
+    p.open_array("findings");
+    for (const auto& f : found) print_finding(p, db_, f, map_, config().verbose != 0);
+    p.close_array();
+    if (config().verbose) {
+      // Every port checked: the text names the good ones ("OK" and their
+      // state), the document all of them.
+      p.open_array("ports");
+      for (const Item& it : items) {
+        const Node& n = db_.node(it.node);
+        bool ok = !bad_ports.count({it.node, int(it.port)});
+        p.open_object();
+        print_port_keys(p, db_, it.node, int(it.port), H::port_lid(db_, n, it.port), map_, ok);
+        if (ok) p.text(": OK%s\n", port_summary(it).c_str());
+        p.boolean(PRINT_JSON, "ok", nullptr, ok);
+        if (it.port)
+          p.json_value(nullptr, [&](JsonOut& j) {
+            json_port_info_fields(j, db_.port(n, it.port),
+                                  {"portState", "portPhysicalState", "linkWidthActive", "linkSpeedActive"});
+          });
+        p.close_object();
+      }
+      p.close_array();
     }
-    for (const auto& f : found) {
-      std::printf("%s\n", H::describe(db_, f, f.node == NO_INDEX ? "" : name(f.node)).c_str());
-      if (config().verbose && !f.detail.empty()) std::printf("    %s\n", f.detail.c_str());
-    }
-    if (config().verbose)
-      for (const Item& it : items)
-        if (!bad_ports.count({it.node, int(it.port)})) {
-          H::Finding ok;
-          ok.node = it.node;
-          ok.port = int(it.port);
-          ok.lid = H::port_lid(db_, db_.node(it.node), it.port);
-          ok.what = "OK" + port_summary(it);
-          std::printf("%s\n", H::describe(db_, ok, name(it.node)).c_str());
-        }
-    if (!brief_) {
-      if (is_target_mode(mode_) && found.empty() && !config().verbose)
-        for (const Item& it : items) {
-          H::Finding ok;
-          ok.node = it.node;
-          ok.port = items.size() == 1 || needs_port(mode_) ? int(it.port) : -1;
-          ok.lid = H::port_lid(db_, db_.node(it.node), it.port);
-          ok.what = "OK";
-          std::printf("%s\n", H::describe(db_, ok, name(it.node)).c_str());
-          if (ok.port < 0) break;
-        }
-      std::printf("## Summary: %zu nodes checked, %zu bad nodes found\n", nodes.size(), bad_nodes.size());
-      std::printf("##          %zu ports checked, %zu bad ports found\n", items.size(), bad_ports.size());
-    }
+    if (errors) p.json_value(nullptr, [&](JsonOut& j) { json_thresholds(j, thr_); });
+    if (!brief_ && is_target_mode(mode_) && found.empty() && !config().verbose)
+      for (const Item& it : items) {
+        H::Finding ok;
+        ok.node = it.node;
+        ok.port = items.size() == 1 || needs_port(mode_) ? int(it.port) : -1;
+        ok.lid = H::port_lid(db_, db_.node(it.node), it.port);
+        ok.what = "OK";
+        p.text("%s\n", H::describe(db_, ok, name(it.node)).c_str());
+        if (ok.port < 0) break;
+      }
+    // (-b: the document's summary only)
+    const PrintKind k = brief_ ? PRINT_JSON : PRINT_ANY;
+    p.open_object("summary");
+    p.uint(k, "nodesChecked", "## Summary: %zu nodes checked, ", nodes.size());
+    p.uint(k, "badNodes", "%zu bad nodes found\n", bad_nodes.size());
+    p.uint(k, "portsChecked", "##          %zu ports checked, ", items.size());
+    p.uint(k, "badPorts", "%zu bad ports found\n", bad_ports.size());
+    p.close_object();
     return status(found, items);
   }
 
@@ -218,40 +246,6 @@ private:
     if (!found.empty()) return 1;
     if (items.empty()) return ibtool::strict_exit(config(), 0, "no port checked");
     return 0;
-  }
-
-  // --json: {"findings": [{"nodeGUID", "name", "nodeDescription", "portNum",
-  // "LID", "finding", "detail", and for a counter "field", "value",
-  // "threshold", "saturated"}], "ports": [every port checked: {"nodeGUID",
-  // "name", "nodeDescription", "portNum", "LID", "ok", "portState",
-  // "portPhysicalState", "linkWidthActive", "linkSpeedActive"}] (-v),
-  // "thresholds": {counter: limit} (modes that read counters), "summary":
-  // {"nodesChecked", "badNodes", "portsChecked", "badPorts"}}.
-  void write_json(const std::vector<H::Finding>& found, const std::vector<Item>& items, size_t nodes, size_t bad_nodes,
-                  const std::set<std::pair<uint32_t, int>>& bad_ports, bool errors) const {
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    j.obj().key("findings").arr();
-    for (const auto& f : found) json_finding(j, db_, f, map_);
-    j.end();
-    if (config().verbose) {
-      j.key("ports").arr();
-      for (const Item& it : items) {
-        const Node& n = db_.node(it.node);
-        j.obj();
-        json_port_keys(j, db_, it.node, int(it.port), H::port_lid(db_, n, it.port), map_);
-        j.kb("ok", !bad_ports.count({it.node, int(it.port)}));
-        if (it.port)
-          json_port_info_fields(j, db_.port(n, it.port),
-                                {"portState", "portPhysicalState", "linkWidthActive", "linkSpeedActive"});
-        j.end();
-      }
-      j.end();
-    }
-    if (errors) json_thresholds(j, thr_);
-    j.key("summary").obj().kv("nodesChecked", nodes).kv("badNodes", bad_nodes).kv("portsChecked", items.size());
-    j.kv("badPorts", bad_ports.size()).end();
-    j.end().finish();
   }
 
   static void append(std::vector<H::Finding>& a, const std::vector<H::Finding>& b) {
@@ -330,6 +324,7 @@ private:
   }
 
   int check_node() {
+    Printer& out = *out_;
     IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
     IBPath p = IBPath::from_string(target_, form);
     auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
@@ -353,40 +348,22 @@ private:
         desc = clean_nodedesc(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
       } catch (const MADError&) {
       }
-      if (json_enabled()) {
-        node_json(p, true, [&](JsonOut& j) {
-          j.kguid("nodeGUID", ni.nodeGUID()).ks("name", map_.remap(ni.nodeGUID(), desc)).ks("nodeDescription", desc);
-        });
-      } else if (!brief_)
-        std::printf("\"%s\" (0x%016" PRIx64 ") %s: OK\n", map_.remap(ni.nodeGUID(), desc).c_str(), ni.nodeGUID(),
-                    p.describe().c_str());
+      // {"destination", "ok": true, "nodeGUID", "name", "nodeDescription"}.
+      out.json_value("destination", [&](JsonOut& j) { p.json(j); }).boolean(PRINT_JSON, "ok", nullptr, true);
+      out.guid(PRINT_JSON, "nodeGUID", nullptr, ni.nodeGUID());
+      out.str(brief_ ? PRINT_JSON : PRINT_ANY, "name", "\"%s\"", map_.remap(ni.nodeGUID(), desc));
+      if (!brief_) out.text(" (0x%016" PRIx64 ") %s: OK\n", ni.nodeGUID(), p.describe().c_str());
+      out.str(PRINT_JSON, "nodeDescription", nullptr, desc);
       return 0;
     } catch (const MADError& e) {
-      if (json_enabled())
-        node_json(p, false,
-                  [&](JsonOut& j) {
-                    j.ks("finding", "node does not answer NodeInfo: " + e.layers().back())
-                        .ks("check", "nodeAnswers")
-                        .ks("error", e.layers().back());
-                  });
-      else
-        std::printf("%s: node does not answer NodeInfo: %s\n", p.describe().c_str(), e.layers().back().c_str());
+      // {"destination", "ok": false, "finding", "check", "error"}.
+      out.json_value("destination", [&](JsonOut& j) { p.json(j); }).boolean(PRINT_JSON, "ok", nullptr, false);
+      out.text("%s: ", p.describe().c_str());
+      out.str(PRINT_ANY, "finding", "%s\n", "node does not answer NodeInfo: " + e.layers().back());
+      out.str(PRINT_JSON, "check", nullptr, "nodeAnswers").str(PRINT_JSON, "error", nullptr, e.layers().back());
       if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
       return 1;
     }
-  }
-
-  // ibchecknode --json: {"destination", "ok", then the node's "nodeGUID",
-  // "name", "nodeDescription", or the "finding" when it does not answer}.
-  template <class F>
-  static void node_json(const IBPath& p, bool ok, F&& rest) {
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    j.obj().key("destination");
-    p.json(j);
-    j.kb("ok", ok);
-    rest(j);
-    j.end().finish();
   }
 
   Mode mode_;
@@ -398,6 +375,7 @@ private:
   H::Thresholds thr_;
   NodeNameMap map_;
   Subnet db_;
+  Printer* out_ = nullptr;  // run()'s
 };
 
 const char* const kFindingFormat =

@@ -41,14 +41,13 @@ public:
     pm.use_subnet(&db);
     Scheduler& sched = ses.sched();
     unsigned nodes = 0, ports = 0, failed = 0, gone = 0;
-    std::vector<std::string> errs;
     struct Failure {
       uint32_t node;
       unsigned port;
       uint16_t lid;
       std::string error;
     };
-    std::vector<Failure> fails;  // --json
+    std::vector<Failure> fails;
     auto one = [&](uint32_t ni) -> Task<> {
       const Node& n = db.node(ni);
       std::vector<std::pair<uint16_t, unsigned>> todo;
@@ -78,31 +77,29 @@ public:
         } catch (const MADError& e) {
           ++failed;
           fails.push_back({ni, p, lid, "clearing failed: " + e.layers().back()});
-          errs.push_back("\"" + map.remap(n.guid, n.description()) + "\" port " + std::to_string(p) + " lid " +
-                         std::to_string(lid) + ": clearing failed: " + e.layers().back());
         }
       }
     };
     for (uint32_t i = 0; i < db.node_count(); ++i) sched.spawn(one(i));
     sched.run();
-    if (json_enabled()) {
-      TextOut o(stdout);
-      JsonOut j(o, json_pretty());
-      j.obj().ks("cleared", all_ ? "all" : "errors").key("failures").arr();
-      for (auto& f : fails) {
-        j.obj();
-        json_port_keys(j, db, f.node, int(f.port), f.lid, map);
-        j.ks("error", f.error).end();
-      }
-      j.end().key("summary").obj().kv("nodes", nodes).kv("portsCleared", ports).kv("failed", failed);
-      j.kv("goneNodes", gone).end();
-      j.end().finish();
-      return status(failed, ports, gone);
+    // {"cleared": "all"|"errors", "failures": [{the port's keys, "error"}],
+    // "summary": {"nodes", "portsCleared", "failed", "goneNodes"}}; the
+    // text: a line a failed port, then the summary.
+    Printer p;
+    p.open_object().str(PRINT_JSON, "cleared", nullptr, all_ ? "all" : "errors").open_array("failures");
+    for (auto& f : fails) {
+      const Node& n = db.node(f.node);
+      p.open_object();
+      print_port_keys(p, db, f.node, int(f.port), f.lid, map, false);
+      p.text("\"%s\" port %u lid %u: ", map.remap(n.guid, n.description()).c_str(), f.port, unsigned(f.lid));
+      p.str(PRINT_ANY, "error", "%s\n", f.error).close_object();
     }
-    for (auto& e : errs) std::printf("%s\n", e.c_str());
-    std::printf("## Summary: %u nodes, %u ports %s, %u failed\n", nodes, ports,
-                all_ ? "counters cleared" : "error counters cleared", failed);
-    if (gone) std::printf("##          %u nodes of the cache gone from the fabric\n", gone);
+    p.close_array().open_object("summary").text("## Summary: ");
+    p.uint(PRINT_ANY, "nodes", "%u nodes, ", nodes).uint(PRINT_ANY, "portsCleared", "%u ports ", ports);
+    p.text("%s", all_ ? "counters cleared" : "error counters cleared").uint(PRINT_ANY, "failed", ", %u failed\n", failed);
+    p.uint(PRINT_JSON, "goneNodes", nullptr, gone);
+    if (gone) p.text("##          %u nodes of the cache gone from the fabric\n", gone);
+    p.close_object().close_object().finish();
     return status(failed, ports, gone);
   }
 

@@ -3,6 +3,7 @@
 // topology file gives the same lines as the live fabric).
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "core/fabric/obtain.h"
 #include "core/base/textfile.h"
 #include "core/out/log.h"
+#include "core/out/print.h"
 
 namespace {
 
@@ -44,7 +46,7 @@ std::string after_hash(const std::string& l) {
 std::string id_of(const std::vector<std::string>& f) { return f.size() > 2 ? awk_substr(f[2], 4, 16) : ""; }
 
 // The lines of kind's nodes in text; returns how many nodes it listed.
-unsigned emit(const std::string& text, Kind kind) {
+unsigned emit(FILE* out, const std::string& text, Kind kind) {
   unsigned listed = 0;
   ibcore::for_each_line(text, [&](std::string_view line) {
     std::string l(line);
@@ -54,9 +56,9 @@ unsigned emit(const std::string& text, Kind kind) {
                 (kind == Kind::Switches && l.rfind("Switch", 0) == 0);
     listed += node;
     if (kind == Kind::Hosts && l.rfind("Ca", 0) == 0)
-      std::printf("%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
+      std::fprintf(out, "%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
     if (kind == Kind::Routers && l.rfind("Rt", 0) == 0)
-      std::printf("%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
+      std::fprintf(out, "%s\t: 0x%s ports %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), after_hash(l).c_str());
     if (kind == Kind::Switches && l.rfind("Switch", 0) == 0) {
       std::string desc = after_hash(l);
       size_t pos = desc.find("port 0");
@@ -74,18 +76,18 @@ unsigned emit(const std::string& text, Kind kind) {
         }
       }
       if (type.empty())
-        std::printf("%s\t: 0x%s ports %s %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), desc.c_str(),
+        std::fprintf(out, "%s\t: 0x%s ports %s %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), desc.c_str(),
                     pinfo.c_str());
       else
-        std::printf("%s\t: 0x%s ports %s %s %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), desc.c_str(),
+        std::fprintf(out, "%s\t: 0x%s ports %s %s %s %s\n", f1.c_str(), id_of(f).c_str(), f2.c_str(), desc.c_str(),
                     type.c_str(), pinfo.c_str());
     }
     if (l.rfind("ib", 0) == 0) {
-      std::printf("%s\n", l.c_str());
+      std::fprintf(out, "%s\n", l.c_str());
       return;
     }
     for (const char* w : {"ibpanic:", "ibwarn:", "iberror:"})
-      if (l.find(w) != std::string::npos) std::printf("%s\n", l.c_str());
+      if (l.find(w) != std::string::npos) std::fprintf(out, "%s\n", l.c_str());
   });
   return listed;
 }
@@ -105,28 +107,51 @@ public:
   // A discovery that fails is the library's report.
   bool reports_errors() const override { return true; }
 
+  const char* no_json_form() const override {
+    return topofile_.empty() ? nullptr : "needs a live discovery (or --cache), not a topology file";
+  }
+
+  // {"nodes": [the nodes the text lists, in its order, as ibnetdiscover
+  // --json -l writes them (core/fabric/json_net.h, no ports)]}; the text
+  // the reference's script's lines, made from ibnetdiscover's text of the
+  // fabric (or the topology file).
   int run() override {
     std::string text;
-    if (ibcore::json_enabled()) {
-      if (!topofile_.empty()) {
-        ibcore::log::error("E: --json needs a live discovery (or --cache), not a topology file\n");
-        return 2;
-      }
-      return write_json();
-    }
+    std::optional<ibcore::Subnet> db;
     if (!topofile_.empty()) {
       if (!ibcore::read_file(topofile_, text)) {
         ibcore::log::error("E: cannot read topology file %s\n", topofile_.c_str());
         return 1;
       }
     } else {
-      ibcore::Subnet db = ibcore::obtain_subnet(config());
-      // The scripts run ibnetdiscover without a node name map option: the
-      // default map applies.
-      text = ibcore::topology_text(db, ibcore::NodeNameMap::open(""));
+      db.emplace(ibcore::obtain_subnet(config()));
     }
+    // The scripts run ibnetdiscover without a node name map option: the
+    // default map applies.
+    ibcore::NodeNameMap map = ibcore::NodeNameMap::open("");
     unsigned listed = 0;
-    for (Kind k : kinds_) listed += emit(text, k);
+    ibcore::Printer p;
+    p.open_object();
+    p.json_value("nodes", [&](ibcore::JsonOut& j) {
+      ibcore::JsonNetOptions jo;
+      jo.ports = false;
+      j.arr();
+      for (Kind k : kinds_) {
+        ibcore::NodeType t = k == Kind::Hosts      ? ibcore::NodeType::CA
+                             : k == Kind::Switches ? ibcore::NodeType::Switch
+                                                   : ibcore::NodeType::Router;
+        for (uint32_t i : db->reference_order(t)) {
+          ibcore::json_node(j, *db, db->node(i), map, jo);
+          ++listed;
+        }
+      }
+      j.end();
+    });
+    p.text_to([&](FILE* f) {
+      if (db) text = ibcore::topology_text(*db, map);
+      for (Kind k : kinds_) listed += emit(f, text, k);
+    });
+    p.close_object().finish();
     return strict_status(listed);
   }
 
@@ -141,31 +166,6 @@ public:
   }
 
 private:
-  // --json: {"nodes": [the nodes the text lists, in its order, as
-  // ibnetdiscover --json -l writes them (core/fabric/json_net.h, no ports)]}.
-  int write_json() const {
-    ibcore::Subnet db = ibcore::obtain_subnet(config());
-    ibcore::NodeNameMap map = ibcore::NodeNameMap::open("");
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    ibcore::JsonNetOptions jo;
-    jo.ports = false;
-    j.obj().key("nodes").arr();
-    size_t listed = 0;
-    for (Kind k : kinds_) {
-      ibcore::NodeType t = k == Kind::Hosts      ? ibcore::NodeType::CA
-                           : k == Kind::Switches ? ibcore::NodeType::Switch
-                                                 : ibcore::NodeType::Router;
-      for (uint32_t i : db.reference_order(t)) {
-        ibcore::json_node(j, db, db.node(i), map, jo);
-        ++listed;
-      }
-    }
-    j.end().end();
-    j.finish();
-    return strict_status(listed);
-  }
-
   std::vector<Kind> kinds_;
   std::string topofile_;
 };

@@ -14,6 +14,7 @@
 #include "core/fabric/obtain.h"
 #include "core/fabric/partialscan.h"
 #include "core/transport/path.h"
+#include "core/out/print.h"
 #include "core/out/textout.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
@@ -216,11 +217,9 @@ public:
                                         ibtool::opt::Json | ibtool::opt::Strict);
   }
 
+  const char* no_json_form() const override { return diff_.empty() ? nullptr : "does not apply to --diff"; }
+
   int run() override {
-    if (ibcore::json_enabled() && !diff_.empty()) {
-      ibcore::log::info("iblinkinfo: --json does not apply to --diff\n");
-      return 2;
-    }
     try {
       if (!dr_str_.empty() && !load_cache_.empty()) {
         ibcore::log::info("Cannot specify cache and direct route path\n");
@@ -313,33 +312,40 @@ public:
         }
       }
       auto nodes = db.reference_order(only_);
-      if (ibcore::json_enabled()) {
+      // --json: {"nodes": [node, ...]} in the text's order, each with the
+      // ports the text lists (core/fabric/json_net.h; -p adds each port's
+      // whole PortInfo); the text: LinkPrinter's lines.
+      ibcore::Printer p;
+      p.open_object();
+      p.json_value("nodes", [&](JsonOut& j) {
         std::vector<const Node*> list;
         if (one) list.push_back(one);
         else
           for (uint32_t i : nodes) list.push_back(&db.node(i));
-        write_json(db, map, list, have_filter ? &filter_db : nullptr);
-        return list.empty() ? ibtool::strict_exit(config(), 0, "no node listed") : 0;
-      }
-      TextOut out(stdout);
-      LinkPrinter pr(db, map, out, line_, additional_, down_, have_filter ? &filter_db : nullptr);
-      if (have_diff) {
-        LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
-        LinkPrinter::Side back{&db, &diff_db, "> ", "< "};
-        unsigned f2 = flags & ~(D_PORT | D_STATE | D_LID | D_NODEDESC);
-        if (one) {
-          pr.diff_node(fwd, *one, flags);
-          pr.diff_node(back, *one, f2);
+        write_json(j, db, map, list, have_filter ? &filter_db : nullptr);
+      });
+      p.text_to([&](FILE* f) {
+        TextOut out(f);
+        LinkPrinter pr(db, map, out, line_, additional_, down_, have_filter ? &filter_db : nullptr);
+        if (have_diff) {
+          LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
+          LinkPrinter::Side back{&db, &diff_db, "> ", "< "};
+          unsigned f2 = flags & ~(D_PORT | D_STATE | D_LID | D_NODEDESC);
+          if (one) {
+            pr.diff_node(fwd, *one, flags);
+            pr.diff_node(back, *one, f2);
+          } else {
+            for (uint32_t i : diff_db.reference_order(only_)) pr.diff_node(fwd, diff_db.node(i), flags);
+            for (uint32_t i : nodes) pr.diff_node(back, db.node(i), f2);
+          }
+        } else if (one) {
+          pr.node(db, *one, nullptr);
         } else {
-          for (uint32_t i : diff_db.reference_order(only_)) pr.diff_node(fwd, diff_db.node(i), flags);
-          for (uint32_t i : nodes) pr.diff_node(back, db.node(i), f2);
+          for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
         }
-      } else if (one) {
-        pr.node(db, *one, nullptr);
-      } else {
-        for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
-      }
-      out.flush();
+        out.flush();
+      });
+      p.close_object().finish();
       std::fflush(stdout);
       return !one && nodes.empty() ? ibtool::strict_exit(config(), 0, "no node listed") : 0;
     } catch (const std::exception& e) {
@@ -350,14 +356,13 @@ public:
   }
 
 private:
-  // --json: {"nodes": [node, ...]} in the text's order, each with the ports
-  // the text lists (core/fabric/json_net.h; -p adds each port's whole PortInfo).
-  void write_json(const Subnet& db, const NodeNameMap& map, const std::vector<const Node*>& list,
+  // The nodes array of the document: each node with the ports the text
+  // lists.
+  void write_json(JsonOut& j, const Subnet& db, const NodeNameMap& map, const std::vector<const Node*>& list,
                   const Subnet* filter) const {
-    TextOut out(stdout);
-    JsonOut j(out, ibcore::json_pretty());
-    LinkPrinter lp(db, map, out, false, false, false, filter);
-    j.obj().key("nodes").arr();
+    TextOut unused(stdout);  // (LinkPrinter's text side; only filtered() is asked)
+    LinkPrinter lp(db, map, unused, false, false, false, filter);
+    j.arr();
     for (const Node* n : list) {
       json_node_head(j, db, *n, map);
       j.key("ports").arr();
@@ -368,8 +373,7 @@ private:
       }
       j.end().end();
     }
-    j.end().end();
-    j.finish();
+    j.end();
   }
 
   std::string guid_str_, dr_str_, load_cache_, diff_, diffcheck_, filterdown_, sm_port_;

@@ -58,11 +58,11 @@ public:
                                         ibtool::opt::SaPath | ibtool::opt::Json);
   }
 
+  const char* no_json_form() const override {
+    return ports_ || !diff_cache_.empty() || group_ ? "does not apply to -p, --diff or -g" : nullptr;
+  }
+
   int run() override {
-    if (ibcore::json_enabled() && (ports_ || !diff_cache_.empty() || group_)) {
-      ibcore::log::info("ibnetdiscover: --json does not apply to -p, --diff or -g\n");
-      return 2;
-    }
     try {
       FILE* f = stdout;
       if (!outfile_.empty()) {
@@ -99,15 +99,43 @@ public:
       }
       unsigned flags = DIFF_DEFAULT;
       if (!diffcheck_arg_.empty()) ibtool::parse_flag_list(diffcheck_arg_, DIFF_KEYS, flags);
-      if (ibcore::json_enabled()) {
-        write_json(db, map, f);
-      } else {
-        TopologyPrinter pr(db, map, f, full_, group_);
+      // --json: {"maxHops" and "madsUsed" (-m: the MADs ibtool sent),
+      // "initiatedFrom", "nodes": [switches, CAs, routers, in the
+      // topology's order]}, each node with its linked ports (the nodes of
+      // the types listed, without ports, with -l/-H/-S/-R); the text: the
+      // topology (or the list, the ports report, the differences) as the
+      // reference prints it (core/fabric/netprint).
+      ibcore::Printer p(f);
+      p.open_object();
+      if (max_hops_) {
+        p.uint(ibcore::PRINT_JSON, "maxHops", nullptr, db.reference().max_hops);
+        p.uint(ibcore::PRINT_JSON, "madsUsed", nullptr, db.mads_used);
+      }
+      if (db.from_node != NO_INDEX) {
+        const Node& from = db.node(db.from_node);
+        p.open_object("initiatedFrom").guid(ibcore::PRINT_JSON, "nodeGUID", nullptr, from.guid);
+        p.guid(ibcore::PRINT_JSON, "portGUID", nullptr, db.ref_port_guid(from)).close_object();
+      }
+      p.json_value("nodes", [&](JsonOut& j) {
+        JsonNetOptions jo;
+        jo.full = full_;
+        jo.linked_only = true;
+        jo.ports = !list_;
+        j.arr();
+        for (NodeType t : {NodeType::Switch, NodeType::CA, NodeType::Router}) {
+          if (list_ && !(list_ & (1u << unsigned(t)))) continue;
+          for (uint32_t i : db.reference_order(t)) json_node(j, db, db.node(i), map, jo);
+        }
+        j.end();
+      });
+      p.text_to([&](FILE* out) {
+        TopologyPrinter pr(db, map, out, full_, group_);
         if (ports_) pr.ports_report();
         else if (list_) pr.list(list_);
         else if (have_diff) pr.diff(diff_db, db, flags);
         else pr.topology(max_hops_, !load_cache_.empty());
-      }
+      });
+      p.close_object().finish();
       std::fflush(stdout);
       if (f != stdout) std::fclose(f);
       if (!cache_.empty()) {
@@ -124,31 +152,6 @@ public:
   }
 
 private:
-  // --json: {"nodes": [switches, CAs, routers, in the topology's order]},
-  // each node with its linked ports (the nodes of the types listed, without
-  // ports, with -l/-H/-S/-R); -m adds "maxHops" and "madsUsed" (the MADs ibtool sent).
-  void write_json(const Subnet& db, const NodeNameMap& map, FILE* f) const {
-    TextOut o(f);
-    JsonOut j(o, ibcore::json_pretty());
-    JsonNetOptions jo;
-    jo.full = full_;
-    jo.linked_only = true;
-    jo.ports = !list_;
-    j.obj();
-    if (max_hops_) j.kv("maxHops", db.reference().max_hops).kv("madsUsed", db.mads_used);
-    if (db.from_node != NO_INDEX) {
-      const Node& from = db.node(db.from_node);
-      j.key("initiatedFrom").obj().kguid("nodeGUID", from.guid).kguid("portGUID", db.ref_port_guid(from)).end();
-    }
-    j.key("nodes").arr();
-    for (NodeType t : {NodeType::Switch, NodeType::CA, NodeType::Router}) {
-      if (list_ && !(list_ & (1u << unsigned(t)))) continue;
-      for (uint32_t i : db.reference_order(t)) json_node(j, db, db.node(i), map, jo);
-    }
-    j.end().end();
-    j.finish();
-  }
-
   static constexpr unsigned LIST_ALL = (1u << 1) | (1u << 2) | (1u << 3);
   bool full_ = false, show_ = false, group_ = false, ports_ = false, max_hops_ = false;
   unsigned list_ = 0;

@@ -19,7 +19,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
-#include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/rpc/rpc.h"
 #include "core/rpc/server.h"
 #include "core/transport/transport.h"
@@ -81,12 +81,22 @@ private:
     std::signal(SIGTERM, on_sigint);
     uint64_t sent = 0, received = 0, total_us = 0, min_us = ~uint64_t(0), max_us = 0;
     std::string host;
-    bool json = ibcore::json_enabled();
-    struct Ping {
-      std::string host;  // empty: no reply
-      uint64_t us = 0;
+    // {"LID", "host", "pings": [{"seq", "host", "timeUs"} or {"seq",
+    // "lost": true}], "transmitted", "received", "lossPercent", "timeMs",
+    // "rttMinUs", "rttAvgUs", "rttMaxUs"}; the text: a line a reply, then
+    // the statistics.  "host" names the first reply's host, so the
+    // document opens at the first reply (or the end), after the lost pings
+    // before it are counted; the document is written when the pings end.
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    uint64_t lost_before = 0;
+    bool opened = false;
+    auto open_doc = [&] {
+      opened = true;
+      p.open_object().uint(ibcore::PRINT_JSON, "LID", nullptr, path.DLID).str(ibcore::PRINT_JSON, "host", nullptr, host);
+      p.open_array("pings");
+      for (uint64_t i = 1; i <= lost_before; ++i)
+        p.open_object().uint(ibcore::PRINT_JSON, "seq", nullptr, i).boolean(ibcore::PRINT_JSON, "lost", nullptr, true).close_object();
     };
-    std::vector<Ping> pings;  // --json: written at the end
     std::vector<uint8_t> pl(iba::OFAPing::DESC.size, 0);
     ibcore::MadRequest req;
     req.cls = iba::find_class(iba::OFA_PING_CLASS);
@@ -104,20 +114,23 @@ private:
         // The statistics name the host of the first reply.
         std::string from = ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep));
         if (host.empty()) host = from;
+        if (!opened) open_doc();
         ++received;
         total_us += us;
         min_us = std::min(min_us, us);
         max_us = std::max(max_us, us);
-        if (json) pings.push_back({from, us});
+        p.open_object().uint(ibcore::PRINT_JSON, "seq", nullptr, sent).str(ibcore::PRINT_JSON, "host", nullptr, from);
+        p.uint(ibcore::PRINT_JSON, "timeUs", nullptr, us).close_object();
         // Flooding is quiet: only the statistics, as the reference does.
-        else if (!flood_) {
-          std::printf("Pong from %s (%s): time %s ms\n", from.c_str(), dest.c_str(), ms3(us).c_str());
+        if (!flood_) {
+          p.text("Pong from %s (%s): time %s ms\n", from.c_str(), dest.c_str(), ms3(us).c_str());
           std::fflush(stdout);
         }
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
         ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose));
-        if (json) pings.push_back({});
+        if (!opened) ++lost_before;
+        else p.open_object().uint(ibcore::PRINT_JSON, "seq", nullptr, sent).boolean(ibcore::PRINT_JSON, "lost", nullptr, true).close_object();
       }
       // One ping a second unless flooding.
       if (!flood_)
@@ -128,30 +141,18 @@ private:
         uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
     if (!received) min_us = 0;
     uint64_t loss = sent ? (sent - received) * 100 / sent : 0;
-    if (json) {
-      // {"LID", "host", "pings": [{"seq", "host", "timeUs"} or {"seq",
-      // "lost": true}], "transmitted", "received", "lossPercent", "timeMs",
-      // "rttMinUs", "rttAvgUs", "rttMaxUs"}
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().kv("LID", path.DLID).ks("host", host).key("pings").arr();
-      for (size_t i = 0; i < pings.size(); ++i) {
-        j.obj().kv("seq", i + 1);
-        if (pings[i].host.empty()) j.kb("lost", true);
-        else j.ks("host", pings[i].host).kv("timeUs", pings[i].us);
-        j.end();
-      }
-      j.end().kv("transmitted", sent).kv("received", received).kv("lossPercent", loss).kv("timeMs", total_ms);
-      j.kv("rttMinUs", min_us).kv("rttAvgUs", received ? total_us / received : 0).kv("rttMaxUs", max_us).end();
-      j.finish();
-      return lost_all(sent, received);
-    }
-    std::printf("\n--- %s (%s) ibping statistics ---\n", host.c_str(), dest.c_str());
-    std::printf("%llu packets transmitted, %llu received, %llu%% packet loss, time %llu ms\n",
-                (unsigned long long)sent, (unsigned long long)received,
-                (unsigned long long)loss, (unsigned long long)total_ms);
-    std::printf("rtt min/avg/max = %s/%s/%s ms\n", ms3(min_us).c_str(), ms3(received ? total_us / received : 0).c_str(),
-                ms3(max_us).c_str());
+    uint64_t avg_us = received ? total_us / received : 0;
+    if (!opened) open_doc();
+    p.close_array();
+    p.text("\n--- %s (%s) ibping statistics ---\n", host.c_str(), dest.c_str());
+    p.uint(ibcore::PRINT_ANY, "transmitted", "%u packets transmitted, ", sent);
+    p.uint(ibcore::PRINT_ANY, "received", "%u received, ", received);
+    p.uint(ibcore::PRINT_ANY, "lossPercent", "%u%% packet loss, ", loss);
+    p.uint(ibcore::PRINT_ANY, "timeMs", "time %u ms\n", total_ms);
+    p.uint(ibcore::PRINT_JSON, "rttMinUs", nullptr, min_us).uint(ibcore::PRINT_JSON, "rttAvgUs", nullptr, avg_us);
+    p.uint(ibcore::PRINT_JSON, "rttMaxUs", nullptr, max_us);
+    p.text("rtt min/avg/max = %s/%s/%s ms\n", ms3(min_us).c_str(), ms3(avg_us).c_str(), ms3(max_us).c_str());
+    p.close_object().finish();
     std::fflush(stdout);
     return lost_all(sent, received);
   }

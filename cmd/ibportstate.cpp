@@ -17,6 +17,7 @@
 #include "cmd/registry.h"
 #include "cmd/target.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/base/config.h"
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
@@ -167,23 +168,30 @@ std::string show_mepi(const IBPath& path, const iba::SMPMlnxExtPortInfo& m, int 
          iba::ref::smp_print(m);
 }
 
-// --json: the text is not written; the query's attributes go to g_json.
-ibcore::JsonOut* g_json = nullptr;
-void out(const std::string& s) {
-  if (!g_json) std::fputs(s.c_str(), stdout);
+// A port read: the members {"destination", "nodeType", "portNum"} of the
+// object open now (JSON only), then its "PortInfo" (the M_Key only with -K,
+// as the text shows it) or the reference's block of it (show_port).
+void print_port(ibcore::Printer& p, const IBPath& dest, bool is_switch, int portnum, const iba::SMPPortInfo& pi,
+                unsigned espeed, bool show_keys) {
+  static constexpr std::string_view HIDE[] = {"MKey"};
+  p.json_value("destination", [&](ibcore::JsonOut& j) { dest.json(j); });
+  p.str(ibcore::PRINT_JSON, "nodeType", nullptr, is_switch ? "Switch" : "CA/RT");
+  p.uint(ibcore::PRINT_JSON, "portNum", nullptr, unsigned(portnum));
+  p.attribute("PortInfo", iba::SMPPortInfo::DESC, pi.buf.data(),
+              [&] { return show_port(dest, pi, portnum, espeed, is_switch, show_keys); },
+              show_keys ? std::span<const std::string_view>() : HIDE);
 }
 
-// A PortInfo's fields (the M_Key only with -K, as the text shows it).
-void json_port(ibcore::JsonOut& j, int portnum, const iba::SMPPortInfo& pi, bool show_keys) {
-  static constexpr std::string_view HIDE[] = {"MKey"};
-  j.kv("portNum", unsigned(portnum)).key("PortInfo").obj();
-  j.fields(iba::SMPPortInfo::DESC, pi.buf.data(), show_keys ? std::span<const std::string_view>() : HIDE);
-  j.end();
+// Its MlnxExtPortInfo: "MlnxExtPortInfo", or the reference's block (show_mepi).
+void print_mepi(ibcore::Printer& p, const IBPath& dest, int portnum, const iba::SMPMlnxExtPortInfo& mx) {
+  p.attribute("MlnxExtPortInfo", iba::SMPMlnxExtPortInfo::DESC, mx.buf.data(),
+              [&] { return show_mepi(dest, mx, portnum); });
 }
 
 class PortState {
 public:
-  PortState(ibcore::MadTransactor& mad, bool show_keys) : mad_(mad), src_(mad), show_keys_(show_keys) {}
+  PortState(ibcore::MadTransactor& mad, bool show_keys, ibcore::Printer& p)
+      : mad_(mad), src_(mad), show_keys_(show_keys), p_(p) {}
 
   // SubnGet/SubnSet whose failure ends the run with the reference's message.
   template <class T>
@@ -250,29 +258,23 @@ public:
     Node n = node(path);
     if ((r.set[MKEY] || r.set[MKEYLEASE] || r.set[MKEYPROT]) && n.is_switch && portnum != 0)
       throw ibtool::RefFail{"Can't set M_Key fields on switch port != 0"};
-    bool setting = (r.op >= 0 && r.op != QUERY) || r.changed;
-    out(std::string(setting ? "Initial " : "") + (n.is_switch ? "Switch" : "CA/RT") + " PortInfo:\n");
+    bool setting = (r.op >= 0 && r.op != QUERY) || r.changed;  // (no JSON form: no_json_form())
+    p_.open_object();
+    p_.text("%s%s PortInfo:\n", setting ? "Initial " : "", n.is_switch ? "Switch" : "CA/RT");
     std::fflush(stdout);
     unsigned espeed = 0;
     iba::SMPPortInfo cap;
     iba::SMPPortInfo pi = port(path, portnum, n.is_switch, espeed, cap);
-    out(show_port(path, pi, portnum, espeed, n.is_switch, show_keys_));
+    print_port(p_, path, n.is_switch, portnum, pi, espeed, show_keys_);
     iba::SMPMlnxExtPortInfo mx;
     if (n.mlnx) {
       mx = mepi(path, portnum);
-      out(show_mepi(path, mx, portnum));
+      print_mepi(p_, path, portnum, mx);
     }
     std::fflush(stdout);
     if (setting) return change(path, portnum, r, pi, mx, espeed, n.is_switch);
-    if (g_json) {
-      g_json->obj().key("destination");
-      path.json(*g_json);
-      g_json->ks("nodeType", n.is_switch ? "Switch" : "CA/RT");
-      json_port(*g_json, portnum, pi, show_keys_);
-      if (n.mlnx) g_json->key("MlnxExtPortInfo").obj().fields(mx).end();
-    }
     if (n.is_switch && portnum && pi.portState() == STATE_ACTIVE) check_peer(path, portnum, pi, cap, mx, espeed);
-    if (g_json) g_json->end();
+    p_.close_object();
     return 0;
   }
 
@@ -289,7 +291,7 @@ private:
     switch (r.op) {
       case ON:
         if (phys != PHYS_DISABLED) {
-          out("Port is already in enable state\n");
+          p_.text_raw("Port is already in enable state\n");
           return 0;
         }
         [[fallthrough]];
@@ -299,7 +301,7 @@ private:
         break;
       case OFF:
       case DISABLE:
-        out("Disable may be irreversible\n");
+        p_.text_raw("Disable may be irreversible\n");
         pi.set_portPhysicalState(PHYS_DISABLED);
         break;
       case DOWN: pi.set_portState(STATE_DOWN); break;
@@ -323,7 +325,7 @@ private:
       mx.set_stateChangeEnable(MLNX_FDR10);
       mx.set_linkSpeedEnabled(r.val[FDR10]);
       mx = set(mx, path, uint32_t(portnum), "smp set MLNX ext portinfo failed");
-      out("\nAfter MLNXExtendedPortInfo set:\n" + show_mepi(path, mx, portnum));
+      p_.text_raw("\nAfter MLNXExtendedPortInfo set:\n" + show_mepi(path, mx, portnum));
     }
     if (r.set[MKEY]) pi.set_MKey(r.val[MKEY]);
     if (r.set[MKEYLEASE]) pi.set_MKeyLeasePeriod(r.val[MKEYLEASE]);
@@ -332,7 +334,7 @@ private:
     // Modifier bit 31: the sender knows LinkSpeedExtEnabled.
     uint32_t amod = uint32_t(portnum) | ((espeed & ESPEED_EXT) ? 0x80000000u : 0);
     iba::SMPPortInfo after = set(pi, path, amod, "smp set portinfo failed");
-    out("\nAfter PortInfo set:\n" + show_port(path, after, portnum, espeed, is_switch, show_keys_));
+    p_.text_raw("\nAfter PortInfo set:\n" + show_port(path, after, portnum, espeed, is_switch, show_keys_));
     return 0;
   }
 
@@ -361,23 +363,17 @@ private:
     if (src_.uses_sa() && !path.is_dr()) std::tie(at, peer_port) = sa_link_end(path, portnum);
     Node pn = node(at);
     if (peer_port < 0) peer_port = int(pn.ni.localPortNum());
-    out("Peer PortInfo:\n");
+    p_.text("Peer PortInfo:\n");
     std::fflush(stdout);
     unsigned peer_espeed = 0;
     iba::SMPPortInfo pcap;
     iba::SMPPortInfo ppi = port(at, peer_port, pn.is_switch, peer_espeed, pcap);
     iba::SMPMlnxExtPortInfo pmx;
     if (pn.mlnx) pmx = mepi(at, peer_port);
-    out(show_port(peer, ppi, peer_port, peer_espeed, pn.is_switch, show_keys_));
-    if (pn.mlnx) out(show_mepi(peer, pmx, peer_port));
-    if (g_json) {
-      g_json->key("peer").obj().key("destination");
-      peer.json(*g_json);
-      g_json->ks("nodeType", pn.is_switch ? "Switch" : "CA/RT");
-      json_port(*g_json, peer_port, ppi, show_keys_);
-      if (pn.mlnx) g_json->key("MlnxExtPortInfo").obj().fields(pmx).end();
-      g_json->end();
-    }
+    p_.open_object("peer");
+    print_port(p_, peer, pn.is_switch, peer_port, ppi, peer_espeed, show_keys_);
+    if (pn.mlnx) print_mepi(p_, peer, peer_port, pmx);
+    p_.close_object();
     std::fflush(stdout);
 
     // What each end allows: the enabled set, or the supported one when the
@@ -448,6 +444,7 @@ private:
   ibcore::MadTransactor& mad_;
   ibcore::SmpSource src_;  // SMPs, or SA records with --sa
   bool show_keys_;
+  ibcore::Printer& p_;
 };
 
 class IbPortState : public ibtool::Command {
@@ -462,6 +459,13 @@ public:
   }
 
   bool reports_errors() const override { return true; }
+  // A change of the port (any operation but query) is shown as text only.
+  const char* no_json_form() const override {
+    for (size_t i = 2; i < args_.size(); ++i)
+      for (int j = 0; j < NOPS; ++j)
+        if (j != QUERY && args_[i] == OPS[j].name) return "shows a query; a change of the port is shown as text only";
+    return nullptr;
+  }
 
   int run() override {
     if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
@@ -481,36 +485,14 @@ public:
     const IBPath& path = t.path;
     int portnum = int(std::strtol(args_[1].c_str(), nullptr, 0));
     Request r = parse_ops(args_, 2);
-    PortState ps(t.mad(), show_keys_);
-    if (!ibcore::json_enabled()) return ps.run(path, portnum, r);
-    if ((r.op >= 0 && r.op != QUERY) || r.changed) {
-      ibcore::log::error("E: %s: --json shows a query; a change of the port is shown as text only\n",
-                   tool.c_str());
-      return usage_status();
-    }
-    // The document is kept until the queries are done: a failure leaves
-    // stdout empty, not half a document.
-    char* buf = nullptr;
-    size_t len = 0;
-    std::FILE* mem = ::open_memstream(&buf, &len);
-    if (!mem) throw ibcore::SysError(errno, "open_memstream");
-    int rc;
-    try {
-      ibcore::TextOut o(mem);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      g_json = &j;
-      rc = ps.run(path, portnum, r);
-      g_json = nullptr;
-      j.finish();
-    } catch (...) {
-      g_json = nullptr;
-      std::fclose(mem);
-      std::free(buf);
-      throw;
-    }
-    std::fclose(mem);
-    std::fwrite(buf, 1, len, stdout);
-    std::free(buf);
+    // --json: {the port's members (print_port), "MlnxExtPortInfo", "peer":
+    // {the same of the port at the other end of an active switch port's
+    // link}}, kept until the queries are done: a failure leaves stdout
+    // empty, not half a document.
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    PortState ps(t.mad(), show_keys_, p);
+    int rc = ps.run(path, portnum, r);
+    p.finish();
     return rc;
   }
 

@@ -13,6 +13,7 @@
 #include "core/base/error.h"
 #include "core/health/health.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/json_net.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/netprint.h"
@@ -53,46 +54,47 @@ public:
         return 1;
       }
     }
-    if (json_enabled()) {
-      // The list: {"nodes": [as ibnetdiscover --json -l writes them]}; a
-      // node: {"node": {as ibnetdiscover --json writes it, linked ports}}.
-      TextOut o(stdout);
-      JsonOut j(o, json_pretty());
-      JsonNetOptions jo;
-      j.obj();
-      if (list) {
+    // The list: {"nodes": [as ibnetdiscover --json -l writes them]}, the
+    // text ibnetdiscover -l's lines; a node: {"node": {as ibnetdiscover
+    // --json writes it, linked ports}}, the text its block as ibnetdiscover
+    // prints it, without the blank line that separates blocks there.
+    Printer p;
+    p.open_object();
+    if (list) {
+      p.json_value("nodes", [&](JsonOut& j) {
+        JsonNetOptions jo;
         jo.ports = false;
-        j.key("nodes").arr();
+        j.arr();
         for (uint32_t i : db.reference_order(type_)) json_node(j, db, db.node(i), map, jo);
         j.end();
-      } else {
+      });
+      p.text_to([&](FILE* f) {
+        TopologyPrinter pr(db, map, f, false, false);
+        pr.list(1u << unsigned(type_));
+      });
+    } else {
+      const Node& n = db.node(found);
+      p.json_value("node", [&](JsonOut& j) {
+        JsonNetOptions jo;
         jo.linked_only = true;
-        j.key("node");
-        json_node(j, db, db.node(found), map, jo);
-      }
-      j.end().finish();
-      return 0;
+        json_node(j, db, n, map, jo);
+      });
+      p.text_to([&](FILE* f) {
+        char* text = nullptr;
+        size_t len = 0;
+        FILE* mem = open_memstream(&text, &len);
+        if (!mem) throw Error("Out of memory");
+        TopologyPrinter block(db, map, mem, false, false);
+        if (n.is_switch()) block.out_switch(n, nullptr, nullptr);
+        else block.out_ca(n, nullptr, nullptr);
+        block.out_node_ports(n, n.is_switch());
+        std::fclose(mem);
+        std::string out(text, len);
+        std::free(text);
+        std::fputs(out.c_str() + (out.starts_with("\n") ? 1 : 0), f);
+      });
     }
-    if (list) {
-      TopologyPrinter pr(db, map, stdout, false, false);
-      pr.list(1u << unsigned(type_));
-      return 0;
-    }
-    // The node's block as ibnetdiscover prints it, without the blank
-    // line that separates blocks there.
-    const Node& n = db.node(found);
-    char* text = nullptr;
-    size_t len = 0;
-    FILE* mem = open_memstream(&text, &len);
-    if (!mem) throw Error("Out of memory");
-    TopologyPrinter block(db, map, mem, false, false);
-    if (n.is_switch()) block.out_switch(n, nullptr, nullptr);
-    else block.out_ca(n, nullptr, nullptr);
-    block.out_node_ports(n, n.is_switch());
-    std::fclose(mem);
-    std::string out(text, len);
-    std::free(text);
-    std::fputs(out.c_str() + (out.starts_with("\n") ? 1 : 0), stdout);
+    p.close_object().finish();
     return 0;
   }
 

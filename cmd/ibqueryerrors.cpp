@@ -221,10 +221,24 @@ private:
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     }
 
+    // {"nodes": [the nodes the text reports, each {"nodeGUID", "nodeType",
+    // "name", "nodeDescription", "ports": [{"portNum" (255: all ports
+    // summed, "allPorts" true), "portGUID", "errors": {name: value},
+    // "details": {...} (--details), "data": {...} (--data, --counters),
+    // "link": {the port as iblinkinfo --json writes it} (-r)}]}],
+    // "summary": {"nodesChecked", "badNodes", "portsChecked", "badPorts",
+    // "pmaFailures", "goneNodes" (nodes of a --cache topology that no longer
+    // answer), "thresholds": {name: value} (null when the file could not be
+    // read), "suppressed": [names]}}; the text: each node's lines as the
+    // scan made them, then the summary.
+    Printer p;
+    p.open_object().open_array("nodes");
     unsigned nodes_checked = unsigned(todo.size()), bad_nodes = 0, ports_checked = 0, bad_ports = 0, failures = 0,
              gone = 0;
-    for (auto& o : outs) {
-      if (!ibcore::json_enabled()) std::fputs(o.text.c_str(), stdout);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const NodeOut& o = outs[i];
+      p.text_raw(o.text);
+      if (!o.ports.empty()) p.json_value(nullptr, [&](JsonOut& j) { node_json(j, db, map, db.node(todo[i]), o); });
       gone += o.gone;
       nodes_checked -= o.gone;
       bad_nodes += o.bad;
@@ -232,25 +246,30 @@ private:
       bad_ports += o.bad_ports;
       failures += o.pma_failures;
     }
-    if (ibcore::json_enabled()) {
-      write_json(db, map, todo, outs, {nodes_checked, bad_nodes, ports_checked, bad_ports, failures, gone});
-      return strict_status(bad_ports ? 1 : 0, nodes_checked, failures, gone);
-    }
-    std::printf("\n## Summary: %u nodes checked, %u bad nodes found\n", nodes_checked, bad_nodes);
-    std::printf("##          %u ports checked, %u ports have errors beyond threshold\n", ports_checked, bad_ports);
+    p.close_array().open_object("summary");
+    p.uint(PRINT_ANY, "nodesChecked", "\n## Summary: %u nodes checked, ", nodes_checked);
+    p.uint(PRINT_ANY, "badNodes", "%u bad nodes found\n", bad_nodes);
+    p.uint(PRINT_ANY, "portsChecked", "##          %u ports checked, ", ports_checked);
+    p.uint(PRINT_ANY, "badPorts", "%u ports have errors beyond threshold\n", bad_ports);
+    p.uint(PRINT_JSON, "pmaFailures", nullptr, failures).uint(PRINT_JSON, "goneNodes", nullptr, gone);
+    // (The text names the counters as the reference does, the document by
+    // their iba/pm.h names.)
     if (thresholds_ok_) {
-      std::printf("## Thresholds: ");
+      p.text("## Thresholds: ").open_object("thresholds");
       for (int i = 0; i < H::N_ERR; ++i)
-        if (thr_.set[i]) std::printf("[%s = %" PRIu64 "]", H::err_name(i), thr_.limit[i]);
-      std::printf("\n");
+        if (thr_.set[i]) {
+          p.text("[%s = %" PRIu64 "]", H::err_name(i), thr_.limit[i]);
+          p.uint(PRINT_JSON, H::err_field(i), nullptr, thr_.limit[i]);
+        }
+      p.close_object().text("\n");
     } else {
-      std::printf("## (null)\n");
+      p.text("## (null)\n").null("thresholds");
     }
-    if (failures) std::printf("##          %u PMA query failures\n", failures);
-    if (gone) std::printf("##          %u nodes of the cache gone from the fabric\n", gone);
-    std::printf("## Suppressed:");
-    for (int i : suppressed_) std::printf(" %s", H::err_name(i));
-    std::printf("\n");
+    if (failures) p.text("##          %u PMA query failures\n", failures);
+    if (gone) p.text("##          %u nodes of the cache gone from the fabric\n", gone);
+    p.text("## Suppressed:").open_array("suppressed");
+    for (int i : suppressed_) p.text(" %s", H::err_name(i)).str(PRINT_JSON, nullptr, nullptr, H::err_field(i));
+    p.close_array().text("\n").close_object().close_object().finish();
     std::fflush(stdout);
     return strict_status(bad_ports ? 1 : 0, nodes_checked, failures, gone);
   }
@@ -266,64 +285,30 @@ private:
     return why.empty() ? status : ibtool::strict_exit(config(), status, why);
   }
 
-  struct Summary {
-    unsigned nodes_checked, bad_nodes, ports_checked, bad_ports, failures, gone;
-  };
-  // --json: {"nodes": [the nodes the text reports, each {"nodeGUID",
-  // "nodeType", "name", "nodeDescription", "ports": [{"portNum" (255: all
-  // ports summed, "allPorts" true), "portGUID", "errors": {name: value},
-  // "details": {...} (--details), "data": {...} (--data, --counters),
-  // "link": {the port as iblinkinfo --json writes it} (-r)}]}],
-  // "summary": {"nodesChecked", "badNodes", "portsChecked", "badPorts",
-  // "pmaFailures", "goneNodes" (nodes of a --cache topology that no longer
-  // answer), "thresholds": {name: value} (null when the file could not be
-  // read), "suppressed": [names]}}
-  void write_json(const Subnet& db, const NodeNameMap& map, const std::vector<uint32_t>& todo,
-                  const std::vector<NodeOut>& outs, const Summary& sum) const {
-    TextOut o(stdout);
-    JsonOut j(o, ibcore::json_pretty());
+  // A node of the document: its keys and the ports the text reports.
+  void node_json(JsonOut& j, const Subnet& db, const NodeNameMap& map, const Node& n, const NodeOut& out) const {
     auto counters = [&](const char* key, const Counters& c) {
       j.key(key).obj();
       for (auto& [name, v] : c) j.kv(name, v);
       j.end();
     };
-    j.obj().key("nodes").arr();
-    for (size_t i = 0; i < todo.size(); ++i) {
-      if (outs[i].ports.empty()) continue;
-      const Node& n = db.node(todo[i]);
-      std::string d = n.description();
-      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
-      j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", tn ? tn : "Unknown", unsigned(n.type));
-      j.ks("name", map.remap(n.guid, d)).ks("nodeDescription", d).key("ports").arr();
-      for (const PortOut& p : outs[i].ports) {
-        j.obj().kv("portNum", p.port).kb("allPorts", p.port == 0xff).kguid("portGUID", p.guid);
-        if (!counters_only_) counters("errors", p.errors);
-        if (details_) counters("details", p.details);
-        if (show_data_ || counters_only_) counters("data", p.data);
-        // -r: the port and its link, as iblinkinfo --json writes a port
-        if (report_port_ && p.port != 0xff && p.port <= n.nports) {
-          j.key("link");
-          json_port(j, db, db.port(n, p.port), map, false);
-        }
-        j.end();
+    std::string d = n.description();
+    const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
+    j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", tn ? tn : "Unknown", unsigned(n.type));
+    j.ks("name", map.remap(n.guid, d)).ks("nodeDescription", d).key("ports").arr();
+    for (const PortOut& p : out.ports) {
+      j.obj().kv("portNum", p.port).kb("allPorts", p.port == 0xff).kguid("portGUID", p.guid);
+      if (!counters_only_) counters("errors", p.errors);
+      if (details_) counters("details", p.details);
+      if (show_data_ || counters_only_) counters("data", p.data);
+      // -r: the port and its link, as iblinkinfo --json writes a port
+      if (report_port_ && p.port != 0xff && p.port <= n.nports) {
+        j.key("link");
+        json_port(j, db, db.port(n, p.port), map, false);
       }
-      j.end().end();
-    }
-    j.end().key("summary").obj();
-    j.kv("nodesChecked", sum.nodes_checked).kv("badNodes", sum.bad_nodes).kv("portsChecked", sum.ports_checked);
-    j.kv("badPorts", sum.bad_ports).kv("pmaFailures", sum.failures).kv("goneNodes", sum.gone).key("thresholds");
-    if (thresholds_ok_) {
-      j.obj();
-      for (int i = 0; i < H::N_ERR; ++i)
-        if (thr_.set[i]) j.kv(H::err_field(i), thr_.limit[i]);
       j.end();
-    } else {
-      j.null();
     }
-    j.key("suppressed").arr();
-    for (int i : suppressed_) j.str(H::err_field(i));
-    j.end().end().end();
-    j.finish();
+    j.end().end();
   }
 
   bool is_suppressed(int i) const {
@@ -593,7 +578,7 @@ private:
         PortOut po{p, n.guid, {}, {}, {}};
         try {
           s = co_await data_text(pm, cap, l, uint8_t(p), false, nullptr, &po.data);
-          if (ibcore::json_enabled()) out.ports.push_back(std::move(po));
+          out.ports.push_back(std::move(po));
           if (!printed) out.text += strfmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
           printed = true;
           out.text += strfmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
@@ -643,7 +628,7 @@ private:
           }
         }
         report(errs, p == 0xff ? "ALL" : std::to_string(p), guid);
-        if (ibcore::json_enabled()) out.ports.push_back(std::move(po));
+        out.ports.push_back(std::move(po));
         out.text += "\n";
         if (p != 0xff) {
           out.bad_ports++;

@@ -17,6 +17,7 @@
 #include "core/base/error.h"
 #include "core/fabric/nodemap.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/routes.h"
 #include "core/out/textout.h"
 #include "core/rpc/satransactor.h"
@@ -127,10 +128,16 @@ private:
       reads.spawn(src);
       sched.run();
       if (m.error) fail_with(m.error, "dump tables: multicast forwarding table get failed");
-      if (json_enabled()) write_json([&](JsonOut& j) {
+      // --json: the switch's table object (core/fabric/routes.h json_mft)
+      // as the document; the text print_mft's.
+      Printer p;
+      p.json_value(nullptr, [&](JsonOut& j) {
         json_mft(j, {ni.nodeGUID(), name, 0, path}, m, start, end, unsigned(ni.numPorts()), all_);
       });
-      else print_mft(stdout, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
+      p.text_to([&](FILE* f) {
+        print_mft(f, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
+      });
+      p.finish();
       return 0;
     }
 
@@ -147,24 +154,19 @@ private:
       auto it = dests.find(lid);
       return it == dests.end() ? nullptr : &it->second;
     };
-    if (json_enabled()) {
-      write_json([&](JsonOut& j) { json_lft(j, {ni.nodeGUID(), name, 0, path}, l.lft, start, end, all_, no_dests_, resolve); });
-      return 0;
-    }
-    UnicastDump d(stdout, all_, no_dests_);
-    d.header(start, end, where, ni.nodeGUID(), name);
-    d.rows(l.lft, start, end, resolve);
+    // --json: the switch's table object (json_lft, destinations inline) as
+    // the document; the text UnicastDump's.
+    Printer p;
+    p.json_value(nullptr, [&](JsonOut& j) {
+      json_lft(j, {ni.nodeGUID(), name, 0, path}, l.lft, start, end, all_, no_dests_, resolve);
+    });
+    p.text_to([&](FILE* f) {
+      UnicastDump d(f, all_, no_dests_);
+      d.header(start, end, where, ni.nodeGUID(), name);
+      d.rows(l.lft, start, end, resolve);
+    });
+    p.finish();
     return 0;
-  }
-
-  // --json: the switch's table object (core/fabric/routes.h json_lft/json_mft,
-  // destinations inline) as the document.
-  template <class F>
-  static void write_json(F body) {
-    TextOut o(stdout);
-    JsonOut j(o, json_pretty());
-    body(j);
-    j.finish();
   }
 
   static IBPath lid_path(uint16_t slid, unsigned lid) {

@@ -18,6 +18,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/base/textfile.h"
 #include "core/out/textout.h"
 #include "core/transport/verbs.h"
@@ -35,37 +36,63 @@ const char* phys_state_name(int s) { return s >= 0 ? iba::ref::ibstat_phys_state
 
 std::string rate_str(int rate) { return rate == 2 ? "2.5" : std::to_string(rate); }
 
-void print_port(const EndPort& p, const char* pre) {
-  std::printf("%sState: %s\n", pre, port_state_name(p.state));
-  std::printf("%sPhysical state: %s\n", pre, phys_state_name(p.phys_state));
-  std::printf("%sRate: %s\n", pre, rate_str(p.rate).c_str());
+// A port: the text's lines (each prefixed with pre) or the JSON object's
+// members {"portState", "portPhysicalState" (names, with <field>Raw),
+// "rate" (Gb/s), "LID", "LMC", "SMLID", "capabilityMask", "portGUID",
+// "GIDPrefix", "linkLayer", and "effectiveSpeedMbps" where libibverbs
+// reports it}.
+void describe_port(ibcore::Printer& pr, const EndPort& p, const char* pre) {
+  using ibcore::PRINT_ANY;
+  using ibcore::PRINT_JSON;
   // Upstream (rdma-core main, 2026) adds the effective speed where
   // libibverbs has ibv_query_port_speed and the device answers it; 44's
   // libibverbs has no such verb, so its output is unchanged.
-  if (auto ctx = ibcore::verbs::try_open(p.ca))
-    if (auto sp = ctx->query_port_speed(uint8_t(p.port)))
-      std::printf("%sEffective speed: %g\n", pre, double(*sp) / 10.0);
-  std::printf("%sBase lid: %u\n", pre, unsigned(p.lid));
-  std::printf("%sLMC: %u\n", pre, unsigned(p.lmc));
-  std::printf("%sSM lid: %u\n", pre, unsigned(p.sm_lid));
-  std::printf("%sCapability mask: 0x%08x\n", pre, p.capmask);
-  std::printf("%sPort GUID: 0x%016llx\n", pre, static_cast<unsigned long long>(p.port_guid));
-  std::printf("%sLink layer: %s\n", pre, p.link_layer.c_str());
+  std::optional<uint64_t> speed;
+  if (auto ctx = ibcore::verbs::try_open(p.ca)) speed = ctx->query_port_speed(uint8_t(p.port));
+  pr.text("%sState: %s\n", pre, port_state_name(p.state));
+  pr.enumeration(PRINT_JSON, "portState", nullptr, iba::enums::PORT_STATE, unsigned(p.state));
+  pr.text("%sPhysical state: %s\n", pre, phys_state_name(p.phys_state));
+  pr.enumeration(PRINT_JSON, "portPhysicalState", nullptr, iba::enums::PHYS_STATE, unsigned(p.phys_state));
+  pr.text("%sRate: %s\n", pre, rate_str(p.rate).c_str()).uint(PRINT_JSON, "rate", nullptr, unsigned(p.rate));
+  if (speed) pr.text("%sEffective speed: %g\n", pre, double(*speed) / 10.0);
+  pr.text("%sBase lid: ", pre).uint(PRINT_ANY, "LID", "%u\n", p.lid);
+  pr.text("%sLMC: ", pre).uint(PRINT_ANY, "LMC", "%u\n", p.lmc);
+  pr.text("%sSM lid: ", pre).uint(PRINT_ANY, "SMLID", "%u\n", p.sm_lid);
+  pr.text("%sCapability mask: ", pre).uint(PRINT_ANY, "capabilityMask", "0x%08x\n", p.capmask);
+  pr.text("%sPort GUID: ", pre).guid(PRINT_ANY, "portGUID", "0x%016llx\n", p.port_guid);
+  pr.guid(PRINT_JSON, "GIDPrefix", nullptr, p.subnet_prefix);
+  pr.text("%sLink layer: ", pre).str(PRINT_ANY, "linkLayer", "%s\n", p.link_layer);
+  if (speed) pr.uint(PRINT_JSON, "effectiveSpeedMbps", nullptr, *speed * 100);
 }
 
-void print_ca(const Device& d, bool with_ports) {
-  std::printf("CA '%s'\n", d.name.c_str());
-  std::printf("\tCA type: %s\n", d.ca_type.c_str());
-  std::printf("\tNumber of ports: %d\n", d.numports);
-  std::printf("\tFirmware version: %s\n", d.fw_ver.c_str());
-  std::printf("\tHardware version: %s\n", d.hw_ver.c_str());
-  std::printf("\tNode GUID: 0x%016llx\n", static_cast<unsigned long long>(d.node_guid));
-  std::printf("\tSystem image GUID: 0x%016llx\n", static_cast<unsigned long long>(d.system_guid));
-  if (!with_ports) return;
-  for (const auto& p : d.ports) {
-    std::printf("\tPort %d:\n", p.port);
-    print_port(p, "\t\t");
+// A device: {"name", "nodeType", "caType", "numPorts", "firmwareVersion",
+// "hardwareVersion", "nodeGUID", "systemImageGUID", "ports": [{"portNum",
+// the port's members}]} (with_ports false: the text without its ports, -s);
+// port >= 0: only that port, the text "CA: '<name>'" and the port's lines.
+void describe_ca(ibcore::Printer& pr, const Device& d, bool with_ports, int port = -1) {
+  using ibcore::PRINT_ANY;
+  using ibcore::PRINT_JSON;
+  const bool one = port >= 0;
+  const ibcore::PrintKind k = one ? PRINT_JSON : PRINT_ANY;
+  pr.open_object().str(PRINT_ANY, "name", one ? "CA: '%s'\n" : "CA '%s'\n", d.name);
+  const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(d.node_type));
+  pr.enumeration(PRINT_JSON, "nodeType", nullptr, tn ? tn : "Unknown", unsigned(d.node_type));
+  pr.str(k, "caType", "\tCA type: %s\n", d.ca_type).uint(k, "numPorts", "\tNumber of ports: %d\n", unsigned(d.numports));
+  pr.str(k, "firmwareVersion", "\tFirmware version: %s\n", d.fw_ver);
+  pr.str(k, "hardwareVersion", "\tHardware version: %s\n", d.hw_ver);
+  pr.guid(k, "nodeGUID", "\tNode GUID: 0x%016llx\n", d.node_guid);
+  pr.guid(k, "systemImageGUID", "\tSystem image GUID: 0x%016llx\n", d.system_guid);
+  if (with_ports) {
+    pr.open_array("ports");
+    for (const EndPort& p : d.ports) {
+      if (one && p.port != port) continue;
+      pr.open_object().uint(PRINT_ANY, "portNum", one ? "Port %d:\n" : "\tPort %d:\n", unsigned(p.port));
+      describe_port(pr, p, one ? "" : "\t\t");
+      pr.close_object();
+    }
+    pr.close_array();
   }
+  pr.close_object();
 }
 
 class IbStat : public ibtool::Command {
@@ -82,6 +109,10 @@ public:
     ibtool::add_common_options(app, config(), ibtool::opt::Config | ibtool::opt::Verbose | ibtool::opt::Debug |
                                         ibtool::opt::Json);
     app.add_option("args", args_, "<ca_name> [portnum] (further arguments are ignored)");
+  }
+
+  const char* no_json_form() const override {
+    return port_list_ || list_ || short_ ? "does not combine with -l, -s or -p" : nullptr;
   }
 
   int run() override {
@@ -124,19 +155,6 @@ public:
         return 255;
       }
     }
-    if (ibcore::json_enabled()) {
-      if (port_list_ || list_ || short_) {
-        ibcore::log::info("%s: --json does not combine with -l, -s or -p\n", app_->get_name().c_str());
-        return 2;
-      }
-      long n = ca && args_.size() > 1 ? long(std::strtoul(args_[1].c_str(), nullptr, 0)) : -1;
-      if (n >= 0 && std::none_of(ca->ports.begin(), ca->ports.end(), [&](const EndPort& p) { return p.port == n && n; })) {
-        ibcore::log::error("E: CA '%s' has no port number %ld (it has %d)\n", ca->name.c_str(), n, ca->numports);
-        return 255;
-      }
-      write_json(*devs, ca, int(n));
-      return 0;
-    }
     if (port_list_) {
       for (const auto& d : *devs) {
         if (ca && ca != &d) continue;
@@ -149,69 +167,29 @@ public:
       for (const auto& d : *devs) std::printf("%s\n", d.name.c_str());
       return 0;
     }
-    if (short_) {
+    // The reference reads the port number with strtoul(.., 0): leading
+    // digits count, anything else is port 0.
+    const bool one_port = !short_ && ca && args_.size() > 1;  // (-s shows the device)
+    unsigned long n = one_port ? std::strtoul(args_[1].c_str(), nullptr, 0) : 0;
+    if (one_port &&
+        std::none_of(ca->ports.begin(), ca->ports.end(), [&](const EndPort& p) { return unsigned(p.port) == n && n; })) {
+      ibcore::log::error("E: CA '%s' has no port number %lu (it has %d)\n", ca->name.c_str(), n, ca->numports);
+      return 255;
+    }
+    // {"devices": [the devices (the one named), as describe_ca writes them]}.
+    ibcore::Printer pr;
+    pr.open_object().open_array("devices");
+    if (one_port) {
+      describe_ca(pr, *ca, true, int(n));
+    } else {
       for (const auto& d : *devs)
-        if (!ca || ca == &d) print_ca(d, false);
-      return 0;
+        if (!ca || ca == &d) describe_ca(pr, d, !short_);
     }
-    if (ca && args_.size() > 1) {
-      // The reference reads the port number with strtoul(.., 0): leading
-      // digits count, anything else is port 0.
-      unsigned long n = std::strtoul(args_[1].c_str(), nullptr, 0);
-      const EndPort* port = nullptr;
-      for (const auto& p : ca->ports)
-        if (unsigned(p.port) == n && n != 0) port = &p;
-      if (!port) {
-        ibcore::log::error("E: CA '%s' has no port number %lu (it has %d)\n", ca->name.c_str(), n,
-                     ca->numports);
-        return 255;
-      }
-      std::printf("CA: '%s'\n", ca->name.c_str());
-      std::printf("Port %d:\n", port->port);
-      print_port(*port, "");
-      return 0;
-    }
-    for (const auto& d : *devs)
-      if (!ca || ca == &d) print_ca(d, true);
+    pr.close_array().close_object().finish();
     return 0;
   }
 
 private:
-  // --json: {"devices": [{"name", "nodeType", "caType", "numPorts",
-  // "firmwareVersion", "hardwareVersion", "nodeGUID", "systemImageGUID",
-  // "ports": [{"portNum", "portState", "portPhysicalState" (names, with
-  // <field>Raw), "rate" (Gb/s), "LID", "LMC", "SMLID", "capabilityMask",
-  // "portGUID", "GIDPrefix", "linkLayer", and "effectiveSpeedMbps" where
-  // libibverbs reports it}]}]}; a device (and port) given: only that one.
-  static void write_json(const std::vector<Device>& devs, const Device* ca, int port) {
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    j.obj().key("devices").arr();
-    for (const Device& d : devs) {
-      if (ca && ca != &d) continue;
-      const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(d.node_type));
-      j.obj().ks("name", d.name).kenum("nodeType", tn ? tn : "Unknown", unsigned(d.node_type));
-      j.ks("caType", d.ca_type).kv("numPorts", unsigned(d.numports)).ks("firmwareVersion", d.fw_ver);
-      j.ks("hardwareVersion", d.hw_ver).kguid("nodeGUID", d.node_guid).kguid("systemImageGUID", d.system_guid);
-      j.key("ports").arr();
-      for (const EndPort& p : d.ports) {
-        if (port >= 0 && p.port != port) continue;
-        j.obj().kv("portNum", unsigned(p.port));
-        j.kenum("portState", iba::enums::PORT_STATE, unsigned(p.state));
-        j.kenum("portPhysicalState", iba::enums::PHYS_STATE, unsigned(p.phys_state));
-        j.kv("rate", unsigned(p.rate)).kv("LID", p.lid).kv("LMC", p.lmc).kv("SMLID", p.sm_lid);
-        j.kv("capabilityMask", p.capmask).kguid("portGUID", p.port_guid).kguid("GIDPrefix", p.subnet_prefix);
-        j.ks("linkLayer", p.link_layer);
-        if (auto ctx = ibcore::verbs::try_open(p.ca))
-          if (auto sp = ctx->query_port_speed(uint8_t(p.port))) j.kv("effectiveSpeedMbps", *sp * 100);
-        j.end();
-      }
-      j.end().end();
-    }
-    j.end().end();
-    j.finish();
-  }
-
   CLI::App* app_ = nullptr;
   bool short_help_ = false, list_ = false, short_ = false, port_list_ = false;
   std::vector<std::string> args_;
@@ -232,9 +210,14 @@ public:
 
   int run() override {
     if (short_help_) return usage();
-    json_ = ibcore::json_enabled();
+    // {"ports": [the ports port_status describes]}, written when every
+    // device was found (a failure leaves stdout to its message, as the
+    // script's text does).
+    ibcore::Printer p(stdout, ibcore::Printer::Doc::Whole);
+    out_ = &p;
+    p.open_object().open_array("ports");
     int rc = status();
-    if (json_ && rc == 0) write_json();
+    if (rc == 0) p.close_array().close_object().finish();
     return rc;
   }
 
@@ -273,7 +256,7 @@ private:
 
   int fatal(const std::string& msg) const {
     // The script says it on stdout; with --json stdout is the document's.
-    ibcore::log::stdout_or_log(json_, ibcore::log::Level::error, "Fatal error:  %s\n", msg.c_str());
+    ibcore::text_or_log(ibcore::log::Level::error, "Fatal error:  %s\n", msg.c_str());
     std::fflush(stdout);
     return 255;
   }
@@ -316,70 +299,51 @@ private:
             words(dir + "/phys_state"), words(dir + "/rate"), words(dir + "/link_layer")};
   }
 
-  static void line(const char* label, const std::optional<std::string>& v, const char* fallback) {
+  enum class As { Text, Number, State };
+  // One file's line ("<label> <value>", fallback when not readable), and
+  // its JSON member: the text (as), its number, or a state ("4: ACTIVE":
+  // the name, the number beside as <key>Raw); null when not readable.
+  static void field(ibcore::Printer& p, const char* label, const char* key, const std::optional<std::string>& v,
+                    const char* fallback, As as) {
     std::string s = v ? *v : fallback;
-    std::printf("%s%s%s\n", label, s.empty() ? "" : " ", s.c_str());
-  }
-
-  void port_status(const std::string& dev, const std::string& port) {
-    PortFiles f = read_port(dev, port);
-    if (json_) {
-      json_ports_.push_back(std::move(f));
-      return;
-    }
-    std::printf("Infiniband device '%s' port %s status:\n", dev.c_str(), port.c_str());
-    line("\tdefault gid:\t", f.gid, "unknown");
-    line("\tbase lid:\t", f.lid, "unknown");
-    line("\tsm lid:\t\t", f.sm_lid, "unknown");
-    line("\tstate:\t\t", f.state, "unknown");
-    line("\tphys state:\t", f.phys_state, "unknown");
-    line("\trate:\t\t", f.rate, "unknown");
-    line("\tlink_layer:\t", f.link_layer, "IB");
-    std::printf("\n");
-  }
-
-  // --json: {"ports": [{"device", "port", "defaultGID", "LID", "SMLID",
-  // "portState" and "portStateRaw" ("4: ACTIVE" -> ACTIVE, 4),
-  // "portPhysicalState"/"portPhysicalStateRaw", "rate" (sysfs' text),
-  // "linkLayer"}]}; a file that cannot be read is null.
-  void write_json() const {
-    ibcore::TextOut o(stdout);
-    ibcore::JsonOut j(o, ibcore::json_pretty());
-    auto text = [&](const char* k, const std::optional<std::string>& v) {
-      if (v) j.ks(k, *v);
-      else j.key(k).null();
-    };
-    auto number = [&](const char* k, const std::optional<std::string>& v) {
-      uint64_t n = 0;
-      if (v && ibtool::parse_int(*v, n)) j.kv(k, n);
-      else j.key(k).null();
-    };
-    auto state = [&](const char* k, const std::optional<std::string>& v) {
-      // "4: ACTIVE": the name, the number beside.
-      size_t colon = v ? v->find(':') : std::string::npos;
-      uint64_t n = 0;
-      if (colon == std::string::npos || !ibtool::parse_int(v->substr(0, colon), n)) return text(k, v);
+    p.text("%s%s%s\n", label, s.empty() ? "" : " ", s.c_str());
+    uint64_t n = 0;
+    if (!v) {
+      p.null(key);
+    } else if (as == As::Number) {
+      if (ibtool::parse_int(*v, n)) p.uint(ibcore::PRINT_JSON, key, nullptr, n);
+      else p.null(key);
+    } else if (size_t colon = v->find(':');
+               as == As::State && colon != std::string::npos && ibtool::parse_int(v->substr(0, colon), n)) {
       std::string name = v->substr(colon + 1);
       while (!name.empty() && name.front() == ' ') name.erase(0, 1);
-      j.kenum(k, name, n);
-    };
-    j.obj().key("ports").arr();
-    for (const PortFiles& f : json_ports_) {
-      j.obj().ks("device", f.dev);
-      uint64_t pn = 0;
-      if (ibtool::parse_int(f.port, pn)) j.kv("port", pn);
-      else j.ks("port", f.port);
-      text("defaultGID", f.gid);
-      number("LID", f.lid);
-      number("SMLID", f.sm_lid);
-      state("portState", f.state);
-      state("portPhysicalState", f.phys_state);
-      text("rate", f.rate);
-      text("linkLayer", f.link_layer ? f.link_layer : std::optional<std::string>("IB"));
-      j.end();
+      p.enumeration(ibcore::PRINT_JSON, key, nullptr, name, n);
+    } else {
+      p.str(ibcore::PRINT_JSON, key, nullptr, *v);
     }
-    j.end().end();
-    j.finish();
+  }
+
+  // A port: the script's lines; {"device", "port", "defaultGID", "LID",
+  // "SMLID", "portState" and "portStateRaw" ("4: ACTIVE" -> ACTIVE, 4),
+  // "portPhysicalState"/"portPhysicalStateRaw", "rate" (sysfs' text),
+  // "linkLayer"}, a file that cannot be read null.
+  void port_status(const std::string& dev, const std::string& port) {
+    PortFiles f = read_port(dev, port);
+    ibcore::Printer& p = *out_;
+    p.open_object().str(ibcore::PRINT_JSON, "device", nullptr, f.dev);
+    uint64_t pn = 0;
+    if (ibtool::parse_int(f.port, pn)) p.uint(ibcore::PRINT_JSON, "port", nullptr, pn);
+    else p.str(ibcore::PRINT_JSON, "port", nullptr, f.port);
+    p.text("Infiniband device '%s' port %s status:\n", dev.c_str(), port.c_str());
+    field(p, "\tdefault gid:\t", "defaultGID", f.gid, "unknown", As::Text);
+    field(p, "\tbase lid:\t", "LID", f.lid, "unknown", As::Number);
+    field(p, "\tsm lid:\t\t", "SMLID", f.sm_lid, "unknown", As::Number);
+    field(p, "\tstate:\t\t", "portState", f.state, "unknown", As::State);
+    field(p, "\tphys state:\t", "portPhysicalState", f.phys_state, "unknown", As::State);
+    field(p, "\trate:\t\t", "rate", f.rate, "unknown", As::Text);
+    field(p, "\tlink_layer:\t", "linkLayer", f.link_layer ? f.link_layer : std::optional<std::string>("IB"), "IB",
+          As::Text);
+    p.text("\n").close_object();
   }
 
   int device_status(const std::string& dev, const std::string& port) {
@@ -400,8 +364,8 @@ private:
   }
 
   std::string app_name_;
-  bool short_help_ = false, json_ = false;
-  std::vector<PortFiles> json_ports_;
+  bool short_help_ = false;
+  ibcore::Printer* out_ = nullptr;  // run()'s
   std::vector<std::string> args_;
 };
 
@@ -423,20 +387,15 @@ public:
       ibcore::log::info("Failed to get IB devices list: %s\n", std::strerror(e.err()));
       return 1;
     }  // (anything else: the dispatcher's "E: <what>", status 1)
-    if (ibcore::json_enabled()) {
-      // {"devices": [{"name", "nodeGUID"}]}
-      ibcore::TextOut o(stdout);
-      ibcore::JsonOut j(o, ibcore::json_pretty());
-      j.obj().key("devices").arr();
-      for (const auto& d : list) j.obj().ks("name", d.name).kguid("nodeGUID", d.node_guid).end();
-      j.end().end();
-      j.finish();
-      return 0;
+    // {"devices": [{"name", "nodeGUID"}]}; the text the reference's table.
+    ibcore::Printer p;
+    p.open_object().text("    %-16s\t   node GUID\n", "device").text("    %-16s\t----------------\n", "------");
+    p.open_array("devices");
+    for (const auto& d : list) {
+      p.open_object().text("    ").str(ibcore::PRINT_ANY, "name", "%-16s\t", d.name);
+      p.guid(ibcore::PRINT_ANY, "nodeGUID", "%016llx\n", d.node_guid).close_object();
     }
-    std::printf("    %-16s\t   node GUID\n", "device");
-    std::printf("    %-16s\t----------------\n", "------");
-    for (const auto& d : list)
-      std::printf("    %-16s\t%016llx\n", d.name.c_str(), static_cast<unsigned long long>(d.node_guid));
+    p.close_array().close_object().finish();
     return 0;
   }
 

@@ -45,12 +45,14 @@ public:
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
+  // One document on stdout: it has an end only when the watch has one.
+  const char* no_json_form() const override {
+    return cycles_ < 0 ? "needs -n (a watch without an end is no one JSON document)" : nullptr;
+  }
   int run() override {
     if (!thr_.load(threshold_file_) && threshold_file_ != H::DEFAULT_THRESHOLDS)
       throw Error("Cannot read thresholds file " + threshold_file_);
     if (pause_ <= 0) throw Error("--pause must be positive");
-    // One document on stdout: it has an end only when the watch has one.
-    if (cycles_ < 0) Printer::text_only("--json needs -n (a watch without an end is no one JSON document)");
     auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);

@@ -59,13 +59,12 @@ public:
   }
 
   bool reports_errors() const override { return true; }
+  const char* no_json_form() const override {
+    return ports_file_.empty() ? nullptr : "is for one trace (not --ports-file)";
+  }
 
   int run() override {
     const std::string tool = app_->get_name();
-    if (json_enabled() && !ports_file_.empty()) {
-      ibcore::log::info("%s: --json is for one trace (not --ports-file)\n", tool.c_str());
-      return 2;
-    }
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (dash || (ports_file_.empty() && args_.size() < 2)) {
       throw ibtool::UsageFail{};

@@ -240,6 +240,10 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
   // core/out/json.h): settings of the process's streams, not of a session.
   ibcore::log::set_verbosity(cmd->config().verbose);
   ibcore::set_json_output(cmd->config().json, cmd->config().pretty);
+  if (const char* why = cmd->config().json || cmd->config().pretty ? cmd->no_json_form() : nullptr) {
+    ibcore::log::info("%.*s: --json %s\n", int(invoked_as.size()), invoked_as.data(), why);
+    return 2;
+  }
   // The one place a command's failure becomes output and an exit status
   // (the exit types of cmd/registry.h).
   try {

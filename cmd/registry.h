@@ -41,6 +41,10 @@ public:
   // work may fail anywhere; false: the dispatcher's last resort for the
   // unexpected, "E: <what>" and status 1.
   virtual bool reports_errors() const { return false; }
+  // A mode of this invocation (its options as parsed) that has no JSON
+  // form: with --json the dispatcher refuses it before run(), writing
+  // "<tool>: --json <why>" and returning 2; nullptr: the output has one.
+  virtual const char* no_json_form() const { return nullptr; }
 
 private:
   ibcore::Config config_;

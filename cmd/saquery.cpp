@@ -156,6 +156,11 @@ public:
   // failure is the library's report.
   bool reports_errors() const override { return true; }
 
+  const char* no_json_form() const override {
+    return opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_ ? "is for record queries (not -D, -L, -l, -G, -O, -U)"
+                                                                      : nullptr;
+  }
+
   int run() override {
     // The name and lookup options need their operand, checked before any
     // device is opened (the reference's usage errors, status 2).
@@ -174,10 +179,6 @@ public:
         ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
         return 2;
       }
-    }
-    if (ibcore::json_enabled() && (opt_D_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_)) {
-      ibcore::log::info("saquery: --json is for record queries (not -D, -L, -l, -G, -O, -U)\n");
-      return 2;
     }
     try {
       // --json: {"records": [{"attribute", its fields (keys only with -K)}]},

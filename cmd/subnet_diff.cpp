@@ -18,6 +18,7 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/obtain.h"
@@ -210,24 +211,21 @@ public:
       if (!ka.count(k))
         out.push_back("+ link " + nm.port(b, b.port(ends.first)) + " <-> " + nm.port(b, b.port(ends.second)),
                       link_keys(nm, b, ends.first, ends.second));
-    if (json_enabled()) {
-      TextOut o(stdout);
-      JsonOut j(o, json_pretty());
-      j.obj().key("differences").arr();
-      for (auto& d : out.v) {
-        static const char* const CHANGE[] = {"removed", "added", "changed"};
-        char sign = d.line[0];
-        // The kind is the line's word(s) after the sign: node, end port, LID, link, rate.
-        size_t e = d.line.find(' ', 2);
-        std::string what = d.line.compare(2, 9, "end port ") == 0 ? "endPort" : d.line.substr(2, e - 2);
-        j.obj().ks("change", CHANGE[sign == '-' ? 0 : sign == '+' ? 1 : 2]).ks("what", what);
-        d.keys(j);
-        j.end();
-      }
-      j.end().end().finish();
-    } else {
-      for (auto& d : out.v) std::printf("%s\n", d.line.c_str());
+    // {"differences": [{"change", "what", the difference's keys}]}; the
+    // text: its line.
+    Printer p;
+    p.open_object().open_array("differences");
+    for (auto& d : out.v) {
+      static const char* const CHANGE[] = {"removed", "added", "changed"};
+      char sign = d.line[0];
+      // The kind is the line's word(s) after the sign: node, end port, LID, link, rate.
+      size_t e = d.line.find(' ', 2);
+      std::string what = d.line.compare(2, 9, "end port ") == 0 ? "endPort" : d.line.substr(2, e - 2);
+      p.open_object().str(PRINT_JSON, "change", nullptr, CHANGE[sign == '-' ? 0 : sign == '+' ? 1 : 2]);
+      p.str(PRINT_JSON, "what", nullptr, what).json_value(nullptr, d.keys);
+      p.text_raw(d.line).text("\n").close_object();
     }
+    p.close_array().close_object().finish();
     return !out.empty();
   }
 

@@ -14,25 +14,6 @@ void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint1
   if (lid) j.kv("LID", lid);
 }
 
-void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map) {
-  j.obj();
-  if (f.node != NO_INDEX) json_port_keys(j, db, f.node, f.port, f.lid, map);
-  j.ks("finding", f.what);
-  if (f.check) j.ks("check", f.check);
-  if (f.field) j.ks("field", f.field);
-  if (f.numeric) j.kv("value", f.value);
-  else if (f.field) j.ks("value", f.value_name);
-  if (!f.expected.empty()) j.ks("expected", f.expected);
-  if (f.numeric && f.threshold_set) j.kv("threshold", f.threshold).kb("saturated", f.saturated);
-  for (const auto& x : f.facts) {
-    if (x.number) j.kv(x.key, *x.number);
-    else if (x.flag) j.kb(x.key, *x.flag);
-    else j.ks(x.key, x.text);
-  }
-  if (!f.detail.empty()) j.ks("detail", f.detail);
-  j.end();
-}
-
 void print_port_keys(Printer& p, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map,
                      bool text) {
   const Node& n = db.node(node);
@@ -64,7 +45,8 @@ void print_port_action(Printer& p, const Subnet& db, uint32_t node, unsigned por
   p.close_object();
 }
 
-void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map) {
+void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map,
+                   bool detail_text) {
   p.open_object();
   if (f.node != NO_INDEX) {
     print_port_keys(p, db, f.node, f.port, f.lid, map);
@@ -84,7 +66,7 @@ void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const
     else if (x.flag) p.boolean(PRINT_JSON, x.key, nullptr, *x.flag);
     else p.str(PRINT_JSON, x.key, nullptr, x.text);
   }
-  if (!f.detail.empty()) p.str(PRINT_JSON, "detail", nullptr, f.detail);
+  if (!f.detail.empty()) p.str(detail_text ? PRINT_ANY : PRINT_JSON, "detail", "    %s\n", f.detail);
   p.close_object();
 }
 

@@ -22,13 +22,6 @@ namespace ibcore {
 // "portNum" (when port >= 0) and "LID" (when lid is not 0).
 void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map);
 
-// A finding as an object: the keys above (none for a finding about the
-// subnet as a whole), "finding" (the text after the colon), "detail"
-// (when the check gave one; the text shows it with -v) and, for a counter
-// beyond its threshold, "field" (its iba/pm.h name), "value", "threshold"
-// and "saturated".
-void json_finding(JsonOut& j, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
-
 // A node's port through the output layer: the keys json_port_keys writes,
 // or the text the health commands name it with ("<name>" (0x<GUID>) port
 // <n> lid <l>, as health::describe()); text false: the keys only.
@@ -44,10 +37,16 @@ void print_port_action(Printer& p, const Subnet& db, uint32_t node, unsigned por
                        const IBPath& path, const char* verb, const char* ok_key, bool ok,
                        const iba::SMPPortInfo* state);
 
-// A finding through the output layer: the object json_finding writes, or
-// its text line as health::describe() words it ("<name>" (0x<GUID>) port
-// <n> lid <l>: <finding>), name being the node name map's.
-void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map);
+// A finding through the output layer: an object of the port keys above
+// (none for a finding about the subnet as a whole), "finding" (the text
+// after the colon), "check", "field", "value", "expected", for a counter
+// beyond its threshold "threshold" and "saturated", the finding's facts,
+// and "detail" (when the check gave one); or its text line as
+// health::describe() words it ("<name>" (0x<GUID>) port <n> lid <l>:
+// <finding>), name being the node name map's, then with detail_text the
+// detail on a line of its own, indented by four spaces (ibcheck* -v).
+void print_finding(Printer& p, const Subnet& db, const health::Finding& f, const NodeNameMap& map,
+                   bool detail_text = false);
 
 // The named fields of an IBA structure (top-level names as iba/ declares
 // them, enumerations with <name>Raw) as keys of the current object.

@@ -34,10 +34,6 @@ Printer::Printer(FILE* f, bool json, bool pretty, Doc doc) : f_(f) {
 
 Printer::~Printer() = default;
 
-void Printer::text_only(const char* why) {
-  if (json_enabled()) throw std::runtime_error(why);
-}
-
 Printer& Printer::open_object(const char* key) {
   if (j_) {
     if (key) j_->key(key);

@@ -63,9 +63,6 @@ public:
   Printer(FILE* f, bool json, bool pretty, Doc doc = Doc::Stream);
   ~Printer();
   Printer(const Printer&) = delete;
-  // An output with no JSON form (a mode the document does not cover): in
-  // JSON mode, throws std::runtime_error(why) before anything is written.
-  static void text_only(const char* why);
   Printer& operator=(const Printer&) = delete;
 
   // JSON nesting (key: the member's name inside an object, nullptr for the
@@ -131,6 +128,15 @@ public:
       if (key) j_->key(key);
       write(*j_);
     }
+    return *this;
+  }
+
+  // Text that core/ writes to a FILE (the fabric's printers:
+  // TopologyPrinter, the routing dumps) that the JSON shows as composites
+  // of its own (json_value): write(FILE*) is called only for the text.
+  template <class F>
+  Printer& text_to(F&& write) {
+    if (!j_) write(f_);
     return *this;
   }
 
