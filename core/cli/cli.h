@@ -38,6 +38,10 @@ struct ValidationError : ParseError {
 struct Validator {  // a check of a value (CLI::Validator's form): "" accepts, else the reason
   std::function<std::string(std::string&)> fn;
   std::string name;
+  // (a constructor, not aggregate initialization from parentheses, which
+  // clang 14 does not have)
+  Validator() = default;
+  Validator(std::function<std::string(std::string&)> f, std::string n = {}) : fn(std::move(f)), name(std::move(n)) {}
 };
 
 class Str {  // a literal is kept by pointer
