@@ -1,16 +1,13 @@
 // The command line of the commands (cmd/), recorded in CLI11's spelling
 // (cmd/registry.h aliases the namespace as CLI) and declared on a CLI::App
-// by cli.cpp, the one file that includes CLI11: CLI11 converts, validates,
-// counts, places operands, checks required and excluded options, and holds
-// what --help, the man pages and completion show (App::shown).  getopt's
-// syntax (-vv, -t100, --time for --timeout, any order, "--", -1 as an
-// operand, its error texts, the last value wins) is one reading of the
-// line, handed to CLI11 canonical (--name=value ... -- operands); its
-// checks come first, in its words, as scripts read them: a number as
-// strtol(.., 0) reads it within the bound type's range ("" and -1 for an
-// unsigned are refused, where CLI11 reads 0 and wraps), the validators,
-// required and excluded options ("--a cannot be given with --b").  Only the
-// options a line names are declared at start-up (CLI11: ~18k instr each).
+// by cli.cpp, the one file that includes CLI11 (its header builds objects
+// at start-up in every file that includes it).  CLI11 converts, counts,
+// places operands and holds what --help, the man pages and completion show
+// (App::shown).  cli.cpp first reads the line as getopt_long does (-vv,
+// -t100, --time for --timeout, any order, "--", -1 as an operand, the last
+// value wins) and checks it in getopt's words, which scripts read; CLI11
+// then parses it canonical (--name=value ... -- operands), with only the
+// options it names declared (CLI11: ~18k instructions an option).
 #pragma once
 
 #include <functional>
@@ -35,30 +32,26 @@ struct ValidationError : ParseError {
   ValidationError(const std::string& name, const std::string& msg) : ParseError(name + ": " + msg) {}
 };
 
-struct Validator {  // a check of a value (CLI::Validator's form): "" accepts, else the reason
+struct Validator {  // CLI::Validator's form: "" accepts, else the reason
   std::function<std::string(std::string&)> fn;
   std::string name;
-  // (a constructor, not aggregate initialization from parentheses, which
-  // clang 14 does not have)
-  Validator() = default;
   Validator(std::function<std::string(std::string&)> f, std::string n = {}) : fn(std::move(f)), name(std::move(n)) {}
 };
 
-class Str {  // a literal is kept by pointer
+class Str {  // a literal is kept by pointer (no copy at start-up)
 public:
   Str(const char* lit = "") : lit_(lit) {}                                   // NOLINT: implicit
   Str(std::string s) : own_(std::make_shared<std::string>(std::move(s))) {}  // NOLINT
   std::string_view view() const { return own_ ? std::string_view(*own_) : std::string_view(lit_); }
   std::string str() const { return std::string(view()); }
-  bool empty() const { return view().empty(); }
 
 private:
   const char* lit_ = "";
   std::shared_ptr<std::string> own_;
 };
 
-// One declared option, flag or operand, as recorded: its names ("-C,--Ca";
-// an operand's has no dash), its description and how CLI11 declares it.
+// One declared option, flag or operand: its names ("-C,--Ca"; an operand's
+// has no dash), its description and how CLI11 declares it.
 struct Cli11;
 struct Option {
   Option* option_text(Str t) { return text_ = std::move(t), this; }
@@ -79,18 +72,16 @@ struct Option {
   std::vector<Option*> excludes_;
   bool (*convertible_)(const std::string&) = nullptr;  // a number's: strtol(.., 0)'s reading, T's range
 };
-// A value an option bound to a number takes (checked before CLI11 converts,
-// which reads "" as 0 and wraps -1 into an unsigned).
-bool integer_in(const std::string& s, long long lo, unsigned long long hi);
-bool is_double(const std::string& s);
+// Whether s is a number as strtol(.., 0) or strtod read it, within [lo, hi]
+// (CLI11 reads "" as 0 and wraps -1 into an unsigned).
+bool number_in(const std::string& s, bool floating, long long lo, unsigned long long hi);
 template <class T> struct Scalar { using type = T; };
 template <class T> struct Scalar<std::optional<T>> { using type = T; };
 template <class T> struct Scalar<std::vector<T>> { using type = T; };
-template <class T>
+template <class S>
 bool convertible(const std::string& s) {
-  using S = typename Scalar<T>::type;
-  if constexpr (std::is_floating_point_v<S>) return is_double(s);
-  else return integer_in(s, (long long)std::numeric_limits<S>::min(), (unsigned long long)std::numeric_limits<S>::max());
+  if constexpr (std::is_floating_point_v<S>) return number_in(s, true, 0, 0);
+  else return number_in(s, false, (long long)std::numeric_limits<S>::min(), (unsigned long long)std::numeric_limits<S>::max());
 }
 // CLI11's declaration of an Option bound to a T (cli.cpp instantiates it
 // for the types commands bind).
@@ -99,7 +90,7 @@ void declare(Cli11&, Option&);
 
 class App {
 public:
-  explicit App(std::string name, std::string description = {});
+  explicit App(std::string name);
 
   // A flag: a bool is set, an integer counts (-d -d, -dd).
   template <class T>
@@ -115,10 +106,9 @@ public:
     Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T, false>);
     o->multi_ = !std::is_same_v<T, std::string> && requires { v.push_back(v.front()); };
     using S = typename Scalar<T>::type;
-    if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) o->convertible_ = &convertible<T>;
+    if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) o->convertible_ = &convertible<S>;
     return o;
   }
-  Option* add_option(Str names, Str desc = {});  // its value is taken and ignored
   template <class T>
     requires std::is_same_v<T, std::string>
   Option* add_option_function(Str names, std::function<void(const std::string&)> fn, Str desc = {}) {
@@ -138,7 +128,6 @@ public:
   Result parse(const std::vector<std::string>& args);
 
   const std::string& get_name() const { return name_; }
-  const std::string& get_description() const { return description_; }
   const std::string& version() const { return version_; }
 
   struct Shown {  // an option as a CLI::App holding them all shows it
@@ -153,7 +142,7 @@ public:
 private:
   Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&));
 
-  std::string name_, description_, version_;
+  std::string name_, version_;
   std::vector<std::unique_ptr<Option>> options_;
   std::vector<std::function<void()>> callbacks_, after_early_;
   std::string (*format_)(const App&, const void*) = nullptr;

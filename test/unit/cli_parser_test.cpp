@@ -22,7 +22,7 @@ struct Opts {
   uint16_t lid = 0;
   uint64_t guid = 0;
   int8_t small = 0;
-  std::string ca, config_seen;
+  std::string ca, config;
   std::vector<std::string> reads;
   std::optional<int> maybe;
   std::vector<std::string> args;
@@ -41,7 +41,7 @@ struct Opts {
     app.add_option("-C,--Ca", ca, "ca");
     app.add_option("-R,--Read", reads, "read");
     app.add_option("--maybe", maybe, "maybe");
-    app.add_option("-z,--config", "config file");
+    app.add_option("-z,--config", config, "config file");
     app.add_flag_callback("--count", [this] { ++callbacks; }, "count");
     app.add_option("args", args, "positionals");
   }
@@ -138,9 +138,10 @@ TEST(CliParser, OptionalValue) {
   EXPECT_EQ(o.maybe, 3);
 }
 
-TEST(CliParser, IgnoredValueOptionStillTakesItsValue) {
+TEST(CliParser, ValueOptionTakesTheNextWord) {
   Opts o;
   o.parse({"-z", "/etc/x.conf", "pos"});
+  EXPECT_EQ(o.config, "/etc/x.conf");
   EXPECT_EQ(o.args, (std::vector<std::string>{"pos"}));
 }
 
@@ -516,7 +517,8 @@ TEST(CliParser, EarlyOptionsApplyFirstInEverySpelling) {
     app.add_option_function<std::string>("-z,--config", [&](const std::string& s) { config = s, order.push_back("z"); },
                                          "config")
         ->early();
-    app.add_option("--compat", "compat");
+    std::string compat;
+    app.add_option("--compat", compat, "compat");
     std::vector<std::string> pos;
     app.add_option("args", pos, "positionals");
     app.after_early([&] { ca_at_hook = ca, order.push_back("hook"); });
