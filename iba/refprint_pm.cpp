@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <deque>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -17,12 +19,27 @@ std::string hex_bytes_wide(uint64_t v, const FieldRef& r, const uint8_t*) {
   return b;
 }
 
-// Layouts are built once: fixed rows plus rows generated for per-VL/SL/lane
-// arrays ("PortVLOpPackets3" -> portVLOpPackets[3]).
+// The error counters, in PortCounters and (64 bits wide) at the end of
+// PortCountersExtended, with the same labels.
+constexpr Line kErrors[] = {
+    {"SymbolErrorCounter", "symbolErrorCounter", dec},
+    {"LinkErrorRecoveryCounter", "linkErrorRecoveryCounter", dec},
+    {"LinkDownedCounter", "linkDownedCounter", dec},
+    {"PortRcvErrors", "portRcvErrors", dec},
+    {"PortRcvRemotePhysicalErrors", "portRcvRemotePhysicalErrors", dec},
+    {"PortRcvSwitchRelayErrors", "portRcvSwitchRelayErrors", dec},
+    {"PortXmitDiscards", "portXmitDiscards", dec},
+    {"PortXmitConstraintErrors", "portXmitConstraintErrors", dec},
+    {"PortRcvConstraintErrors", "portRcvConstraintErrors", dec},
+};
+
+// Each layout is built on first use (a perfquery run prints one or two):
+// fixed rows plus rows generated for per-VL/SL/lane arrays
+// ("PortVLOpPackets3" -> portVLOpPackets[3]).
 struct Layouts {
+  std::mutex mu;
   std::deque<std::string> names;  // stable storage for generated labels and fields
-  std::map<const StructDesc*, std::vector<Line>> by_desc;
-  std::vector<Line> ext_all;
+  std::map<std::pair<const StructDesc*, bool>, std::vector<Line>> built;
 
   const char* keep(std::string s) {
     names.push_back(std::move(s));
@@ -32,110 +49,104 @@ struct Layouts {
     for (int i = 0; i < n; ++i)
       v.push_back({keep(label + std::to_string(i)), keep(std::string(field) + "[" + std::to_string(i) + "]"), f});
   }
-  std::vector<Line> head() { return {{"PortSelect", "portSelect", dec}, {"CounterSelect", "counterSelect", hex}}; }
 
-  Layouts() {
-    // The error counters, in PortCounters and (64 bits wide) at the end of
-    // PortCountersExtended, with the same labels.
-    const std::vector<Line> errors = {
-        {"SymbolErrorCounter", "symbolErrorCounter", dec},
-        {"LinkErrorRecoveryCounter", "linkErrorRecoveryCounter", dec},
-        {"LinkDownedCounter", "linkDownedCounter", dec},
-        {"PortRcvErrors", "portRcvErrors", dec},
-        {"PortRcvRemotePhysicalErrors", "portRcvRemotePhysicalErrors", dec},
-        {"PortRcvSwitchRelayErrors", "portRcvSwitchRelayErrors", dec},
-        {"PortXmitDiscards", "portXmitDiscards", dec},
-        {"PortXmitConstraintErrors", "portXmitConstraintErrors", dec},
-        {"PortRcvConstraintErrors", "portRcvConstraintErrors", dec},
-    };
-    auto& pc = by_desc[&PMPortCounters::DESC] = head();
-    pc.insert(pc.end(), errors.begin(), errors.end());
-    pc.insert(pc.end(), {
-        {"CounterSelect2", "counterSelect2", hex},
-        {"LocalLinkIntegrityErrors", "localLinkIntegrityErrors", dec},
-        {"ExcessiveBufferOverrunErrors", "excessiveBufferOverrunErrors", dec},
-        // The reference reads QP1Dropped from VL15Dropped's bits (its field
-        // table places both at bit 176); printed the same way here.
-        {"QP1Dropped", "VL15Dropped", dec},
-        {"VL15Dropped", "VL15Dropped", dec},
-        {"PortXmitData", "portXmitData", dec},
-        {"PortRcvData", "portRcvData", dec},
-        {"PortXmitPkts", "portXmitPkts", dec},
-        {"PortRcvPkts", "portRcvPkts", dec},
-        {"PortXmitWait", "portXmitWait", dec},
-    });
-    std::vector<Line> ext = {
-        {"PortSelect", "portSelect", dec},
-        {"CounterSelect", "counterSelect", hex},
-        {"PortXmitData", "portXmitData", dec},
-        {"PortRcvData", "portRcvData", dec},
-        {"PortXmitPkts", "portXmitPkts", dec},
-        {"PortRcvPkts", "portRcvPkts", dec},
-        {"PortUnicastXmitPkts", "portUnicastXmitPkts", dec},
-        {"PortUnicastRcvPkts", "portUnicastRcvPkts", dec},
-        {"PortMulticastXmitPkts", "portMulticastXmitPkts", dec},
-        {"PortMulticastRcvPkts", "portMulticastRcvPkts", dec},
-    };
-    by_desc[&PMPortCountersExtended::DESC] = ext;
-    ext_all = ext;
-    ext_all.push_back({"CounterSelect2", "counterSelect2", hex});
-    ext_all.insert(ext_all.end(), errors.begin(), errors.end());
-    ext_all.insert(ext_all.end(), {
-                                      {"LocalLinkIntegrityErrors", "localLinkIntegrityErrors", dec},
-                                      {"ExcessiveBufferOverrunErrors", "excessiveBufferOverrunErrors", dec},
-                                      {"VL15Dropped", "VL15Dropped", dec},
-                                      {"PortXmitWait", "portXmitWait", dec},
-                                      {"QP1Dropped", "QP1Dropped", dec},
-                                  });
-
-    auto& rcverr = by_desc[&PMPortRcvErrorDetails::DESC] = head();
-    rcverr.insert(rcverr.end(), {{"PortLocalPhysicalErrors", "portLocalPhysicalErrors", dec},
-                                 {"PortMalformedPktErrors", "portMalformedPacketErrors", dec},
-                                 {"PortBufferOverrunErrors", "portBufferOverrunErrors", dec},
-                                 {"PortDLIDMappingErrors", "portDLIDMappingErrors", dec},
-                                 {"PortVLMappingErrors", "portVLMappingErrors", dec},
-                                 {"PortLoopingErrors", "portLoopingErrors", dec}});
-    auto& xmtdisc = by_desc[&PMPortXmitDiscardDetails::DESC] = head();
-    xmtdisc.insert(xmtdisc.end(), {{"PortInactiveDiscards", "portInactiveDiscards", dec},
-                                   {"PortNeighborMTUDiscards", "portNeighborMTUDiscards", dec},
-                                   {"PortSwLifetimeLimitDiscards", "portSwLifetimeLimitDiscards", dec},
-                                   {"PortSwHOQLifetimeLimitDiscards", "portSwHOQLifetimeLimitDiscards", dec}});
-    auto& oprcv = by_desc[&PMPortOpRcvCounters::DESC] = head();
-    oprcv.insert(oprcv.end(), {{"PortOpRcvPkts", "portOpRcvPkts", dec}, {"PortOpRcvData", "portOpRcvData", dec}});
-    auto& flow = by_desc[&PMPortFlowCtlCounters::DESC] = head();
-    flow.insert(flow.end(), {{"PortXmitFlowPkts", "portXmitFlowPkts", dec}, {"PortRcvFlowPkts", "portRcvFlowPkts", dec}});
-    array(by_desc[&PMPortVLOpPackets::DESC] = head(), "PortVLOpPackets", "portVLOpPackets", 16);
-    array(by_desc[&PMPortVLOpData::DESC] = head(), "PortVLOpData", "portVLOpData", 16);
-    array(by_desc[&PMPortVLXmitFlowCtlUpdateErrors::DESC] = head(), "PortVLXmitFlowCtlUpdateErrors",
-          "portVLXmitFlowCtlUpdateErrors", 16);
-    array(by_desc[&PMPortVLXmitWaitCounters::DESC] = head(), "PortVLXmitWait", "portVLXmitWait", 16);
-    array(by_desc[&PMSwPortVLCongestion::DESC] = head(), "SWPortVLCongestion", "swPortVLCongestion", 16);
-    auto& rcvcc = by_desc[&PMPortRcvConCtrl::DESC] = head();
-    rcvcc.insert(rcvcc.end(), {{"PortPktRcvFECN", "portPktRcvFECN", dec}, {"PortPktRcvBECN", "portPktRcvBECN", dec}});
-    array(by_desc[&PMPortSLRcvFECN::DESC] = head(), "PortSLRcvFECN", "portSLRcvFECN", 16);
-    array(by_desc[&PMPortSLRcvBECN::DESC] = head(), "PortSLRcvBECN", "portSLRcvBECN", 16);
-    auto& xmitcc = by_desc[&PMPortXmitConCtrl::DESC] = head();
-    xmitcc.push_back({"PortXmitTimeCong", "portXmitTimeCong", dec});
-    array(by_desc[&PMPortVLXmitTimeCong::DESC] = head(), "PortVLXmitTimeCong", "portVLXmitTimeCong", 15);
-    array(by_desc[&PMPortXmitDataSL::DESC] = head(), "XmtDataSL", "portXmitDataSL", 16);
-    array(by_desc[&PMPortRcvDataSL::DESC] = head(), "RcvDataSL", "portRcvDataSL", 16);
-
-    auto& esc = by_desc[&PMPortExtendedSpeedsCounters::DESC] = head();
-    esc.insert(esc.end(), {{"SyncHeaderErrorCounter", "syncHeaderErrorCounter", dec},
-                           {"UnknownBlockCounter", "unknownBlockCounter", dec}});
-    array(esc, "ErrorDetectionCounterLane", "errorDetectionCounterLane", 12);
-    array(esc, "FECCorrectableBlockCtrLane", "FECCorrectableBlockCounterLane", 12);
-    array(esc, "FECUncorrectableBlockCtrLane", "FECUncorrectableBlockCounterLane", 12);
-    auto& rs = by_desc[&PMPortExtendedSpeedsCountersRSFEC::DESC] = head();
-    rs.insert(rs.end(), {{"SyncHeaderErrorCounter", "syncHeaderErrorCounter", dec},
-                         {"UnknownBlockCounter", "unknownBlockCounter", dec}});
-    array(rs, "FECCorrectableSymbolCtrLane", "FECCorrectableSymbolCounterLane", 12);
-    rs.insert(rs.end(), {{"PortFECCorrectableBlockCtr", "portFECCorrectableBlockCounter", dec},
-                         {"PortFECUncorrectableBlockCtr", "portFECUncorrectableBlockCounter", dec},
-                         {"PortFECCorrectedSymbolCtr", "portFECCorrectedSymbolCounter", dec}});
-
-    auto& psc = by_desc[&PMPortSamplesControl::DESC];
-    psc = {{"OpCode", "opCode", hex},
+  std::vector<Line> build(const StructDesc& d, bool all) {
+    std::vector<Line> v = {{"PortSelect", "portSelect", dec}, {"CounterSelect", "counterSelect", hex}};
+    auto add = [&v](std::initializer_list<Line> rows) { v.insert(v.end(), rows); };
+    auto is = [&d](const StructDesc& x) { return &d == &x; };
+    if (is(PMPortCounters::DESC)) {
+      v.insert(v.end(), std::begin(kErrors), std::end(kErrors));
+      add({
+          {"CounterSelect2", "counterSelect2", hex},
+          {"LocalLinkIntegrityErrors", "localLinkIntegrityErrors", dec},
+          {"ExcessiveBufferOverrunErrors", "excessiveBufferOverrunErrors", dec},
+          // The reference reads QP1Dropped from VL15Dropped's bits (its field
+          // table places both at bit 176); printed the same way here.
+          {"QP1Dropped", "VL15Dropped", dec},
+          {"VL15Dropped", "VL15Dropped", dec},
+          {"PortXmitData", "portXmitData", dec},
+          {"PortRcvData", "portRcvData", dec},
+          {"PortXmitPkts", "portXmitPkts", dec},
+          {"PortRcvPkts", "portRcvPkts", dec},
+          {"PortXmitWait", "portXmitWait", dec},
+      });
+    } else if (is(PMPortCountersExtended::DESC)) {
+      add({
+          {"PortXmitData", "portXmitData", dec},
+          {"PortRcvData", "portRcvData", dec},
+          {"PortXmitPkts", "portXmitPkts", dec},
+          {"PortRcvPkts", "portRcvPkts", dec},
+          {"PortUnicastXmitPkts", "portUnicastXmitPkts", dec},
+          {"PortUnicastRcvPkts", "portUnicastRcvPkts", dec},
+          {"PortMulticastXmitPkts", "portMulticastXmitPkts", dec},
+          {"PortMulticastRcvPkts", "portMulticastRcvPkts", dec},
+      });
+      if (all) {
+        add({{"CounterSelect2", "counterSelect2", hex}});
+        v.insert(v.end(), std::begin(kErrors), std::end(kErrors));
+        add({
+            {"LocalLinkIntegrityErrors", "localLinkIntegrityErrors", dec},
+            {"ExcessiveBufferOverrunErrors", "excessiveBufferOverrunErrors", dec},
+            {"VL15Dropped", "VL15Dropped", dec},
+            {"PortXmitWait", "portXmitWait", dec},
+            {"QP1Dropped", "QP1Dropped", dec},
+        });
+      }
+    } else if (is(PMPortRcvErrorDetails::DESC)) {
+      add({{"PortLocalPhysicalErrors", "portLocalPhysicalErrors", dec},
+           {"PortMalformedPktErrors", "portMalformedPacketErrors", dec},
+           {"PortBufferOverrunErrors", "portBufferOverrunErrors", dec},
+           {"PortDLIDMappingErrors", "portDLIDMappingErrors", dec},
+           {"PortVLMappingErrors", "portVLMappingErrors", dec},
+           {"PortLoopingErrors", "portLoopingErrors", dec}});
+    } else if (is(PMPortXmitDiscardDetails::DESC)) {
+      add({{"PortInactiveDiscards", "portInactiveDiscards", dec},
+           {"PortNeighborMTUDiscards", "portNeighborMTUDiscards", dec},
+           {"PortSwLifetimeLimitDiscards", "portSwLifetimeLimitDiscards", dec},
+           {"PortSwHOQLifetimeLimitDiscards", "portSwHOQLifetimeLimitDiscards", dec}});
+    } else if (is(PMPortOpRcvCounters::DESC)) {
+      add({{"PortOpRcvPkts", "portOpRcvPkts", dec}, {"PortOpRcvData", "portOpRcvData", dec}});
+    } else if (is(PMPortFlowCtlCounters::DESC)) {
+      add({{"PortXmitFlowPkts", "portXmitFlowPkts", dec}, {"PortRcvFlowPkts", "portRcvFlowPkts", dec}});
+    } else if (is(PMPortVLOpPackets::DESC)) {
+      array(v, "PortVLOpPackets", "portVLOpPackets", 16);
+    } else if (is(PMPortVLOpData::DESC)) {
+      array(v, "PortVLOpData", "portVLOpData", 16);
+    } else if (is(PMPortVLXmitFlowCtlUpdateErrors::DESC)) {
+      array(v, "PortVLXmitFlowCtlUpdateErrors", "portVLXmitFlowCtlUpdateErrors", 16);
+    } else if (is(PMPortVLXmitWaitCounters::DESC)) {
+      array(v, "PortVLXmitWait", "portVLXmitWait", 16);
+    } else if (is(PMSwPortVLCongestion::DESC)) {
+      array(v, "SWPortVLCongestion", "swPortVLCongestion", 16);
+    } else if (is(PMPortRcvConCtrl::DESC)) {
+      add({{"PortPktRcvFECN", "portPktRcvFECN", dec}, {"PortPktRcvBECN", "portPktRcvBECN", dec}});
+    } else if (is(PMPortSLRcvFECN::DESC)) {
+      array(v, "PortSLRcvFECN", "portSLRcvFECN", 16);
+    } else if (is(PMPortSLRcvBECN::DESC)) {
+      array(v, "PortSLRcvBECN", "portSLRcvBECN", 16);
+    } else if (is(PMPortXmitConCtrl::DESC)) {
+      add({{"PortXmitTimeCong", "portXmitTimeCong", dec}});
+    } else if (is(PMPortVLXmitTimeCong::DESC)) {
+      array(v, "PortVLXmitTimeCong", "portVLXmitTimeCong", 15);
+    } else if (is(PMPortXmitDataSL::DESC)) {
+      array(v, "XmtDataSL", "portXmitDataSL", 16);
+    } else if (is(PMPortRcvDataSL::DESC)) {
+      array(v, "RcvDataSL", "portRcvDataSL", 16);
+    } else if (is(PMPortExtendedSpeedsCounters::DESC)) {
+      add({{"SyncHeaderErrorCounter", "syncHeaderErrorCounter", dec},
+           {"UnknownBlockCounter", "unknownBlockCounter", dec}});
+      array(v, "ErrorDetectionCounterLane", "errorDetectionCounterLane", 12);
+      array(v, "FECCorrectableBlockCtrLane", "FECCorrectableBlockCounterLane", 12);
+      array(v, "FECUncorrectableBlockCtrLane", "FECUncorrectableBlockCounterLane", 12);
+    } else if (is(PMPortExtendedSpeedsCountersRSFEC::DESC)) {
+      add({{"SyncHeaderErrorCounter", "syncHeaderErrorCounter", dec},
+           {"UnknownBlockCounter", "unknownBlockCounter", dec}});
+      array(v, "FECCorrectableSymbolCtrLane", "FECCorrectableSymbolCounterLane", 12);
+      add({{"PortFECCorrectableBlockCtr", "portFECCorrectableBlockCounter", dec},
+           {"PortFECUncorrectableBlockCtr", "portFECUncorrectableBlockCounter", dec},
+           {"PortFECCorrectedSymbolCtr", "portFECCorrectedSymbolCounter", dec}});
+    } else if (is(PMPortSamplesControl::DESC)) {
+      v = {{"OpCode", "opCode", hex},
            {"PortSelect", "portSelect", dec},
            {"Tick", "tick", hex},
            {"CounterWidth", "counterWidth", dec},
@@ -149,26 +160,26 @@ struct Layouts {
            {"SampleStart", "sampleStart", dec},
            {"SampleInterval", "sampleInterval", dec},
            {"Tag", "tag", hex}};
-    array(psc, "CounterSelect", "counterSelect", 15, hex);
-    psc.push_back({"SamplesOnlyOptionMask", "samplesOnlyOptionMask", hex});
-    auto& psr = by_desc[&PMPortSamplesResult::DESC];
-    psr = {{"Tag", "tag", hex}, {"SampleStatus", "sampleStatus", hex_bytes_wide}};
-    array(psr, "Counter", "counter", 15);
+      array(v, "CounterSelect", "counterSelect", 15, hex);
+      v.push_back({"SamplesOnlyOptionMask", "samplesOnlyOptionMask", hex});
+    } else if (is(PMPortSamplesResult::DESC)) {
+      v = {{"Tag", "tag", hex}, {"SampleStatus", "sampleStatus", hex_bytes_wide}};
+      array(v, "Counter", "counter", 15);
+    } else {
+      v.clear();
+    }
+    return v;
   }
 };
-
-const Layouts& layouts() {
-  static const Layouts l;
-  return l;
-}
 
 }  // namespace
 
 std::span<const Line> pm_lines(const StructDesc& desc, bool all) {
-  const Layouts& l = layouts();
-  if (all && &desc == &PMPortCountersExtended::DESC) return l.ext_all;
-  auto it = l.by_desc.find(&desc);
-  if (it == l.by_desc.end()) return {};
+  static Layouts l;
+  std::pair key(&desc, all && &desc == &PMPortCountersExtended::DESC);
+  std::lock_guard lock(l.mu);
+  auto it = l.built.find(key);
+  if (it == l.built.end()) it = l.built.emplace(key, l.build(desc, key.second)).first;
   return it->second;
 }
 
