@@ -14,7 +14,7 @@
 #include <vector>
 
 // The commands declare their options against CLI11's declaration API
-// (core/cli/cli.h records them as data; CLI11 itself parses, in core/cli/cli11.cpp).
+// (core/cli/cli.h records them as data; CLI11 itself parses, in core/cli/cli.cpp).
 namespace CLI = ibtool::cli;
 
 namespace ibtool {
