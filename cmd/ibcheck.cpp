@@ -168,11 +168,18 @@ private:
       ses.pm().use_subnet(&db_);
       Scheduler& sched = ses.sched();
       std::vector<std::vector<H::Finding>> per(items.size());
+      // The fabric counter scan, for the error counters (PortXmitWait
+      // among them) as PortCounters has them: a switch whose AllPortSelect
+      // sum is all zero has its ports' reads skipped.
+      H::CounterGroups errs;
+      errs.data = false;
+      H::PortCountersReader reader(ses.pm(), nullptr, errs);
+      reader.errors_from_port_counters(true);
       if (errors)
         for (size_t i = 0; i < items.size(); ++i)
           if (items[i].port == 0 || db_.port(db_.node(items[i].node), items[i].port).phys_state() == PHYS_LINKUP ||
               is_target_mode(mode_))
-            sched.spawn(read_errors(ses.pm(), items[i], per[i]));
+            sched.spawn(read_errors(reader, items[i], per[i]));
       std::vector<H::Finding> dup;
       if (ids) H::probe_duplicate_guids(sched, db_, dup);
       sched.run();
@@ -269,7 +276,8 @@ private:
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
   }
 
-  Task<> read_errors(H::PmAccess& pm, Item it, std::vector<H::Finding>& out) {
+  Task<> read_errors(H::PortCountersReader& reader, Item it, std::vector<H::Finding>& out) {
+    H::PmAccess& pm = reader.pm();
     const Node& n = db_.node(it.node);
     uint16_t lid = H::port_lid(db_, n, it.port);
     H::Finding f;
@@ -282,12 +290,12 @@ private:
       out.push_back(f);
       co_return;
     }
-    try {
-      uint16_t cap = co_await pm.cap_mask(lid);
-      auto pc = co_await pm.counters(lid, uint8_t(it.port));
+    H::PortCountersRead r;
+    co_await reader.read(lid, uint8_t(it.port), it.port != 0 && n.is_switch(), r);
+    if (r.ok()) {
       for (int i = 0; i < H::N_ERR; ++i) {
-        uint64_t v = H::err_value(pc, i);
-        if (i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT)) continue;
+        uint64_t v = H::err_value(r.pc, i);
+        if (i == H::PortXmitWait && !(r.caps.mask & H::PM_CAP_XMIT_WAIT)) continue;
         if (!thr_.exceeds(i, v)) continue;
         H::Finding e = f;
         char b[160];
@@ -303,11 +311,11 @@ private:
         out.push_back(e);
       }
       co_return;
-    } catch (const MADError& e) {
-      f.what = "PortCounters query failed: " + e.layers().back();
-      f.fact("error", e.layers().back());
-      if (e.layers().size() > 1) f.detail = e.layers().front();
     }
+    auto layers = H::error_layers(r.why());
+    f.what = "PortCounters query failed: " + (layers.empty() ? std::string() : layers.back());
+    f.fact("error", layers.empty() ? std::string() : layers.back());
+    if (layers.size() > 1) f.detail = layers.front();
     // A node of a cached topology that does not answer may have left the
     // fabric since: say so rather than blame its PMA.
     if (!db_.cache_file.empty()) {
