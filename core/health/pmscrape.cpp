@@ -163,11 +163,17 @@ Task<PortSum> PortCountersReader::sum(uint16_t lid) {
   co_return e.sum;
 }
 
+const PortSum* PortCountersReader::known_sum(uint16_t lid) const {
+  auto it = sums_by_lid_.find(lid);
+  return it != sums_by_lid_.end() && it->second.ready.is_set() ? &it->second.sum : nullptr;
+}
+
 Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out,
-                                CounterGroups want) {
+                                CounterGroups want, const PmaCaps* known) {
   // Nothing wanted: no MAD (not even the PMA's ClassPortInfo).
   if (!want.any()) co_return;
-  out.caps = co_await caps(lid);
+  if (known) out.caps = *known;
+  else out.caps = co_await caps(lid);
   if (out.caps.failed) co_return;
   out.source = counter_source(out.caps);
   if (pc_errors_ && out.source == CounterSource::Extended) out.source = CounterSource::Split;

@@ -72,9 +72,9 @@ constexpr uint32_t PM_CAP2_ADDL_PORT_COUNTERS_EXT = iba::pm_cap2::ADDL_PORT_COUN
 // What a PMA's ClassPortInfo says it has.
 struct PmaCaps {
   bool failed = false, timed_out = false;  // ClassPortInfo not answered
-  std::exception_ptr error;                // ... the MADError it failed with
   uint16_t mask = 0;
   uint32_t mask2 = 0;
+  std::exception_ptr error;  // the MADError ClassPortInfo failed with
   bool all_port_select() const { return mask & PM_CAP_ALL_PORT_SELECT; }
   bool ext() const { return mask & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF); }
   // The unicast and multicast packet counters of PortCountersExtended.
@@ -240,8 +240,11 @@ public:
   Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out) {
     return read(lid, port, switch_port, out, want_);
   }
-  // The same for the groups in `want` instead of the reader's.
-  Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out, CounterGroups want);
+  // The same for the groups in `want` instead of the reader's, and for a
+  // PMA whose capabilities are known (`caps`: a node's PMA, answering at
+  // each of its CA ports' LIDs, is asked ClassPortInfo at one of them).
+  Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out, CounterGroups want,
+              const PmaCaps* caps = nullptr);
   // The AllPortSelect PortCounters sum at `lid` (asked once per LID, shared
   // with read()'s use of it; not asked where ClassPortInfo failed or lacks
   // AllPortSelect: then not ok, no error).  Never throws a MADError.
@@ -278,6 +281,8 @@ public:
   }
   // The PMA's capabilities at a LID, if already asked (and answered or not).
   const PmaCaps* known_caps(uint16_t lid) const;
+  // The AllPortSelect sum at a LID, if already asked (and answered or not).
+  const PortSum* known_sum(uint16_t lid) const;
   // Read port `port`'s per-VL counters at `lid` for its `vls` data VLs
   // (0: none, no MAD).  Never throws a MADError.  The first port of a LID
   // asks alone; a MAD status in its answer marks the PMA unsupported for
