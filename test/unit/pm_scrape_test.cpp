@@ -277,14 +277,16 @@ TEST_F(PmScrape, AClassPortInfoThatFailsIsAskedOnceAndNothingElse) {
 }
 
 TEST_F(PmScrape, WhichExtendedFieldsAPmaFills) {
-  H::PmaCaps noietf{false, false, H::PM_CAP_EXT_WIDTH_NOIETF, 0};
+  H::PmaCaps noietf;
+  noietf.mask = H::PM_CAP_EXT_WIDTH_NOIETF;
   EXPECT_TRUE(H::ext_field_valid(noietf, "portXmitData"));
   EXPECT_TRUE(H::ext_field_valid(noietf, "portRcvPkts"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "portUnicastXmitPkts"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "portMulticastRcvPkts"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "symbolErrorCounter"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "counterSelect2"));
-  H::PmaCaps full{false, false, H::PM_CAP_EXT_WIDTH, 0};
+  H::PmaCaps full;
+  full.mask = H::PM_CAP_EXT_WIDTH;
   EXPECT_TRUE(H::ext_field_valid(full, "portMulticastRcvPkts"));
   EXPECT_FALSE(H::ext_field_valid(full, "VL15Dropped"));
   EXPECT_FALSE(H::ext_field_valid(H::PmaCaps{}, "portXmitData"));
