@@ -13,6 +13,7 @@
 
 #include "iba/refprint_smp.h"
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -49,8 +50,8 @@ public:
   explicit IbCheck(Mode m) : mode_(m) {}
 
   void options(CLI::App& app) override {
-    app.add_flag("-b,--brief", brief_, "print only the findings, no summary or OK lines");
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility (output is never colored)");
+    ibtool::add_health_flags(app, &brief_, "print only the findings, no summary or OK lines", nocolor_,
+                             "accepted for compatibility (output is never colored)");
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       app.add_option("-T,--threshold-file", threshold_file_,
                      "error thresholds (Name=value lines), default: " + std::string(H::DEFAULT_THRESHOLDS))
@@ -71,8 +72,7 @@ public:
       else if (mode_ == Mode::Errs)
         app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(),
-                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
+    ibtool::add_health_common(app, config());
   }
 
 private:

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -27,9 +28,8 @@ class IbClear : public ibtool::Command {
 public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
-    ibtool::add_common_options(app, config(),
-                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
+    ibtool::add_health_flags(app, nullptr, nullptr, nocolor_);
+    ibtool::add_health_common(app, config());
   }
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -29,14 +30,13 @@ class IbDataCounts : public ibtool::Command {
 public:
   explicit IbDataCounts(bool one) : one_(one) {}
   void options(CLI::App& app) override {
-    app.add_flag("-b,--brief", brief_, "leave out the summary line");
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
+    ibtool::add_health_flags(app, &brief_, "leave out the summary line", nocolor_);
     if (one_) {
       app.add_flag("-G", guid_form_, "the target is a port GUID");
       app.add_option("target", target_, "<lid|guid|dr_path>")->required();
       app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
+    ibtool::add_health_common(app, config());
   }
 private:
   struct Item {

@@ -125,17 +125,29 @@ Task<> PortCountersReader::ask_caps(uint16_t lid, CapsEntry& e) {
   e.ready.set(pm_.sched());
 }
 
-Task<PmaCaps> PortCountersReader::caps(uint16_t lid) {
-  auto [it, fresh] = caps_.try_emplace(lid);
-  CapsEntry& e = it->second;  // (stays put while the map grows)
-  if (fresh) co_await ask_caps(lid, e);
+template <class Entry>
+Task<const Entry*> PortCountersReader::once(std::unordered_map<uint16_t, Entry>& m, uint16_t lid,
+                                            Task<> (PortCountersReader::*ask)(uint16_t, Entry&)) {
+  auto [it, fresh] = m.try_emplace(lid);
+  Entry& e = it->second;  // (stays put while the map grows)
+  if (fresh) co_await (this->*ask)(lid, e);
   co_await e.ready.wait();
-  co_return e.caps;
+  co_return &e;
+}
+
+template <class Entry>
+const Entry* PortCountersReader::known(const std::unordered_map<uint16_t, Entry>& m, uint16_t lid) {
+  auto it = m.find(lid);
+  return it != m.end() && it->second.ready.is_set() ? &it->second : nullptr;
+}
+
+Task<PmaCaps> PortCountersReader::caps(uint16_t lid) {
+  co_return (co_await once(caps_, lid, &PortCountersReader::ask_caps))->caps;
 }
 
 const PmaCaps* PortCountersReader::known_caps(uint16_t lid) const {
-  auto it = caps_.find(lid);
-  return it != caps_.end() && it->second.ready.is_set() ? &it->second.caps : nullptr;
+  const CapsEntry* e = known(caps_, lid);
+  return e ? &e->caps : nullptr;
 }
 
 Task<> PortCountersReader::ask_sum(uint16_t lid, SumEntry& e) {
@@ -156,16 +168,12 @@ Task<> PortCountersReader::ask_sum(uint16_t lid, SumEntry& e) {
 Task<PortSum> PortCountersReader::sum(uint16_t lid) {
   PmaCaps c = co_await caps(lid);
   if (c.failed || !c.all_port_select()) co_return PortSum{};
-  auto [it, fresh] = sums_by_lid_.try_emplace(lid);
-  SumEntry& e = it->second;  // (stays put while the map grows)
-  if (fresh) co_await ask_sum(lid, e);
-  co_await e.ready.wait();
-  co_return e.sum;
+  co_return (co_await once(sums_by_lid_, lid, &PortCountersReader::ask_sum))->sum;
 }
 
 const PortSum* PortCountersReader::known_sum(uint16_t lid) const {
-  auto it = sums_by_lid_.find(lid);
-  return it != sums_by_lid_.end() && it->second.ready.is_set() ? &it->second.sum : nullptr;
+  const SumEntry* e = known(sums_by_lid_, lid);
+  return e ? &e->sum : nullptr;
 }
 
 Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out,

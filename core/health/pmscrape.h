@@ -320,6 +320,14 @@ private:
     bool unsupported = false;
   };
   Task<> ask_caps(uint16_t lid, CapsEntry& e);
+  // m's entry for lid: the first asker asks it (ask), every asker waits
+  // for its answer.
+  template <class Entry>
+  Task<const Entry*> once(std::unordered_map<uint16_t, Entry>& m, uint16_t lid,
+                          Task<> (PortCountersReader::*ask)(uint16_t, Entry&));
+  // m's entry for lid when answered, else null.
+  template <class Entry>
+  static const Entry* known(const std::unordered_map<uint16_t, Entry>& m, uint16_t lid);
   Task<> ask_sum(uint16_t lid, SumEntry& e);
   // co_await ask(), asked again while the retry policy says so.
   template <class T, class Ask>
