@@ -170,16 +170,26 @@ private:
       std::vector<std::vector<H::Finding>> per(items.size());
       // The fabric counter scan, for the error counters (PortXmitWait
       // among them) as PortCounters has them: a switch whose AllPortSelect
-      // sum is all zero has its ports' reads skipped.
+      // sum is all zero has its ports' reads skipped, where two or more of
+      // its ports are read (for one the sum would be a MAD more).
       H::CounterGroups errs;
       errs.data = false;
       H::PortCountersReader reader(ses.pm(), nullptr, errs);
       reader.errors_from_port_counters(true);
+      std::vector<size_t> read;
       if (errors)
         for (size_t i = 0; i < items.size(); ++i)
           if (items[i].port == 0 || db_.port(db_.node(items[i].node), items[i].port).phys_state() == PHYS_LINKUP ||
               is_target_mode(mode_))
-            sched.spawn(read_errors(reader, items[i], per[i]));
+            read.push_back(i);
+      std::map<uint32_t, unsigned> switch_ports;  // node -> its ports read (not port 0)
+      for (size_t i : read)
+        if (items[i].port && db_.node(items[i].node).is_switch()) ++switch_ports[items[i].node];
+      for (size_t i : read) {
+        auto k = switch_ports.find(items[i].node);
+        bool by_sum = items[i].port && k != switch_ports.end() && k->second > 1;
+        sched.spawn(read_errors(reader, items[i], by_sum, per[i]));
+      }
       std::vector<H::Finding> dup;
       if (ids) H::probe_duplicate_guids(sched, db_, dup);
       sched.run();
@@ -276,7 +286,8 @@ private:
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
   }
 
-  Task<> read_errors(H::PortCountersReader& reader, Item it, std::vector<H::Finding>& out) {
+  // by_sum: the port's switch's AllPortSelect sum may stand for its read.
+  Task<> read_errors(H::PortCountersReader& reader, Item it, bool by_sum, std::vector<H::Finding>& out) {
     H::PmAccess& pm = reader.pm();
     const Node& n = db_.node(it.node);
     uint16_t lid = H::port_lid(db_, n, it.port);
@@ -291,7 +302,7 @@ private:
       co_return;
     }
     H::PortCountersRead r;
-    co_await reader.read(lid, uint8_t(it.port), it.port != 0 && n.is_switch(), r);
+    co_await reader.read(lid, uint8_t(it.port), by_sum, r);
     if (r.ok()) {
       for (int i = 0; i < H::N_ERR; ++i) {
         uint64_t v = H::err_value(r.pc, i);
