@@ -423,7 +423,8 @@ IBTOOL_COMMAND({.name = "ibcheckerrors",
                 .aliases = {},
                 .summary = "check the error counters of every port in the subnet against thresholds",
                 .description = [] { return desc(
-                    "Reads the PortCounters of every connected port of the subnet (all at once) and reports each "
+                    "Reads the PortCounters of every connected port of the subnet (all at once; a switch whose "
+                    "AllPortSelect sum shows no error counted has its ports' reads skipped) and reports each "
                     "error counter above its threshold (0 unless the thresholds file, the format of "
                     "ibqueryerrors' and ibswportwatch's, raises it; a saturated counter says so).  "); },
                 .usage = "[options]",

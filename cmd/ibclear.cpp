@@ -135,7 +135,8 @@ IBTOOL_COMMAND({.name = "ibclearcounters",
                 .aliases = {},
                 .summary = "clear every PortCounters counter on every port of the subnet",
                 .description = "Clears all PortCounters (errors and data; PortCountersExtended too where the "
-                               "PMA has them) of every port, all nodes concurrently.  Prints a line per port "
+                               "PMA has them) of every port, all nodes concurrently (a switch's ports in one AllPortSelect clear "
+                               "where its PMA has it).  Prints a line per port "
                                "that failed and \"## Summary: N nodes, P ports counters cleared, F failed\".  "
                                "A node of a --cache topology that no longer answers is warned about (\"W: ... gone: ...\") and "
                                "counted on a line \"##          N nodes of the cache gone from the fabric\".  "
@@ -151,7 +152,8 @@ IBTOOL_COMMAND({.name = "ibclearerrors",
                 .aliases = {},
                 .summary = "clear the error counters on every port of the subnet",
                 .description = "Clears the PortCounters error counters (CounterSelect 0x0fff and PortXmitWait) "
-                               "of every port, all nodes concurrently; data counters are kept.  Prints a line "
+                               "of every port, all nodes concurrently (a switch's ports in one AllPortSelect clear where its PMA "
+                               "has it); data counters are kept.  Prints a line "
                                "per port that failed and \"## Summary: N nodes, P ports error counters cleared, "
                                "F failed\".  Exit status 1 when a port failed.  --json (-j; --pretty indents): "
                                "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
