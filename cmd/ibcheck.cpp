@@ -13,6 +13,7 @@
 
 #include "iba/refprint_smp.h"
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -49,8 +50,8 @@ public:
   explicit IbCheck(Mode m) : mode_(m) {}
 
   void options(CLI::App& app) override {
-    app.add_flag("-b,--brief", brief_, "print only the findings, no summary or OK lines");
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility (output is never colored)");
+    ibtool::add_health_flags(app, &brief_, "print only the findings, no summary or OK lines", nocolor_,
+                             "accepted for compatibility (output is never colored)");
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       app.add_option("-T,--threshold-file", threshold_file_,
                      "error thresholds (Name=value lines), default: " + std::string(H::DEFAULT_THRESHOLDS))
@@ -71,8 +72,7 @@ public:
       else if (mode_ == Mode::Errs)
         app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(),
-                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
+    ibtool::add_health_common(app, config());
   }
 
 private:
@@ -168,11 +168,28 @@ private:
       ses.pm().use_subnet(&db_);
       Scheduler& sched = ses.sched();
       std::vector<std::vector<H::Finding>> per(items.size());
+      // The fabric counter scan, for the error counters (PortXmitWait
+      // among them) as PortCounters has them: a switch whose AllPortSelect
+      // sum is all zero has its ports' reads skipped, where two or more of
+      // its ports are read (for one the sum would be a MAD more).
+      H::CounterGroups errs;
+      errs.data = false;
+      H::PortCountersReader reader(ses.pm(), nullptr, errs);
+      reader.errors_from_port_counters(true);
+      std::vector<size_t> read;
       if (errors)
         for (size_t i = 0; i < items.size(); ++i)
           if (items[i].port == 0 || db_.port(db_.node(items[i].node), items[i].port).phys_state() == PHYS_LINKUP ||
               is_target_mode(mode_))
-            sched.spawn(read_errors(ses.pm(), items[i], per[i]));
+            read.push_back(i);
+      std::map<uint32_t, unsigned> switch_ports;  // node -> its ports read (not port 0)
+      for (size_t i : read)
+        if (items[i].port && db_.node(items[i].node).is_switch()) ++switch_ports[items[i].node];
+      for (size_t i : read) {
+        auto k = switch_ports.find(items[i].node);
+        bool by_sum = items[i].port && k != switch_ports.end() && k->second > 1;
+        sched.spawn(read_errors(reader, items[i], by_sum, per[i]));
+      }
       std::vector<H::Finding> dup;
       if (ids) H::probe_duplicate_guids(sched, db_, dup);
       sched.run();
@@ -269,7 +286,9 @@ private:
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
   }
 
-  Task<> read_errors(H::PmAccess& pm, Item it, std::vector<H::Finding>& out) {
+  // by_sum: the port's switch's AllPortSelect sum may stand for its read.
+  Task<> read_errors(H::PortCountersReader& reader, Item it, bool by_sum, std::vector<H::Finding>& out) {
+    H::PmAccess& pm = reader.pm();
     const Node& n = db_.node(it.node);
     uint16_t lid = H::port_lid(db_, n, it.port);
     H::Finding f;
@@ -282,12 +301,12 @@ private:
       out.push_back(f);
       co_return;
     }
-    try {
-      uint16_t cap = co_await pm.cap_mask(lid);
-      auto pc = co_await pm.counters(lid, uint8_t(it.port));
+    H::PortCountersRead r;
+    co_await reader.read(lid, uint8_t(it.port), by_sum, r);
+    if (r.ok()) {
       for (int i = 0; i < H::N_ERR; ++i) {
-        uint64_t v = H::err_value(pc, i);
-        if (i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT)) continue;
+        uint64_t v = H::err_value(r.pc, i);
+        if (i == H::PortXmitWait && !(r.caps.mask & H::PM_CAP_XMIT_WAIT)) continue;
         if (!thr_.exceeds(i, v)) continue;
         H::Finding e = f;
         char b[160];
@@ -303,11 +322,11 @@ private:
         out.push_back(e);
       }
       co_return;
-    } catch (const MADError& e) {
-      f.what = "PortCounters query failed: " + e.layers().back();
-      f.fact("error", e.layers().back());
-      if (e.layers().size() > 1) f.detail = e.layers().front();
     }
+    auto layers = H::error_layers(r.why());
+    f.what = "PortCounters query failed: " + (layers.empty() ? std::string() : layers.back());
+    f.fact("error", layers.empty() ? std::string() : layers.back());
+    if (layers.size() > 1) f.detail = layers.front();
     // A node of a cached topology that does not answer may have left the
     // fabric since: say so rather than blame its PMA.
     if (!db_.cache_file.empty()) {
@@ -404,7 +423,8 @@ IBTOOL_COMMAND({.name = "ibcheckerrors",
                 .aliases = {},
                 .summary = "check the error counters of every port in the subnet against thresholds",
                 .description = [] { return desc(
-                    "Reads the PortCounters of every connected port of the subnet (all at once) and reports each "
+                    "Reads the PortCounters of every connected port of the subnet (all at once; a switch whose "
+                    "AllPortSelect sum shows no error counted has its ports' reads skipped) and reports each "
                     "error counter above its threshold (0 unless the thresholds file, the format of "
                     "ibqueryerrors' and ibswportwatch's, raises it; a saturated counter says so).  "); },
                 .usage = "[options]",

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -27,9 +28,8 @@ class IbClear : public ibtool::Command {
 public:
   explicit IbClear(bool all) : all_(all) {}
   void options(CLI::App& app) override {
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
-    ibtool::add_common_options(app, config(),
-                               ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
+    ibtool::add_health_flags(app, nullptr, nullptr, nocolor_);
+    ibtool::add_health_common(app, config());
   }
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
@@ -40,6 +40,8 @@ public:
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
     Scheduler& sched = ses.sched();
+    // The fabric counter scan's PMA capabilities and clears.
+    H::PortCountersReader reader(pm);
     unsigned nodes = 0, ports = 0, failed = 0, gone = 0;
     struct Failure {
       uint32_t node;
@@ -59,20 +61,30 @@ public:
           if (db.port(n, p).exists && db.port(n, p).base_lid) todo.push_back({db.port(n, p).base_lid, p});
       }
       if (todo.empty()) co_return;
-      bool cap_failed = false;
-      uint16_t cap = co_await pm.cap_mask(todo.front().first, &cap_failed);
+      const H::PmaCaps caps = co_await reader.caps(todo.front().first);
       // A node of a cached topology that no longer answers has left the
       // fabric: said so (a warning), not counted as failed clears.
-      if (cap_failed && co_await H::gone_from_cache(sched, db, ni, todo.front().first, map.remap(n.guid, n.description()))) {
+      if (caps.failed && co_await H::gone_from_cache(sched, db, ni, todo.front().first, map.remap(n.guid, n.description()))) {
         ++gone;
         co_return;
       }
       ++nodes;
-      bool ext = all_ && (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF));
+      bool ext = all_ && caps.ext();
       uint16_t sel = all_ ? 0xffff : H::SELECT_ERRORS;
+      // A switch whose PMA has AllPortSelect: its ports 1..N in one clear
+      // (port 0 apart); port by port if that fails.
+      if (n.is_switch() && caps.all_port_select() && todo.back().second > 0) {
+        try {
+          co_await reader.clear(todo.front().first, 0xff, sel, ext);
+          const size_t before = todo.size();
+          std::erase_if(todo, [](const auto& t) { return t.second != 0; });
+          ports += unsigned(before - todo.size());
+        } catch (const MADError&) {
+        }
+      }
       for (auto [lid, p] : todo) {
         try {
-          co_await pm.clear(lid, uint8_t(p), sel, ext);
+          co_await reader.clear(lid, uint8_t(p), sel, ext);
           ++ports;
         } catch (const MADError& e) {
           ++failed;
@@ -123,7 +135,8 @@ IBTOOL_COMMAND({.name = "ibclearcounters",
                 .aliases = {},
                 .summary = "clear every PortCounters counter on every port of the subnet",
                 .description = "Clears all PortCounters (errors and data; PortCountersExtended too where the "
-                               "PMA has them) of every port, all nodes concurrently.  Prints a line per port "
+                               "PMA has them) of every port, all nodes concurrently (a switch's ports in one AllPortSelect clear "
+                               "where its PMA has it).  Prints a line per port "
                                "that failed and \"## Summary: N nodes, P ports counters cleared, F failed\".  "
                                "A node of a --cache topology that no longer answers is warned about (\"W: ... gone: ...\") and "
                                "counted on a line \"##          N nodes of the cache gone from the fabric\".  "
@@ -139,7 +152,8 @@ IBTOOL_COMMAND({.name = "ibclearerrors",
                 .aliases = {},
                 .summary = "clear the error counters on every port of the subnet",
                 .description = "Clears the PortCounters error counters (CounterSelect 0x0fff and PortXmitWait) "
-                               "of every port, all nodes concurrently; data counters are kept.  Prints a line "
+                               "of every port, all nodes concurrently (a switch's ports in one AllPortSelect clear where its PMA "
+                               "has it); data counters are kept.  Prints a line "
                                "per port that failed and \"## Summary: N nodes, P ports error counters cleared, "
                                "F failed\".  Exit status 1 when a port failed.  --json (-j; --pretty indents): "
                                "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "

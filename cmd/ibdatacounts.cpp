@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -29,14 +30,13 @@ class IbDataCounts : public ibtool::Command {
 public:
   explicit IbDataCounts(bool one) : one_(one) {}
   void options(CLI::App& app) override {
-    app.add_flag("-b,--brief", brief_, "leave out the summary line");
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
+    ibtool::add_health_flags(app, &brief_, "leave out the summary line", nocolor_);
     if (one_) {
       app.add_flag("-G", guid_form_, "the target is a port GUID");
       app.add_option("target", target_, "<lid|guid|dr_path>")->required();
       app.add_option("port", port_, "[<port>]");
     }
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::SMKey | ibtool::opt::Json | ibtool::opt::Strict);
+    ibtool::add_health_common(app, config());
   }
 private:
   struct Item {
@@ -74,26 +74,23 @@ private:
     H::PmSession ses(config());
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
+    // The fabric counter scan, for the data counters only: the 8 of
+    // PortCountersExtended where the PMA has it, else PortCounters' 4.
+    H::CounterGroups data;
+    data.errors = data.congestion = false;
+    H::PortCountersReader reader(pm, nullptr, data);
     unsigned failed = 0;
     auto read = [&](Item& it) -> Task<> {
-      try {
-        uint16_t cap = co_await pm.cap_mask(it.lid);
-        if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
-          auto x = co_await pm.counters_ext(it.lid, uint8_t(it.port));
-          for (int i = 0; i < H::N_DATA; ++i) {
-            it.counters.push_back({i, H::data_value(x, i)});
-          }
-        } else {
-          auto pc = co_await pm.counters(it.lid, uint8_t(it.port));
-          for (int i = 0; i < 4; ++i) {
-            it.counters.push_back({i, H::data_value(pc, i)});
-          }
-        }
+      H::PortCountersRead r;
+      co_await reader.read(it.lid, uint8_t(it.port), false, r);
+      if (r.ok()) {
+        const bool ext = r.source != H::CounterSource::PortCounters;
+        for (int i = 0; i < (ext ? int(H::N_DATA) : 4); ++i)
+          it.counters.push_back({i, ext ? H::data_value(r.ext, i) : H::data_value(r.pc, i)});
         co_return;
-      } catch (const MADError& e) {
-        ++failed;
-        it.error = "query failed: " + e.layers().back();
       }
+      ++failed;
+      it.error = "query failed: " + H::last_layer(r.why());
       // A node of a cached topology that does not answer may have left
       // the fabric since: say so rather than blame its PMA.
       if (!db.cache_file.empty()) {

@@ -89,17 +89,29 @@ public:
   }
 
 private:
-  // A counter as --json lists it: its name and value.
-  using Counters = std::vector<std::pair<const char*, uint64_t>>;
-  // A reported port (--json): what its text line shows.
+  // A counter beyond its threshold and, with --details, the non-zero fields
+  // of its details attribute (label: the reference's text name, field: the
+  // iba/pm.h name --json uses).
+  struct Detail {
+    const char* label;
+    const char* field;
+    uint64_t v;
+  };
+  struct ErrOut {
+    int counter;
+    uint64_t v;
+    std::vector<Detail> details;
+  };
+  // A reported port: its line (and its object of the document), described
+  // once by print_node().
   struct PortOut {
     unsigned port;  // 0xff: all ports summed (AllPortSelect)
     uint64_t guid;
-    Counters errors, details, data;
+    std::vector<ErrOut> errors;
+    std::vector<std::pair<int, uint64_t>> data;  // (health data counter, value)
   };
   struct NodeOut {
-    std::string text;
-    std::vector<PortOut> ports;  // --json
+    std::vector<PortOut> ports;  // the ports reported
     bool bad = false;
     bool gone = false;  // a node of a cached topology that is no longer there
     unsigned ports_checked = 0, bad_ports = 0, pma_failures = 0;
@@ -135,11 +147,13 @@ private:
       // PortCounters are read as soon as the walk knows its LID, while the
       // walk goes on (the same MADs the scan below would send, earlier).
       ses.emplace(config(), skip_sl_);
+      reader_.emplace(ses->pm(), nullptr, errors_only());
+      reader_->errors_from_port_counters(true);
       if (!selected) ses->pm().read_path_table();
       DiscoveryOptions o;
       o.mlx_epi = config().mlx_epi;
       if (!selected && !counters_only_)
-        o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) { read_ahead(ses->pm(), d, types, n, port); };
+        o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) { read_ahead(d, types, n, port); };
       ObtainOptions oo;
       oo.discovery = o;
       oo.sched = &ses->sched();
@@ -200,14 +214,15 @@ private:
     if (!todo.empty()) {
       if (!ses) {
         ses.emplace(config(), skip_sl_);
+        reader_.emplace(ses->pm(), nullptr, errors_only());
+        reader_->errors_from_port_counters(true);
         ses->pm().use_subnet(&db);
         if (!selected) ses->pm().read_path_table();
       }
       // A bounded pool of workers over the nodes (not a coroutine frame
       // per node waiting to start).
-      H::PmAccess& pm = ses->pm();
       auto scan = [&](size_t i) -> Task<> {
-        if (!clean_ahead(pm, db, todo[i], outs[i])) co_await scan_node(pm, db, map, todo[i], outs[i]);
+        if (!clean_ahead(db, todo[i], outs[i])) co_await scan_node(*reader_, db, map, todo[i], outs[i]);
       };
       parallel_for(ses->sched(), todo.size(), ses->sched().engine().max_outstanding() + 8, scan);
       ses->sched().run();
@@ -237,8 +252,7 @@ private:
              gone = 0;
     for (size_t i = 0; i < outs.size(); ++i) {
       const NodeOut& o = outs[i];
-      p.text_raw(o.text);
-      if (!o.ports.empty()) p.json_value(nullptr, [&](JsonOut& j) { node_json(j, db, map, db.node(todo[i]), o); });
+      print_node(p, db, map, db.node(todo[i]), o);
       gone += o.gone;
       nodes_checked -= o.gone;
       bad_nodes += o.bad;
@@ -285,30 +299,73 @@ private:
     return why.empty() ? status : ibtool::strict_exit(config(), status, why);
   }
 
-  // A node of the document: its keys and the ports the text reports.
-  void node_json(JsonOut& j, const Subnet& db, const NodeNameMap& map, const Node& n, const NodeOut& out) const {
-    auto counters = [&](const char* key, const Counters& c) {
-      j.key(key).obj();
-      for (auto& [name, v] : c) j.kv(name, v);
-      j.end();
-    };
-    std::string d = n.description();
+  // A reported node: the reference's lines ("Errors for ...", a line a
+  // port, -r's link line) and the document's object.
+  void print_node(Printer& p, const Subnet& db, const NodeNameMap& map, const Node& n, const NodeOut& o) const {
+    if (o.ports.empty()) return;
+    const std::string d = n.description(), name = map.remap(n.guid, d);
     const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
-    j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", tn ? tn : "Unknown", unsigned(n.type));
-    j.ks("name", map.remap(n.guid, d)).ks("nodeDescription", d).key("ports").arr();
-    for (const PortOut& p : out.ports) {
-      j.obj().kv("portNum", p.port).kb("allPorts", p.port == 0xff).kguid("portGUID", p.guid);
-      if (!counters_only_) counters("errors", p.errors);
-      if (details_) counters("details", p.details);
-      if (show_data_ || counters_only_) counters("data", p.data);
-      // -r: the port and its link, as iblinkinfo --json writes a port
-      if (report_port_ && p.port != 0xff && p.port <= n.nports) {
-        j.key("link");
-        json_port(j, db, db.port(n, p.port), map, false);
+    p.open_object().guid(PRINT_JSON, "nodeGUID", nullptr, n.guid);
+    p.enumeration(PRINT_JSON, "nodeType", nullptr, tn ? tn : "Unknown", unsigned(n.type));
+    p.str(PRINT_JSON, "name", nullptr, name).str(PRINT_JSON, "nodeDescription", nullptr, d);
+    if (counters_only_) p.text("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
+    else if (n.is_switch()) p.text("Errors for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
+    else p.text("Errors for \"%s\"\n", name.c_str());
+    p.open_array("ports");
+    for (const PortOut& po : o.ports) {
+      p.open_object().uint(PRINT_JSON, "portNum", nullptr, po.port);
+      p.boolean(PRINT_JSON, "allPorts", nullptr, po.port == 0xff);
+      p.guid(PRINT_ANY, "portGUID", "   GUID 0x%" PRIx64, po.guid);
+      if (po.port == 0xff) p.text(" port ALL:");
+      else p.text(" port %u:", po.port);
+      // (The text names the counters as the reference does, each one's
+      // details after it; the document by their iba/pm.h names, the
+      // details apart.)
+      if (!counters_only_) {
+        p.open_object("errors");
+        for (const ErrOut& e : po.errors) {
+          p.uint(PRINT_ANY, H::err_field(e.counter), strfmt(" [%s == %%u]", H::err_name(e.counter)).c_str(), e.v);
+          for (const Detail& x : e.details) p.text(" [%s == %" PRIu64 "]", x.label, x.v);
+        }
+        p.close_object();
       }
-      j.end();
+      if (details_) {
+        p.open_object("details");
+        for (const ErrOut& e : po.errors)
+          for (const Detail& x : e.details) p.uint(PRINT_JSON, x.field, nullptr, x.v);
+        p.close_object();
+      }
+      if (show_data_ || counters_only_) {
+        p.open_object("data");
+        for (auto [i, v] : po.data)
+          p.uint(PRINT_ANY, H::data_field(i),
+                 strfmt(" [%s == %%u (%s)]", H::data_name(i), H::human_count(v, i < 2).c_str()).c_str(), v);
+        p.close_object();
+      }
+      p.text("\n");
+      // -r: the port and its link (the text in the error report only; the
+      // document as iblinkinfo --json writes a port)
+      if (report_port_ && po.port != 0xff) {
+        if (!counters_only_) p.text_raw(link_info(db, map, n, po.port));
+        if (po.port <= n.nports)
+          p.json_value("link", [&](JsonOut& j) { json_port(j, db, db.port(n, po.port), map, false); });
+      }
+      p.close_object();
     }
-    j.end().end();
+    p.close_array().close_object();
+  }
+
+  // The groups the scan reads: the error counters (PortXmitWait among
+  // them), or the data counters.
+  static H::CounterGroups errors_only() {
+    H::CounterGroups g;
+    g.data = false;
+    return g;
+  }
+  static H::CounterGroups data_only() {
+    H::CounterGroups g;
+    g.errors = g.congestion = false;
+    return g;
   }
 
   bool is_suppressed(int i) const {
@@ -319,40 +376,33 @@ private:
 
   // Error counter i as the report counts it (PortXmitWait only where the
   // PMA has it).
-  static uint64_t error_value(const iba::PMPortCounters& pc, uint16_t cap, int i) {
-    return i == H::PortXmitWait && !(cap & H::PM_CAP_XMIT_WAIT) ? 0 : H::err_value(pc, i);
+  static uint64_t error_value(const iba::PMPortCounters& pc, const H::PmaCaps& caps, int i) {
+    return i == H::PortXmitWait && !(caps.mask & H::PM_CAP_XMIT_WAIT) ? 0 : H::err_value(pc, i);
   }
 
-  // " [Name == v]" for every error counter beyond its threshold, in the
-  // reference's order.  With --details, the details attribute of a counter
-  // beyond threshold follows it, each non-zero field as " [Name == v]".  The
-  // reference labels them crosswise: PortXmitDiscardDetails' fields under
-  // the PortRcvErrorDetails names and PortRcvErrorDetails' under the
+  // The error counters beyond their thresholds into po.errors, in the
+  // reference's order; with --details, the details attribute of a counter
+  // beyond threshold read for it, its non-zero fields kept.  The reference
+  // labels them crosswise: PortXmitDiscardDetails' fields under the
+  // PortRcvErrorDetails names and PortRcvErrorDetails' under the
   // PortXmitDiscardDetails names (both read from offset 32 on); the labels
-  // are kept for scripts that parse its output.
-  Task<std::string> error_text(H::PmAccess& pm, const iba::PMPortCounters& pc, uint16_t cap, uint16_t lid,
-                               uint8_t port, const std::string& name, NodeOut& out, PortOut& po) {
-    std::string s;
+  // are kept for scripts that parse its output.  True when any was.
+  Task<bool> read_errors(H::PortCountersReader& reader, const iba::PMPortCounters& pc, const H::PmaCaps& caps,
+                         uint16_t lid, uint8_t port, const std::string& name, NodeOut& out, PortOut& po) {
     for (int i = 0; i < H::N_ERR; ++i) {
       if (is_suppressed(i)) continue;
-      uint64_t v = error_value(pc, cap, i);
+      uint64_t v = error_value(pc, caps, i);
       if (!thr_.exceeds(i, v)) continue;
-      s += strfmt(" [%s == %" PRIu64 "]", H::err_name(i), v);
-      po.errors.emplace_back(H::err_field(i), v);
+      ErrOut& e = po.errors.emplace_back(ErrOut{i, v, {}});
       if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
       try {
-        IBPath p = co_await pm.path(lid);
         std::array<uint64_t, 4> f{};
         if (i == H::PortXmitDiscards) {
-          iba::PMPortXmitDiscardDetails q;
-          q.set_portSelect(port);
-          auto x = co_await pm.sched().PerformanceGet(q, p);
+          auto x = co_await reader.details<iba::PMPortXmitDiscardDetails>(lid, port);
           f = {x.portInactiveDiscards(), x.portNeighborMTUDiscards(), x.portSwLifetimeLimitDiscards(),
                x.portSwHOQLifetimeLimitDiscards()};
         } else {
-          iba::PMPortRcvErrorDetails q;
-          q.set_portSelect(port);
-          auto r = co_await pm.sched().PerformanceGet(q, p);
+          auto r = co_await reader.details<iba::PMPortRcvErrorDetails>(lid, port);
           f = {r.portLocalPhysicalErrors(), r.portMalformedPacketErrors(), r.portBufferOverrunErrors(),
                r.portDLIDMappingErrors()};
         }
@@ -361,45 +411,54 @@ private:
         static const char* const xmit_names[] = {"PortInactiveDiscards", "PortNeighborMTUDiscards",
                                                  "PortSwLifetimeLimitDiscards", "PortSwHOQLifetimeLimitDiscards"};
         const char* const* names = i == H::PortXmitDiscards ? rcv_names : xmit_names;
-        for (size_t k = 0; k < f.size(); ++k)
-          if (f[k]) s += strfmt(" [%s == %" PRIu64 "]", names[k], f[k]);
         // (--json names each field as iba/pm.h declares it in the attribute
         // it is in: the four 16-bit counters from bit 32 on)
         const iba::StructDesc& dd =
             i == H::PortXmitDiscards ? iba::PMPortXmitDiscardDetails::DESC : iba::PMPortRcvErrorDetails::DESC;
         for (size_t k = 0; k < f.size(); ++k)
-          if (f[k]) po.details.emplace_back(declared_at(dd, uint32_t(32 + 16 * k)), f[k]);
-      } catch (const MADError& e) {
-        warn(out, e, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port,
+          if (f[k]) e.details.push_back({names[k], declared_at(dd, uint32_t(32 + 16 * k)), f[k]});
+      } catch (const MADError& err) {
+        warn(out, err, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port,
              "query_and_dump");
       }
     }
-    co_return s;
+    co_return !po.errors.empty();
   }
 
-  // " [Name == v (human)]" for the data counters: the PortCountersExtended
-  // ones when the PMA has them (all 8, or the first 4 without
-  // PortExtendedWidth support), else the 4 of PortCounters (pc, read here
-  // when null).  nonzero: only the counters that are not 0 (as --data).
-  Task<std::string> data_text(H::PmAccess& pm, uint16_t cap, uint16_t lid, uint8_t port, bool nonzero,
-                              const iba::PMPortCounters* pc, Counters* list) {
+  // The data counters into po.data: the PortCountersExtended ones when the
+  // PMA has them (all 8, or the first 4 without PortExtendedWidth support),
+  // else the 4 of PortCounters (pc's, when the errors read it).  nonzero:
+  // only the counters that are not 0 (as --data).  Throws the read's
+  // MADError.
+  Task<> read_data(H::PortCountersReader& reader, const H::PmaCaps& caps, uint16_t lid, uint8_t port, bool nonzero,
+                   const iba::PMPortCounters* pc, PortOut& po) {
     std::array<uint64_t, H::N_DATA> v{};
     int count = 4;
-    if (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) {
-      auto x = co_await pm.counters_ext(lid, port);
-      if (cap & H::PM_CAP_EXT_WIDTH) count = H::N_DATA;
-      for (int i = 0; i < count; ++i) v[i] = H::data_value(x, i);
+    if (pc && !caps.ext()) {
+      for (int i = 0; i < count; ++i) v[i] = H::data_value(*pc, i);
     } else {
-      iba::PMPortCounters c = pc ? *pc : co_await pm.counters(lid, port);
-      for (int i = 0; i < count; ++i) v[i] = H::data_value(c, i);
-    }
-    std::string s;
-    for (int i = 0; i < count; ++i)
-      if (v[i] || !nonzero) {
-        s += strfmt(" [%s == %" PRIu64 " (%s)]", H::data_name(i), v[i], H::human_count(v[i], i < 2).c_str());
-        list->emplace_back(H::data_field(i), v[i]);
+      H::PortCountersRead r;
+      co_await reader.read(lid, port, false, r, data_only(), &caps);
+      if (!r.ok()) std::rethrow_exception(r.why());
+      if (r.source == H::CounterSource::PortCounters) {
+        for (int i = 0; i < count; ++i) v[i] = H::data_value(r.pc, i);
+      } else {
+        if (caps.ext_ietf()) count = H::N_DATA;
+        for (int i = 0; i < count; ++i) v[i] = H::data_value(r.ext, i);
       }
-    co_return s;
+    }
+    for (int i = 0; i < count; ++i)
+      if (v[i] || !nonzero) po.data.emplace_back(i, v[i]);
+  }
+
+  // A failed read's MADError to warn(), from its exception.
+  static void warn(NodeOut& out, const std::exception_ptr& e, const char* attr, const std::string& name, uint16_t lid,
+                   unsigned port, const char* fn) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const MADError& m) {
+      warn(out, m, attr, name, lid, port, fn);
+    }
   }
 
   // A failed PMA query: a warning on stderr, counted in the summary.  The
@@ -452,22 +511,18 @@ private:
   }
 
   // Read ahead during discovery (DiscoveryOptions::on_port_lid), once per
-  // LID: its path and ClassPortInfo (cached by PmAccess) and the
-  // PortCounters scan_node will read first: of all ports where the PMA has
-  // AllPortSelect, else (a CA or router port) of that port.  Kept in ahead_
-  // by (LID, port select); a bounded pool of workers drains the queue.
-  struct Ahead {
-    bool done = false;
-    iba::PMPortCounters pc;
-    std::exception_ptr error;
-  };
+  // LID, through the scan's reader: the PMA's ClassPortInfo and what
+  // scan_node will read first: the switch's AllPortSelect sum where the PMA
+  // has it (kept by the reader), else a CA or router port's PortCounters
+  // (kept in ahead_ by LID and port).  A bounded pool of workers drains the
+  // queue.
   struct AheadItem {
     uint16_t lid;
     uint8_t port;
     bool sw;
   };
-  static uint32_t ahead_key(uint16_t lid, uint8_t sel) { return uint32_t(lid) << 8 | sel; }
-  void read_ahead(H::PmAccess& pm, const Subnet& db, unsigned types, uint32_t n, unsigned port) {
+  static uint32_t ahead_key(uint16_t lid, uint8_t port) { return uint32_t(lid) << 8 | port; }
+  void read_ahead(const Subnet& db, unsigned types, uint32_t n, unsigned port) {
     const Node& x = db.node(n);
     unsigned bit = x.is_switch() ? PRINT_SWITCH : x.type == NodeType::CA ? PRINT_CA : PRINT_ROUTER;
     if (!(types & bit)) return;
@@ -477,32 +532,33 @@ private:
     const Port& p = db.port(x, port);
     uint16_t lid = x.is_switch() ? H::port_lid(db, x, 0) : p.base_lid;
     if (!lid || !ahead_lids_.insert(lid).second) return;
-    if (p.guid) pm.set_port_guid(lid, p.guid);
-    if (!ahead_q_) ahead_q_.emplace(pm.sched(), kAheadWorkers, [this, &pm](AheadItem it) { return read_ahead_one(pm, it); });
+    if (p.guid) reader_->pm().set_port_guid(lid, p.guid);
+    if (!ahead_q_)
+      ahead_q_.emplace(reader_->pm().sched(), kAheadWorkers, [this](AheadItem it) { return read_ahead_one(it); });
     ahead_q_->push({lid, uint8_t(port), x.is_switch()});
   }
-  Task<> read_ahead_one(H::PmAccess& pm, AheadItem it) {
-    uint16_t cap = co_await pm.cap_mask(it.lid);
-    uint8_t sel = cap & H::PM_CAP_ALL_PORT_SELECT ? 0xff : it.port;
-    if (sel != 0xff && it.sw) co_return;  // a switch port by port: the scan reads it
-    Ahead r;
-    try {
-      r.pc = co_await pm.counters(it.lid, sel);
-    } catch (const MADError&) {
-      r.error = std::current_exception();
+  Task<> read_ahead_one(AheadItem it) {
+    const H::PmaCaps caps = usable(co_await reader_->caps(it.lid));
+    if (caps.all_port_select()) {
+      (void)co_await reader_->sum(it.lid);
+      co_return;
     }
-    r.done = true;
-    ahead_[ahead_key(it.lid, sel)] = r;
+    if (it.sw) co_return;  // a switch port by port: the scan reads it
+    H::PortCountersRead r;
+    co_await reader_->read(it.lid, it.port, false, r, errors_only(), &caps);
+    ahead_[ahead_key(it.lid, it.port)] = std::move(r);
   }
-  // The PortCounters read ahead for (lid, sel), if any.
-  const Ahead* ahead(uint16_t lid, uint8_t sel) const {
-    auto a = ahead_.find(ahead_key(lid, sel));
-    return a != ahead_.end() && a->second.done ? &a->second : nullptr;
+  // A CA or router port's PortCounters read ahead, if any.
+  const H::PortCountersRead* ahead(uint16_t lid, uint8_t port) const {
+    auto a = ahead_.find(ahead_key(lid, port));
+    return a != ahead_.end() ? &a->second : nullptr;
   }
   // PM queries in flight for the read-ahead at most: the walk keeps the
   // rest of the scheduler's capacity.
   static constexpr unsigned kAheadWorkers = 24;
-
+  // The capabilities a PMA is read with: none where its ClassPortInfo
+  // failed (the reference reads its PortCounters all the same).
+  static H::PmaCaps usable(const H::PmaCaps& c) { return c.failed ? H::PmaCaps{} : c; }
 
   // The LID scan_node queries node n by: a switch's port 0 LID, a CA's or
   // router's first port's.
@@ -515,21 +571,21 @@ private:
 
   // A node whose counters were all read ahead and show nothing beyond a
   // threshold is done here as scan_node would end it (its ports counted,
-  // nothing printed), without the scan's coroutines and strings.
-  bool clean_ahead(const H::PmAccess& pm, const Subnet& db, uint32_t ni, NodeOut& out) const {
+  // nothing printed), without the scan's coroutines.
+  bool clean_ahead(const Subnet& db, uint32_t ni, NodeOut& out) const {
     if (counters_only_ || clear_errors_ || clear_counts_) return false;
     const Node& n = db.node(ni);
     uint16_t lid = scan_lid(db, n);
-    auto cap = pm.known_cap_mask(lid);
-    if (!lid || !cap || cap->second) return false;
-    auto clean = [&](const Ahead* a) {
-      if (!a || a->error) return false;
+    const H::PmaCaps* caps = lid ? reader_->known_caps(lid) : nullptr;
+    if (!caps || caps->failed) return false;
+    auto clean = [&](const iba::PMPortCounters& pc) {
       for (int i = 0; i < H::N_ERR; ++i)
-        if (!is_suppressed(i) && thr_.exceeds(i, error_value(a->pc, cap->first, i))) return false;
+        if (!is_suppressed(i) && thr_.exceeds(i, error_value(pc, *caps, i))) return false;
       return true;
     };
-    if (cap->first & H::PM_CAP_ALL_PORT_SELECT) {
-      if (!clean(ahead(lid, 0xff))) return false;
+    if (caps->all_port_select()) {
+      const H::PortSum* s = reader_->known_sum(lid);
+      if (!s || !s->ok || !clean(s->pc)) return false;
       out.ports_checked += n.nports;
       return true;
     }
@@ -537,107 +593,95 @@ private:
     unsigned checked = 0;
     for (unsigned p = 1; p <= n.nports; ++p) {
       if (!db.port(n, p).exists) continue;
-      if (!clean(ahead(db.port(n, p).base_lid, uint8_t(p)))) return false;
+      const H::PortCountersRead* a = ahead(db.port(n, p).base_lid, uint8_t(p));
+      if (!a || !a->ok() || !clean(a->pc)) return false;
       ++checked;
     }
     out.ports_checked += checked;
     return true;
   }
 
-  Task<> scan_node(H::PmAccess& pm, const Subnet& db, const NodeNameMap& map, uint32_t ni, NodeOut& out) {
+  Task<> scan_node(H::PortCountersReader& reader, const Subnet& db, const NodeNameMap& map, uint32_t ni,
+                   NodeOut& out) {
     const Node& n = db.node(ni);
     std::string name = map.remap(n.guid, n.description());
     bool sw = n.is_switch();
     unsigned start = sw && n.enhsp0 ? 0 : 1;
     auto port_ok = [&](unsigned p) { return p <= n.nports && db.port(n, p).exists; };
     uint16_t lid = scan_lid(db, n);
-    bool cap_failed = false, cap_timed_out = false;
-    uint16_t cap = lid ? co_await pm.cap_mask(lid, &cap_failed, &cap_timed_out) : 0;
+    H::PmaCaps got;
+    if (lid) got = co_await reader.caps(lid);
     // A node of a cached topology that does not answer may have left the
     // fabric since: that is not its PMA failing.
-    if (cap_failed && co_await H::gone_from_cache(pm.sched(), db, ni, lid, name)) {
+    if (got.failed && co_await H::gone_from_cache(reader.pm().sched(), db, ni, lid, name)) {
       out.gone = true;
       co_return;
     }
-    if (cap_failed) {
-      if (cap_timed_out) warn_timeout(lid);
+    if (got.failed) {
+      if (got.timed_out) warn_timeout(lid);
       ibcore::log::warn("ibwarn: [%d] query_cap_mask: classportinfo query failed on %s, Lid %u port %u\n",
                    int(::getpid()), name.c_str(), unsigned(lid), sw ? 0u : 1u);
       out.pma_failures++;
     }
-    bool all_sup = (cap & H::PM_CAP_ALL_PORT_SELECT) != 0;
-    bool ext = (cap & (H::PM_CAP_EXT_WIDTH | H::PM_CAP_EXT_WIDTH_NOIETF)) != 0;
+    const H::PmaCaps caps = usable(got);
     auto lid_of = [&](unsigned p) { return sw ? lid : db.port(n, p).base_lid; };
 
     if (counters_only_) {
-      bool printed = false;
       for (unsigned p = start; p <= n.nports; ++p) {
         if (!port_ok(p)) continue;
         uint16_t l = lid_of(p);
-        std::string s;
-        PortOut po{p, n.guid, {}, {}, {}};
+        PortOut po{p, n.guid, {}, {}};
         try {
-          s = co_await data_text(pm, cap, l, uint8_t(p), false, nullptr, &po.data);
+          co_await read_data(reader, caps, l, uint8_t(p), false, nullptr, po);
           out.ports.push_back(std::move(po));
-          if (!printed) out.text += strfmt("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
-          printed = true;
-          out.text += strfmt("   GUID 0x%" PRIx64 " port %u:%s\n", n.guid, p, s.c_str());
         } catch (const MADError& e) {
-          warn(out, e, ext ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p, "print_data_cnts");
+          warn(out, e, caps.ext() ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p, "print_data_cnts");
         }
         out.ports_checked++;
       }
     } else {
-      bool header_done = false;
-      auto report = [&](const std::string& errs, const std::string& portname, uint64_t guid) {
-        if (!header_done) {
-          if (sw) out.text += strfmt("Errors for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
-          else out.text += strfmt("Errors for \"%s\"\n", name.c_str());
-          header_done = true;
-          out.bad = true;
-        }
-        out.text += strfmt("   GUID 0x%" PRIx64 " port %s:", guid, portname.c_str()) + errs;
-      };
       auto check_port = [&](unsigned p) -> Task<bool> {
         uint16_t l = lid_of(p);
         uint8_t sel = p == 0xff ? 0xff : uint8_t(p);
         iba::PMPortCounters pc;
-        try {
-          if (const Ahead* a = ahead(l, sel)) {
-            if (a->error) std::rethrow_exception(a->error);
-            pc = a->pc;
-          } else {
-            pc = co_await pm.counters(l, sel);
+        std::exception_ptr failed;
+        if (p == 0xff) {
+          H::PortSum s = co_await reader.sum(l);
+          if (!s.ok) {
+            if (s.error) warn(out, s.error, "IB_GSI_PORT_COUNTERS", name, l, p, "print_errors");
+            co_return false;
           }
-        } catch (const MADError& e) {
-          warn(out, e, "IB_GSI_PORT_COUNTERS", name, l, p, "print_errors");
-          co_return false;
+          pc = s.pc;
+        } else {
+          H::PortCountersRead r;
+          if (const H::PortCountersRead* a = ahead(l, sel)) r = *a;
+          else co_await reader.read(l, sel, false, r, errors_only(), &caps);
+          if (!r.ok()) {
+            warn(out, r.why(), "IB_GSI_PORT_COUNTERS", name, l, p, "print_errors");
+            co_return false;
+          }
+          pc = r.pc;
         }
-        PortOut po{p, 0, {}, {}, {}};
-        std::string errs = co_await error_text(pm, pc, cap, l, sel, name, out, po);
-        if (errs.empty()) co_return false;
+        PortOut po{p, 0, {}, {}};
+        if (!co_await read_errors(reader, pc, caps, l, sel, name, out, po)) co_return false;
         uint64_t guid = p == 0xff ? db.port(n, 0).guid : db.port(n, p).guid;
         if (p == 0xff && !guid) guid = n.guid;
         po.guid = guid;
         if (show_data_) {
           try {
-            errs += co_await data_text(pm, cap, l, sel, true, &pc, &po.data);
+            co_await read_data(reader, caps, l, sel, true, &pc, po);
           } catch (const MADError& e) {
             warn(out, e, "IB_GSI_PORT_COUNTERS_EXT", name, l, p, "print_errors");
             co_return false;
           }
         }
-        report(errs, p == 0xff ? "ALL" : std::to_string(p), guid);
         out.ports.push_back(std::move(po));
-        out.text += "\n";
-        if (p != 0xff) {
-          out.bad_ports++;
-          if (report_port_) out.text += link_info(db, map, n, p);
-        }
+        out.bad = true;
+        if (p != 0xff) out.bad_ports++;
         co_return true;
       };
       bool scan_ports = true;
-      if (all_sup && lid) {
+      if (caps.all_port_select() && lid) {
         if (!co_await check_port(0xff)) {
           out.ports_checked += n.nports;
           scan_ports = false;
@@ -655,31 +699,24 @@ private:
       // Every port scanned (all at once where the PMA has AllPortSelect);
       // with --details the details attributes too.
       uint16_t sel = (clear_errors_ ? H::SELECT_ERRORS : 0) | (clear_counts_ ? H::SELECT_DATA : 0);
-      bool cext = clear_counts_ && ext;
+      bool cext = clear_counts_ && caps.ext();
       std::vector<unsigned> ports;
-      if (all_sup) ports.push_back(0xff);
+      if (caps.all_port_select()) ports.push_back(0xff);
       else
         for (unsigned p = start; p <= n.nports; ++p)
           if (port_ok(p)) ports.push_back(p);
       for (unsigned p : ports) {
         uint16_t l = p == 0xff ? lid : lid_of(p);
         try {
-          co_await pm.clear(l, uint8_t(p), sel, cext);
+          co_await reader.clear(l, uint8_t(p), sel, cext);
         } catch (const MADError& e) {
           ibcore::log::info("Failed to reset errors %s port %u\n", name.c_str(), p);
           if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
         }
         if (clear_errors_ && details_) {
           try {
-            IBPath path = co_await pm.path(l);
-            iba::PMPortXmitDiscardDetails x;
-            x.set_portSelect(uint8_t(p));
-            x.set_counterSelect(0xf);
-            (void)co_await pm.sched().PerformanceSet(x, path);
-            iba::PMPortRcvErrorDetails r;
-            r.set_portSelect(uint8_t(p));
-            r.set_counterSelect(0x3f);
-            (void)co_await pm.sched().PerformanceSet(r, path);
+            co_await reader.clear_details<iba::PMPortXmitDiscardDetails>(l, uint8_t(p), 0xf);
+            co_await reader.clear_details<iba::PMPortRcvErrorDetails>(l, uint8_t(p), 0x3f);
           } catch (const MADError& e) {
             if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
           }
@@ -698,7 +735,8 @@ private:
   bool thresholds_ok_ = true;
   bool single_node_ = false;  // a node selected with -G/-S/-D
   bool matched_nothing_ = false;  // that selection matched no node
-  std::unordered_map<uint32_t, Ahead> ahead_;  // ahead_key(LID, port select) -> read ahead
+  std::optional<H::PortCountersReader> reader_;  // the scan's (run()'s session's)
+  std::unordered_map<uint32_t, H::PortCountersRead> ahead_;  // ahead_key(LID, port) -> read ahead
   std::unordered_set<uint16_t> ahead_lids_;    // LIDs queued
   std::optional<WorkQueue<AheadItem>> ahead_q_;
 };

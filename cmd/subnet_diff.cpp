@@ -29,23 +29,21 @@ namespace {
 
 using namespace ibcore;
 
+// How a difference names its nodes and ports, text and document at once:
+// a node as 0x<GUID> "<name>" ({"nodeGUID", "name", "nodeDescription"}), a
+// port as its node and [<num>] ({"portGUID", the node's keys, "portNum"}),
+// with its port GUID in front where the line shows it.
 struct Names {
   const NodeNameMap& map;
-  std::string node(const Subnet&, const Node& n) const {
-    char b[48];
-    std::snprintf(b, sizeof b, "0x%016" PRIx64, n.guid);
-    return std::string(b) + " \"" + map.remap(n.guid, n.description()) + "\"";
-  }
-  std::string port(const Subnet& s, const Port& p) const { return node(s, s.node_of(p)) + "[" + std::to_string(p.num) + "]"; }
-  // --json: a node's keys, a port as an object.
-  void node_keys(JsonOut& j, const Node& n) const {
+  void node(Printer& p, const Node& n) const {
     std::string d = n.description();
-    j.kguid("nodeGUID", n.guid).ks("name", map.remap(n.guid, d)).ks("nodeDescription", d);
+    p.guid(PRINT_ANY, "nodeGUID", "0x%016" PRIx64, n.guid).str(PRINT_ANY, "name", " \"%s\"", map.remap(n.guid, d));
+    p.str(PRINT_JSON, "nodeDescription", nullptr, d);
   }
-  void port_obj(JsonOut& j, const Subnet& s, const Port& p) const {
-    j.obj().kguid("portGUID", p.guid);
-    node_keys(j, s.node_of(p));
-    j.kv("portNum", p.num).end();
+  void port(Printer& p, const char* key, const Subnet& s, const Port& x, bool show_guid) const {
+    p.open_object(key).guid(show_guid ? PRINT_ANY : PRINT_JSON, "portGUID", "0x%016" PRIx64 " ", x.guid);
+    node(p, s.node_of(x));
+    p.uint(PRINT_ANY, "portNum", "[%u]", x.num).close_object();
   }
 };
 
@@ -95,12 +93,6 @@ std::map<std::pair<Key, Key>, std::pair<uint32_t, uint32_t>> link_map(const Subn
   return m;
 }
 
-std::string hex(uint64_t g) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%016" PRIx64, g);
-  return b;
-}
-
 class SubnetDiff : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
@@ -129,125 +121,113 @@ public:
     }
   }
 
-  // One difference: its text line and, for --json, the keys of its object
-  // after "change" and "what".
+  // One difference: what changed and where (the ports are slots of `s`,
+  // a changed LID's new port one of `s2`).
+  enum class What { Node, EndPort, Lid, Link, Rate };
   struct Diff {
-    std::string line;
-    std::function<void(JsonOut&)> keys;
-  };
-  struct Out {
-    std::vector<Diff> v;
-    void push_back(std::string line, std::function<void(JsonOut&)> keys) {
-      v.push_back({std::move(line), std::move(keys)});
-    }
-    bool empty() const { return v.empty(); }
+    char sign;  // '-' removed, '+' added, '~' changed
+    What what;
+    const Subnet* s;
+    uint32_t x, y;     // the node (Node), the port (EndPort, Lid), the ends (Link, Rate)
+    const Subnet* s2;  // a changed LID's new port's subnet (its slot y)
+    unsigned lid;
+    std::string old_rate, new_rate;
+    Diff(char sign_, What what_, const Subnet* s_, uint32_t x_, uint32_t y_ = NO_INDEX, const Subnet* s2_ = nullptr,
+         unsigned lid_ = 0, std::string o = {}, std::string n = {})
+        : sign(sign_), what(what_), s(s_), x(x_), y(y_), s2(s2_), lid(lid_), old_rate(std::move(o)),
+          new_rate(std::move(n)) {}
   };
 
   static bool diff(const Subnet& a, const Subnet& b, const Names& nm) {
-    Out out;
+    std::vector<Diff> out;
     // Nodes, by node GUID.
     std::set<uint64_t> ga, gb;
     for (auto& n : a.nodes()) ga.insert(n.guid);
     for (auto& n : b.nodes()) gb.insert(n.guid);
-    auto node_line = [&](char sign, const Subnet& s, uint64_t g) {
-      const Node& n = s.node(s.node_by_guid(g));
-      out.push_back(std::string(1, sign) + " node " + node_type_word(n.type) + " " + nm.node(s, n),
-                    [pm = &nm, pn = &n](JsonOut& j) {
-                      const char* t = iba::enums::name_of(iba::enums::node_types(), unsigned(pn->type));
-                      j.key("node").obj().kenum("nodeType", t ? t : "Unknown", unsigned(pn->type));
-                      pm->node_keys(j, *pn);
-                      j.end();
-                    });
-    };
     for (uint64_t g : ga)
-      if (!gb.count(g)) node_line('-', a, g);
+      if (!gb.count(g)) out.push_back({'-', What::Node, &a, a.node_by_guid(g)});
     for (uint64_t g : gb)
-      if (!ga.count(g)) node_line('+', b, g);
+      if (!ga.count(g)) out.push_back({'+', What::Node, &b, b.node_by_guid(g)});
     // End ports, by port GUID.
     auto ea = end_ports(a), eb = end_ports(b);
     for (auto& [g, i] : ea)
-      if (!eb.count(g)) out.push_back("- end port " + hex(g) + " " + nm.port(a, a.port(i)), port_keys(nm, a, i));
+      if (!eb.count(g)) out.push_back({'-', What::EndPort, &a, i});
     for (auto& [g, i] : eb)
-      if (!ea.count(g)) out.push_back("+ end port " + hex(g) + " " + nm.port(b, b.port(i)), port_keys(nm, b, i));
+      if (!ea.count(g)) out.push_back({'+', What::EndPort, &b, i});
     // LIDs (every LID of an LMC range): gone, new, or now another port's.
-    auto lport = [&](const Subnet& s, uint32_t i) { return hex(s.port(i).guid) + " " + nm.port(s, s.port(i)); };
     auto la = lid_map(a), lb = lid_map(b);
     for (auto& [l, i] : la) {
       auto it = lb.find(l);
-      if (it == lb.end()) out.push_back("- LID " + std::to_string(l) + " " + lport(a, i), lid_keys(nm, l, a, i));
+      if (it == lb.end()) out.push_back({'-', What::Lid, &a, i, NO_INDEX, nullptr, l});
       else if (a.port(i).guid != b.port(it->second).guid)
-        out.push_back("~ LID " + std::to_string(l) + " " + lport(a, i) + " -> " + lport(b, it->second),
-                      // (captured by copy under new names: clang 14 cannot capture a structured binding)
-                      [pm = &nm, pa = &a, pb = &b, l = l, i = i, n = it->second](JsonOut& j) {
-                        j.kv("LID", l).key("old");
-                        pm->port_obj(j, *pa, pa->port(i));
-                        j.key("new");
-                        pm->port_obj(j, *pb, pb->port(n));
-                      });
+        out.push_back({'~', What::Lid, &a, i, it->second, &b, l});
     }
     for (auto& [l, i] : lb)
-      if (!la.count(l)) out.push_back("+ LID " + std::to_string(l) + " " + lport(b, i), lid_keys(nm, l, b, i));
+      if (!la.count(l)) out.push_back({'+', What::Lid, &b, i, NO_INDEX, nullptr, l});
     // Links and rates.
     auto ka = link_map(a), kb = link_map(b);
     for (auto& [k, ends] : ka) {
       auto it = kb.find(k);
-      const Port& p = a.port(ends.first);
-      const Port& r = a.port(ends.second);
       if (it == kb.end()) {
-        out.push_back("- link " + nm.port(a, p) + " <-> " + nm.port(a, r), link_keys(nm, a, ends.first, ends.second));
+        out.push_back({'-', What::Link, &a, ends.first, ends.second});
         continue;
       }
-      const Port& q = b.port(it->second.first);
-      std::string ra = rate(a, p), rb = rate(b, q);
-      if (ra != rb)
-        out.push_back("~ rate " + nm.port(b, q) + " <-> " + nm.port(b, b.port(it->second.second)) + " " + ra + " -> " +
-                          rb,
-                      [k = link_keys(nm, b, it->second.first, it->second.second), ra, rb](JsonOut& j) {
-                        k(j);
-                        j.ks("old", ra).ks("new", rb);
-                      });
+      std::string ra = rate(a, a.port(ends.first)), rb = rate(b, b.port(it->second.first));
+      if (ra != rb) out.push_back({'~', What::Rate, &b, it->second.first, it->second.second, nullptr, 0, ra, rb});
     }
     for (auto& [k, ends] : kb)
-      if (!ka.count(k))
-        out.push_back("+ link " + nm.port(b, b.port(ends.first)) + " <-> " + nm.port(b, b.port(ends.second)),
-                      link_keys(nm, b, ends.first, ends.second));
+      if (!ka.count(k)) out.push_back({'+', What::Link, &b, ends.first, ends.second});
     // {"differences": [{"change", "what", the difference's keys}]}; the
-    // text: its line.
+    // text: a line each.
     Printer p;
     p.open_object().open_array("differences");
-    for (auto& d : out.v) {
-      static const char* const CHANGE[] = {"removed", "added", "changed"};
-      char sign = d.line[0];
-      // The kind is the line's word(s) after the sign: node, end port, LID, link, rate.
-      size_t e = d.line.find(' ', 2);
-      std::string what = d.line.compare(2, 9, "end port ") == 0 ? "endPort" : d.line.substr(2, e - 2);
-      p.open_object().str(PRINT_JSON, "change", nullptr, CHANGE[sign == '-' ? 0 : sign == '+' ? 1 : 2]);
-      p.str(PRINT_JSON, "what", nullptr, what).json_value(nullptr, d.keys);
-      p.text_raw(d.line).text("\n").close_object();
-    }
+    for (const Diff& d : out) print_diff(p, nm, d);
     p.close_array().close_object().finish();
     return !out.empty();
   }
 
-  static std::function<void(JsonOut&)> port_keys(const Names& nm, const Subnet& s, uint32_t i) {
-    return [pm = &nm, ps = &s, i](JsonOut& j) {
-      j.key("port");
-      pm->port_obj(j, *ps, ps->port(i));
-    };
-  }
-  static std::function<void(JsonOut&)> lid_keys(const Names& nm, unsigned lid, const Subnet& s, uint32_t i) {
-    return [pm = &nm, ps = &s, lid, i](JsonOut& j) {
-      j.kv("LID", lid).key("port");
-      pm->port_obj(j, *ps, ps->port(i));
-    };
-  }
-  static std::function<void(JsonOut&)> link_keys(const Names& nm, const Subnet& s, uint32_t x, uint32_t y) {
-    return [pm = &nm, ps = &s, x, y](JsonOut& j) {
-      j.key("ends").arr();
-      pm->port_obj(j, *ps, ps->port(x));
-      pm->port_obj(j, *ps, ps->port(y));
-      j.end();
-    };
+  // "<sign> <what> ..." and {"change", "what", then "node" (node), "port"
+  // (endPort; LID removed or added), "LID" with "old" and "new" ports (LID
+  // changed), "ends" (link, rate) with "old" and "new" rates (rate)}.
+  static void print_diff(Printer& p, const Names& nm, const Diff& d) {
+    static const char* const CHANGE[] = {"removed", "added", "changed"};
+    static const char* const WHAT[] = {"node", "endPort", "LID", "link", "rate"};
+    static const char* const WORD[] = {"node", "end port", "LID", "link", "rate"};
+    const Subnet& s = *d.s;
+    p.open_object().str(PRINT_JSON, "change", nullptr, CHANGE[d.sign == '-' ? 0 : d.sign == '+' ? 1 : 2]);
+    p.str(PRINT_JSON, "what", nullptr, WHAT[int(d.what)]).text("%c %s ", d.sign, WORD[int(d.what)]);
+    switch (d.what) {
+    case What::Node: {
+      const Node& n = s.node(d.x);
+      const char* t = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
+      p.text("%s ", node_type_word(n.type)).open_object("node");
+      p.enumeration(PRINT_JSON, "nodeType", nullptr, t ? t : "Unknown", unsigned(n.type));
+      nm.node(p, n);
+      p.close_object();
+      break;
+    }
+    case What::EndPort: nm.port(p, "port", s, s.port(d.x), true); break;
+    case What::Lid:
+      p.uint(PRINT_ANY, "LID", "%u ", d.lid);
+      if (d.sign != '~') {
+        nm.port(p, "port", s, s.port(d.x), true);
+        break;
+      }
+      nm.port(p, "old", s, s.port(d.x), true);
+      p.text(" -> ");
+      nm.port(p, "new", *d.s2, d.s2->port(d.y), true);
+      break;
+    case What::Link:
+    case What::Rate:
+      p.open_array("ends");
+      nm.port(p, nullptr, s, s.port(d.x), false);
+      p.text(" <-> ");
+      nm.port(p, nullptr, s, s.port(d.y), false);
+      p.close_array();
+      if (d.what == What::Rate) p.str(PRINT_ANY, "old", " %s", d.old_rate).str(PRINT_ANY, "new", " -> %s", d.new_rate);
+      break;
+    }
+    p.text("\n").close_object();
   }
 
 private:

@@ -5,8 +5,10 @@
 //   ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
 //   ibcore::Scheduler sched(umad);
 //   ibcore::health::PmAccess pm(sched, ibcore::health::sa_path_for_pm(umad), /*skip_sl=*/false);
-//   auto one = [&](uint16_t lid, uint8_t port) -> ibcore::Task<> {
-//     iba::PMPortCounters pc = co_await pm.counters(lid, port);
+//   ibcore::health::PortCountersReader reader(pm);  // the fabric counter scan
+//   auto one = [&](uint16_t lid, uint8_t port, bool switch_port) -> ibcore::Task<> {
+//     ibcore::health::PortCountersRead r;
+//     co_await reader.read(lid, port, switch_port, r);
 //     ...
 //   };
 //
@@ -19,9 +21,10 @@
 // duplicate GUIDs and LIDs with LMC) work on the subnet database alone and
 // return Findings; the commands print them.
 //
-// The engine is four modules, each with one concern: core/health/counters.h
+// The engine is five modules, each with one concern: core/health/counters.h
 // (counters, thresholds), core/health/pmaccess.h (PM access and sessions),
-// core/health/checks.h (static checks, findings, target lookup, names) and
+// core/health/pmscrape.h (the fabric counter scan every command reads and
+// clears counters through), core/health/checks.h (static checks, findings, target lookup, names) and
 // core/health/baseline.h (links against a healthy subnet).  This header gathers
 // them for the commands that use the whole engine.
 #pragma once
@@ -30,3 +33,4 @@
 #include "core/health/checks.h"
 #include "core/health/counters.h"
 #include "core/health/pmaccess.h"
+#include "core/health/pmscrape.h"

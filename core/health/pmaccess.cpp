@@ -137,25 +137,6 @@ Task<IBPath> PmAccess::path(uint16_t lid) {
   co_return e.path;
 }
 
-Task<uint16_t> PmAccess::cap_mask(uint16_t lid, bool* failed, bool* timed_out) {
-  auto it = caps_.find(lid);
-  if (it == caps_.end()) {
-    std::pair<uint16_t, bool> r{0, false};
-    try {
-      IBPath p = co_await path(lid);
-      auto cpi = co_await s_.PerformanceGet<iba::MADClassPortInfo>(p);
-      r.first = uint16_t(cpi.capabilityMask());
-    } catch (const MADError& e) {
-      r.second = true;
-      if (dynamic_cast<const MADTimeoutError*>(&e)) caps_timed_out_.insert(lid);
-    }
-    it = caps_.insert_or_assign(lid, r).first;
-  }
-  if (failed) *failed = it->second.second;
-  if (timed_out) *timed_out = caps_timed_out_.count(lid) != 0;
-  co_return it->second.first;
-}
-
 Task<iba::PMPortCounters> PmAccess::counters(uint16_t lid, uint8_t port) {
   IBPath p = co_await path(lid);
   iba::PMPortCounters q;

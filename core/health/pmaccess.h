@@ -1,6 +1,6 @@
 // PM access on the scheduler: PathRecords asked once per destination LID and
-// shared by every asker, ClassPortInfo capability masks, PortCounters reads
-// and clears; PmSession, the set-up every PM-scanning command shares.
+// shared by every asker, PortCounters reads and clears (below the fabric
+// counter scan, core/health/pmscrape, which asks the PMAs' ClassPortInfo); PmSession, the set-up every PM-scanning command shares.
 #pragma once
 
 #include <array>
@@ -9,11 +9,9 @@
 #include <exception>
 #include <functional>
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/health/counters.h"
@@ -37,15 +35,6 @@ public:
   // The PM path to a LID (PathRecord asked once per LID; failures are
   // cached and rethrown to every asker).
   Task<IBPath> path(uint16_t lid);
-  // PerfMgt ClassPortInfo capability mask (cached per LID; 0 on failure,
-  // and *failed set when given, *timed_out when the failure was a timeout).
-  Task<uint16_t> cap_mask(uint16_t lid, bool* failed = nullptr, bool* timed_out = nullptr);
-  // The capability mask already read for a LID (mask, failed), if any.
-  std::optional<std::pair<uint16_t, bool>> known_cap_mask(uint16_t lid) const {
-    auto it = caps_.find(lid);
-    if (it == caps_.end()) return std::nullopt;
-    return it->second;
-  }
   Task<iba::PMPortCounters> counters(uint16_t lid, uint8_t port);
   Task<iba::PMPortCountersExtended> counters_ext(uint16_t lid, uint8_t port);
   // Clear counters: PortCounters with counterSelect = select (and
@@ -105,8 +94,6 @@ private:
   // Failed entries taken out of paths_ (forget_failed_paths), kept whole
   // while askers woken by their event may still read them.
   std::vector<std::unordered_map<uint16_t, Entry>::node_type> forgotten_;
-  std::unordered_map<uint16_t, std::pair<uint16_t, bool>> caps_;  // LID -> (mask, failed)
-  std::unordered_set<uint16_t> caps_timed_out_;                   // LIDs whose ClassPortInfo timed out
   uint64_t path_queries_ = 0, table_paths_ = 0;
   Table table_ = Table::None;
   Event table_read_;  // set when table_ is Done

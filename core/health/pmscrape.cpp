@@ -68,6 +68,17 @@ Saturation saturation(const PortCountersRead& c, const CounterGroups& want) {
   return s;
 }
 
+std::vector<std::string> error_layers(const std::exception_ptr& e) {
+  if (!e) return {};
+  try {
+    std::rethrow_exception(e);
+  } catch (const MADError& m) {
+    return m.layers();
+  } catch (...) {
+  }
+  return {};
+}
+
 namespace {
 bool is_timeout(const MADError& e) { return dynamic_cast<const MADTimeoutError*>(&e) != nullptr; }
 }  // namespace
@@ -107,48 +118,81 @@ Task<> PortCountersReader::ask_caps(uint16_t lid, CapsEntry& e) {
   } catch (const MADError& err) {
     e.caps.failed = true;
     e.caps.timed_out = is_timeout(err);
+    e.caps.error = std::current_exception();
     ++shared_failed_;
     if (e.caps.timed_out) ++shared_timeouts_;
   }
   e.ready.set(pm_.sched());
 }
 
-Task<PmaCaps> PortCountersReader::caps(uint16_t lid) {
-  auto [it, fresh] = caps_.try_emplace(lid);
-  CapsEntry& e = it->second;  // (stays put while the map grows)
-  if (fresh) co_await ask_caps(lid, e);
+template <class Entry>
+Task<const Entry*> PortCountersReader::once(std::unordered_map<uint16_t, Entry>& m, uint16_t lid,
+                                            Task<> (PortCountersReader::*ask)(uint16_t, Entry&)) {
+  auto [it, fresh] = m.try_emplace(lid);
+  Entry& e = it->second;  // (stays put while the map grows)
+  if (fresh) co_await (this->*ask)(lid, e);
   co_await e.ready.wait();
-  co_return e.caps;
+  co_return &e;
+}
+
+template <class Entry>
+const Entry* PortCountersReader::known(const std::unordered_map<uint16_t, Entry>& m, uint16_t lid) {
+  auto it = m.find(lid);
+  return it != m.end() && it->second.ready.is_set() ? &it->second : nullptr;
+}
+
+Task<PmaCaps> PortCountersReader::caps(uint16_t lid) {
+  co_return (co_await once(caps_, lid, &PortCountersReader::ask_caps))->caps;
+}
+
+const PmaCaps* PortCountersReader::known_caps(uint16_t lid) const {
+  const CapsEntry* e = known(caps_, lid);
+  return e ? &e->caps : nullptr;
 }
 
 Task<> PortCountersReader::ask_sum(uint16_t lid, SumEntry& e) {
   try {
     ++sums_;
-    iba::PMPortCounters pc = co_await pm_.counters(lid, 0xff);
-    e.clean = pc_zero(pc, want_);
-    if (e.clean) ++clean_sums_;
+    e.sum.pc = co_await pm_.counters(lid, 0xff);
+    e.sum.ok = true;
+    if (pc_zero(e.sum.pc, want_)) ++clean_sums_;
   } catch (const MADError& err) {
     // No sum: the ports are read one by one.
+    e.sum.error = std::current_exception();
     ++shared_failed_;
     if (is_timeout(err)) ++shared_timeouts_;
   }
   e.ready.set(pm_.sched());
 }
 
-Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out) {
+Task<PortSum> PortCountersReader::sum(uint16_t lid) {
+  PmaCaps c = co_await caps(lid);
+  if (c.failed || !c.all_port_select()) co_return PortSum{};
+  co_return (co_await once(sums_by_lid_, lid, &PortCountersReader::ask_sum))->sum;
+}
+
+const PortSum* PortCountersReader::known_sum(uint16_t lid) const {
+  const SumEntry* e = known(sums_by_lid_, lid);
+  return e ? &e->sum : nullptr;
+}
+
+Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out,
+                                CounterGroups want, const PmaCaps* known) {
   // Nothing wanted: no MAD (not even the PMA's ClassPortInfo).
-  if (!want_.any()) co_return;
-  out.caps = co_await caps(lid);
+  if (!want.any()) co_return;
+  if (known) out.caps = *known;
+  else out.caps = co_await caps(lid);
   if (out.caps.failed) co_return;
   out.source = counter_source(out.caps);
+  if (pc_errors_ && out.source == CounterSource::Extended) out.source = CounterSource::Split;
   // The plan: PortCountersExtended for the data counters where the PMA
   // has it, and for everything where it holds every counter; PortCounters
   // for what the extended attribute does not give.
-  const bool pc_groups = want_.errors || want_.congestion;
+  const bool pc_groups = want.errors || want.congestion;
   switch (out.source) {
   case CounterSource::PortCounters: out.pc_wanted = true; break;
   case CounterSource::Split:
-    out.ext_wanted = want_.data;
+    out.ext_wanted = want.data;
     out.pc_wanted = pc_groups;
     break;
   case CounterSource::Extended: out.ext_wanted = true; break;
@@ -157,6 +201,7 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
     ++out.failed;
     if (is_timeout(e)) ++out.timeouts;
     out.error = std::string(attr) + ": " + e.what();
+    out.failure = std::current_exception();
   };
   // A switch's sum (for the wanted error and congestion counters; not
   // where the data counters must come from PortCounters one by one): the
@@ -165,7 +210,7 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   // it); the others wait for it after theirs.
   SumEntry* sum = nullptr;
   if (out.pc_wanted && switch_port && out.caps.all_port_select() &&
-      !(out.source == CounterSource::PortCounters && want_.data)) {
+      !(out.source == CounterSource::PortCounters && want.data)) {
     auto [it, fresh] = sums_by_lid_.try_emplace(lid);
     sum = &it->second;
     if (fresh) co_await ask_sum(lid, *sum);
@@ -184,7 +229,7 @@ Task<> PortCountersReader::read(uint16_t lid, uint8_t port, bool switch_port, Po
   if (!out.pc_wanted) co_return;
   if (sum) {
     co_await sum->ready.wait();
-    if (sum->clean) {
+    if (sum->sum.ok && pc_zero(sum->sum.pc, want)) {
       // Every wanted counter of every port of the switch is 0 (the data
       // counters, not taken from PortCounters here, stay 0 in pc).
       out.pc = iba::PMPortCounters{};

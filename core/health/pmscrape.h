@@ -22,6 +22,15 @@
 // ClassPortInfo and the AllPortSelect sum are asked once per LID however
 // many ports' readers ask at once.
 //
+// This is the one fabric counter scan: the exporter's scrape, ibqueryerrors,
+// the ibcheck* family, ibdatacounts and ibclear* all read (and clear) through
+// a PortCountersReader, so a LID's ClassPortInfo and its switch's sum are
+// asked once whoever asks.  The reference's tools read the error counters
+// from PortCounters even where PortCountersExtended holds them
+// (errors_from_port_counters), and decide on a switch's sum themselves
+// against their thresholds (sum()); a read may want other groups than the
+// reader's (read()'s `want`), e.g. the data counters of one reported port.
+//
 // The reader asks only for the counter groups it is told are wanted
 // (CounterGroups: the exporter's collectors), so that a group nobody wants
 // costs no MAD:
@@ -48,6 +57,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/health/pmaccess.h"
 #include "core/rpc/sched.h"
@@ -64,6 +74,7 @@ struct PmaCaps {
   bool failed = false, timed_out = false;  // ClassPortInfo not answered
   uint16_t mask = 0;
   uint32_t mask2 = 0;
+  std::exception_ptr error;  // the MADError ClassPortInfo failed with
   bool all_port_select() const { return mask & PM_CAP_ALL_PORT_SELECT; }
   bool ext() const { return mask & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF); }
   // The unicast and multicast packet counters of PortCountersExtended.
@@ -157,6 +168,26 @@ struct PortCountersRead {
   iba::PMPortCountersExtended ext;
   unsigned failed = 0, timeouts = 0;  // this port's own PM queries that failed
   std::string error;                  // the last of those failures: "PortCounters: <why>"
+  std::exception_ptr failure;         // ... the MADError itself
+  // The MADError of a read that is not ok() (ClassPortInfo's when that
+  // failed), null when it is.
+  std::exception_ptr why() const { return caps.failed ? caps.error : failure; }
+};
+
+// The layers of the MADError in `e` (MADError::layers(): the first what
+// happened, the last the reason a failure line names); empty for a null
+// or another exception.
+std::vector<std::string> error_layers(const std::exception_ptr& e);
+inline std::string last_layer(const std::exception_ptr& e) {
+  auto l = error_layers(e);
+  return l.empty() ? std::string() : l.back();
+}
+
+// A switch PMA's AllPortSelect PortCounters: the sum of its ports'.
+struct PortSum {
+  bool ok = false;
+  iba::PMPortCounters pc;
+  std::exception_ptr error;  // the MADError when not ok
 };
 
 // The counters of a port read that stand at their maximum, where they stop
@@ -206,7 +237,52 @@ public:
   // Read port `port` at `lid` into out.  switch_port: the PMA at lid is a
   // switch's, whose AllPortSelect sum covers this port.  Never throws a
   // MADError: failures are counted in out.
-  Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out);
+  Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out) {
+    return read(lid, port, switch_port, out, want_);
+  }
+  // The same for the groups in `want` instead of the reader's, and for a
+  // PMA whose capabilities are known (`caps`: a node's PMA, answering at
+  // each of its CA ports' LIDs, is asked ClassPortInfo at one of them).
+  Task<> read(uint16_t lid, uint8_t port, bool switch_port, PortCountersRead& out, CounterGroups want,
+              const PmaCaps* caps = nullptr);
+  // The AllPortSelect PortCounters sum at `lid` (asked once per LID, shared
+  // with read()'s use of it; not asked where ClassPortInfo failed or lacks
+  // AllPortSelect: then not ok, no error).  Never throws a MADError.
+  Task<PortSum> sum(uint16_t lid);
+  // The error counters from PortCounters even where PortCountersExtended
+  // holds them (the reference's tools: 32-bit counters that saturate).
+  void errors_from_port_counters(bool on) { pc_errors_ = on; }
+  // Clear port `port`'s (0xff: every port's) counters: PortCounters'
+  // counterSelect `select` (and PortXmitWait with the errors), and with
+  // `ext` PortCountersExtended's too (PmAccess::clear).  Throws its MADError.
+  Task<> clear(uint16_t lid, uint8_t port, uint16_t select, bool ext) {
+    ++clears_;
+    return pm_.clear(lid, port, select, ext);
+  }
+  // A port's PortXmitDiscardDetails or PortRcvErrorDetails (a PM attribute
+  // with a portSelect, read as asked).  Throws its MADError.
+  template <class T>
+  Task<T> details(uint16_t lid, uint8_t port) {
+    IBPath p = co_await pm_.path(lid);
+    T q;
+    q.set_portSelect(port);
+    ++detail_reads_;
+    co_return co_await pm_.sched().PerformanceGet(q, p);
+  }
+  // ... and clear them (counterSelect `select`).
+  template <class T>
+  Task<> clear_details(uint16_t lid, uint8_t port, unsigned select) {
+    IBPath p = co_await pm_.path(lid);
+    T q;
+    q.set_portSelect(port);
+    q.set_counterSelect(select);
+    ++clears_;
+    (void)co_await pm_.sched().PerformanceSet(q, p);
+  }
+  // The PMA's capabilities at a LID, if already asked (and answered or not).
+  const PmaCaps* known_caps(uint16_t lid) const;
+  // The AllPortSelect sum at a LID, if already asked (and answered or not).
+  const PortSum* known_sum(uint16_t lid) const;
   // Read port `port`'s per-VL counters at `lid` for its `vls` data VLs
   // (0: none, no MAD).  Never throws a MADError.  The first port of a LID
   // asks alone; a MAD status in its answer marks the PMA unsupported for
@@ -219,6 +295,8 @@ public:
   uint64_t port_counters_reads() const { return pc_reads_; }
   uint64_t ext_reads() const { return ext_reads_; }
   uint64_t vl_reads() const { return vl_reads_; }
+  uint64_t detail_reads() const { return detail_reads_; }
+  uint64_t clears() const { return clears_; }
   // PMAs (LIDs) found without the per-VL counters in this reader's life.
   uint64_t vl_unsupported() const { return vl_unsupported_; }
   // Switches whose sum showed no error (their ports' reads skipped).
@@ -235,13 +313,21 @@ private:
   };
   struct SumEntry {
     Event ready;
-    bool clean = false;
+    PortSum sum;
   };
   struct VlEntry {
     Event ready;  // the first port's answer is in
     bool unsupported = false;
   };
   Task<> ask_caps(uint16_t lid, CapsEntry& e);
+  // m's entry for lid: the first asker asks it (ask), every asker waits
+  // for its answer.
+  template <class Entry>
+  Task<const Entry*> once(std::unordered_map<uint16_t, Entry>& m, uint16_t lid,
+                          Task<> (PortCountersReader::*ask)(uint16_t, Entry&));
+  // m's entry for lid when answered, else null.
+  template <class Entry>
+  static const Entry* known(const std::unordered_map<uint16_t, Entry>& m, uint16_t lid);
   Task<> ask_sum(uint16_t lid, SumEntry& e);
   // co_await ask(), asked again while the retry policy says so.
   template <class T, class Ask>
@@ -250,12 +336,13 @@ private:
   PmAccess& pm_;
   RetryBudget* retry_;
   CounterGroups want_;
+  bool pc_errors_ = false;
   std::unordered_map<uint16_t, CapsEntry> caps_;
   std::unordered_map<uint16_t, SumEntry> sums_by_lid_;
   std::unordered_map<uint16_t, VlEntry> vl_by_lid_;
   uint64_t cpi_ = 0, sums_ = 0, pc_reads_ = 0, ext_reads_ = 0, clean_sums_ = 0;
   uint64_t shared_failed_ = 0, shared_timeouts_ = 0;
-  uint64_t vl_reads_ = 0, vl_unsupported_ = 0;
+  uint64_t vl_reads_ = 0, vl_unsupported_ = 0, detail_reads_ = 0, clears_ = 0;
 };
 
 }  // namespace ibcore::health

@@ -44,12 +44,17 @@ size_t run_dump_fts(Fabric& f, Scheduler& sched, size_t* errors) {
   return db.node_count();
 }
 
-// ibqueryerrors' whole-fabric scan: the SA's path table, then per node LID
-// (read ahead as the walk finds it) its path, ClassPortInfo and
-// PortCounters (AllPortSelect where the PMA has it, else the port).
+// ibqueryerrors' whole-fabric scan, through the fabric counter scan as the
+// command's: the SA's path table, then per node LID (read ahead as the walk
+// finds it) its path, ClassPortInfo and PortCounters (AllPortSelect where
+// the PMA has it, else the port).
 size_t run_queryerrors(Fabric& f, Scheduler& sched, size_t* errors) {
   H::PmAccess pm(sched, H::sa_path_for_pm(f.port()));
   pm.read_path_table();
+  H::CounterGroups errs;
+  errs.data = false;
+  H::PortCountersReader reader(pm, nullptr, errs);
+  reader.errors_from_port_counters(true);
   struct Item {
     uint16_t lid;
     uint8_t port;
@@ -58,16 +63,16 @@ size_t run_queryerrors(Fabric& f, Scheduler& sched, size_t* errors) {
   size_t failed = 0;
   std::unordered_set<uint16_t> seen;
   WorkQueue<Item> q(sched, 24, [&](Item it) -> Task<> {
-    try {
-      uint16_t cap = co_await pm.cap_mask(it.lid);
-      uint8_t sel = cap & H::PM_CAP_ALL_PORT_SELECT ? 0xff : it.port;
-      if (sel != 0xff && it.sw) {
-        for (unsigned p = 1; p <= it.port; ++p) co_await pm.counters(it.lid, uint8_t(p));
-      } else {
-        co_await pm.counters(it.lid, sel);
-      }
-    } catch (const MADError&) {
-      ++failed;
+    H::PmaCaps caps = co_await reader.caps(it.lid);
+    if (caps.failed) caps = H::PmaCaps{};
+    if (caps.all_port_select()) {
+      if (!(co_await reader.sum(it.lid)).ok) ++failed;
+      co_return;
+    }
+    for (unsigned p = it.sw ? 1 : it.port; p <= it.port; ++p) {
+      H::PortCountersRead r;
+      co_await reader.read(it.lid, uint8_t(p), false, r, errs, &caps);
+      if (!r.ok()) ++failed;
     }
   });
   DiscoveryOptions o;

@@ -277,14 +277,16 @@ TEST_F(PmScrape, AClassPortInfoThatFailsIsAskedOnceAndNothingElse) {
 }
 
 TEST_F(PmScrape, WhichExtendedFieldsAPmaFills) {
-  H::PmaCaps noietf{false, false, H::PM_CAP_EXT_WIDTH_NOIETF, 0};
+  H::PmaCaps noietf;
+  noietf.mask = H::PM_CAP_EXT_WIDTH_NOIETF;
   EXPECT_TRUE(H::ext_field_valid(noietf, "portXmitData"));
   EXPECT_TRUE(H::ext_field_valid(noietf, "portRcvPkts"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "portUnicastXmitPkts"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "portMulticastRcvPkts"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "symbolErrorCounter"));
   EXPECT_FALSE(H::ext_field_valid(noietf, "counterSelect2"));
-  H::PmaCaps full{false, false, H::PM_CAP_EXT_WIDTH, 0};
+  H::PmaCaps full;
+  full.mask = H::PM_CAP_EXT_WIDTH;
   EXPECT_TRUE(H::ext_field_valid(full, "portMulticastRcvPkts"));
   EXPECT_FALSE(H::ext_field_valid(full, "VL15Dropped"));
   EXPECT_FALSE(H::ext_field_valid(H::PmaCaps{}, "portXmitData"));
@@ -582,3 +584,105 @@ TEST(PmVl, TheMetricOfThePerVlCounters) {
 }
 
 }  // namespace
+
+// The one fabric counter scan's other users (ibqueryerrors, ibcheck*,
+// ibdatacount*, ibclear*): the sum asked once whoever asks for it, the
+// reference's error counters from PortCounters, known capabilities, and a
+// failure's MADError for the command's own line.
+TEST_F(PmScrape, TheSumIsAskedOnceForEveryAskerAndItsReads) {
+  pma.cap = kSwitchCaps;
+  pma.pc[2].set_symbolErrorCounter(5);
+  ibcore::Scheduler s(t, 16);
+  H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
+  H::PortCountersReader r(pm, nullptr, groups(true, false, false));
+  std::vector<H::PortSum> sums(3);
+  got.assign(5, {});
+  auto ask = [&](int i) -> ibcore::Task<> { sums[i] = co_await r.sum(9); };
+  auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read(9, p, true, got[p]); };
+  for (int i = 0; i < 3; ++i) s.spawn(ask(i));
+  for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
+  s.run();
+  EXPECT_EQ((pma.asked[{0x0012, 0xff}]), 1);
+  EXPECT_EQ(pma.count(0x0001), 1);
+  for (const H::PortSum& x : sums) {
+    EXPECT_TRUE(x.ok);
+    EXPECT_EQ(x.pc.symbolErrorCounter(), 5u);
+  }
+  ASSERT_NE(r.known_sum(9), nullptr);
+  EXPECT_EQ(r.known_sum(9)->pc.symbolErrorCounter(), 5u);
+  EXPECT_EQ(r.known_sum(8), nullptr);
+  EXPECT_EQ(got[2].pc.symbolErrorCounter(), 5u);  // the sum is not clean: the ports read
+  EXPECT_FALSE(got[1].pc_from_sum);
+}
+
+TEST_F(PmScrape, WithoutAllPortSelectThereIsNoSumAndNoMadForIt) {
+  pma.cap = H::PM_CAP_EXT_WIDTH;
+  ibcore::Scheduler s(t, 16);
+  H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
+  H::PortCountersReader r(pm);
+  H::PortSum x;
+  x.ok = true;
+  auto ask = [&]() -> ibcore::Task<> { x = co_await r.sum(9); };
+  s.spawn(ask());
+  s.run();
+  EXPECT_FALSE(x.ok);
+  EXPECT_FALSE(x.error);
+  EXPECT_EQ(pma.count(0x0012), 0);
+  EXPECT_EQ(pma.count(0x0001), 1);
+}
+
+TEST_F(PmScrape, TheReferencesErrorCountersComeFromPortCountersEvenWhereTheExtendedHoldThem) {
+  pma.cap = kSwitchCaps;
+  pma.cap2 = H::PM_CAP2_ADDL_PORT_COUNTERS_EXT;
+  pma.pc[3].set_symbolErrorCounter(0xffff);  // saturated in PortCounters' 16 bits
+  ibcore::Scheduler s(t, 16);
+  H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
+  H::PortCountersReader r(pm, nullptr, groups(true, false, true));
+  r.errors_from_port_counters(true);
+  got.assign(5, {});
+  auto one = [&](uint8_t p) -> ibcore::Task<> { co_await r.read(9, p, false, got[p]); };
+  for (uint8_t p = 1; p <= 4; ++p) s.spawn(one(p));
+  s.run();
+  EXPECT_EQ(pma.count(0x001D), 0);
+  EXPECT_EQ(pma.count(0x0012), 4);
+  EXPECT_EQ(got[3].source, H::CounterSource::Split);
+  EXPECT_EQ(got[3].pc.symbolErrorCounter(), 0xffffu);
+  // The data counters of one port, asked apart: PortCountersExtended.
+  H::PortCountersRead d;
+  auto data = [&]() -> ibcore::Task<> { co_await r.read(9, 3, false, d, groups(false, true, false)); };
+  s.spawn(data());
+  s.run();
+  EXPECT_TRUE(d.ok());
+  EXPECT_TRUE(d.ext_ok);
+  EXPECT_EQ(pma.count(0x001D), 1);
+  EXPECT_EQ(pma.count(0x0001), 1);  // still the one ClassPortInfo
+}
+
+TEST_F(PmScrape, KnownCapabilitiesAskNoClassPortInfoAndAFailureKeepsItsMadError) {
+  pma.cap = H::PM_CAP_EXT_WIDTH;
+  ibcore::Scheduler s(t, 16);
+  H::PmAccess pm(s, ibcore::IBPath(), /*skip_sl=*/true);
+  H::PortCountersReader r(pm);
+  H::PmaCaps none;  // a PMA read as one without capabilities
+  H::PortCountersRead a;
+  auto one = [&]() -> ibcore::Task<> { co_await r.read(9, 1, false, a, groups(true, true, true), &none); };
+  s.spawn(one());
+  s.run();
+  EXPECT_EQ(pma.count(0x0001), 0);
+  EXPECT_EQ(pma.count(0x0012), 1);
+  EXPECT_TRUE(a.ok());
+  EXPECT_FALSE(a.why());
+  EXPECT_EQ(r.known_caps(9), nullptr);
+  // ClassPortInfo refused: the read's why() is that MADError.
+  pma.cpi_fails = true;
+  H::PortCountersRead b;
+  auto two = [&]() -> ibcore::Task<> { co_await r.read(9, 2, false, b); };
+  s.spawn(two());
+  s.run();
+  EXPECT_FALSE(b.ok());
+  ASSERT_TRUE(b.why());
+  EXPECT_FALSE(H::error_layers(b.why()).empty());
+  EXPECT_FALSE(H::last_layer(b.why()).empty());
+  ASSERT_NE(r.known_caps(9), nullptr);
+  EXPECT_TRUE(r.known_caps(9)->failed);
+}
