@@ -25,40 +25,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
 k=${2:-32}
 reps=${REPS:-3}
-ibtool=$build/ibtool
-topogen=$build/test/topogen
-fabric=$here/scripts/fabric.sh
-[ -x "$ibtool" ] || { echo "discovery_bench: no $ibtool (build first)" >&2; exit 2; }
-
-dir=$(mktemp -d /tmp/disc-bench.XXXXXX)
-if [ -n "${FABRIC:-}" ]; then
-  fab=$(cd "$FABRIC" && pwd)
-  cleanup() { rm -rf "$dir"; }
-  echo "fabric: the one running in $fab ($(grep -c '^Switch' "$fab/topo.net") switches, $(grep -c '^Hca' "$fab/topo.net") hosts)"
-else
-  [ -x "$topogen" ] || { echo "discovery_bench: no $topogen (build the tests)" >&2; exit 2; }
-  fab=$dir/fab
-  cleanup() { "$fabric" stop "$fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
-  "$topogen" fattree "$k" > "$dir/topo.net"
-  echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
-  t0=$(date +%s)
-  "$fabric" start "$dir/topo.net" "$fab" 900 >/dev/null
-  echo "fabric up in $(( $(date +%s) - t0 )) s"
-fi
-trap cleanup EXIT
-# OpenSM keeps ibsim busy for a while after SUBNET UP (sweeps, traps): wait
-# until ibsim is idle (under 5% of a CPU over a second) so every run sees
-# the same simulator.
-ibsim_pid=$(cat "$fab/ibsim.pid")
-opensm_pid=$(cat "$fab/opensm.pid")
-ticks() { awk '{print $14 + $15}' "/proc/${1:-$ibsim_pid}/stat"; }
-hz=$(getconf CLK_TCK)
-for _ in $(seq 300); do
-  a=$(ticks); sleep 1; b=$(ticks)
-  [ $((b - a)) -lt $((hz / 20)) ] && break
-done
-eval "$("$fabric" env "$fab")"
-cd "$dir"
+. "$here/bench/lib.sh"
+bench_fabric disc-bench "$k"
 
 # measure NAME CMD...: stdout to NAME.txt, stderr to NAME.err; keeps the
 # fastest of the runs: wall time (s), peak RSS (kB, from rusage), the CPU

@@ -25,37 +25,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
 k=${2:-32}
-ibtool=$build/ibtool
-topogen=$build/test/topogen
-fabric=$here/scripts/fabric.sh
 scrapes=${SCRAPES:-3}
-[ -x "$ibtool" ] || { echo "exporter_sizing: no $ibtool (build first)" >&2; exit 2; }
-
-dir=$(mktemp -d /tmp/exporter-sizing.XXXXXX)
+. "$here/bench/lib.sh"
 pids=()
-stop_pids() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
-if [ -n "${FABRIC:-}" ]; then
-  fab=$(cd "$FABRIC" && pwd)
-  cleanup() { stop_pids; rm -rf "$dir"; }
-else
-  [ -x "$topogen" ] || { echo "exporter_sizing: no $topogen (build the tests)" >&2; exit 2; }
-  fab=$dir/fab
-  cleanup() { stop_pids; "$fabric" stop "$fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
-  "$topogen" fattree "$k" > "$dir/topo.net"
-  echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
-  "$fabric" start "$dir/topo.net" "$fab" 900 >/dev/null
-fi
-trap cleanup EXIT
-# Wait until ibsim is idle (OpenSM's sweeps after SUBNET UP).
-ibsim_pid=$(cat "$fab/ibsim.pid")
-hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$ibsim_pid/stat"; }
-for _ in $(seq 300); do
-  a=$(ticks); sleep 1; b=$(ticks)
-  [ $((b - a)) -lt $((hz / 20)) ] && break
-done
-eval "$("$fabric" env "$fab")"
-cd "$dir"
+bench_on_exit() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
+bench_fabric exporter-sizing "$k"
 
 # One scrape: NAME ARGS...  (the scrape collector is added to read the
 # MADs; its own lines are left out of the series count unless NAME is

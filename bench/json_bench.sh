@@ -23,38 +23,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
 k=${2:-32}
 reps=${REPS:-1}
-ibtool=$build/ibtool
-topogen=$build/test/topogen
-fabric=$here/scripts/fabric.sh
-[ -x "$ibtool" ] || { echo "json_bench: no $ibtool (build first)" >&2; exit 2; }
-
-dir=$(mktemp -d /tmp/json-bench.XXXXXX)
-if [ -n "${FABRIC:-}" ]; then
-  fab=$(cd "$FABRIC" && pwd)
-  cleanup() { rm -rf "$dir"; }
-else
-  [ -x "$topogen" ] || { echo "json_bench: no $topogen (build the tests)" >&2; exit 2; }
-  fab=$dir/fab
-  cleanup() { "$fabric" stop "$fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
-  "$topogen" fattree "$k" > "$dir/topo.net"
-  echo "fabric: fat tree k=$k, $("$topogen" size fattree "$k")"
-  "$fabric" start "$dir/topo.net" "$fab" 900 >/dev/null
-fi
-trap cleanup EXIT
-# Wait until ibsim is idle (OpenSM's sweeps after SUBNET UP) so that every
-# run sees the same simulator.
-ibsim_pid=$(cat "$fab/ibsim.pid")
-hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/${1:-$ibsim_pid}/stat"; }
-osm_pid=$(cat "$fab/opensm.pid")
-# CPU ticks of ibsim and OpenSM together (the simulated fabric's side of a run)
-sim_ticks() { echo $(( $(ticks "$ibsim_pid") + $(ticks "$osm_pid") )); }
-for _ in $(seq 300); do
-  a=$(ticks); sleep 1; b=$(ticks)
-  [ $((b - a)) -lt $((hz / 20)) ] && break
-done
-eval "$("$fabric" env "$fab")"
-cd "$dir"
+. "$here/bench/lib.sh"
+bench_fabric json-bench "$k"
 
 declare -A WALL RSS CPU SIM
 measure() {  # measure NAME CMD...: stdout to NAME.out; keeps the fastest run

@@ -18,28 +18,8 @@ K=${1:-32}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${2:-$root/build}" && pwd)
 reps=${REPS:-3}
-ibtool=$build/ibtool
-topogen=$build/test/topogen
-fabric=$root/scripts/fabric.sh
-[ -x "$ibtool" ] || { echo "routes_bench: build ibtool first ($build)" >&2; exit 2; }
-
-dir=$(mktemp -d /tmp/routes-bench.XXXXXX)
-if [ -n "${FABRIC:-}" ]; then
-  fab=$(cd "$FABRIC" && pwd)
-  cleanup() { rm -rf "$dir"; }
-else
-  [ -x "$topogen" ] || { echo "routes_bench: build topogen first ($build)" >&2; exit 2; }
-  fab=$dir/fabric
-  cleanup() { "$fabric" stop "$fab" >/dev/null 2>&1 || true; rm -rf "$dir"; }
-  "$topogen" fattree "$K" >"$dir/topo.net"
-  echo "routes_bench: starting a fat tree k=$K..."
-  "$fabric" start "$dir/topo.net" "$fab" 3600 >/dev/null
-fi
-trap cleanup EXIT INT TERM
-echo "routes_bench: $(grep -c '^Switch' "$fab/topo.net") switches, $(grep -c '^Hca' "$fab/topo.net") hosts"
-ibsim_pid=$(cat "$fab/ibsim.pid")
-ticks() { awk '{print $14 + $15}' "/proc/$ibsim_pid/stat"; }
-hz=$(getconf CLK_TCK)
+. "$root/bench/lib.sh"
+bench_fabric routes-bench "$K" 3600
 
 # run NAME CMD...: stdout to $dir/NAME.out; "seconds peakKB ibsim_cpu_s cpu_s"
 # of the fastest run so far in $dir/NAME.time

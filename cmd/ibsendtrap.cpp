@@ -25,17 +25,17 @@ namespace {
 
 using ibcore::IBPath;
 
-// What the local port is, for the trap's details.
+// What the local port is, for the trap's details: its addresses and the
+// images it answers for itself (the node's type and system image GUID, the
+// port's capability masks).
 struct Self {
   uint16_t lid = 0;
   uint8_t port = 0;
-  uint8_t node_type = 0;
-  uint64_t sys_guid = 0;
-  uint32_t cap_mask = 0;
-  uint16_t cap_mask2 = 0;
   iba::Gid gid;
   uint16_t sm_lid = 0;
   uint64_t mkey = 0;
+  iba::SMPNodeInfo ni;
+  iba::SMPPortInfo pi;
 };
 
 enum : uint8_t { TYPE_URGENT = 1, TYPE_SECURITY = 2, TYPE_INFO = 4 };
@@ -56,8 +56,8 @@ void put(const T& t, std::span<uint8_t> out) {
 // 144: the port's capability mask or one of its other properties changed.
 void trap144(const Self& s, std::span<uint8_t> out, uint8_t change_flag) {
   iba::NoticeTrap144 d;
-  d.set_LIDADDR(s.lid).set_localChanges(1).set_capabilityMask(s.cap_mask).set_changeFlags(change_flag);
-  d.set_capabilityMask2(s.cap_mask2);
+  d.set_LIDADDR(s.lid).set_localChanges(1).set_capabilityMask(uint32_t(s.pi.capabilityMask())).set_changeFlags(change_flag);
+  d.set_capabilityMask2(uint16_t(s.pi.capabilityMask2()));
   put(d, out);
 }
 
@@ -110,7 +110,7 @@ const Trap TRAPS[] = {
     {"sys_image_guid_change", 145, TYPE_INFO, "system image GUID changed (the current one is sent)",
      [](const Self& s, uint8_t, std::span<uint8_t> o) {
        iba::NoticeTrap145 d;
-       d.set_LIDADDR(s.lid).set_systemImageGUID(s.sys_guid);
+       d.set_LIDADDR(s.lid).set_systemImageGUID(s.ni.systemImageGUID());
        put(d, o);
      }},
     {"mkey_lid", 256, TYPE_SECURITY, "bad M_Key in a LID routed SMP",
@@ -179,15 +179,11 @@ public:
       // masks, read from the port itself.
       IBPath self;
       self.DLID = s.lid;
-      auto ni = mad.SubnGet<iba::SMPNodeInfo>(self);
-      auto pi = mad.SubnGet<iba::SMPPortInfo>(self, s.port);
-      s.node_type = uint8_t(ni.nodeType());
-      s.sys_guid = ni.systemImageGUID();
-      s.cap_mask = uint32_t(pi.capabilityMask());
-      s.cap_mask2 = uint16_t(pi.capabilityMask2());
+      s.ni = mad.SubnGet<iba::SMPNodeInfo>(self);
+      s.pi = mad.SubnGet<iba::SMPPortInfo>(self, s.port);
 
       iba::MADNotice n;
-      n.set_isGeneric(1).set_type(trap.type).set_producerType(s.node_type).set_trapNumber(trap.number);
+      n.set_isGeneric(1).set_type(trap.type).set_producerType(uint8_t(s.ni.nodeType())).set_trapNumber(trap.number);
       n.set_issuerLID(s.lid);
       trap.details(s, error_port_, n.mut_dataDetails());
 

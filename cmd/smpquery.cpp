@@ -3,6 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
 #include <strings.h>
 
 #include "cmd/common.h"
@@ -162,24 +166,40 @@ void check_port(const Ctx& c, unsigned port, const iba::SMPNodeInfo& ni) {
   }
 }
 
+// A table of cap entries the node keeps in blocks (T: one block, entry(t, i)
+// its i-th entry), each block read with attribute modifier amod | block;
+// printed as {key: {"capacity", array: [the entries in use]}}, and the
+// text: the reference's table of them (text(entries, cap)).
+template <class T, class Entry, class At>
+int blocked_table(Ctx& c, int port, size_t cap, uint32_t amod, const char* fail_msg, At entry, const char* key,
+                  const char* array, std::string (*text)(std::span<const Entry>, size_t)) {
+  constexpr size_t per_block = T::SIZE / sizeof(Entry);
+  std::vector<Entry> v;
+  for (size_t block = 0; block * per_block < cap; ++block) {
+    auto t = get<T>(c, amod | uint32_t(block), fail_msg);
+    for (size_t i = 0; i < per_block; ++i) v.push_back(entry(t, i));
+  }
+  head(c, port);
+  c.p.open_object(key).uint(ibcore::PRINT_JSON, "capacity", nullptr, cap).open_array(array);
+  for (size_t i = 0; i < cap && i < v.size(); ++i) {
+    if constexpr (std::is_same_v<Entry, uint64_t>) c.p.guid(ibcore::PRINT_JSON, nullptr, nullptr, v[i]);  // GUIDs
+    else c.p.uint(ibcore::PRINT_JSON, nullptr, nullptr, v[i]);
+  }
+  c.p.close_array().close_object().text_raw(text(v, cap));
+  return 0;
+}
+
 int op_pkeys(Ctx& c) {
   unsigned port = port_arg(c.params, 0);
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
   check_port(c, port, ni);
   size_t cap = ni.partitionCap();
   if (is_switch(ni) && port) cap = get<iba::SMPSwitchInfo>(c, 0, "switch info failed").partitionEnforcementCap();
-  std::vector<uint16_t> keys;
-  for (size_t block = 0; block * 32 < cap; ++block) {
-    auto t = get<iba::SMPPKeyTable>(c, uint32_t(port) << 16 | uint32_t(block), "pkey table query failed");
-    for (size_t i = 0; i < 32; ++i) keys.push_back(uint16_t(t.PKeyBlock(i)));
-  }
-  // {"PKeyTable": {"capacity", "PKeyBlock": [the keys in use]}}; the text:
-  // the reference's table of the same keys.
-  head(c, int(port));
-  c.p.open_object("PKeyTable").uint(ibcore::PRINT_JSON, "capacity", nullptr, cap).open_array("PKeyBlock");
-  for (size_t i = 0; i < cap && i < keys.size(); ++i) c.p.uint(ibcore::PRINT_JSON, nullptr, nullptr, keys[i]);
-  c.p.close_array().close_object().text_raw(iba::ref::pkeys_print(keys, cap));
-  return 0;
+  // {"PKeyTable": {"capacity", "PKeyBlock": [the keys in use]}}.
+  return blocked_table<iba::SMPPKeyTable, uint16_t>(
+      c, int(port), cap, uint32_t(port) << 16, "pkey table query failed",
+      [](const iba::SMPPKeyTable& t, size_t i) { return uint16_t(t.PKeyBlock(i)); }, "PKeyTable", "PKeyBlock",
+      iba::ref::pkeys_print);
 }
 
 int op_sl2vl(Ctx& c) {
@@ -253,18 +273,10 @@ int op_vlarb(Ctx& c) {
 int op_guids(Ctx& c) {
   auto pi = get<iba::SMPPortInfo>(c, 0, "port info failed");
   size_t cap = pi.GUIDCap();
-  std::vector<uint64_t> guids;
-  for (size_t block = 0; block * 8 < cap; ++block) {
-    auto t = get<iba::SMPGUIDInfo>(c, uint32_t(block), "guid info query failed");
-    for (size_t i = 0; i < 8; ++i) guids.push_back(iba::guid_at(t, i));
-  }
-  // {"GUIDInfo": {"capacity", "GUIDs": [the GUIDs in use]}}; the text: the
-  // reference's table of them.
-  head(c, -1);
-  c.p.open_object("GUIDInfo").uint(ibcore::PRINT_JSON, "capacity", nullptr, cap).open_array("GUIDs");
-  for (size_t i = 0; i < cap && i < guids.size(); ++i) c.p.guid(ibcore::PRINT_JSON, nullptr, nullptr, guids[i]);
-  c.p.close_array().close_object().text_raw(iba::ref::guids_print(guids, cap));
-  return 0;
+  // {"GUIDInfo": {"capacity", "GUIDs": [the GUIDs in use]}}.
+  return blocked_table<iba::SMPGUIDInfo, uint64_t>(
+      c, -1, cap, 0, "guid info query failed", [](const iba::SMPGUIDInfo& t, size_t i) { return iba::guid_at(t, i); },
+      "GUIDInfo", "GUIDs", iba::ref::guids_print);
 }
 
 int op_mepi(Ctx& c) {

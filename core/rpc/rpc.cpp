@@ -395,7 +395,7 @@ void MadEngine::submit(PendingMad& p) {
   if (p.adaptive_timeout) p.timeout_ms = 0;  // (a PendingMad used again)
   p.adaptive_timeout = false;
   if (!p.path) throw MADError("MAD submitted without a path");
-  const Config& s = t_.settings();
+  const PortSettings& s = t_.settings();
   put_port_keys(p);
   const uint8_t cls = class_of(p.req.data());
   if (cls == iba::mgmt::SUBN_ADM) to_followed_sm(p);
@@ -453,7 +453,7 @@ void MadEngine::send_one(PendingMad& p) {
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
   ++sent_;
-  if (const Config& s = t_.settings(); s.debug >= 2)
+  if (const PortSettings& s = t_.settings(); s.debug >= 2)
     trace_send(s.debug, {p.req.data(), p.req_len}, p.path->describe(),
                pkey_index_of(*p.path, class_of(p.req.data()), s.pkey_index));
   timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
@@ -526,7 +526,7 @@ void forget_followed_sm() {
 
 void MadEngine::put_port_keys(PendingMad& p) const {
   // build_mad wrote the path's keys (0 when it names none).
-  const Config& s = t_.settings();
+  const PortSettings& s = t_.settings();
   if (p.req_len < iba::MADHeader::SIZE + 8) return;
   const uint8_t cls = class_of(p.req.data());
   if ((cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE) && !p.path->mkey && s.mkey)

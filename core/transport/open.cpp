@@ -33,11 +33,11 @@ std::unique_ptr<Transport> choose_transport(
   }
 }
 
-std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg) {
-  TransportKind kind = cfg.transport;
+std::unique_ptr<Transport> open_transport(const EndPort& ep, const PortSettings& settings) {
+  TransportKind kind = settings.transport;
   auto umad = [](const EndPort& e) { return [e]() -> std::unique_ptr<Transport> { return std::make_unique<Umad>(e); }; };
   // (The verbs QP's P_Key index is fixed when it is made.)
-  uint16_t pkey_index = cfg.pkey_index;
+  uint16_t pkey_index = settings.pkey_index;
   auto verbs = [pkey_index](const EndPort& e) {
     return [e, pkey_index](const std::string& why) -> std::unique_ptr<Transport> {
       return std::make_unique<VerbsMad>(e, 64, why, pkey_index);
@@ -57,7 +57,7 @@ std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg) 
     t = std::make_unique<SplitTransport>(
         umad(*pair.smi), [kind, gsi, umad, verbs] { return choose_transport(kind, umad(gsi), verbs(gsi)); }, gsi);
   }
-  t->settings() = cfg;
+  t->settings() = settings;
   return t;
 }
 

@@ -13,13 +13,13 @@
 
 namespace ibcore {
 
-// The transport for a local end port, as --transport says (cfg.transport),
-// carrying cfg as its settings():
+// The transport for a local end port, as --transport says (settings.transport),
+// carrying a copy of settings as its settings():
 // libibumad on it (on a planarized HCA the SMI/GSI pair it belongs to:
 // SMPs through one device, GMPs through the other), or GMPs over a verbs
 // UD QP (core/transport/vmad.h), or (auto, the default) umad when it opens and verbs
 // otherwise.  Throws SysError/Error when it cannot be opened.
-std::unique_ptr<Transport> open_transport(const EndPort& ep, const Config& cfg);
+std::unique_ptr<Transport> open_transport(const EndPort& ep, const PortSettings& settings);
 
 // The decision of open_transport over two openers: umad() throws SysError
 // when the umad device cannot be opened; verbs(why) gets umad's error (or

@@ -44,7 +44,7 @@ struct IBPath {
   // BTH / DETH
   uint16_t pkey = 0xffff;
   // P_Key table index the MAD is sent with.  GMPs without one use the end
-  // port's (-Y: Config::pkey_index); SMPs always go with index 0.  A received MAD's
+  // port's (-Y: PortSettings::pkey_index); SMPs always go with index 0.  A received MAD's
   // path has the request's, so a reply goes back with it.
   std::optional<uint16_t> pkey_index;
   uint32_t qkey = 0;         // 0 = the class default (QP0: 0, QP1: GSI_QKEY)

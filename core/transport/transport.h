@@ -54,7 +54,7 @@ struct RecvMad {
 
 // The P_Key table index a MAD of mgmt_class goes out with on path: 0 for
 // SMPs (QP0 has no P_Key check), else the path's (a reply: the request's),
-// else the end port's (-Y/--pkey-idx: Config::pkey_index).
+// else the end port's (-Y/--pkey-idx: PortSettings::pkey_index).
 uint16_t pkey_index_of(const IBPath& path, uint8_t mgmt_class, uint16_t port_pkey_index);
 
 // The clock MADs are timed by.  A Transport says what time it is
@@ -70,14 +70,15 @@ public:
   // unless the transport keeps its own (a model's virtual time, advanced
   // by the waits of recv()).
   virtual Clock::time_point now() const { return Clock::now(); }
-  // The settings MADs on this end port go out with (core/base/config.h): -t,
-  // --retries, the keys, -Y, --sa / --sa-path, --outstanding, -d.  The
-  // engines on the port (MadEngine and everything above it) read them here,
-  // as python-rdma's end port object carries its own.  open_transport()
-  // sets them from the invocation's Config; a transport made directly (a
-  // test's fake) has the defaults until its owner sets them.
-  const Config& settings() const { return settings_; }
-  Config& settings() { return settings_; }
+  // The settings MADs on this end port go out with (PortSettings,
+  // core/base/config.h): -t, --retries, the keys, -Y, --sa / --sa-path,
+  // --outstanding, -d.  The engines on the port (MadEngine and everything
+  // above it) read them here, as python-rdma's end port object carries its
+  // own.  open_transport() sets them from the invocation's Config (its
+  // PortSettings part); a transport made directly (a test's fake) has the
+  // defaults until its owner sets them.
+  const PortSettings& settings() const { return settings_; }
+  PortSettings& settings() { return settings_; }
   // The agent for sending requests of (mgmt_class, class_version) and
   // getting their replies; registered on first use.
   virtual int client_agent(uint8_t mgmt_class, uint8_t class_version) = 0;
@@ -106,7 +107,7 @@ public:
   virtual bool lid_routed_smps() const { return true; }
 
 private:
-  Config settings_;
+  PortSettings settings_;
 };
 
 }  // namespace ibcore

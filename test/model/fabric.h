@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/config.h"
 #include "core/transport/transport.h"
 
 namespace ibmodel {
@@ -149,6 +150,10 @@ public:
   // The tool's end port: the first Hca's first connected port (where ibsim
   // attaches its clients).
   ibcore::Transport& port();
+  // The rest of the tools' invocation (the discovery mode, MLX_EPI, ...):
+  // the tools (tools.h) run with this Config, its PortSettings part being
+  // port().settings().
+  ibcore::Config& config() { return config_; }
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.
@@ -208,6 +213,7 @@ public:
 
 private:
   std::unique_ptr<Impl> impl_;
+  ibcore::Config config_;
 };
 
 }  // namespace ibmodel

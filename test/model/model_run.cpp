@@ -46,7 +46,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   // MODEL_TRACE=1: every event of the model on stderr.
   if (const char* t = std::getenv("MODEL_TRACE"); t && *t == '1')
     f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
-  if (reference) ibmodel::use_reference_strategy(f.port().settings());
+  if (reference) ibmodel::use_reference_strategy(f);
   return ibmodel::run_tool(tool, f, &g_limits);
 }
 

@@ -382,7 +382,7 @@ TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
     SCOPED_TRACE(p.name);
     for (bool ref : {false, true}) {
       ibmodel::Fabric f(testbed::fattree(4), p);
-      if (ref) ibmodel::use_reference_strategy(f.port().settings());
+      if (ref) ibmodel::use_reference_strategy(f);
       ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
       EXPECT_EQ(r.nodes, 36u);
       EXPECT_EQ(r.errors, 0u);
@@ -418,7 +418,7 @@ TEST(ModelFlowControl, PeakSmaQueueStaysWithinQ) {
       EXPECT_EQ(r.drops, 0u);
       EXPECT_EQ(r.mads, 76u);
       ibmodel::Fabric g(testbed::generate("irregular"), p);
-      ibmodel::use_reference_strategy(g.port().settings());
+      ibmodel::use_reference_strategy(g);
       EXPECT_LT(r.time_s, ibmodel::run_tool("ibnetdiscover", g).time_s);
     } else {
       EXPECT_GT(r.drops, 0u);

@@ -18,13 +18,20 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
+// The invocation a tool runs with: f.config() with the port's settings.
+Config invocation(Fabric& f) {
+  Config c = f.config();
+  static_cast<PortSettings&>(c) = f.port().settings();
+  return c;
+}
+
 // ibnetdiscover and iblinkinfo: a live discovery (iblinkinfo's PortInfo is
 // the discovery's own).
 size_t run_discovery(Fabric& f, Scheduler& sched, size_t* errors) {
   DiscoveryOptions o;
-  o.mlx_epi = f.port().settings().mlx_epi;
+  o.mlx_epi = f.config().mlx_epi;
   DiscoveryResult r;
-  Subnet db = discover_live(f.port().settings(), o, &r, &sched);
+  Subnet db = discover_live(invocation(f), o, &r, &sched);
   *errors = r.errors.size();
   return db.node_count();
 }
@@ -33,7 +40,7 @@ size_t run_discovery(Fabric& f, Scheduler& sched, size_t* errors) {
 // dump_lfts).
 size_t run_dump_fts(Fabric& f, Scheduler& sched, size_t* errors) {
   DiscoveryOptions o;
-  o.mode = discovery_mode(f.port().settings());
+  o.mode = discovery_mode(invocation(f));
   o.mlx_epi = false;
   o.read_lft = true;
   o.lft_first = 0;
@@ -76,7 +83,7 @@ size_t run_queryerrors(Fabric& f, Scheduler& sched, size_t* errors) {
     }
   });
   DiscoveryOptions o;
-  o.mlx_epi = f.port().settings().mlx_epi;
+  o.mlx_epi = f.config().mlx_epi;
   o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
     const Node& x = d.node(n);
     uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
@@ -88,7 +95,7 @@ size_t run_queryerrors(Fabric& f, Scheduler& sched, size_t* errors) {
   oo.discovery = o;
   oo.sched = &sched;
   oo.use_config_cache = false;
-  Subnet db = obtain_subnet(f.port().settings(), oo);
+  Subnet db = obtain_subnet(invocation(f), oo);
   pm.use_subnet(&db);
   sched.run();
   *errors = failed;
@@ -128,7 +135,7 @@ size_t run_exporter(Fabric& f, Scheduler& sched, size_t* errors) {
     }
   };
   DiscoveryResult dr;
-  Subnet db = discover_live(f.port().settings(), o, &dr, &sched);
+  Subnet db = discover_live(invocation(f), o, &dr, &sched);
   pm.use_subnet(&db);
   sched.run();
   *errors = failed + dr.errors.size();
@@ -142,8 +149,9 @@ const std::vector<std::string>& tool_names() {
   return names;
 }
 
-void use_reference_strategy(ibcore::Config& c) {
-  c.discovery = ibcore::DiscoveryMode::DR;
+void use_reference_strategy(Fabric& f) {
+  f.config().discovery = ibcore::DiscoveryMode::DR;
+  ibcore::PortSettings& c = f.port().settings();
   c.outstanding = 2;
   c.timeout_ms = 1000;
   c.retries = 3;

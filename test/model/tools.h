@@ -37,14 +37,14 @@ struct ToolResult {
 };
 
 // Run tool on f's port (a Scheduler of its own, with f.port().settings():
-// -t, --retries, -o, --discovery) from f's current time; limits, when
+// -t, --retries, -o; and f.config(): --discovery) from f's current time; limits, when
 // given, replace its engine's flow-control limits (tests).  Throws
 // std::runtime_error for an unknown tool.
 ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits* limits = nullptr);
 
 // The reference's strategy (infiniband-diags 44 with libibmad's
 // defaults): directed route only, 2 MADs in flight, 1000 ms timeout, 3
-// retries.
-void use_reference_strategy(ibcore::Config& c);
+// retries: f's port settings and discovery mode.
+void use_reference_strategy(Fabric& f);
 
 }  // namespace ibmodel

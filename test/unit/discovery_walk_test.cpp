@@ -46,7 +46,7 @@ struct Walk {
 // Walk f from its local port; lid: the local port's LID (LID-routed walk).
 // settings: the local port's (timeouts, retries).
 void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outstanding = 8,
-          const ibcore::Config& settings = {}) {
+          const ibcore::PortSettings& settings = {}) {
   w.t.settings() = settings;
   w.t.lid = mode == ibcore::DiscoveryMode::LID ? f.nodes[f.local].lid[f.local_port] : 0;
   w.t.responder = [&f](FakeTransport& t, const coretest::Sent& s) { f.answer(t, s); };
@@ -202,7 +202,7 @@ TEST(DiscoveryWalk, ImagesAreTheRepliesAndTheReplayLeavesThem) {
 }
 
 TEST(DiscoveryWalk, LostMadsGiveTheSameFabric) {
-  ibcore::Config c;
+  ibcore::PortSettings c;
   c.timeout_ms = 10;
   c.retries = 12;
   for (double loss : {0.3, 0.5}) {
@@ -273,7 +273,7 @@ TEST(DiscoveryWalk, NoRouteGoesOnThroughACa) {
 }
 
 TEST(DiscoveryWalk, NodeAnsweringNodeInfoButNotPortInfo) {
-  ibcore::Config c;
+  ibcore::PortSettings c;
   c.timeout_ms = 10;
   c.retries = 1;
   FakeSmpFabric f = loops();

@@ -160,12 +160,15 @@ TEST_F(MKey, GetWithTheKeyFromDashY) {
 
 TEST_F(MKey, KeyFromIbdiagConf) {
   Fabric fab(2);
-  parse_ibdiag_conf("# site settings\nCA=mlx5_0\nm_key=0xcafe1234\n", fab.t.settings());
+  Config conf;
+  parse_ibdiag_conf("# site settings\nCA=mlx5_0\nm_key=0xcafe1234\n", conf);
+  fab.t.settings() = conf;  // what open_transport(ep, conf) gives the port
   ASSERT_EQ(fab.t.settings().mkey, KEY);
   MadTransactor mad(fab.t);
   EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(lid(3)).nodeGUID(), fab.f.nodes[size_t(fab.far)].guid);
   // A wrong key from the file: the hint says to check it.
-  parse_ibdiag_conf("m_key=0x1\n", fab.t.settings());
+  parse_ibdiag_conf("m_key=0x1\n", conf);
+  fab.t.settings() = conf;
   try {
     mad.SubnGet<iba::SMPNodeInfo>(lid(3));
     FAIL() << "answered with a wrong key";
