@@ -163,11 +163,26 @@ struct PendingMad {
 struct FlowLimits {
   unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
+  // smi_share > 0: the processor cap counts each SMP by the share of its
+  // processor visits that processor makes (a DR SMP of h hops visits 2h-1:
+  // 2 at each intermediate switch, 1 at the destination), and a processor
+  // takes SMPs while their shares add up to at most smi_share (at least
+  // one).  0: each SMP counts 1 against smi_cap.
+  double smi_share = 1.75;
+  // While the caps hold: at most burst SMPs issued per event (a reply, a
+  // timer), so that what one reply frees does not reach the first switch
+  // all at once (0: no limit).
+  unsigned burst = 0;
   // When the caps hold: from the first SMP on (true); else (the default)
   // for the first start_replies SMP replies, then, when none was lost,
   // not until one is.
   bool caps_from_start = false;
   unsigned start_replies = 512;
+  // After start_replies (and no loss): the caps are widened by this factor
+  // at most once per timeout, and lifted once widened lift_scale times
+  // over (grow <= 1: lifted at once).  A loss sets them back for good.
+  double grow = 2;
+  double lift_scale = 16;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
@@ -192,6 +207,7 @@ struct FlowStats {
   double srtt_ms = 0;                     // the smoothed SMP round trip
   double visit_us = -1;                   // measured time per processor visit (-1: not yet)
   bool caps = true;                       // the per-node and processor caps hold now
+  double scale = 1, scale_hi = 1;         // how far the caps are widened (now, most)
   uint64_t drops() const { return timeouts > late ? timeouts - late : 0; }  // inferred
 };
 
@@ -277,10 +293,14 @@ private:
   // off as caps_wanted() says, counting the MADs in flight again.)
   uint64_t blocker(const PendingMad& p) const;  // the key of a full cap p needs (0: fits)
   void hold(const PendingMad& p, int d);
+  uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
+  uint32_t proc_cap() const;
+  bool burst_full(const PendingMad& p) const;  // FlowLimits::burst reached for this event
   void park(uint64_t key, PendingMad& p);
   void unpark(uint64_t key);
   void unpark_all();
   bool caps_wanted() const;
+  void grow_caps();
   void sync_caps();
   void drain();
   void on_loss(const PendingMad& p);
@@ -317,7 +337,8 @@ private:
   double cwnd_ = 0, ssthresh_ = 0;
   Clock::time_point cut_at_{};           // the window was last cut for MADs sent before this
   double srtt_ms_ = 0, rttvar_ms_ = 0;   // SMP round trips (Jacobson/Karels)
-  std::unordered_map<uint64_t, uint16_t> to_node_, at_proc_;  // SMPs in flight by node / processor (while tracking_)
+  std::unordered_map<uint64_t, uint16_t> to_node_;
+  std::unordered_map<uint64_t, uint32_t> at_proc_;  // (smi_share: in 1/SHARE_UNIT of a processor)  // SMPs in flight by node / processor (while tracking_)
   // MADs waiting for a full cap, by its key (linked through PendingMad::next).
   struct Parked {
     PendingMad* head = nullptr;
@@ -329,12 +350,15 @@ private:
   std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
   std::optional<uint8_t> subnet_timeout_;
   bool draining_ = false;
+  unsigned burst_sent_ = 0;  // SMPs issued since the last reply or timer (FlowLimits::burst)
   // Least DR round trip (us) by processor visits (2h-1), and what it says.
   std::array<double, 16> rtt_min_us_;
   std::array<uint32_t, 16> rtt_n_;
   double visit_us_ = -1;
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
-  uint64_t smp_replies_ = 0;  // SMP replies so far (FlowLimits::start_replies)
+  uint64_t smp_replies_ = 0;
+  double scale_ = 1;                       // the caps widened (FlowLimits::grow)
+  Clock::time_point next_grow_at_{};       // not widened again before this  // SMP replies so far (FlowLimits::start_replies)
 
 };
 

@@ -78,6 +78,18 @@ int main(int argc, char** argv) {
       g_limits.caps_from_start = true;
     } else if (a == "--start-replies" && i + 1 < argc) {
       g_limits.start_replies = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--smi-share" && i + 1 < argc) {
+      g_limits.smi_share = std::strtod(argv[++i], nullptr);
+    } else if (a == "--burst" && i + 1 < argc) {
+      g_limits.burst = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--grow" && i + 1 < argc) {
+      g_limits.grow = std::strtod(argv[++i], nullptr);
+    } else if (a == "--lift-scale" && i + 1 < argc) {
+      g_limits.lift_scale = std::strtod(argv[++i], nullptr);
+    } else if (a == "--smi-cap" && i + 1 < argc) {
+      g_limits.smi_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--node-cap" && i + 1 < argc) {
+      g_limits.node_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--no-ref") {
       ref = false;
     } else if (a == "-h" || a == "--help") {
