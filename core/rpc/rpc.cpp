@@ -255,7 +255,7 @@ uint32_t MadEngine::proc_cap() const {
 
 uint64_t MadEngine::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
-  const unsigned node_cap = unsigned(lim_.node_cap * scale_);
+  const unsigned node_cap = lim_.node_cap;  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
   if (!lim_.smi_cap) return 0;
   // The destination's processor, and every switch's a directed route passes
@@ -428,11 +428,11 @@ FlowStats MadEngine::flow_stats() const {
 void report_flow(const FlowStats& f) {
   if (!log::verbosity() || !f.sent) return;
   log::info("I: flow: %llu MADs sent, %llu timeouts (%llu dropped, %llu late), %llu resent, %llu busy, %llu held at a "
-            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s)\n",
+            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s, widened up to %gx)\n",
             (unsigned long long)f.sent, (unsigned long long)f.timeouts, (unsigned long long)f.drops(),
             (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
             (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
-            f.caps ? "on" : "off");
+            f.caps ? "on" : "off", f.scale_hi);
 }
 
 void MadEngine::submit(PendingMad& p) {

@@ -168,7 +168,7 @@ struct FlowLimits {
   // 2 at each intermediate switch, 1 at the destination), and a processor
   // takes SMPs while their shares add up to at most smi_share (at least
   // one).  0: each SMP counts 1 against smi_cap.
-  double smi_share = 1.75;
+  double smi_share = 1.5;
   // While the caps hold: at most burst SMPs issued per event (a reply, a
   // timer), so that what one reply frees does not reach the first switch
   // all at once (0: no limit).
