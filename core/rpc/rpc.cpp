@@ -323,7 +323,7 @@ void MadEngine::drain() {
   draining_ = true;
   // Each MAD looked at is issued or parked with the cap it waits for, so
   // the loop never passes over the same waiting MAD twice.
-  while (wait_head_ && in_flight_ < window() && !burst_full(*wait_head_)) {
+  while (wait_head_ && in_flight_ < window()) {
     PendingMad* n = wait_head_;
     wait_head_ = n->next;
     if (!wait_head_) wait_tail_ = nullptr;
@@ -466,7 +466,7 @@ void MadEngine::submit(PendingMad& p) {
   p.dest = key_of(*p.path, cls);
   p.was_held = false;
   sync_caps();
-  if (in_flight_ < window() && !burst_full(p)) {
+  if (in_flight_ < window()) {
     // (What waits in the queue does not fit the window: MADs wait there
     // only while it is full, or parked for a cap.)
     if (const uint64_t b = blocker(p)) {
@@ -521,12 +521,7 @@ void MadEngine::send_or_fail(PendingMad& p) {
   }
 }
 
-bool MadEngine::burst_full(const PendingMad& p) const {
-  return tracking_ && lim_.burst && p.dest && in_flight_ && burst_sent_ >= lim_.burst;
-}
-
 void MadEngine::issue(PendingMad& p) {
-  if (tracking_ && p.dest) ++burst_sent_;
   p.slot = free_slots_.back();
   free_slots_.pop_back();
   slots_[p.slot] = &p;
@@ -731,7 +726,6 @@ void MadEngine::timed_out(PendingMad& p) {
 }
 
 void MadEngine::on_recv(RecvMad& r) {
-  burst_sent_ = 0;  // (a new event: FlowLimits::burst)
   if (r.len < iba::MADHeader::SIZE) {
     ++stale_;
     return;
@@ -788,7 +782,6 @@ void MadEngine::expire(Clock::time_point now) {
   while (!timers_.empty() && timers_.top().at <= now) {
     Timer tm = timers_.top();
     timers_.pop();
-    burst_sent_ = 0;
     PendingMad* p = slots_[tm.slot];
     if (!p || p->seq != tm.seq) continue;  // already answered or resent
     if (p->backoff) {
