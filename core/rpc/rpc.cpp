@@ -199,9 +199,25 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
 bool MadEngine::caps_wanted() const {
   if (!lim_.node_cap && !lim_.smi_cap) return false;
   if (lost_smp_) return true;
-  if (!lim_.caps_from_start) return smp_replies_ < lim_.start_replies;
+  if (!lim_.caps_from_start)
+    return smp_replies_ < lim_.start_replies ||
+           (lim_.start_replies && lim_.grow > 1 && scale_ < lim_.lift_scale);
   // Lifted where the processors were measured to take (almost) no time.
   return !(lim_.min_visit_us > 0 && visit_us_ >= 0 && visit_us_ < lim_.min_visit_us);
+}
+
+void MadEngine::grow_caps() {
+  // After start_replies replies and no loss: the caps are widened by grow
+  // at most once per timeout (so that a loss the last step caused is seen
+  // before the next one), and lifted at lift_scale.
+  const Clock::time_point now = t_.now();
+  if (now < next_grow_at_) return;
+  scale_ *= lim_.grow;
+  const int step = std::max(lim_.min_timeout_ms, int(std::ceil(srtt_ms_ + 4 * rttvar_ms_)));
+  next_grow_at_ = now + std::chrono::milliseconds(step);
+  fs_.scale_hi = std::max(fs_.scale_hi, scale_);
+  if (scale_ >= lim_.lift_scale) sync_caps();
+  else unpark_all();
 }
 
 void MadEngine::sync_caps() {
@@ -219,30 +235,60 @@ void MadEngine::sync_caps() {
   }
 }
 
+namespace {
+// smi_share's unit: a processor fully taken (divisible by 1..12, so the
+// shares of routes up to 6 hops are exact).
+constexpr uint32_t SHARE_UNIT = 27720;
+}  // namespace
+
+uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
+  if (lim_.smi_share <= 0) return 1;
+  const unsigned h = p.path->is_dr() ? p.path->hop_count() : 0;
+  const uint32_t visits = h ? 2 * h - 1 : 1;
+  return std::max<uint32_t>(1, (hop ? 2 : 1) * SHARE_UNIT / visits);
+}
+
+uint32_t MadEngine::proc_cap() const {
+  const double c = lim_.smi_share > 0 ? lim_.smi_share * SHARE_UNIT : lim_.smi_cap;
+  return uint32_t(std::clamp(c * scale_, 1.0, 1e9));
+}
+
 uint64_t MadEngine::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
-  const unsigned node_cap = lim_.node_cap, smi_cap = lim_.smi_cap;
+  const unsigned node_cap = lim_.node_cap;  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
-  if (!smi_cap) return 0;
+  if (!lim_.smi_cap) return 0;
   // The destination's processor, and every switch's a directed route passes
   // (it handles the SMP twice, out and back, but holds it only meanwhile).
-  if (count_of(at_proc_, p.dest) >= smi_cap) return p.dest;
+  // A processor with nothing of ours takes any SMP.
+  const uint32_t cap = proc_cap();
+  auto full = [&](uint64_t k, uint32_t w) {
+    const uint32_t c = count_of(at_proc_, k);
+    return c && c + w > cap;
+  };
+  // As the destination, a processor also takes node_cap SMPs of the
+  // share p has there (a LID-routed SMP's is 1: a whole processor).
+  const uint32_t wd = proc_weight(p, false);
+  if (const uint32_t c = count_of(at_proc_, p.dest); c && c + wd > std::max<uint64_t>(cap, uint64_t(node_cap) * wd))
+    return p.dest;
   uint64_t b = 0;
+  const uint32_t w = proc_weight(p, true);
   for_each_hop(*p.path, [&](uint64_t k) {
-    if (!b && count_of(at_proc_, k) >= smi_cap) b = k;
+    if (!b && full(k, w)) b = k;
   });
   return b;
 }
 
 void MadEngine::hold(const PendingMad& p, int d) {
   if (!p.dest || !tracking_) return;
-  auto one = [&](std::unordered_map<uint64_t, uint16_t>& m, uint64_t k) {
-    add_to(m, k, d);
-    if (d < 0 && !parked_.empty()) unpark(k);
+  auto one = [&](auto& m, uint64_t k, int by) {
+    add_to(m, k, by);
+    if (by < 0 && !parked_.empty()) unpark(k);
   };
-  one(to_node_, p.dest);
-  one(at_proc_, p.dest);
-  for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k); });
+  one(to_node_, p.dest, d);
+  one(at_proc_, p.dest, d * int(proc_weight(p, false)));
+  const int w = d * int(proc_weight(p, true));
+  for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k, w); });
 }
 
 void MadEngine::park(uint64_t key, PendingMad& p) {
@@ -295,6 +341,7 @@ void MadEngine::drain() {
 void MadEngine::on_loss(const PendingMad& p) {
   if (p.dest && !lost_smp_) {
     lost_smp_ = true;
+    scale_ = 1;  // back to the caps that lost nothing
     sync_caps();
   }
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
@@ -305,7 +352,12 @@ void MadEngine::on_loss(const PendingMad& p) {
 }
 
 void MadEngine::on_reply(PendingMad& p) {
-  if (p.dest && ++smp_replies_ == lim_.start_replies && !lim_.caps_from_start) sync_caps();
+  if (p.dest && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
+    if (lim_.grow > 1)
+      grow_caps();
+    else
+      sync_caps();  // lifted at once
+  }
   if (p.dest && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
@@ -369,17 +421,18 @@ FlowStats MadEngine::flow_stats() const {
   f.srtt_ms = srtt_ms_;
   f.visit_us = visit_us_;
   f.caps = caps_wanted();
+  f.scale = scale_;
   return f;
 }
 
 void report_flow(const FlowStats& f) {
   if (!log::verbosity() || !f.sent) return;
   log::info("I: flow: %llu MADs sent, %llu timeouts (%llu dropped, %llu late), %llu resent, %llu busy, %llu held at a "
-            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s)\n",
+            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s, widened up to %gx)\n",
             (unsigned long long)f.sent, (unsigned long long)f.timeouts, (unsigned long long)f.drops(),
             (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
             (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
-            f.caps ? "on" : "off");
+            f.caps ? "on" : "off", f.scale_hi);
 }
 
 void MadEngine::submit(PendingMad& p) {

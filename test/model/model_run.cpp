@@ -14,10 +14,11 @@
 // line saying how many and how many nodes it found.
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
-//             [--start-replies N] PROFILE...
+//             [--start-replies N] [--grow F] [--lift-scale F] [--smi-share X]
+//             [--smi-cap N] [--node-cap N] PROFILE...
 //
-// --caps-from-start and --start-replies set the MAD engine's FlowLimits
-// (core/rpc/rpc.h) for the runs, the reference's included.
+// The options set the MAD engine's FlowLimits (core/rpc/rpc.h) of the
+// same names for the runs, the reference's included.
 //
 // SPEC is a test/testbed/topology.h spec ("fattree 32", "irregular",
 // "example net.2sw2path4hca", "file PATH"); PROFILE a profile file or
@@ -53,7 +54,8 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
 int usage() {
   std::fprintf(stderr,
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
-               "                 [--start-replies N] PROFILE...\n"
+               "                 [--start-replies N] [--grow F] [--lift-scale F] [--smi-share X]\n"
+               "                 [--smi-cap N] [--node-cap N] PROFILE...\n"
                "  PROFILE: a profile file, or 'ideal'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
   return 2;
@@ -78,6 +80,16 @@ int main(int argc, char** argv) {
       g_limits.caps_from_start = true;
     } else if (a == "--start-replies" && i + 1 < argc) {
       g_limits.start_replies = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--smi-share" && i + 1 < argc) {
+      g_limits.smi_share = std::strtod(argv[++i], nullptr);
+    } else if (a == "--grow" && i + 1 < argc) {
+      g_limits.grow = std::strtod(argv[++i], nullptr);
+    } else if (a == "--lift-scale" && i + 1 < argc) {
+      g_limits.lift_scale = std::strtod(argv[++i], nullptr);
+    } else if (a == "--smi-cap" && i + 1 < argc) {
+      g_limits.smi_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--node-cap" && i + 1 < argc) {
+      g_limits.node_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--no-ref") {
       ref = false;
     } else if (a == "-h" || a == "--help") {

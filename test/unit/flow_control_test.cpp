@@ -73,9 +73,10 @@ TEST(FlowControl, BurstToOneSwitchIsCapped) {
   }
 }
 
-// By default the caps hold for the first start_replies SMP replies; when
-// none was lost they are lifted (a fabric that keeps up runs at full
-// speed: the 40 then go out at once), and a loss among them keeps them.
+// With grow <= 1 the caps hold for the first start_replies SMP replies;
+// when none was lost they are lifted at once (a fabric that keeps up runs
+// at full speed: the 40 then go out at once), and a loss among them keeps
+// them.
 TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
   for (bool lose : {false, true}) {
     SCOPED_TRACE(lose);
@@ -88,6 +89,7 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
     };
     Scheduler s(f, 64);
     s.engine().limits().start_replies = 8;
+    s.engine().limits().grow = 0;
     int ok = 0, failed = 0;
     for (unsigned p = 1; p <= 8; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
     s.run();
@@ -100,6 +102,71 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
       EXPECT_EQ(f.procs["L6"].peak, 4u);
     else
       EXPECT_EQ(f.procs["L6"].peak, 40u);
+  }
+}
+
+// By default (grow 2) the processor caps are doubled at the
+// start_replies-th reply and at most once per timeout after that, and all
+// caps are lifted at lift_scale: after 8 replies, 2-hop directed routes
+// through one switch go 4 at a time (4 x 2/3 <= 1.5 x 2) instead of 2, or
+// all 40 at once when 2 is already lift_scale; the node cap is not
+// widened (40 LID-routed to one node still go 4 at a time).
+TEST(FlowControl, CapsWidenedStepByStepAfterTheFirstReplies) {
+  for (double lift : {16.0, 2.0}) {
+    SCOPED_TRACE(lift);
+    VClockFabric f;
+    f.default_q = 0;
+    Scheduler s(f, 64);
+    s.engine().limits().start_replies = 8;
+    s.engine().limits().lift_scale = lift;
+    size_t most = 0;
+    f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+      most = std::max(most, s.engine().in_flight());
+      return true;
+    };
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 8; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(p)), 1, ok, failed));
+    s.run();
+    EXPECT_EQ(most, 2u);
+    EXPECT_EQ(s.engine().flow_stats().scale, 2.0);
+    EXPECT_EQ(s.engine().flow_stats().caps, lift > 2);
+    most = 0;
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(p)), 1, ok, failed));
+    s.run();
+    EXPECT_EQ(most, lift > 2 ? 4u : 40u);
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(6), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 88);
+    EXPECT_EQ(f.procs["L6"].peak, lift > 2 ? 4u : 40u);
+    EXPECT_EQ(s.engine().flow_stats().scale, 2.0);  // (all this took less than a timeout)
+  }
+}
+
+// The processor cap counts an SMP by its share of the visits it makes
+// (smi_share): a directed route of 4 hops visits 7 processors, 2 of them at
+// the first switch, so 6 pass it at once (6 x 2/7 <= 1.75); one of 2 hops
+// visits 3, so only 2 do; counted as 1 each (smi_share 0), 4 whatever
+// their length.
+TEST(FlowControl, ProcessorShareCountsLongRoutesLess) {
+  for (double share : {1.75, 0.0}) {
+    for (std::string via : {"0,1,2,3,", "0,1,"}) {
+      SCOPED_TRACE(std::to_string(share) + " " + via);
+      VClockFabric f;
+      f.default_q = 0;
+      Scheduler s(f, 64);
+      s.engine().limits().caps_from_start = true;
+      s.engine().limits().smi_share = share;
+      size_t most = 0;
+      f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+        most = std::max(most, s.engine().in_flight());
+        return true;
+      };
+      int ok = 0, failed = 0;
+      for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, IBPath::from_string(via + std::to_string(p)), 1, ok, failed));
+      s.run();
+      EXPECT_EQ(ok, 40);
+      EXPECT_EQ(most, share == 0 ? 4u : via.size() > 4 ? 6u : 2u);
+    }
   }
 }
 
