@@ -459,7 +459,8 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
 // The NodeInfo that came back through port p of node n.
 void Walk::probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
   uint32_t slot = db_.port_index(n, p);
-  auto [m, created] = db_.add_node(ni.bytes());
+  auto [added, created] = db_.add_node(ni.bytes());
+  uint32_t m = added;  // (captured below: clang 14 captures no structured binding)
   uint8_t rp = uint8_t(ni.localPortNum());
   Node& y = db_.node(m);
   if (rp > y.nports) {
