@@ -165,9 +165,11 @@ private:
 // walk_ca) and the steps they share (ask, probe, found).  What a node kind
 // asks in parallel it forks: the step is queued in a WorkQueue
 // (core/rpc/sched.h) that a bounded pool of workers drains in FIFO order,
-// one worker per MAD the window holds.  A queued step is a closure of a few
-// bytes whose coroutine is made when a worker takes it, so memory stays
-// proportional to the fabric, not to a frame per query not yet sent.
+// one worker per MAD the window holds.  A queued step is 16 bytes naming
+// the coroutine and its arguments; the coroutine is made when a worker
+// takes it, so memory stays proportional to the fabric, not to a frame per
+// query not yet sent (a k=48 dump_fts queues 1.4 million table blocks: as
+// std::function closures, 40 bytes each, its peak was 34 MB higher).
 class Walk {
 public:
   Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o);
@@ -179,13 +181,20 @@ public:
   std::unordered_set<uint32_t> lft_tried;
 
 private:
-  // A queued step: the coroutine it starts and the node it asks.
+  // A queued step: the coroutine it starts (call()) and its arguments.
   struct Step {
-    std::function<Task<>()> go;
+    enum Kind : uint8_t { Description, Switch, SwitchInfo, SwitchPort, Ca, MlnxExt, LftBlock } kind;
+    uint8_t port = 0;   // the port asked about
+    uint8_t entry = 0;  // the port the node was entered by
     uint32_t node = NO_INDEX;
-    bool table = false;  // a table block: queued behind every walk step
+    uint32_t from = NO_INDEX;  // Ca: the port slot it was reached from
+    uint32_t block = 0;        // LftBlock: the block
   };
-  void fork(uint32_t n, std::function<Task<>()> go) { q_.push({std::move(go), n}); }
+  static_assert(sizeof(Step) <= 16, "millions are queued: keep a step small");
+  // Table blocks are queued "later": a worker takes one only when no walk
+  // step waits, so the walk is never held up by them.
+  void fork(const Step& s) { q_.push(s, s.kind == Step::LftBlock); }
+  Task<> call(const Step& s);
   Task<> take(Step s);
 
   // The node kinds, and what they ask.
@@ -271,13 +280,27 @@ DiscoveryResult Walk::run() {
 // and none waits, the walk is done (table blocks may be left).
 Task<> Walk::take(Step s) {
   ++res_.queries;
-  if (s.table) {
-    co_await s.go();
+  if (s.kind == Step::LftBlock) {
+    co_await call(s);
     co_return;
   }
   ++walking_;
-  co_await s.go();
+  co_await call(s);
   if (--walking_ == 0 && q_.waiting() == 0) walk_done();
+}
+
+// The coroutine of a step (not a coroutine itself: it makes the step's).
+Task<> Walk::call(const Step& s) {
+  switch (s.kind) {
+    case Step::Description: return node_description(s.node, s.entry);
+    case Step::Switch: return walk_switch(s.node, s.entry);
+    case Step::SwitchInfo: return switch_info(s.node);
+    case Step::SwitchPort: return switch_port(s.node, s.port, s.entry);
+    case Step::Ca: return walk_ca(s.node, s.port, s.from);
+    case Step::MlnxExt: return mlnx_ext_port_info(s.node, s.port);
+    case Step::LftBlock: return lft_block(s.node, s.block);
+  }
+  return {};
 }
 
 // --- the node kinds -------------------------------------------------------------------
@@ -311,9 +334,9 @@ Task<> Walk::start() {
 // port slot it was reached from; NO_INDEX: the start node): its
 // description, and the walk of its kind.
 void Walk::found(uint32_t n, uint8_t entry, uint32_t from) {
-  fork(n, [=, this] { return node_description(n, entry); });
-  if (db_.node(n).is_switch()) fork(n, [=, this] { return walk_switch(n, entry); });
-  else fork(n, [=, this] { return walk_ca(n, entry, from); });
+  fork({.kind = Step::Description, .entry = entry, .node = n});
+  if (db_.node(n).is_switch()) fork({.kind = Step::Switch, .entry = entry, .node = n});
+  else fork({.kind = Step::Ca, .port = entry, .entry = entry, .node = n, .from = from});
 }
 
 Task<> Walk::node_description(uint32_t n, uint8_t entry) {
@@ -330,11 +353,9 @@ Task<> Walk::walk_switch(uint32_t n, uint8_t entry) {
     learn_timing(routes_.dr(n), *pi);
     if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
   }
-  fork(n, [=, this] { return switch_info(n); });
-  for (unsigned i = 1; i <= db_.node(n).nports; ++i) {
-    uint8_t p = uint8_t(i);  // (a closure of 16 bytes: std::function keeps it without allocating)
-    fork(n, [=, this] { return switch_port(n, p, entry); });
-  }
+  fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});
+  for (unsigned p = 1; p <= db_.node(n).nports; ++p)
+    fork({.kind = Step::SwitchPort, .port = uint8_t(p), .entry = entry, .node = n});
   if (opt_.read_lft || opt_.read_mft) tables.push_back(n);
 }
 
@@ -439,7 +460,7 @@ bool Walk::port_read(uint32_t n, uint8_t p, bool leave_by_it) {
   const Port& port = db_.port(x, p);
   if (opt_.mlx_epi && mlnx_ext_supported(x.device_id(), x.vendor_id()) && port.phys_state() == PHYS_LINKUP &&
       port.speed_active() == 4 && ext_speed_active(db_, port) == 0)
-    fork(n, [=, this] { return mlnx_ext_port_info(n, p); });
+    fork({.kind = Step::MlnxExt, .port = p, .node = n});
   return leave_by_it && port.phys_state() == PHYS_LINKUP;
 }
 
@@ -459,8 +480,7 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
 // The NodeInfo that came back through port p of node n.
 void Walk::probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
   uint32_t slot = db_.port_index(n, p);
-  auto [added, created] = db_.add_node(ni.bytes());
-  uint32_t m = added;  // (captured below: clang 14 captures no structured binding)
+  auto [m, created] = db_.add_node(ni.bytes());
   uint8_t rp = uint8_t(ni.localPortNum());
   Node& y = db_.node(m);
   if (rp > y.nports) {
@@ -477,7 +497,7 @@ void Walk::probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
     found(m, rp, slot);
   } else if (!y.is_switch() && !db_.port(y, rp).has_info) {
     // A CA/router reached through another of its ports.
-    fork(m, [=, this] { return walk_ca(m, rp, slot); });
+    fork({.kind = Step::Ca, .port = rp, .entry = rp, .node = m, .from = slot});
   }
 }
 
@@ -529,7 +549,7 @@ void Walk::queue_lft(uint32_t n) {
   }
   lft_left_[n] = last / 64 - opt_.lft_first / 64 + 1;
   for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b)
-    q_.push({[=, this] { return lft_block(n, b); }, n, true}, true);
+    fork({.kind = Step::LftBlock, .node = n, .block = b});
 }
 
 Task<> Walk::lft_block(uint32_t n, uint32_t block) {
