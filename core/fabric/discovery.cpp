@@ -55,68 +55,14 @@ void add_failure(DiscoveryResult& r, const std::exception& e, const std::string&
 }
 
 
-// The walk keeps a queue of small work items (core/rpc/sched.h WorkQueue) that
-// a bounded pool of workers drains, so memory stays proportional to the
-// fabric (a few bytes per queued query) rather than to a coroutine frame per
-// query not yet sent.  FIFO order makes the walk breadth first.
-class Walker {
+// --- the routes to a node ------------------------------------------------------
+
+// How the walk's queries reach a node: by its LID when LID routing is used
+// and the LID is known, else by its directed route, else by another one.
+class Routes {
 public:
-  Walker(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
-      // One worker per MAD the window holds: more only queue MADs in the
-      // engine, which then sends them one at a time from each reply's
-      // completion instead of in a burst after the replies are read
-      // (k=32: ten times the pump rounds, +8% instructions).
-      : s_(s), db_(db), opt_(o), q_(s, s.engine().max_outstanding(), [this](Item it) { return work(it); }) {
-    local_lid_ = s.transport().local_lid();
-  }
-
-  DiscoveryResult run() {
-    DiscoveryMode m = opt_.mode;
-    if (m == DiscoveryMode::Auto || m == DiscoveryMode::SA) m = local_lid_ ? DiscoveryMode::LID : DiscoveryMode::DR;
-    if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
-    use_lid_ = m == DiscoveryMode::LID;
-    res_.mode_used = m;
-    uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
-
-    s_.spawn(start());
-    s_.run();
-    if (start_error_) std::rethrow_exception(start_error_);
-    db_.mads_used = res_.mads = s_.engine().sent() - sent0;
-    // Counted by the engine: MADs other code sends on the same scheduler
-    // while the walk runs (ibqueryerrors' PM reads) are in mads, not in
-    // queries, so mads - queries is not the resends.
-    res_.resent = s_.engine().resent() - resent0;
-    res_.flow = s_.engine().flow_stats();
-    if (!discovered_) db_.set_reference(replay_reference(db_, opt_.progress));
-    return std::move(res_);
-  }
-
-  std::vector<uint32_t> tables_;
-
-private:
-  // One query to make.  PortInfo items also probe through the port when it
-  // is LinkUp (a NodeInfo one hop further: how links and nodes are found).
-  enum class Ask : uint8_t {
-    NodeDescription,
-    SwitchInfo,
-    SwitchPortInfo0,   // a switch's PortInfo 0 (its LID), then its other queries
-    SwitchPortInfo,    // PortInfo of a switch's external port
-    CaPortInfo,        // PortInfo of a CA's or router's port
-    MlnxExtPortInfo,
-    LftBlock,          // a block of a switch's linear forwarding table
-  };
-  struct Item {
-    Ask what;
-    uint8_t port = 0;        // the port asked about
-    uint8_t entry = 0;       // the port the node was entered by
-    uint32_t node = NO_INDEX;
-    uint32_t from = NO_INDEX;  // CaPortInfo: the port slot the CA was reached from (NO_INDEX: its own route)
-    uint32_t block = 0;        // LftBlock: the block
-  };
-
-  // Table blocks are queued "later": a worker takes one only when no walk
-  // item waits, so the walk is never held up by them.
-  void push(const Item& it) { q_.push(it, it.what == Ask::LftBlock); }
+  Routes(Subnet& db, uint16_t local_lid) : db_(db), local_lid_(local_lid) {}
+  bool use_lid = false;  // LID routing for what is not a probe
 
   // A directed route: the hops after the local port, plus one more hop
   // when extra >= 0.  Built in place (one allocation) and moved into the
@@ -128,46 +74,50 @@ private:
     if (extra >= 0) p.drPath.back() = uint8_t(extra);
     return p;
   }
+  IBPath dr(uint32_t n) const { return dr(db_.node(n).dr); }
+  // A probe out of port p of node n: always directed route (the link is
+  // what is being found).  A LID route with a one-hop DR tail would also
+  // do by IBA 14.2.2, but simulators (ibsim) do not route it.
+  IBPath probe(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
+
   // The LID a query to node n goes to (0: by its DR path).
   uint16_t lid_for(uint32_t n, unsigned port_hint = 0) const {
     const Node& x = db_.node(n);
-    if (!use_lid_ || n == db_.from_node) return 0;
+    if (!use_lid || n == db_.from_node) return 0;
     if (x.is_switch()) return x.smalid;
     if (port_hint && port_hint <= x.nports && db_.port(x, port_hint).has_info) return db_.port(x, port_hint).base_lid;
     return 0;
   }
-  // The path for a query to node n: LID routed when allowed and known,
-  // unless by_dr.  A LID routed query that fails is asked again by DR
-  // (by_dr): the SM's routes can be stale or incomplete (a link that just
-  // went away, an SM still sweeping), the directed route is what the walk
-  // itself took.
-  IBPath path_for(uint32_t n, unsigned port_hint = 0, bool by_dr = false) const {
-    uint16_t lid = by_dr ? 0 : lid_for(n, port_hint);
-    if (lid) {
+  // LID routed when allowed and known, else the directed route.
+  IBPath to(uint32_t n, unsigned port_hint = 0) const {
+    if (uint16_t lid = lid_for(n, port_hint)) {
       IBPath p;
       p.DLID = lid;
       p.SLID = local_lid_;
       return p;
     }
-    return dr(db_.node(n).dr);
+    return dr(n);
   }
+
   // The routes a query to node n tries, in stages: 0 its LID (when LID
   // routing is used and the LID is known), 1 its directed route, 2 another
   // directed route, through a neighbour known to be linked to it (when the
   // link its own route ends with went away mid-run; a route that works is
-  // kept as the node's route).  next_route gives the path of the first
-  // stage from `stage` on that has one, and moves stage past it; nullopt
-  // when none is left.
-  std::optional<IBPath> next_route(uint32_t n, unsigned port_hint, int& stage) {
+  // kept as the node's route).  The SM's routes can be stale or incomplete
+  // (a link that just went away, an SM still sweeping); the directed route
+  // is what the walk itself took.  next() gives the path of the first stage
+  // from `stage` on that has one, and moves stage past it; nullopt when
+  // none is left.
+  std::optional<IBPath> next(uint32_t n, unsigned port_hint, int& stage) {
     for (; stage <= 2; ++stage) {
       if (stage == 0) {
         if (!lid_for(n, port_hint)) continue;
         ++stage;
-        return path_for(n, port_hint);
+        return to(n, port_hint);
       }
       if (stage == 1) {
         ++stage;
-        return dr(db_.node(n).dr);
+        return dr(n);
       }
       auto h = other_route(n);
       if (!h) continue;
@@ -180,30 +130,7 @@ private:
   // Whether the stage just tried (stage - 1) was the last one for node n.
   bool last_stage(uint32_t n, int stage) const { return stage > 2 || (stage == 2 && !other_route(n)); }
 
-  // Ask attribute T (modifier amod) of node n by each route next_route
-  // gives from stage `from` on, until one answers.  When the last one fails
-  // too, the failure goes into the result's errors as what() says it, and
-  // nullopt is returned.
-  template <class T, class What>
-  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
-    unsigned retried = 0;
-    for (int stage = from;;) {
-      std::optional<IBPath> route = next_route(n, port_hint, stage);
-      if (!route) break;
-      try {
-        co_return co_await s_.SubnGet<T>(std::move(*route), amod);
-      } catch (const std::exception& e) {
-        if (last_stage(n, stage)) {
-          if (again(e, retried++)) {
-            stage = from;
-            continue;
-          }
-          fail(e, what());
-        }
-      }
-    }
-    co_return std::nullopt;
-  }
+private:
   // A directed route to node n other than its own: its own route plus a
   // neighbour's route through another of its links, where that neighbour
   // is a switch (or the start node) whose route does not pass through n.
@@ -228,275 +155,421 @@ private:
     return std::nullopt;
   }
 
-  // The path of a probe out of port p of node n: always directed route
-  // (the link is what is being found).  A LID route with a one-hop DR tail
-  // would also do by IBA 14.2.2, but simulators (ibsim) do not route it.
-  IBPath probe_path(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
+  Subnet& db_;
+  uint16_t local_lid_;
+};
+
+// --- the walk ---------------------------------------------------------------------
+
+// The walk, breadth first: a short coroutine per node kind (walk_switch,
+// walk_ca) and the steps they share (ask, probe, found).  What a node kind
+// asks in parallel it forks: the step is queued in a WorkQueue
+// (core/rpc/sched.h) that a bounded pool of workers drains in FIFO order,
+// one worker per MAD the window holds.  A queued step is 16 bytes naming
+// the coroutine and its arguments; the coroutine is made when a worker
+// takes it, so memory stays proportional to the fabric, not to a frame per
+// query not yet sent (a k=48 dump_fts queues 1.4 million table blocks: as
+// std::function closures, 40 bytes each, its peak was 34 MB higher).
+class Walk {
+public:
+  Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o);
+  DiscoveryResult run();
+
+  std::vector<uint32_t> tables;  // switches whose tables are wanted
+  // Switches whose LFT the walk read (the rest, SwitchInfo having failed,
+  // are left to read_switch_tables).
+  std::unordered_set<uint32_t> lft_tried;
+
+private:
+  // A queued step: the coroutine it starts (call()) and its arguments.
+  struct Step {
+    enum Kind : uint8_t { Description, Switch, SwitchInfo, SwitchPort, Ca, MlnxExt, LftBlock } kind;
+    uint8_t port = 0;   // the port asked about
+    uint8_t entry = 0;  // the port the node was entered by
+    uint32_t node = NO_INDEX;
+    uint32_t from = NO_INDEX;  // Ca: the port slot it was reached from
+    uint32_t block = 0;        // LftBlock: the block
+  };
+  static_assert(sizeof(Step) <= 16, "millions are queued: keep a step small");
+  // Table blocks are queued "later": a worker takes one only when no walk
+  // step waits, so the walk is never held up by them.
+  void fork(const Step& s) { q_.push(s, s.kind == Step::LftBlock); }
+  Task<> call(const Step& s);
+  Task<> take(Step s);
+
+  // The node kinds, and what they ask.
+  Task<> start();
+  void found(uint32_t n, uint8_t entry, uint32_t from);
+  Task<> node_description(uint32_t n, uint8_t entry);
+  Task<> walk_switch(uint32_t n, uint8_t entry);
+  Task<> switch_info(uint32_t n);
+  Task<> switch_port(uint32_t n, uint8_t p, uint8_t entry);
+  Task<> walk_ca(uint32_t n, uint8_t port, uint32_t from);
+  Task<> mlnx_ext_port_info(uint32_t n, uint8_t p);
+
+  // The steps they share.
+  template <class T, class What>
+  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what);
+  template <class T, class Route, class What>
+  Task<std::optional<T>> ask_dr(Route route, uint32_t amod, What what, IBPath* used = nullptr);
+  bool port_read(uint32_t n, uint8_t p, bool leave_by_it);
+  Task<> probe(uint32_t n, uint8_t p);
+  void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);
+  void walk_done();
+
+  // Linear forwarding tables, read behind the walk (DiscoveryOptions::read_lft).
+  void queue_lft(uint32_t n);
+  Task<> lft_block(uint32_t n, uint32_t block);
+  void lft_finished(uint32_t n, bool ok);
 
   void fail(const std::exception& e, const std::string& what) { add_failure(res_, e, what); }
   // Whether a query that failed with e is asked again (DiscoveryOptions::retry).
   bool again(const std::exception& e, unsigned retried) const { return opt_.retry && opt_.retry(e, retried); }
-
-  // What a node's PortInfo tells the MAD engine's flow control (the narrow
-  // interface of core/rpc/rpc.h): the node at directed route p has this LID
-  // (LID-routed SMPs to it count against the same node) and answers within
-  // its RespTimeValue.
-  void learn_timing(const IBPath& p, const iba::SMPPortInfo& pi) {
-    s_.engine().learn_node(p, uint16_t(pi.LID()), uint8_t(pi.respTimeValue()));
-  }
-
-  static std::string node_str(const Node& x) {
-    char b[64];
-    std::snprintf(b, sizeof b, "node 0x%016llx", (unsigned long long)x.guid);
-    return b;
-  }
-
-  Task<> start() {
-    IBPath p = dr(opt_.from);
-    iba::SMPNodeInfo ni;
-    ++res_.queries;
-    try {
-      ni = co_await s_.SubnGet<iba::SMPNodeInfo>(p);
-    } catch (MADError& e) {
-      e.annotate("Failed to query the start node at " + p.describe());
-      start_error_ = std::current_exception();
-      co_return;
-    } catch (...) {
-      start_error_ = std::current_exception();
-      co_return;
-    }
-    auto [n, created] = db_.add_node(ni.bytes());
-    (void)created;
-    db_.from_node = n;
-    db_.from_port = uint8_t(ni.localPortNum());
-    db_.node(n).dr = opt_.from;
-    db_.touch_port(n, ni.localPortNum(), ni.portGUID());
-    new_node(n, uint8_t(ni.localPortNum()), NO_INDEX);
-  }
-
-  // Queue the queries of a node seen for the first time.
-  void new_node(uint32_t n, uint8_t entry, uint32_t from) {
-    push({.what = Ask::NodeDescription, .entry = entry, .node = n});
-    if (db_.node(n).is_switch()) push({.what = Ask::SwitchPortInfo0, .entry = entry, .node = n});
-    else push({.what = Ask::CaPortInfo, .port = entry, .entry = entry, .node = n, .from = from});
-  }
-
-  // After the PortInfo of port p of node n: the FDR10 speed where the
-  // device has it, and whether to probe through the port.
-  bool port_read(uint32_t n, uint8_t p, bool probe_wanted) {
-    if (need_mlnx_ext(n, p)) push({.what = Ask::MlnxExtPortInfo, .port = p, .node = n});
-    return probe_wanted && db_.port(db_.port_index(n, p)).phys_state() == PHYS_LINKUP;
-  }
-
-  // One item: one MAD (a PortInfo and the probe it leads to: two), with its
-  // retries by other routes.
-  Task<> work(Item it) {
-    ++res_.queries;
-    if (it.what == Ask::LftBlock) {
-      co_await read_lft_block(it.node, it.block);
-      co_return;
-    }
-    ++walking_;
-    const uint32_t n = it.node;
-    auto node = [this, n] { return node_str(db_.node(n)); };
-    bool probe = false;  // probe through port it.port of node n next
-    switch (it.what) {
-      case Ask::NodeDescription:
-        if (auto d = co_await ask<iba::SMPNodeDescription>(n, it.entry, 0, 0, [&] { return "NodeDescription of " + node(); }))
-          db_.set_desc(n, d->bytes());
-        break;
-      case Ask::SwitchInfo:
-        if (auto si = co_await ask<iba::SMPSwitchInfo>(n, 0, 0, 0, [&] { return "SwitchInfo of " + node(); })) {
-          db_.set_switch_info(n, si->bytes());
-          if (opt_.read_lft) queue_lft(n);
-        }
-        break;
-      case Ask::SwitchPortInfo0:
-        // PortInfo 0 first: it carries the switch's LID (then LID routing
-        // can be used for the rest).  By directed route.
-        if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node(); })) {
-          db_.set_port_info(n, 0, pi->bytes());
-          learn_timing(dr(db_.node(n).dr), *pi);
-          if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
-        }
-        push({.what = Ask::SwitchInfo, .entry = it.entry, .node = n});
-        for (unsigned p = 1; p <= db_.node(n).nports; ++p)
-          push({.what = Ask::SwitchPortInfo, .port = uint8_t(p), .entry = it.entry, .node = n});
-        if (opt_.read_lft || opt_.read_mft) tables_.push_back(n);
-        break;
-      case Ask::SwitchPortInfo:
-        if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 0, it.port, [&] {
-              return "PortInfo " + std::to_string(it.port) + " of " + node();
-            })) {
-          db_.set_port_info(n, it.port, pi->bytes());
-          probe = port_read(n, it.port, it.port != it.entry);
-        }
-        break;
-      case Ask::CaPortInfo:
-        // Asked through the port itself (its PortInfo then names it as
-        // the local port, as the reference's does).
-        for (unsigned retried = 0, asking = 1; asking; ++retried) {
-          asking = 0;
-          try {
-            IBPath p = it.from == NO_INDEX ? dr(db_.node(n).dr)
-                                           : dr(db_.node(db_.port(it.from).node).dr, db_.port(it.from).num);
-            auto pi = co_await s_.SubnGet<iba::SMPPortInfo>(IBPath(p), it.port);
-            db_.set_port_info(n, it.port, pi.bytes());
-            learn_timing(p, pi);
-            if (n == db_.from_node && it.port == db_.from_port)
-              s_.engine().learn_subnet_timeout(uint8_t(pi.subnetTimeOut()));
-            if (opt_.on_port_lid) opt_.on_port_lid(db_, n, it.port);
-            // Only the start node (a CA) is left through its own port.
-            probe = port_read(n, it.port, n == db_.from_node && it.port == db_.from_port);
-          } catch (const std::exception& e) {
-            asking = again(e, retried);
-            if (!asking) fail(e, "PortInfo " + std::to_string(it.port) + " of " + node());
-          }
-        }
-        break;
-      case Ask::MlnxExtPortInfo:
-        try {
-          auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(path_for(n, it.port), it.port);
-          db_.port(db_.port_index(n, it.port)).mlnx_speed =
-              uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
-        } catch (const std::exception&) {
-          // Not every firmware answers it; the speed then shows without FDR10.
-        }
-        break;
-      case Ask::LftBlock:  // (handled above)
-        break;
-    }
-    if (probe && probe_needed(n, it.port)) {
-      // NodeInfo through the port: finds the link and maybe a new node.
-      ++res_.queries;
-      for (unsigned retried = 0, asking = 1; asking; ++retried) {
-        asking = 0;
-        try {
-          auto ni = co_await s_.SubnGet<iba::SMPNodeInfo>(probe_path(n, it.port));
-          probed(n, it.port, ni);
-        } catch (const std::exception& e) {
-          asking = again(e, retried);
-          if (!asking) fail(e, "NodeInfo through port " + std::to_string(it.port) + " of " + node());
-        }
-      }
-    }
-    if (--walking_ == 0 && q_.waiting() == 0) walk_done();
-  }
-
-  // Every node and link is known (no walk item queued or in progress; only
-  // table blocks may be left): the reference order is final, the blocks
-  // still queued are read in its switch order.
-  void walk_done() {
-    if (discovered_) return;
-    discovered_ = true;
-    db_.set_reference(replay_reference(db_, opt_.progress));
-    auto& blocks = q_.later_items();
-    if (!blocks.empty()) {
-      std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);
-      uint32_t r = 0;
-      for (uint32_t n : db_.reference_order(NodeType::Switch)) rank[n] = r++;
-      std::stable_sort(blocks.begin(), blocks.end(), [&](const Item& a, const Item& b) { return rank[a.node] < rank[b.node]; });
-    }
-    if (opt_.on_discovered) opt_.on_discovered();
-  }
-
-  // --- linear forwarding tables (read_lft) --------------------------------------
-
-  // Queue the table blocks of switch n (its SwitchInfo is in).
-  void queue_lft(uint32_t n) {
-    const Node& x = db_.node(n);
-    unsigned last = std::min(opt_.lft_last, iba::lft_last_lid(x.switch_info()));
-    SwitchTables& t = db_.tables(n);
-    t.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
-    t.lft_valid = false;
-    if (lft_left_.size() <= n) lft_left_.resize(size_t(n) + 1, 0);
-    lft_tried_.insert(n);
-    if (opt_.lft_first > last) {
-      lft_finished(n, true);
-      return;
-    }
-    lft_left_[n] = last / 64 - opt_.lft_first / 64 + 1;
-    for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b) push({.what = Ask::LftBlock, .node = n, .block = b});
-  }
-
-  Task<> read_lft_block(uint32_t n, uint32_t block) {
-    auto l = co_await ask<iba::SMPLinearForwardingTable>(n, 0, 0, block, [&] {
-      return "LinearForwardingTable block " + std::to_string(block) + " of " + node_str(db_.node(n));
-    });
-    if (l) {
-      std::vector<uint8_t>& lft = db_.tables(n).lft;
-      size_t at = size_t(block) * 64;
-      if (at < lft.size()) std::memcpy(lft.data() + at, l->bytes().data(), std::min<size_t>(64, lft.size() - at));
-    } else {
-      lft_bad_.insert(n);
-    }
-    if (--lft_left_[n] == 0) lft_finished(n, !lft_bad_.count(n));
-  }
-
-  void lft_finished(uint32_t n, bool ok) {
-    db_.tables(n).lft_valid = ok;
-    if (opt_.on_lft) opt_.on_lft(n);
-  }
-
-public:
-  // Switches whose table the walk tried (the rest, SwitchInfo having failed,
-  // are left to read_switch_tables).
-  std::unordered_set<uint32_t> lft_tried_;
-
-private:
-
-  bool need_mlnx_ext(uint32_t n, uint8_t p) const {
-    if (!opt_.mlx_epi) return false;
-    const Node& x = db_.node(n);
-    if (!mlnx_ext_supported(x.device_id(), x.vendor_id())) return false;
-    const Port& port = db_.port(x, p);
-    return port.phys_state() == PHYS_LINKUP && port.speed_active() == 4 && ext_speed_active(db_, port) == 0;
-  }
-
-  // Whether port p of node n still needs its probe: not when the link was
-  // found from its other end, or past the hop limit.
-  bool probe_needed(uint32_t n, uint8_t p) const {
-    if (db_.port(db_.port_index(n, p)).peer != NO_INDEX) return false;
-    return !opt_.max_hops || db_.node(n).dr.size() + 1 <= opt_.max_hops;
-  }
-
-  // The NodeInfo that came back through port p of node n.
-  void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
-    uint32_t slot = db_.port_index(n, p);
-    auto [m, created] = db_.add_node(ni.bytes());
-    uint8_t rp = uint8_t(ni.localPortNum());
-    Node& y = db_.node(m);
-    if (rp > y.nports) {
-      res_.errors.push_back("NodeInfo of " + node_str(y) + " names port " + std::to_string(rp) + " beyond its " +
-                            std::to_string(y.nports) + " ports");
-      return;
-    }
-    db_.touch_port(m, rp, ni.portGUID());
-    db_.link(slot, db_.port_index(m, rp));
-    if (created) {
-      y.dr.reserve(db_.node(n).dr.size() + 1);
-      y.dr = db_.node(n).dr;
-      y.dr.push_back(p);
-      new_node(m, rp, slot);
-    } else if (!y.is_switch() && !db_.port(y, rp).has_info) {
-      // A CA/router reached through another of its ports.
-      push({.what = Ask::CaPortInfo, .port = rp, .entry = rp, .node = m, .from = slot});
-    }
-  }
+  void learn_timing(const IBPath& p, const iba::SMPPortInfo& pi);
+  std::string node_str(uint32_t n) const;
 
   Scheduler& s_;
   Subnet& db_;
   const DiscoveryOptions& opt_;
   DiscoveryResult res_;
   std::exception_ptr start_error_;
-  uint16_t local_lid_ = 0;
-  bool use_lid_ = false;
-  WorkQueue<Item> q_;
-  unsigned walking_ = 0;      // walk items taken by workers and not finished
-  bool discovered_ = false;   // walk_done() ran
+  uint16_t local_lid_;
+  Routes routes_;
+  WorkQueue<Step> q_;
+  unsigned walking_ = 0;            // walk steps taken by workers and not finished
+  bool discovered_ = false;         // walk_done() ran
   std::vector<uint32_t> lft_left_;  // by node: table blocks not finished
   std::unordered_set<uint32_t> lft_bad_;
 };
+
+Walk::Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
+    : s_(s),
+      db_(db),
+      opt_(o),
+      local_lid_(s.transport().local_lid()),
+      routes_(db, local_lid_),
+      // One worker per MAD the window holds: more only queue MADs in the
+      // engine, which then sends them one at a time from each reply's
+      // completion instead of in a burst after the replies are read
+      // (k=32: ten times the pump rounds, +8% instructions).
+      q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {}
+
+DiscoveryResult Walk::run() {
+  DiscoveryMode m = opt_.mode;
+  if (m == DiscoveryMode::Auto || m == DiscoveryMode::SA) m = local_lid_ ? DiscoveryMode::LID : DiscoveryMode::DR;
+  if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
+  routes_.use_lid = m == DiscoveryMode::LID;
+  res_.mode_used = m;
+  uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
+
+  s_.spawn(start());
+  s_.run();
+  if (start_error_) std::rethrow_exception(start_error_);
+  db_.mads_used = res_.mads = s_.engine().sent() - sent0;
+  // Counted by the engine: MADs other code sends on the same scheduler
+  // while the walk runs (ibqueryerrors' PM reads) are in mads, not in
+  // queries, so mads - queries is not the resends.
+  res_.resent = s_.engine().resent() - resent0;
+  res_.flow = s_.engine().flow_stats();
+  if (!discovered_) db_.set_reference(replay_reference(db_, opt_.progress));
+  return std::move(res_);
+}
+
+// A step a worker took: one query (a port's PortInfo and the probe it leads
+// to: two), with its retries by other routes.  When the last walk step ends
+// and none waits, the walk is done (table blocks may be left).
+Task<> Walk::take(Step s) {
+  ++res_.queries;
+  if (s.kind == Step::LftBlock) {
+    co_await call(s);
+    co_return;
+  }
+  ++walking_;
+  co_await call(s);
+  if (--walking_ == 0 && q_.waiting() == 0) walk_done();
+}
+
+// The coroutine of a step (not a coroutine itself: it makes the step's).
+Task<> Walk::call(const Step& s) {
+  switch (s.kind) {
+    case Step::Description: return node_description(s.node, s.entry);
+    case Step::Switch: return walk_switch(s.node, s.entry);
+    case Step::SwitchInfo: return switch_info(s.node);
+    case Step::SwitchPort: return switch_port(s.node, s.port, s.entry);
+    case Step::Ca: return walk_ca(s.node, s.port, s.from);
+    case Step::MlnxExt: return mlnx_ext_port_info(s.node, s.port);
+    case Step::LftBlock: return lft_block(s.node, s.block);
+  }
+  return {};
+}
+
+// --- the node kinds -------------------------------------------------------------------
+
+// The start node: its NodeInfo by the route asked for (opt_.from), then the
+// walk of its kind.
+Task<> Walk::start() {
+  IBPath p = Routes::dr(opt_.from);
+  iba::SMPNodeInfo ni;
+  ++res_.queries;
+  try {
+    ni = co_await s_.SubnGet<iba::SMPNodeInfo>(p);
+  } catch (MADError& e) {
+    e.annotate("Failed to query the start node at " + p.describe());
+    start_error_ = std::current_exception();
+    co_return;
+  } catch (...) {
+    start_error_ = std::current_exception();
+    co_return;
+  }
+  auto [n, created] = db_.add_node(ni.bytes());
+  (void)created;
+  db_.from_node = n;
+  db_.from_port = uint8_t(ni.localPortNum());
+  db_.node(n).dr = opt_.from;
+  db_.touch_port(n, ni.localPortNum(), ni.portGUID());
+  found(n, uint8_t(ni.localPortNum()), NO_INDEX);
+}
+
+// A node seen for the first time, entered by its port `entry` (from: the
+// port slot it was reached from; NO_INDEX: the start node): its
+// description, and the walk of its kind.
+void Walk::found(uint32_t n, uint8_t entry, uint32_t from) {
+  fork({.kind = Step::Description, .entry = entry, .node = n});
+  if (db_.node(n).is_switch()) fork({.kind = Step::Switch, .entry = entry, .node = n});
+  else fork({.kind = Step::Ca, .port = entry, .entry = entry, .node = n, .from = from});
+}
+
+Task<> Walk::node_description(uint32_t n, uint8_t entry) {
+  if (auto d = co_await ask<iba::SMPNodeDescription>(n, entry, 0, 0, [&] { return "NodeDescription of " + node_str(n); }))
+    db_.set_desc(n, d->bytes());
+}
+
+// A switch: PortInfo 0 first, by directed route (it carries the switch's
+// LID, so LID routing can take the rest), then SwitchInfo and every
+// external port at once.
+Task<> Walk::walk_switch(uint32_t n, uint8_t entry) {
+  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); })) {
+    db_.set_port_info(n, 0, pi->bytes());
+    learn_timing(routes_.dr(n), *pi);
+    if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
+  }
+  fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});
+  for (unsigned p = 1; p <= db_.node(n).nports; ++p)
+    fork({.kind = Step::SwitchPort, .port = uint8_t(p), .entry = entry, .node = n});
+  if (opt_.read_lft || opt_.read_mft) tables.push_back(n);
+}
+
+Task<> Walk::switch_info(uint32_t n) {
+  if (auto si = co_await ask<iba::SMPSwitchInfo>(n, 0, 0, 0, [&] { return "SwitchInfo of " + node_str(n); })) {
+    db_.set_switch_info(n, si->bytes());
+    if (opt_.read_lft) queue_lft(n);
+  }
+}
+
+// An external port of a switch: its PortInfo, then through it when the
+// link is up (not back by the port the switch was entered by).
+Task<> Walk::switch_port(uint32_t n, uint8_t p, uint8_t entry) {
+  auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 0, p, [&] { return "PortInfo " + std::to_string(p) + " of " + node_str(n); });
+  if (!pi) co_return;
+  db_.set_port_info(n, p, pi->bytes());
+  if (port_read(n, p, p != entry)) co_await probe(n, p);
+}
+
+// A CA's or router's port, asked through the port itself (its PortInfo then
+// names it as the local port, as the reference's does): by the route of
+// the port slot it was reached from, or (from == NO_INDEX) the node's own.
+// Only the start node is left through its own port.
+Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from) {
+  auto route = [&] {
+    return from == NO_INDEX ? routes_.dr(n) : Routes::dr(db_.node(db_.port(from).node).dr, db_.port(from).num);
+  };
+  IBPath used;
+  auto pi = co_await ask_dr<iba::SMPPortInfo>(
+      route, port, [&] { return "PortInfo " + std::to_string(port) + " of " + node_str(n); }, &used);
+  if (!pi) co_return;
+  db_.set_port_info(n, port, pi->bytes());
+  learn_timing(used, *pi);
+  bool start = n == db_.from_node && port == db_.from_port;
+  if (start) s_.engine().learn_subnet_timeout(uint8_t(pi->subnetTimeOut()));
+  if (opt_.on_port_lid) opt_.on_port_lid(db_, n, port);
+  if (port_read(n, port, start)) co_await probe(n, port);
+}
+
+// The FDR10 speed of a Mellanox port.  Not every firmware answers it; the
+// speed then shows without FDR10.
+Task<> Walk::mlnx_ext_port_info(uint32_t n, uint8_t p) {
+  try {
+    auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(routes_.to(n, p), p);
+    db_.port(db_.port_index(n, p)).mlnx_speed =
+        uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
+  } catch (const std::exception&) {
+  }
+}
+
+// --- the steps they share ------------------------------------------------------------
+
+// Ask attribute T (modifier amod) of node n by each route Routes::next
+// gives from stage `from` on, until one answers.  When the last one fails
+// too (and is not to be asked again), the failure goes into the result's
+// errors as what() says it, and nullopt is returned.
+template <class T, class What>
+Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
+  unsigned retried = 0;
+  for (int stage = from;;) {
+    std::optional<IBPath> route = routes_.next(n, port_hint, stage);
+    if (!route) break;
+    try {
+      co_return co_await s_.SubnGet<T>(std::move(*route), amod);
+    } catch (const std::exception& e) {
+      if (routes_.last_stage(n, stage)) {
+        if (again(e, retried++)) {
+          stage = from;
+          continue;
+        }
+        fail(e, what());
+      }
+    }
+  }
+  co_return std::nullopt;
+}
+
+// Ask attribute T (modifier amod) by the directed route route() makes (made
+// again for each try), asked again while DiscoveryOptions::retry says so.
+// When it never answers, the failure goes into the result's errors as
+// what() says it, and nullopt is returned.  used: the route that answered.
+template <class T, class Route, class What>
+Task<std::optional<T>> Walk::ask_dr(Route route, uint32_t amod, What what, IBPath* used) {
+  for (unsigned retried = 0;; ++retried) {
+    IBPath p = route();
+    try {
+      if (used) *used = p;
+      co_return co_await s_.SubnGet<T>(std::move(p), amod);
+    } catch (const std::exception& e) {
+      if (again(e, retried)) continue;
+      fail(e, what());
+    }
+    co_return std::nullopt;
+  }
+}
+
+// After the PortInfo of port p of node n: the FDR10 speed where the device
+// has it, and whether to leave the node by the port (the walk wants to and
+// its link is up).
+bool Walk::port_read(uint32_t n, uint8_t p, bool leave_by_it) {
+  const Node& x = db_.node(n);
+  const Port& port = db_.port(x, p);
+  if (opt_.mlx_epi && mlnx_ext_supported(x.device_id(), x.vendor_id()) && port.phys_state() == PHYS_LINKUP &&
+      port.speed_active() == 4 && ext_speed_active(db_, port) == 0)
+    fork({.kind = Step::MlnxExt, .port = p, .node = n});
+  return leave_by_it && port.phys_state() == PHYS_LINKUP;
+}
+
+// NodeInfo through port p of node n, unless the link was found from its
+// other end or is past the hop limit: finds the link, and the node behind
+// it when that is new.
+Task<> Walk::probe(uint32_t n, uint8_t p) {
+  if (db_.port(db_.port_index(n, p)).peer != NO_INDEX) co_return;
+  if (opt_.max_hops && db_.node(n).dr.size() + 1 > opt_.max_hops) co_return;
+  ++res_.queries;
+  auto ni = co_await ask_dr<iba::SMPNodeInfo>([&] { return routes_.probe(n, p); }, 0, [&] {
+    return "NodeInfo through port " + std::to_string(p) + " of " + node_str(n);
+  });
+  if (ni) probed(n, p, *ni);
+}
+
+// The NodeInfo that came back through port p of node n.
+void Walk::probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
+  uint32_t slot = db_.port_index(n, p);
+  auto [m, created] = db_.add_node(ni.bytes());
+  uint8_t rp = uint8_t(ni.localPortNum());
+  Node& y = db_.node(m);
+  if (rp > y.nports) {
+    res_.errors.push_back("NodeInfo of " + node_str(m) + " names port " + std::to_string(rp) + " beyond its " +
+                          std::to_string(y.nports) + " ports");
+    return;
+  }
+  db_.touch_port(m, rp, ni.portGUID());
+  db_.link(slot, db_.port_index(m, rp));
+  if (created) {
+    y.dr.reserve(db_.node(n).dr.size() + 1);
+    y.dr = db_.node(n).dr;
+    y.dr.push_back(p);
+    found(m, rp, slot);
+  } else if (!y.is_switch() && !db_.port(y, rp).has_info) {
+    // A CA/router reached through another of its ports.
+    fork({.kind = Step::Ca, .port = rp, .entry = rp, .node = m, .from = slot});
+  }
+}
+
+// Every node and link is known (no walk step queued or in progress; only
+// table blocks may be left): the reference order is final, the blocks
+// still queued are read in its switch order.
+void Walk::walk_done() {
+  if (discovered_) return;
+  discovered_ = true;
+  db_.set_reference(replay_reference(db_, opt_.progress));
+  auto& blocks = q_.later_items();
+  if (!blocks.empty()) {
+    std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);
+    uint32_t r = 0;
+    for (uint32_t n : db_.reference_order(NodeType::Switch)) rank[n] = r++;
+    std::stable_sort(blocks.begin(), blocks.end(), [&](const Step& a, const Step& b) { return rank[a.node] < rank[b.node]; });
+  }
+  if (opt_.on_discovered) opt_.on_discovered();
+}
+
+// What a node's PortInfo tells the MAD engine's flow control (the narrow
+// interface of core/rpc/rpc.h): the node at directed route p has this LID
+// (LID-routed SMPs to it count against the same node) and answers within
+// its RespTimeValue.
+void Walk::learn_timing(const IBPath& p, const iba::SMPPortInfo& pi) {
+  s_.engine().learn_node(p, uint16_t(pi.LID()), uint8_t(pi.respTimeValue()));
+}
+
+std::string Walk::node_str(uint32_t n) const {
+  char b[64];
+  std::snprintf(b, sizeof b, "node 0x%016llx", (unsigned long long)db_.node(n).guid);
+  return b;
+}
+
+// --- linear forwarding tables (read_lft) ----------------------------------------
+
+// Queue the table blocks of switch n (its SwitchInfo is in), behind the walk.
+void Walk::queue_lft(uint32_t n) {
+  const Node& x = db_.node(n);
+  unsigned last = std::min(opt_.lft_last, iba::lft_last_lid(x.switch_info()));
+  SwitchTables& t = db_.tables(n);
+  t.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
+  t.lft_valid = false;
+  if (lft_left_.size() <= n) lft_left_.resize(size_t(n) + 1, 0);
+  lft_tried.insert(n);
+  if (opt_.lft_first > last) {
+    lft_finished(n, true);
+    return;
+  }
+  lft_left_[n] = last / 64 - opt_.lft_first / 64 + 1;
+  for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b)
+    fork({.kind = Step::LftBlock, .node = n, .block = b});
+}
+
+Task<> Walk::lft_block(uint32_t n, uint32_t block) {
+  auto l = co_await ask<iba::SMPLinearForwardingTable>(n, 0, 0, block, [&] {
+    return "LinearForwardingTable block " + std::to_string(block) + " of " + node_str(n);
+  });
+  if (l) {
+    std::vector<uint8_t>& lft = db_.tables(n).lft;
+    size_t at = size_t(block) * 64;
+    if (at < lft.size()) std::memcpy(lft.data() + at, l->bytes().data(), std::min<size_t>(64, lft.size() - at));
+  } else {
+    lft_bad_.insert(n);
+  }
+  if (--lft_left_[n] == 0) lft_finished(n, !lft_bad_.count(n));
+}
+
+void Walk::lft_finished(uint32_t n, bool ok) {
+  db_.tables(n).lft_valid = ok;
+  if (opt_.on_lft) opt_.on_lft(n);
+}
 
 // --- forwarding tables -------------------------------------------------------------
 
@@ -527,14 +600,14 @@ IBPath switch_path(const Subnet& db, uint32_t n, uint16_t local_lid, DiscoveryMo
 
 DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt) {
   if (opt.mode == DiscoveryMode::SA) return discover_sa(sched, db, opt);  // records only
-  Walker w(sched, db, opt);
+  Walk w(sched, db, opt);
   DiscoveryResult r = w.run();
   // The MFTs, and the LFTs of switches whose SwitchInfo the walk could not read.
-  if (opt.read_mft && !w.tables_.empty()) read_switch_tables(sched, db, w.tables_, false, true, opt.mode, &r);
+  if (opt.read_mft && !w.tables.empty()) read_switch_tables(sched, db, w.tables, false, true, opt.mode, &r);
   if (opt.read_lft) {
     std::vector<uint32_t> left;
-    for (uint32_t n : w.tables_)
-      if (!w.lft_tried_.count(n)) left.push_back(n);
+    for (uint32_t n : w.tables)
+      if (!w.lft_tried.count(n)) left.push_back(n);
     if (!left.empty()) read_switch_tables(sched, db, left, true, false, opt.mode, &r);
   }
   return r;
