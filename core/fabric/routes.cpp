@@ -167,6 +167,10 @@ unsigned UnicastDump::table_by(const TableHead& h, const std::vector<uint8_t>& l
       p.lit('\n').close_object();
       continue;
     }
+    if (p.json() && !inline_dests_) {  // (the document's entry says no more: no lookup)
+      p.close_object();
+      continue;
+    }
     bool in_last = lid >= last_base_ && lid < last_base_ + last_count_;
     // (the text names a LID of the last port named in full by its path
     // number, without asking the resolver)

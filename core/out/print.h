@@ -254,8 +254,8 @@ public:
     return *this;
   }
 
-  // A value core/ writes into a JsonOut (IBPath::json, the fabric's node
-  // objects) that the text does not show: PRINT_JSON for composites.
+  // A value core/ writes into a JsonOut (IBPath::json) that the text does
+  // not show: PRINT_JSON for composites.
   template <class F>
   Printer& json_value(const char* key, F&& write) {
     if (j_) {
@@ -265,9 +265,9 @@ public:
     return *this;
   }
 
-  // Text that core/ writes to a FILE (the fabric's printers:
-  // TopologyPrinter, the routing dumps) that the JSON shows as composites
-  // of its own (json_value): write(FILE*) is called only for the text.
+  // Text written to a FILE elsewhere (ibhosts' lines made from the
+  // topology's text) that the JSON shows as composites of its own
+  // (json_value): write(FILE*) is called only for the text.
   template <class F>
   Printer& text_to(F&& write) {
     if (!j_) {
