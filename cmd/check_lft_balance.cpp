@@ -136,7 +136,9 @@ private:
     FILE* f = open_memstream(&buf, &len);
     if (!f) throw Error("open_memstream failed");
     std::vector<LidDest> dests = lid_dests_from_db(db, map_);
-    UnicastDump dump(f, false, false);
+    {
+    ibcore::Printer p(f, false, false);
+    UnicastDump dump(p, false, false);
     for (uint32_t id : db.reference_order(NodeType::Switch)) {
       const Node& n = db.node(id);
       const SwitchTables* t = db.find_tables(id);
@@ -146,9 +148,11 @@ private:
         continue;
       }
       unsigned top = iba::lft_range(n.switch_info(), 0, 0).last;
-      dump.header(0, top, "DR path slid 0; dlid 0; " + dr_path_of(db, id).dr_string(), n.guid,
-                  map_.remap(n.guid, n.description()));
-      dump.rows(t->lft, 0, top, dests);
+      dump.table({n.guid, map_.remap(n.guid, n.description()), 0, {},
+                  "DR path slid 0; dlid 0; " + dr_path_of(db, id).dr_string()},
+                 t->lft, 0, top, dests);
+    }
+    p.finish();
     }
     std::fclose(f);
     std::vector<std::string> lines;

@@ -120,14 +120,9 @@ private:
         rc_ = 255;
         continue;
       }
-      out_.json_value(nullptr, [&](JsonOut& j) {
-        json_lft(j, {t.guid, t.name, t.lid, t.route}, t.lft, t.start, t.end, all_);
-      });
-      out_.text_to([&](FILE* f) {
-        UnicastDump d(f, all_, no_dests_, "node info not available fabric scan");
-        d.header(t.start, t.end, t.where, t.guid, t.name);
-        d.rows(t.lft, t.start, t.end, dests_);
-      });
+      // (the destinations are named once in the JSON: json_dests)
+      UnicastDump d(out_, all_, no_dests_, "node info not available fabric scan", false);
+      d.table({t.guid, t.name, t.lid, t.route, t.where}, t.lft, t.start, t.end, dests_);
     }
   }
 
@@ -220,8 +215,8 @@ private:
       return 255;
     }
     // --json: {"destinations" (json_dests), "switches": [one object a table
-    // (core/fabric/routes.h json_lft, json_mft)]}, closed whatever happens;
-    // the text: the reference's tables (UnicastDump, print_mft).
+    // (core/fabric/routes.h UnicastDump, mft_table)]}, closed whatever happens;
+    // the text: the reference's tables, from the same description.
     out_ = std::make_unique<Printer>();
     out_->open_object();
     struct Close {
@@ -381,20 +376,13 @@ private:
           rc = 255;
           continue;
         }
-        out_->json_value(nullptr, [&](JsonOut& o) {
-          TableHead h{n.guid, name, n.smalid, route_of(db, j.node)};
-          if (multicast_) json_mft(o, h, j.mft, j.start, j.end, n.nports, all_);
-          else json_lft(o, h, j.lft.lft, j.start, j.end, all_);
-        });
-        out_->text_to([&](FILE* f) {
-          if (multicast_) {
-            print_mft(f, j.mft, j.start, j.end, n.nports, all_, no_dests_, where_of(db, j.node), n.guid, name);
-          } else {
-            UnicastDump d(f, all_, no_dests_, "node info not available fabric scan");
-            d.header(j.start, j.end, where_of(db, j.node), n.guid, name);
-            d.rows(j.lft.lft, j.start, j.end, dests);
-          }
-        });
+        TableHead h{n.guid, name, n.smalid, route_of(db, j.node), where_of(db, j.node)};
+        if (multicast_) {
+          mft_table(*out_, h, j.mft, j.start, j.end, n.nports, all_, no_dests_);
+        } else {
+          UnicastDump d(*out_, all_, no_dests_, "node info not available fabric scan", false);
+          d.table(h, j.lft.lft, j.start, j.end, dests);
+        }
       }
     };
     reads.on_done = [&](size_t i) {
@@ -412,10 +400,8 @@ private:
   // --json: the destinations (once: the entries name only LID and port),
   // then the switches' array is opened.
   void json_open(const std::vector<LidDest>& dests) {
-    out_->json_value(nullptr, [&](JsonOut& j) {
-      if (!dests.empty()) json_dests(j, dests);
-      j.key("switches").arr();
-    });
+    if (!dests.empty()) json_dests(*out_, dests);
+    out_->open_array("switches");
   }
 
   Wrapper wrapper_;

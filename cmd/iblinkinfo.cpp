@@ -15,7 +15,6 @@
 #include "core/fabric/partialscan.h"
 #include "core/transport/path.h"
 #include "core/out/print.h"
-#include "core/out/textout.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
 #include "core/out/log.h"
@@ -30,10 +29,13 @@ constexpr ibtool::FlagName DIFF_KEYS[] = {{"port", D_PORT}, {"state", D_STATE}, 
 
 class LinkPrinter {
 public:
-  // Writes into o (one flat buffer: no printf, no allocation per line).
-  LinkPrinter(const Subnet& db, const NodeNameMap& map, TextOut& o, bool line, bool additional, bool down_only,
+  // Each node and port described once through p (core/out/print's row
+  // path: no printf, no allocation per line): the reference's lines, or
+  // --json's node objects (core/fabric/json_net) with the ports the text
+  // lists.
+  LinkPrinter(const Subnet& db, const NodeNameMap& map, Printer& p, bool line, bool additional, bool down_only,
               const Subnet* filter)
-      : db_(db), map_(map), o_(o), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
+      : db_(db), map_(map), p_(p), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
 
   std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
 
@@ -49,10 +51,10 @@ public:
 
   // "[%2s]" of a port's external number (blank when it has none).
   void ext(const Port& p) const {
-    o_.put('[');
-    if (p.ext_num) o_.rdec(p.ext_num, 2);
-    else o_.put("  ");
-    o_.put(']');
+    p_.lit('[');
+    if (p.ext_num) p_.dec(PRINT_FP, nullptr, p.ext_num, 2);
+    else p_.lit("  ");
+    p_.lit(']');
   }
 
   void port(const Subnet& s, const Node& n, const Port& p, const char* prefix) const {
@@ -61,59 +63,65 @@ public:
     unsigned w = known ? p.width_active() : 0;
     unsigned st = p.state(), ph = p.phys_state();
     if (st == 1 && filtered(n, p)) return;
-    if (prefix) o_.put(prefix);
+    p_.open_object();
+    port_members(p_, s, p, map_, add_);
+    if (prefix) p_.lit(prefix);
     if (line_) {
-      o_.put("0x").hex0(p.guid, 16).put(" \"").rpad(remap(n), 30).put("\" ");
+      p_.lit("0x").hex(PRINT_FP, nullptr, p.guid, 16).lit(" \"").strv(PRINT_FP, nullptr, remap(n), 30).lit("\" ");
     } else {
-      o_.put("      ");
+      p_.lit("      ");
     }
     if (!n.is_switch()) {
-      if (!line_) o_.put("0x").hex0(p.guid, 16).put(' ');
-      o_.rdec(p.base_lid, 6);
+      if (!line_) p_.lit("0x").hex(PRINT_FP, nullptr, p.guid, 16).lit(' ');
+      p_.dec(PRINT_FP, nullptr, p.base_lid, 6);
     } else {
-      o_.rdec(n.smalid, 6);
+      p_.dec(PRINT_FP, nullptr, n.smalid, 6);
     }
-    o_.put(' ').rdec(p.num, 4);
+    p_.lit(' ').dec(PRINT_FP, nullptr, p.num, 4);
     ext(p);
-    o_.put(" ==(");
+    p_.lit(" ==(");
     if (st != 1) {
       std::string speed = active_speed_text(s, p, known);
-      o_.rpad(iba::ref::fmt_link_width(w), 3).put(' ').rpad(speed, 18).put(' ');
+      p_.strv(PRINT_FP, nullptr, iba::ref::fmt_link_width(w), 3).lit(' ').strv(PRINT_FP, nullptr, speed, 18).lit(' ');
     } else {
-      o_.put("              ");
+      p_.lit("              ");
     }
-    o_.rpad(iba::ref::fmt_port_state(st), 6).put('/').rpad(iba::ref::fmt_phys_state(ph), 8).put(')');
+    p_.strv(PRINT_FP, nullptr, iba::ref::fmt_port_state(st), 6).lit('/').strv(PRINT_FP, nullptr, iba::ref::fmt_phys_state(ph), 8).lit(')');
     if (add_ && st != 1) {
       auto pi = p.port_info();
-      o_.put(" (HOQ:").sdec(int(pi.HOQLife())).put(" VL_Stall:").sdec(int(pi.VLStallCount())).put(')');
+      p_.lit(" (HOQ:").dec(PRINT_FP, nullptr, unsigned(pi.HOQLife())).lit(" VL_Stall:").dec(PRINT_FP, nullptr, unsigned(pi.VLStallCount())).lit(')');
     }
-    o_.put("==>  ");
+    p_.lit("==>  ");
     if (const Port* r = s.peer(p)) {
       const Node& rn = s.node_of(*r);
       std::string wmsg, smsg;
       could_be(db_, p, *r, wmsg, smsg);
-      if (line_) o_.put("0x").hex0(r->guid, 16).put(' ');
-      o_.rdec(r->base_lid ? r->base_lid : rn.smalid, 6).put(' ').rdec(r->num, 4);
+      if (line_) p_.lit("0x").hex(PRINT_FP, nullptr, r->guid, 16).lit(' ');
+      p_.dec(PRINT_FP, nullptr, r->base_lid ? r->base_lid : rn.smalid, 6).lit(' ').dec(PRINT_FP, nullptr, r->num, 4);
       ext(*r);
-      o_.put(" \"").put(remap(rn)).put("\" (").put(wmsg).put(' ').put(smsg).put(")\n");
+      p_.lit(" \"").lit(remap(rn)).lit("\" (").lit(wmsg).lit(' ').lit(smsg).lit(")\n");
     } else {
-      o_.put(st == 1 ? "           [  ] \"\" ( )\n" : "    \"Port not available\"\n");
+      p_.lit(st == 1 ? "           [  ] \"\" ( )\n" : "    \"Port not available\"\n");
     }
+    p_.close_object();
   }
 
   void header(const Subnet& s, const Node& n, int* flag, const char* prefix) const {
     if ((flag && *flag) || line_) return;
-    if (prefix) o_.put(prefix);
+    if (prefix) p_.lit(prefix);
     if (n.is_switch()) {
       uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : s.ref_port_guid(n);
-      o_.put("Switch: 0x").hex0(g, 16).put(' ').put(remap(n)).put(":\n");
+      p_.lit("Switch: 0x").hex(PRINT_FP, nullptr, g, 16).lit(' ').lit(remap(n)).lit(":\n");
     } else {
-      o_.put(n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??").put(": ").put(remap(n)).put(":\n");
+      p_.lit(n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??").lit(": ").lit(remap(n)).lit(":\n");
     }
     if (flag) ++*flag;
   }
 
   void node(const Subnet& s, const Node& n, const char* prefix) const {
+    p_.open_object();
+    node_members(p_, s, n, map_);
+    p_.open_array("ports");
     int head = 0;
     for (unsigned i = 1; i <= n.nports; ++i) {
       const Port& p = s.port(n, i);
@@ -123,6 +131,7 @@ public:
         port(s, n, p, prefix);
       }
     }
+    p_.close_array().close_object();
   }
 
   struct Side {
@@ -148,7 +157,7 @@ public:
     }
     if (n1.nports != n2.nports) {
       header(*d.a, n1, &head, nullptr);
-      o_.put(d.pa).put("numports = ").dec(n1.nports).put('\n').put(d.pb).put("numports = ").dec(n2.nports).put('\n');
+      p_.lit(d.pa).lit("numports = ").dec(PRINT_FP, nullptr, n1.nports).lit('\n').lit(d.pb).lit("numports = ").dec(PRINT_FP, nullptr, n2.nports).lit('\n');
       return;
     }
     for (unsigned i = 1; i <= n1.nports; ++i) {
@@ -177,7 +186,7 @@ public:
 private:
   const Subnet& db_;
   const NodeNameMap& map_;
-  TextOut& o_;
+  Printer& p_;
   bool line_, add_, down_only_;
   const Subnet* filter_;
 };
@@ -314,37 +323,28 @@ public:
       auto nodes = db.reference_order(only_);
       // --json: {"nodes": [node, ...]} in the text's order, each with the
       // ports the text lists (core/fabric/json_net.h; -p adds each port's
-      // whole PortInfo); the text: LinkPrinter's lines.
+      // whole PortInfo); the text: the reference's lines; both from
+      // LinkPrinter's one description.
       ibcore::Printer p;
-      p.open_object();
-      p.json_value("nodes", [&](JsonOut& j) {
-        std::vector<const Node*> list;
-        if (one) list.push_back(one);
-        else
-          for (uint32_t i : nodes) list.push_back(&db.node(i));
-        write_json(j, db, map, list, have_filter ? &filter_db : nullptr);
-      });
-      p.text_to([&](FILE* f) {
-        TextOut out(f);
-        LinkPrinter pr(db, map, out, line_, additional_, down_, have_filter ? &filter_db : nullptr);
-        if (have_diff) {
-          LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
-          LinkPrinter::Side back{&db, &diff_db, "> ", "< "};
-          unsigned f2 = flags & ~(D_PORT | D_STATE | D_LID | D_NODEDESC);
-          if (one) {
-            pr.diff_node(fwd, *one, flags);
-            pr.diff_node(back, *one, f2);
-          } else {
-            for (uint32_t i : diff_db.reference_order(only_)) pr.diff_node(fwd, diff_db.node(i), flags);
-            for (uint32_t i : nodes) pr.diff_node(back, db.node(i), f2);
-          }
-        } else if (one) {
-          pr.node(db, *one, nullptr);
+      p.open_object().open_array("nodes");
+      LinkPrinter pr(db, map, p, line_, additional_, down_, have_filter ? &filter_db : nullptr);
+      if (have_diff) {
+        LinkPrinter::Side fwd{&diff_db, &db, "< ", "> "};
+        LinkPrinter::Side back{&db, &diff_db, "> ", "< "};
+        unsigned f2 = flags & ~(D_PORT | D_STATE | D_LID | D_NODEDESC);
+        if (one) {
+          pr.diff_node(fwd, *one, flags);
+          pr.diff_node(back, *one, f2);
         } else {
-          for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
+          for (uint32_t i : diff_db.reference_order(only_)) pr.diff_node(fwd, diff_db.node(i), flags);
+          for (uint32_t i : nodes) pr.diff_node(back, db.node(i), f2);
         }
-        out.flush();
-      });
+      } else if (one) {
+        pr.node(db, *one, nullptr);
+      } else {
+        for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
+      }
+      p.close_array();
       p.close_object().finish();
       std::fflush(stdout);
       return !one && nodes.empty() ? ibtool::strict_exit(config(), 0, "no node listed") : 0;
@@ -356,26 +356,6 @@ public:
   }
 
 private:
-  // The nodes array of the document: each node with the ports the text
-  // lists.
-  void write_json(JsonOut& j, const Subnet& db, const NodeNameMap& map, const std::vector<const Node*>& list,
-                  const Subnet* filter) const {
-    TextOut unused(stdout);  // (LinkPrinter's text side; only filtered() is asked)
-    LinkPrinter lp(db, map, unused, false, false, false, filter);
-    j.arr();
-    for (const Node* n : list) {
-      json_node_head(j, db, *n, map);
-      j.key("ports").arr();
-      for (unsigned i = 1; i <= n->nports; ++i) {
-        const Port& p = db.port(*n, i);
-        if (!p.exists || (down_ && p.state() != 1) || (p.state() == 1 && lp.filtered(*n, p))) continue;
-        json_port(j, db, p, map, additional_);
-      }
-      j.end().end();
-    }
-    j.end();
-  }
-
   std::string guid_str_, dr_str_, load_cache_, diff_, diffcheck_, filterdown_, sm_port_;
   bool all_ = false, down_ = false, line_ = false, additional_ = false;
   int hops_ = 0;

@@ -104,37 +104,14 @@ public:
       // topology's order]}, each node with its linked ports (the nodes of
       // the types listed, without ports, with -l/-H/-S/-R); the text: the
       // topology (or the list, the ports report, the differences) as the
-      // reference prints it (core/fabric/netprint).
+      // reference prints it; both from one description (core/fabric/netprint).
       ibcore::Printer p(f);
       p.open_object();
-      if (max_hops_) {
-        p.uint(ibcore::PRINT_JSON, "maxHops", nullptr, db.reference().max_hops);
-        p.uint(ibcore::PRINT_JSON, "madsUsed", nullptr, db.mads_used);
-      }
-      if (db.from_node != NO_INDEX) {
-        const Node& from = db.node(db.from_node);
-        p.open_object("initiatedFrom").guid(ibcore::PRINT_JSON, "nodeGUID", nullptr, from.guid);
-        p.guid(ibcore::PRINT_JSON, "portGUID", nullptr, db.ref_port_guid(from)).close_object();
-      }
-      p.json_value("nodes", [&](JsonOut& j) {
-        JsonNetOptions jo;
-        jo.full = full_;
-        jo.linked_only = true;
-        jo.ports = !list_;
-        j.arr();
-        for (NodeType t : {NodeType::Switch, NodeType::CA, NodeType::Router}) {
-          if (list_ && !(list_ & (1u << unsigned(t)))) continue;
-          for (uint32_t i : db.reference_order(t)) json_node(j, db, db.node(i), map, jo);
-        }
-        j.end();
-      });
-      p.text_to([&](FILE* out) {
-        TopologyPrinter pr(db, map, out, full_, group_);
-        if (ports_) pr.ports_report();
-        else if (list_) pr.list(list_);
-        else if (have_diff) pr.diff(diff_db, db, flags);
-        else pr.topology(max_hops_, !load_cache_.empty());
-      });
+      TopologyPrinter pr(db, map, p, full_, group_);
+      if (ports_) pr.ports_report();
+      else if (list_) pr.list(list_, true, max_hops_);
+      else if (have_diff) pr.diff(diff_db, db, flags);
+      else pr.topology(max_hops_, !load_cache_.empty());
       p.close_object().finish();
       std::fflush(stdout);
       if (f != stdout) std::fclose(f);

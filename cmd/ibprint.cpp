@@ -60,40 +60,9 @@ public:
     // prints it, without the blank line that separates blocks there.
     Printer p;
     p.open_object();
-    if (list) {
-      p.json_value("nodes", [&](JsonOut& j) {
-        JsonNetOptions jo;
-        jo.ports = false;
-        j.arr();
-        for (uint32_t i : db.reference_order(type_)) json_node(j, db, db.node(i), map, jo);
-        j.end();
-      });
-      p.text_to([&](FILE* f) {
-        TopologyPrinter pr(db, map, f, false, false);
-        pr.list(1u << unsigned(type_));
-      });
-    } else {
-      const Node& n = db.node(found);
-      p.json_value("node", [&](JsonOut& j) {
-        JsonNetOptions jo;
-        jo.linked_only = true;
-        json_node(j, db, n, map, jo);
-      });
-      p.text_to([&](FILE* f) {
-        char* text = nullptr;
-        size_t len = 0;
-        FILE* mem = open_memstream(&text, &len);
-        if (!mem) throw Error("Out of memory");
-        TopologyPrinter block(db, map, mem, false, false);
-        if (n.is_switch()) block.out_switch(n, nullptr, nullptr);
-        else block.out_ca(n, nullptr, nullptr);
-        block.out_node_ports(n, n.is_switch());
-        std::fclose(mem);
-        std::string out(text, len);
-        std::free(text);
-        std::fputs(out.c_str() + (out.starts_with("\n") ? 1 : 0), f);
-      });
-    }
+    TopologyPrinter pr(db, map, p, false, false);
+    if (list) pr.list(1u << unsigned(type_));
+    else pr.node(db.node(found), "node", false);
     p.close_object().finish();
     return 0;
   }

@@ -128,15 +128,10 @@ private:
       reads.spawn(src);
       sched.run();
       if (m.error) fail_with(m.error, "dump tables: multicast forwarding table get failed");
-      // --json: the switch's table object (core/fabric/routes.h json_mft)
-      // as the document; the text print_mft's.
+      // --json: the switch's table object (core/fabric/routes.h mft_table)
+      // as the document; the text the reference's table.
       Printer p;
-      p.json_value(nullptr, [&](JsonOut& j) {
-        json_mft(j, {ni.nodeGUID(), name, 0, path}, m, start, end, unsigned(ni.numPorts()), all_);
-      });
-      p.text_to([&](FILE* f) {
-        print_mft(f, m, start, end, unsigned(ni.numPorts()), all_, no_dests_, where, ni.nodeGUID(), name);
-      });
+      mft_table(p, {ni.nodeGUID(), name, 0, path, where}, m, start, end, unsigned(ni.numPorts()), all_, no_dests_);
       p.finish();
       return 0;
     }
@@ -154,17 +149,11 @@ private:
       auto it = dests.find(lid);
       return it == dests.end() ? nullptr : &it->second;
     };
-    // --json: the switch's table object (json_lft, destinations inline) as
-    // the document; the text UnicastDump's.
+    // --json: the switch's table object (UnicastDump, destinations inline)
+    // as the document; the text the reference's table.
     Printer p;
-    p.json_value(nullptr, [&](JsonOut& j) {
-      json_lft(j, {ni.nodeGUID(), name, 0, path}, l.lft, start, end, all_, no_dests_, resolve);
-    });
-    p.text_to([&](FILE* f) {
-      UnicastDump d(f, all_, no_dests_);
-      d.header(start, end, where, ni.nodeGUID(), name);
-      d.rows(l.lft, start, end, resolve);
-    });
+    UnicastDump d(p, all_, no_dests_);
+    d.table({ni.nodeGUID(), name, 0, path, where}, l.lft, start, end, resolve);
     p.finish();
     return 0;
   }

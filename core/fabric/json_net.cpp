@@ -44,58 +44,72 @@ const char* node_type_name(NodeType t) {
   return n ? n : "Unknown";
 }
 
-void remote(JsonOut& j, const Subnet& db, const Port& r, const NodeNameMap& map) {
+void remote(Printer& p, const Subnet& db, const Port& r, const NodeNameMap& map) {
   const Node& rn = db.node_of(r);
-  j.obj().kguid("nodeGUID", rn.guid).kguid("portGUID", r.guid).kv("portNum", r.num).kv("LID", db.lid_of(r));
-  j.kenum("nodeType", node_type_name(rn.type), unsigned(rn.type));
+  p.open_object("remote").hexguid(PRINT_JSON, "nodeGUID", rn.guid).hexguid(PRINT_JSON, "portGUID", r.guid);
+  p.dec(PRINT_JSON, "portNum", r.num).dec(PRINT_JSON, "LID", db.lid_of(r));
+  p.enumv(PRINT_JSON, "nodeType", node_type_name(rn.type), unsigned(rn.type));
   std::string d = rn.description();
-  j.ks("nodeDescription", d).ks("name", map.remap(rn.guid, d)).end();
+  p.strv(PRINT_JSON, "nodeDescription", d).strv(PRINT_JSON, "name", map.remap(rn.guid, d)).close_object();
 }
 
 }  // namespace
 
-void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& map, bool full) {
-  j.obj().kv("portNum", p.num).kguid("portGUID", p.guid).kv("LID", db.lid_of(p));
-  if (p.ext_num) j.kv("externalPortNum", p.ext_num);
-  if (p.has_info) {
-    for (const iba::FieldDesc* f : summary().f) j.field(*f, f->bit_off, p.info.data());
+void port_members(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {
+  if (!p.json()) return;
+  p.dec(PRINT_JSON, "portNum", port.num).hexguid(PRINT_JSON, "portGUID", port.guid);
+  p.dec(PRINT_JSON, "LID", db.lid_of(port));
+  if (port.ext_num) p.dec(PRINT_JSON, "externalPortNum", port.ext_num);
+  if (port.has_info) {
+    for (const iba::FieldDesc* f : summary().f) p.field(*f, port.info.data());
     if (full) {
-      j.key("portInfo").obj();
       // (not the M_Key: the text never shows it; LocalPortNum as the
       // reference's query got it, like the rest of the topology)
       static constexpr std::string_view HIDE[] = {"MKey"};
-      j.fields(iba::SMPPortInfo::DESC, db.ref_port_info(p).data(), HIDE);
-      j.end();
+      p.open_object("portInfo")
+          .fields(iba::SMPPortInfo::DESC, db.ref_port_info(port).data(), std::span<const std::string_view>(HIDE))
+          .close_object();
     }
   }
-  j.key("remote");
-  if (const Port* r = db.peer(p)) remote(j, db, *r, map);
-  else j.null();
-  j.end();
+  if (const Port* r = db.peer(port)) remote(p, db, *r, map);
+  else p.nullv("remote");
 }
 
-void json_node_head(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map) {
+void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map) {
+  if (!p.json()) return;
   std::string d = n.description();
-  j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", node_type_name(n.type), unsigned(n.type));
-  j.ks("nodeDescription", d).ks("name", map.remap(n.guid, d)).kv("numPorts", n.nports);
-  if (n.is_switch()) j.kv("LID", n.smalid);
+  p.hexguid(PRINT_JSON, "nodeGUID", n.guid).enumv(PRINT_JSON, "nodeType", node_type_name(n.type), unsigned(n.type));
+  p.strv(PRINT_JSON, "nodeDescription", d).strv(PRINT_JSON, "name", map.remap(n.guid, d));
+  p.dec(PRINT_JSON, "numPorts", n.nports);
+  if (n.is_switch()) p.dec(PRINT_JSON, "LID", n.smalid);
   // (the reference's first reply: its LocalPortNum and PortGUID)
-  j.key("nodeInfo").obj().fields(iba::SMPNodeInfo::DESC, db.ref_node_info(n).data()).end();
+  p.open_object("nodeInfo").fields(iba::SMPNodeInfo::DESC, db.ref_node_info(n).data()).close_object();
+}
+
+void json_port(JsonOut& j, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {
+  Printer p(j);
+  p.open_object();
+  port_members(p, db, port, map, full);
+  p.close_object();
 }
 
 void json_node(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map, const JsonNetOptions& o) {
-  json_node_head(j, db, n, map);
+  Printer p(j);
+  p.open_object();
+  node_members(p, db, n, map);
   if (o.ports) {
-    j.key("ports").arr();
+    p.open_array("ports");
     for (unsigned k = n.is_switch() ? 0 : 1; k <= n.nports; ++k) {
-      const Port& p = db.port(n, k);
-      if (!p.exists) continue;
-      if (o.linked_only && p.peer == NO_INDEX) continue;
-      json_port(j, db, p, map, o.full);
+      const Port& port = db.port(n, k);
+      if (!port.exists) continue;
+      if (o.linked_only && port.peer == NO_INDEX) continue;
+      p.open_object();
+      port_members(p, db, port, map, o.full);
+      p.close_object();
     }
-    j.end();
+    p.close_array();
   }
-  j.end();
+  p.close_object();
 }
 
 }  // namespace ibcore

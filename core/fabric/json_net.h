@@ -10,9 +10,14 @@
 //           "externalPortNum" when known, "portInfo": {every field} with
 //           full, "remote": {"nodeGUID", "portGUID", "portNum", "LID",
 //           "nodeType", "nodeDescription", "name"} or null}
+// The members are written through the output layer (core/out/print) as
+// PRINT_JSON values: the fabric's printers (TopologyPrinter, LinkPrinter)
+// describe each node and port once, their text lines beside these members;
+// json_node/json_port write the same objects into a JsonOut composite.
 #pragma once
 
 #include "core/out/json.h"
+#include "core/out/print.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/subnet.h"
 
@@ -24,9 +29,13 @@ struct JsonNetOptions {
   bool linked_only = false; // only ports with a link
 };
 
-// The node object's own keys, the object left open (the caller adds its
-// "ports" and ends it).
-void json_node_head(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map);
+// The node object's own members (JSON only), into the object open now (the
+// caller adds its "ports" and closes it).
+void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map);
+// The port object's members (JSON only), into the object open now.
+void port_members(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full);
+
+// The whole objects into a JsonOut.
 void json_node(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map, const JsonNetOptions& o);
 void json_port(JsonOut& j, const Subnet& db, const Port& p, const NodeNameMap& map, bool full);
 

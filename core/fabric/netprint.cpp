@@ -1,6 +1,7 @@
 #include "core/fabric/netprint.h"
 
 #include "iba/refprint_smp.h"
+#include "core/fabric/json_net.h"
 #include "core/out/log.h"
 
 #include <algorithm>
@@ -17,7 +18,10 @@ std::string topology_text(const Subnet& db, const NodeNameMap& map) {
   size_t len = 0;
   FILE* f = open_memstream(&buf, &len);
   if (!f) return {};
-  TopologyPrinter(db, map, f, false, false).topology(false);
+  {
+    Printer p(f, false, false);
+    TopologyPrinter(db, map, p, false, false).topology(false);
+  }
   std::fclose(f);
   std::string s(buf, len);
   std::free(buf);
@@ -28,7 +32,7 @@ std::string topology_text(const Subnet& db, const NodeNameMap& map) {
 
 void TopologyPrinter::w_name(const Node& n) {
   char t = n.type == NodeType::Switch ? 'S' : n.type == NodeType::CA ? 'H' : n.type == NodeType::Router ? 'R' : '?';
-  o_.put('"').put(t).put('-').hex0(n.guid, 16).put('"');
+  p_.lit('"').lit(t).lit('-').hex(PRINT_FP, nullptr, n.guid, 16).lit('"');
 }
 
 void TopologyPrinter::w_clean(std::string_view d) {
@@ -38,154 +42,181 @@ void TopologyPrinter::w_clean(std::string_view d) {
   for (size_t i = 0; i < n; ++i) {
     char c = d[i];
     if (c == '\0') break;
-    o_.put(std::isprint(static_cast<unsigned char>(c)) ? c : ' ');
+    p_.lit(std::isprint(static_cast<unsigned char>(c)) ? c : ' ');
   }
 }
 
 void TopologyPrinter::w_remap(const Node& n) {
   if (map_.size())
     if (const std::string* s = map_.find(n.guid)) {
-      o_.put(*s);
+      p_.lit(*s);
       return;
     }
   w_clean(std::string_view(reinterpret_cast<const char*>(n.desc.data()), n.desc.size()));
 }
 
-void TopologyPrinter::w_ids(const Node& n, const char* prefix) {
-  o_.put('\n');
+void TopologyPrinter::w_ids(const Node& n, const char* prefix, bool blank) {
+  if (blank) p_.lit('\n');
   w_prefix(prefix);
-  o_.put("vendid=0x").hex(n.vendor_id()).put('\n');
+  p_.lit("vendid=0x").hex(PRINT_FP, nullptr, n.vendor_id()).lit('\n');
   w_prefix(prefix);
-  o_.put("devid=0x").hex(n.device_id()).put('\n');
+  p_.lit("devid=0x").hex(PRINT_FP, nullptr, n.device_id()).lit('\n');
   uint64_t sys = n.system_guid();
   if (sys) {
     w_prefix(prefix);
-    o_.put("sysimgguid=0x").hex(sys);
+    p_.lit("sysimgguid=0x").hex(PRINT_FP, nullptr, sys);
   }
   unsigned ch = chassis_num(n);
   if (ch) {
-    o_.put("\t\t# Chassis ").dec(ch);
-    if (chname_) o_.put(" (").put(clean_nodedesc(chname_)).put(')');
+    p_.lit("\t\t# Chassis ").dec(PRINT_FP, nullptr, ch);
+    if (chname_) p_.lit(" (").lit(clean_nodedesc(chname_)).lit(')');
     if (is_xsigo_tca(n.guid) && n.nports >= 1) {
       const Port* r = db_.port(n, 1).exists ? db_.peer(db_.port(n, 1)) : nullptr;
-      if (r) o_.put(" slot ").dec(r->num);
+      if (r) p_.lit(" slot ").dec(PRINT_FP, nullptr, r->num);
     }
   }
-  if (sys || ch) o_.put('\n');
+  if (sys || ch) p_.lit('\n');
 }
 
 void TopologyPrinter::w_switch_detail(const Node& n, const char* prefix) {
   w_prefix(prefix);
-  o_.put("Switch\t").dec(n.nports).put(' ');
+  p_.lit("Switch\t").dec(PRINT_FP, nullptr, n.nports).lit(' ');
   w_name(n);
-  o_.put("\t\t# \"");
+  p_.lit("\t\t# \"");
   w_remap(n);
-  o_.put("\" ").put(n.enhsp0 ? "enhanced" : "base").put(" port 0 lid ").dec(n.smalid).put(" lmc ").dec(n.smalmc);
+  p_.lit("\" ").lit(n.enhsp0 ? "enhanced" : "base").lit(" port 0 lid ").dec(PRINT_FP, nullptr, n.smalid).lit(" lmc ").dec(PRINT_FP, nullptr, n.smalmc);
 }
 
-void TopologyPrinter::w_switch(const Node& n, const char* id_prefix, const char* sw_prefix) {
-  w_ids(n, id_prefix);
+void TopologyPrinter::w_switch(const Node& n, const char* id_prefix, const char* sw_prefix, bool blank) {
+  w_ids(n, id_prefix, blank);
   w_prefix(id_prefix);
-  o_.put("switchguid=0x").hex(n.guid).put('(').hex(db_.ref_port_guid(n)).put(')');
-  if (group_) o_.put("\t# ").put(grouping_.note.empty() ? std::string_view() : grouping_.note[node_index(n)]);
-  o_.put('\n');
+  p_.lit("switchguid=0x").hex(PRINT_FP, nullptr, n.guid).lit('(').hex(PRINT_FP, nullptr, db_.ref_port_guid(n)).lit(')');
+  if (group_) p_.lit("\t# ").lit(grouping_.note.empty() ? std::string_view() : grouping_.note[node_index(n)]);
+  p_.lit('\n');
   w_switch_detail(n, sw_prefix);
-  o_.put('\n');
+  p_.lit('\n');
 }
 
 void TopologyPrinter::w_ca_detail(const Node& n, const char* prefix) {
   const char* t = n.type == NodeType::CA ? "Ca" : n.type == NodeType::Router ? "Rt" : "???";
   w_prefix(prefix);
-  o_.put(t).put('\t').dec(n.nports).put(' ');
+  p_.lit(t).lit('\t').dec(PRINT_FP, nullptr, n.nports).lit(' ');
   w_name(n);
-  o_.put("\t\t# \"");
+  p_.lit("\t\t# \"");
   w_clean(std::string_view(reinterpret_cast<const char*>(n.desc.data()), n.desc.size()));
-  o_.put('"');
+  p_.lit('"');
 }
 
-void TopologyPrinter::w_ca(const Node& n, const char* id_prefix, const char* ca_prefix) {
-  w_ids(n, id_prefix);
+void TopologyPrinter::w_ca(const Node& n, const char* id_prefix, const char* ca_prefix, bool blank) {
+  w_ids(n, id_prefix, blank);
   const char* t = n.type == NodeType::CA ? "ca" : n.type == NodeType::Router ? "rt" : "???";
   w_prefix(id_prefix);
-  o_.put(t).put("guid=0x").hex(n.guid).put('\n');
+  p_.lit(t).lit("guid=0x").hex(PRINT_FP, nullptr, n.guid).lit('\n');
   w_ca_detail(n, ca_prefix);
-  if (group_ && is_xsigo_hca(n.guid)) o_.put(" (scp)");
-  o_.put('\n');
+  if (group_ && is_xsigo_hca(n.guid)) p_.lit(" (scp)");
+  p_.lit('\n');
 }
 
 void TopologyPrinter::w_full(const Port& p) {
   if (full_)
-    o_.put(" s=").dec(p.speed_active()).put(" w=").dec(p.width_active()).put(" v=").dec(unsigned(iba::SMPPortInfo::VLCap_at(p.info.data())));
+    p_.lit(" s=").dec(PRINT_FP, nullptr, p.speed_active()).lit(" w=").dec(PRINT_FP, nullptr, p.width_active()).lit(" v=").dec(PRINT_FP, nullptr, unsigned(iba::SMPPortInfo::VLCap_at(p.info.data())));
 }
 
 void TopologyPrinter::w_switch_port(const Port& p, const char* prefix) {
   const Port& r = *db_.peer(p);
   const Node& rn = db_.node_of(r);
   w_prefix(prefix);
-  o_.put('[').dec(p.num).put(']');
-  if (unsigned e = ext_of(p)) o_.put("[ext ").dec(e).put(']');
-  o_.put('\t');
+  p_.lit('[').dec(PRINT_FP, nullptr, p.num).lit(']');
+  if (unsigned e = ext_of(p)) p_.lit("[ext ").dec(PRINT_FP, nullptr, e).lit(']');
+  p_.lit('\t');
   w_name(rn);
-  o_.put('[').dec(r.num).put(']');
-  if (unsigned e = ext_of(r)) o_.put("[ext ").dec(e).put(']');
-  if (!rn.is_switch()) o_.put('(').hex(r.guid).put(") ");
-  o_.put("\t\t# \"");
+  p_.lit('[').dec(PRINT_FP, nullptr, r.num).lit(']');
+  if (unsigned e = ext_of(r)) p_.lit("[ext ").dec(PRINT_FP, nullptr, e).lit(']');
+  if (!rn.is_switch()) p_.lit('(').hex(PRINT_FP, nullptr, r.guid).lit(") ");
+  p_.lit("\t\t# \"");
   w_remap(rn);
-  o_.put("\" lid ").dec(db_.lid_of(r)).put(' ').put(width_compat(p.width_active())).put(port_speed_compat(db_, p));
+  p_.lit("\" lid ").dec(PRINT_FP, nullptr, db_.lid_of(r)).lit(' ').lit(width_compat(p.width_active())).lit(port_speed_compat(db_, p));
   w_full(p);
-  if (is_xsigo_tca(r.guid)) o_.put(" slot ").dec(p.num);
-  else if (is_xsigo_hca(r.guid)) o_.put(" (scp)");
-  o_.put('\n');
+  if (is_xsigo_tca(r.guid)) p_.lit(" slot ").dec(PRINT_FP, nullptr, p.num);
+  else if (is_xsigo_hca(r.guid)) p_.lit(" (scp)");
+  p_.lit('\n');
 }
 
 void TopologyPrinter::w_ca_port(const Port& p, const char* prefix) {
   const Port& r = *db_.peer(p);
   const Node& rn = db_.node_of(r);
   w_prefix(prefix);
-  o_.put('[').dec(p.num).put(']');
-  if (!db_.node_of(p).is_switch()) o_.put('(').hex(p.guid).put(") ");
-  o_.put('\t');
+  p_.lit('[').dec(PRINT_FP, nullptr, p.num).lit(']');
+  if (!db_.node_of(p).is_switch()) p_.lit('(').hex(PRINT_FP, nullptr, p.guid).lit(") ");
+  p_.lit('\t');
   w_name(rn);
-  o_.put('[').dec(r.num).put(']');
-  if (unsigned e = ext_of(r)) o_.put("[ext ").dec(e).put(']');
-  if (!rn.is_switch()) o_.put(" (").hex(r.guid).put(") ");
-  o_.put("\t\t# lid ").dec(p.base_lid).put(" lmc ").dec(p.lmc).put(" \"");
+  p_.lit('[').dec(PRINT_FP, nullptr, r.num).lit(']');
+  if (unsigned e = ext_of(r)) p_.lit("[ext ").dec(PRINT_FP, nullptr, e).lit(']');
+  if (!rn.is_switch()) p_.lit(" (").hex(PRINT_FP, nullptr, r.guid).lit(") ");
+  p_.lit("\t\t# lid ").dec(PRINT_FP, nullptr, p.base_lid).lit(" lmc ").dec(PRINT_FP, nullptr, p.lmc).lit(" \"");
   w_remap(rn);
-  o_.put("\" lid ").dec(db_.lid_of(r)).put(' ').put(width_compat(p.width_active())).put(port_speed_compat(db_, p));
+  p_.lit("\" lid ").dec(PRINT_FP, nullptr, db_.lid_of(r)).lit(' ').lit(width_compat(p.width_active())).lit(port_speed_compat(db_, p));
   w_full(p);
-  o_.put('\n');
+  p_.lit('\n');
 }
 
 void TopologyPrinter::w_node_ports(const Node& n, bool sw) {
+  p_.open_array("ports");
   for (unsigned i = 1; i <= n.nports; ++i) {
     const Port& p = db_.port(n, i);
     if (!p.exists || p.peer == NO_INDEX) continue;
+    p_.open_object();
+    port_members(p_, db_, p, map_, full_);
     if (sw) w_switch_port(p, nullptr);
     else w_ca_port(p, nullptr);
+    p_.close_object();
   }
+  p_.close_array();
 }
 
-void TopologyPrinter::topology(bool report_hops, bool loaded) {
-  time_t t = time(nullptr);
-  o_.put("#\n# Topology file: generated on ").put(ctime(&t)).put("#\n");
+void TopologyPrinter::w_node(const Node& n, const char* key, bool blank) {
+  p_.open_object(key);
+  node_members(p_, db_, n, map_);
+  if (n.is_switch()) w_switch(n, nullptr, nullptr, blank);
+  else w_ca(n, nullptr, nullptr, blank);
+  w_node_ports(n, n.is_switch());
+  p_.close_object();
+}
+
+// The topology's head: its comment lines (text), and the document's
+// "maxHops" and "madsUsed" (ibtool's own MADs) with report_hops, and
+// "initiatedFrom".
+void TopologyPrinter::w_head(bool report_hops, bool loaded, bool text) {
+  PrintKind k = text ? PRINT_ANY : PRINT_JSON;
+  if (text) {
+    time_t t = time(nullptr);
+    p_.lit("#\n# Topology file: generated on ").lit(ctime(&t)).lit("#\n");
+  }
   // -m: the figures of the reference's own discovery of this graph (its
   // hop count and the SMPs its walk sends), so the header is the same
   // whichever way ibtool filled the database; ibtool's own MAD count is
   // Subnet::mads_used.
-  if (report_hops)
-    o_.put("# Reported max hops discovered: ")
-        .dec(db_.reference().max_hops)
-        .put("\n# Total MADs used: ")
-        .dec(loaded ? 0u : unsigned(db_.reference().mads))
-        .put('\n');
-  const Node& from = db_.node(db_.from_node);
-  o_.put("# Initiated from node ").hex0(from.guid, 16).put(" port ").hex0(db_.ref_port_guid(from), 16).put('\n');
+  if (report_hops) {
+    p_.lit(text, "# Reported max hops discovered: ").dec(k, "maxHops", db_.reference().max_hops);
+    p_.lit(text, "\n# Total MADs used: ");
+    if (text) p_.dec(PRINT_FP, nullptr, loaded ? 0u : unsigned(db_.reference().mads));
+    p_.dec(PRINT_JSON, "madsUsed", db_.mads_used).lit(text, "\n");
+  }
+  if (db_.from_node != NO_INDEX) {
+    const Node& from = db_.node(db_.from_node);
+    p_.open_object("initiatedFrom").lit(text, "# Initiated from node ").hexguid(k, "nodeGUID", from.guid);
+    p_.lit(text, " port ").hexguid(k, "portGUID", db_.ref_port_guid(from)).lit(text, "\n").close_object();
+  }
+}
+
+void TopologyPrinter::topology(bool report_hops, bool loaded) {
+  w_head(report_hops, loaded, true);
   if (group_) {
     grouping_ = group_chassis(db_);
     for (const auto& ch : grouping_.chassis) {
-      o_.put("\nChassis ").dec(ch.num);
-      if (ch.guid) o_.put(" (guid 0x").hex(ch.guid).put(')');
-      o_.put('\n');
+      p_.lit("\nChassis ").dec(PRINT_FP, nullptr, ch.num);
+      if (ch.guid) p_.lit(" (guid 0x").hex(PRINT_FP, nullptr, ch.guid).lit(')');
+      p_.lit('\n');
       std::string name;
       chname_ = nullptr;
       if (is_xsigo_guid(ch.guid))
@@ -193,27 +224,27 @@ void TopologyPrinter::topology(bool report_hops, bool loaded) {
           if (is_xsigo_hca(db_.node(i).guid)) {
             name = db_.node(i).description();
             chname_ = name.c_str();
-            o_.put("Hostname: ").put(clean_nodedesc(name)).put('\n');
+            p_.lit("Hostname: ").lit(clean_nodedesc(name)).lit('\n');
           }
-      o_.put("\n# Spine Nodes");
+      p_.lit("\n# Spine Nodes");
       for (size_t k = 1; k < ch.spines.size(); ++k)
         if (ch.spines[k] != NO_INDEX) {
           w_switch(db_.node(ch.spines[k]), nullptr, nullptr);
           w_node_ports(db_.node(ch.spines[k]), true);
         }
-      o_.put("\n# Line Nodes");
+      p_.lit("\n# Line Nodes");
       for (size_t k = 1; k < ch.lines.size(); ++k)
         if (ch.lines[k] != NO_INDEX) {
           w_switch(db_.node(ch.lines[k]), nullptr, nullptr);
           w_node_ports(db_.node(ch.lines[k]), true);
         }
-      o_.put("\n# Chassis Switches");
+      p_.lit("\n# Chassis Switches");
       for (uint32_t i : ch.nodes)
         if (db_.node(i).is_switch()) {
           w_switch(db_.node(i), nullptr, nullptr);
           w_node_ports(db_.node(i), true);
         }
-      o_.put("\n# Chassis CAs");
+      p_.lit("\n# Chassis CAs");
       for (uint32_t i : ch.nodes)
         if (db_.node(i).type == NodeType::CA) {
           w_ca(db_.node(i), nullptr, nullptr);
@@ -221,44 +252,48 @@ void TopologyPrinter::topology(bool report_hops, bool loaded) {
         }
       chname_ = nullptr;
     }
-    o_.put("\nNon-Chassis Nodes\n");
+    p_.lit("\nNon-Chassis Nodes\n");
   }
-  for (uint32_t i : db_.reference_order(NodeType::Switch)) {
-    const Node& n = db_.node(i);
-    if (chassis_num(n)) continue;
-    w_switch(n, nullptr, nullptr);
-    w_node_ports(n, true);
-  }
-  for (NodeType ty : {NodeType::CA, NodeType::Router})
+  p_.open_array("nodes");
+  for (NodeType ty : {NodeType::Switch, NodeType::CA, NodeType::Router})
     for (uint32_t i : db_.reference_order(ty)) {
       const Node& n = db_.node(i);
       if (chassis_num(n)) continue;
-      w_ca(n, nullptr, nullptr);
-      w_node_ports(n, false);
+      w_node(n, nullptr, true);
     }
-  o_.flush();
+  p_.close_array();
+  p_.flush();
 }
 
-void TopologyPrinter::list(unsigned mask) {
-  for (NodeType ty : {NodeType::CA, NodeType::Switch, NodeType::Router}) {
+void TopologyPrinter::list(unsigned mask, bool head, bool report_hops) {
+  if (head) w_head(report_hops, false, false);
+  // (the reference's list names CAs first; the document keeps the
+  // topology's order, switches first)
+  static constexpr NodeType TEXT[] = {NodeType::CA, NodeType::Switch, NodeType::Router};
+  static constexpr NodeType JSON[] = {NodeType::Switch, NodeType::CA, NodeType::Router};
+  p_.open_array("nodes");
+  for (NodeType ty : p_.json() ? JSON : TEXT) {
     if (!(mask & (1u << unsigned(ty)))) continue;
     for (uint32_t i : db_.reference_order(ty)) {
       const Node& n = db_.node(i);
-      o_.put(node_type_word(n.type))
-          .put("\t : 0x")
-          .hex0(n.guid, 16)
-          .put(" ports ")
-          .dec(n.nports)
-          .put(" devid 0x")
-          .hex(n.device_id())
-          .put(" vendid 0x")
-          .hex(n.vendor_id())
-          .put(" \"");
+      p_.open_object();
+      node_members(p_, db_, n, map_);
+      p_.lit(node_type_word(n.type))
+          .lit("\t : 0x")
+          .hex(PRINT_FP, nullptr, n.guid, 16)
+          .lit(" ports ")
+          .dec(PRINT_FP, nullptr, n.nports)
+          .lit(" devid 0x")
+          .hex(PRINT_FP, nullptr, n.device_id())
+          .lit(" vendid 0x")
+          .hex(PRINT_FP, nullptr, n.vendor_id())
+          .lit(" \"");
       w_remap(n);
-      o_.put("\"\n");
+      p_.lit("\"\n").close_object();
     }
   }
-  o_.flush();
+  p_.close_array();
+  p_.flush();
 }
 
 namespace {
@@ -275,7 +310,7 @@ const char* nt_short(const Node& n) {
 void TopologyPrinter::ports_report() {
   // (the reference prints it on stdout whatever the output file)
   TextOut out(stdout);
-  o_.flush();
+  p_.flush();
   for (uint32_t i : db_.reference_order()) {
     const Node& n = db_.node(i);
     for (unsigned k = n.nports; k > 0; --k) {
@@ -306,19 +341,19 @@ void TopologyPrinter::ports_report() {
 // --- diff (fabric1 = the cache given with --diff, fabric2 = this one) ---------------
 
 void TopologyPrinter::diff_header(const Subnet& s, const Node& n, const char* id_prefix, const char* det_prefix) {
-  TopologyPrinter p(s, map_, o_, full_);
+  TopologyPrinter p(s, map_, p_, full_);
   if (n.is_switch()) p.w_switch(n, id_prefix, det_prefix);
   else p.w_ca(n, id_prefix, det_prefix);
 }
 
 void TopologyPrinter::diff_detail(const Subnet& s, const Node& n, const char* prefix) {
-  TopologyPrinter p(s, map_, o_, full_);
+  TopologyPrinter p(s, map_, p_, full_);
   if (n.is_switch()) p.w_switch_detail(n, prefix);
   else p.w_ca_detail(n, prefix);
 }
 
 void TopologyPrinter::diff_port(const Subnet& s, const Port& port, const char* prefix) {
-  TopologyPrinter p(s, map_, o_, full_);
+  TopologyPrinter p(s, map_, p_, full_);
   if (s.node_of(port).is_switch()) p.w_switch_port(port, prefix);
   else p.w_ca_port(port, prefix);
 }
@@ -347,13 +382,13 @@ void TopologyPrinter::diff_node(const DiffSide& d, const Node& n1, unsigned flag
   if (((flags & DIFF_LID) && n1.smalid != n2.smalid) || ((flags & DIFF_NODEDESC) && n1.desc != n2.desc)) {
     diff_header(A, n1, nullptr, d.pa);
     diff_detail(B, n2, d.pb);
-    o_.put('\n');
+    p_.lit('\n');
     header = true;
   }
   if (n1.nports != n2.nports) {
     out_header();
-    o_.put(d.pa).put("numports = ").dec(n1.nports).put('\n');
-    o_.put(d.pb).put("numports = ").dec(n2.nports).put('\n');
+    p_.lit(d.pa).lit("numports = ").dec(PRINT_FP, nullptr, n1.nports).lit('\n');
+    p_.lit(d.pb).lit("numports = ").dec(PRINT_FP, nullptr, n2.nports).lit('\n');
     return;
   }
   if (!(flags & (DIFF_PORT | DIFF_LID))) return;
@@ -406,7 +441,7 @@ void TopologyPrinter::diff(const Subnet& f1, const Subnet& f2, unsigned flags) {
     unsigned f = flags & ~(DIFF_PORT | DIFF_LID | DIFF_NODEDESC);
     for (uint32_t i : f2.reference_order(ty)) diff_node(two, f2.node(i), f);
   }
-  o_.flush();
+  p_.flush();
 }
 
 // --- chassis grouping ----------------------------------------------------------------

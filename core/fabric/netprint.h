@@ -3,8 +3,18 @@
 // and cache diff (--diff), byte for byte.  Used by ibnetdiscover and by the
 // commands the reference builds on its output (ibhosts, ibswitches, ...).
 //
-//   ibcore::TopologyPrinter pr(db, map, stdout, /*full=*/false, /*group=*/false);
+//   ibcore::Printer p;                      // text, or --json's document
+//   p.open_object();
+//   ibcore::TopologyPrinter pr(db, map, p, /*full=*/false, /*group=*/false);
 //   pr.topology(/*report_hops=*/false);
+//   p.close_object().finish();
+//
+// The topology, the lists and a node's block are described once through
+// the output layer (core/out/print): each node and port's text lines beside
+// its JSON members (core/fabric/json_net), so --json writes {"maxHops",
+// "madsUsed", "initiatedFrom", "nodes": [node objects]} from the same calls.
+// The ports report, the differences and chassis grouping (-g) are text
+// only (the commands refuse --json for them).
 #pragma once
 
 #include <cinttypes>
@@ -17,6 +27,7 @@
 
 #include "core/fabric/nodemap.h"
 #include "core/fabric/subnet.h"
+#include "core/out/print.h"
 #include "core/out/textout.h"
 
 namespace ibcore {
@@ -60,13 +71,16 @@ struct ChassisGrouping {
 };
 ChassisGrouping group_chassis(const Subnet& db);
 
-// Writes into one flat buffer (core/out/textout.h), no printf and no
-// allocation per line; every public call writes its text to the FILE before
-// it returns (callers may close the FILE right after).
+// Writes through the Printer's row path (no printf and no allocation per
+// line); every public call writes its text to the FILE before it returns
+// (callers may close the FILE right after).
 class TopologyPrinter {
 public:
+  TopologyPrinter(const Subnet& db, const NodeNameMap& map, Printer& p, bool full, bool group)
+      : db_(db), map_(map), p_(p), full_(full), group_(group) {}
+  // Text only, to f.
   TopologyPrinter(const Subnet& db, const NodeNameMap& map, FILE* f, bool full, bool group)
-      : db_(db), map_(map), own_(std::make_unique<TextOut>(f)), o_(*own_), full_(full), group_(group) {}
+      : db_(db), map_(map), own_(std::make_unique<Printer>(f, false, false)), p_(*own_), full_(full), group_(group) {}
 
   static std::string node_name(const Node& n) {
     char b[32];
@@ -87,23 +101,19 @@ public:
     return i < grouping_.ext.size() && grouping_.ext[i] ? grouping_.ext[i] : p.ext_num;
   }
 
-  // One node's lines, as in the topology.
-  void out_ids(const Node& n, const char* prefix) { w_ids(n, prefix), o_.flush(); }
-  void out_switch_detail(const Node& n, const char* prefix) { w_switch_detail(n, prefix), o_.flush(); }
-  void out_switch(const Node& n, const char* id_prefix, const char* sw_prefix) {
-    w_switch(n, id_prefix, sw_prefix), o_.flush();
-  }
-  void out_ca_detail(const Node& n, const char* prefix) { w_ca_detail(n, prefix), o_.flush(); }
-  void out_ca(const Node& n, const char* id_prefix, const char* ca_prefix) { w_ca(n, id_prefix, ca_prefix), o_.flush(); }
-  void out_switch_port(const Port& p, const char* prefix) { w_switch_port(p, prefix), o_.flush(); }
-  void out_ca_port(const Port& p, const char* prefix) { w_ca_port(p, prefix), o_.flush(); }
-  void out_node_ports(const Node& n, bool sw) { w_node_ports(n, sw), o_.flush(); }
+  // One node as in the topology (JSON: its object, as member key of the
+  // object open now, or an array element when key is null; with its linked
+  // ports); blank: the blank line that starts its text block.
+  void node(const Node& n, const char* key = nullptr, bool blank = true) { w_node(n, key, blank), p_.flush(); }
 
   // The whole topology (loaded: the database came from a cache file, no MAD
-  // was used).
+  // was used): JSON the members "maxHops", "madsUsed" (report_hops),
+  // "initiatedFrom" and "nodes" of the object open now.
   void topology(bool report_hops, bool loaded = false);
-  // -l/-H/-S/-R: one line a node of the types in mask (bit = NodeType).
-  void list(unsigned mask);
+  // -l/-H/-S/-R: one line a node of the types in mask (bit = NodeType);
+  // JSON "nodes": their objects without ports (head: after the topology's
+  // JSON members, which the list's text does not show).
+  void list(unsigned mask, bool head = false, bool report_hops = false);
   // -p: the ports report (on stdout, as the reference prints it).
   void ports_report();
   // --diff: fabric1 = the cache given with --diff, fabric2 = this one.
@@ -111,8 +121,8 @@ public:
 
 private:
   // A printer of another database writing into this one's buffer (diff).
-  TopologyPrinter(const Subnet& db, const NodeNameMap& map, TextOut& o, bool full)
-      : db_(db), map_(map), o_(o), full_(full), group_(false) {}
+  TopologyPrinter(const Subnet& db, const NodeNameMap& map, Printer& p, bool full)
+      : db_(db), map_(map), p_(p), full_(full), group_(false) {}
 
   struct DiffSide {
     const Subnet* a;
@@ -126,17 +136,19 @@ private:
   void w_remap(const Node& n);          // node-name-map name or cleaned description
   void w_clean(std::string_view desc);  // a description cleaned the reference's way
   void w_prefix(const char* p) {
-    if (p) o_.put(p);
+    if (p) p_.lit(p);
   }
-  void w_ids(const Node& n, const char* prefix);
+  void w_ids(const Node& n, const char* prefix, bool blank = true);
   void w_switch_detail(const Node& n, const char* prefix);
-  void w_switch(const Node& n, const char* id_prefix, const char* sw_prefix);
+  void w_switch(const Node& n, const char* id_prefix, const char* sw_prefix, bool blank = true);
   void w_ca_detail(const Node& n, const char* prefix);
-  void w_ca(const Node& n, const char* id_prefix, const char* ca_prefix);
+  void w_ca(const Node& n, const char* id_prefix, const char* ca_prefix, bool blank = true);
   void w_full(const Port& p);
   void w_switch_port(const Port& p, const char* prefix);
   void w_ca_port(const Port& p, const char* prefix);
-  void w_node_ports(const Node& n, bool sw);
+  void w_node_ports(const Node& n, bool sw);  // (JSON "ports": [...])
+  void w_node(const Node& n, const char* key, bool blank);
+  void w_head(bool report_hops, bool loaded, bool text);
   void diff_header(const Subnet& s, const Node& n, const char* id_prefix, const char* det_prefix);
   void diff_detail(const Subnet& s, const Node& n, const char* prefix);
   void diff_port(const Subnet& s, const Port& port, const char* prefix);
@@ -144,8 +156,8 @@ private:
 
   const Subnet& db_;
   const NodeNameMap& map_;
-  std::unique_ptr<TextOut> own_;  // (null for a diff's printer of the other side)
-  TextOut& o_;
+  std::unique_ptr<Printer> own_;  // (the FILE constructor's)
+  Printer& p_;
   bool full_;
   bool group_;
   ChassisGrouping grouping_;

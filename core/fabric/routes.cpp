@@ -91,150 +91,118 @@ const char* node_type_long(NodeType t) {
   }
 }
 
-void UnicastDump::header(unsigned start, unsigned end, const std::string& where, uint64_t guid,
-                         const std::string& name) {
-  std::fprintf(f_, "Unicast lids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):\n", start, end, where.c_str(),
-               guid, name.c_str());
-  std::fprintf(f_, "  Lid  Out   Destination\n       Port     Info \n");
-}
-
 namespace {
-// Line building without printf: a dump_fts of a k=32 fat tree is 12M lines.
-// Rows go into a TextOut (one flat buffer written out in 64 kB pieces); the
-// text that names a destination is built once per LID (LidDest::row) and
-// each row is a copy of it with its LID and port written in.
 
-// Writes "0xLLLL PPP " (a row's start: LID in 4 hex digits, port in 3
-// decimal; 11 characters) at w.
-void write_lid_port(char* w, unsigned lid, uint8_t port) {
-  struct Tables {
-    char hex2[256][2];
-    char dec3[256][3];
-    Tables() {
-      static const char x[] = "0123456789abcdef";
-      for (unsigned i = 0; i < 256; ++i) {
-        hex2[i][0] = x[i >> 4];
-        hex2[i][1] = x[i & 15];
-        dec3[i][0] = char('0' + i / 100);
-        dec3[i][1] = char('0' + i / 10 % 10);
-        dec3[i][2] = char('0' + i % 10);
-      }
-    }
-  };
-  static const Tables t;
-  w[0] = '0';
-  w[1] = 'x';
-  std::memcpy(w + 2, t.hex2[(lid >> 8) & 0xff], 2);
-  std::memcpy(w + 4, t.hex2[lid & 0xff], 2);
-  w[6] = ' ';
-  std::memcpy(w + 7, t.dec3[port], 3);
-  w[10] = ' ';
-}
-constexpr size_t LID_PORT_LEN = 11;
-
-// A whole row from a destination's cached line (dest_row): copied, then its
-// LID and port filled in.
-void put_row(TextOut& o, const std::string& line, unsigned lid, uint8_t port) {
-  char* w = o.reserve(line.size());
-  std::memcpy(w, line.data(), line.size());
-  write_lid_port(w, lid, port);
-  o.advance(line.size());
+const char* iba_node_type(NodeType t) {
+  const char* n = iba::enums::name_of(iba::enums::node_types(), unsigned(t));
+  return n ? n : "Unknown";
 }
 
-void put_hex(std::string& o, uint64_t v, int digits) {
-  static const char x[] = "0123456789abcdef";
-  char b[16];
-  for (int i = digits - 1; i >= 0; --i, v >>= 4) b[i] = x[v & 15];
-  o.append(b, size_t(digits));
+// A table's head: JSON {"nodeGUID", "name", "LID", "route" (the object
+// left open); the text's first words, up to the range.
+void describe_head(Printer& p, const TableHead& h, const char* what) {
+  p.open_object().hexguid(PRINT_JSON, "nodeGUID", h.guid).strv(PRINT_JSON, "name", h.name);
+  if (h.lid) p.dec(PRINT_JSON, "LID", h.lid);
+  p.json_value("route", [&](JsonOut& j) { h.route.json(j); });
+  p.lit(what);
+}
+// The rest of the head's text line: "] of switch <where> guid 0x<guid> (<name>):\n".
+void describe_head_tail(Printer& p, const TableHead& h) {
+  p.lit("] of switch ").lit(h.where).lit(" guid 0x").hexguid(PRINT_FP, nullptr, h.guid).lit(" (").lit(h.name).lit("):\n");
 }
 
-// A destination's row with a placeholder LID and port (put_row fills
-// them in).
-const std::string& dest_row(const LidDest& d) {
-  if (d.row.empty()) {
-    std::string& o = d.row;
-    o = "0x0000 000 : (";
-    o += node_type_long(d.type);
-    o += " portguid 0x";
-    put_hex(o, d.port_guid, 16);
-    o += ": '";
-    o += d.name;
-    o += "')\n";
-  }
-  return d.row;
+// A known destination: the text's words (": (Channel Adapter portguid
+// 0x...: 'name')\n") and/or the JSON "destination" object.
+void describe_dest(Printer& p, const LidDest& d, bool text, bool json) {
+  PrintKind k = text && json ? PRINT_ANY : text ? PRINT_FP : PRINT_JSON;
+  if (json) p.open_object("destination");
+  if (text) p.lit(": (").lit(node_type_long(d.type)).lit(" portguid 0x");
+  p.hexguid(k, "portGUID", d.port_guid);
+  if (json) p.enumv(PRINT_JSON, "nodeType", iba_node_type(d.type), unsigned(d.type));
+  if (text) p.lit(": '");
+  p.strv(k, "name", d.name);
+  if (text) p.lit("')\n");
+  if (json) p.dec(PRINT_JSON, "baseLID", d.base_lid).dec(PRINT_JSON, "LMC", d.lmc).close_object();
 }
+
 }  // namespace
 
-unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve) {
-  return rows_by(lft, start, end, resolve);
+unsigned UnicastDump::table(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                            const LidResolver& resolve) {
+  return table_by(h, lft, start, end, resolve);
 }
 
-unsigned UnicastDump::rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-                           const std::vector<LidDest>& dests) {
-  return rows_by(lft, start, end, [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
+unsigned UnicastDump::table(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                            const std::vector<LidDest>& dests) {
+  return table_by(h, lft, start, end, [&](unsigned lid) { return lid < dests.size() ? &dests[lid] : nullptr; });
 }
 
+// A dump_fts of a k=32 fat tree is 12M rows: they go through the Printer's
+// row path, and the words that name a destination are made once per LID
+// (LidDest::row, Printer::cached).
 template <class Resolve>
-unsigned UnicastDump::rows_by(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const Resolve& resolve) {
-  unsigned n = 0;
-  TextOut o(f_);
-  const std::string unknown = ": (" + unknown_ + ")\n";
+unsigned UnicastDump::table_by(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                               const Resolve& resolve) {
+  Printer& p = p_;
   // The reference reads the table in 64-LID blocks up to end/64 rounded up:
-  // an end LID that starts a block is left out.
+  // an end LID that starts a block is left out (of the JSON's range too).
   unsigned last = end && end % 64 == 0 ? end - 1 : end;
+  describe_head(p, h, "Unicast lids [0x");
+  p.hex(PRINT_ANY, "startLID", start).lit("-0x").hex(PRINT_FP, nullptr, end).dec(PRINT_JSON, "endLID", last);
+  describe_head_tail(p, h);
+  p.lit("  Lid  Out   Destination\n       Port     Info \n");
+  p.open_array("lft");
+  const std::string unknown = ": (" + unknown_ + ")\n";
+  unsigned n = 0;
   for (unsigned lid = start; lid <= last; ++lid) {
     uint8_t port = lid < lft.size() ? lft[lid] : LFT_NO_ROUTE;
     bool valid = port != LFT_NO_ROUTE;
     if (!valid && !all_) continue;
     ++n;
-    bool in_last = lid >= last_base_ && lid < last_base_ + last_count_;
-    const LidDest* dp = nullptr;
-    if (valid && !no_dests_ && !(have_last_ && in_last)) {
-      dp = resolve(lid);
-      if (dp && dp->known) {
-        // The common row: the destination's cached line (most of a dump).
-        const LidDest& d = *dp;
-        have_last_ = true;
-        last_base_ = d.base_lid;
-        last_count_ = 1u << d.lmc;
-        last_guid_ = d.port_guid;
-        put_row(o, dest_row(d), lid, port);
-        continue;
-      }
-    }
-    write_lid_port(o.reserve(LID_PORT_LEN), lid, port);
-    o.advance(LID_PORT_LEN);
+    p.open_object().lit("0x").hex(PRINT_ANY, "LID", lid, 4).lit(' ');
+    if (valid) p.dec0(PRINT_ANY, "port", port, 3);
+    else p.dec0(PRINT_FP, nullptr, port, 3).nullv("port");
+    p.lit(' ');
     if (no_dests_) {
-      o.put('\n');
+      p.lit('\n').close_object();
       continue;
     }
+    if (p.json() && !inline_dests_) {  // (the document's entry says no more: no lookup)
+      p.close_object();
+      continue;
+    }
+    bool in_last = lid >= last_base_ && lid < last_base_ + last_count_;
+    // (the text names a LID of the last port named in full by its path
+    // number, without asking the resolver)
+    bool by_path = have_last_ && in_last;
+    const LidDest* d = valid && (!by_path || (inline_dests_ && p.json())) ? resolve(lid) : nullptr;
+    bool known = d && d->known;
     if (!valid) {
-      if (in_last) {
-        o.put(": (path #");
-        o.dec(lid - last_base_);
-        o.put(" - illegal port)\n");
-      } else {
-        o.put(": (illegal port)\n");
-      }
+      if (in_last) p.lit(": (path #").dec(PRINT_FP, nullptr, lid - last_base_).lit(" - illegal port)\n");
+      else p.lit(": (illegal port)\n");
+    } else if (by_path) {
+      p.lit(": (path #").dec(PRINT_FP, nullptr, lid - last_base_ + 1).lit(" out of ");
+      p.dec(PRINT_FP, nullptr, last_count_).lit(": portguid 0x").hexguid(PRINT_FP, nullptr, last_guid_).lit(")\n");
+    } else if (known) {
+      have_last_ = true;
+      last_base_ = d->base_lid;
+      last_count_ = 1u << d->lmc;
+      last_guid_ = d->port_guid;
+      p.cached(d->row, inline_dests_, [&] { describe_dest(p, *d, true, inline_dests_); });
+      p.close_object();
       continue;
+    } else {
+      p.lit(unknown);
     }
-    if (have_last_ && in_last) {
-      o.put(": (path #");
-      o.dec(lid - last_base_ + 1);
-      o.put(" out of ");
-      o.dec(last_count_);
-      o.put(": portguid 0x");
-      o.hex0(last_guid_, 16);
-      o.put(")\n");
-      continue;
+    if (inline_dests_) {
+      if (known) describe_dest(p, *d, false, true);
+      else p.nullv("destination");
     }
-    o.put(unknown);
+    p.close_object();
   }
-  o.dec(n);
-  if (all_)
-    o.put(" lids dumped \n");
-  else
-    o.put(" valid lids dumped \n");
+  p.close_array().close_object();
+  p.dec(PRINT_FP, nullptr, n).lit(all_ ? " lids dumped \n" : " valid lids dumped \n");
+  p.flush();
   return n;
 }
 
@@ -255,130 +223,58 @@ bool mask_any(const std::array<uint16_t, 16>& mask, unsigned words) {
 
 }  // namespace
 
-void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned nports, bool all, bool brief,
-               const std::string& where, uint64_t guid, const std::string& name) {
-  std::fprintf(f, "Multicast mlids [0x%x-0x%x] of switch %s guid 0x%016" PRIx64 " (%s):\n", start, end, where.c_str(),
-               guid, name.c_str());
+void mft_table(Printer& p, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
+               bool all, bool brief) {
+  describe_head(p, h, "Multicast mlids [0x");
+  p.hex(PRINT_ANY, "startMLID", start).lit("-0x").hex(PRINT_ANY, "endMLID", end);
+  describe_head_tail(p, h);
   unsigned words = mft_words(nports);
   if (brief) {
-    std::fprintf(f, " MLid       Port Mask\n");
+    p.lit(" MLid       Port Mask\n");
   } else {
     if (nports > 9) {
-      std::fprintf(f, "            ");
+      p.lit("            ");
       for (unsigned i = 0; i <= nports; ++i) {
-        if (i % 10 == 0) std::fprintf(f, "%u ", i / 10);
-        else std::fprintf(f, "  ");
+        if (i % 10 == 0) p.dec(PRINT_FP, nullptr, i / 10).lit(' ');
+        else p.lit("  ");
       }
-      std::fprintf(f, "\n");
+      p.lit('\n');
     }
-    std::fprintf(f, "     Ports: ");
-    for (unsigned i = 0; i <= nports; ++i) std::fprintf(f, "%u ", i % 10);
-    std::fprintf(f, "\n MLid\n");
+    p.lit("     Ports: ");
+    for (unsigned i = 0; i <= nports; ++i) p.dec(PRINT_FP, nullptr, i % 10).lit(' ');
+    p.lit("\n MLid\n");
   }
+  p.open_array("mft");
   unsigned n = 0;
   for (unsigned mlid = start; mlid <= end; ++mlid) {
     const std::array<uint16_t, 16>& mask = mft_mask(m, mlid);
     if (!all && !mask_any(mask, words)) continue;
     ++n;
-    std::fprintf(f, "0x%04x      ", mlid);
-    if (brief) {
-      for (unsigned w = 0; w < words; ++w) std::fprintf(f, "%04x", unsigned(mask[w]));
-    } else {
-      for (unsigned i = 0; i <= nports; ++i) std::fprintf(f, "%s", (mask[i / 16] >> (i % 16)) & 1 ? "x " : "  ");
+    p.open_object().lit("0x").hex(PRINT_ANY, "MLID", mlid, 4).lit("      ");
+    if (brief)
+      for (unsigned w = 0; w < words; ++w) p.hex(PRINT_FP, nullptr, mask[w], 4);
+    p.open_array("ports");
+    for (unsigned i = 0; i <= nports; ++i) {
+      bool in = (mask[i / 16] >> (i % 16)) & 1;
+      if (in) p.dec(PRINT_JSON, nullptr, i);
+      if (!brief) p.lit(in ? "x " : "  ");
     }
-    std::fprintf(f, "\n");
+    p.close_array().lit('\n').close_object();
   }
-  std::fprintf(f, "%u %smlids dumped \n", n, all ? "" : "valid ");
+  p.close_array().close_object();
+  p.dec(PRINT_FP, nullptr, n).lit(all ? " mlids dumped \n" : " valid mlids dumped \n");
+  p.flush();
 }
 
-namespace {
-
-const char* iba_node_type(NodeType t) {
-  const char* n = iba::enums::name_of(iba::enums::node_types(), unsigned(t));
-  return n ? n : "Unknown";
-}
-
-void json_head(JsonOut& j, const TableHead& h) {
-  j.obj().kguid("nodeGUID", h.guid).ks("name", h.name);
-  if (h.lid) j.kv("LID", h.lid);
-  j.key("route");
-  h.route.json(j);
-}
-
-// The object of a destination (known ones only).
-void json_dest(JsonOut& j, const LidDest& d) {
-  j.obj()
-      .kguid("portGUID", d.port_guid)
-      .kenum("nodeType", iba_node_type(d.type), unsigned(d.type))
-      .ks("name", d.name)
-      .kv("baseLID", d.base_lid)
-      .kv("LMC", d.lmc)
-      .end();
-}
-
-// resolve null: no "destination" in the entries (dump_fts lists the
-// destinations once, json_dests).
-template <class Resolve>
-void json_lft_by(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-                 bool all, bool no_dests, const Resolve* resolve) {
-  json_head(j, h);
-  // (the same LIDs as the text: a block-starting end LID is left out)
-  unsigned last = end && end % 64 == 0 ? end - 1 : end;
-  j.kv("startLID", start).kv("endLID", last).key("lft").arr();
-  for (unsigned lid = start; lid <= last; ++lid) {
-    uint8_t port = lid < lft.size() ? lft[lid] : LFT_NO_ROUTE;
-    bool valid = port != LFT_NO_ROUTE;
-    if (!valid && !all) continue;
-    j.obj().kv("LID", lid).key("port");
-    if (valid) j.num(port);
-    else j.null();
-    if (!no_dests && resolve) {
-      j.key("destination");
-      const LidDest* d = valid ? (*resolve)(lid) : nullptr;
-      if (d && d->known) json_dest(j, *d);
-      else j.null();
-    }
-    j.end();
-  }
-  j.end().end();
-}
-
-}  // namespace
-
-void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all,
-              bool no_dests, const LidResolver& resolve) {
-  json_lft_by(j, h, lft, start, end, all, no_dests, &resolve);
-}
-
-void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end, bool all) {
-  json_lft_by<LidResolver>(j, h, lft, start, end, all, true, nullptr);
-}
-
-void json_dests(JsonOut& j, const std::vector<LidDest>& dests) {
-  j.key("destinations").arr();
+void json_dests(Printer& p, const std::vector<LidDest>& dests) {
+  p.open_array("destinations");
   for (unsigned lid = 0; lid < dests.size(); ++lid)
     if (dests[lid].known) {
-      j.obj().kv("LID", lid).key("destination");
-      json_dest(j, dests[lid]);
-      j.end();
+      p.open_object().dec(PRINT_JSON, "LID", lid);
+      describe_dest(p, dests[lid], false, true);
+      p.close_object();
     }
-  j.end();
-}
-
-void json_mft(JsonOut& j, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
-              bool all) {
-  json_head(j, h);
-  j.kv("startMLID", start).kv("endMLID", end).key("mft").arr();
-  unsigned words = mft_words(nports);
-  for (unsigned mlid = start; mlid <= end; ++mlid) {
-    const std::array<uint16_t, 16>& mask = mft_mask(m, mlid);
-    if (!all && !mask_any(mask, words)) continue;
-    j.obj().kv("MLID", mlid).key("ports").arr();
-    for (unsigned i = 0; i <= nports; ++i)
-      if ((mask[i / 16] >> (i % 16)) & 1) j.num(i);
-    j.end().end();
-  }
-  j.end().end();
+  p.close_array();
 }
 
 std::vector<LidDest> lid_dests_from_db(const Subnet& db, const NodeNameMap& map) {

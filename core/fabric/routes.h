@@ -6,9 +6,9 @@
 //   ibcore::LftRead lft;
 //   ibcore::spawn_lft_reads(sched, path, 0, top, lft);   // every block at once
 //   sched.run();
-//   ibcore::UnicastDump d(stdout, all, no_dests);
-//   d.header(0, top, "Lid 2", guid, "Switch1");
-//   d.rows(lft, 0, top, resolver);   // resolver: LID -> LidDest
+//   ibcore::Printer p;
+//   ibcore::UnicastDump d(p, all, no_dests);
+//   d.table({guid, "Switch1", 0, path, "Lid 2"}, lft, 0, top, resolver);   // resolver: LID -> LidDest
 //
 // Reads are parallel (one MAD per 64-LID block, one per 32 MLIDs x 16 ports)
 // and every block is asked once.  Formats are byte for byte the reference's
@@ -27,10 +27,10 @@
 #include "core/rpc/satransactor.h"
 #include "core/rpc/sched.h"
 #include "core/fabric/subnet.h"
+#include "core/out/print.h"
 
 namespace ibcore {
 
-class JsonOut;
 
 using iba::MLID_BASE;
 constexpr uint8_t LFT_NO_ROUTE = 0xff;
@@ -107,36 +107,57 @@ struct LidDest {
   uint16_t base_lid = 0;
   uint8_t lmc = 0;
   std::string name;            // node description / node-name-map name
-  // The row that names this destination ("0xLLLL PPP : (Channel Adapter
-  // portguid 0x...: 'name')\n", LID and port left as zeros): built by the
-  // first row that needs it, then copied with its LID and port filled in
-  // (a dump_fts repeats every LID once per switch).
+  // The text of the rows that name this destination (": (Channel Adapter
+  // portguid 0x...: 'name')\n"): made by the first row that needs it, then
+  // copied (a dump_fts repeats every LID once per switch; Printer::cached).
   mutable std::string row;
 };
 // nullptr: nothing known of that LID.
 using LidResolver = std::function<const LidDest*(unsigned lid)>;
 
-// The unicast layout.  Rows keep the reference's state across LIDs (an
-// invalid entry inside the LID range of the last resolved port is named by
-// its path number).
+// The head of a switch's table: who it is and how it was reached.
+struct TableHead {
+  uint64_t guid = 0;
+  std::string name;
+  uint16_t lid = 0;   // JSON "LID" (0: left out)
+  IBPath route;       // how the switch was reached ("route": IBPath::json)
+  std::string where;  // the text's "of switch <where>" (portid_str of the route)
+};
+
+// A switch's unicast table, described once (core/out/print): the text is
+// the reference's layout (ibroute, dump_fts), the JSON one object:
+//   {"nodeGUID", "name", "LID", "route", "startLID", "endLID",
+//    "lft": [{"LID", "port" (null: no route), "destination": {"portGUID",
+//    "nodeType", "nodeTypeRaw", "name", "baseLID", "LMC"} or null}]}
+// (entries without a route only with all; no "destination" with no_dests,
+// nor with inline_dests false: a fabric's dump (dump_fts) names each
+// destination once, json_dests, else 12M entries on a k=32 fat tree would
+// repeat 9472 destinations 1280 times: 1.8 GB).
+// Rows keep the reference's state across LIDs and tables (an invalid entry
+// inside the LID range of the last resolved port is named by its path
+// number).  Every call's text is on the FILE when it returns.
 class UnicastDump {
 public:
   // unknown: what a row says when the resolver knows nothing of the LID
   // (ibroute: a NodeInfo to it failed; dump_fts: not in the discovered fabric).
-  UnicastDump(FILE* f, bool all, bool no_dests, std::string unknown = "unknown node and type")
-      : f_(f), all_(all), no_dests_(no_dests), unknown_(std::move(unknown)) {}
-  void header(unsigned start, unsigned end, const std::string& where, uint64_t guid, const std::string& name);
-  // Rows for LIDs [start, end] of lft (LIDs past lft.size() are not routed)
-  // and the trailer.  Returns the number of rows printed.
-  unsigned rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const LidResolver& resolve);
+  UnicastDump(Printer& p, bool all, bool no_dests, std::string unknown = "unknown node and type",
+              bool inline_dests = true)
+      : p_(p), all_(all), no_dests_(no_dests), inline_dests_(inline_dests && !no_dests),
+        unknown_(std::move(unknown)) {}
+  // The table of LIDs [start, end] of lft (LIDs past lft.size() are not
+  // routed).  Returns the number of rows.
+  unsigned table(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                 const LidResolver& resolve);
   // The same with the destinations indexed by LID (lid_dests_from_db).
-  unsigned rows(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const std::vector<LidDest>& dests);
+  unsigned table(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                 const std::vector<LidDest>& dests);
 
 private:
   template <class Resolve>
-  unsigned rows_by(const std::vector<uint8_t>& lft, unsigned start, unsigned end, const Resolve& resolve);
-  FILE* f_;
-  bool all_, no_dests_;
+  unsigned table_by(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
+                    const Resolve& resolve);
+  Printer& p_;
+  bool all_, no_dests_, inline_dests_;
   std::string unknown_;
   // The LID range of the last port named in full (an invalid entry inside
   // it is "path #N - illegal port"; a valid one "path #N out of M").
@@ -145,35 +166,15 @@ private:
   uint64_t last_guid_ = 0;
 };
 
-// The multicast layout: header, rows for MLIDs [start, end], trailer.
-void print_mft(FILE* f, const MftRead& m, unsigned start, unsigned end, unsigned nports, bool all, bool brief,
-               const std::string& where, uint64_t guid, const std::string& name);
+// A switch's multicast table, described once: the text the reference's
+// layout (brief: port masks in hex), the JSON {head, "startMLID",
+// "endMLID", "mft": [{"MLID", "ports": [n, ...]}]}.
+void mft_table(Printer& p, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
+               bool all, bool brief);
 
-// --json forms of the dumps: one switch object each, written into a
-// document the caller holds open:
-//   {"nodeGUID", "name", "LID", "route" (how it was reached), "startLID",
-//    "endLID", "lft": [{"LID", "port", "destination": {"portGUID",
-//    "nodeType", "nodeTypeRaw", "name", "baseLID", "LMC"} or null}]}
-// (entries without a route only with all, their port null; no
-// "destination" with no_dests), or for the MFT "startMLID", "endMLID",
-// "mft": [{"MLID", "ports": [n, ...]}].
-struct TableHead {
-  uint64_t guid = 0;
-  std::string name;
-  uint16_t lid = 0;
-  IBPath route;  // how the switch was reached ("route": IBPath::json)
-};
-void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-              bool all, bool no_dests, const LidResolver& resolve);
-// The entries without "destination": a fabric's dump (dump_fts) names
-// each destination once, with json_dests (12M entries on a k=32 fat tree
-// would otherwise repeat 9472 destinations 1280 times: 1.8 GB).
-void json_lft(JsonOut& j, const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
-              bool all);
-// "destinations": [{"LID", "destination": {...}}] for every known LID.
-void json_dests(JsonOut& j, const std::vector<LidDest>& dests);
-void json_mft(JsonOut& j, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
-              bool all);
+// JSON "destinations": [{"LID", "destination": {...}}] for every known LID
+// (the text has none: its rows name them).
+void json_dests(Printer& p, const std::vector<LidDest>& dests);
 
 // The reference's name for a node type in route listings ("Channel Adapter",
 // "Switch", "Router").

@@ -21,7 +21,11 @@ struct Printer::Arg {
 Printer::Printer(FILE* f, Doc doc) : Printer(f, json_enabled(), json_pretty(), doc) {}
 
 Printer::Printer(FILE* f, bool json, bool pretty, Doc doc) : f_(f) {
-  if (!json && !pretty) return;
+  if (!json && !pretty) {
+    own_t_ = std::make_unique<TextOut>(f);
+    t_ = own_t_.get();
+    return;
+  }
   if (doc == Doc::Whole) {
     doc_ = std::make_unique<JsonDoc>(pretty);
     j_ = &doc_->j();
@@ -34,28 +38,9 @@ Printer::Printer(FILE* f, bool json, bool pretty, Doc doc) : f_(f) {
 
 Printer::~Printer() = default;
 
-Printer& Printer::open_object(const char* key) {
-  if (j_) {
-    if (key) j_->key(key);
-    j_->obj();
-  }
-  return *this;
-}
-Printer& Printer::close_object() {
-  if (j_) j_->end();
-  return *this;
-}
-Printer& Printer::open_array(const char* key) {
-  if (j_) {
-    if (key) j_->key(key);
-    j_->arr();
-  }
-  return *this;
-}
-Printer& Printer::close_array() { return close_object(); }
-
 Printer& Printer::text(const char* fmt, ...) {
   if (j_) return *this;
+  flush();
   va_list ap;
   va_start(ap, fmt);
   std::vfprintf(f_, fmt, ap);
@@ -64,7 +49,10 @@ Printer& Printer::text(const char* fmt, ...) {
 }
 
 Printer& Printer::text_raw(std::string_view s) {
-  if (!j_ && !s.empty()) std::fwrite(s.data(), 1, s.size(), f_);
+  if (!j_ && !s.empty()) {
+    flush();
+    std::fwrite(s.data(), 1, s.size(), f_);
+  }
   return *this;
 }
 
@@ -85,6 +73,7 @@ void literal(FILE* f, std::string_view s) {
 // with the length the value needs, so "%u" takes a uint64_t.
 void Printer::text_value(PrintKind k, const char* fmt, const Arg& a) {
   if (j_ || k == PRINT_JSON || !fmt) return;
+  flush();
   std::string_view f(fmt);
   size_t p = 0;
   while ((p = f.find('%', p)) != std::string_view::npos && p + 1 < f.size() && f[p + 1] == '%') p += 2;
@@ -230,6 +219,7 @@ Printer& Printer::fields(const iba::StructDesc& desc, const uint8_t* buf, std::s
 }
 
 void Printer::finish() {
+  flush();
   if (finished_) return;
   finished_ = true;
   if (doc_) doc_->commit(f_);
@@ -237,6 +227,7 @@ void Printer::finish() {
 }
 
 void Printer::close_all() {
+  flush();
   if (finished_) return;
   finished_ = true;
   if (doc_) return;  // Doc::Whole: a document not finished is not written

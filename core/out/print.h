@@ -61,16 +61,34 @@ public:
   explicit Printer(FILE* f = stdout, Doc doc = Doc::Stream);
   // An explicit mode (tests; output that is not stdout's).
   Printer(FILE* f, bool json, bool pretty, Doc doc = Doc::Stream);
+  // JSON into a document the caller writes (its values go where j is now;
+  // finish() does nothing): a description used inside a JsonOut composite.
+  explicit Printer(JsonOut& j) : f_(nullptr), j_(&j), finished_(true) {}
   ~Printer();
   Printer(const Printer&) = delete;
   Printer& operator=(const Printer&) = delete;
 
   // JSON nesting (key: the member's name inside an object, nullptr for the
   // document itself or an array element).  The text shows none of it.
-  Printer& open_object(const char* key = nullptr);
-  Printer& close_object();
-  Printer& open_array(const char* key = nullptr);
-  Printer& close_array();
+  Printer& open_object(const char* key = nullptr) {
+    if (j_) {
+      if (key) j_->key(key);
+      j_->obj();
+    }
+    return *this;
+  }
+  Printer& close_object() {
+    if (j_) j_->end();
+    return *this;
+  }
+  Printer& open_array(const char* key = nullptr) {
+    if (j_) {
+      if (key) j_->key(key);
+      j_->arr();
+    }
+    return *this;
+  }
+  Printer& close_array() { return close_object(); }
 
   // Text only, printf-style.
   Printer& text(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -94,6 +112,117 @@ public:
   // JSON null (PRINT_JSON: the text has no such value).
   Printer& null(const char* key);
 
+  // --- The row path: the big outputs (a dump_fts of a k=32 fat tree is 12 M
+  // rows).  Each value is formatted straight into the layer's buffer (text)
+  // or the JSON writer: no format to parse, no virtual call, no allocation.
+  // The text stays in the buffer until flush(), a printf-style call above,
+  // finish() or the destructor: a printer of core/ flushes at the end of each
+  // of its public calls, so that its text is on the FILE, in order with
+  // anything else, when it returns.
+  // Text only, as is.
+  Printer& lit(std::string_view s) {
+    if (t_) t_->put(s);
+    return *this;
+  }
+  Printer& lit(char c) {
+    if (t_) t_->put(c);
+    return *this;
+  }
+  Printer& lit(bool text, std::string_view s) { return text ? lit(s) : *this; }
+  // A number: JSON the number; text printf's %u (width: %<width>u).
+  Printer& dec(PrintKind k, const char* key, uint64_t v, unsigned width = 0) {
+    if (t_) {
+      if (k != PRINT_JSON) width ? t_->rdec(v, width) : t_->dec(v);
+    } else if (j_ && k != PRINT_FP) {
+      if (key) j_->key(key);
+      j_->num(v);
+    }
+    return *this;
+  }
+  // A number: JSON the number; text %0<digits>u (v fits in digits).
+  Printer& dec0(PrintKind k, const char* key, uint64_t v, unsigned digits) {
+    if (t_) {
+      if (k != PRINT_JSON) t_->dec0(v, int(digits));
+    } else if (j_ && k != PRINT_FP) {
+      if (key) j_->key(key);
+      j_->num(v);
+    }
+    return *this;
+  }
+  // A number: JSON the number; text %x (digits: %0<digits>x), no "0x".
+  Printer& hex(PrintKind k, const char* key, uint64_t v, unsigned digits = 0) {
+    if (t_) {
+      if (k != PRINT_JSON) digits ? t_->hex0(v, int(digits)) : t_->hex(v);
+    } else if (j_ && k != PRINT_FP) {
+      if (key) j_->key(key);
+      j_->num(v);
+    }
+    return *this;
+  }
+  // A GUID: JSON its string ("0x" and 16 digits); text %016x, no "0x"
+  // (digits 0: %x).
+  Printer& hexguid(PrintKind k, const char* key, uint64_t g, unsigned digits = 16) {
+    if (t_) {
+      if (k != PRINT_JSON) digits ? t_->hex0(g, int(digits)) : t_->hex(g);
+    } else if (j_ && k != PRINT_FP) {
+      if (key) j_->key(key);
+      j_->guid(g);
+    }
+    return *this;
+  }
+  // A string: JSON the string; text as is (%s; width: %<width>s).
+  Printer& strv(PrintKind k, const char* key, std::string_view v, unsigned width = 0) {
+    if (t_) {
+      if (k != PRINT_JSON) width ? t_->rpad(v, width) : t_->put(v);
+    } else if (j_ && k != PRINT_FP) {
+      if (key) j_->key(key);
+      j_->str(v);
+    }
+    return *this;
+  }
+  // JSON "key": name, "keyRaw": raw; text the name.
+  Printer& enumv(PrintKind k, const char* key, std::string_view name, uint64_t raw) {
+    if (t_) {
+      if (k != PRINT_JSON) t_->put(name);
+    } else if (j_ && k != PRINT_FP) {
+      j_->kenum(key, name, raw);
+    }
+    return *this;
+  }
+  // JSON null (the text has no such value).
+  Printer& nullv(const char* key) { return null(key); }
+  // A described fragment whose text does not change between calls (a
+  // destination's words, written once per LID per switch): the text is
+  // made once into cache (empty: not made yet) and then copied; the JSON
+  // is described each time.  describe() uses only the row path.
+  // json: the fragment has a JSON side (false: JSON runs skip it).
+  template <class F>
+  Printer& cached(std::string& cache, bool json, F&& describe) {
+    if (!t_) {
+      if (json) describe();
+      return *this;
+    }
+    if (cache.empty()) {
+      TextOut cap(cache);
+      struct Restore {
+        TextOut*& t;
+        TextOut* keep;
+        ~Restore() { t = keep; }
+      } restore{t_, t_};
+      t_ = &cap;
+      describe();
+      cap.flush();
+    }
+    t_->put(cache);
+    return *this;
+  }
+  // The row path's text to the FILE.
+  Printer& flush() {
+    if (t_) t_->flush();
+    return *this;
+  }
+  bool json() const { return j_ != nullptr; }
+
   // An IBA structure: JSON "key": {its fields as iba/ declares them, hide
   // left out}; text: layout(), the reference's lines for the same buffer
   // (called only when the text is written).
@@ -110,6 +239,11 @@ public:
   }
   // Its fields as members of the object open now (JSON only).
   Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {});
+  // One field of it (by its declaration) as a member (JSON only).
+  Printer& field(const iba::FieldDesc& f, const uint8_t* buf) {
+    if (j_) j_->field(f, f.bit_off, buf);
+    return *this;
+  }
   // Its fields as members of the object open now, or layout() (a record
   // beside other keys: saquery's "attribute").
   template <class F>
@@ -120,8 +254,8 @@ public:
     return *this;
   }
 
-  // A value core/ writes into a JsonOut (IBPath::json, the fabric's node
-  // objects) that the text does not show: PRINT_JSON for composites.
+  // A value core/ writes into a JsonOut (IBPath::json) that the text does
+  // not show: PRINT_JSON for composites.
   template <class F>
   Printer& json_value(const char* key, F&& write) {
     if (j_) {
@@ -131,12 +265,15 @@ public:
     return *this;
   }
 
-  // Text that core/ writes to a FILE (the fabric's printers:
-  // TopologyPrinter, the routing dumps) that the JSON shows as composites
-  // of its own (json_value): write(FILE*) is called only for the text.
+  // Text written to a FILE elsewhere (ibhosts' lines made from the
+  // topology's text) that the JSON shows as composites of its own
+  // (json_value): write(FILE*) is called only for the text.
   template <class F>
   Printer& text_to(F&& write) {
-    if (!j_) write(f_);
+    if (!j_) {
+      flush();
+      write(f_);
+    }
     return *this;
   }
 
@@ -158,6 +295,8 @@ private:
   std::unique_ptr<TextOut> o_;      // Doc::Stream
   std::unique_ptr<JsonOut> own_j_;  // Doc::Stream
   JsonOut* j_ = nullptr;            // JSON mode: the writer
+  std::unique_ptr<TextOut> own_t_;  // text mode: the row path's buffer
+  TextOut* t_ = nullptr;            // text mode: own_t_ (or a cached() capture)
   bool finished_ = false;
 };
 

@@ -174,6 +174,55 @@ TEST(PrintLayer, StreamCloseAllLeavesOneDocument) {
   EXPECT_EQ(j.text(), "{\"rows\":[1]}\n");
 }
 
+// The row path: the same calls give the text (buffered, flushed in order
+// with the printf-style calls) and the JSON; cached() makes a fragment's
+// text once.
+void describe_rows(Printer& p, std::string& cache, int& made) {
+  p.open_object().open_array("rows");
+  for (unsigned lid = 9; lid <= 10; ++lid) {
+    p.open_object().lit("0x").hex(PRINT_ANY, "LID", lid, 4).lit(' ').dec0(PRINT_ANY, "port", lid - 8, 3);
+    p.lit(" (").strv(PRINT_ANY, "name", "Hca1", 6).lit(") ").hexguid(PRINT_ANY, "guid", 0x1491);
+    p.dec(PRINT_FP, nullptr, 7, 3).dec(PRINT_JSON, "hidden", 5);
+    p.cached(cache, true, [&] {
+      ++made;
+      p.lit(" ->").enumv(PRINT_ANY, "state", "Active", 4);
+    });
+    p.lit('\n').close_object();
+  }
+  p.close_array();
+  p.uint(PRINT_FP, nullptr, "%u rows\n", 2);
+  p.close_object();
+  p.finish();
+}
+
+TEST(PrintLayer, RowPathTextAndJsonFromOneDescription) {
+  std::string cache;
+  int made = 0;
+  Mem t;
+  {
+    Printer p(t.f, false, false);
+    describe_rows(p, cache, made);
+  }
+  EXPECT_EQ(t.text(),
+            "0x0009 001 (  Hca1) 0000000000001491  7 ->Active\n"
+            "0x000a 002 (  Hca1) 0000000000001491  7 ->Active\n"
+            "2 rows\n");
+  EXPECT_EQ(made, 1);  // (the cached text made once)
+  EXPECT_EQ(cache, " ->Active");
+  std::string none;
+  Mem j;
+  {
+    Printer p(j.f, true, false);
+    describe_rows(p, none, made);
+  }
+  EXPECT_EQ(made, 3);  // (its JSON described each time)
+  EXPECT_TRUE(none.empty());
+  json d = json::parse(j.text());
+  ASSERT_EQ(d["rows"].size(), 2u);
+  EXPECT_EQ(d["rows"][1], json::parse(R"({"LID":10,"port":2,"name":"Hca1","guid":"0x0000000000001491",)"
+                                      R"("hidden":5,"state":"Active","stateRaw":4})"));
+}
+
 TEST(PrintLayer, BadFormatIsAWriterBug) {
   Mem t;
   Printer p(t.f, false, false);
