@@ -36,22 +36,24 @@ struct HealthTarget {
 // A fabric health command: -b (where it has a summary to leave out) and
 // -N (accepted for compatibility: the output is never colored) first, its
 // own options, then the common ones of a fabric scan (discovery or
-// --cache, SM_Key, --json, --strict).  Its work may fail anywhere
-// (discovery, a MAD, a file): the library's report.
+// --cache, SM_Key, --json, --strict; `common` where it takes fewer).  Its
+// work may fail anywhere (discovery, a MAD, a file): the library's report.
 class HealthCommand : public Command {
 public:
   void options(CLI::App& app) final {
     if (brief_help_) app.add_flag("-b,--brief", brief_, brief_help_);
     app.add_flag("-N,--nocolor", nocolor_, nocolor_help_);
     own_options(app);
-    add_common_options(app, config(), opt::Disc | opt::SMKey | opt::Json | opt::Strict);
+    add_common_options(app, config(), common_);
   }
   bool reports_errors() const override { return true; }
 
 protected:
   // `brief_help` null: no -b.
-  explicit HealthCommand(const char* brief_help, const char* nocolor_help = "accepted for compatibility")
-      : brief_help_(brief_help), nocolor_help_(nocolor_help) {}
+  static constexpr uint32_t SCAN = opt::Disc | opt::SMKey | opt::Json | opt::Strict;
+  explicit HealthCommand(const char* brief_help, const char* nocolor_help = "accepted for compatibility",
+                         uint32_t common = SCAN)
+      : brief_help_(brief_help), nocolor_help_(nocolor_help), common_(common) {}
   virtual void own_options(CLI::App&) {}
 
   bool brief_ = false, nocolor_ = false;
@@ -59,6 +61,7 @@ protected:
 private:
   const char* brief_help_;
   const char* nocolor_help_;
+  uint32_t common_;
 };
 
 }  // namespace ibtool
