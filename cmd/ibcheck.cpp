@@ -45,13 +45,20 @@ bool is_target_mode(Mode m) {
 }
 bool needs_port(Mode m) { return m == Mode::Port || m == Mode::PortState || m == Mode::PortWidth; }
 
-class IbCheck : public ibtool::Command {
+class IbCheck : public ibtool::HealthCommand {
 public:
-  explicit IbCheck(Mode m) : mode_(m) {}
+  explicit IbCheck(Mode m)
+      : HealthCommand("print only the findings, no summary or OK lines",
+                      "accepted for compatibility (output is never colored)"),
+        mode_(m) {}
 
-  void options(CLI::App& app) override {
-    ibtool::add_health_flags(app, &brief_, "print only the findings, no summary or OK lines", nocolor_,
-                             "accepted for compatibility (output is never colored)");
+private:
+  struct Item {
+    uint32_t node;
+    unsigned port;
+  };
+
+  void own_options(CLI::App& app) override {
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
       app.add_option("-T,--threshold-file", threshold_file_,
                      "error thresholds (Name=value lines), default: " + std::string(H::DEFAULT_THRESHOLDS))
@@ -63,26 +70,13 @@ public:
                      "the healthy subnet: a cache (ibtool --cache, ibnetdiscover --cache) or an ibnetdiscover "
                      "topology file; every link of it that is missing or down is reported by both ends")
           ->option_text("<file>");
-    if (is_target_mode(mode_)) {
-      app.add_flag("-G", guid_form_, "the target is a port GUID");
-      app.add_flag("-D", dr_form_, "the target is a DR path");
-      app.add_option("target", target_, "<lid|guid|dr_path>")->required();
-      if (needs_port(mode_))
-        app.add_option("port", port_, "<port>")->required();
-      else if (mode_ == Mode::Errs)
-        app.add_option("port", port_, "[<port>]");
-    }
-    ibtool::add_health_common(app, config());
+    if (is_target_mode(mode_))
+      at_.add(app, true,
+              needs_port(mode_)         ? ibtool::HealthTarget::Port::Required
+              : mode_ == Mode::Errs     ? ibtool::HealthTarget::Port::Optional
+                                        : ibtool::HealthTarget::Port::None);
   }
 
-private:
-  struct Item {
-    uint32_t node;
-    unsigned port;
-  };
-
-  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
-  bool reports_errors() const override { return true; }
   // --json: {"findings": [print_finding's objects], "ports": [every port
   // checked: {"nodeGUID", "name", "nodeDescription", "portNum", "LID",
   // "ok", "portState", "portPhysicalState", "linkWidthActive",
@@ -106,7 +100,7 @@ private:
         throw Error("Cannot read thresholds file " + threshold_file_);
       if (show_thresholds_) {
         p.text("## Thresholds:");
-        for (int i = 0; i < H::N_ERR; ++i) p.text(" %s=%" PRIu64, H::err_name(i), thr_.limit[i]);
+        for (int i = 0; i < H::N_ERR; ++i) p.text(" %s=%" PRIu64, H::ERROR_COUNTERS.name(i), thr_.limit[i]);
         p.text("\n");
       }
     }
@@ -119,14 +113,13 @@ private:
     std::vector<uint32_t> nodes;
     std::vector<Item> items;
     if (is_target_mode(mode_)) {
-      IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
-      uint32_t node = db_.port(H::find_target_port(db_, target_, form)).node;
+      uint32_t node = db_.port(H::find_target_port(db_, at_.target, at_.form())).node;
       nodes.push_back(node);
       const Node& n = db_.node(node);
-      if (needs_port(mode_) || (mode_ == Mode::Errs && port_ >= 0)) {
-        if (port_ < 0 || unsigned(port_) > n.nports || (port_ == 0 && !n.is_switch()))
-          throw Error("Node \"" + name(node) + "\" has no port " + std::to_string(port_));
-        items.push_back({node, unsigned(port_)});
+      if (needs_port(mode_) || (mode_ == Mode::Errs && at_.port >= 0)) {
+        if (at_.port < 0 || unsigned(at_.port) > n.nports || (at_.port == 0 && !n.is_switch()))
+          throw Error("Node \"" + name(node) + "\" has no port " + std::to_string(at_.port));
+        items.push_back({node, unsigned(at_.port)});
       } else {
         for (unsigned p = n.is_switch() ? 1 : 1; p <= n.nports; ++p)
           if (port_checkable(n, p)) items.push_back({node, p});
@@ -305,20 +298,20 @@ private:
     co_await reader.read(lid, uint8_t(it.port), by_sum, r);
     if (r.ok()) {
       for (int i = 0; i < H::N_ERR; ++i) {
-        uint64_t v = H::err_value(r.pc, i);
+        uint64_t v = H::ERROR_COUNTERS.value(r.pc, i);
         if (i == H::PortXmitWait && !(r.caps.mask & H::PM_CAP_XMIT_WAIT)) continue;
         if (!thr_.exceeds(i, v)) continue;
         H::Finding e = f;
         char b[160];
-        std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::err_name(i), v, thr_.limit[i],
-                      v == H::err_max(i) ? ", saturated" : "");
+        std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::ERROR_COUNTERS.name(i), v, thr_.limit[i],
+                      v == H::ERROR_COUNTERS.max(i) ? ", saturated" : "");
         e.what = b;
         e.check = "counter";
-        e.field = H::err_field(i);
+        e.field = H::ERROR_COUNTERS.field(i);
         e.numeric = e.threshold_set = true;
         e.value = v;
         e.threshold = thr_.limit[i];
-        e.saturated = v == H::err_max(i);
+        e.saturated = v == H::ERROR_COUNTERS.max(i);
         out.push_back(e);
       }
       co_return;
@@ -344,8 +337,7 @@ private:
 
   int check_node() {
     Printer& out = *out_;
-    IBPath::Form form = guid_form_ ? IBPath::Form::GUID : dr_form_ ? IBPath::Form::DR : IBPath::Form::Auto;
-    IBPath p = IBPath::from_string(target_, form);
+    IBPath p = IBPath::from_string(at_.target, at_.form());
     auto owner = ibcore::open_transport(get_end_port(config().ca, config().port), config());
     ibcore::Transport& umad = *owner;
     MadTransactor mad(umad);
@@ -386,11 +378,10 @@ private:
   }
 
   Mode mode_;
-  bool brief_ = false, nocolor_ = false, show_thresholds_ = false, guid_form_ = false, dr_form_ = false;
+  bool show_thresholds_ = false;
   std::string threshold_file_ = H::DEFAULT_THRESHOLDS;
   std::string baseline_;
-  std::string target_;
-  int port_ = -1;
+  ibtool::HealthTarget at_;
   H::Thresholds thr_;
   NodeNameMap map_;
   Subnet db_;

@@ -24,15 +24,9 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbClear : public ibtool::Command {
+class IbClear : public ibtool::HealthCommand {
 public:
-  explicit IbClear(bool all) : all_(all) {}
-  void options(CLI::App& app) override {
-    ibtool::add_health_flags(app, nullptr, nullptr, nocolor_);
-    ibtool::add_health_common(app, config());
-  }
-  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
-  bool reports_errors() const override { return true; }
+  explicit IbClear(bool all) : HealthCommand(nullptr), all_(all) {}
   int run() override {
     Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
@@ -126,7 +120,6 @@ public:
 
 private:
   bool all_;
-  bool nocolor_ = false;
 };
 
 }  // namespace

@@ -26,19 +26,15 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbDataCounts : public ibtool::Command {
+class IbDataCounts : public ibtool::HealthCommand {
 public:
-  explicit IbDataCounts(bool one) : one_(one) {}
-  void options(CLI::App& app) override {
-    ibtool::add_health_flags(app, &brief_, "leave out the summary line", nocolor_);
-    if (one_) {
-      app.add_flag("-G", guid_form_, "the target is a port GUID");
-      app.add_option("target", target_, "<lid|guid|dr_path>")->required();
-      app.add_option("port", port_, "[<port>]");
-    }
-    ibtool::add_health_common(app, config());
-  }
+  explicit IbDataCounts(bool one) : HealthCommand("leave out the summary line"), one_(one) {}
+
 private:
+  void own_options(CLI::App& app) override {
+    if (one_) at_.add(app, false, ibtool::HealthTarget::Port::Optional);
+  }
+
   struct Item {
     uint32_t node;
     unsigned port;
@@ -47,14 +43,12 @@ private:
     std::string error;                              // the failure
   };
 
-  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
-  bool reports_errors() const override { return true; }
   int run() override {
     Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> nodes;
     if (one_) {
-      uint32_t slot = H::find_target_port(db, target_, guid_form_ ? IBPath::Form::GUID : IBPath::Form::Auto);
+      uint32_t slot = H::find_target_port(db, at_.target, at_.form());
       nodes.push_back(db.port(slot).node);
     } else {
       nodes = db.reference_order(NodeType::Unknown);
@@ -64,13 +58,13 @@ private:
     for (uint32_t ni : nodes) {
       const Node& n = db.node(ni);
       for (unsigned p = 1; p <= n.nports; ++p) {
-        if (one_ && port_ >= 0 && unsigned(port_) != p) continue;
+        if (one_ && at_.port >= 0 && unsigned(at_.port) != p) continue;
         const Port& x = db.port(n, p);
         if (!x.exists || !x.has_info || x.phys_state() != PHYS_LINKUP) continue;
         items.push_back({ni, p, H::port_lid(db, n, p), {}, {}});
       }
     }
-    if (one_ && port_ >= 0 && items.empty()) throw Error("Port " + std::to_string(port_) + " is not connected");
+    if (one_ && at_.port >= 0 && items.empty()) throw Error("Port " + std::to_string(at_.port) + " is not connected");
     H::PmSession ses(config());
     H::PmAccess& pm = ses.pm();
     pm.use_subnet(&db);
@@ -86,7 +80,7 @@ private:
       if (r.ok()) {
         const bool ext = r.source != H::CounterSource::PortCounters;
         for (int i = 0; i < (ext ? int(H::N_DATA) : 4); ++i)
-          it.counters.push_back({i, ext ? H::data_value(r.ext, i) : H::data_value(r.pc, i)});
+          it.counters.push_back({i, ext ? H::DATA_COUNTERS.value(r.ext, i) : H::DATA_COUNTERS.value(r.pc, i)});
         co_return;
       }
       ++failed;
@@ -115,7 +109,7 @@ private:
         p.str(PRINT_ANY, "error", " %s", it.error);
       } else {
         p.open_object("counters");
-        for (auto [i, v] : it.counters) p.uint(PRINT_ANY, H::data_field(i), (" " + std::string(H::data_name(i)) + "=%u").c_str(), v);
+        for (auto [i, v] : it.counters) p.uint(PRINT_ANY, H::DATA_COUNTERS.field(i), (" " + std::string(H::DATA_COUNTERS.name(i)) + "=%u").c_str(), v);
         p.close_object();
       }
       p.text("\n").close_object();
@@ -134,9 +128,7 @@ private:
   }
 
   bool one_;
-  bool brief_ = false, nocolor_ = false, guid_form_ = false;
-  std::string target_;
-  int port_ = -1;
+  ibtool::HealthTarget at_;
 };
 
 // Shared by both descriptions (a macro so that each is one literal).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmd/common.h"
+#include "cmd/health_options.h"
 #include "cmd/registry.h"
 #include "core/base/config.h"
 #include "core/transport/devices.h"
@@ -24,16 +25,13 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-class IbIdsVerify : public ibtool::Command {
+class IbIdsVerify : public ibtool::HealthCommand {
 public:
-  void options(CLI::App& app) override {
-    app.add_flag("-b,--brief", brief_, "leave out the summary line");
-    app.add_flag("-N,--nocolor", nocolor_, "accepted for compatibility");
+  IbIdsVerify()
+      : HealthCommand("leave out the summary line", "accepted for compatibility", ibtool::opt::Disc | ibtool::opt::Json) {}
+  void own_options(CLI::App& app) override {
     app.add_flag("-R", rediscover_, "accepted for compatibility (the subnet is always discovered unless --cache)");
-    ibtool::add_common_options(app, config(), ibtool::opt::Disc | ibtool::opt::Json);
   }
-  // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
-  bool reports_errors() const override { return true; }
   int run() override {
     Subnet db = obtain_subnet(config());
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
@@ -66,7 +64,7 @@ public:
   }
 
 private:
-  bool brief_ = false, nocolor_ = false, rediscover_ = false;
+  bool rediscover_ = false;
 };
 
 }  // namespace

@@ -125,7 +125,7 @@ private:
       size_t c = suppress_arg_.find(',', pos);
       std::string k = suppress_arg_.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
       pos = c == std::string::npos ? suppress_arg_.size() + 1 : c + 1;
-      int i = H::err_index(k);
+      int i = H::ERROR_COUNTERS.index(k);
       if (i >= 0) suppressed_.push_back(i);
     }
     if (suppress_common_) suppressed_.push_back(H::PortRcvSwitchRelayErrors);
@@ -272,8 +272,8 @@ private:
       p.text("## Thresholds: ").open_object("thresholds");
       for (int i = 0; i < H::N_ERR; ++i)
         if (thr_.set[i]) {
-          p.text("[%s = %" PRIu64 "]", H::err_name(i), thr_.limit[i]);
-          p.uint(PRINT_JSON, H::err_field(i), nullptr, thr_.limit[i]);
+          p.text("[%s = %" PRIu64 "]", H::ERROR_COUNTERS.name(i), thr_.limit[i]);
+          p.uint(PRINT_JSON, H::ERROR_COUNTERS.field(i), nullptr, thr_.limit[i]);
         }
       p.close_object().text("\n");
     } else {
@@ -282,7 +282,7 @@ private:
     if (failures) p.text("##          %u PMA query failures\n", failures);
     if (gone) p.text("##          %u nodes of the cache gone from the fabric\n", gone);
     p.text("## Suppressed:").open_array("suppressed");
-    for (int i : suppressed_) p.text(" %s", H::err_name(i)).str(PRINT_JSON, nullptr, nullptr, H::err_field(i));
+    for (int i : suppressed_) p.text(" %s", H::ERROR_COUNTERS.name(i)).str(PRINT_JSON, nullptr, nullptr, H::ERROR_COUNTERS.field(i));
     p.close_array().text("\n").close_object().close_object().finish();
     std::fflush(stdout);
     return strict_status(bad_ports ? 1 : 0, nodes_checked, failures, gone);
@@ -324,7 +324,7 @@ private:
       if (!counters_only_) {
         p.open_object("errors");
         for (const ErrOut& e : po.errors) {
-          p.uint(PRINT_ANY, H::err_field(e.counter), strfmt(" [%s == %%u]", H::err_name(e.counter)).c_str(), e.v);
+          p.uint(PRINT_ANY, H::ERROR_COUNTERS.field(e.counter), strfmt(" [%s == %%u]", H::ERROR_COUNTERS.name(e.counter)).c_str(), e.v);
           for (const Detail& x : e.details) p.text(" [%s == %" PRIu64 "]", x.label, x.v);
         }
         p.close_object();
@@ -338,8 +338,8 @@ private:
       if (show_data_ || counters_only_) {
         p.open_object("data");
         for (auto [i, v] : po.data)
-          p.uint(PRINT_ANY, H::data_field(i),
-                 strfmt(" [%s == %%u (%s)]", H::data_name(i), H::human_count(v, i < 2).c_str()).c_str(), v);
+          p.uint(PRINT_ANY, H::DATA_COUNTERS.field(i),
+                 strfmt(" [%s == %%u (%s)]", H::DATA_COUNTERS.name(i), H::human_count(v, i < 2).c_str()).c_str(), v);
         p.close_object();
       }
       p.text("\n");
@@ -377,7 +377,7 @@ private:
   // Error counter i as the report counts it (PortXmitWait only where the
   // PMA has it).
   static uint64_t error_value(const iba::PMPortCounters& pc, const H::PmaCaps& caps, int i) {
-    return i == H::PortXmitWait && !(caps.mask & H::PM_CAP_XMIT_WAIT) ? 0 : H::err_value(pc, i);
+    return i == H::PortXmitWait && !(caps.mask & H::PM_CAP_XMIT_WAIT) ? 0 : H::ERROR_COUNTERS.value(pc, i);
   }
 
   // The error counters beyond their thresholds into po.errors, in the
@@ -435,16 +435,16 @@ private:
     std::array<uint64_t, H::N_DATA> v{};
     int count = 4;
     if (pc && !caps.ext()) {
-      for (int i = 0; i < count; ++i) v[i] = H::data_value(*pc, i);
+      for (int i = 0; i < count; ++i) v[i] = H::DATA_COUNTERS.value(*pc, i);
     } else {
       H::PortCountersRead r;
       co_await reader.read(lid, port, false, r, data_only(), &caps);
       if (!r.ok()) std::rethrow_exception(r.why());
       if (r.source == H::CounterSource::PortCounters) {
-        for (int i = 0; i < count; ++i) v[i] = H::data_value(r.pc, i);
+        for (int i = 0; i < count; ++i) v[i] = H::DATA_COUNTERS.value(r.pc, i);
       } else {
         if (caps.ext_ietf()) count = H::N_DATA;
-        for (int i = 0; i < count; ++i) v[i] = H::data_value(r.ext, i);
+        for (int i = 0; i < count; ++i) v[i] = H::DATA_COUNTERS.value(r.ext, i);
       }
     }
     for (int i = 0; i < count; ++i)

@@ -75,11 +75,11 @@ public:
     bool bad = false;
     p.open_object("errorsAtStart");
     for (int i = 0; i < H::N_ERR; ++i) {
-      uint64_t v = H::err_value(prev, i);
+      uint64_t v = H::ERROR_COUNTERS.value(prev, i);
       if (!thr_.exceeds(i, v)) continue;
       if (!bad) p.text("; errors beyond threshold:");
       bad = true;
-      p.uint(PRINT_ANY, H::err_field(i), (" " + std::string(H::err_name(i)) + "=%u").c_str(), v);
+      p.uint(PRINT_ANY, H::ERROR_COUNTERS.field(i), (" " + std::string(H::ERROR_COUNTERS.name(i)) + "=%u").c_str(), v);
     }
     p.close_object().text("\n").open_array("samples");
     std::fflush(stdout);
@@ -109,23 +109,23 @@ public:
       p.open_object().uint(PRINT_JSON, "elapsedMs", nullptr, rounded(at * 1000));
       p.real(PRINT_FP, nullptr, "%.1fs:", at).open_object("rates");
       for (int i = 0; i < 4; ++i) {
-        uint64_t a = H::data_value(prev, i), z = H::data_value(cur, i);
+        uint64_t a = H::DATA_COUNTERS.value(prev, i), z = H::DATA_COUNTERS.value(cur, i);
         double d = z >= a ? double(z - a) : 0.0;
         if (i < 2) d *= 4;  // words -> bytes
-        p.uint(PRINT_JSON, H::data_field(i), nullptr, rounded(d / dt));
-        p.real(PRINT_FP, nullptr, (" " + std::string(H::data_name(i)) + (i < 2 ? " %.0fB/s" : " %.0f/s")).c_str(),
+        p.uint(PRINT_JSON, H::DATA_COUNTERS.field(i), nullptr, rounded(d / dt));
+        p.real(PRINT_FP, nullptr, (" " + std::string(H::DATA_COUNTERS.name(i)) + (i < 2 ? " %.0fB/s" : " %.0f/s")).c_str(),
                d / dt);
       }
       p.close_object().open_object("errors");
       bool any = false;
       for (int i = 0; i < H::N_ERR; ++i) {
-        uint64_t a = H::err_value(prev, i), z = H::err_value(cur, i);
+        uint64_t a = H::ERROR_COUNTERS.value(prev, i), z = H::ERROR_COUNTERS.value(cur, i);
         uint64_t d = z >= a ? z - a : 0;
         if (!thr_.exceeds(i, d)) continue;
         if (!any) p.text("; errors:");
         any = true;
-        p.open_object(H::err_field(i)).uint(PRINT_ANY, "increase", (" " + std::string(H::err_name(i)) + " +%u").c_str(), d);
-        p.boolean(PRINT_ANY, "saturated", "%s", z == H::err_max(i), " (saturated)", "").close_object();
+        p.open_object(H::ERROR_COUNTERS.field(i)).uint(PRINT_ANY, "increase", (" " + std::string(H::ERROR_COUNTERS.name(i)) + " +%u").c_str(), d);
+        p.boolean(PRINT_ANY, "saturated", "%s", z == H::ERROR_COUNTERS.max(i), " (saturated)", "").close_object();
       }
       p.close_object().close_object().text("\n");
       std::fflush(stdout);

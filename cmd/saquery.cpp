@@ -6,6 +6,7 @@
 // The test bed's umad2sim has no RMPP: a GetTable reply longer than one MAD
 // arrives cut to its first segment.  Only records that arrived whole are
 // printed, and stderr says that the reply was truncated.
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <strings.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,21 +108,7 @@ class SaQuery : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app_ = &app;
-    app.add_flag("-p", opt_p_, "get PathRecord info");
-    app.add_flag("-N", opt_N_, "get NodeRecord info");
-    app.add_flag("-L", opt_L_, "return the Lids of the name specified");
-    app.add_flag("-l", opt_l_, "return the unique Lid of the name specified");
-    app.add_flag("-G", opt_G_, "return the Guids of the name specified");
-    app.add_flag("-O", opt_O_, "return name for the Lid specified");
-    app.add_flag("-U", opt_U_, "return name for the Guid specified");
-    app.add_flag("-s", opt_s_, "return the PortInfoRecords with isSM or isSMdisabled capability mask bit on");
-    app.add_flag("-g", opt_g_, "get multicast group info");
-    app.add_flag("-m", opt_m_, "get multicast member info");
-    app.add_flag("-x", opt_x_, "get LinkRecord info");
-    app.add_flag("-c", opt_c_, "get the SA's class port info");
-    app.add_flag("-S", opt_S_, "get ServiceRecord info");
-    app.add_flag("-I", opt_I_, "get InformInfoRecord (subscription) info");
-    app.add_flag("-D,--list", opt_D_, "the node desc of the CA's");
+    for (const QueryFlag& f : kQueryFlags) app.add_flag(f.flag, this->*f.given, f.help);
     app.add_option("--src-to-dst", src_to_dst_, "get a PathRecord for <src:dst>")->option_text("<src:dst>");
     app.add_option("--sgid-to-dgid", sgid_to_dgid_, "get a PathRecord for <sgid-dgid>")->option_text("<sgid-dgid>");
     app.add_option("--slid", pr_.slid, "Source LID (PathRecord)")->option_text("<lid>");
@@ -356,19 +344,19 @@ private:
     mad_ = &mad;
     sa_ = ibcore::sa_path_from_config(mad);
 
-    if (opt_c_) q = find_query("CPI");
-    if (opt_p_ || !src_to_dst_.empty() || !sgid_to_dgid_.empty()) q = find_query("PR");
-    if (opt_x_) q = find_query("LR");
-    if (opt_S_) q = find_query("SR");
-    if (opt_I_) q = find_query("IIR");
-    if (opt_g_ || opt_m_) q = find_query("MCMR");
-    if (opt_N_) q = find_query("NR");
-
-    if (opt_D_) return list_cas();
-    if (opt_N_) return node_records_named(target);
-    if (opt_L_ || opt_l_ || opt_G_) return name_to(target);
-    if (opt_O_ || opt_U_) return to_name(target);
-    if (opt_s_) return sm_ports();
+    // --src-to-dst and --sgid-to-dgid ask for PathRecords (-p's query).
+    if (!src_to_dst_.empty() || !sgid_to_dgid_.empty()) opt_p_ = true;
+    const QueryFlag* run = nullptr;  // the lookup given
+    int query_rank = 0;
+    for (const QueryFlag& f : kQueryFlags) {
+      if (!(this->*f.given)) continue;
+      if (f.lookup && (!run || f.rank > run->rank)) run = &f;
+      if (f.query && f.rank > query_rank) {
+        q = find_query(f.query);
+        query_rank = f.rank;
+      }
+    }
+    if (run) return (this->*run->lookup)(target);
     if (!q) q = find_query("NR");
     std::string a = q->alias;
     Rec r(*q->desc);
@@ -403,8 +391,8 @@ private:
   }
 
   bool opt_any() const {
-    return opt_p_ || opt_N_ || opt_L_ || opt_l_ || opt_G_ || opt_O_ || opt_U_ || opt_s_ || opt_g_ || opt_m_ || opt_x_ ||
-           opt_c_ || opt_S_ || opt_I_ || opt_D_;
+    return std::any_of(std::begin(kQueryFlags), std::end(kQueryFlags),
+                       [this](const QueryFlag& f) { return this->*f.given; });
   }
 
   // "[lid|name]/[port]" of one end of a link.
@@ -521,7 +509,7 @@ private:
     return 0;
   }
 
-  int list_cas() {
+  int list_cas(const std::string& /*target*/) {
     std::printf("   LID \"name\"\n================\n");
     for (const auto& n : all_nodes())
       if (n.nodeInfo().nodeType() == 1 && ++shown_)
@@ -575,7 +563,7 @@ private:
   // Bit 31 of the attribute modifier makes the SA match the CapabilityMask
   // component as a bit mask (any record with those bits set) instead of
   // comparing it whole.
-  int sm_ports() {
+  int sm_ports(const std::string& /*target*/) {
     const Query& q = *find_query("PIR");
     for (int pass = 0; pass < 2; ++pass) {
       out_->text(pass == 0 ? "IsSM ports\n" : "\nIsSMdisabled ports\n");
@@ -591,6 +579,20 @@ private:
   CLI::App* app_ = nullptr;
   size_t shown_ = 0;  // records (or names, LIDs, GUIDs) written: --strict
   std::optional<ibcore::NodeNameMap> map_;
+  // The one-letter query and lookup flags, in the order of --help: each
+  // asks for a query (an alias of kQueries) or runs a lookup of its own
+  // (on the target operand).  Where several are given a lookup wins, and of
+  // the lookups (or else the queries) the one of highest rank: -D, -N,
+  // -L/-l/-G, -O/-U, -s; -g/-m, -I, -S, -x, -p, -c.
+  struct QueryFlag {
+    const char* flag;
+    bool SaQuery::*given;
+    const char* help;
+    const char* query;
+    int (SaQuery::*lookup)(const std::string& target);
+    int rank;
+  };
+  static const QueryFlag kQueryFlags[15];
   bool opt_p_ = false, opt_N_ = false, opt_L_ = false, opt_l_ = false, opt_G_ = false, opt_O_ = false, opt_U_ = false,
        opt_s_ = false, opt_g_ = false, opt_m_ = false, opt_x_ = false, opt_c_ = false, opt_S_ = false, opt_I_ = false,
        opt_D_ = false, show_keys_ = false;
@@ -600,6 +602,25 @@ private:
   ibcore::MadTransactor* mad_ = nullptr;
   ibcore::IBPath sa_;
   std::optional<std::vector<iba::SANodeRecord>> nodes_;
+};
+
+const SaQuery::QueryFlag SaQuery::kQueryFlags[15] = {
+    {"-p", &SaQuery::opt_p_, "get PathRecord info", "PR", nullptr, 2},
+    {"-N", &SaQuery::opt_N_, "get NodeRecord info", nullptr, &SaQuery::node_records_named, 4},
+    {"-L", &SaQuery::opt_L_, "return the Lids of the name specified", nullptr, &SaQuery::name_to, 3},
+    {"-l", &SaQuery::opt_l_, "return the unique Lid of the name specified", nullptr, &SaQuery::name_to, 3},
+    {"-G", &SaQuery::opt_G_, "return the Guids of the name specified", nullptr, &SaQuery::name_to, 3},
+    {"-O", &SaQuery::opt_O_, "return name for the Lid specified", nullptr, &SaQuery::to_name, 2},
+    {"-U", &SaQuery::opt_U_, "return name for the Guid specified", nullptr, &SaQuery::to_name, 2},
+    {"-s", &SaQuery::opt_s_, "return the PortInfoRecords with isSM or isSMdisabled capability mask bit on", nullptr,
+     &SaQuery::sm_ports, 1},
+    {"-g", &SaQuery::opt_g_, "get multicast group info", "MCMR", nullptr, 6},
+    {"-m", &SaQuery::opt_m_, "get multicast member info", "MCMR", nullptr, 6},
+    {"-x", &SaQuery::opt_x_, "get LinkRecord info", "LR", nullptr, 3},
+    {"-c", &SaQuery::opt_c_, "get the SA's class port info", "CPI", nullptr, 1},
+    {"-S", &SaQuery::opt_S_, "get ServiceRecord info", "SR", nullptr, 4},
+    {"-I", &SaQuery::opt_I_, "get InformInfoRecord (subscription) info", "IIR", nullptr, 5},
+    {"-D,--list", &SaQuery::opt_D_, "the node desc of the CA's", nullptr, &SaQuery::list_cas, 5},
 };
 
 }  // namespace

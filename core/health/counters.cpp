@@ -26,93 +26,51 @@
 namespace ibcore::health {
 
 namespace {
-constexpr const char* kErrNames[N_ERR] = {
-    "SymbolErrorCounter",       "LinkErrorRecoveryCounter",     "LinkDownedCounter",
-    "PortRcvErrors",            "PortRcvRemotePhysicalErrors",  "PortRcvSwitchRelayErrors",
-    "PortXmitDiscards",         "PortXmitConstraintErrors",     "PortRcvConstraintErrors",
-    "LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped",
-    "PortXmitWait"};
-constexpr const char* kDataNames[N_DATA] = {"PortXmitData",          "PortRcvData",          "PortXmitPkts",
-                                            "PortRcvPkts",           "PortUnicastXmitPkts",  "PortUnicastRcvPkts",
-                                            "PortMulticastXmitPkts", "PortMulticastRcvPkts"};
-constexpr unsigned kErrBits[N_ERR] = {16, 8, 8, 16, 16, 16, 16, 8, 8, 4, 4, 16, 32};
-}  // namespace
+#define IBTOOL_COUNTER_NAME(name) #name,
+constexpr const char* kErrNames[] = {IBTOOL_ERR_COUNTERS(IBTOOL_COUNTER_NAME)};
+constexpr const char* kDataNames[] = {IBTOOL_DATA_COUNTERS(IBTOOL_COUNTER_NAME)};
+#undef IBTOOL_COUNTER_NAME
+static_assert(std::size(kErrNames) == N_ERR && std::size(kDataNames) == N_DATA);
 
-namespace {
-// The field of desc whose name is `name` but for case (the reference's
-// names are the IBA's with a capital first letter).
-const char* declared_as(const iba::StructDesc& desc, const char* name) {
-  for (const iba::FieldDesc& f : desc.field_list())
-    if (iba::iequals(f.name, name)) return f.name;
-  return name;
+// The field of desc named `name` but for case (the reference's names are the
+// IBA's with a capital first letter); nullopt where desc has none.
+std::optional<iba::FieldRef> counter_field(const iba::StructDesc& desc, const char* name) {
+  std::optional<iba::FieldRef> r = iba::find_field(desc, name);
+  return r && r->field->kind == iba::Kind::Uint ? r : std::nullopt;
 }
 }  // namespace
 
-const char* err_name(int i) { return i >= 0 && i < N_ERR ? kErrNames[i] : "?"; }
-const char* err_field(int i) {
-  static const auto names = [] {
-    std::array<const char*, N_ERR> a{};
-    for (int k = 0; k < N_ERR; ++k) a[size_t(k)] = declared_as(iba::PMPortCounters::DESC, kErrNames[k]);
-    return a;
-  }();
-  return i >= 0 && i < N_ERR ? names[size_t(i)] : "?";
+const CounterFamily ERROR_COUNTERS{kErrNames};
+const CounterFamily DATA_COUNTERS{kDataNames};
+
+CounterFamily::CounterFamily(std::span<const char* const> names) : names_(names) {
+  for (const char* n : names) {
+    pc_.push_back(counter_field(iba::PMPortCounters::DESC, n));
+    ext_.push_back(counter_field(iba::PMPortCountersExtended::DESC, n));
+  }
 }
-const char* data_field(int i) {
-  static const auto names = [] {
-    std::array<const char*, N_DATA> a{};
-    for (int k = 0; k < N_DATA; ++k) a[size_t(k)] = declared_as(iba::PMPortCountersExtended::DESC, kDataNames[k]);
-    return a;
-  }();
-  return i >= 0 && i < N_DATA ? names[size_t(i)] : "?";
+const char* CounterFamily::name(int i) const { return i >= 0 && i < size() ? names_[size_t(i)] : "?"; }
+const char* CounterFamily::field(int i) const {
+  if (i < 0 || i >= size()) return "?";
+  const auto& r = pc_[size_t(i)] ? pc_[size_t(i)] : ext_[size_t(i)];
+  return r ? r->field->name : names_[size_t(i)];
 }
-int err_index(std::string_view name) {
-  for (int i = 0; i < N_ERR; ++i)
-    if (name == kErrNames[i]) return i;
+int CounterFamily::index(std::string_view name) const {
+  for (int i = 0; i < size(); ++i)
+    if (name == names_[size_t(i)]) return i;
   return -1;
 }
-uint64_t err_max(int i) { return (uint64_t(1) << kErrBits[i]) - 1; }
-
-uint64_t err_value(const iba::PMPortCounters& pc, int i) {
-  switch (i) {
-    case SymbolErrorCounter: return pc.symbolErrorCounter();
-    case LinkErrorRecoveryCounter: return pc.linkErrorRecoveryCounter();
-    case LinkDownedCounter: return pc.linkDownedCounter();
-    case PortRcvErrors: return pc.portRcvErrors();
-    case PortRcvRemotePhysicalErrors: return pc.portRcvRemotePhysicalErrors();
-    case PortRcvSwitchRelayErrors: return pc.portRcvSwitchRelayErrors();
-    case PortXmitDiscards: return pc.portXmitDiscards();
-    case PortXmitConstraintErrors: return pc.portXmitConstraintErrors();
-    case PortRcvConstraintErrors: return pc.portRcvConstraintErrors();
-    case LocalLinkIntegrityErrors: return pc.localLinkIntegrityErrors();
-    case ExcessiveBufferOverrunErrors: return pc.excessiveBufferOverrunErrors();
-    case VL15Dropped: return pc.VL15Dropped();
-    case PortXmitWait: return pc.portXmitWait();
-  }
-  return 0;
+uint64_t CounterFamily::max(int i) const {
+  const auto& r = pc_[size_t(i)] ? pc_[size_t(i)] : ext_[size_t(i)];
+  return r->width() >= 64 ? ~uint64_t(0) : (uint64_t(1) << r->width()) - 1;
 }
-
-const char* data_name(int i) { return i >= 0 && i < N_DATA ? kDataNames[i] : "?"; }
-uint64_t data_value(const iba::PMPortCounters& pc, int i) {
-  switch (i) {
-    case PortXmitData: return pc.portXmitData();
-    case PortRcvData: return pc.portRcvData();
-    case PortXmitPkts: return pc.portXmitPkts();
-    case PortRcvPkts: return pc.portRcvPkts();
-  }
-  return 0;
+uint64_t CounterFamily::value(const iba::PMPortCounters& pc, int i) const {
+  const auto& r = pc_[size_t(i)];
+  return r ? iba::get_uint(*r, pc.bytes().data()) : 0;
 }
-uint64_t data_value(const iba::PMPortCountersExtended& pc, int i) {
-  switch (i) {
-    case PortXmitData: return pc.portXmitData();
-    case PortRcvData: return pc.portRcvData();
-    case PortXmitPkts: return pc.portXmitPkts();
-    case PortRcvPkts: return pc.portRcvPkts();
-    case PortUnicastXmitPkts: return pc.portUnicastXmitPkts();
-    case PortUnicastRcvPkts: return pc.portUnicastRcvPkts();
-    case PortMulticastXmitPkts: return pc.portMulticastXmitPkts();
-    case PortMulticastRcvPkts: return pc.portMulticastRcvPkts();
-  }
-  return 0;
+uint64_t CounterFamily::value(const iba::PMPortCountersExtended& pc, int i) const {
+  const auto& r = ext_[size_t(i)];
+  return r ? iba::get_uint(*r, pc.bytes().data()) : 0;
 }
 
 std::string human_count(uint64_t v, bool data) {
@@ -139,7 +97,7 @@ void Thresholds::parse(std::string_view text) {
     if (line.empty() || line[0] == '#') continue;
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) continue;
-    int i = err_index(line.substr(0, eq));
+    int i = ERROR_COUNTERS.index(line.substr(0, eq));
     if (i < 0) continue;
     std::string val(line.substr(eq + 1));
     limit[i] = std::strtoull(val.c_str(), nullptr, 0);

@@ -10,62 +10,59 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "iba/introspect.h"
 #include "iba/pm.h"
 
 namespace ibcore::health {
 
 // --- error counters and thresholds ----------------------------------------------------
 
-// The PortCounters error counters in the reference's order (the names are
-// the ones its thresholds file and output use).
-enum ErrCounter : int {
-  SymbolErrorCounter,
-  LinkErrorRecoveryCounter,
-  LinkDownedCounter,
-  PortRcvErrors,
-  PortRcvRemotePhysicalErrors,
-  PortRcvSwitchRelayErrors,
-  PortXmitDiscards,
-  PortXmitConstraintErrors,
-  PortRcvConstraintErrors,
-  LocalLinkIntegrityErrors,
-  ExcessiveBufferOverrunErrors,
-  VL15Dropped,
-  PortXmitWait,
-  N_ERR
-};
-const char* err_name(int i);
-// The counter's field name as iba/pm.h declares it in PMPortCounters
-// ("symbolErrorCounter"): the name --json uses (err_name is the reference's
-// text and thresholds-file name).
-const char* err_field(int i);
-int err_index(std::string_view name);  // -1 when unknown
-uint64_t err_value(const iba::PMPortCounters& pc, int i);
-// Largest value the PortCounters field can hold (it saturates there).
-uint64_t err_max(int i);
+// The counters, each named once: the reference's name (its output and
+// thresholds-file text), which is also, but for case, the name of the field
+// iba/pm.h declares for it, where its width and place come from.
+// The PortCounters error counters in the reference's order.
+#define IBTOOL_ERR_COUNTERS(X)                                                                              \
+  X(SymbolErrorCounter) X(LinkErrorRecoveryCounter) X(LinkDownedCounter) X(PortRcvErrors)                   \
+  X(PortRcvRemotePhysicalErrors) X(PortRcvSwitchRelayErrors) X(PortXmitDiscards) X(PortXmitConstraintErrors) \
+  X(PortRcvConstraintErrors) X(LocalLinkIntegrityErrors) X(ExcessiveBufferOverrunErrors) X(VL15Dropped)     \
+  X(PortXmitWait)
+// The data counters: the first 4 in PortCounters, all 8 in PortCountersExtended.
+#define IBTOOL_DATA_COUNTERS(X)                                                                          \
+  X(PortXmitData) X(PortRcvData) X(PortXmitPkts) X(PortRcvPkts) X(PortUnicastXmitPkts) X(PortUnicastRcvPkts) \
+  X(PortMulticastXmitPkts) X(PortMulticastRcvPkts)
+#define IBTOOL_COUNTER_ENUMERATOR(name) name,
+enum ErrCounter : int { IBTOOL_ERR_COUNTERS(IBTOOL_COUNTER_ENUMERATOR) N_ERR };
+enum DataCounter : int { IBTOOL_DATA_COUNTERS(IBTOOL_COUNTER_ENUMERATOR) N_DATA };
+#undef IBTOOL_COUNTER_ENUMERATOR
 
-// The data counters: 4 in PortCounters, 8 in PortCountersExtended.
-enum DataCounter : int {
-  PortXmitData,
-  PortRcvData,
-  PortXmitPkts,
-  PortRcvPkts,
-  PortUnicastXmitPkts,
-  PortUnicastRcvPkts,
-  PortMulticastXmitPkts,
-  PortMulticastRcvPkts,
-  N_DATA
+// One family of counters (ERROR_COUNTERS, DATA_COUNTERS), i its index.
+class CounterFamily {
+public:
+  explicit CounterFamily(std::span<const char* const> names);
+  int size() const { return int(names_.size()); }
+  const char* name(int i) const;  // "SymbolErrorCounter"; "?" out of range
+  // The field's name as iba/pm.h declares it ("symbolErrorCounter"): the
+  // name --json uses.  PortCountersExtended's for a counter only it has.
+  const char* field(int i) const;
+  int index(std::string_view name) const;  // -1 when unknown
+  // Largest value the PortCounters field can hold (it saturates there).
+  uint64_t max(int i) const;
+  // 0 for a counter the structure does not have.
+  uint64_t value(const iba::PMPortCounters& pc, int i) const;
+  uint64_t value(const iba::PMPortCountersExtended& pc, int i) const;
+
+private:
+  std::span<const char* const> names_;
+  std::vector<std::optional<iba::FieldRef>> pc_, ext_;  // the field in each structure, by i
 };
-const char* data_name(int i);
-// As err_field: the name PMPortCountersExtended declares ("portXmitData").
-const char* data_field(int i);
-uint64_t data_value(const iba::PMPortCounters& pc, int i);  // i < 4
-uint64_t data_value(const iba::PMPortCountersExtended& pc, int i);
+extern const CounterFamily ERROR_COUNTERS, DATA_COUNTERS;
+
 // "8.719KB" (data counters count 4-byte words) or "1.989K" (packets).
 std::string human_count(uint64_t v, bool data);
 

@@ -84,7 +84,7 @@ void json_port_info_fields(JsonOut& j, const Port& p, std::initializer_list<cons
 
 void json_thresholds(JsonOut& j, const health::Thresholds& t) {
   j.key("thresholds").obj();
-  for (int i = 0; i < health::N_ERR; ++i) j.kv(health::err_field(i), t.limit[i]);
+  for (int i = 0; i < health::N_ERR; ++i) j.kv(health::ERROR_COUNTERS.field(i), t.limit[i]);
   j.end();
 }
 

@@ -54,14 +54,14 @@ Saturation saturation(const PortCountersRead& c, const CounterGroups& want) {
   if (!c.pc_ok) return s;
   for (int i = 0; i < N_ERR; ++i) {
     if (!want.has(i == PortXmitWait ? CounterGroup::Congestion : CounterGroup::Errors)) continue;
-    if (err_value(c.pc, i) != err_max(i)) continue;
+    if (ERROR_COUNTERS.value(c.pc, i) != ERROR_COUNTERS.max(i)) continue;
     ++s.count;
     if (i == PortXmitWait) s.xmit_wait = true;
     else s.select |= uint16_t(1u << i);
   }
   if (c.source == CounterSource::PortCounters && want.data)
     for (int i = 0; i < 4; ++i)
-      if (data_value(c.pc, i) == 0xffffffffu) {
+      if (DATA_COUNTERS.value(c.pc, i) == 0xffffffffu) {
         ++s.count;
         s.select |= uint16_t(1u << (12 + i));
       }
