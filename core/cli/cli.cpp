@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -25,16 +26,11 @@ bool number_in(const std::string& s, bool floating, long long lo, unsigned long 
   if (s.empty() || (!floating && lo == 0 && s[0] == '-')) return false;  // (no sign for an unsigned)
   errno = 0;
   char* end = nullptr;
-  bool in = true;
-  if (floating) {
-    std::strtod(s.c_str(), &end);
-  } else if (lo < 0) {
-    long long v = std::strtoll(s.c_str(), &end, 0);
-    in = v >= lo && v <= (long long)hi;
-  } else {
-    in = std::strtoull(s.c_str(), &end, 0) <= hi;
-  }
-  return in && !errno && !*end && end != s.c_str();
+  static_assert(std::numeric_limits<long double>::digits >= 64);  // (v holds every 64-bit integer)
+  long double v = 0;
+  if (floating) std::strtod(s.c_str(), &end);
+  else v = lo < 0 ? (long double)std::strtoll(s.c_str(), &end, 0) : (long double)std::strtoull(s.c_str(), &end, 0);
+  return !errno && !*end && end != s.c_str() && (floating || (v >= lo && v <= hi));
 }
 
 // A CLI::App declaring records; a name declared twice is its first
@@ -55,19 +51,19 @@ struct Cli11 {
   }
   void declare(Option& o) {
     names.clear();
-    each_name(o.names_.view(), [&](std::string_view n) {
+    each_name(o.names_, [&](std::string_view n) {
       if (std::find(taken.begin(), taken.end(), n) == taken.end()) (names += names.empty() ? "" : ",") += taken.emplace_back(n);
     });
     if (names.empty()) return;
     if (o.declare_) return o.declare_(*this, o);
-    std::string desc = o.desc_.str();
+    std::string desc = std::string(o.desc_);
     if (o.kind_ == Option::Kind::Flag)  // once per occurrence, in line order
       return done(o, app.add_flag_callback(names, [&o] { o.fn_({}); }, desc)->trigger_on_parse());
     if (o.kind_ != Option::Kind::Value) return done(o, app.add_flag(names, std::as_const(desc)));  // (-h, -V: shown only)
     done(o, app.add_option_function<std::string>(names, o.fn_, desc));
   }
   void done(const Option& o, CLI::Option* c) {
-    if (!o.text_.view().empty()) c->option_text(o.text_.str());
+    if (!o.text_.empty()) c->option_text(std::string(o.text_));
     for (const Validator& v : o.checks_) c->check(CLI::Validator(v.fn, v.name, v.name));
     made.push_back({&o, c->required(o.required_ && !parsing), names});
   }
@@ -76,7 +72,7 @@ struct Cli11 {
 template <class T, bool flag>
 void declare(Cli11& c, Option& o) {
   auto& v = *static_cast<T*>(o.target_);
-  c.done(o, flag ? c.app.add_flag(c.names, v, o.desc_.str()) : c.app.add_option(c.names, v, o.desc_.str()));
+  c.done(o, flag ? c.app.add_flag(c.names, v, std::string(o.desc_)) : c.app.add_option(c.names, v, std::string(o.desc_)));
 }
 #define IBTOOL_BINDABLE(T) template void declare<T, false>(Cli11&, Option&);
 #define IBTOOL_COUNTABLE(T) template void declare<T, true>(Cli11&, Option&); IBTOOL_BINDABLE(T)
@@ -101,7 +97,7 @@ Option* App::add_flag_callback(Str names, std::function<void()> fn, Str desc) {
 }
 Option* App::set_help_flag(Str names, Str desc) {
   std::erase_if(options_, [](const auto& o) { return o->kind_ == Option::Kind::Help; });
-  return names.view().empty() ? nullptr : add(names, desc, Option::Kind::Help, nullptr, nullptr);
+  return names.empty() ? nullptr : add(names, desc, Option::Kind::Help, nullptr, nullptr);
 }
 Option* App::set_version_flag(Str names, std::string version) {
   version_ = std::move(version);
@@ -118,16 +114,15 @@ App::Result App::parse(const std::vector<std::string>& args) {
   std::vector<std::string> operands;
   std::string error, mismatch;  // the first of each
   auto fail = [](std::string& first, std::string msg) { first = first.empty() ? std::move(msg) : first; };
+  std::vector<std::pair<std::string_view, Option*>> names;  // each name of each option
   size_t places = 0;  // operands the positionals take
-  for (const auto& o : options_)
-    if (!o->names_.view().starts_with('-')) places += o->multi_ ? args.size() : 1;
-  auto short_opt = [&](char c) -> Option* {
-    const char name[] = {'-', c, 0};
-    for (const auto& o : options_) {
-      bool is = false;
-      each_name(o->names_.view(), [&](std::string_view n) { is = is || n == name; });
-      if (is) return o.get();
-    }
+  for (const auto& o : options_) {
+    each_name(o->names_, [&](std::string_view n) { names.emplace_back(n, o.get()); });
+    if (!o->names_.starts_with('-')) places += o->multi_ ? args.size() : 1;
+  }
+  auto named = [&](std::string_view name) -> Option* {  // (the first so named, as getopt)
+    for (auto [n, o] : names)
+      if (n == name) return o;
     return nullptr;
   };
   auto operand = [&](const std::string& a) {
@@ -142,30 +137,28 @@ App::Result App::parse(const std::vector<std::string>& args) {
   };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9' && !short_opt(a[1]))) {
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9' && !named(a.substr(0, 2)))) {
       operand(a);
     } else if (a == "--") {
       while (++i < args.size()) operand(args[i]);
     } else if (a[1] == '-') {  // the exact name, else the one it begins
       size_t eq = a.find('=');
-      std::string typed = a.substr(0, eq), name, all;
-      Option* o = nullptr;
-      bool exact = false, ambiguous = false;
-      for (const auto& lo : options_)
-        each_name(lo->names_.view(), [&](std::string_view n) {
-          if (exact || !is_long(n) || !n.starts_with(typed)) return;
-          if (n == typed) exact = true, o = lo.get(), name = n;
-          else if (!o) o = lo.get(), name = n;
-          else ambiguous = ambiguous || o != lo.get();
-          (all += " '").append(n) += "'";
-        });
-      if (ambiguous && !exact) fail(error, "option '" + typed + "' is ambiguous; possibilities:" + all);
+      std::string typed = a.substr(0, eq), name = typed, all;
+      Option *exact = named(typed), *o = exact;
+      bool ambiguous = false;
+      for (auto [n, p] : names) {
+        if (exact || !is_long(n) || !n.starts_with(typed)) continue;
+        ambiguous = ambiguous || (o && o != p);
+        if (!o) o = p, name = n;
+        (all += " '").append(n) += "'";
+      }
+      if (ambiguous) fail(error, "option '" + typed + "' is ambiguous; possibilities:" + all);
       else if (!o) fail(error, "unrecognized option '" + typed + "'");
       else if (eq != a.npos && o->kind_ != Option::Kind::Value) fail(mismatch, "option '" + name + "' doesn't allow an argument");
       else take(o, name, i, eq == a.npos ? std::nullopt : std::optional(a.substr(eq + 1)), typed);
     } else {
       for (size_t k = 1; k < a.size(); ++k) {  // flags, maybe ending in an option and its value
-        Option* o = short_opt(a[k]);
+        Option* o = named("-" + a.substr(k, 1));
         if (!o) fail(error, "unrecognized option '-" + a.substr(k, 1) + "'");
         else take(o, "-" + a.substr(k, 1), i, k + 1 < a.size() ? std::optional(a.substr(k + 1)) : std::nullopt);
         if (!o || o->kind_ == Option::Kind::Value) break;
@@ -189,8 +182,8 @@ App::Result App::parse(const std::vector<std::string>& args) {
       if (g.o->early_ == early && g.o->kind_ == Option::Kind::Value) check(*g.o, g.name, g.value);
   size_t placed = 0;
   for (const auto& o : options_)
-    while (!o->names_.view().starts_with('-') && placed < operands.size()) {
-      check(*o, o->names_.str(), operands[placed++]);
+    while (!o->names_.starts_with('-') && placed < operands.size()) {
+      check(*o, std::string(o->names_), operands[placed++]);
       if (!o->multi_) break;
     }
 
@@ -199,7 +192,7 @@ App::Result App::parse(const std::vector<std::string>& args) {
   // the after_early callbacks, then the others, "--" and the operands.
   std::vector<Option*> decls;
   for (const auto& o : options_)
-    if (o->required_ || !o->names_.view().starts_with('-') ||
+    if (o->required_ || !o->names_.starts_with('-') ||
         std::any_of(given.begin(), given.end(), [&](const Given& g) { return g.o == o.get(); }))
       decls.push_back(o.get());
   Cli11 c(decls, true);  // (made first: CLI11 zeroes counted flags)

@@ -38,16 +38,11 @@ struct Validator {  // CLI::Validator's form: "" accepts, else the reason
   Validator(std::function<std::string(std::string&)> f, std::string n = {}) : fn(std::move(f)), name(std::move(n)) {}
 };
 
-class Str {  // a literal is kept by pointer (no copy at start-up)
-public:
-  Str(const char* lit = "") : lit_(lit) {}                                   // NOLINT: implicit
-  Str(std::string s) : own_(std::make_shared<std::string>(std::move(s))) {}  // NOLINT
-  std::string_view view() const { return own_ ? std::string_view(*own_) : std::string_view(lit_); }
-  std::string str() const { return std::string(view()); }
-
-private:
-  const char* lit_ = "";
-  std::shared_ptr<std::string> own_;
+// A literal is kept by pointer (no copy at start-up), a built string shared.
+struct Str : std::string_view {
+  Str(const char* lit = "") : std::string_view(lit) {}  // NOLINT: implicit
+  Str(std::string s) : own_(std::make_shared<const std::string>(std::move(s))) { std::string_view::operator=(*own_); }  // NOLINT
+  std::shared_ptr<const std::string> own_;
 };
 
 // One declared option, flag or operand: its names ("-C,--Ca"; an operand's
