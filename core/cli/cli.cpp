@@ -6,8 +6,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <limits>
-#include <optional>
 #include <utility>
 
 namespace ibtool::cli {
@@ -19,10 +17,9 @@ void each_name(std::string_view names, F f) {
   for (size_t c; !names.empty(); names.remove_prefix(c == names.npos ? names.size() : c + 1))
     if (c = names.find(','); c) f(names.substr(0, c));
 }
-bool is_long(std::string_view n) { return n.size() > 2 && n.starts_with("--"); }
 }  // namespace
 
-bool number_in(const std::string& s, bool floating, long long lo, unsigned long long hi) {
+bool number_in(const std::string& s, bool floating, long double lo, long double hi) {
   if (s.empty() || (!floating && lo == 0 && s[0] == '-')) return false;  // (no sign for an unsigned)
   errno = 0;
   char* end = nullptr;
@@ -42,12 +39,12 @@ struct Cli11 {
   std::vector<std::string> taken;
   struct Made { const Option* o; CLI::Option* c; std::string names; };  // (names as declared: CLI11 shows short ones first)
   std::vector<Made> made;
-  bool parsing;
 
-  Cli11(const std::vector<Option*>& options, bool parse) : parsing(parse) {
+  Cli11(const std::vector<std::unique_ptr<Option>>& options, auto wanted) {
     app.set_help_flag();  // (only a declared one)
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
-    for (Option* o : options) declare(*o);
+    for (const auto& o : options)
+      if (wanted(*o)) declare(*o);
   }
   void declare(Option& o) {
     names.clear();
@@ -63,23 +60,22 @@ struct Cli11 {
     done(o, app.add_option_function<std::string>(names, o.fn_, desc));
   }
   void done(const Option& o, CLI::Option* c) {
-    if (!o.text_.empty()) c->option_text(std::string(o.text_));
+    c->option_text(std::string(o.text_));
     for (const Validator& v : o.checks_) c->check(CLI::Validator(v.fn, v.name, v.name));
-    made.push_back({&o, c->required(o.required_ && !parsing), names});
+    made.push_back({&o, c, names});
   }
 };
 
-template <class T, bool flag>
+template <class T>
 void declare(Cli11& c, Option& o) {
   auto& v = *static_cast<T*>(o.target_);
-  c.done(o, flag ? c.app.add_flag(c.names, v, std::string(o.desc_)) : c.app.add_option(c.names, v, std::string(o.desc_)));
+  c.done(o, o.kind_ == Option::Kind::Flag ? c.app.add_flag(c.names, v, std::string(o.desc_)) : c.app.add_option(c.names, v, std::string(o.desc_)));
 }
-#define IBTOOL_BINDABLE(T) template void declare<T, false>(Cli11&, Option&);
-#define IBTOOL_COUNTABLE(T) template void declare<T, true>(Cli11&, Option&); IBTOOL_BINDABLE(T)
-IBTOOL_BINDABLE(std::string) IBTOOL_BINDABLE(std::vector<std::string>) IBTOOL_BINDABLE(double)
-IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>) IBTOOL_BINDABLE(long) IBTOOL_BINDABLE(long long)
-IBTOOL_COUNTABLE(bool) IBTOOL_COUNTABLE(int) IBTOOL_COUNTABLE(unsigned)
-IBTOOL_COUNTABLE(int8_t) IBTOOL_COUNTABLE(uint8_t) IBTOOL_COUNTABLE(uint16_t) IBTOOL_COUNTABLE(uint64_t)
+#define IBTOOL_BINDABLE(T) template void declare<T>(Cli11&, Option&);
+IBTOOL_BINDABLE(std::string) IBTOOL_BINDABLE(std::vector<std::string>) IBTOOL_BINDABLE(double) IBTOOL_BINDABLE(long)
+IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>) IBTOOL_BINDABLE(long long)
+IBTOOL_BINDABLE(bool) IBTOOL_BINDABLE(int) IBTOOL_BINDABLE(unsigned) IBTOOL_BINDABLE(int8_t) IBTOOL_BINDABLE(uint8_t)
+IBTOOL_BINDABLE(uint16_t) IBTOOL_BINDABLE(uint64_t)
 
 App::App(std::string name) : name_(std::move(name)) {
   options_.reserve(32);  // (most commands declare fewer: no regrowth at start-up)
@@ -147,7 +143,7 @@ App::Result App::parse(const std::vector<std::string>& args) {
       Option *exact = named(typed), *o = exact;
       bool ambiguous = false;
       for (auto [n, p] : names) {
-        if (exact || !is_long(n) || !n.starts_with(typed)) continue;
+        if (exact || !n.starts_with(typed)) continue;  // (typed begins "--": a long name)
         ambiguous = ambiguous || (o && o != p);
         if (!o) o = p, name = n;
         (all += " '").append(n) += "'";
@@ -190,17 +186,14 @@ App::Result App::parse(const std::vector<std::string>& args) {
   // CLI11's parse of the same line, canonical, with the options given, the
   // positionals and the required options declared: the early() options,
   // the after_early callbacks, then the others, "--" and the operands.
-  std::vector<Option*> decls;
-  for (const auto& o : options_)
-    if (o->required_ || !o->names_.starts_with('-') ||
-        std::any_of(given.begin(), given.end(), [&](const Given& g) { return g.o == o.get(); }))
-      decls.push_back(o.get());
-  Cli11 c(decls, true);  // (made first: CLI11 zeroes counted flags)
+  Cli11 c(options_, [&](const Option& o) {  // (made first: CLI11 zeroes counted flags)
+    return o.required_ || !o.names_.starts_with('-') || std::any_of(given.begin(), given.end(), [&](const Given& g) { return g.o == &o; });
+  });
   std::vector<std::string> line[2];  // [early], reversed (CLI11's order)
-  for (const Given& g : given)
-    if (g.o->kind_ != Option::Kind::Value) line[g.o->early_].push_back(g.name);
-    else if (g.value.empty()) line[g.o->early_].push_back(g.name), line[g.o->early_].emplace_back();
-    else line[g.o->early_].push_back(g.name + (is_long(g.name) ? "=" : "") + g.value);
+  for (const Given& g : given) {  // (CLI11 takes the word after an option as its value, whatever it is)
+    line[g.o->early_].push_back(g.name);
+    if (g.o->kind_ == Option::Kind::Value) line[g.o->early_].push_back(g.value);
+  }
   line[0].push_back("--"), line[0].insert(line[0].end(), operands.begin(), operands.end());
   try {
     if (!line[1].empty()) c.app.parse(std::vector<std::string>(line[1].rbegin(), line[1].rend()));
@@ -219,24 +212,21 @@ App::Result App::parse(const std::vector<std::string>& args) {
   // Required and excluded options, as CLI11 counted them.
   for (const Cli11::Made& m : c.made) {
     if (m.o->required_ && !m.c->count()) throw ParseError(m.c->get_name() + " is required");
-    for (const Option* ex : m.o->excludes_)
-      for (const Cli11::Made& x : c.made)
-        if (x.o == ex && m.c->count() && x.c->count()) throw ParseError(m.c->get_name() + " cannot be given with " + x.c->get_name());
+    for (const Cli11::Made& x : c.made)  // (the first declared of those m excludes)
+      if (m.c->count() && x.c->count() && std::ranges::count(m.o->excludes_, x.o)) throw ParseError(m.c->get_name() + " cannot be given with " + x.c->get_name());
   }
   for (const auto& fn : callbacks_) fn();
   return Result::Ok;
 }
 
 std::vector<App::Shown> App::shown() const {
-  std::vector<Option*> all;
-  for (const auto& o : options_) all.push_back(o.get());
-  Cli11 c(all, false);
+  Cli11 c(options_, [](const Option&) { return true; });
   std::vector<Shown> out;
-  for (const auto& [_, o, names] : c.made) {  // (CLI11 keeps them in this order)
+  for (const auto& [r, o, names] : c.made) {  // (CLI11 keeps them in this order)
     bool value = o->get_expected_min() > 0, pos = o->get_positional();
     std::string text = o->get_option_text().empty() ? o->get_type_name() : o->get_option_text();
     out.push_back({pos ? o->get_name(true) : names, value && !pos ? text : pos ? o->get_option_text() : "",
-                   o->get_description(), pos, value, o->get_required()});
+                   o->get_description(), pos, value, r->required_});
   }
   return out;
 }

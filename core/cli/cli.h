@@ -69,18 +69,16 @@ struct Option {
 };
 // Whether s is a number as strtol(.., 0) or strtod read it, within [lo, hi]
 // (CLI11 reads "" as 0 and wraps -1 into an unsigned).
-bool number_in(const std::string& s, bool floating, long long lo, unsigned long long hi);
+bool number_in(const std::string& s, bool floating, long double lo, long double hi);
 template <class T> struct Scalar { using type = T; };
 template <class T> struct Scalar<std::optional<T>> { using type = T; };
-template <class T> struct Scalar<std::vector<T>> { using type = T; };
 template <class S>
 bool convertible(const std::string& s) {
-  if constexpr (std::is_floating_point_v<S>) return number_in(s, true, 0, 0);
-  else return number_in(s, false, (long long)std::numeric_limits<S>::min(), (unsigned long long)std::numeric_limits<S>::max());
+  return number_in(s, std::is_floating_point_v<S>, std::numeric_limits<S>::lowest(), std::numeric_limits<S>::max());
 }
 // CLI11's declaration of an Option bound to a T (cli.cpp instantiates it
 // for the types commands bind).
-template <class T, bool flag>
+template <class T>
 void declare(Cli11&, Option&);
 
 class App {
@@ -91,14 +89,14 @@ public:
   template <class T>
     requires(!std::is_const_v<T>)
   Option* add_flag(Str names, T& v, Str desc = {}) {
-    return add(std::move(names), std::move(desc), Option::Kind::Flag, &v, &declare<T, true>);
+    return add(std::move(names), std::move(desc), Option::Kind::Flag, &v, &declare<T>);
   }
   Option* add_flag_callback(Str names, std::function<void()> fn, Str desc = {});
   // An option taking a value, or an operand (a vector takes all left).
   template <class T>
     requires(!std::is_const_v<T>)
   Option* add_option(Str names, T& v, Str desc = {}) {
-    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T, false>);
+    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T>);
     o->multi_ = !std::is_same_v<T, std::string> && requires { v.push_back(v.front()); };
     using S = typename Scalar<T>::type;
     if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) o->convertible_ = &convertible<S>;
@@ -131,8 +129,8 @@ public:
   };
   std::vector<Shown> shown() const;
   // The help, as the formatter (cmd/main.cpp) writes it.
-  std::string help() const { return format_ ? format_(*this, format_ctx_) : name_; }
-  void formatter(std::string (*fn)(const App&, const void*), const void* ctx) { format_ = fn, format_ctx_ = ctx; }
+  std::string help() const { return formatter ? formatter(*this) : name_; }
+  std::function<std::string(const App&)> formatter;
 
 private:
   Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&));
@@ -140,8 +138,6 @@ private:
   std::string name_, version_;
   std::vector<std::unique_ptr<Option>> options_;
   std::vector<std::function<void()>> callbacks_, after_early_;
-  std::string (*format_)(const App&, const void*) = nullptr;
-  const void* format_ctx_ = nullptr;
 };
 
 }  // namespace ibtool::cli
