@@ -10,24 +10,20 @@
 
 namespace ibtool::cli {
 
-namespace {
 // Each name of "-C,--Ca" (no vector: it runs for every record at start-up).
-template <class F>
-void each_name(std::string_view names, F f) {
+static void each_name(std::string_view names, auto f) {
   for (size_t c; !names.empty(); names.remove_prefix(c == names.npos ? names.size() : c + 1))
     if (c = names.find(','); c) f(names.substr(0, c));
 }
-}  // namespace
 
 bool number_in(const std::string& s, bool floating, long double lo, long double hi) {
-  if (s.empty() || (!floating && lo == 0 && s[0] == '-')) return false;  // (no sign for an unsigned)
   errno = 0;
   char* end = nullptr;
   static_assert(std::numeric_limits<long double>::digits >= 64);  // (v holds every 64-bit integer)
   long double v = 0;
   if (floating) std::strtod(s.c_str(), &end);
   else v = lo < 0 ? (long double)std::strtoll(s.c_str(), &end, 0) : (long double)std::strtoull(s.c_str(), &end, 0);
-  return !errno && !*end && end != s.c_str() && (floating || (v >= lo && v <= hi));
+  return !errno && !*end && end != s.c_str() && (floating || (v >= lo && v <= hi && (lo < 0 || s[0] != '-')));  // (no sign for an unsigned)
 }
 
 // A CLI::App declaring records; a name declared twice is its first
@@ -82,14 +78,13 @@ App::App(std::string name) : name_(std::move(name)) {
   set_help_flag("-h,--help", "print this help and exit");
 }
 
-Option* App::add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&)) {
+Option* App::add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&), OnValue fn) {
   Option* o = options_.emplace_back(new Option).get();
   o->names_ = std::move(names), o->desc_ = std::move(desc), o->kind_ = kind, o->target_ = target, o->declare_ = declare;
-  return o;
+  return o->fn_ = std::move(fn), o;
 }
 Option* App::add_flag_callback(Str names, std::function<void()> fn, Str desc) {
-  Option* o = add(std::move(names), std::move(desc), Option::Kind::Flag, nullptr, nullptr);
-  return o->fn_ = [fn = std::move(fn)](const std::string&) { fn(); }, o;
+  return add(std::move(names), std::move(desc), Option::Kind::Flag, nullptr, nullptr, [fn = std::move(fn)](const std::string&) { fn(); });
 }
 Option* App::set_help_flag(Str names, Str desc) {
   std::erase_if(options_, [](const auto& o) { return o->kind_ == Option::Kind::Help; });

@@ -48,6 +48,7 @@ struct Str : std::string_view {
 // One declared option, flag or operand: its names ("-C,--Ca"; an operand's
 // has no dash), its description and how CLI11 declares it.
 struct Cli11;
+using OnValue = std::function<void(const std::string&)>;  // a callback given an option's value
 struct Option {
   Option* option_text(Str t) { return text_ = std::move(t), this; }
   Option* required(bool v = true) { return required_ = v, this; }
@@ -62,7 +63,7 @@ struct Option {
   bool required_ = false, early_ = false, multi_ = false;  // multi_: a vector
   void* target_ = nullptr;
   void (*declare_)(Cli11&, Option&) = nullptr;  // a bound variable's CLI11 declaration
-  std::function<void(const std::string&)> fn_;  // or a callback's
+  OnValue fn_;  // or a callback's
   std::vector<Validator> checks_;
   std::vector<Option*> excludes_;
   bool (*convertible_)(const std::string&) = nullptr;  // a number's: strtol(.., 0)'s reading, T's range
@@ -70,8 +71,6 @@ struct Option {
 // Whether s is a number as strtol(.., 0) or strtod read it, within [lo, hi]
 // (CLI11 reads "" as 0 and wraps -1 into an unsigned).
 bool number_in(const std::string& s, bool floating, long double lo, long double hi);
-template <class T> struct Scalar { using type = T; };
-template <class T> struct Scalar<std::optional<T>> { using type = T; };
 template <class S>
 bool convertible(const std::string& s) {
   return number_in(s, std::is_floating_point_v<S>, std::numeric_limits<S>::lowest(), std::numeric_limits<S>::max());
@@ -98,15 +97,14 @@ public:
   Option* add_option(Str names, T& v, Str desc = {}) {
     Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T>);
     o->multi_ = !std::is_same_v<T, std::string> && requires { v.push_back(v.front()); };
-    using S = typename Scalar<T>::type;
+    using S = std::remove_cvref_t<decltype(*std::optional(v))>;  // (T, or an optional's value type)
     if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) o->convertible_ = &convertible<S>;
     return o;
   }
   template <class T>
     requires std::is_same_v<T, std::string>
-  Option* add_option_function(Str names, std::function<void(const std::string&)> fn, Str desc = {}) {
-    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, nullptr, nullptr);
-    return o->fn_ = std::move(fn), o;
+  Option* add_option_function(Str names, OnValue fn, Str desc = {}) {
+    return add(std::move(names), std::move(desc), Option::Kind::Value, nullptr, nullptr, std::move(fn));
   }
   Option* set_help_flag(Str names, Str desc = {});  // default -h,--help
   Option* set_version_flag(Str names, std::string version);
@@ -133,7 +131,7 @@ public:
   std::function<std::string(const App&)> formatter;
 
 private:
-  Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&));
+  Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&), OnValue fn = {});
 
   std::string name_, version_;
   std::vector<std::unique_ptr<Option>> options_;
