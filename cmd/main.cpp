@@ -49,8 +49,7 @@ std::string options_help(const CLI::App& app) {
 }
 
 // Help text: usage line, description, aliases, options, examples.
-std::string format_help(const CLI::App& app, const void* ctx) {
-  const CommandInfo& info = *static_cast<const CommandInfo*>(ctx);
+std::string format_help(const CLI::App& app, const CommandInfo& info) {
   std::string out = "Usage: " + app.get_name() + " ";
   out += info.usage;
   out += "\n\n";
@@ -188,7 +187,7 @@ const CommandInfo* find_command(std::string_view name) {
 std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Command>& cmd,
                                    std::string_view invoked_as) {
   auto app = std::make_unique<CLI::App>(std::string(invoked_as));
-  app->formatter(&format_help, &info);
+  app->formatter = [&info](const CLI::App& a) { return format_help(a, info); };
   std::string version(invoked_as);
   version += " BUILD VERSION: " IBTOOL_VERSION;
   app->set_version_flag("-V,--version", std::move(version));

@@ -6,35 +6,24 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <utility>
 
 namespace ibtool::cli {
 
-namespace {
 // Each name of "-C,--Ca" (no vector: it runs for every record at start-up).
-template <class F>
-void each_name(std::string_view names, F f) {
+static void each_name(std::string_view names, auto f) {
   for (size_t c; !names.empty(); names.remove_prefix(c == names.npos ? names.size() : c + 1))
     if (c = names.find(','); c) f(names.substr(0, c));
 }
-bool is_long(std::string_view n) { return n.size() > 2 && n.starts_with("--"); }
-}  // namespace
 
-bool number_in(const std::string& s, bool floating, long long lo, unsigned long long hi) {
-  if (s.empty() || (!floating && lo == 0 && s[0] == '-')) return false;  // (no sign for an unsigned)
+bool number_in(const std::string& s, bool floating, long double lo, long double hi) {
   errno = 0;
   char* end = nullptr;
-  bool in = true;
-  if (floating) {
-    std::strtod(s.c_str(), &end);
-  } else if (lo < 0) {
-    long long v = std::strtoll(s.c_str(), &end, 0);
-    in = v >= lo && v <= (long long)hi;
-  } else {
-    in = std::strtoull(s.c_str(), &end, 0) <= hi;
-  }
-  return in && !errno && !*end && end != s.c_str();
+  static_assert(std::numeric_limits<long double>::digits >= 64);  // (v holds every 64-bit integer)
+  long double v = 0;
+  if (floating) std::strtod(s.c_str(), &end);
+  else v = lo < 0 ? (long double)std::strtoll(s.c_str(), &end, 0) : (long double)std::strtoull(s.c_str(), &end, 0);
+  return !errno && !*end && end != s.c_str() && (floating || (v >= lo && v <= hi && (lo < 0 || s[0] != '-')));  // (no sign for an unsigned)
 }
 
 // A CLI::App declaring records; a name declared twice is its first
@@ -46,62 +35,60 @@ struct Cli11 {
   std::vector<std::string> taken;
   struct Made { const Option* o; CLI::Option* c; std::string names; };  // (names as declared: CLI11 shows short ones first)
   std::vector<Made> made;
-  bool parsing;
 
-  Cli11(const std::vector<Option*>& options, bool parse) : parsing(parse) {
+  Cli11(const std::vector<std::unique_ptr<Option>>& options, auto wanted) {
     app.set_help_flag();  // (only a declared one)
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
-    for (Option* o : options) declare(*o);
+    for (const auto& o : options)
+      if (wanted(*o)) declare(*o);
   }
   void declare(Option& o) {
     names.clear();
-    each_name(o.names_.view(), [&](std::string_view n) {
+    each_name(o.names_, [&](std::string_view n) {
       if (std::find(taken.begin(), taken.end(), n) == taken.end()) (names += names.empty() ? "" : ",") += taken.emplace_back(n);
     });
     if (names.empty()) return;
     if (o.declare_) return o.declare_(*this, o);
-    std::string desc = o.desc_.str();
+    std::string desc = std::string(o.desc_);
     if (o.kind_ == Option::Kind::Flag)  // once per occurrence, in line order
       return done(o, app.add_flag_callback(names, [&o] { o.fn_({}); }, desc)->trigger_on_parse());
     if (o.kind_ != Option::Kind::Value) return done(o, app.add_flag(names, std::as_const(desc)));  // (-h, -V: shown only)
     done(o, app.add_option_function<std::string>(names, o.fn_, desc));
   }
   void done(const Option& o, CLI::Option* c) {
-    if (!o.text_.view().empty()) c->option_text(o.text_.str());
+    c->option_text(std::string(o.text_));
     for (const Validator& v : o.checks_) c->check(CLI::Validator(v.fn, v.name, v.name));
-    made.push_back({&o, c->required(o.required_ && !parsing), names});
+    made.push_back({&o, c, names});
   }
 };
 
-template <class T, bool flag>
+template <class T>
 void declare(Cli11& c, Option& o) {
   auto& v = *static_cast<T*>(o.target_);
-  c.done(o, flag ? c.app.add_flag(c.names, v, o.desc_.str()) : c.app.add_option(c.names, v, o.desc_.str()));
+  c.done(o, o.kind_ == Option::Kind::Flag ? c.app.add_flag(c.names, v, std::string(o.desc_)) : c.app.add_option(c.names, v, std::string(o.desc_)));
 }
-#define IBTOOL_BINDABLE(T) template void declare<T, false>(Cli11&, Option&);
-#define IBTOOL_COUNTABLE(T) template void declare<T, true>(Cli11&, Option&); IBTOOL_BINDABLE(T)
-IBTOOL_BINDABLE(std::string) IBTOOL_BINDABLE(std::vector<std::string>) IBTOOL_BINDABLE(double)
-IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>) IBTOOL_BINDABLE(long) IBTOOL_BINDABLE(long long)
-IBTOOL_COUNTABLE(bool) IBTOOL_COUNTABLE(int) IBTOOL_COUNTABLE(unsigned)
-IBTOOL_COUNTABLE(int8_t) IBTOOL_COUNTABLE(uint8_t) IBTOOL_COUNTABLE(uint16_t) IBTOOL_COUNTABLE(uint64_t)
+#define IBTOOL_BINDABLE(T) template void declare<T>(Cli11&, Option&);
+IBTOOL_BINDABLE(std::string) IBTOOL_BINDABLE(std::vector<std::string>) IBTOOL_BINDABLE(double) IBTOOL_BINDABLE(long)
+IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>) IBTOOL_BINDABLE(long long)
+IBTOOL_BINDABLE(bool) IBTOOL_BINDABLE(int) IBTOOL_BINDABLE(unsigned) IBTOOL_BINDABLE(int8_t) IBTOOL_BINDABLE(uint8_t)
+IBTOOL_BINDABLE(uint16_t) IBTOOL_BINDABLE(uint64_t)
 
 App::App(std::string name) : name_(std::move(name)) {
   options_.reserve(32);  // (most commands declare fewer: no regrowth at start-up)
   set_help_flag("-h,--help", "print this help and exit");
 }
 
-Option* App::add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&)) {
+Option* App::add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&), OnValue fn) {
   Option* o = options_.emplace_back(new Option).get();
   o->names_ = std::move(names), o->desc_ = std::move(desc), o->kind_ = kind, o->target_ = target, o->declare_ = declare;
-  return o;
+  return o->fn_ = std::move(fn), o;
 }
 Option* App::add_flag_callback(Str names, std::function<void()> fn, Str desc) {
-  Option* o = add(std::move(names), std::move(desc), Option::Kind::Flag, nullptr, nullptr);
-  return o->fn_ = [fn = std::move(fn)](const std::string&) { fn(); }, o;
+  return add(std::move(names), std::move(desc), Option::Kind::Flag, nullptr, nullptr, [fn = std::move(fn)](const std::string&) { fn(); });
 }
 Option* App::set_help_flag(Str names, Str desc) {
   std::erase_if(options_, [](const auto& o) { return o->kind_ == Option::Kind::Help; });
-  return names.view().empty() ? nullptr : add(names, desc, Option::Kind::Help, nullptr, nullptr);
+  return names.empty() ? nullptr : add(names, desc, Option::Kind::Help, nullptr, nullptr);
 }
 Option* App::set_version_flag(Str names, std::string version) {
   version_ = std::move(version);
@@ -118,16 +105,15 @@ App::Result App::parse(const std::vector<std::string>& args) {
   std::vector<std::string> operands;
   std::string error, mismatch;  // the first of each
   auto fail = [](std::string& first, std::string msg) { first = first.empty() ? std::move(msg) : first; };
+  std::vector<std::pair<std::string_view, Option*>> names;  // each name of each option
   size_t places = 0;  // operands the positionals take
-  for (const auto& o : options_)
-    if (!o->names_.view().starts_with('-')) places += o->multi_ ? args.size() : 1;
-  auto short_opt = [&](char c) -> Option* {
-    const char name[] = {'-', c, 0};
-    for (const auto& o : options_) {
-      bool is = false;
-      each_name(o->names_.view(), [&](std::string_view n) { is = is || n == name; });
-      if (is) return o.get();
-    }
+  for (const auto& o : options_) {
+    each_name(o->names_, [&](std::string_view n) { names.emplace_back(n, o.get()); });
+    if (!o->names_.starts_with('-')) places += o->multi_ ? args.size() : 1;
+  }
+  auto named = [&](std::string_view name) -> Option* {  // (the first so named, as getopt)
+    for (auto [n, o] : names)
+      if (n == name) return o;
     return nullptr;
   };
   auto operand = [&](const std::string& a) {
@@ -142,30 +128,28 @@ App::Result App::parse(const std::vector<std::string>& args) {
   };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9' && !short_opt(a[1]))) {
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9' && !named(a.substr(0, 2)))) {
       operand(a);
     } else if (a == "--") {
       while (++i < args.size()) operand(args[i]);
     } else if (a[1] == '-') {  // the exact name, else the one it begins
       size_t eq = a.find('=');
-      std::string typed = a.substr(0, eq), name, all;
-      Option* o = nullptr;
-      bool exact = false, ambiguous = false;
-      for (const auto& lo : options_)
-        each_name(lo->names_.view(), [&](std::string_view n) {
-          if (exact || !is_long(n) || !n.starts_with(typed)) return;
-          if (n == typed) exact = true, o = lo.get(), name = n;
-          else if (!o) o = lo.get(), name = n;
-          else ambiguous = ambiguous || o != lo.get();
-          (all += " '").append(n) += "'";
-        });
-      if (ambiguous && !exact) fail(error, "option '" + typed + "' is ambiguous; possibilities:" + all);
+      std::string typed = a.substr(0, eq), name = typed, all;
+      Option *exact = named(typed), *o = exact;
+      bool ambiguous = false;
+      for (auto [n, p] : names) {
+        if (exact || !n.starts_with(typed)) continue;  // (typed begins "--": a long name)
+        ambiguous = ambiguous || (o && o != p);
+        if (!o) o = p, name = n;
+        (all += " '").append(n) += "'";
+      }
+      if (ambiguous) fail(error, "option '" + typed + "' is ambiguous; possibilities:" + all);
       else if (!o) fail(error, "unrecognized option '" + typed + "'");
       else if (eq != a.npos && o->kind_ != Option::Kind::Value) fail(mismatch, "option '" + name + "' doesn't allow an argument");
       else take(o, name, i, eq == a.npos ? std::nullopt : std::optional(a.substr(eq + 1)), typed);
     } else {
       for (size_t k = 1; k < a.size(); ++k) {  // flags, maybe ending in an option and its value
-        Option* o = short_opt(a[k]);
+        Option* o = named("-" + a.substr(k, 1));
         if (!o) fail(error, "unrecognized option '-" + a.substr(k, 1) + "'");
         else take(o, "-" + a.substr(k, 1), i, k + 1 < a.size() ? std::optional(a.substr(k + 1)) : std::nullopt);
         if (!o || o->kind_ == Option::Kind::Value) break;
@@ -189,25 +173,22 @@ App::Result App::parse(const std::vector<std::string>& args) {
       if (g.o->early_ == early && g.o->kind_ == Option::Kind::Value) check(*g.o, g.name, g.value);
   size_t placed = 0;
   for (const auto& o : options_)
-    while (!o->names_.view().starts_with('-') && placed < operands.size()) {
-      check(*o, o->names_.str(), operands[placed++]);
+    while (!o->names_.starts_with('-') && placed < operands.size()) {
+      check(*o, std::string(o->names_), operands[placed++]);
       if (!o->multi_) break;
     }
 
   // CLI11's parse of the same line, canonical, with the options given, the
   // positionals and the required options declared: the early() options,
   // the after_early callbacks, then the others, "--" and the operands.
-  std::vector<Option*> decls;
-  for (const auto& o : options_)
-    if (o->required_ || !o->names_.view().starts_with('-') ||
-        std::any_of(given.begin(), given.end(), [&](const Given& g) { return g.o == o.get(); }))
-      decls.push_back(o.get());
-  Cli11 c(decls, true);  // (made first: CLI11 zeroes counted flags)
+  Cli11 c(options_, [&](const Option& o) {  // (made first: CLI11 zeroes counted flags)
+    return o.required_ || !o.names_.starts_with('-') || std::any_of(given.begin(), given.end(), [&](const Given& g) { return g.o == &o; });
+  });
   std::vector<std::string> line[2];  // [early], reversed (CLI11's order)
-  for (const Given& g : given)
-    if (g.o->kind_ != Option::Kind::Value) line[g.o->early_].push_back(g.name);
-    else if (g.value.empty()) line[g.o->early_].push_back(g.name), line[g.o->early_].emplace_back();
-    else line[g.o->early_].push_back(g.name + (is_long(g.name) ? "=" : "") + g.value);
+  for (const Given& g : given) {  // (CLI11 takes the word after an option as its value, whatever it is)
+    line[g.o->early_].push_back(g.name);
+    if (g.o->kind_ == Option::Kind::Value) line[g.o->early_].push_back(g.value);
+  }
   line[0].push_back("--"), line[0].insert(line[0].end(), operands.begin(), operands.end());
   try {
     if (!line[1].empty()) c.app.parse(std::vector<std::string>(line[1].rbegin(), line[1].rend()));
@@ -226,24 +207,21 @@ App::Result App::parse(const std::vector<std::string>& args) {
   // Required and excluded options, as CLI11 counted them.
   for (const Cli11::Made& m : c.made) {
     if (m.o->required_ && !m.c->count()) throw ParseError(m.c->get_name() + " is required");
-    for (const Option* ex : m.o->excludes_)
-      for (const Cli11::Made& x : c.made)
-        if (x.o == ex && m.c->count() && x.c->count()) throw ParseError(m.c->get_name() + " cannot be given with " + x.c->get_name());
+    for (const Cli11::Made& x : c.made)  // (the first declared of those m excludes)
+      if (m.c->count() && x.c->count() && std::ranges::count(m.o->excludes_, x.o)) throw ParseError(m.c->get_name() + " cannot be given with " + x.c->get_name());
   }
   for (const auto& fn : callbacks_) fn();
   return Result::Ok;
 }
 
 std::vector<App::Shown> App::shown() const {
-  std::vector<Option*> all;
-  for (const auto& o : options_) all.push_back(o.get());
-  Cli11 c(all, false);
+  Cli11 c(options_, [](const Option&) { return true; });
   std::vector<Shown> out;
-  for (const auto& [_, o, names] : c.made) {  // (CLI11 keeps them in this order)
+  for (const auto& [r, o, names] : c.made) {  // (CLI11 keeps them in this order)
     bool value = o->get_expected_min() > 0, pos = o->get_positional();
     std::string text = o->get_option_text().empty() ? o->get_type_name() : o->get_option_text();
     out.push_back({pos ? o->get_name(true) : names, value && !pos ? text : pos ? o->get_option_text() : "",
-                   o->get_description(), pos, value, o->get_required()});
+                   o->get_description(), pos, value, r->required_});
   }
   return out;
 }

@@ -38,21 +38,17 @@ struct Validator {  // CLI::Validator's form: "" accepts, else the reason
   Validator(std::function<std::string(std::string&)> f, std::string n = {}) : fn(std::move(f)), name(std::move(n)) {}
 };
 
-class Str {  // a literal is kept by pointer (no copy at start-up)
-public:
-  Str(const char* lit = "") : lit_(lit) {}                                   // NOLINT: implicit
-  Str(std::string s) : own_(std::make_shared<std::string>(std::move(s))) {}  // NOLINT
-  std::string_view view() const { return own_ ? std::string_view(*own_) : std::string_view(lit_); }
-  std::string str() const { return std::string(view()); }
-
-private:
-  const char* lit_ = "";
-  std::shared_ptr<std::string> own_;
+// A literal is kept by pointer (no copy at start-up), a built string shared.
+struct Str : std::string_view {
+  Str(const char* lit = "") : std::string_view(lit) {}  // NOLINT: implicit
+  Str(std::string s) : own_(std::make_shared<const std::string>(std::move(s))) { std::string_view::operator=(*own_); }  // NOLINT
+  std::shared_ptr<const std::string> own_;
 };
 
 // One declared option, flag or operand: its names ("-C,--Ca"; an operand's
 // has no dash), its description and how CLI11 declares it.
 struct Cli11;
+using OnValue = std::function<void(const std::string&)>;  // a callback given an option's value
 struct Option {
   Option* option_text(Str t) { return text_ = std::move(t), this; }
   Option* required(bool v = true) { return required_ = v, this; }
@@ -67,25 +63,21 @@ struct Option {
   bool required_ = false, early_ = false, multi_ = false;  // multi_: a vector
   void* target_ = nullptr;
   void (*declare_)(Cli11&, Option&) = nullptr;  // a bound variable's CLI11 declaration
-  std::function<void(const std::string&)> fn_;  // or a callback's
+  OnValue fn_;  // or a callback's
   std::vector<Validator> checks_;
   std::vector<Option*> excludes_;
   bool (*convertible_)(const std::string&) = nullptr;  // a number's: strtol(.., 0)'s reading, T's range
 };
 // Whether s is a number as strtol(.., 0) or strtod read it, within [lo, hi]
 // (CLI11 reads "" as 0 and wraps -1 into an unsigned).
-bool number_in(const std::string& s, bool floating, long long lo, unsigned long long hi);
-template <class T> struct Scalar { using type = T; };
-template <class T> struct Scalar<std::optional<T>> { using type = T; };
-template <class T> struct Scalar<std::vector<T>> { using type = T; };
+bool number_in(const std::string& s, bool floating, long double lo, long double hi);
 template <class S>
 bool convertible(const std::string& s) {
-  if constexpr (std::is_floating_point_v<S>) return number_in(s, true, 0, 0);
-  else return number_in(s, false, (long long)std::numeric_limits<S>::min(), (unsigned long long)std::numeric_limits<S>::max());
+  return number_in(s, std::is_floating_point_v<S>, std::numeric_limits<S>::lowest(), std::numeric_limits<S>::max());
 }
 // CLI11's declaration of an Option bound to a T (cli.cpp instantiates it
 // for the types commands bind).
-template <class T, bool flag>
+template <class T>
 void declare(Cli11&, Option&);
 
 class App {
@@ -96,24 +88,23 @@ public:
   template <class T>
     requires(!std::is_const_v<T>)
   Option* add_flag(Str names, T& v, Str desc = {}) {
-    return add(std::move(names), std::move(desc), Option::Kind::Flag, &v, &declare<T, true>);
+    return add(std::move(names), std::move(desc), Option::Kind::Flag, &v, &declare<T>);
   }
   Option* add_flag_callback(Str names, std::function<void()> fn, Str desc = {});
   // An option taking a value, or an operand (a vector takes all left).
   template <class T>
     requires(!std::is_const_v<T>)
   Option* add_option(Str names, T& v, Str desc = {}) {
-    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T, false>);
+    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, &v, &declare<T>);
     o->multi_ = !std::is_same_v<T, std::string> && requires { v.push_back(v.front()); };
-    using S = typename Scalar<T>::type;
+    using S = std::remove_cvref_t<decltype(*std::optional(v))>;  // (T, or an optional's value type)
     if constexpr (std::is_arithmetic_v<S> && !std::is_same_v<S, bool>) o->convertible_ = &convertible<S>;
     return o;
   }
   template <class T>
     requires std::is_same_v<T, std::string>
-  Option* add_option_function(Str names, std::function<void(const std::string&)> fn, Str desc = {}) {
-    Option* o = add(std::move(names), std::move(desc), Option::Kind::Value, nullptr, nullptr);
-    return o->fn_ = std::move(fn), o;
+  Option* add_option_function(Str names, OnValue fn, Str desc = {}) {
+    return add(std::move(names), std::move(desc), Option::Kind::Value, nullptr, nullptr, std::move(fn));
   }
   Option* set_help_flag(Str names, Str desc = {});  // default -h,--help
   Option* set_version_flag(Str names, std::string version);
@@ -136,17 +127,15 @@ public:
   };
   std::vector<Shown> shown() const;
   // The help, as the formatter (cmd/main.cpp) writes it.
-  std::string help() const { return format_ ? format_(*this, format_ctx_) : name_; }
-  void formatter(std::string (*fn)(const App&, const void*), const void* ctx) { format_ = fn, format_ctx_ = ctx; }
+  std::string help() const { return formatter ? formatter(*this) : name_; }
+  std::function<std::string(const App&)> formatter;
 
 private:
-  Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&));
+  Option* add(Str names, Str desc, Option::Kind kind, void* target, void (*declare)(Cli11&, Option&), OnValue fn = {});
 
   std::string name_, version_;
   std::vector<std::unique_ptr<Option>> options_;
   std::vector<std::function<void()>> callbacks_, after_early_;
-  std::string (*format_)(const App&, const void*) = nullptr;
-  const void* format_ctx_ = nullptr;
 };
 
 }  // namespace ibtool::cli
