@@ -47,7 +47,6 @@ using namespace ibcore;
 class CheckLftBalance : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     app.add_option("-l", lft_file_, "dump_lfts output (generate with \"dump_lfts.sh > lft-output\")")
         ->option_text("<lft-output>");
     app.add_option("-i", cache_file_, "ibnetdiscover cache (generate with \"ibnetdiscover --cache FILE\")")
@@ -233,7 +232,7 @@ private:
   int usage() {
     // (--json: stdout is for the document; the usage goes to stderr.)
     const auto lv = ibcore::log::Level::info;
-    ibcore::text_or_log(lv, "Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app_->get_name().c_str());
+    ibcore::text_or_log(lv, "Usage: %s -l lft-output -i ibnetdiscover-cache [-e] [-v]\n", app().get_name().c_str());
     ibcore::text_or_log(lv, "  Generate lft-output via \"dump_lfts.sh > lft-output\"\n");
     ibcore::text_or_log(lv, "  Generate ibnetdiscover-cache via \"ibnetdiscover --cache ibnetdiscover-cache\"\n");
     ibcore::text_or_log(lv, "  -e turn on heuristic(s) to look at switch balances deeper\n");
@@ -368,7 +367,6 @@ private:
   }
 
   Printer* out_ = nullptr;  // analyse()'s output
-  CLI::App* app_ = nullptr;
   std::string lft_file_, cache_file_;
   std::vector<std::string> ignored_;
   bool heuristic_ = false, verbose_ = false;

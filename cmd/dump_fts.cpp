@@ -142,7 +142,6 @@ public:
   explicit DumpFts(Wrapper w) : wrapper_(w) {}
 
   void options(CLI::App& app) override {
-    app_ = &app;
     app.add_flag("-a,--all", all_, "show all lids, even invalid entries");
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
@@ -160,7 +159,7 @@ public:
     if (wrapper_ == Wrapper::Mfts) multicast_ = true;
     // getopt takes "-1" for an option the tool does not have: usage.
     if (std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; })) {
-      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
+      ibcore::log::text(ibcore::log::Level::info, app().help().c_str());
       return 2;
     }
     int rc = dump();
@@ -405,7 +404,6 @@ private:
   }
 
   Wrapper wrapper_;
-  CLI::App* app_ = nullptr;
   std::unique_ptr<Printer> out_;  // dump()'s
   bool all_ = false, no_dests_ = false, multicast_ = false;
   std::vector<std::string> args_;

@@ -17,7 +17,6 @@ using ibcore::IBPath;
 class IbAddr : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     ibtool::bind_ref_help(app, help_);
     app.add_flag("-g,--gid_show", gid_, "show gid address only");
     app.add_flag("-l,--lid_show", lid_, "show lid range only");
@@ -30,7 +29,7 @@ public:
   bool reports_errors() const override { return true; }
 
   int run() override {
-    if (help_) return ibtool::ref_help_exit(*app_);
+    if (help_) return ibtool::ref_help_exit(app());
     // No argument: the local port itself (DR path 0).
     std::vector<std::string> a = args_.empty() ? std::vector<std::string>{"0"} : args_;
     ibtool::TargetFlags f = flags_;
@@ -70,7 +69,6 @@ private:
     p.text("\n").close_object().finish();
   }
 
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool gid_ = false, lid_ = false, lid_dec_ = false, help_ = false;
   std::vector<std::string> args_;

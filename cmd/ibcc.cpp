@@ -564,7 +564,6 @@ public:
   CcCommand(std::span<const Op> ops) : ops_(ops) {}
 
   void options(CLI::App& app) override {
-    app_ = &app;
     ibtool::bind_ref_help(app, help_);
     app.add_option("-c,--cckey", cckey_str_, "CC key")->option_text("<key>");
     flags_.bind(app, ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
@@ -576,7 +575,7 @@ public:
   bool reports_errors() const override { return true; }
 
   int run() override {
-    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
+    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(app());
     const Op* op = nullptr;
     for (const Op& o : ops_)
       if (!strcasecmp(args_[0].c_str(), o.name) || !strcasecmp(args_[0].c_str(), o.alias)) op = &o;
@@ -604,7 +603,6 @@ public:
 
 private:
   std::span<const Op> ops_;
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool help_ = false;
   std::string cckey_str_;

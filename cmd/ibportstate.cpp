@@ -450,7 +450,6 @@ private:
 class IbPortState : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     ibtool::bind_ref_help(app, help_);
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid | ibtool::tflag::SmPort);
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
@@ -468,8 +467,8 @@ public:
   }
 
   int run() override {
-    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
-    const std::string tool = app_->get_name();
+    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(app());
+    const std::string tool = app().get_name();
     if (config().use_sa) {
       // The SA answers reads only: refuse a change before sending anything.
       for (size_t i = 2; i < args_.size(); ++i) {
@@ -497,7 +496,6 @@ public:
   }
 
 private:
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool show_keys_ = false, help_ = false;
   std::vector<std::string> args_;

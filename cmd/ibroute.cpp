@@ -39,7 +39,6 @@ struct Resolved {
 class IbRoute : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     app.add_flag("-a,--all", all_, "show all lids, even invalid entries");
     app.add_flag("-n,--no_dests", no_dests_, "do not try to resolve destinations");
     app.add_flag("-M,--Multicast", multicast_, "show multicast forwarding tables");
@@ -245,7 +244,6 @@ private:
     }
   }
 
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool all_ = false, no_dests_ = false, multicast_ = false;
   std::vector<std::string> args_;

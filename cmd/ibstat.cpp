@@ -98,7 +98,6 @@ void describe_ca(ibcore::Printer& pr, const Device& d, bool with_ports, int port
 class IbStat : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     // -h behaves as the reference's (usage on stderr, status 2); --help
     // stays the dispatcher's.
     app.set_help_flag("--help", "help message");
@@ -119,11 +118,11 @@ public:
     // getopt treats "-1" as an option; core/cli/cli takes it as a number.
     for (const auto& a : args_)
       if (a.size() > 1 && a[0] == '-') {
-        ibcore::log::info("%s: invalid option -- '%s'\n\n", app_->get_name().c_str(), a.c_str() + 1);
+        ibcore::log::info("%s: invalid option -- '%s'\n\n", app().get_name().c_str(), a.c_str() + 1);
         short_help_ = true;
       }
     if (short_help_) {
-      ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
+      ibcore::log::text(ibcore::log::Level::info, app().help().c_str());
       return 2;
     }
     const std::vector<Device>* devs;
@@ -190,7 +189,6 @@ public:
   }
 
 private:
-  CLI::App* app_ = nullptr;
   bool short_help_ = false, list_ = false, short_ = false, port_list_ = false;
   std::vector<std::string> args_;
 };
@@ -201,7 +199,6 @@ private:
 class IbStatus : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_name_ = app.get_name();
     app.set_help_flag("--help", "help message");
     app.add_flag("-h", short_help_, "print the usage on stdout and exit with status 255");
     app.add_option("devices", args_, "devname[:portnum] ... (default: every port of every device)");
@@ -244,7 +241,7 @@ private:
   static constexpr const char* base_ = "/sys/class/infiniband";
 
   int usage() {
-    std::string p = app_name_;
+    std::string p = app().get_name();
     std::printf("Usage:  %s  [-h] [devname[:portnum]]\n", p.c_str());
     std::printf("\t-h:\tthis help screen\n");
     std::printf("\tExamples:\n");
@@ -363,7 +360,6 @@ private:
     return 0;
   }
 
-  std::string app_name_;
   bool short_help_ = false;
   ibcore::Printer* out_ = nullptr;  // run()'s
   std::vector<std::string> args_;

@@ -44,7 +44,6 @@ const char* type_word(const TraceNode& n) {
 class IbTracert : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     app.add_flag("-f,--force", force_, "force");
     app.add_flag("-n,--no_info", no_info_, "simple format");
     app.add_option_function<std::string>(
@@ -64,7 +63,7 @@ public:
   }
 
   int run() override {
-    const std::string tool = app_->get_name();
+    const std::string tool = app().get_name();
     bool dash = std::any_of(args_.begin(), args_.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
     if (dash || (ports_file_.empty() && args_.size() < 2)) {
       throw ibtool::UsageFail{};
@@ -302,7 +301,6 @@ private:
     p.close_array().close_object().finish();
   }
 
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool force_ = false, no_info_ = false;
   unsigned mlid_ = 0;

@@ -192,6 +192,7 @@ std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Comm
   version += " BUILD VERSION: " IBTOOL_VERSION;
   app->set_version_flag("-V,--version", std::move(version));
   if (!cmd) cmd = info.make();
+  cmd->bind_app(*app);
   cmd->options(*app);
   return app;
 }

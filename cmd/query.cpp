@@ -78,7 +78,6 @@ std::pair<const iba::ClassDesc*, const iba::AttrDesc*> find_attr(const Rpc& rpc,
 class Query : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     app.add_option("-a,--amod", amod_str_, "attribute modifier")->option_text("<amod>");
     app.add_option("--oui", oui_str_, "OUI for vendor classes with one (0x30-0x4f)")->option_text("<oui>");
     flags_.bind(app, ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid);
@@ -196,7 +195,6 @@ private:
     return 2;
   }
 
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   std::string amod_str_, oui_str_;
   std::vector<std::string> args_;

@@ -45,9 +45,15 @@ public:
   // form: with --json the dispatcher refuses it before run(), writing
   // "<tool>: --json <why>" and returning 2; nullptr: the output has one.
   virtual const char* no_json_form() const { return nullptr; }
+  // The parser options() declared on (its name as invoked, its help), for
+  // run(): the dispatcher binds it before options() and keeps it alive
+  // until run() returns.
+  CLI::App& app() const { return *app_; }
+  void bind_app(CLI::App& a) { app_ = &a; }
 
 private:
   ibcore::Config config_;
+  CLI::App* app_ = nullptr;
 };
 
 // How a run() ends in failure: it throws one of these and the dispatcher

@@ -107,7 +107,6 @@ std::vector<std::optional<uint64_t>> split_slash(const std::string& s) {
 class SaQuery : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     for (const QueryFlag& f : kQueryFlags) app.add_flag(f.flag, this->*f.given, f.help);
     app.add_option("--src-to-dst", src_to_dst_, "get a PathRecord for <src:dst>")->option_text("<src:dst>");
     app.add_option("--sgid-to-dgid", sgid_to_dgid_, "get a PathRecord for <sgid-dgid>")->option_text("<sgid-dgid>");
@@ -164,7 +163,7 @@ public:
       else if ((opt_L_ || opt_l_ || opt_G_) && pos.empty()) missing = "name not specified";
       if (missing) {
         ibcore::log::error("ERROR: %s\n", missing);
-        ibcore::log::text(ibcore::log::Level::info, app_->help().c_str());
+        ibcore::log::text(ibcore::log::Level::info, app().help().c_str());
         return 2;
       }
     }
@@ -576,7 +575,6 @@ private:
     return 0;
   }
 
-  CLI::App* app_ = nullptr;
   size_t shown_ = 0;  // records (or names, LIDs, GUIDs) written: --strict
   std::optional<ibcore::NodeNameMap> map_;
   // The one-letter query and lookup flags, in the order of --help: each

@@ -24,7 +24,6 @@ const char* state_name(unsigned s) {
 class SmInfo : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     ibtool::bind_ref_help(app, help_);
     app.add_option("-s,--state", state_, "set SM state")->option_text("<0-3>");
     app.add_option("-p,--priority", priority_, "set SM priority")->option_text("<0-15>");
@@ -37,8 +36,8 @@ public:
   bool reports_errors() const override { return true; }
 
   int run() override {
-    if (help_) return ibtool::ref_help_exit(*app_);
-    const std::string tool = app_->get_name();
+    if (help_) return ibtool::ref_help_exit(app());
+    const std::string tool = app().get_name();
     IBPath target;
     std::unique_ptr<ibtool::Session> s;
     if (!args_.empty()) {
@@ -88,7 +87,6 @@ public:
   }
 
 private:
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   unsigned state_ = 0, priority_ = 0, activity_ = 0;
   bool help_ = false;

@@ -39,7 +39,6 @@ std::string hex_dump(const uint8_t* d) {
 class SmpDump : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     ibtool::bind_ref_help(app, help_);
     app.add_flag("-s,--string", string_, "print the data as a string (up to its first NUL)");
     app.add_flag("--decode", decode_, "print the attribute decoded field by field instead of in hex");
@@ -51,7 +50,7 @@ public:
   bool reports_errors() const override { return true; }
 
   int run() override {
-    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
+    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(app());
     // The reference reads numbers with strtoul(.., 0): junk is 0.
     uint16_t attr = uint16_t(std::strtoul(args_[1].c_str(), nullptr, 0));
     uint32_t mod = args_.size() > 2 ? uint32_t(std::strtoul(args_[2].c_str(), nullptr, 0)) : 0;
@@ -60,7 +59,7 @@ public:
       return 1;
     }
     IBPath target;
-    auto s = ibtool::open_for_target(config(), app_->get_name(), flags_, args_, 0, target, args_[0], false);
+    auto s = ibtool::open_for_target(config(), app().get_name(), flags_, args_, 0, target, args_[0], false);
     IBPath path = ibcore::resolve_for_smp(*s->mad, target);
     if (config().use_sa) return query_sa(*s, path, attr, mod);
     return query(*s, path, attr, mod);
@@ -164,7 +163,6 @@ private:
     return b + iba::decode_payload(*a->desc, {data, std::min<size_t>(SMP_DATA_SIZE, a->desc->size)});
   }
 
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool string_ = false, decode_ = false, help_ = false;
   std::vector<std::string> args_;

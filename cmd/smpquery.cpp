@@ -316,7 +316,6 @@ const Op* find_op(const std::string& s) {
 class SmpQuery : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
-    app_ = &app;
     ibtool::bind_ref_help(app, help_);
     flags_.bind(app, ibtool::tflag::Combined | ibtool::tflag::Direct | ibtool::tflag::Lid | ibtool::tflag::Guid |
                          ibtool::tflag::SmPort);
@@ -329,7 +328,7 @@ public:
   bool reports_errors() const override { return true; }
 
   int run() override {
-    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(*app_);
+    if (help_ || args_.size() < 2) return ibtool::ref_help_exit(app());
     const Op* op = find_op(args_[0]);
     if (!op) {
       ibcore::log::error("E: unknown operation '%s' (see --help for the list)\n", args_[0].c_str());
@@ -347,7 +346,6 @@ public:
   }
 
 private:
-  CLI::App* app_ = nullptr;
   ibtool::TargetFlags flags_;
   bool extended_ = false, show_keys_ = false, help_ = false;
   std::vector<std::string> args_;
