@@ -201,7 +201,7 @@ bool MadEngine::caps_wanted() const {
   if (lost_smp_) return true;
   if (!lim_.caps_from_start)
     return smp_replies_ < lim_.start_replies ||
-           (lim_.start_replies && lim_.grow > 1 && scale_ < lim_.lift_scale);
+           (lim_.start_replies && lim_.grow > 1 && (grow_stopped_ || scale_ < lim_.lift_scale));
   // Lifted where the processors were measured to take (almost) no time.
   return !(lim_.min_visit_us > 0 && visit_us_ >= 0 && visit_us_ < lim_.min_visit_us);
 }
@@ -352,8 +352,11 @@ void MadEngine::on_loss(const PendingMad& p) {
 }
 
 void MadEngine::on_reply(PendingMad& p) {
+  const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
   if (p.dest && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
-    if (lim_.grow > 1)
+    if (delay_paced) {
+      if (step_at_ == Clock::time_point{}) step_at_ = t_.now();  // the first step's baseline: scale 1
+    } else if (lim_.grow > 1)
       grow_caps();
     else
       sync_caps();  // lifted at once
@@ -368,6 +371,7 @@ void MadEngine::on_reply(PendingMad& p) {
         ++rtt_n_[v];
         if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
         if (rtt_n_[v] >= 8) measure_visits();
+        if (delay_paced && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v]);
       }
     }
     if (srtt_ms_ <= 0) {
@@ -382,6 +386,29 @@ void MadEngine::on_reply(PendingMad& p) {
     cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
     fs_.window_hi = std::max(fs_.window_hi, window());
   }
+}
+
+void MadEngine::judge_step(const PendingMad& p, double ratio) {
+  // FlowLimits::delay_rise: a step's round trips (SMPs sent after it, as
+  // ratios to the least of their route length) against the steps before.
+  if (step_at_ == Clock::time_point{} || grow_stopped_ || lost_smp_ || !tracking_ || p.sent_at < step_at_) return;
+  step_sum_ += ratio;
+  if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
+  const double mean = step_sum_ / step_n_;
+  step_sum_ = 0;
+  step_n_ = 0;
+  step_at_ = t_.now();
+  if (base_delay_ > 0 && mean > base_delay_ * (1 + lim_.delay_rise)) {
+    // This step queued SMPs at a processor: undo it, and widen no more.
+    scale_ = std::max(1.0, scale_ / lim_.delay_grow);
+    grow_stopped_ = true;
+    return;
+  }
+  base_delay_ = base_delay_ > 0 ? std::min(base_delay_, mean) : mean;
+  scale_ *= lim_.delay_grow;
+  fs_.scale_hi = std::max(fs_.scale_hi, scale_);
+  if (scale_ >= lim_.lift_scale) sync_caps();
+  else unpark_all();
 }
 
 void MadEngine::measure_visits() {

@@ -191,6 +191,19 @@ struct FlowLimits {
   // over (grow <= 1: lifted at once).  A loss sets them back for good.
   double grow = 2;
   double lift_scale = 16;
+  // delay_rise > 0: the widening is paced by the SMP round trip instead
+  // (Vegas-style): each step is judged on delay_samples round trips of
+  // SMPs sent after it (each as a ratio to the least round trip of routes
+  // of its processor visits); a step whose mean rose more than delay_rise
+  // over the least mean of the steps before is undone and the widening
+  // stops there (queueing at a processor shows as a longer round trip
+  // before deep buffers drop anything); a step that did not is followed at
+  // once by the next.  Each step widens the caps by delay_grow (small: the
+  // step that queues is undone, but what it queued is already there).
+  // 0: widened by grow once per timeout until a loss.
+  double delay_rise = 0;
+  unsigned delay_samples = 64;
+  double delay_grow = 1.25;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
@@ -364,7 +377,15 @@ private:
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
   uint64_t smp_replies_ = 0;
   double scale_ = 1;                       // the caps widened (FlowLimits::grow)
-  Clock::time_point next_grow_at_{};       // not widened again before this  // SMP replies so far (FlowLimits::start_replies)
+  Clock::time_point next_grow_at_{};       // not widened again before this
+  // FlowLimits::delay_rise: the current step (from step_at_) and what its
+  // round trips say; the least mean of the steps before; widening stopped.
+  Clock::time_point step_at_{};
+  double step_sum_ = 0;
+  unsigned step_n_ = 0;
+  double base_delay_ = 0;
+  bool grow_stopped_ = false;
+  void judge_step(const PendingMad& p, double ratio);  // SMP replies so far (FlowLimits::start_replies)
 
 };
 

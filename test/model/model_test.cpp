@@ -478,6 +478,48 @@ TEST(ModelFlowControl, CapsWidenedStepByStep) {
   }
 }
 
+// FlowLimits::delay_rise: the widening paced by the round trip.  With
+// deep VL15 buffers (D=4) the step that queues SMPs at a processor loses
+// none, so the loss signal lets the caps widen on past Q; the round trip
+// grows instead, and with delay_rise that step is undone and the widening
+// stops: no more than Q SMPs held at a switch, none lost.  Where the
+// processors take no time (the ideal profile) each step is followed at
+// once by the next, so the caps are lifted sooner than once per timeout.
+TEST(ModelFlowControl, DelayPacedWideningKeepsQueueWithinQ) {
+  const std::string net = testbed::generate("fattree 16");
+  for (double rise : {0.1, 0.0}) {
+    SCOPED_TRACE(rise);
+    ibmodel::Fabric f(net, slow_sma(4, 4, 50));
+    ibcore::FlowLimits lim;
+    lim.delay_rise = rise;
+    ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
+    EXPECT_EQ(r.errors, 0u);
+    if (rise > 0) {
+      EXPECT_LE(r.peak_sma_queue, 4u);
+      EXPECT_EQ(r.drops, 0u);
+      EXPECT_EQ(r.mads, 11201u);
+      EXPECT_LT(r.time_s, 1.1 * r.bound_s);
+      EXPECT_GT(r.flow.scale_hi, 1.0);  // it widened, and stopped short of the lift
+      EXPECT_TRUE(r.flow.caps);
+    } else {
+      EXPECT_GT(r.peak_sma_queue, 4u);
+    }
+  }
+  double ideal_s[2] = {0, 0};
+  for (int paced : {1, 0}) {
+    ibmodel::Fabric f(net, ibmodel::Profile::ideal());
+    ibcore::FlowLimits lim;
+    lim.delay_rise = paced ? 0.1 : 0;
+    ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
+    EXPECT_EQ(r.errors, 0u);
+    EXPECT_EQ(r.mads, 11201u);
+    // Paced: lifted; once per timeout (100 ms), still widening at the end.
+    EXPECT_EQ(r.flow.caps, !paced);
+    ideal_s[paced] = r.time_s;
+  }
+  EXPECT_LT(ideal_s[1], 0.75 * ideal_s[0]);
+}
+
 TEST(FabricModel, ForwardingTablesAreMinHop) {
   ibmodel::Fabric f(kLine, ibmodel::Profile::ideal());
   ibcore::MadTransactor mad(f.port());
