@@ -430,7 +430,9 @@ void MadEngine::local_probe_done() {
   // The step's round trips rose by judged_mean_ (over the least steps'):
   // a queue at a switch's processor leaves the local port's round trip as
   // it was; one on the host's side (or in a simulator that answers every
-  // SMP in turn) lengthens it too.
+  // SMP in turn) lengthens it too: by more than delay_rise, and by a
+  // quarter of the routes' rise or more (its least round trip, from the
+  // walk's first SMPs, may itself have waited in that queue).
   const PendingMad& q = *local_probe_;
   const double us = std::chrono::duration<double, std::micro>(t_.now() - q.sent_at).count();
   const bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE;
@@ -440,7 +442,7 @@ void MadEngine::local_probe_done() {
   }
   const double ratio = us / local_min_us_;
   local_min_us_ = std::min(local_min_us_, us);
-  if (ratio - 1 < 0.5 * (judged_mean_ - 1)) {
+  if (ratio - 1 < std::max(lim_.delay_rise, 0.25 * (judged_mean_ - 1))) {
     // One round trip may find a host's queue short for a moment: a queue
     // at a processor is believed after local_probes that saw none.
     if (++local_tries_ < lim_.local_probes && send_local_smp(*local_probe_, local_path_, max_ + 1)) {

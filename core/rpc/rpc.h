@@ -201,11 +201,11 @@ struct FlowLimits {
   // once by the next.  Each step widens the caps by delay_grow (small: the
   // step that queues is undone, but what it queued is already there).
   // A step whose round trips rose is first checked against the host's own
-  // path: one SMP to the local port (0 hops, no switch) is timed.  If its
-  // round trip rose as much (at least half as far over its least), the
-  // queue is on the host's side of the first link (the host's stack, the
-  // test bed's one simulator process), where no switch drops what waits:
-  // the step is kept and the widening goes on.
+  // path: an SMP to the local port (0 hops, no switch) is timed.  If its
+  // round trip rose too (by more than delay_rise, and by a quarter of the
+  // routes' rise or more), the queue is on the host's side of the first
+  // link (the host's stack, the test bed's one simulator process), where
+  // no switch drops what waits: the step stands and the widening goes on.
   // 0: widened by grow once per timeout until a loss.
   double delay_rise = 0.1;
   unsigned delay_samples = 64;
