@@ -13,6 +13,7 @@
 #include "core/mad/trace.h"
 #include "core/rpc/target.h"
 #include "core/out/log.h"
+#include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "iba/smp.h"
@@ -408,7 +409,7 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
     if (local_probe_ && !local_probe_->done) return;
     if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
     local_tries_ = 0;
-    if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1))
+    if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1, true))
       ++fs_.probes;
     else
       stop_widening();
@@ -435,7 +436,10 @@ void MadEngine::local_probe_done() {
   // walk's first SMPs, may itself have waited in that queue).
   const PendingMad& q = *local_probe_;
   const double us = std::chrono::duration<double, std::micro>(t_.now() - q.sent_at).count();
-  const bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE;
+  bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE && mad_status(q.rep.data()) == 0;
+  // From a switch's own port (port 0) the 0-hop route ends at that
+  // switch's processor, the very one the walk queues at: no evidence.
+  if (answered) answered = decode_reply<iba::SMPNodeInfo>(q.reply()).nodeType() != uint64_t(iba::enums::NodeTypeCode::SWITCH);
   if (!answered || grow_stopped_ || lost_smp_ || !tracking_) {
     if (!grow_stopped_) stop_widening();
     return;
@@ -445,7 +449,7 @@ void MadEngine::local_probe_done() {
   if (ratio - 1 < std::max(lim_.delay_rise, 0.25 * (judged_mean_ - 1))) {
     // One round trip may find a host's queue short for a moment: a queue
     // at a processor is believed after local_probes that saw none.
-    if (++local_tries_ < lim_.local_probes && send_local_smp(*local_probe_, local_path_, max_ + 1)) {
+    if (++local_tries_ < lim_.local_probes && send_local_smp(*local_probe_, local_path_, max_ + 1, true)) {
       ++fs_.probes;
       return;
     }
@@ -706,12 +710,14 @@ bool MadEngine::follow_sm(PendingMad& p) {
   return true;
 }
 
-bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot) {
+bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool node_info) {
   path = IBPath();
   path.drPath = {0};  // the local port
   try {
-    MadRequest r = make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
-                                                  iba::method::GET, nullptr, 0);
+    MadRequest r = node_info ? make_request<iba::SMPNodeInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                              iba::method::GET, nullptr, 0)
+                             : make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                              iba::method::GET, nullptr, 0);
     q.req_len = build_mad(q.req.data(), r, path, 0);
     q.path = &path;
     put_port_keys(q);
