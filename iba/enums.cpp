@@ -31,7 +31,9 @@ constexpr Named METHODS[] = {
     {0x95, "MAD_METHOD_DELETE_RESP"},
 };
 
-constexpr Named NODE_TYPES[] = {{1, "CA"}, {2, "Switch"}, {3, "Router"}};
+constexpr Named NODE_TYPES[] = {{uint32_t(NodeTypeCode::CA), "CA"},
+                                 {uint32_t(NodeTypeCode::SWITCH), "Switch"},
+                                 {uint32_t(NodeTypeCode::ROUTER), "Router"}};
 
 constexpr Named PORT_STATES[] = {{0, "NoStateChange"}, {1, "Down"},   {2, "Init"},
                                  {3, "Armed"},         {4, "Active"}, {5, "ActiveDefer"}};

@@ -51,6 +51,8 @@ void each_mask_name(std::span<const Named> table, uint64_t mask, Put&& put) {
 
 std::span<const Named> mgmt_classes();       // SubnMgmt(1), SubnAdm(3), ...
 std::span<const Named> methods();            // generic IBA method names (MAD_METHOD_GET, ...)
+// NodeInfo:NodeType (IBA 14.2.5.3), named by node_types().
+enum class NodeTypeCode : uint8_t { CA = 1, SWITCH = 2, ROUTER = 3 };
 std::span<const Named> node_types();         // CA=1, Switch=2, Router=3
 std::span<const Named> port_states();        // Down=1 .. ActiveDefer=5
 std::span<const Named> phys_states();        // Sleep=1 .. PhyTest=7

@@ -13,6 +13,7 @@
 #include "core/mad/trace.h"
 #include "core/rpc/target.h"
 #include "core/out/log.h"
+#include "iba/enums.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "iba/smp.h"
@@ -143,7 +144,7 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   const int configured = t.settings().outstanding;
   max_ = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
   max_ = std::clamp(max_, 1u, 65535u);
-  slots_.assign(size_t(max_) + 1, nullptr);  // [max_]: follow_sm's probe
+  slots_.assign(size_t(max_) + 2, nullptr);  // [max_]: follow_sm's probe; [max_ + 1]: the local one
   free_slots_.reserve(max_);
   for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
   std::vector<Timer> v;
@@ -151,6 +152,7 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
   cwnd_ = ssthresh_ = max_;
   rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+  local_min_us_ = std::numeric_limits<double>::infinity();
   rtt_n_.fill(0);
   fs_.window_lo = fs_.window_hi = max_;
 }
@@ -364,6 +366,7 @@ void MadEngine::on_reply(PendingMad& p) {
   if (p.dest && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
+    if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
     if (p.path->is_dr()) {
       const unsigned h = p.path->hop_count();
       const size_t v = h ? 2 * h - 1 : 1;  // processors visited
@@ -392,6 +395,7 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   // FlowLimits::delay_rise: a step's round trips (SMPs sent after it, as
   // ratios to the least of their route length) against the steps before.
   if (step_at_ == Clock::time_point{} || grow_stopped_ || lost_smp_ || !tracking_ || p.sent_at < step_at_) return;
+  if (local_probe_ && !local_probe_->done) return;  // the step before is being judged
   step_sum_ += ratio;
   if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
   const double mean = step_sum_ / step_n_;
@@ -399,14 +403,65 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   step_n_ = 0;
   step_at_ = t_.now();
   if (base_delay_ > 0 && mean > base_delay_ * (1 + lim_.delay_rise)) {
-    // This step queued SMPs at a processor: undo it, and widen no more.
-    scale_ = std::max(1.0, scale_ / lim_.delay_grow);
-    grow_stopped_ = true;
+    // This step queued SMPs somewhere.  Where is for the local port's
+    // round trip to say (local_probe_done); nothing is widened meanwhile.
+    judged_mean_ = mean / base_delay_;
+    if (local_probe_ && !local_probe_->done) return;
+    if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
+    local_tries_ = 0;
+    if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1, true))
+      ++fs_.probes;
+    else
+      stop_widening();
     return;
   }
   base_delay_ = base_delay_ > 0 ? std::min(base_delay_, mean) : mean;
   scale_ *= lim_.delay_grow;
   fs_.scale_hi = std::max(fs_.scale_hi, scale_);
+  if (scale_ >= lim_.lift_scale) sync_caps();
+  else unpark_all();
+}
+
+void MadEngine::stop_widening() {
+  scale_ = std::max(1.0, scale_ / lim_.delay_grow);
+  grow_stopped_ = true;
+}
+
+void MadEngine::local_probe_done() {
+  // The step's round trips rose by judged_mean_ (over the least steps'):
+  // a queue at a switch's processor leaves the local port's round trip as
+  // it was; one on the host's side (or in a simulator that answers every
+  // SMP in turn) lengthens it too: by more than delay_rise, and by a
+  // quarter of the routes' rise or more (its least round trip, from the
+  // walk's first SMPs, may itself have waited in that queue).
+  const PendingMad& q = *local_probe_;
+  const double us = std::chrono::duration<double, std::micro>(t_.now() - q.sent_at).count();
+  bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE && mad_status(q.rep.data()) == 0;
+  // From a switch's own port (port 0) the 0-hop route ends at that
+  // switch's processor, the very one the walk queues at: no evidence.
+  if (answered) answered = decode_reply<iba::SMPNodeInfo>(q.reply()).nodeType() != uint64_t(iba::enums::NodeTypeCode::SWITCH);
+  if (!answered || grow_stopped_ || lost_smp_ || !tracking_) {
+    if (!grow_stopped_) stop_widening();
+    return;
+  }
+  const double ratio = us / local_min_us_;
+  local_min_us_ = std::min(local_min_us_, us);
+  if (ratio - 1 < std::max(lim_.delay_rise, 0.25 * (judged_mean_ - 1))) {
+    // One round trip may find a host's queue short for a moment: a queue
+    // at a processor is believed after local_probes that saw none.
+    if (++local_tries_ < lim_.local_probes && send_local_smp(*local_probe_, local_path_, max_ + 1, true)) {
+      ++fs_.probes;
+      return;
+    }
+    stop_widening();
+    return;
+  }
+  // The host's queue: the step stands, and the next is judged afresh.
+  scale_ *= lim_.delay_grow;
+  fs_.scale_hi = std::max(fs_.scale_hi, scale_);
+  step_at_ = t_.now();
+  step_sum_ = 0;
+  step_n_ = 0;
   if (scale_ >= lim_.lift_scale) sync_caps();
   else unpark_all();
 }
@@ -455,11 +510,12 @@ FlowStats MadEngine::flow_stats() const {
 void report_flow(const FlowStats& f) {
   if (!log::verbosity() || !f.sent) return;
   log::info("I: flow: %llu MADs sent, %llu timeouts (%llu dropped, %llu late), %llu resent, %llu busy, %llu held at a "
-            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s, widened up to %gx)\n",
+            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s, widened up to %gx%s)\n",
             (unsigned long long)f.sent, (unsigned long long)f.timeouts, (unsigned long long)f.drops(),
             (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
             (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
-            f.caps ? "on" : "off", f.scale_hi);
+            f.caps ? "on" : "off", f.scale_hi,
+            f.probes ? (", " + std::to_string(f.probes) + " local round trips timed").c_str() : "");
 }
 
 void MadEngine::submit(PendingMad& p) {
@@ -559,8 +615,8 @@ void MadEngine::issue(PendingMad& p) {
 
 void MadEngine::complete(PendingMad& p) {
   slots_[p.slot] = nullptr;
-  const bool probe = &p == probe_.get();
-  if (!probe) free_slots_.push_back(p.slot);
+  const bool probe = &p == probe_.get(), local = &p == local_probe_.get();
+  if (!probe && !local) free_slots_.push_back(p.slot);
   --in_flight_;
   hold(p, -1);
   p.done = true;
@@ -568,6 +624,8 @@ void MadEngine::complete(PendingMad& p) {
     trace_done(debug, {p.req.data(), p.req_len}, p.path->describe(), p.reply(), p.error, t_.now() - p.sent_at);
   if (probe) {
     probe_done();
+  } else if (local) {
+    local_probe_done();
   } else {
     ++completed_;
     if (p.on_done) p.on_done(&p, p.ctx);
@@ -644,24 +702,32 @@ bool MadEngine::follow_sm(PendingMad& p) {
   sm_waiters_.push_back(&p);
   if (probe_ && !probe_->done) return true;  // a probe is asking already
   if (!probe_) probe_ = std::make_unique<PendingMad>();
-  PendingMad& q = *probe_;
-  probe_path_ = IBPath();
-  probe_path_.drPath = {0};  // the local port
-  try {
-    MadRequest r = make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
-                                                  iba::method::GET, nullptr, 0);
-    q.req_len = build_mad(q.req.data(), r, probe_path_, 0);
-    q.path = &probe_path_;
-    put_port_keys(q);
-    q.agent = t_.client_agent(class_of(q.req.data()), version_of(q.req.data()));
-  } catch (const std::exception&) {
+  if (!send_local_smp(*probe_, probe_path_, max_)) {
     // No SMPs from this port (a verbs transport): nothing to ask.
     sm_waiters_.pop_back();
     return false;
   }
-  q.path = &probe_path_;
-  q.timeout_ms = probe_path_.mad_timeout_ms(t_.settings().timeout_ms);
-  q.tries_left = probe_path_.mad_retries(t_.settings().retries) + 1;
+  return true;
+}
+
+bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool node_info) {
+  path = IBPath();
+  path.drPath = {0};  // the local port
+  try {
+    MadRequest r = node_info ? make_request<iba::SMPNodeInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                              iba::method::GET, nullptr, 0)
+                             : make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                              iba::method::GET, nullptr, 0);
+    q.req_len = build_mad(q.req.data(), r, path, 0);
+    q.path = &path;
+    put_port_keys(q);
+    q.agent = t_.client_agent(class_of(q.req.data()), version_of(q.req.data()));
+  } catch (const std::exception&) {
+    return false;
+  }
+  q.path = &path;
+  q.timeout_ms = path.mad_timeout_ms(t_.settings().timeout_ms);
+  q.tries_left = path.mad_retries(t_.settings().retries) + 1;
   q.busy_left = 8;
   q.error = nullptr;
   q.rep_len = 0;
@@ -673,10 +739,10 @@ bool MadEngine::follow_sm(PendingMad& p) {
   q.adaptive_timeout = false;
   q.sends = 0;
   q.on_done = nullptr;
-  q.slot = max_;
-  slots_[max_] = &q;
+  q.slot = slot;
+  slots_[slot] = &q;
   ++in_flight_;
-  send_or_fail(q);  // (if it throws, probe_done fails the waiters with their timeouts)
+  send_or_fail(q);  // (if it throws, the probe completes with the error)
   return true;
 }
 

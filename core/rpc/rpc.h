@@ -200,10 +200,19 @@ struct FlowLimits {
   // before deep buffers drop anything); a step that did not is followed at
   // once by the next.  Each step widens the caps by delay_grow (small: the
   // step that queues is undone, but what it queued is already there).
+  // A step whose round trips rose is first checked against the host's own
+  // path: an SMP to the local port (0 hops, no switch) is timed.  If its
+  // round trip rose too (by more than delay_rise, and by a quarter of the
+  // routes' rise or more), the queue is on the host's side of the first
+  // link (the host's stack, the test bed's one simulator process), where
+  // no switch drops what waits: the step stands and the widening goes on.
   // 0: widened by grow once per timeout until a loss.
-  double delay_rise = 0;
+  double delay_rise = 0.1;
   unsigned delay_samples = 64;
   double delay_grow = 1.25;
+  // Local round trips timed (one after the other) before a step is undone
+  // (0: none; every step whose round trips rose is undone).
+  unsigned local_probes = 3;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
@@ -223,6 +232,7 @@ struct FlowStats {
   uint64_t late = 0;       // replies that came after their send timed out
   uint64_t busy = 0;       // BUSY replies (backed off and sent again)
   uint64_t held = 0;       // MADs that waited for a per-node or processor cap
+  uint64_t probes = 0;     // SMPs to the local port that timed the host's path (FlowLimits::delay_rise)
   unsigned window_lo = 0, window_hi = 0;  // the window's range
   unsigned window_max = 0;                // the hard maximum (-o)
   double srtt_ms = 0;                     // the smoothed SMP round trip
@@ -295,6 +305,12 @@ private:
   // The end port's M_Key / SM_Key into p.req where p.path names none.
   void put_port_keys(PendingMad& p) const;
   void probe_done();
+  // q made a GET of the local port's PortInfo (NodeInfo: node_info) on
+  // the 0-hop route path, outside the window and the caps, in the reserved
+  // slot (false: this transport sends no SMPs), then sent.
+  bool send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool node_info = false);
+  void local_probe_done();
+  void stop_widening();  // the last step undone; widened no more
   // p (an SA MAD) sent once more, to the SM at lid/sl.
   void resend_to_sm(PendingMad& p, uint16_t lid, uint8_t sl);
   void fail_final(PendingMad& p);
@@ -350,6 +366,14 @@ private:
   // MADs waiting for its answer (they keep their slots).
   std::unique_ptr<PendingMad> probe_;
   IBPath probe_path_;
+  // FlowLimits::delay_rise's probe of the host's own path (slot max_ + 1):
+  // an SMP to the local port, its least round trip (us), the step's mean
+  // it judges.
+  std::unique_ptr<PendingMad> local_probe_;
+  IBPath local_path_;
+  double local_min_us_;
+  double judged_mean_ = 0;
+  unsigned local_tries_ = 0;
   std::vector<PendingMad*> sm_waiters_;
   // Flow control state.
   FlowLimits lim_;

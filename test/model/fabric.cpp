@@ -36,6 +36,7 @@ struct Param {
 const Param kParams[] = {
     {"hop_latency_us", &Profile::hop_latency_us},
     {"host_latency_us", &Profile::host_latency_us},
+    {"host_service_us", &Profile::host_service_us},
     {"vl15_depth", nullptr, &Profile::vl15_depth},
     {"sma_queue", nullptr, &Profile::sma_queue},
     {"smi_forward_us", &Profile::smi_forward_us},
@@ -268,6 +269,19 @@ struct Fabric::Impl {
   std::vector<Packet> pkts;
   std::vector<uint32_t> free_pkts;
   Server sa;
+  // Profile::host_service_us: when the host's server is free next, and
+  // its work so far.
+  int64_t host_free = 0, host_work = 0;
+  // The delay from now of a MAD through the host's side: its latency, and
+  // its turn at the host's server.
+  int64_t host_path() {
+    const int64_t lat = ns(prof.host_latency_us);
+    if (prof.host_service_us <= 0) return lat;
+    const int64_t svc = ns(prof.host_service_us);
+    host_free = std::max(now, host_free) + svc;
+    host_work += svc;
+    return host_free - now + lat;
+  }
   Stats stats;
   std::deque<ibcore::RecvMad> inbox;
   struct Held {
@@ -699,7 +713,7 @@ void Fabric::Impl::client_send(uint32_t agent, const uint8_t* mad, size_t len, c
     drop(i, stats.drops_queue, "lost", local, local_port);
     return;
   }
-  const int64_t host = ns(prof.host_latency_us);
+  const int64_t host = host_path();
   if (cls == iba::mgmt::SUBN_DIRECTED_ROUTE) {
     p.dr = p.smp = true;
     p.hops = unsigned(iba::SMPFormatDirected::hopCount_at(p.mad.data()));
@@ -822,7 +836,7 @@ void Fabric::Impl::arrive(uint32_t pkt, int node, unsigned port) {
     } else {
       // Returning: hop index p.hop is where it is now.
       if (p.hop == 0) {
-        at(now + ns(prof.host_latency_us), Ev::Deliver, pkt);
+        at(now + host_path(), Ev::Deliver, pkt);
         return;
       }
       p.role = Role::Forward;
@@ -831,7 +845,7 @@ void Fabric::Impl::arrive(uint32_t pkt, int node, unsigned port) {
     return;
   }
   if (p.response) {
-    at(now + ns(prof.host_latency_us), Ev::Deliver, pkt);
+    at(now + host_path(), Ev::Deliver, pkt);
     return;
   }
   if (p.smp) {
@@ -1010,7 +1024,7 @@ void Fabric::Impl::send_reply(uint32_t pkt, int node) {
   if (p.dr) {
     // Hop p.hop == p.hops is where it was answered.
     if (p.hop == 0) {
-      at(now + ns(prof.host_latency_us), Ev::Deliver, pkt);
+      at(now + host_path(), Ev::Deliver, pkt);
       return;
     }
     unsigned out = p.in_port[p.hop];
@@ -1464,6 +1478,7 @@ const Stats& Fabric::stats() const {
   Impl& f = *impl_;
   int64_t best = f.sa.work_ns;
   std::string who = f.sa.name;
+  if (f.host_work > best) best = f.host_work, who = "the host";
   for (const auto& n : f.nodes) {
     if (n.mp.work_ns > best) best = n.mp.work_ns, who = n.mp.name;
     if (n.pma.work_ns > best) best = n.pma.work_ns, who = n.pma.name;
@@ -1499,8 +1514,9 @@ unsigned Fabric::peak_held(int n) const { return impl_->nodes.at(size_t(n)).peak
 
 double Fabric::dr_round_trip_s(unsigned h) const {
   const Profile& p = impl_->prof;
-  if (h == 0) return 2 * p.host_latency_us * 1e-6 + p.hca_service_us * 1e-6;
-  double us = 2 * p.host_latency_us + 2 * h * p.hop_latency_us + 2 * (h - 1) * p.smi_forward_us +
+  const double host_us = 2 * (p.host_latency_us + p.host_service_us);
+  if (h == 0) return (host_us + p.hca_service_us) * 1e-6;
+  double us = host_us + 2 * h * p.hop_latency_us + 2 * (h - 1) * p.smi_forward_us +
               std::min(p.sma_service_us, p.hca_service_us);
   return us * 1e-6;
 }

@@ -64,6 +64,11 @@ struct Profile {
   // The local end port's own send and receive path (kernel, HCA), one way,
   // microseconds.
   double host_latency_us = 5;
+  // The host's own side as one server (the tool's stack, or a simulator
+  // like the test bed's ibsim that handles every MAD in turn): time each
+  // MAD sent and each reply received takes of it, microseconds, FIFO and
+  // unbounded (it drops nothing).  0: none, the path is latency only.
+  double host_service_us = 0;
   // VL15 receive buffer depth of every port, packets (D); 0: unbounded.
   unsigned vl15_depth = 0;
   // A switch's management processor: FIFO capacity (Q, the SMP in service

@@ -14,7 +14,7 @@
 // line saying how many and how many nodes it found.
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
-//             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--smi-share X]
+//             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] PROFILE...
 //
 // The options set the MAD engine's FlowLimits (core/rpc/rpc.h) of the
@@ -54,7 +54,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
 int usage() {
   std::fprintf(stderr,
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
-               "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--smi-share X]\n"
+               "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] PROFILE...\n"
                "  PROFILE: a profile file, or 'ideal'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
       g_limits.delay_grow = std::strtod(argv[++i], nullptr);
     } else if (a == "--delay-samples" && i + 1 < argc) {
       g_limits.delay_samples = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--local-probes" && i + 1 < argc) {
+      g_limits.local_probes = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--lift-scale" && i + 1 < argc) {
       g_limits.lift_scale = std::strtod(argv[++i], nullptr);
     } else if (a == "--smi-cap" && i + 1 < argc) {

@@ -393,7 +393,7 @@ TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
       }
     }
   }
-  EXPECT_EQ(profiles, 13u);
+  EXPECT_EQ(profiles, 14u);  // ideal, the sweep's 12, host-queue
 }
 
 // The MAD engine's flow control on the model (issue 24): on a small
@@ -464,6 +464,7 @@ TEST(ModelFlowControl, CapsWidenedStepByStep) {
     ibmodel::Fabric f(net, p);
     ibcore::FlowLimits lim;
     lim.grow = grow;
+    lim.delay_rise = 0;  // (widened once per timeout, not paced by the round trip)
     ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
     EXPECT_EQ(r.errors, 0u);
     if (grow > 1) {
@@ -497,7 +498,10 @@ TEST(ModelFlowControl, DelayPacedWideningKeepsQueueWithinQ) {
     if (rise > 0) {
       EXPECT_LE(r.peak_sma_queue, 4u);
       EXPECT_EQ(r.drops, 0u);
-      EXPECT_EQ(r.mads, 11201u);
+      // The step that queued was checked against the local port's round
+      // trip (FlowLimits::local_probes SMPs, which saw no queue).
+      EXPECT_EQ(r.flow.probes, 3u);
+      EXPECT_EQ(r.mads, 11201u + r.flow.probes);
       EXPECT_LT(r.time_s, 1.1 * r.bound_s);
       EXPECT_GT(r.flow.scale_hi, 1.0);  // it widened, and stopped short of the lift
       EXPECT_TRUE(r.flow.caps);
@@ -518,6 +522,66 @@ TEST(ModelFlowControl, DelayPacedWideningKeepsQueueWithinQ) {
     ideal_s[paced] = r.time_s;
   }
   EXPECT_LT(ideal_s[1], 0.75 * ideal_s[0]);
+}
+
+// Where the queue is on the host's side (Profile::host_service_us: the
+// test bed's one simulator process answers every MAD in turn), the round
+// trips rise with every step too, but so does the local port's: the steps
+// stand and the caps are lifted, as the loss-paced widening would.
+// Without the local round trip (local_probes 0) the first step that
+// lengthened the round trips stops the widening, and the caps hold for
+// the whole walk (on the test bed: the walk 1.3-1.6x slower).
+TEST(ModelFlowControl, HostSideQueueDoesNotStopTheWidening) {
+  const std::string net = testbed::generate("fattree 16");
+  ibmodel::Profile p = slow_sma(4, 32, 0.5);
+  p.host_service_us = 2;
+  for (unsigned probes : {3u, 0u}) {
+    SCOPED_TRACE(probes);
+    ibmodel::Fabric f(net, p);
+    ibcore::FlowLimits lim;
+    lim.local_probes = probes;
+    ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
+    EXPECT_EQ(r.errors, 0u);
+    EXPECT_EQ(r.drops, 0u);
+    EXPECT_EQ(r.busiest, "the host");
+    if (probes) {
+      EXPECT_GT(r.flow.probes, 0u);
+      EXPECT_EQ(r.mads, 11201u + r.flow.probes);
+      EXPECT_FALSE(r.flow.caps);
+      EXPECT_GE(r.flow.scale_hi, lim.lift_scale);
+    } else {
+      EXPECT_EQ(r.flow.probes, 0u);
+      EXPECT_TRUE(r.flow.caps);
+      EXPECT_LT(r.flow.scale_hi, lim.lift_scale);
+    }
+  }
+}
+
+// Profile::host_service_us: the host's side is one FIFO server that every
+// send and every reply passes; five SMPs sent together to the local port
+// (whose SMA takes no time) come back one host service apart, in order.
+TEST(FabricModel, HostServerQueuesSendsAndReplies) {
+  ibmodel::Profile p = ibmodel::Profile::ideal();
+  p.host_service_us = 10;
+  ibmodel::Fabric f(kOneSwitch, p);
+  ibcore::Scheduler sched(f.port(), 8);
+  sched.engine().limits().node_cap = sched.engine().limits().smi_cap = 0;
+  std::vector<double> at;
+  for (int i = 0; i < 5; ++i)
+    sched.spawn([](ibcore::Scheduler& s, ibmodel::Fabric& f, std::vector<double>& at) -> ibcore::Task<> {
+      IBPath local;
+      local.drPath = {0};  // the 0-hop directed route: the local port
+      co_await s.SubnGet<iba::SMPNodeInfo>(local);
+      at.push_back(f.seconds());
+    }(sched, f, at));
+  const double t0 = f.seconds();
+  sched.run();
+  ASSERT_EQ(at.size(), 5u);
+  // Five sends (50 us of the host's time), then each reply's 10 us.
+  EXPECT_NEAR(f.stats().busiest_resource_s, 100e-6, 1e-9);
+  EXPECT_EQ(f.stats().busiest_resource, "the host");
+  for (size_t i = 1; i < at.size(); ++i) EXPECT_NEAR(at[i] - at[i - 1], 10e-6, 1e-9);
+  EXPECT_GE(at.back() - t0, 100e-6);
 }
 
 TEST(FabricModel, ForwardingTablesAreMinHop) {

@@ -105,8 +105,9 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
   }
 }
 
-// By default (grow 2) the processor caps are doubled at the
-// start_replies-th reply and at most once per timeout after that, and all
+// Widened by loss alone (delay_rise 0, grow 2), the processor caps are
+// doubled at the start_replies-th reply and at most once per timeout after
+// that, and all
 // caps are lifted at lift_scale: after 8 replies, 2-hop directed routes
 // through one switch go 4 at a time (4 x 2/3 <= 1.5 x 2) instead of 2, or
 // all 40 at once when 2 is already lift_scale; the node cap is not
@@ -119,6 +120,7 @@ TEST(FlowControl, CapsWidenedStepByStepAfterTheFirstReplies) {
     Scheduler s(f, 64);
     s.engine().limits().start_replies = 8;
     s.engine().limits().lift_scale = lift;
+    s.engine().limits().delay_rise = 0;
     size_t most = 0;
     f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
       most = std::max(most, s.engine().in_flight());
