@@ -157,6 +157,15 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   fs_.window_lo = fs_.window_hi = max_;
 }
 
+MadEngine::~MadEngine() {
+  // A local round trip still out when its caller's work is done (the walk
+  // ended meanwhile): answered, or timed out, before the port is closed.
+  try {
+    for (int i = 0; slots_[max_ + 1] && i < 200; ++i) pump(100);  // (its timeouts end it sooner)
+  } catch (...) {
+  }
+}
+
 // --- flow control ----------------------------------------------------------------------
 
 unsigned MadEngine::window() const {
@@ -395,7 +404,7 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   // FlowLimits::delay_rise: a step's round trips (SMPs sent after it, as
   // ratios to the least of their route length) against the steps before.
   if (step_at_ == Clock::time_point{} || grow_stopped_ || lost_smp_ || !tracking_ || p.sent_at < step_at_) return;
-  if (local_probe_ && !local_probe_->done) return;  // the step before is being judged
+  if (slots_[max_ + 1]) return;  // the step before is being judged (a local round trip is out)
   step_sum_ += ratio;
   if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
   const double mean = step_sum_ / step_n_;
@@ -406,7 +415,6 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
     // This step queued SMPs somewhere.  Where is for the local port's
     // round trip to say (local_probe_done); nothing is widened meanwhile.
     judged_mean_ = mean / base_delay_;
-    if (local_probe_ && !local_probe_->done) return;
     if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
     local_tries_ = 0;
     if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1, true))

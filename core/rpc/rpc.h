@@ -247,6 +247,11 @@ public:
   // max_outstanding: 0 = the transport's settings().outstanding or the
   // default (64).  Timeouts, retries and keys: t.settings() too.
   explicit MadEngine(Transport& t, unsigned max_outstanding = 0);
+  // Waits for what the engine sent for itself (the local round trip of
+  // FlowLimits::local_probes): its reply must find the port still read.
+  ~MadEngine();
+  MadEngine(const MadEngine&) = delete;
+  MadEngine& operator=(const MadEngine&) = delete;
   Transport& transport() { return t_; }
 
   // Queue p (req, req_len, path set; tries/timeout default from the path).

@@ -62,7 +62,9 @@ void Scheduler::run() {
       h.resume();
       if (ready_.empty()) start_pending();
     }
-    if (live_ == 0 && pending_.empty()) break;
+    // (Done when every task is, and nothing the engine sent for itself is
+    // still out: the local round trip of its flow control.)
+    if (live_ == 0 && pending_.empty() && eng_.in_flight() == 0) break;
     if (eng_.in_flight() == 0 && eng_.queued() == 0) {
       if (live_ == 0) continue;  // pending tasks to start
       throw Error("internal: scheduler tasks are waiting on nothing");

@@ -185,6 +185,7 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   res.busiest = st.busiest_resource;
   res.peak_node = st.peak_sma_node;
   res.flow = sched.engine().flow_stats();
+  res.left_in_flight = sched.engine().in_flight();
   return res;
 }
 

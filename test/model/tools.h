@@ -34,6 +34,7 @@ struct ToolResult {
   std::string busiest;     // the busiest resource (Stats::busiest_resource)
   std::string peak_node;   // where the peak was (Stats::peak_sma_node)
   ibcore::FlowStats flow;  // what the engine's flow control saw
+  size_t left_in_flight = 0;  // MADs still out when the tool's run returned
 };
 
 // Run tool on f's port (a Scheduler of its own, with f.port().settings():
