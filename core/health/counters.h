@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -58,8 +59,12 @@ public:
   uint64_t value(const iba::PMPortCountersExtended& pc, int i) const;
 
 private:
+  // The fields are looked up on first use, not at start-up: the families
+  // are globals, and every command (smpquery too) would pay for them.
+  void resolve() const;
   std::span<const char* const> names_;
-  std::vector<std::optional<iba::FieldRef>> pc_, ext_;  // the field in each structure, by i
+  mutable std::once_flag resolved_;
+  mutable std::vector<std::optional<iba::FieldRef>> pc_, ext_;  // the field in each structure, by i
 };
 extern const CounterFamily ERROR_COUNTERS, DATA_COUNTERS;
 
