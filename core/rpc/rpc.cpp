@@ -447,7 +447,11 @@ void MadEngine::local_probe_done() {
   bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE && mad_status(q.rep.data()) == 0;
   // From a switch's own port (port 0) the 0-hop route ends at that
   // switch's processor, the very one the walk queues at: no evidence.
-  if (answered) answered = decode_reply<iba::SMPNodeInfo>(q.reply()).nodeType() != uint64_t(iba::enums::NodeTypeCode::SWITCH);
+  try {
+    if (answered) answered = decode_reply<iba::SMPNodeInfo>(q.reply()).nodeType() != uint64_t(iba::enums::NodeTypeCode::SWITCH);
+  } catch (const std::exception&) {
+    answered = false;  // (a short answer)
+  }
   if (!answered || grow_stopped_ || lost_smp_ || !tracking_) {
     if (!grow_stopped_) stop_widening();
     return;
@@ -718,11 +722,11 @@ bool MadEngine::follow_sm(PendingMad& p) {
   return true;
 }
 
-bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool node_info) {
+bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool timing) {
   path = IBPath();
   path.drPath = {0};  // the local port
   try {
-    MadRequest r = node_info ? make_request<iba::SMPNodeInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+    MadRequest r = timing ? make_request<iba::SMPNodeInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
                                                               iba::method::GET, nullptr, 0)
                              : make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
                                                               iba::method::GET, nullptr, 0);
@@ -736,6 +740,12 @@ bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool 
   q.path = &path;
   q.timeout_ms = path.mad_timeout_ms(t_.settings().timeout_ms);
   q.tries_left = path.mad_retries(t_.settings().retries) + 1;
+  if (timing) {
+    // A round trip to time, not an answer anyone needs: sent once, and
+    // given up after the engine's own timeout (lost: the step is undone).
+    if (t_.settings().timeout_ms <= 0) q.timeout_ms = computed_timeout_ms(path, iba::mgmt::SUBN_DIRECTED_ROUTE);
+    q.tries_left = 1;
+  }
   q.busy_left = 8;
   q.error = nullptr;
   q.rep_len = 0;

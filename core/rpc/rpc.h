@@ -310,10 +310,11 @@ private:
   // The end port's M_Key / SM_Key into p.req where p.path names none.
   void put_port_keys(PendingMad& p) const;
   void probe_done();
-  // q made a GET of the local port's PortInfo (NodeInfo: node_info) on
-  // the 0-hop route path, outside the window and the caps, in the reserved
-  // slot (false: this transport sends no SMPs), then sent.
-  bool send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool node_info = false);
+  // q made a GET of the local port's PortInfo on the 0-hop route path,
+  // outside the window and the caps, in the reserved slot (false: this
+  // transport sends no SMPs), then sent.  timing: the flow control's local
+  // round trip instead (NodeInfo, sent once, the engine's own timeout).
+  bool send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool timing = false);
   void local_probe_done();
   void stop_widening();  // the last step undone; widened no more
   // p (an SA MAD) sent once more, to the SM at lid/sl.
