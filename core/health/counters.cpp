@@ -45,12 +45,14 @@ const CounterFamily DATA_COUNTERS{kDataNames};
 
 CounterFamily::CounterFamily(std::span<const char* const> names) : names_(names) {}
 void CounterFamily::resolve() const {
-  std::call_once(resolved_, [this] {
-    for (const char* n : names_) {
-      pc_.push_back(counter_field(iba::PMPortCounters::DESC, n));
-      ext_.push_back(counter_field(iba::PMPortCountersExtended::DESC, n));
-    }
-  });
+  if (resolved_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> l(resolve_mu_);
+  if (resolved_.load(std::memory_order_relaxed)) return;
+  for (const char* n : names_) {
+    pc_.push_back(counter_field(iba::PMPortCounters::DESC, n));
+    ext_.push_back(counter_field(iba::PMPortCountersExtended::DESC, n));
+  }
+  resolved_.store(true, std::memory_order_release);
 }
 const char* CounterFamily::name(int i) const { return i >= 0 && i < size() ? names_[size_t(i)] : "?"; }
 const char* CounterFamily::field(int i) const {
