@@ -43,21 +43,15 @@ std::optional<iba::FieldRef> counter_field(const iba::StructDesc& desc, const ch
 const CounterFamily ERROR_COUNTERS{kErrNames};
 const CounterFamily DATA_COUNTERS{kDataNames};
 
-CounterFamily::CounterFamily(std::span<const char* const> names) : names_(names) {}
-void CounterFamily::resolve() const {
-  if (resolved_.load(std::memory_order_acquire)) return;
-  std::lock_guard<std::mutex> l(resolve_mu_);
-  if (resolved_.load(std::memory_order_relaxed)) return;
-  for (const char* n : names_) {
+CounterFamily::CounterFamily(std::span<const char* const> names) : names_(names) {
+  for (const char* n : names) {
     pc_.push_back(counter_field(iba::PMPortCounters::DESC, n));
     ext_.push_back(counter_field(iba::PMPortCountersExtended::DESC, n));
   }
-  resolved_.store(true, std::memory_order_release);
 }
 const char* CounterFamily::name(int i) const { return i >= 0 && i < size() ? names_[size_t(i)] : "?"; }
 const char* CounterFamily::field(int i) const {
   if (i < 0 || i >= size()) return "?";
-  resolve();
   const auto& r = pc_[size_t(i)] ? pc_[size_t(i)] : ext_[size_t(i)];
   return r ? r->field->name : names_[size_t(i)];
 }
@@ -67,17 +61,14 @@ int CounterFamily::index(std::string_view name) const {
   return -1;
 }
 uint64_t CounterFamily::max(int i) const {
-  resolve();
   const auto& r = pc_[size_t(i)] ? pc_[size_t(i)] : ext_[size_t(i)];
   return r->width() >= 64 ? ~uint64_t(0) : (uint64_t(1) << r->width()) - 1;
 }
 uint64_t CounterFamily::value(const iba::PMPortCounters& pc, int i) const {
-  resolve();
   const auto& r = pc_[size_t(i)];
   return r ? iba::get_uint(*r, pc.bytes().data()) : 0;
 }
 uint64_t CounterFamily::value(const iba::PMPortCountersExtended& pc, int i) const {
-  resolve();
   const auto& r = ext_[size_t(i)];
   return r ? iba::get_uint(*r, pc.bytes().data()) : 0;
 }

@@ -4,13 +4,11 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <coroutine>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,15 +58,8 @@ public:
   uint64_t value(const iba::PMPortCountersExtended& pc, int i) const;
 
 private:
-  // The fields are looked up on first use, not at start-up: the families
-  // are globals, and every command (smpquery too) would pay for them.
-  // (A flag and a mutex, not std::call_once: its thread-local state made
-  // LeakSanitizer's exit check crash in a process with other threads.)
-  void resolve() const;
   std::span<const char* const> names_;
-  mutable std::atomic<bool> resolved_{false};
-  mutable std::mutex resolve_mu_;
-  mutable std::vector<std::optional<iba::FieldRef>> pc_, ext_;  // the field in each structure, by i
+  std::vector<std::optional<iba::FieldRef>> pc_, ext_;  // the field in each structure, by i
 };
 extern const CounterFamily ERROR_COUNTERS, DATA_COUNTERS;
 
