@@ -223,9 +223,13 @@ void MadEngine::grow_caps() {
   // before the next one), and lifted at lift_scale.
   const Clock::time_point now = t_.now();
   if (now < next_grow_at_) return;
-  scale_ *= lim_.grow;
   const int step = std::max(lim_.min_timeout_ms, int(std::ceil(srtt_ms_ + 4 * rttvar_ms_)));
   next_grow_at_ = now + std::chrono::milliseconds(step);
+  widen_caps(lim_.grow);
+}
+
+void MadEngine::widen_caps(double by) {
+  scale_ *= by;
   fs_.scale_hi = std::max(fs_.scale_hi, scale_);
   if (scale_ >= lim_.lift_scale) sync_caps();
   else unpark_all();
@@ -424,10 +428,7 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
     return;
   }
   base_delay_ = base_delay_ > 0 ? std::min(base_delay_, mean) : mean;
-  scale_ *= lim_.delay_grow;
-  fs_.scale_hi = std::max(fs_.scale_hi, scale_);
-  if (scale_ >= lim_.lift_scale) sync_caps();
-  else unpark_all();
+  widen_caps(lim_.delay_grow);
 }
 
 void MadEngine::stop_widening() {
@@ -469,13 +470,10 @@ void MadEngine::local_probe_done() {
     return;
   }
   // The host's queue: the step stands, and the next is judged afresh.
-  scale_ *= lim_.delay_grow;
-  fs_.scale_hi = std::max(fs_.scale_hi, scale_);
   step_at_ = t_.now();
   step_sum_ = 0;
   step_n_ = 0;
-  if (scale_ >= lim_.lift_scale) sync_caps();
-  else unpark_all();
+  widen_caps(lim_.delay_grow);
 }
 
 void MadEngine::measure_visits() {

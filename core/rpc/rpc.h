@@ -317,6 +317,9 @@ private:
   bool send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool timing = false);
   void local_probe_done();
   void stop_widening();  // the last step undone; widened no more
+  // The processor caps widened by the factor by, and lifted once widened
+  // lift_scale times over (FlowLimits::grow, delay_grow).
+  void widen_caps(double by);
   // p (an SA MAD) sent once more, to the SM at lid/sl.
   void resend_to_sm(PendingMad& p, uint16_t lid, uint8_t sl);
   void fail_final(PendingMad& p);
