@@ -463,9 +463,12 @@ struct FabricExport::Impl {
     std::vector<const KnownPort*> missing;
     if (up)
       for (auto it = known_.begin(); it != known_.end();) {
+        uint32_t n = it->second.seen == now ? NO_INDEX : db.node_by_guid(it->first.first);
         if (it->second.seen == now) {
           ++it;
-        } else if (now - it->second.seen > forget_after_) {
+        } else if (now - it->second.seen > forget_after_ ||
+                   (n != NO_INDEX && !selected(db, n).value_or(true))) {
+          // (forgotten; or its node is found and no longer selected)
           it = known_.erase(it);
         } else {
           missing.push_back(&it->second);
