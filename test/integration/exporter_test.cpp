@@ -511,7 +511,7 @@ TEST_F(Exporter, PortSelection) {
   EXPECT_EQ(types(ca), (std::map<std::string, int>{{"CA", 4}}));
   EXPECT_EQ(ca.count("ib_port_symbol_error_total"), 4u);
   EXPECT_EQ(ca.scalar("ib_scrape_pm_all_port_sums"), 0);
-  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 31u);  // the scrape's own, twice
+  EXPECT_EQ(ca.samples.size() + sw.samples.size() - all.samples.size(), 33u);  // the scrape's own, twice
   Scrape re = scrape("--node-regex 'Hca[12]$'");
   std::set<std::string> names;
   for (const json& x : re.samples)
@@ -598,17 +598,34 @@ TEST_F(Exporter, LossyLinksLoseNoSeries) {
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::cout << "[ INFO     ] " << rate << "% loss: " << secs << " s, " << s.scalar("ib_scrape_retries")
                 << " queries asked again, " << s.scalar("ib_scrape_mads") << " MADs\n";
+      retries += std::max(0.0, s.scalar("ib_scrape_retries"));
       EXPECT_EQ(s.scalar("ib_scrape_success"), 1);
-      EXPECT_EQ(s.scalar("ib_scrape_ports_unread"), 0) << rate << "%";
       EXPECT_EQ(s.scalar("ib_scrape_discovery_errors"), 0) << rate << "%";
       EXPECT_EQ(s.scalar("ib_scrape_retries_given_up"), 0) << rate << "%";
       std::set<std::string> got = s.series();
       std::vector<std::string> missing;
       std::set_difference(want.begin(), want.end(), got.begin(), got.end(), std::back_inserter(missing));
+      // (OpenSM, losing its own sweeps' SMPs, may have dropped nodes from
+      // its view and routes: their LIDs' PathRecords are refused and no
+      // PM query reaches them; the scrape names them, and those are the
+      // only ports unread)
+      if (s.scalar("ib_scrape_sa_no_path_lids") > 0) {
+        std::cout << "[ INFO     ] the SM had dropped " << s.scalar("ib_scrape_sa_no_path_lids") << " LIDs\n";
+        std::set<std::string> unread;
+        for (const json& x : s.samples)
+          if (x["name"] == "ib_port_scrape_ok" && x["value"] == 0) unread.insert(x["labels"].dump());
+        EXPECT_EQ(double(unread.size()), s.scalar("ib_scrape_ports_unread"));
+        for (const std::string& w : missing) {
+          json lab = json::parse(w.substr(w.find('{')));
+          json key = {{"node_guid", lab.value("node_guid", "")}, {"port", lab.value("port", "")}};
+          EXPECT_TRUE(unread.count(key.dump())) << w << " missing from a port read\n" << s.err;
+        }
+        continue;
+      }
+      EXPECT_EQ(s.scalar("ib_scrape_ports_unread"), 0) << rate << "%";
       EXPECT_TRUE(missing.empty()) << missing.size() << " series missing at " << rate << "% loss, e.g. "
                                    << missing.front() << "\n" << s.err;
       EXPECT_EQ(got.size(), want.size()) << rate << "%";
-      retries += std::max(0.0, s.scalar("ib_scrape_retries"));
     }
     for (const auto& p : ports) f_->console("Error " + p + " 0");
   }
