@@ -161,6 +161,7 @@ struct FabricExport::Impl {
     format(out, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
     out.flush();
     map_ = nullptr;
+    retry_ = nullptr;
     if (config().verbose)
       ibcore::log::info("exporter: %zu ports, %llu MADs (%llu retried), discovery and reads %.3f s, then the text "
                         "%.3f s\n",
@@ -170,6 +171,7 @@ struct FabricExport::Impl {
 
   void run_scrape(Subnet& db, std::deque<PortRead>& all, ScrapeStats& st, DiscoveryResult& dr,
                   H::RetryBudget& retry, uint64_t& mads, uint64_t& resent) {
+    retry_ = &retry;
     H::PmSession ses(config());
     ses.pm().forget_failed_paths(true);
     // (no PM collector: no PM MAD, nor the SA's paths for them)
@@ -322,20 +324,29 @@ struct FabricExport::Impl {
       r.error = std::string(attr) + ": " + e.what();
     };
     if (details_) {
-      try {
-        IBPath p = co_await pm.path(r.lid);
-        iba::PMPortRcvErrorDetails q;
-        q.set_portSelect(sel);
-        r.rcv = co_await pm.sched().PerformanceGet(q, p);
-        r.rcv_ok = true;
-        ++st.details_reads;
-        iba::PMPortXmitDiscardDetails x;
-        x.set_portSelect(sel);
-        r.xmit = co_await pm.sched().PerformanceGet(x, p);
-        r.xmit_ok = true;
-        ++st.details_reads;
-      } catch (const MADError& e) {
-        failed(e, "details");
+      // (each asked again while the scrape's budget allows, as the
+      // reader's queries are)
+      for (unsigned retried = 0;; ++retried) {
+        try {
+          IBPath p = co_await pm.path(r.lid);
+          if (!r.rcv_ok) {
+            iba::PMPortRcvErrorDetails q;
+            q.set_portSelect(sel);
+            ++st.details_reads;
+            r.rcv = co_await pm.sched().PerformanceGet(q, p);
+            r.rcv_ok = true;
+          }
+          iba::PMPortXmitDiscardDetails x;
+          x.set_portSelect(sel);
+          ++st.details_reads;
+          r.xmit = co_await pm.sched().PerformanceGet(x, p);
+          r.xmit_ok = true;
+          break;
+        } catch (const MADError& e) {
+          if (retry_ && retry_->again(e, retried)) continue;
+          failed(e, "details");
+          break;
+        }
       }
     }
     if (on_[C_VL] && r.num != 0 && r.slot < db.port_slots() && db.port(r.slot).has_info) {
@@ -698,6 +709,7 @@ struct FabricExport::Impl {
   // to scrape: asked once).
   std::unordered_set<uint64_t> vl_unsupported_;
   std::unordered_set<uint32_t> dead_nodes_;
+  H::RetryBudget* retry_ = nullptr;  // the scrape's (set while it runs)
   static constexpr unsigned kAheadWorkers = 24;
   // Every port a scrape found (by node GUID and port number), until
   // forget_after_ after it was last found.
