@@ -206,6 +206,30 @@ readme)
   listed=$(commands | sort)
   [ "$table" = "$listed" ] || fail "README command table out of sync with the registry:
 $(diff <(echo "$table") <(echo "$listed"))"
+  # The README and docs/ (where its topics moved) name only what exists: a
+  # command run in an example is registered, with only options its --help
+  # lists, and a source path (bench/, scripts/, test/, core/, ...) names a
+  # file, a directory, or a module (its .h or .cpp).
+  docs=("$SRC/README.md" "$SRC"/docs/*.md)
+  [ ${#docs[@]} -gt 5 ] || fail "docs/ holds no topic files"
+  grep -hE '^    ' "${docs[@]}" | grep -oE '(^|[$|] )\s*ibtool [a-z_]+( +-[-a-zA-Z.]+)*' |
+    sed -E 's/^.*ibtool //' | sort -u >"$tmp/examples"
+  [ -s "$tmp/examples" ] || fail "no ibtool example found in the documentation"
+  while read -r c opts; do
+    listed_c=$(commands | grep -x -- "$c") || fail "the documentation runs 'ibtool $c', which is no command"
+    for o in $opts; do
+      o=${o%%=*}
+      "$IBTOOL" "$listed_c" --help >"$tmp/help" 2>&1
+      grep -qE -- "(^|[ ,])$o([ ,=]|\$)" "$tmp/help" ||
+        fail "the documentation runs 'ibtool $c $o', an option its --help does not list"
+    done
+  done <"$tmp/examples"
+  grep -ohE '`?\b(bench|scripts|test|core|iba|cmd|packaging|man|third_party)/[A-Za-z0-9_./*-]*' "${docs[@]}" |
+    tr -d '`' | sed 's/[.,;:)]*$//' | sort -u >"$tmp/paths"
+  while read -r f; do
+    # shellcheck disable=SC2086 # a documented glob (core/health/counters.*)
+    [ -n "$(cd "$SRC" && ls -d $f "$f.h" "$f.cpp" 2>/dev/null)" ] || fail "the documentation names $f, which is not in the tree"
+  done <"$tmp/paths"
   ;;
 completion)
   # The bash completion, generated from the registry: command names after
