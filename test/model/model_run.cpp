@@ -99,8 +99,12 @@ std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
 //     lost=<runs>/<total> ref_lost=<runs>/<total> lost>ref=<runs>   runs that lost answers (ToolResult::lost), the reference's, and runs losing more than it
 //     slower=<runs> worst=<time/ref_s@profile>  runs slower than the reference's strategy
 void print_summary(const std::vector<std::string>& fabrics, const std::vector<std::string>& tools,
+                   const std::vector<std::string>& profiles,
                    std::map<std::pair<std::string, std::string>, std::vector<Sample>>& all, bool ref) {
-  std::printf("# SUMMARY per fabric and tool: median, 95th percentile and worst (with its profile)\n");
+  std::printf("# SUMMARY per fabric and tool: median, 95th percentile and worst (with its profile); %zu profiles: %s",
+              profiles.size(), profiles.empty() ? "" : profiles.front().c_str());
+  if (profiles.size() > 1) std::printf(" .. %s", profiles.back().c_str());
+  std::printf("\n");
   for (const auto& fab : fabrics)
     for (const auto& tool : tools) {
       const auto& v = all[{fab, tool}];
@@ -260,7 +264,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    if (summary) print_summary(fabric_names, tools, samples, ref);
+    if (summary) print_summary(fabric_names, tools, profiles, samples, ref);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "model_run: %s\n", e.what());
     return 1;

@@ -242,7 +242,8 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
   twin.config() = cfg;
   ToolResult r = run_once(tool, twin, nullptr);
   if (r.errors || r.retries)
-    throw std::runtime_error(tool + ": the complete run (no service time, no queue) lost or resent queries");
+    throw std::runtime_error(tool + ": the complete run (no service time, no queue) lost " + std::to_string(r.errors) +
+                             " queries and resent " + std::to_string(r.retries));
   Complete c;
   c.demand = twin.demand();
   c.units = r.units;
