@@ -39,8 +39,11 @@
 # at a node than its queue plus VL15 depth, that lost answers (and the
 # reference's), that lost more than the reference and that were slower
 # than it (test/model/model_run.cpp print_summary).  Its default fabrics:
-# k8, k16, irregular, irregular-wide, k32 (FABRICS overrides; k32 costs
-# about as much as the four others together).
+# k8, k16, irregular, irregular-large (testbed::irregular_large(64): 88
+# switches in a ring with chords and chains, 250 hosts; irregular-wide is
+# the irregular fabric without its 1x link, the same in the model), k32
+# (FABRICS overrides; k32 costs about as much as the four others together:
+# about 80 s of CPU a profile).
 #
 # Environment: BUILD=DIR (default build; model_run is built there if
 # missing), FABRICS="name=spec;name=spec" (default: k32, k48, irregular,
@@ -65,7 +68,7 @@ if [ "${1:-}" = --random ]; then
   fi
   random=(--random "$2" "$3")
   shift 3
-  : "${FABRICS:=k8=fattree 8;k16=fattree 16;irregular=irregular;irregular-wide=irregular-wide;k32=fattree 32}"
+  : "${FABRICS:=k8=fattree 8;k16=fattree 16;irregular=irregular;irregular-large=irregular-large 64;k32=fattree 32}"
 elif [ $# -eq 0 ]; then
   set -- "$here/bench/profiles/ideal.profile" "$here"/bench/profiles/sweep-*.profile
 fi
