@@ -199,6 +199,7 @@ ToolResult run_once(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   res.drops = (st.drops_vl15 + st.drops_queue + st.drops_route + st.drops_pma) -
               (before.drops_vl15 + before.drops_queue + before.drops_route + before.drops_pma);
   res.timeouts = st.kernel_timeouts - before.kernel_timeouts;
+  res.sm_drops = st.sm_drops - before.sm_drops;
   res.peak_sma_queue = st.peak_sma_queue;
   res.busiest = st.busiest_resource;
   res.peak_node = st.peak_sma_node;

@@ -39,6 +39,7 @@ struct ToolResult {
   uint64_t retries = 0;    // the engine's resends (timeouts and BUSY)
   uint64_t drops = 0;      // MADs the model lost
   uint64_t timeouts = 0;   // sends handed back timed out
+  uint64_t sm_drops = 0;   // the SM's background SMPs dropped at a full VL15 buffer during the run
   unsigned peak_sma_queue = 0;
   // The most SMPs held at one node beyond its queue plus its VL15 depth
   // (Profile sma_queue or hca_queue, vl15_depth; 0: never beyond, or
