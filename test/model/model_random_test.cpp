@@ -12,8 +12,8 @@
 // replays the run.
 //
 // ctest registers it as `model_random` (label model), DISABLED until the
-// MAD engine's flow control passes it (test/CMakeLists.txt).  About a
-// minute of CPU.
+// MAD engine's flow control passes it (test/CMakeLists.txt).  About 10 s
+// of CPU (a minute of wall time on a loaded machine).
 #include <gtest/gtest.h>
 
 #include <string>
