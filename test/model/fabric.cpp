@@ -482,6 +482,7 @@ struct Fabric::Impl {
   void kernel_timeout(uint64_t tid, int64_t deadline);
   void sm_smp(int node);
   int64_t sm_period = 0;
+  std::vector<int> sm_ports;  // by node: the port the SM's SMPs arrive by (-1: not found yet)
 
   // --- the agents ---------------------------------------------------------------
   void sma_answer(Packet& p, int node);
@@ -1240,7 +1241,12 @@ void Fabric::Impl::sm_smp(int node) {
   p.background = true;
   p.role = Role::Answer;
   iba::MADHeader::set_attributeID_at(p.mad.data(), iba::AttrId<iba::SMPPortInfo>::value);
-  unsigned port = route(node, sm_lid());
+  // The port it arrives by, found once per switch (route() per SMP was
+  // most of a big fabric's background cost).
+  if (sm_ports.empty()) sm_ports.assign(nodes.size(), -1);
+  int& cached = sm_ports[size_t(node)];
+  if (cached < 0) cached = int(route(node, sm_lid()));
+  unsigned port = unsigned(cached);
   if (port == 0xff) port = 0;
   at(now + sm_period, Ev::SmSmp, 0, node);
   to_processor(i, node, port, port != 0);
