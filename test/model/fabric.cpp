@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <queue>
 #include <sstream>
@@ -45,6 +47,8 @@ const Param kParams[] = {
     {"hca_service_us", &Profile::hca_service_us},
     {"pma_queue", nullptr, &Profile::pma_queue},
     {"pma_service_us", &Profile::pma_service_us},
+    {"pma_on_mp", nullptr, &Profile::pma_on_mp},
+    {"pma_full_drops", nullptr, &Profile::pma_full_drops},
     {"sa_queue", nullptr, &Profile::sa_queue},
     {"sa_service_us", &Profile::sa_service_us},
     {"sa_record_us", &Profile::sa_record_us},
@@ -68,6 +72,110 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 Profile Profile::ideal() { return Profile{}; }
+
+namespace {
+
+// splitmix64 (Steele, Lea and Flood, 2014): a 64-bit counter stepped by
+// the golden ratio, each output a bijective mix of it.  Its own code, so a
+// seed draws the same profile with every standard library (the
+// distributions of <random> are implementation-defined).
+struct SplitMix64 {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double unit() { return double(next() >> 11) * 0x1.0p-53; }  // [0, 1), 53 bits
+  // An integer in [lo, hi], every one alike (the modulo's bias is below
+  // 2^-57 for these ranges).
+  unsigned between(unsigned lo, unsigned hi) { return lo + unsigned(next() % (uint64_t(hi) - lo + 1)); }
+  // A value in [lo, hi] whose logarithm is uniform: as many draws between
+  // 2 and 20 us as between 200 and 2000; rounded to 1/per (per 10: to
+  // 0.1) as an integer over per, the double nearest that decimal, which is
+  // what the profile's text reads back.
+  double log_between(double lo, double hi, double per) {
+    double v = lo * std::exp(std::log(hi / lo) * unit());
+    return std::clamp(std::round(v * per) / per, lo, hi);
+  }
+};
+
+}  // namespace
+
+// The random profiles' ranges (issue 35: wider than any one vendor's, so a
+// flow control tuned on one shape of fabric shows where it breaks).  Each
+// parameter is drawn independently, in this order, from the seed's own
+// stream; times spanning decades are drawn log-uniform (a uniform draw
+// would put 90% of them in the top decade).
+// - vl15_depth 1-4: the IBA's minimum is one packet; switch ASICs publish
+//   none, 2-4 is what HCAs' VL15 buffers hold.
+// - sma_queue, hca_queue 1-32, each on its own: the firmware's queue
+//   before the management processor; 1 is the least a processor can have,
+//   32 the deepest any shipped profile assumed.
+// - smi_forward_us, sma_service_us, hca_service_us 2-2000 us, each on its
+//   own: a management processor forwarding a directed-route hop in a few
+//   microseconds (a hardware SMI) up to milliseconds (an embedded CPU
+//   answering in software, busy with other work); forwarding and answering
+//   need not take the same time.
+// - pma_queue 1-64 and pma_service_us 2-2000 us; pma_on_mp and
+//   pma_full_drops each 0 or 1 (a PMA in the switch's firmware shares its
+//   CPU; not every PMA answers BUSY).
+// - sa_queue 1-64, sa_service_us 2-200 us, sa_record_us 0.1-2 us: OpenSM
+//   on a host CPU, whose answers take tens of microseconds; queue assumed.
+// - switch_resp_time, ca_resp_time, pma_resp_time 2-20 and subnet_timeout
+//   8-20 (log2 codes of 4.096 us): the IBA allows 0-31; 2 (16 us) is
+//   shorter than any processor here takes, 20 (4.3 s) longer than any
+//   tool waits; OpenSM's subnet_timeout default is 18.
+// - sm_smps_per_s: 0 in one profile of four (an SM between sweeps), else
+//   0-2000 per second and switch, and below half of what a switch's SMA
+//   answers in a second (a fabric the SM alone saturates tests no tool).
+// - hop_latency_us 0.1-5 us (a cut-through switch and a short cable, up to
+//   a long optical link and a store-and-forward hop), host_latency_us
+//   1-100 us (a kernel MAD path, up to a loaded host).
+// The rest (host_service_us 0, sa_rmpp 1, kernel_timeouts 1, the SM on the
+// tool's node) are a real host's: fixed.
+Profile Profile::random(uint64_t seed) {
+  SplitMix64 g{seed};
+  Profile p = ideal();
+  p.name = "random-" + std::to_string(seed);
+  p.vl15_depth = g.between(1, 4);
+  p.sma_queue = g.between(1, 32);
+  p.hca_queue = g.between(1, 32);
+  p.smi_forward_us = g.log_between(2, 2000, 10);
+  p.sma_service_us = g.log_between(2, 2000, 10);
+  p.hca_service_us = g.log_between(2, 2000, 10);
+  p.pma_queue = g.between(1, 64);
+  p.pma_service_us = g.log_between(2, 2000, 10);
+  p.pma_on_mp = g.between(0, 1);
+  p.pma_full_drops = g.between(0, 1);
+  p.sa_queue = g.between(1, 64);
+  p.sa_service_us = g.log_between(2, 200, 10);
+  p.sa_record_us = g.log_between(0.1, 2, 100);
+  p.switch_resp_time = g.between(2, 20);
+  p.ca_resp_time = g.between(2, 20);
+  p.pma_resp_time = g.between(2, 20);
+  p.subnet_timeout = g.between(8, 20);
+  const bool sm_idle = g.between(0, 3) == 0;
+  const double sm_max = std::min(2000.0, 0.5e6 / p.sma_service_us);
+  const double sm_rate = std::floor(g.unit() * sm_max);
+  p.sm_smps_per_s = sm_idle ? 0 : sm_rate;
+  p.hop_latency_us = g.log_between(0.1, 5, 100);
+  p.host_latency_us = g.log_between(1, 100, 10);
+  p.sa_rmpp = 1;
+  p.kernel_timeouts = 1;
+  return p;
+}
+
+Profile Profile::named(const std::string& what) {
+  if (what == "ideal") return ideal();
+  if (what.rfind("random-", 0) == 0) {
+    const std::string n = what.substr(7);
+    if (!n.empty() && n.find_first_not_of("0123456789") == std::string::npos && n.size() <= 19)
+      return random(std::stoull(n));
+  }
+  return load(what);
+}
 
 Profile Profile::parse(const std::string& text, const std::string& name) {
   Profile p;
@@ -189,7 +297,8 @@ struct Node {
   unsigned rr = 0;        // next port the processor takes from
   bool deaf = false;
   double slow = 1.0;
-  uint64_t smi_visits = 0, sma_visits = 0;
+  uint64_t smi_visits = 0, sma_visits = 0, pma_visits = 0;
+  bool last_pma = false;  // Profile::pma_on_mp: the processor's last job was the PMA's
 };
 
 enum class Role : uint8_t { Forward, Answer, Deliver };
@@ -241,6 +350,7 @@ class ModelPort;
 
 struct Fabric::Impl {
   Profile prof;
+  std::string net;  // the topology's text (Fabric::net_text)
   std::vector<Node> nodes;
   std::map<std::string, int> by_desc;
   int local = 0;
@@ -272,12 +382,16 @@ struct Fabric::Impl {
   // Profile::host_service_us: when the host's server is free next, and
   // its work so far.
   int64_t host_free = 0, host_work = 0;
+  // The tool's visits to the SA (requests, of them GetTables) and to the
+  // host's server (Fabric::demand).
+  uint64_t sa_requests = 0, sa_tables = 0, host_visits = 0;
   // The delay from now of a MAD through the host's side: its latency, and
   // its turn at the host's server.
   int64_t host_path() {
     const int64_t lat = ns(prof.host_latency_us);
     if (prof.host_service_us <= 0) return lat;
     const int64_t svc = ns(prof.host_service_us);
+    ++host_visits;
     host_free = std::max(now, host_free) + svc;
     host_work += svc;
     return host_free - now + lat;
@@ -358,6 +472,7 @@ struct Fabric::Impl {
   void to_processor(uint32_t pkt, int node, unsigned port, bool through_buffer);
   void pull(int node);
   void start(int node);
+  void next_job(int node);
   void mp_done(int node);
   void gmp_arrive(uint32_t pkt, int node);
   void gmp_done(Server& s, int node, Ev kind);
@@ -367,6 +482,7 @@ struct Fabric::Impl {
   void kernel_timeout(uint64_t tid, int64_t deadline);
   void sm_smp(int node);
   int64_t sm_period = 0;
+  std::vector<int> sm_ports;  // by node: the port the SM's SMPs arrive by (-1: not found yet)
 
   // --- the agents ---------------------------------------------------------------
   void sma_answer(Packet& p, int node);
@@ -884,7 +1000,7 @@ void Fabric::Impl::to_processor(uint32_t pkt, int node, unsigned port, bool thro
   }
   note("queued", pkt, node, port);
   pull(node);
-  start(node);
+  next_job(node);
 }
 
 // The processor's FIFO takes SMPs from its ports' VL15 buffers, in turn.
@@ -915,6 +1031,27 @@ void Fabric::Impl::start(int node) {
   int64_t s = service_ns(pkts[x.mp.fifo.front()], node);
   x.mp.svc_ns = s;
   at(now + s, Ev::MpDone, x.mp.fifo.front(), node);
+}
+
+// What the node's processor does next: its next SMP; under
+// Profile::pma_on_mp the PMA's MADs take the same processor, an SMP and a
+// PMA MAD in turn while both wait (neither starves the other).
+void Fabric::Impl::next_job(int node) {
+  Node& x = nodes[size_t(node)];
+  if (!prof.pma_on_mp) {
+    start(node);
+    start_server(x.pma, node, Ev::PmaDone);
+    return;
+  }
+  if (x.mp.busy || x.pma.busy) return;
+  const bool smp = !x.mp.fifo.empty(), gmp = !x.pma.fifo.empty();
+  if (gmp && (!smp || !x.last_pma)) {
+    x.last_pma = true;
+    start_server(x.pma, node, Ev::PmaDone);
+  } else if (smp) {
+    x.last_pma = false;
+    start(node);
+  }
 }
 
 void Fabric::Impl::mp_done(int node) {
@@ -955,7 +1092,7 @@ void Fabric::Impl::mp_done(int node) {
     send_reply(pkt, node);
   }
   pull(node);
-  start(node);
+  next_job(node);
 }
 
 void Fabric::Impl::gmp_arrive(uint32_t pkt, int node) {
@@ -975,6 +1112,10 @@ void Fabric::Impl::gmp_arrive(uint32_t pkt, int node) {
     return;
   }
   p.at = node;
+  if (s->full() && kind == Ev::PmaDone && prof.pma_full_drops) {
+    drop(pkt, stats.drops_pma, "pma-full", node);
+    return;
+  }
   if (s->full()) {
     // OpenSM's way: answer at once with BUSY (status bit 0).
     ++stats.busy;
@@ -985,7 +1126,14 @@ void Fabric::Impl::gmp_arrive(uint32_t pkt, int node) {
     return;
   }
   s->fifo.push_back(pkt);
-  start_server(*s, node, kind);
+  if (kind == Ev::SaDone) {
+    ++sa_requests;
+    if (iba::MADHeader::method_at(p.mad.data()) == iba::method::GET_TABLE) ++sa_tables;
+  }
+  if (kind == Ev::PmaDone)
+    next_job(node);
+  else
+    start_server(*s, node, kind);
 }
 
 void Fabric::Impl::start_server(Server& s, int node, Ev kind) {
@@ -1008,12 +1156,19 @@ void Fabric::Impl::gmp_done(Server& s, int node, Ev kind) {
   ++stats.gmp_answers;
   Packet& p = pkts[pkt];
   note(kind == Ev::SaDone ? "sa" : "pma", pkt, node);
-  if (kind == Ev::SaDone)
+  if (kind == Ev::SaDone) {
     sa_answer(p);
-  else
+  } else {
+    ++nodes[size_t(node)].pma_visits;
     pma_answer(p, node);
+  }
   send_reply(pkt, node);
-  start_server(s, node, kind);
+  if (kind == Ev::PmaDone) {
+    pull(node);  // (under pma_on_mp the processor was the PMA's: SMPs may wait)
+    next_job(node);
+  } else {
+    start_server(s, node, kind);
+  }
 }
 
 // The answer leaves node: a directed-route one back along its trail, a
@@ -1086,7 +1241,12 @@ void Fabric::Impl::sm_smp(int node) {
   p.background = true;
   p.role = Role::Answer;
   iba::MADHeader::set_attributeID_at(p.mad.data(), iba::AttrId<iba::SMPPortInfo>::value);
-  unsigned port = route(node, sm_lid());
+  // The port it arrives by, found once per switch (route() per SMP was
+  // most of a big fabric's background cost).
+  if (sm_ports.empty()) sm_ports.assign(nodes.size(), -1);
+  int& cached = sm_ports[size_t(node)];
+  if (cached < 0) cached = int(route(node, sm_lid()));
+  unsigned port = unsigned(cached);
   if (port == 0xff) port = 0;
   at(now + sm_period, Ev::SmSmp, 0, node);
   to_processor(i, node, port, port != 0);
@@ -1450,6 +1610,7 @@ void Fabric::Impl::sa_answer(Packet& p) {
 Fabric::Fabric(const std::string& net_text, const Profile& p) : impl_(std::make_unique<Impl>()) {
   Impl& f = *impl_;
   f.prof = p;
+  f.net = net_text;
   f.parse(net_text);
   f.assign_lids();
   for (auto& n : f.nodes) {
@@ -1480,6 +1641,10 @@ const Stats& Fabric::stats() const {
   std::string who = f.sa.name;
   if (f.host_work > best) best = f.host_work, who = "the host";
   for (const auto& n : f.nodes) {
+    if (f.prof.pma_on_mp) {
+      if (n.mp.work_ns + n.pma.work_ns > best) best = n.mp.work_ns + n.pma.work_ns, who = n.mp.name + " and its PMA";
+      continue;
+    }
     if (n.mp.work_ns > best) best = n.mp.work_ns, who = n.mp.name;
     if (n.pma.work_ns > best) best = n.pma.work_ns, who = n.pma.name;
   }
@@ -1527,10 +1692,48 @@ double Fabric::critical_path_s() const {
   return s;
 }
 
-double Fabric::bound_s() const { return std::max(stats().busiest_resource_s, critical_path_s()); }
+double Fabric::work_bound_s() const { return std::max(stats().busiest_resource_s, critical_path_s()); }
+
+Fabric::Demand Fabric::demand() const {
+  const Impl& f = *impl_;
+  Demand d;
+  for (const auto& n : f.nodes) {
+    d.smi.push_back(n.smi_visits);
+    d.sma.push_back(n.sma_visits);
+    d.pma.push_back(n.pma_visits);
+  }
+  d.sa_requests = f.sa_requests;
+  d.sa_tables = f.sa_tables;
+  d.host = f.host_visits;
+  return d;
+}
+
+double Fabric::bound_s(const Demand& d) const {
+  const Impl& f = *impl_;
+  const Profile& p = f.prof;
+  double best_us = 0;
+  for (size_t i = 0; i < f.nodes.size() && i < d.smi.size(); ++i) {
+    const Node& x = f.nodes[i];
+    double mp = (double(d.smi[i]) * p.smi_forward_us +
+                 double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) * x.slow;
+    double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
+    if (p.pma_on_mp) mp += pma, pma = 0;
+    // The SM's share of a switch's processor (its SMPs are answers).
+    const double rho = x.sw ? p.sm_smps_per_s * p.sma_service_us * x.slow * 1e-6 : 0;
+    if (mp > 0) mp = rho < 1 ? mp / (1 - rho) : std::numeric_limits<double>::infinity();
+    best_us = std::max({best_us, mp, pma});
+  }
+  best_us = std::max(best_us, double(d.sa_requests) * p.sa_service_us +
+                                  double(d.sa_tables) * p.sa_record_us * double(f.max_lid));
+  best_us = std::max(best_us, double(d.host) * p.host_service_us);
+  return std::max(best_us * 1e-6, critical_path_s());
+}
+
+const std::string& Fabric::net_text() const { return impl_->net; }
 
 uint64_t Fabric::smi_visits(int n) const { return impl_->nodes.at(size_t(n)).smi_visits; }
 uint64_t Fabric::sma_visits(int n) const { return impl_->nodes.at(size_t(n)).sma_visits; }
+uint64_t Fabric::pma_visits(int n) const { return impl_->nodes.at(size_t(n)).pma_visits; }
 uint64_t Fabric::vl15_drops(int n, unsigned port) const {
   return impl_->nodes.at(size_t(n)).ports.at(port).vl15_dropped;
 }

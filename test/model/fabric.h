@@ -81,9 +81,18 @@ struct Profile {
   unsigned hca_queue = 0;
   double hca_service_us = 0;
   // The PMA of every node: queue capacity (0: unbounded), service time per
-  // MAD; a GMP that finds the queue full is answered BUSY.
+  // MAD; a GMP that finds the queue full is answered BUSY (but see
+  // pma_full_drops).
   unsigned pma_queue = 0;
   double pma_service_us = 0;
+  // 1: the PMA runs on the node's management processor, as firmware PMAs
+  // do: its MADs take that processor's time, in turn with the SMPs (one
+  // from each while both wait); its queue stays its own (pma_queue).  0: a
+  // processor of its own.
+  unsigned pma_on_mp = 0;
+  // 1: a MAD that finds the PMA's queue full is dropped, not answered BUSY
+  // (a PMA without BUSY: the requester sees only a timeout).
+  unsigned pma_full_drops = 0;
   // The SA: queue capacity, service time per request and per record of a
   // GetTable answer; full: BUSY.
   unsigned sa_queue = 0;
@@ -114,6 +123,15 @@ struct Profile {
   // The test bed: no drops, no service time, only link and host latency
   // (bench/profiles/ideal.profile holds the same values).
   static Profile ideal();
+  // A profile drawn at random from seed (issue 35): every parameter
+  // independently over a range wider than any one vendor's, named
+  // "random-<seed>".  The same seed gives the same profile on every
+  // platform (its own generator, splitmix64, and values rounded so that
+  // to_text() reads back exactly).  The ranges and where they come from:
+  // fabric.cpp, random().
+  static Profile random(uint64_t seed);
+  // "ideal", "random-<seed>" or a profile file's path.
+  static Profile named(const std::string& what);
   // A profile file (throws std::runtime_error naming the file and line).
   static Profile load(const std::string& path);
   // The text of a profile file; name is the profile's name.
@@ -128,6 +146,7 @@ struct Stats {
   uint64_t drops_vl15 = 0;       // SMPs dropped at a full VL15 receive buffer
   uint64_t drops_queue = 0;      // MADs dropped by a deaf node or a loss hook
   uint64_t drops_route = 0;      // MADs lost on a route: no link, a DR path through a CA, no such LID
+  uint64_t drops_pma = 0;        // GMPs dropped at a full PMA queue (Profile::pma_full_drops)
   uint64_t busy = 0;             // BUSY answers (a full PMA or SA queue)
   uint64_t kernel_timeouts = 0;  // sends handed back with ETIMEDOUT
   uint64_t late_replies = 0;     // replies after their send had timed out (dropped by the kernel)
@@ -140,6 +159,7 @@ struct Stats {
   unsigned peak_sma_queue = 0;   // most SMPs held at one node for its management processor
   std::string peak_sma_node;     // where (node description)
   double busiest_resource_s = 0; // the largest total service time of one processor or server
+                                 // (a node's processor and its PMA as one under Profile::pma_on_mp)
   std::string busiest_resource;  // which
 };
 
@@ -191,12 +211,43 @@ public:
   // after the node h-1 hops away answered, so the sum of the round trips
   // to depths 1..depth().
   double critical_path_s() const;
-  // max(busiest resource's total work so far, critical path).
-  double bound_s() const;
+  // max(busiest resource's total work so far, critical path): what this
+  // run's own traffic cost, its resends and the SM's SMPs included (the
+  // bound before issue 35; MODEL_DETAIL shows it).
+  double work_bound_s() const;
+
+  // --- the bound of a run (issue 35 item 2) ----------------------------------
+  // What the tool's MADs asked of each resource, in visits (not time): per
+  // node its SMI's forwards, its SMA's answers and its PMA's answers; the
+  // SA's requests (of them GetTables) and the host's server's MADs.  The
+  // SM's background SMPs are not in it.
+  struct Demand {
+    std::vector<uint64_t> smi, sma, pma;  // by node
+    uint64_t sa_requests = 0, sa_tables = 0, host = 0;
+  };
+  // The visits of every MAD the tool sent so far (resends each again).
+  Demand demand() const;
+  // The least time in which this fabric serves the visits d: the larger of
+  // the critical path and the busiest resource's time for d at this
+  // profile's service times, where a switch's processor also gives the SM
+  // its background SMPs at their rate: over a bound of T seconds the SM
+  // takes rho = sm_smps_per_s x sma_service_us of each second, so the
+  // processor's W of the tool's work needs T >= W / (1 - rho).  Given the
+  // demand of the queries a tool must make, each once (run_tool: a run on
+  // the same fabric with every service time 0 and every queue unbounded,
+  // where nothing is lost or resent), it does not depend on how the run
+  // went.  It is a target more than a strict floor where the SM is busy:
+  // a run beats it by having the SM's SMPs dropped (Stats::sm_drops), or
+  // by a few percent when the SM's last SMPs wait behind the tool's last
+  // ones and are served after the run ended (random-138 on k=8: 0.986x).
+  double bound_s(const Demand& d) const;
+  // The topology text the fabric was made from.
+  const std::string& net_text() const;
 
   // --- per node counters (tests) --------------------------------------------
   uint64_t smi_visits(int node) const;   // DR hops node's SMI forwarded (either way)
   uint64_t sma_visits(int node) const;   // SMPs node's SMA answered
+  uint64_t pma_visits(int node) const;   // GMPs node's PMA answered
   uint64_t vl15_drops(int node, unsigned port) const;
   unsigned peak_held(int node) const;    // most SMPs held at node for its processor at once
 

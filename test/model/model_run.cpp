@@ -3,31 +3,44 @@
 // prints one line
 //
 //   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> ref_s=<s> mads=<n> drops=<n>
-//       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n>
+//       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
-// (Fabric::bound_s: the larger of the busiest resource's total work and
-// the discovery's critical path), ref_s the same tool in the same model
-// with the reference's strategy (directed route only, 2 MADs in flight,
-// 1000 ms timeout, 3 retries: libibmad's defaults).  A run that lost
-// queries for good (every try timed out) gets a `#` line under its RUN
-// line saying how many and how many nodes it found.
+// (issue 35: the time the fabric needs for the queries the tool must make,
+// each once, without resends, with the SM's background SMPs at their rate:
+// Fabric::bound_s on run_tool's complete run; it does not depend on the
+// run), ref_s the same tool in the same model with the reference's
+// strategy (directed route only, 2 MADs in flight, 1000 ms timeout, 3
+// retries: libibmad's defaults), lost the answers the complete run got and
+// this one did not (ToolResult::lost: queries lost for good and those
+// never made because of them).  A run that lost queries (or whose
+// reference run did) gets a `#` line under its RUN line saying how many
+// and how many nodes it found.
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
-//             [--smi-cap N] [--node-cap N] PROFILE...
+//             [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...
+//   model_run --print-profile PROFILE
 //
 // The options set the MAD engine's FlowLimits (core/rpc/rpc.h) of the
 // same names for the runs, the reference's included.
 //
 // SPEC is a test/testbed/topology.h spec ("fattree 32", "irregular",
-// "example net.2sw2path4hca", "file PATH"); PROFILE a profile file or
-// "ideal".  Tools: ibnetdiscover, iblinkinfo, ibqueryerrors, dump_fts,
-// exporter (the library calls each command makes; the PM scans' read-ahead
-// pattern is the commands', whose code lives in cmd/).
+// "example net.2sw2path4hca", "file PATH"); PROFILE a profile file,
+// "ideal" or "random-SEED" (Profile::random: the profile drawn from SEED;
+// --print-profile writes it as a profile file, to replay or edit).
+// --random FIRST N adds the N profiles random-FIRST ... random-(FIRST+N-1)
+// and --summary; --summary ends the output with the distribution over the
+// profiles, per fabric and tool (print_summary below).  Tools:
+// ibnetdiscover, iblinkinfo, ibqueryerrors, dump_fts, exporter (the
+// library calls each command makes; the PM scans' read-ahead pattern is
+// the commands', whose code lives in cmd/).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,12 +64,87 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   return ibmodel::run_tool(tool, f, &g_limits);
 }
 
+// One line of the summary: a run and its reference's.
+struct Sample {
+  std::string profile;
+  ibmodel::ToolResult r, ref;
+  bool sm_idle = true;
+  double ratio() const { return r.bound_s > 0 ? r.time_s / r.bound_s : 0; }
+  double timeout_pct() const { return r.mads ? 100.0 * double(r.timeouts) / double(r.mads) : 0; }
+};
+
+// The median, the 95th percentile (nearest rank) and the worst of key over
+// the samples, the worst's profile named: "1.23 4.56 7.89@random-7".
+template <class Key>
+std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
+  if (v.empty()) return "-";
+  std::vector<std::pair<double, size_t>> x;
+  for (size_t i = 0; i < v.size(); ++i) x.emplace_back(double(key(v[i])), i);
+  std::stable_sort(x.begin(), x.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  auto rank = [&](double q) { return x[size_t(std::max(1.0, std::ceil(q * double(x.size())))) - 1].first; };
+  char b[160];
+  std::string f = std::string(fmt) + " " + fmt + " " + fmt + "@%s";
+  std::snprintf(b, sizeof b, f.c_str(), rank(0.5), rank(0.95), x.back().first, v[x.back().second].profile.c_str());
+  return b;
+}
+
+// The distribution per fabric and tool (issue 35's targets), one line
+// each:
+//   SUMMARY <fabric> <tool> runs=<n>
+//     time/bound=<median p95 worst@profile>   the run's time over bound_s
+//     timeouts%=<median p95 worst@profile>    timed-out sends per MAD sent
+//     drops=<median p95 worst@profile>        MADs the model lost
+//     drops_sm_idle=<runs>                    runs without SM traffic that dropped any
+//     peak>Q+D=<runs>/<most beyond>           runs where a node held more SMPs than its queue plus its VL15 depth
+//     lost=<runs>/<total> ref_lost=<runs>/<total> lost>ref=<runs>   runs that lost answers (ToolResult::lost), the reference's, and runs losing more than it
+//     slower=<runs> worst=<time/ref_s@profile>  runs slower than the reference's strategy
+void print_summary(const std::vector<std::string>& fabrics, const std::vector<std::string>& tools,
+                   const std::vector<std::string>& profiles,
+                   std::map<std::pair<std::string, std::string>, std::vector<Sample>>& all, bool ref) {
+  std::printf("# SUMMARY per fabric and tool: median, 95th percentile and worst (with its profile); %zu profiles: %s",
+              profiles.size(), profiles.empty() ? "" : profiles.front().c_str());
+  if (profiles.size() > 1) std::printf(" .. %s", profiles.back().c_str());
+  std::printf("\n");
+  for (const auto& fab : fabrics)
+    for (const auto& tool : tools) {
+      const auto& v = all[{fab, tool}];
+      if (v.empty()) continue;
+      size_t idle_drop = 0, over = 0, lost = 0, ref_lost = 0, above = 0, slower = 0;
+      unsigned most_over = 0;
+      uint64_t lost_n = 0, ref_lost_n = 0;
+      double slow_worst = 0;
+      std::string slow_at = "-";
+      for (const auto& x : v) {
+        if (x.sm_idle && x.r.drops) ++idle_drop;
+        if (x.r.peak_over) ++over, most_over = std::max(most_over, x.r.peak_over);
+        if (x.r.lost) ++lost, lost_n += x.r.lost;
+        if (x.ref.lost) ++ref_lost, ref_lost_n += x.ref.lost;
+        if (ref && x.r.lost > x.ref.lost) ++above;
+        if (ref && x.r.time_s > x.ref.time_s) {
+          ++slower;
+          if (x.r.time_s / x.ref.time_s > slow_worst) slow_worst = x.r.time_s / x.ref.time_s, slow_at = x.profile;
+        }
+      }
+      std::printf("SUMMARY %s %s runs=%zu time/bound=%s timeouts%%=%s drops=%s drops_sm_idle=%zu peak>Q+D=%zu/%u "
+                  "lost=%zu/%llu",
+                  fab.c_str(), tool.c_str(), v.size(), spread(v, [](const Sample& s) { return s.ratio(); }, "%.2f").c_str(),
+                  spread(v, [](const Sample& s) { return s.timeout_pct(); }, "%.3f").c_str(),
+                  spread(v, [](const Sample& s) { return double(s.r.drops); }, "%.0f").c_str(), idle_drop, over,
+                  most_over, lost, (unsigned long long)lost_n);
+      if (ref)
+        std::printf(" ref_lost=%zu/%llu lost>ref=%zu slower=%zu worst=%.2f@%s", ref_lost,
+                    (unsigned long long)ref_lost_n, above, slower, slow_worst, slow_at.c_str());
+      std::printf("\n");
+    }
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
-               "                 [--smi-cap N] [--node-cap N] PROFILE...\n"
-               "  PROFILE: a profile file, or 'ideal'\n"
+               "                 [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "       model_run --print-profile PROFILE\n"
+               "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
   return 2;
 }
@@ -66,10 +154,30 @@ int usage() {
 int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> fabrics;
   std::vector<std::string> tools, profiles;
-  bool ref = true;
+  bool ref = true, summary = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--fabric" && i + 1 < argc) {
+    if (a == "--print-profile" && i + 1 < argc) {
+      try {
+        std::fputs(ibmodel::Profile::named(argv[++i]).to_text().c_str(), stdout);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "model_run: %s\n", e.what());
+        return 1;
+      }
+      return 0;
+    } else if (a == "--random" && i + 2 < argc) {
+      char* e1 = nullptr;
+      char* e2 = nullptr;
+      unsigned long long first = std::strtoull(argv[i + 1], &e1, 10), n = std::strtoull(argv[i + 2], &e2, 10);
+      if (*e1 || *e2 || !*argv[i + 1] || !*argv[i + 2] || n > 100000) return usage();
+      for (unsigned long long k = 0; k < n; ++k) profiles.push_back("random-" + std::to_string(first + k));
+      summary = true;
+      i += 2;
+    } else if (a == "--summary") {
+      summary = true;
+    } else if (a == "--profile" && i + 1 < argc) {
+      profiles.push_back(argv[++i]);
+    } else if (a == "--fabric" && i + 1 < argc) {
       std::string v = argv[++i];
       size_t eq = v.find('=');
       if (eq == std::string::npos) return usage();
@@ -117,35 +225,47 @@ int main(int argc, char** argv) {
   try {
     std::printf("# ref_s: the same tool in the same model with the reference's strategy: directed route only, "
                 "2 MADs in flight, 1000 ms timeout, 3 retries\n");
+    std::vector<std::string> nets, fabric_names;
+    for (const auto& [fname, spec] : fabrics) {
+      nets.push_back(testbed::generate(spec));
+      fabric_names.push_back(fname);
+    }
+    std::map<std::pair<std::string, std::string>, std::vector<Sample>> samples;
     for (const auto& pf : profiles) {
-      ibmodel::Profile prof = pf == "ideal" ? ibmodel::Profile::ideal() : ibmodel::Profile::load(pf);
-      for (const auto& [fname, spec] : fabrics) {
-        const std::string net = testbed::generate(spec);
+      ibmodel::Profile prof = ibmodel::Profile::named(pf);
+      for (size_t fi = 0; fi < fabrics.size(); ++fi) {
+        const std::string& fname = fabric_names[fi];
+        const std::string& net = nets[fi];
         for (const auto& tool : tools) {
           ibmodel::ToolResult r = run(tool, net, prof, false);
           ibmodel::ToolResult rr;
           if (ref) rr = run(tool, net, prof, true);
           const double ref_s = rr.time_s;
           std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f ref_s=%.6f mads=%llu drops=%llu timeouts=%llu "
-                      "retries=%llu peak_sma_queue=%u Q=%u\n",
+                      "retries=%llu peak_sma_queue=%u Q=%u lost=%zu\n",
                       tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, ref_s,
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
-                      (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue);
+                      (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost);
           // A run that lost queries for good (every try timed out) found
           // less than the fabric: say so under its line.
-          if (r.errors || rr.errors)
-            std::printf("# %s %s %s: queries failed for good: %zu (nodes found %zu), reference's: %zu (nodes %zu)\n",
-                        tool.c_str(), fname.c_str(), prof.name.c_str(), r.errors, r.nodes, rr.errors, rr.nodes);
+          if (r.errors || rr.errors || r.lost || rr.lost)
+            std::printf("# %s %s %s: queries failed for good: %zu (nodes found %zu), reference's: %zu (nodes %zu); "
+                        "answers lost: %zu, reference's: %zu\n",
+                        tool.c_str(), fname.c_str(), prof.name.c_str(), r.errors, r.nodes, rr.errors, rr.nodes,
+                        r.lost, rr.lost);
           // MODEL_DETAIL=1: where the bound and the peak are, what flow control saw.
           if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
-            std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us\n",
+            std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us, "
+                        "SM's SMPs dropped %llu\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
                         r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
-                        r.flow.visit_us);
+                        r.flow.visit_us, (unsigned long long)r.sm_drops);
+          if (summary) samples[{fname, tool}].push_back(Sample{prof.name, r, rr, prof.sm_smps_per_s <= 0});
           std::fflush(stdout);
         }
       }
     }
+    if (summary) print_summary(fabric_names, tools, profiles, samples, ref);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "model_run: %s\n", e.what());
     return 1;

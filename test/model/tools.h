@@ -23,14 +23,30 @@ const std::vector<std::string>& tool_names();
 
 struct ToolResult {
   size_t nodes = 0;        // nodes discovered
-  size_t errors = 0;       // queries that failed for good
+  size_t errors = 0;       // queries that failed for good, as the tool knows them: the walk's and the
+                           // PM scan's (ibqueryerrors' and the exporter's discovery included)
+  // What the run obtained, one unit per answer a complete run gets: a
+  // node's NodeInfo, its NodeDescription, a switch's SwitchInfo, each
+  // port's PortInfo; dump_fts: each switch's whole LFT; ibqueryerrors: each
+  // LID's (or port's) counters; the exporter: each port's counters.
+  size_t units = 0;
+  // Units the complete run (below) obtained and this one did not: queries
+  // lost for good, and those never made because of them (the ports of a
+  // node the walk never found, which no error names).
+  size_t lost = 0;
+  uint64_t needed = 0;     // MADs the complete run sent: the queries the tool must make, each once
   uint64_t mads = 0;       // MADs the engine sent (resends included)
   uint64_t retries = 0;    // the engine's resends (timeouts and BUSY)
   uint64_t drops = 0;      // MADs the model lost
   uint64_t timeouts = 0;   // sends handed back timed out
+  uint64_t sm_drops = 0;   // the SM's background SMPs dropped at a full VL15 buffer during the run
   unsigned peak_sma_queue = 0;
+  // The most SMPs held at one node beyond its queue plus its VL15 depth
+  // (Profile sma_queue or hca_queue, vl15_depth; 0: never beyond, or
+  // unbounded).
+  unsigned peak_over = 0;
   double time_s = 0;       // virtual time the run took
-  double bound_s = 0;      // the model's lower bound (Fabric::bound_s)
+  double bound_s = 0;      // Fabric::bound_s of the complete run's demand: independent of this run
   std::string busiest;     // the busiest resource (Stats::busiest_resource)
   std::string peak_node;   // where the peak was (Stats::peak_sma_node)
   ibcore::FlowStats flow;  // what the engine's flow control saw
@@ -41,6 +57,15 @@ struct ToolResult {
 // -t, --retries, -o; and f.config(): --discovery) from f's current time; limits, when
 // given, replace its engine's flow-control limits (tests).  Throws
 // std::runtime_error for an unknown tool.
+//
+// The complete run (issue 35): the same tool with the same settings on a
+// twin of f (the same topology, and of f's profile only what changes what
+// is asked: the SM's node, sa_rmpp, kernel_timeouts), every service time 0,
+// every queue and buffer unbounded and no SM traffic, with the default
+// flow-control limits: nothing is lost, nothing resent, so its MADs are
+// the queries the tool must make, each once, and what it obtains is the
+// whole fabric.  Its demand gives bound_s, its units lost.  Made once per
+// topology, tool and settings in a process (kept for the next run).
 ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits* limits = nullptr);
 
 // The reference's strategy (infiniband-diags 44 with libibmad's

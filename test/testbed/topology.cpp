@@ -145,6 +145,68 @@ std::string irregular(bool narrow_link) {
   return net.str();
 }
 
+std::string irregular_large(int n) {
+  if (n < 8 || n > 1000) throw std::runtime_error("irregular-large needs 8-1000 switches, got " + std::to_string(n));
+  // A fixed mix of the switch's number (splitmix64's finalizer): which
+  // chords, how many hosts.
+  auto mix = [](uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  constexpr int kPorts = 24;
+  Net net;
+  std::vector<int> sw(static_cast<size_t>(n)), next(static_cast<size_t>(n), 1);  // next: each switch's next free port
+  auto free_port = [&](int i) { return next[size_t(i)] <= kPorts ? next[size_t(i)]++ : 0; };
+  // The first node is a host on switch 1 (ibsim attaches its clients there).
+  int first = net.add("Hca", 1, "mesh host 1.0");
+  for (int i = 0; i < n; ++i) sw[size_t(i)] = net.add("Switch", kPorts, "mesh switch " + std::to_string(i + 1));
+  net.link(first, 1, sw[0], free_port(0));
+  auto join = [&](int a, int b) {
+    int pa = free_port(a), pb = free_port(b);
+    if (pa && pb) net.link(sw[size_t(a)], pa, sw[size_t(b)], pb);
+  };
+  for (int i = 0; i < n; ++i) join(i, (i + 1) % n);  // the ring
+  for (int i = 0; i < n; ++i) {
+    // A chord to a switch 2 to n/2 steps ahead; every seventh switch
+    // joined twice to its neighbour.
+    join(i, (i + 2 + int(mix(uint64_t(i)) % uint64_t(n / 2 - 1))) % n);
+    if (i % 7 == 3) join(i, (i + 1) % n);
+  }
+  for (int i = 0; i < n; ++i) {
+    const int s = sw[size_t(i)];
+    for (int h = 0, m = 1 + int(mix(uint64_t(i) + 1000) % 4); h < m; ++h)
+      if (int p = free_port(i)) {
+        int host = net.add("Hca", 1, "mesh host " + std::to_string(i + 1) + "." + std::to_string(h + 1));
+        net.link(host, 1, s, p);
+      }
+    if (i % 5 == 0) {
+      const int j = (i + n / 2) % n;
+      int pa = free_port(i), pb = free_port(j);
+      if (pa && pb) {
+        int host = net.add("Hca", 2, "mesh dual host " + std::to_string(i + 1));
+        net.link(host, 1, s, pa);
+        net.link(host, 2, sw[size_t(j)], pb);
+      }
+    }
+    if (i % 9 == 4)
+      if (int p = free_port(i)) net.link(net.add("Hca", 2, "mesh half host " + std::to_string(i + 1)), 2, s, p);
+    if (i % 8 == 6)
+      if (int p = free_port(i)) {
+        // A chain of three small switches, a host at its end.
+        int up = s, up_port = p;
+        for (int c = 1; c <= 3; ++c) {
+          int link = net.add("Switch", 4, "chain switch " + std::to_string(i + 1) + "." + std::to_string(c));
+          net.link(link, 1, up, up_port);
+          up = link;
+          up_port = 2;
+        }
+        net.link(net.add("Hca", 1, "chain host " + std::to_string(i + 1)), 1, up, up_port);
+      }
+  }
+  return net.str();
+}
+
 std::vector<std::string> example_names() {
   std::vector<std::string> out;
   std::error_code ec;
@@ -205,10 +267,20 @@ std::string generate(const std::string& spec) {
   }
   if (kind == "irregular" && arg.empty()) return irregular(true);
   if (kind == "irregular-wide" && arg.empty()) return irregular(false);
+  if (kind == "irregular-large") {
+    int n = 0;
+    try {
+      size_t used = 0;
+      n = std::stoi(arg, &used);
+      if (used != arg.size()) n = 0;
+    } catch (const std::exception&) {
+    }
+    return irregular_large(n);
+  }
   if (kind == "example" && !arg.empty()) return example(arg);
   if (kind == "file" && !arg.empty()) return read_file(arg);
   throw std::runtime_error("unknown topology spec '" + spec +
-                           "' (fattree K | irregular | irregular-wide | example NAME | file PATH)");
+                           "' (fattree K | irregular | irregular-wide | irregular-large N | example NAME | file PATH)");
 }
 
 }  // namespace testbed

@@ -30,6 +30,15 @@ std::string fattree(int k);
 // narrow_link) one link at width 1x.
 std::string irregular(bool narrow_link = true);
 
+// A larger irregular fabric (issue 35's wider irregular fabric for the
+// model's random sweep): `switches` 24-port switches (at least 8) in a ring
+// with chords, some pairs joined twice, a chain of three 4-port switches
+// hanging off every eighth (the fabric's depth), one to four hosts a
+// switch, every fifth switch also a dual-port host with its ports on two
+// switches far apart, every ninth a dual-port host with one port linked.
+// Deterministic: the same count gives the same text.
+std::string irregular_large(int switches);
+
 // One of ibsim's example fabrics (a file name under
 // /usr/share/doc/ibsim-utils/net-examples, e.g. "net.2sw2path4hca"), read at
 // run time and re-ordered so that a host is listed first.  Throws
@@ -38,7 +47,8 @@ std::string example(const std::string& name);
 // The names of the example fabrics present on this machine.
 std::vector<std::string> example_names();
 
-// Generate by a spec: "fattree K", "irregular", "irregular-wide",
+// Generate by a spec: "fattree K", "irregular", "irregular-wide" (the
+// irregular fabric without its 1x link), "irregular-large N",
 // "example NAME", or "file PATH" (read as is).  Throws on a bad spec.
 std::string generate(const std::string& spec);
 

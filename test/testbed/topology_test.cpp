@@ -92,6 +92,41 @@ TEST(Topology, IrregularFeatures) {
   EXPECT_GT(testbed::topo_size(t).ports - testbed::topo_size(t).nodes, int(p.links.size()));
 }
 
+// The larger irregular fabric (issue 35): the same text for the same
+// count, every switch reached, chains that make it deep, parallel links,
+// dual-port hosts split over two switches, unconnected ports.
+TEST(Topology, IrregularLarge) {
+  auto t = testbed::irregular_large(64);
+  EXPECT_EQ(t, testbed::generate("irregular-large 64"));
+  EXPECT_NE(t, testbed::irregular_large(65));
+  Parsed p = parse(t);
+  expect_consistent(p);
+  const testbed::TopoSize s = testbed::topo_size(t);
+  EXPECT_EQ(s.switches, 64 + 8 * 3);
+  EXPECT_GT(s.hcas, 64 * 2);
+  EXPECT_EQ(t.rfind("Hca", 0), 0u);  // a host first
+  std::map<std::pair<std::string, std::string>, int> pairs;
+  for (const auto& [a, b] : p.links) pairs[{a.first, b.first}]++;
+  int most = 0;
+  for (const auto& [k, n] : pairs) most = std::max(most, n);
+  EXPECT_GE(most, 2);
+  // Breadth first from the first host: everything but the half-connected
+  // hosts' first ports is reached, the chains' hosts 5 or more hops away.
+  std::map<std::string, int> hops{{"mesh host 1.0", 0}};
+  std::vector<std::string> todo{"mesh host 1.0"};
+  for (size_t k = 0; k < todo.size(); ++k)
+    for (const auto& [a, b] : p.links)
+      if (a.first == todo[k] && !hops.count(b.first)) {
+        hops[b.first] = hops[todo[k]] + 1;
+        todo.push_back(b.first);
+      }
+  EXPECT_EQ(int(hops.size()), s.nodes);
+  EXPECT_GE(hops["chain host 7"], 5);
+  EXPECT_GT(s.ports - s.nodes, int(p.links.size()));
+  EXPECT_THROW(testbed::generate("irregular-large 3"), std::runtime_error);
+  EXPECT_THROW(testbed::generate("irregular-large x"), std::runtime_error);
+}
+
 TEST(Topology, ExamplesPutAHostFirst) {
   auto names = testbed::example_names();
   ASSERT_FALSE(names.empty()) << "ibsim-utils' net-examples are missing";
