@@ -13,7 +13,6 @@ constexpr double kSpacing = 36;   // between items of the widest tier
 constexpr double kTierGap = 140;  // between tiers
 constexpr double kMargin = 40;
 constexpr double kHostStep = 14;  // a folded host's column
-constexpr int kSweeps = 4;
 
 }  // namespace
 
@@ -112,10 +111,13 @@ Layout lay_out(const Subnet& db, const std::vector<Link>& links) {
     for (size_t k = 0; k < t.size(); ++k) t[k] = key[k].second;
     place(t);
   };
-  for (int s = 0; s < kSweeps; ++s) {
-    for (unsigned t = 2; t <= L.depth; ++t) reorder(tiers[t], t - 1);
-    for (unsigned t = L.depth; t-- > 1;) reorder(tiers[t], t + 1);
-  }
+  // Up from the leaves, the leaves by the tier above (switches with the
+  // same neighbours, a fat tree's pod, stay together in GUID order), up
+  // again: more sweeps down from the top interleave the pods (each core
+  // reaches every pod).
+  for (unsigned t = 2; t <= L.depth; ++t) reorder(tiers[t], t - 1);
+  if (L.depth >= 2) reorder(tiers[1], 2);
+  for (unsigned t = 2; t <= L.depth; ++t) reorder(tiers[t], t - 1);
 
   // Items: the switches, tier by tier; then the host groups (by their
   // leaf's order); then the CAs and routers not folded.
@@ -154,6 +156,18 @@ Layout lay_out(const Subnet& db, const std::vector<Link>& links) {
   for (unsigned t = 1; t <= L.depth; ++t)
     for (uint32_t s : tiers[t]) {
       if (group[s].empty()) continue;
+      if (group[s].size() == 1) {
+        // One host: itself, under its switch (no group of one).
+        uint32_t h = group[s][0];
+        Item it;
+        it.kind = Item::Kind::Node;
+        it.node = h;
+        it.x = L.x[h] = L.x[s];
+        it.y = L.y[h] = hosts_y;
+        L.item_of[h] = uint32_t(L.items.size());
+        L.items.push_back(std::move(it));
+        continue;
+      }
       Item it;
       it.kind = Item::Kind::Hosts;
       it.node = s;

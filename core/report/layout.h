@@ -9,11 +9,13 @@
 //   - A CA whose links all end at switches is folded behind the switch its
 //     first linked port reaches: one item, "N hosts", under that switch
 //     (its hosts' own positions, a column under it, are kept for the page
-//     to draw them when the item is opened).  Other CAs and routers are
-//     items of their own in the bottom row.
+//     to draw them when the item is opened); a switch's only such CA is an
+//     item of its own under it.  Other CAs and routers are items of their
+//     own in the bottom row.
 //   - Within a tier the order is by GUID at first, then by the mean
-//     position of each switch's neighbours in the tier below, then above
-//     (a few sweeps of the barycentre heuristic), ties by GUID.
+//     position of each switch's neighbours in the tier below (sweeps of
+//     the barycentre heuristic: up, the leaves by the tier above, up
+//     again), ties by GUID.
 //   - Every link becomes part of one edge between the two items holding
 //     its ends (parallel links, and a leaf's host links, share an edge).
 // Cost: linear in nodes and links per sweep (k=32's fat tree: 9,472 nodes,

@@ -122,10 +122,10 @@ void links(JsonOut& j, const Data& d) {
     j.key("to");
     port_ref(j, db, lk.b);
     auto pi = a.port_info();
-    j.kenum("linkWidthActive", iba::enums::link_widths(), pi.linkWidthActive());
+    j.kenum("linkWidthActive", iba::enums::LINK_WIDTH, pi.linkWidthActive());
     unsigned es = ext_speed_active(db, a);
-    if (es) j.kenum("linkSpeedActive", iba::enums::link_speeds_ext(), es);
-    else j.kenum("linkSpeedActive", iba::enums::link_speeds(), pi.linkSpeedActive());
+    if (es) j.kenum("linkSpeedActive", iba::enums::LINK_SPEED_EXT, es);
+    else j.kenum("linkSpeedActive", iba::enums::LINK_SPEED, pi.linkSpeedActive());
     j.ks("status", status_name(d.link_status[k]));
     if (!d.link_why[k].empty()) j.ks("why", d.link_why[k]);
     j.end();

@@ -84,7 +84,6 @@
     return lost ? 'lost' : bad ? 'bad' : '';
   }
   function draw() {
-    var W = LY.width, H = LY.height, many = LY.items.length > 400;
     var r = 7, parts = ['<g id="edges">'];
     LY.edges.forEach(function (e, k) {
       var a = LY.items[e.a], b = LY.items[e.b], lanes = 1, speed = '', isNew = false;
@@ -96,9 +95,13 @@
         if (newLinks[li]) isNew = true;
       });
       var w = (0.6 + lanes * 0.3) * (e.links.length > 1 ? 1.4 : 1);
-      parts.push('<line class="edge s-' + e.status + (isNew ? ' new' : '') + '" data-e="' + k + '" x1="' + a.x +
-                 '" y1="' + a.y + '" x2="' + b.x + '" y2="' + b.y + '" stroke="' + speedColor(speed) +
-                 '" stroke-width="' + w.toFixed(2) + '" vector-effect="non-scaling-stroke"/>');
+      // Within a row, an arc above it (a straight line would run through
+      // the row's other nodes).
+      var d = 'M' + a.x + ' ' + a.y + (a.y === b.y ? ' Q' + (a.x + b.x) / 2 + ' ' +
+              (a.y - Math.min(LY.height / 2, Math.abs(b.x - a.x) * 0.35)) + ' ' : ' L') + b.x + ' ' + b.y;
+      parts.push('<path class="edge s-' + e.status + (isNew ? ' new' : '') + '" data-e="' + k + '" d="' + d +
+                 '" fill="none" stroke="' + speedColor(speed) + '" stroke-width="' + w.toFixed(2) +
+                 '" vector-effect="non-scaling-stroke"/>');
     });
     parts.push('</g><g id="gone">');
     if (D.baseline) {
@@ -112,6 +115,9 @@
                    '" stroke-width="2" vector-effect="non-scaling-stroke"/>');
       });
     }
+    // Names under the switches where their row leaves room for them.
+    var perRow = {};
+    LY.items.forEach(function (it) { perRow[it.y] = (perRow[it.y] || 0) + 1; });
     parts.push('</g><g id="items">');
     LY.items.forEach(function (it, k) {
       var cls = 'item ' + (it.kind === 'switch' ? 'sw' : it.kind) + ' ' + itemBad(it);
@@ -121,15 +127,22 @@
       if (it.kind === 'switch') s += '<rect x="-' + r + '" y="-' + r + '" width="' + 2 * r + '" height="' + 2 * r + '" rx="2"/>';
       else if (it.kind === 'hosts') s += '<circle r="' + (r + 2) + '"/><text text-anchor="middle" dy="3.5">' + it.hosts.length + '</text>';
       else s += '<circle r="' + r + '"/>';
-      if (!many && it.kind !== 'hosts') s += '<text class="label" text-anchor="middle" y="' + (r + 11) + '">' + esc(nodeName(it.node)) + '</text>';
+      if (it.kind !== 'hosts' && LY.width / perRow[it.y] >= 6.2 * nodeName(it.node).length) s += '<text class="label" text-anchor="middle" y="' + (r + 11) + '">' + esc(nodeName(it.node)) + '</text>';
       parts.push(s + '</g>');
     });
     parts.push('</g><g id="expanded"></g>');
-    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.innerHTML = parts.join('');
     itemEls = svg.querySelectorAll('#items > .item');
     edgeEls = svg.querySelectorAll('#edges > .edge');
-    vb = [0, 0, W, H];
+    whole();
+  }
+  // The whole picture, never drawn larger than 1:1 (a small fabric stays
+  // small in the middle).
+  function whole() {
+    var W = LY.width, H = LY.height, cw = svg.clientWidth || 1000, ch = svg.clientHeight || 600;
+    var s = Math.max(W / cw, H / ch, 1);
+    vb = [W / 2 - cw * s / 2, H / 2 - ch * s / 2, cw * s, ch * s];
+    setVb();
   }
 
   // Pan and zoom on the viewBox.
@@ -290,6 +303,9 @@
     if (!q.trim()) {
       svg.classList.remove('searching');
       $('search-result').textContent = '';
+      Object.keys(bySearch).forEach(function (k) { if (open[k]) toggleHosts(+k); });
+      bySearch = {};
+      whole();
       return;
     }
     svg.classList.add('searching');
@@ -302,7 +318,7 @@
     found.forEach(function (i) {
       var k = N[i].item;
       if (LY.items[k].kind === 'hosts') {
-        if (!open[k]) toggleHosts(k);
+        if (!open[k]) { toggleHosts(k); bySearch[k] = true; }
         var h = open[k].querySelector('.host[data-node="' + i + '"]');
         if (h) h.classList.add('hl');
       }
@@ -314,7 +330,7 @@
       zoomTo(it.x, it.y);
     }
   }
-  var timer = null;
+  var timer = null, bySearch = {};  // host groups the search opened
   $('search').addEventListener('input', function () {
     clearTimeout(timer);
     timer = setTimeout(search, 150);
