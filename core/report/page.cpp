@@ -71,6 +71,9 @@ void nodes(JsonOut& j, const Data& d, const Layout& l) {
     const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
     j.obj().kguid("nodeGUID", n.guid).kenum("nodeType", tn ? tn : "Unknown", unsigned(n.type));
     j.ks("name", d.map.remap(n.guid, desc)).ks("nodeDescription", desc);
+    // (the page shows the map's name, else the description as it is:
+    // "name" is the description made printable, as the other commands'.)
+    if (d.map.find(n.guid)) j.kb("nameFromMap", true);
     if (n.is_switch()) j.kv("LID", H::port_lid(db, n, 0));
     j.kv("tier", l.tier[i]).key("x").real(coord(l.x[i])).key("y").real(coord(l.y[i])).kv("item", l.item_of[i]);
     j.key("ports").arr();

@@ -16,6 +16,7 @@
 //                           "unanswered"}},
 //    "thresholds": {counter: limit},
 //    "nodes": [{"nodeGUID", "nodeType", "nodeTypeRaw", "name", "nodeDescription",
+//               "nameFromMap" (true when the node name map named it),
 //               "LID", "tier", "x", "y", "item",
 //               "ports": [{"portNum", "portGUID", "LID" (CA ports), "portState",
 //                          "portPhysicalState", "linkWidthActive",

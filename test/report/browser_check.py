@@ -112,8 +112,10 @@ def main():
             out["clicked"] = title
             if len(rows) != want_rows:
                 fail.append(f"ports table of {title}: {len(rows)} rows, the document has {want_rows}")
-            if title != doc["nodes"][node]["name"]:
-                fail.append(f"clicked {doc['nodes'][node]['name']}, the panel shows {title}")
+            n = doc["nodes"][node]
+            shown_name = n["name"] if n.get("nameFromMap") else (n["nodeDescription"] or n["name"])
+            if title != shown_name:
+                fail.append(f"clicked {shown_name}, the panel shows {title}")
             # A search for a GUID.
             g = a.search
             if g is None:

@@ -14,7 +14,11 @@
     });
   }
   function fmt(n) { return typeof n === 'number' ? n.toLocaleString('en-US') : esc(n); }
-  function nodeName(i) { return N[i] ? N[i].name || N[i].nodeGUID : '?'; }
+  // The node name map's name, else the description as it is (UTF-8 and all).
+  function nodeName(i) {
+    var n = N[i];
+    return !n ? '?' : (n.nameFromMap ? n.name : n.nodeDescription || n.name) || n.nodeGUID;
+  }
   function nodeLink(i) {
     return '<a class="node" data-node="' + i + '">' + esc(nodeName(i)) + '</a>';
   }
@@ -115,7 +119,7 @@
                    '" stroke-width="2" vector-effect="non-scaling-stroke"/>');
       });
     }
-    // Names under the switches where their row leaves room for them.
+    // Names beside the nodes (slanted) where their row leaves room for them.
     var perRow = {};
     LY.items.forEach(function (it) { perRow[it.y] = (perRow[it.y] || 0) + 1; });
     parts.push('</g><g id="items">');
@@ -127,7 +131,8 @@
       if (it.kind === 'switch') s += '<rect x="-' + r + '" y="-' + r + '" width="' + 2 * r + '" height="' + 2 * r + '" rx="2"/>';
       else if (it.kind === 'hosts') s += '<circle r="' + (r + 2) + '"/><text text-anchor="middle" dy="3.5">' + it.hosts.length + '</text>';
       else s += '<circle r="' + r + '"/>';
-      if (it.kind !== 'hosts' && LY.width / perRow[it.y] >= 6.2 * nodeName(it.node).length) s += '<text class="label" text-anchor="middle" y="' + (r + 11) + '">' + esc(nodeName(it.node)) + '</text>';
+      if (it.kind !== 'hosts' && LY.width / perRow[it.y] >= 24)
+        s += '<text class="label" x="' + (r - 2) + '" y="' + (r + 8) + '" transform="rotate(30)">' + esc(nodeName(it.node)) + '</text>';
       parts.push(s + '</g>');
     });
     parts.push('</g><g id="expanded"></g>');
@@ -136,11 +141,11 @@
     edgeEls = svg.querySelectorAll('#edges > .edge');
     whole();
   }
-  // The whole picture, never drawn larger than 1:1 (a small fabric stays
-  // small in the middle).
+  // The whole picture, drawn at most 1.7 times its size (a small fabric
+  // stays in the middle).
   function whole() {
     var W = LY.width, H = LY.height, cw = svg.clientWidth || 1000, ch = svg.clientHeight || 600;
-    var s = Math.max(W / cw, H / ch, 1);
+    var s = Math.max(W / cw, H / ch, 0.6);
     vb = [W / 2 - cw * s / 2, H / 2 - ch * s / 2, cw * s, ch * s];
     setVb();
   }
@@ -199,7 +204,7 @@
     it.hosts.forEach(function (i) {
       var n = N[i];
       h += '<g class="host' + (lostNodes[i] ? ' lost' : '') + '" data-node="' + i + '" transform="translate(' + n.x +
-           ',' + n.y + ')"><title>' + esc(n.name) + '</title><circle r="4"/></g>';
+           ',' + n.y + ')"><title>' + esc(nodeName(i)) + '</title><circle r="4"/></g>';
     });
     g.innerHTML = h;
     $('expanded').appendChild(g);
@@ -220,7 +225,7 @@
   }
   function portsTable(i) {
     var n = N[i];
-    var h = '<h3>' + esc(n.name) + '</h3><div class="sub">' + esc(n.nodeType) + ' ' + esc(n.nodeGUID) +
+    var h = '<h3>' + esc(nodeName(i)) + '</h3><div class="sub">' + esc(n.nodeType) + ' ' + esc(n.nodeGUID) +
             (n.LID !== undefined ? ' LID ' + n.LID : '') + (lostNodes[i] ? ' <span class="st-down">did not answer</span>' : '') +
             '</div>';
     h += '<table class="ports"><thead><tr><th class="num">Port</th><th>State</th><th>Width</th><th>Speed</th><th>Peer</th><th>Counters</th></tr></thead><tbody>';
@@ -382,7 +387,7 @@
         ks.forEach(function (c) { total += p.errors[c]; });
         errs.push({ cells: [nodeLink(i), String(p.portNum), String(p.LID || n.LID || ''), counterCell(p), fmt(total),
                             p.overThreshold ? '<span class="st-errors">yes</span>' : 'no'],
-                    keys: [n.name, p.portNum, p.LID || n.LID || 0, ks.join(','), total, p.overThreshold ? 1 : 0] });
+                    keys: [nodeName(i), p.portNum, p.LID || n.LID || 0, ks.join(','), total, p.overThreshold ? 1 : 0] });
       });
     });
     errs.sort(function (a, b) { return b.keys[4] - a.keys[4]; });
