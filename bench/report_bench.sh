@@ -33,18 +33,20 @@ wall() {  # wall NAME CMD...: seconds of the run
 }
 
 fail=0
-r=() q=()
+r=() q=() ratios=()
 printf '%-5s %10s %14s %7s\n' pair report ibqueryerrors ratio
 for i in $(seq "$reps"); do
   a=$(wall report "$ibtool" report -o "report.html")
   b=$(wall ibqueryerrors "$ibtool" ibqueryerrors)
   r+=("$a") q+=("$b")
-  printf '%-5s %9ss %13ss %7s\n' "$i" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+  ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')")
+  printf '%-5s %9ss %13ss %7s\n' "$i" "$a" "$b" "${ratios[-1]}"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 mr=$(median "${r[@]}") mq=$(median "${q[@]}")
-ratio=$(awk -v a="$mr" -v b="$mq" 'BEGIN { printf "%.2f", a / b }')
-echo "median: report ${mr}s, ibqueryerrors ${mq}s, ratio $ratio (target <= 1.3)"
+# (the pairs' own ratios: a run and its pair see the same load)
+ratio=$(median "${ratios[@]}")
+echo "median: report ${mr}s, ibqueryerrors ${mq}s; median of the pairs' ratios $ratio (target <= 1.3)"
 awk -v x="$ratio" 'BEGIN { exit !(x > 1.3) }' && { echo "MISSED: time ratio"; fail=1; }
 
 size=$(stat -c %s report.html)

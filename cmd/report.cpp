@@ -2,6 +2,8 @@
 // summary, the topology picture, sortable tables and the data itself.
 // Everything is gathered and laid out in core/report; this file parses the
 // options, picks the file and writes.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -75,21 +77,23 @@ private:
     if (file.empty() && !json_only) file = "ibfabric-" + utc(now, "%Y-%m-%d") + ".html";
     std::optional<R::Baseline> old;
     if (!baseline_.empty()) old = R::load_report(baseline_);
+    // Written beside the file and renamed over it at the end: a run that
+    // fails leaves neither a half page nor an earlier report destroyed.
     std::FILE* f = stdout;
+    const std::string tmp = file + ".part" + std::to_string(::getpid());
     if (!file.empty() && file != "-") {
-      f = std::fopen(file.c_str(), "w");
+      f = std::fopen(tmp.c_str(), "w");
       if (!f) throw Error("cannot write " + file + ": " + std::strerror(errno));
     }
     struct Closer {
       std::FILE* f;
-      std::string file;
-      bool done = false;
+      std::string tmp;
       ~Closer() {
         if (f == stdout) return;
         std::fclose(f);
-        if (!done) std::remove(file.c_str());  // no half page left behind
+        std::remove(tmp.c_str());
       }
-    } closer{f, file};
+    } closer{f, tmp};
 
     R::GatherOptions go;
     go.thresholds_file = thresholds_;
@@ -108,7 +112,15 @@ private:
     const std::string& bytes = json_only ? json : R::page(json, "Fabric report " + utc(now, "%Y-%m-%d %H:%M UTC"));
     if (std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fflush(f) != 0)
       throw Error("cannot write " + (file.empty() ? std::string("stdout") : file) + ": " + std::strerror(errno));
-    closer.done = true;
+    if (f != stdout) {
+      std::fclose(f);
+      closer.f = stdout;
+      if (std::rename(tmp.c_str(), file.c_str()) != 0) {
+        int e = errno;
+        std::remove(tmp.c_str());
+        throw Error("cannot write " + file + ": " + std::strerror(e));
+      }
+    }
     if (config().verbose)
       log::info("I: report: %zu nodes, %zu links, %llu MADs (%llu timeouts), %.3f s%s%s\n", d.db.node_count(),
                 d.links.size(), (unsigned long long)d.mads, (unsigned long long)d.timeouts, d.seconds,

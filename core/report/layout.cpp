@@ -134,7 +134,10 @@ Layout lay_out(const Subnet& db, const std::vector<Link>& links) {
   L.width = double(widest) * kSpacing + 2 * kMargin;
   const double inner = double(widest) * kSpacing;
   // Rows from the top: tier depth .. 1, then the host groups, then the lone nodes.
-  auto row_y = [&](unsigned t) { return kMargin + double(L.depth - t) * kTierGap; };
+  // Rows further apart as the picture widens (a k=32 fat tree's 512
+  // switches a row would be a thin strip), at most about 3:1.
+  const double gap = std::max(kTierGap, inner * 0.35 / double(std::max(1u, L.depth)));
+  auto row_y = [&](unsigned t) { return kMargin + double(L.depth - t) * gap; };
   L.x.assign(N, 0);
   L.y.assign(N, 0);
   for (unsigned t = L.depth; t >= 1; --t) {
@@ -185,7 +188,7 @@ Layout lay_out(const Subnet& db, const std::vector<Link>& links) {
       }
       L.items.push_back(std::move(it));
     }
-  const double lone_y = bottom + kTierGap / 2;
+  const double lone_y = bottom + gap / 2;
   for (size_t k = 0; k < lone.size(); ++k) {
     uint32_t i = lone[k];
     Item it;

@@ -78,7 +78,13 @@ def main():
         elif a.max_open_ms and t["drawn"] > a.max_open_ms:
             fail.append(f"drawn after {t['drawn']:.0f} ms, more than {a.max_open_ms:.0f}")
         items = d.execute_script("return document.querySelectorAll('#items > .item').length")
-        edges = d.execute_script("return document.querySelectorAll('#edges > .edge').length")
+        # (an edge that stands out is a path of its own, the others are
+        # segments of a bundle path that says how many it holds)
+        edges = d.execute_script(
+            "var n = document.querySelectorAll('#edges > .edge').length;"
+            "document.querySelectorAll('#edges > .bundle').forEach(function (b) {"
+            " n += (b.getAttribute('d').match(/M/g) || []).length; });"
+            "return n;")
         out["items"], out["edges"] = items, edges
         L = doc["layout"]
         if items != len(L["items"]):
@@ -126,7 +132,8 @@ def main():
             want = [i for i, n in enumerate(doc["nodes"]) if n["nodeGUID"] == g or
                     any(p.get("portGUID") == g for p in n["ports"])]
             shown = d.execute_script("return document.getElementById('panel').dataset.node")
-            hl = d.execute_script("return document.querySelectorAll('#picture .hl').length")
+            hl = d.execute_script("return document.querySelectorAll('#picture .hl').length + "
+                                  "(document.getElementById('hl-edges').getAttribute('d') || '').split('M').length - 1")
             out["search"] = {"guid": g, "panel": shown, "highlighted": hl}
             if not want or shown != str(want[0]):
                 fail.append(f"search {g}: the panel shows node {shown}, expected {want[:1]}")

@@ -258,7 +258,12 @@ TEST(Report, BadInputGivesOneLine) {
   one_line(f.run(ib({"report", "--baseline", f.dir() + "/missing.html"})), "cannot read the baseline report");
   ASSERT_EQ(f.sh("printf '<script type=\"application/json\" id=\"ibtool-report-data\">{\"nodes\": 3}</script>' > cut.html").status, 0);
   one_line(f.run(ib({"report", "--baseline", f.dir() + "/cut.html"})), "not an ibtool report");
-  one_line(f.run(ib({"report", "--threshold-file", f.dir() + "/missing"})), "Cannot read thresholds file");
+  // A run that fails leaves the page it was to replace as it was, and no part of a new one.
+  ASSERT_EQ(f.sh("echo old > keep.html").status, 0);
+  one_line(f.run(ib({"report", "-o", f.dir() + "/keep.html", "--threshold-file", f.dir() + "/missing"})),
+           "Cannot read thresholds file");
+  EXPECT_EQ(slurp(f.dir() + "/keep.html"), "old\n");
+  EXPECT_EQ(f.sh("ls | grep -c part").out, "0\n");
 }
 
 // The page in Chromium: no console error, as many items and edges drawn

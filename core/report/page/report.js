@@ -71,7 +71,7 @@
 
   // --- picture -------------------------------------------------------------------
   var svg = $('picture');
-  var itemEls = [], edgeEls = [];
+  var itemEls = [], drawnEdges = 0;
   var linkEdge = new Array(L.length);  // link -> edge
   var lostNodes = {};
   (D.unanswered || []).forEach(function (u) { if (u.node !== null) lostNodes[u.node] = true; });
@@ -87,10 +87,21 @@
     });
     return lost ? 'lost' : bad ? 'bad' : '';
   }
+  // The edges: each one that stands out (not ok, or new) a path of its
+  // own; the ok ones bundled, one path a colour and width holding a
+  // segment an edge (data-n: how many), so that a fabric's thousands of
+  // links cost the browser a few elements, not one each.
+  function edgeD(e) {
+    var a = LY.items[e.a], b = LY.items[e.b];
+    // Within a row, an arc above it (a straight line would run through
+    // the row's other nodes).
+    return 'M' + a.x + ' ' + a.y + (a.y === b.y ? ' Q' + (a.x + b.x) / 2 + ' ' +
+           (a.y - Math.min(LY.height / 2, Math.abs(b.x - a.x) * 0.35)) + ' ' : ' L') + b.x + ' ' + b.y;
+  }
   function draw() {
-    var r = 7, parts = ['<g id="edges">'];
+    var r = 7, parts = ['<g id="edges">'], bundles = {};
     LY.edges.forEach(function (e, k) {
-      var a = LY.items[e.a], b = LY.items[e.b], lanes = 1, speed = '', isNew = false;
+      var lanes = 1, speed = '', isNew = false;
       e.links.forEach(function (li) {
         var l = L[li];
         lanes = Math.max(lanes, LANES[l.linkWidthActive] || 1);
@@ -98,16 +109,22 @@
         linkEdge[li] = k;
         if (newLinks[li]) isNew = true;
       });
-      var w = (0.6 + lanes * 0.3) * (e.links.length > 1 ? 1.4 : 1);
-      // Within a row, an arc above it (a straight line would run through
-      // the row's other nodes).
-      var d = 'M' + a.x + ' ' + a.y + (a.y === b.y ? ' Q' + (a.x + b.x) / 2 + ' ' +
-              (a.y - Math.min(LY.height / 2, Math.abs(b.x - a.x) * 0.35)) + ' ' : ' L') + b.x + ' ' + b.y;
-      parts.push('<path class="edge s-' + e.status + (isNew ? ' new' : '') + '" data-e="' + k + '" d="' + d +
-                 '" fill="none" stroke="' + speedColor(speed) + '" stroke-width="' + w.toFixed(2) +
-                 '" vector-effect="non-scaling-stroke"/>');
+      var w = ((0.6 + lanes * 0.3) * (e.links.length > 1 ? 1.4 : 1)).toFixed(2), c = speedColor(speed);
+      if (e.status === 'ok' && !isNew) {
+        var key = c + ' ' + w, b = bundles[key] || (bundles[key] = { c: c, w: w, d: [] });
+        b.d.push(edgeD(e));
+        return;
+      }
+      parts.push('<path class="edge s-' + e.status + (isNew ? ' new' : '') + '" data-e="' + k + '" d="' + edgeD(e) +
+                 '" fill="none" stroke="' + c + '" stroke-width="' + w + '" vector-effect="non-scaling-stroke"/>');
     });
-    parts.push('</g><g id="gone">');
+    Object.keys(bundles).sort().forEach(function (key) {
+      var b = bundles[key];
+      parts.push('<path class="bundle" data-n="' + b.d.length + '" d="' + b.d.join('') + '" fill="none" stroke="' +
+                 b.c + '" stroke-width="' + b.w + '" vector-effect="non-scaling-stroke"/>');
+    });
+    parts.push('</g><path id="hl-edges" fill="none" stroke="#000" stroke-width="2.5" vector-effect="non-scaling-stroke"/>');
+    parts.push('<g id="gone">');
     if (D.baseline) {
       var byGuid = {};
       N.forEach(function (n, i) { byGuid[n.nodeGUID] = i; });
@@ -131,14 +148,15 @@
       if (it.kind === 'switch') s += '<rect x="-' + r + '" y="-' + r + '" width="' + 2 * r + '" height="' + 2 * r + '" rx="2"/>';
       else if (it.kind === 'hosts') s += '<circle r="' + (r + 2) + '"/><text text-anchor="middle" dy="3.5">' + it.hosts.length + '</text>';
       else s += '<circle r="' + r + '"/>';
-      if (it.kind !== 'hosts' && LY.width / perRow[it.y] >= 24)
+      if (it.kind !== 'hosts' && LY.items.length <= 600 && LY.width / perRow[it.y] >= 24)
         s += '<text class="label" x="' + (r - 2) + '" y="' + (r + 8) + '" transform="rotate(30)">' + esc(nodeName(it.node)) + '</text>';
       parts.push(s + '</g>');
     });
     parts.push('</g><g id="expanded"></g>');
     svg.innerHTML = parts.join('');
     itemEls = svg.querySelectorAll('#items > .item');
-    edgeEls = svg.querySelectorAll('#edges > .edge');
+    drawnEdges = svg.querySelectorAll('#edges > .edge').length;
+    svg.querySelectorAll('#edges > .bundle').forEach(function (b) { drawnEdges += +b.dataset.n; });
     whole();
   }
   // The whole picture, drawn at most 1.7 times its size (a small fabric
@@ -307,6 +325,7 @@
     svg.querySelectorAll('.hl').forEach(function (e) { e.classList.remove('hl'); });
     if (!q.trim()) {
       svg.classList.remove('searching');
+      $('hl-edges').setAttribute('d', '');
       $('search-result').textContent = '';
       Object.keys(bySearch).forEach(function (k) { if (open[k]) toggleHosts(+k); });
       bySearch = {};
@@ -317,9 +336,14 @@
     found.forEach(function (i) { itemEls[N[i].item].classList.add('hl'); });
     var want = {};
     found.forEach(function (i) { want[i] = true; });
+    var lit = {}, d = '';
     L.forEach(function (l, li) {
-      if (want[l.from.node] || want[l.to.node]) edgeEls[linkEdge[li]].classList.add('hl');
+      if ((want[l.from.node] || want[l.to.node]) && !lit[linkEdge[li]]) {
+        lit[linkEdge[li]] = true;
+        d += edgeD(LY.edges[linkEdge[li]]);
+      }
     });
+    $('hl-edges').setAttribute('d', d);
     found.forEach(function (i) {
       var k = N[i].item;
       if (LY.items[k].kind === 'hosts') {
@@ -461,7 +485,7 @@
     requestAnimationFrame(function () {
       var drawnAt = performance.now();
       performance.mark('ibtool-drawn');
-      window.ibtoolReport = { items: itemEls.length, edges: edgeEls.length, drawnMs: drawnAt, scriptMs: drawnAt - t0 };
+      window.ibtoolReport = { items: itemEls.length, edges: drawnEdges, drawnMs: drawnAt, scriptMs: drawnAt - t0 };
       document.body.dataset.drawn = 'yes';
     });
   });
