@@ -92,7 +92,7 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
              c.compat = *m;
            },
            "output level: 44 (infiniband-diags 44's output, the default) or current (upstream "
-           "rdma-core's current release where it differs; README, Compatibility)")
+           "rdma-core's current release where it differs; docs/compatibility.md)")
         ->option_text("44|current");
   if (which & opt::Ca)
     app.add_option("-C,--Ca", c.ca, "CA name to use (or device/port, port GID, port GUID)")

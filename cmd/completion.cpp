@@ -2,13 +2,16 @@
 // --gen-completion bash|zsh`): the command names (ibtool's subcommands and
 // every legacy name), and for each command the options it declares, read
 // from the same declarations --help and the man pages print.  After an
-// option that takes a value, and for operands, file names are offered.
+// option that takes a value, and for operands, the words CLI11 holds for
+// it (a one_of check's list; an operand's completes()) are offered, where
+// there are none file names.
 #include "cmd/completion.h"
 
 #include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cmd/registry.h"
@@ -21,6 +24,10 @@ namespace {
 struct Opts {
   std::vector<std::string> all;        // every option word
   std::vector<std::string> with_value; // those that take a value
+  // The words an option's value may be (CLI11's list, one_of), and the
+  // first operand's (smpquery's operations): offered instead of files.
+  std::vector<std::pair<std::string, std::vector<std::string>>> choices;
+  std::vector<std::string> operand;
 };
 
 // The option words of one command, as its app declares them.
@@ -35,14 +42,20 @@ Opts options_of(const CommandInfo& info) {
     if (value) o.with_value.push_back(w);
   };
   for (const auto& opt : app->shown()) {  // as CLI11 holds them
-    if (opt.positional) continue;
+    if (opt.positional) {
+      if (o.operand.empty()) o.operand = opt.values;
+      continue;
+    }
     std::string_view names = opt.names;
     size_t i = 0;
     while (i <= names.size()) {
       size_t j = names.find(',', i);
       if (j == std::string_view::npos) j = names.size();
       std::string w(names.substr(i, j - i));
-      if (!w.empty() && w[0] == '-') add(w, opt.takes_value);
+      if (!w.empty() && w[0] == '-') {
+        add(w, opt.takes_value);
+        if (opt.takes_value && !opt.values.empty()) o.choices.emplace_back(w, opt.values);
+      }
       i = j + 1;
     }
   }
@@ -69,6 +82,22 @@ std::string pattern(const CommandInfo& c) {
   return p;
 }
 
+// The shell function both shells share: `_ibtool_choices CMD WORD` prints
+// the words the value of option WORD of CMD may be (WORD "@1": its first
+// operand), nothing where any file name may do.
+void choices_function() {
+  std::printf("_ibtool_choices() {\n  case \"$1\" in\n");
+  for (const CommandInfo* c : commands()) {
+    Opts o = options_of(*c);
+    if (o.choices.empty() && o.operand.empty()) continue;
+    std::printf("    %s)\n      case \"$2\" in\n", pattern(*c).c_str());
+    for (const auto& [w, v] : o.choices) std::printf("        %s) echo '%s' ;;\n", w.c_str(), join(v).c_str());
+    if (!o.operand.empty()) std::printf("        @1) echo '%s' ;;\n", join(o.operand).c_str());
+    std::printf("      esac ;;\n");
+  }
+  std::printf("  esac\n}\n");
+}
+
 void bash() {
   std::string all_names;
   std::vector<std::string> subcommands;
@@ -82,9 +111,10 @@ void bash() {
                 join(o.with_value).c_str());
   }
   std::printf("    *) _ibtool_opts=''; _ibtool_vals='' ;;\n  esac\n}\n");
+  choices_function();
   std::printf(
       "_ibtool() {\n"
-      "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[0]##*/}\n"
+      "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[0]##*/} first=1\n"
       "  COMPREPLY=()\n"
       "  if [[ $cmd == ibtool ]]; then\n"
       "    if (( COMP_CWORD == 1 )); then\n"
@@ -93,12 +123,33 @@ void bash() {
       "      return\n"
       "    fi\n"
       "    cmd=${COMP_WORDS[1]}\n"
+      "    first=2\n"
       "    if [[ $cmd == help ]]; then COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return; fi\n"
       "  fi\n"
-      "  local _ibtool_opts _ibtool_vals\n"
+      "  local _ibtool_opts _ibtool_vals words i n=0\n"
       "  _ibtool_options \"$cmd\"\n"
-      "  if [[ \" $_ibtool_vals \" == *\" $prev \"* ]]; then COMPREPLY=($(compgen -f -- \"$cur\")); return; fi\n"
+      "  # (--opt=value: bash splits the = off)\n"
+      "  if [[ $prev == = ]] && (( COMP_CWORD > first + 1 )); then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
+      "  if [[ $cur == = ]]; then prev=${COMP_WORDS[COMP_CWORD-1]}; cur=; fi\n"
+      "  if [[ \" $_ibtool_vals \" == *\" $prev \"* ]]; then\n"
+      "    words=$(_ibtool_choices \"$cmd\" \"$prev\")\n"
+      "    if [[ -n $words ]]; then COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")); else COMPREPLY=($(compgen -f -- "
+      "\"$cur\")); fi\n"
+      "    return\n"
+      "  fi\n"
       "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$_ibtool_opts\" -- \"$cur\")); return; fi\n"
+      "  # The operands before this word (an option's value is none).\n"
+      "  for ((i = first; i < COMP_CWORD; i++)); do\n"
+      "    case ${COMP_WORDS[i]} in\n"
+      "      =) ;;\n"
+      "      -*) [[ \" $_ibtool_vals \" == *\" ${COMP_WORDS[i]} \"* && ${COMP_WORDS[i+1]} != = ]] && ((i++)) ;;\n"
+      "      *) [[ ${COMP_WORDS[i-1]} == = ]] || ((n++)) ;;\n"
+      "    esac\n"
+      "  done\n"
+      "  if (( n == 0 )); then\n"
+      "    words=$(_ibtool_choices \"$cmd\" @1)\n"
+      "    if [[ -n $words ]]; then COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")); return; fi\n"
+      "  fi\n"
       "  COMPREPLY=($(compgen -f -- \"$cur\"))\n"
       "}\n",
       join(subcommands).c_str(), join(subcommands).c_str());
@@ -126,10 +177,23 @@ void zsh() {
     Opts o = options_of(*c);
     std::printf("  %s) opts=(%s); vals=(%s) ;;\n", pattern(*c).c_str(), join(o.all).c_str(), join(o.with_value).c_str());
   }
+  std::printf("esac\n");
+  choices_function();
   std::printf(
-      "esac\n"
-      "if (( ${vals[(Ie)$words[CURRENT-1]]} )); then _files; return; fi\n"
-      "if [[ $PREFIX == -* ]]; then compadd -- $opts; else _files; fi\n");
+      "local first=2 i n=0 c\n"
+      "[[ $service == ibtool ]] && first=3\n"
+      "if (( ${vals[(Ie)$words[CURRENT-1]]} )); then\n"
+      "  c=$(_ibtool_choices $cmd $words[CURRENT-1])\n"
+      "  if [[ -n $c ]]; then compadd -- ${=c}; else _files; fi\n"
+      "  return\n"
+      "fi\n"
+      "if [[ $PREFIX == -* ]]; then compadd -- $opts; return; fi\n"
+      "for ((i = first; i < CURRENT; i++)); do\n"
+      "  if [[ $words[i] == -* ]]; then (( ${vals[(Ie)$words[i]]} )) && ((i++)); else ((n++)); fi\n"
+      "done\n"
+      "c=\n"
+      "(( n == 0 )) && c=$(_ibtool_choices $cmd @1)\n"
+      "if [[ -n $c ]]; then compadd -- ${=c}; else _files; fi\n");
 }
 
 }  // namespace

@@ -11,9 +11,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "cmd/common.h"
@@ -33,8 +36,17 @@ class Exporter : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     app.add_option("--listen", listen_, "serve /metrics over HTTP on ADDR:PORT (default 127.0.0.1:9315)")
-        ->option_text("<addr:port>");
+        ->option_text("<addr:port>")
+        ->check(CLI::Validator(
+            [](std::string& s) {
+              return split_listen(s) ? std::string() : "'" + s + "' is not ADDR:PORT (127.0.0.1:9315, [::1]:9315)";
+            },
+            ""));
     app.add_flag("--once", once_, "scrape once and write the metrics to stdout (textfile collector)");
+    app.callback([this] {
+      if (once_ && !listen_.empty())
+        throw CLI::ValidationError("--once", "cannot be given with --listen (--once writes one scrape to stdout)");
+    });
     app.add_option("--scrape-timeout", budget_s_,
                    "seconds a scrape may take: unanswered queries are asked again until then (default 8, "
                    "below Prometheus' default scrape_timeout of 10; less when the server's request says it "
@@ -42,7 +54,8 @@ public:
         ->option_text("<seconds>");
     app.add_option("--down-ports", down_ports_,
                    "state: a Down port exports its state and ib_port_info only (default); all: its counters too")
-        ->option_text("<state|all>");
+        ->option_text("<state|all>")
+        ->check(CLI::one_of({"state", "all"}));
     for (unsigned i = 0; i < H::N_COLLECTORS; ++i) {
       const H::CollectorDesc& c = H::kCollectors[i];
       app.add_flag_callback(std::string("--collector.") + c.name, [this, i] { explicit_[i] = 1; },
@@ -54,12 +67,18 @@ public:
                  "start from no collector: only those given with --collector.NAME are on");
     app.add_flag_callback("--details", [this] { explicit_[H::C_DETAILS] = 1; }, "the same as --collector.details");
     app.add_option("--port-type", port_type_, "the ports exported: all (default), switch (switches' ports) or ca")
-        ->option_text("<all|switch|ca>");
+        ->option_text("<all|switch|ca>")
+        ->check(CLI::one_of({"all", "switch", "ca"}));
     app.add_option("--node-regex", node_regex_,
                    "export only the ports of nodes whose name (the node description, or its node-name-map name) "
                    "matches this regular expression (PCRE; unanchored)")
         ->option_text("<regex>");
     app.add_flag("--reset-saturated", reset_, "reset the PortCounters counters found at their maximum");
+    app.add_option("--forget-after", forget_after_s_,
+                   "seconds a port found by an earlier scrape and not by this one stays exported with "
+                   "ib_port_scrape_ok 0 and ib_port_missing_seconds (default 3600; 0: at once)")
+        ->option_text("<seconds>")
+        ->check(seconds_within(0, 1e9));
     ibtool::add_common_options(app, config(), ibtool::opt::Mad | ibtool::opt::MKey | ibtool::opt::NodeNameMap |
                                         ibtool::opt::Outstanding | ibtool::opt::SaPath | ibtool::opt::SMKey);
   }
@@ -69,15 +88,8 @@ public:
       ibcore::log::error("exporter: --scrape-timeout wants seconds between 0 and 3600, not %g\n", budget_s_);
       return 2;
     }
-    if (down_ports_ != "state" && down_ports_ != "all") {
-      ibcore::log::error("exporter: --down-ports wants 'state' or 'all', not '%s'\n", down_ports_.c_str());
-      return 2;
-    }
-    if (port_type_ != "all" && port_type_ != "switch" && port_type_ != "ca") {
-      ibcore::log::error("exporter: --port-type wants 'all', 'switch' or 'ca', not '%s'\n", port_type_.c_str());
-      return 2;
-    }
     H::ExportOptions o;
+    o.forget_after_s = forget_after_s_;
     for (unsigned i = 0; i < H::N_COLLECTORS; ++i)
       o.on[i] = explicit_[i] >= 0 ? explicit_[i] == 1 : !disable_defaults_ && H::kCollectors[i].on_by_default;
     o.reset_saturated = reset_;
@@ -95,29 +107,44 @@ public:
       export_->scrape(out, budget_s_);
       return 0;
     }
-    std::string host = "127.0.0.1";
-    int port = 9315;
-    if (!listen_.empty()) {
-      size_t c = listen_.rfind(':');
-      uint64_t p = 0;
-      if (c == std::string::npos || !ibtool::parse_int(listen_.substr(c + 1), p) || p == 0 || p > 65535) {
-        ibcore::log::error("exporter: --listen wants ADDR:PORT, not '%s'\n", listen_.c_str());
-        return 2;
-      }
-      host = listen_.substr(0, c);
-      if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-      port = int(p);
-    }
+    auto [host, port] = split_listen(listen_.empty() ? "127.0.0.1:9315" : listen_).value();
     ibtool_http_serve_fn serve = load_http();
     if (!serve) return 1;
     char err[256] = "";
-    serving_ = "http://" + host + ":" + std::to_string(port) + "/metrics";
+    // (an IPv6 address in brackets, as a URL writes it)
+    bool v6 = host.find(':') != std::string::npos;
+    serving_ = "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/metrics";
     int rc = serve(host.c_str(), port, &Exporter::handle, this, err, sizeof err);
     if (rc) ibcore::log::error("exporter: %s\n", err);
     return rc ? 1 : 0;
   }
 
 private:
+  // A number of seconds in [lo, hi].
+  static CLI::Validator seconds_within(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& s) {
+          char* end = nullptr;
+          double v = std::strtod(s.c_str(), &end);
+          return !s.empty() && end && !*end && v >= lo && v <= hi ? std::string()
+                                                                   : "'" + s + "' is not a number of seconds";
+        },
+        "");
+  }
+
+  // ADDR:PORT (an IPv6 address in brackets: [::1]:9315) as the address
+  // and the port, or nullopt.
+  static std::optional<std::pair<std::string, int>> split_listen(const std::string& s) {
+    size_t c = s.rfind(':');
+    uint64_t p = 0;
+    if (c == std::string::npos || !ibtool::parse_int(s.substr(c + 1), p) || p == 0 || p > 65535) return std::nullopt;
+    std::string host = s.substr(0, c);
+    if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    else if (host.find(':') != std::string::npos) return std::nullopt;  // (an IPv6 address wants its brackets)
+    if (host.empty()) return std::nullopt;
+    return std::pair{host, int(p)};
+  }
+
   // The HTTP module (cmd/http/http_server.cpp): next to the binary (the
   // build tree), else where it is installed, found from the binary's own
   // directory (so that a tree installed under another root, `dpkg --root`,
@@ -179,7 +206,7 @@ private:
   }();
   bool disable_defaults_ = false;
   std::string port_type_ = "all", node_regex_;
-  double budget_s_ = 8;
+  double budget_s_ = 8, forget_after_s_ = 3600;
   std::string down_ports_ = "state";
   std::unique_ptr<H::FabricExport> export_;
   std::mutex one_at_a_time_;
@@ -191,41 +218,13 @@ IBTOOL_COMMAND({.name = "exporter",
                 .aliases = {},
                 .summary = "serve the fabric's port counters and link states as Prometheus metrics",
                 .description =
-                    "Each scrape discovers the fabric and reads the ports' counters in parallel, through "
-                    "the same PM access as ibqueryerrors, with as few MADs as each PMA allows (see WHERE THE "
-                    "COUNTERS COME FROM), and only those the collectors that are on want (see COLLECTORS: "
-                    "state, errors and scrape by default; link, data, details, congestion and vl with "
-                    "--collector.NAME; a collector that is off sends no MAD).  "
-                    "The data counters come from PortCountersExtended where the PMA has it, "
-                    "else from PortCounters; the other counters from PortCounters, known to be 0 without a "
-                    "query per port where a switch's AllPortSelect sum shows no error, or from "
-                    "PortCountersExtended where it has the additional counters; the details collector "
-                    "(--details) reads PortRcvErrorDetails and PortXmitDiscardDetails; the vl collector "
-                    "PortVLXmitWaitCounters for the data VLs each port runs (ib_port_vl_transmit_wait_total, "
-                    "labelled vl), once per PMA where it answers with a MAD status (not supported).  "
-                    "--port-type and --node-regex select the ports exported (and read).  "
-                    "A query that goes unanswered is asked again, in the discovery and in the reads alike, "
-                    "until it is answered or the scrape's budget (--scrape-timeout, default 8 s, below "
-                    "Prometheus' default scrape_timeout) is spent; what could still not be read is counted "
-                    "(ib_scrape_retries, ib_scrape_ports_unread, ib_port_scrape_ok 0) and logged, one line "
-                    "per problem naming the node and port.  "
-                    "Metrics follow Prometheus' naming (node_exporter's infiniband collector as the model): "
-                    "one counter per PM counter whichever attribute gives it, data in bytes "
-                    "(ib_port_data_transmitted_bytes_total, ib_port_data_received_bytes_total), packets "
-                    "(ib_port_packets_transmitted_total, ...), errors (ib_port_symbol_error_total, "
-                    "ib_port_link_downed_total, ...), labelled node_guid and port only; ib_port_info "
-                    "carries the descriptive labels (node_desc with the node-name-map applied, node_type, "
-                    "lid, remote_guid, remote_port, remote_desc); ib_port_scrape_ok, "
-                    "ib_port_counters_saturated, the PortInfo state, width and speed gauges "
-                    "(ib_port_state_id, ib_port_physical_state_id, ib_port_link_width_active, ...), "
-                    "ib_port_link_degraded; and the scrape's own ib_scrape_* figures.  "
-                    "--down-ports state (the default) exports only the state gauges and ib_port_info of "
-                    "Down ports, whose counters do not move (most of them are unused switch ports); "
-                    "--down-ports all exports their counters too.  --listen "
-                    "ADDR:PORT serves GET /metrics (default 127.0.0.1:9315), one scrape at a time, and "
-                    "exits non-zero when the address is in use; --once "
-                    "writes one scrape to stdout (node_exporter's textfile collector).  "
-                    "--reset-saturated resets only the PortCounters counters found at their maximum.",
+                    "Each scrape discovers the fabric and reads the ports' counters in parallel, with as few PM "
+                    "MADs as each PMA allows and only those the collectors that are on want (state, errors and "
+                    "scrape by default).  Unanswered queries are asked again until the scrape's budget "
+                    "(--scrape-timeout) is spent; what could still not be read is counted (ib_port_scrape_ok 0) "
+                    "and logged, and a port found before and not now stays visible (ib_port_missing_seconds).  "
+                    "--listen serves GET /metrics; --once writes one scrape to stdout (node_exporter's textfile "
+                    "collector).  The collectors, the metrics and where each counter comes from: exporter(8).",
                 .usage = "[options] [--once | --listen ADDR:PORT] [--scrape-timeout SECONDS] [--down-ports state|all] "
                          "[--[no-]collector.NAME]... [--port-type all|switch|ca] [--node-regex REGEX]",
                 .examples = "  exporter --listen 127.0.0.1:9315\n"

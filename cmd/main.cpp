@@ -12,6 +12,7 @@
 
 #include "cmd/common.h"
 #include "cmd/completion.h"
+#include "cmd/links.h"
 #include "cmd/manpage.h"
 #include "cmd/registry.h"
 #include "cmd/target.h"
@@ -140,27 +141,6 @@ int usage_exit(const CLI::App& app, const Command& cmd, std::string_view msg) {
     ibcore::log::info("%s: %.*s\n\n", app.get_name().c_str(), int(msg.size()), msg.data());
   ibcore::log::text(ibcore::log::Level::info, app.help().c_str());
   return cmd.usage_status();
-}
-
-int install_links(const std::string& dir) {
-  if (!ibcore::make_dirs(dir)) {
-    ibcore::log::error("E: cannot create %s: %s\n", dir.c_str(), std::strerror(errno));
-    return 1;
-  }
-  int rc = 0;
-  for (const CommandInfo* c : commands()) {
-    std::vector<std::string_view> names{c->name};
-    names.insert(names.end(), c->aliases.begin(), c->aliases.end());
-    for (std::string_view n : names) {
-      std::string link = ibcore::path_join(dir, n);
-      std::remove(link.c_str());
-      if (::symlink("ibtool", link.c_str()) != 0) {
-        ibcore::log::error("E: cannot create link %s: %s\n", link.c_str(), std::strerror(errno));
-        rc = 1;
-      }
-    }
-  }
-  return rc;
 }
 
 }  // namespace

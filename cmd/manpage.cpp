@@ -43,8 +43,14 @@ std::string header(std::string_view name) {
 std::string man_page_for(const std::string& command, const std::string& own_text) {
   const CommandInfo* info = find_command(command);
   if (!info) return {};
-  std::string o = header(info->name);
-  o += ".SH NAME\n" + esc(info->name) + " \\- " + esc(info->summary) + "\n";
+  // An alias's page is its command's, whole, under the alias's name (a
+  // ".so" page works only where man finds man8/ beside it: not with
+  // `man -l FILE`); its first line names the command, for the packaging.
+  const bool alias = command != info->name;
+  std::string o = alias ? ".\\\" ibtool: alias of " + std::string(info->name) + "\n" : std::string();
+  o += header(command);
+  o += ".SH NAME\n" + esc(command) + " \\- " + esc(info->summary) + "\n";
+  if (alias) o += ".PP\n.B " + esc(command) + "\nis another name of\n.BR " + esc(info->name) + " (8).\n";
   o += ".SH SYNOPSIS\n.B " + esc(info->name) + "\n" + esc(info->usage) + "\n.br\n.B ibtool " + esc(info->name) +
        "\n" + esc(info->usage) + "\n";
   if (!info->description.empty()) {
@@ -136,7 +142,7 @@ int write_man_pages(const std::string& dir, const std::string& text_dir) {
   bool ok = write("ibtool", man_page_index(own_text(text_dir, "ibtool")));
   for (const CommandInfo* c : commands()) {
     ok = write(c->name, man_page_for(std::string(c->name), own_text(text_dir, c->name))) && ok;
-    for (const auto& a : c->aliases) ok = write(a, ".so man8/" + std::string(c->name) + ".8\n") && ok;
+    for (const auto& a : c->aliases) ok = write(a, man_page_for(std::string(a), own_text(text_dir, c->name))) && ok;
   }
   if (!ok) ibcore::log::error("E: cannot write man pages to %s\n", dir.c_str());
   return ok ? 0 : 1;

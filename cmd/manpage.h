@@ -3,7 +3,8 @@
 #include <string>
 
 namespace ibtool {
-// Write ibtool.8 and one page per command (aliases get a .so page) to dir.
+// Write ibtool.8 and one page per command and alias to dir (an alias's page
+// is its command's, whole, first line ".\" ibtool: alias of CMD").
 // text_dir (the source tree's man/): a page's own text, <name>.man in troff,
 // goes in before its SEE ALSO (ibtool.man at the end of ibtool.8).
 int write_man_pages(const std::string& dir, const std::string& text_dir = {});

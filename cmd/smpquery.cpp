@@ -1,5 +1,6 @@
 // smpquery: query one SMP attribute of a node and print it in the
 // reference's layout (iba/refprint_smp).
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -322,7 +323,18 @@ public:
     app.add_flag("-x,--extended", extended_, "use extended speeds");
     app.add_flag("-K,--show_keys", show_keys_, "display security keys in output");
     ibtool::add_common_options(app, config(), ibtool::opt::Smp | ibtool::opt::NodeNameMap | ibtool::opt::Json);
-    app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]");
+    app.add_option("args", args_, "<op> <dest dr_path|lid|guid> [op params]")->completes(op_words());
+  }
+  // The operations as completion offers them (lower case, as the
+  // reference's man page writes them; any case is taken).
+  static std::vector<std::string> op_words() {
+    std::vector<std::string> w;
+    for (const Op& o : OPS) {
+      std::string n = o.name;
+      for (char& ch : n) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      w.push_back(std::move(n));
+    }
+    return w;
   }
 
   bool reports_errors() const override { return true; }

@@ -1,6 +1,6 @@
 // The output level of the reference layouts (SPEC.md "Today's fabrics"):
 // infiniband-diags 44's, the default, or upstream rdma-core's current
-// release wherever it prints something else (README "Compatibility").
+// release wherever it prints something else (docs/compatibility.md).
 // Chosen by `compat` in ibdiag.conf, IBTOOL_COMPAT and --compat.
 #pragma once
 

@@ -72,7 +72,7 @@ const Enumeration* enumeration_by_id(uint8_t id);
 // The field tables hold no pointers.  In a position-independent executable
 // every pointer in a constant table is a relocation the dynamic loader
 // applies at every start, and the ~1000 field names were most of ours
-// (bench/smpquery_bench.sh, README "Performance").  So a field's name and
+// (bench/smpquery_bench.sh, docs/performance.md).  So a field's name and
 // nested structure are stored as offsets from the field itself into the
 // table object that holds them (StructTable below), and its enumeration as
 // a number; the members read like the pointers they replace (f.name is a

@@ -5,8 +5,8 @@
 #   OUT/names/man8/NAME.8.gz -> ibtool-CMD.8.gz          for each name of NAMES
 #   OUT/names/sbin/NAME -> ibtool, OUT/names/completions/NAME -> ibtool
 #   OUT/changelog.gz
-# Inputs: MAN_DIR (the pages ibtool --gen-man wrote: CMD.8, and ALIAS.8 as
-# ".so man8/CMD.8"), NAMES (packaging/diags-names.txt), GZIP, CHANGELOG.
+# Inputs: MAN_DIR (the pages ibtool --gen-man wrote: CMD.8, and ALIAS.8 whose
+# first line is '.\" ibtool: alias of CMD'), NAMES (packaging/diags-names.txt), GZIP, CHANGELOG.
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT}/ibtool ${OUT}/names/man8 ${OUT}/names/sbin ${OUT}/names/completions)
 
@@ -20,7 +20,7 @@ endfunction()
 # The command a page is for: an alias page points at its command's.
 function(page_command name out)
   file(READ ${MAN_DIR}/${name}.8 text)
-  if(text MATCHES "^\\.so man8/([^\n]+)\\.8")
+  if(text MATCHES "^\\.\\\\\" ibtool: alias of ([^\n]+)\n")
     set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
   else()
     set(${out} ${name} PARENT_SCOPE)

@@ -73,6 +73,19 @@ IBTOOL_BINDABLE(std::optional<int>) IBTOOL_BINDABLE(std::optional<unsigned long>
 IBTOOL_BINDABLE(bool) IBTOOL_BINDABLE(int) IBTOOL_BINDABLE(unsigned) IBTOOL_BINDABLE(int8_t) IBTOOL_BINDABLE(uint8_t)
 IBTOOL_BINDABLE(uint16_t) IBTOOL_BINDABLE(uint64_t)
 
+Validator one_of(std::vector<std::string> values) {
+  std::string list;
+  for (const std::string& v : values) list += (list.empty() ? "" : ", ") + v;
+  Validator v(
+      [values, list](std::string& s) {
+        return std::find(values.begin(), values.end(), s) != values.end() ? std::string()
+                                                                           : "'" + s + "' is not one of " + list;
+      },
+      "");
+  v.values = std::move(values);
+  return v;
+}
+
 App::App(std::string name) : name_(std::move(name)) {
   options_.reserve(32);  // (most commands declare fewer: no regrowth at start-up)
   set_help_flag("-h,--help", "print this help and exit");
@@ -220,8 +233,10 @@ std::vector<App::Shown> App::shown() const {
   for (const auto& [r, o, names] : c.made) {  // (CLI11 keeps them in this order)
     bool value = o->get_expected_min() > 0, pos = o->get_positional();
     std::string text = o->get_option_text().empty() ? o->get_type_name() : o->get_option_text();
+    std::vector<std::string> words = r->completes_;
+    for (const Validator& v : r->checks_) words.insert(words.end(), v.values.begin(), v.values.end());
     out.push_back({pos ? o->get_name(true) : names, value && !pos ? text : pos ? o->get_option_text() : "",
-                   o->get_description(), pos, value, r->required_});
+                   o->get_description(), pos, value, r->required_, std::move(words)});
   }
   return out;
 }

@@ -35,8 +35,12 @@ struct ValidationError : ParseError {
 struct Validator {  // CLI::Validator's form: "" accepts, else the reason
   std::function<std::string(std::string&)> fn;
   std::string name;
+  std::vector<std::string> values;  // the values it accepts, where they are a list (one_of): completion offers them
   Validator(std::function<std::string(std::string&)> f, std::string n = {}) : fn(std::move(f)), name(std::move(n)) {}
 };
+// A value among `values` (exactly as spelt): refused with "'v' is not one
+// of a, b, c"; the help shows the list, completion offers it.
+Validator one_of(std::vector<std::string> values);
 
 // A literal is kept by pointer (no copy at start-up), a built string shared.
 struct Str : std::string_view {
@@ -57,6 +61,10 @@ struct Option {
   // Applied before every other option, in any spelling, then
   // App::after_early's callbacks: the file of settings the line overrides.
   Option* early(bool v = true) { return early_ = v, this; }
+  // The words shell completion offers for this option's value, or for an
+  // operand's first word (smpquery's operations), where no one_of check
+  // lists them.
+  Option* completes(std::vector<std::string> words) { return completes_ = std::move(words), this; }
 
   enum class Kind : unsigned char { Flag, Value, Help, Version } kind_ = Kind::Value;
   Str names_, desc_, text_;
@@ -65,6 +73,7 @@ struct Option {
   void (*declare_)(Cli11&, Option&) = nullptr;  // a bound variable's CLI11 declaration
   OnValue fn_;  // or a callback's
   std::vector<Validator> checks_;
+  std::vector<std::string> completes_;
   std::vector<Option*> excludes_;
   bool (*convertible_)(const std::string&) = nullptr;  // a number's: strtol(.., 0)'s reading, T's range
 };
@@ -124,6 +133,7 @@ public:
   struct Shown {  // an option as a CLI::App holding them all shows it
     std::string names, value, description;  // "-C,--Ca", "<ca>" (or its type), ...
     bool positional, takes_value, required;
+    std::vector<std::string> values;  // the words its value (an operand: its first word) may be, if a list
   };
   std::vector<Shown> shown() const;
   // The help, as the formatter (cmd/main.cpp) writes it.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -22,6 +23,7 @@
 #include "core/rpc/sched.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
+#include "iba/mad.h"
 #include "iba/pm.h"
 #include "iba/smp.h"
 
@@ -57,6 +59,9 @@ struct ScrapeStats {
   // PathRecord queries the PM reads needed
   uint64_t cpi = 0, sums = 0, clean_sums = 0, pc_reads = 0, ext_reads = 0, details_reads = 0, path_queries = 0;
   uint64_t vl_reads = 0;
+  // LIDs the walk reached whose PathRecord the SA refused (no record)
+  uint64_t no_path_lids = 0;
+  std::unordered_set<uint16_t> no_path;
 };
 
 // Where a port's value of a PortCounters/PortCountersExtended field comes
@@ -88,6 +93,7 @@ struct FabricExport::Impl {
     want_.data = on_[C_DATA];
     want_.congestion = on_[C_CONGESTION];
     reset_ = o.reset_saturated;
+    forget_after_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.forget_after_s));
     down_ports_ = o.down_ports_all ? "all" : "state";
     port_type_ = o.port_type;
     if (!o.node_regex.empty()) regex_ = std::make_unique<Regex>(o.node_regex);
@@ -102,10 +108,11 @@ struct FabricExport::Impl {
     return std::string("node ") + g + " \"" + x.description() + "\"";
   }
 
+  using Clock = std::chrono::steady_clock;
+
   // One scrape within budget_s seconds, its exposition text into out.
   // Never throws.
   void scrape(prom::Writer& out, double budget_s) {
-    using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     map_ = &map;
@@ -154,6 +161,7 @@ struct FabricExport::Impl {
     format(out, db, reads, st, dr, retry, up, secs, mads, resent, budget_s);
     out.flush();
     map_ = nullptr;
+    retry_ = nullptr;
     if (config().verbose)
       ibcore::log::info("exporter: %zu ports, %llu MADs (%llu retried), discovery and reads %.3f s, then the text "
                         "%.3f s\n",
@@ -163,6 +171,7 @@ struct FabricExport::Impl {
 
   void run_scrape(Subnet& db, std::deque<PortRead>& all, ScrapeStats& st, DiscoveryResult& dr,
                   H::RetryBudget& retry, uint64_t& mads, uint64_t& resent) {
+    retry_ = &retry;
     H::PmSession ses(config());
     ses.pm().forget_failed_paths(true);
     // (no PM collector: no PM MAD, nor the SA's paths for them)
@@ -239,6 +248,7 @@ struct FabricExport::Impl {
     st.ext_reads = reader.ext_reads();
     st.vl_reads = reader.vl_reads();
     st.path_queries = ses.pm().path_queries();
+    st.no_path_lids = st.no_path.size();
   }
 
   // Some collector reads the PM (the state collector reads nothing: its
@@ -267,6 +277,19 @@ struct FabricExport::Impl {
            iba::get_bits(p.info.data(), port_state_.bit_off, port_state_.width()) == PORT_STATE_DOWN;
   }
 
+  // Whether a PM query failed because the SA answered its PathRecord with
+  // a status (no record for the LID): not a loss, not asked again.
+  static bool sa_refused_path(const std::exception_ptr& e) {
+    if (!e) return false;
+    try {
+      std::rethrow_exception(e);
+    } catch (const MADClassError& m) {
+      return m.mgmt_class == uint8_t(iba::mgmt::SUBN_ADM);
+    } catch (...) {
+    }
+    return false;
+  }
+
   Task<> read_port(H::PortCountersReader& reader, PortRead& r, ScrapeStats& st, const Subnet& db, bool walking) {
     if (!pm_wanted()) co_return;
     // (db is the database the walk fills: a switch port met before its
@@ -285,11 +308,12 @@ struct FabricExport::Impl {
     if (!sel_port.value_or(true)) co_return;
     if (r.slot < db.port_slots() && state_only(db, r.slot)) co_return;
     r.read = true;
-    H::PmAccess& pm = reader.pm();
     uint8_t sel = r.num;
+    H::PmAccess& pm = reader.pm();
     co_await reader.read(r.lid, sel, r.sw, r.c);
     if (r.c.caps.failed) {
       dead_nodes_.insert(r.node);
+      if (sa_refused_path(r.c.caps.error)) st.no_path.insert(r.lid);
       co_return;
     }
     st.queries_failed += r.c.failed;
@@ -300,20 +324,29 @@ struct FabricExport::Impl {
       r.error = std::string(attr) + ": " + e.what();
     };
     if (details_) {
-      try {
-        IBPath p = co_await pm.path(r.lid);
-        iba::PMPortRcvErrorDetails q;
-        q.set_portSelect(sel);
-        r.rcv = co_await pm.sched().PerformanceGet(q, p);
-        r.rcv_ok = true;
-        ++st.details_reads;
-        iba::PMPortXmitDiscardDetails x;
-        x.set_portSelect(sel);
-        r.xmit = co_await pm.sched().PerformanceGet(x, p);
-        r.xmit_ok = true;
-        ++st.details_reads;
-      } catch (const MADError& e) {
-        failed(e, "details");
+      // (each asked again while the scrape's budget allows, as the
+      // reader's queries are)
+      for (unsigned retried = 0;; ++retried) {
+        try {
+          IBPath p = co_await pm.path(r.lid);
+          if (!r.rcv_ok) {
+            iba::PMPortRcvErrorDetails q;
+            q.set_portSelect(sel);
+            ++st.details_reads;
+            r.rcv = co_await pm.sched().PerformanceGet(q, p);
+            r.rcv_ok = true;
+          }
+          iba::PMPortXmitDiscardDetails x;
+          x.set_portSelect(sel);
+          ++st.details_reads;
+          r.xmit = co_await pm.sched().PerformanceGet(x, p);
+          r.xmit_ok = true;
+          break;
+        } catch (const MADError& e) {
+          if (retry_ && retry_->again(e, retried)) continue;
+          failed(e, "details");
+          break;
+        }
       }
     }
     if (on_[C_VL] && r.num != 0 && r.slot < db.port_slots() && db.port(r.slot).has_info) {
@@ -359,10 +392,16 @@ struct FabricExport::Impl {
     for (const PortRead* r : reads) {
       if (!r->read) continue;
       if (r->c.caps.failed) {
-        if (told.insert(r->node).second)
-          ibcore::log::warn("exporter: %s lid %u: PerfMgt ClassPortInfo %s: its ports' counters not read\n",
+        if (told.insert(r->node).second) {
+          std::string why = H::last_layer(r->c.caps.error);
+          ibcore::log::warn("exporter: %s lid %u: PerfMgt ClassPortInfo %s%s%s: its ports' counters not read\n",
                             who(db, r->node).c_str(), unsigned(r->lid),
-                            r->c.caps.timed_out ? "timed out" : "failed");
+                            sa_refused_path(r->c.caps.error) ? "not asked: the SA has no path to the LID (the SM "
+                                                               "dropped it from its view and routes)"
+                            : r->c.caps.timed_out            ? "timed out"
+                                                             : "failed",
+                            why.empty() ? "" : ", ", why.c_str());
+        }
         continue;
       }
       if (!r->c.error.empty())
@@ -384,7 +423,7 @@ struct FabricExport::Impl {
   // The exposition text (Prometheus text format 0.0.4).
   void format(prom::Writer& w, const Subnet& db, const std::vector<const PortRead*>& reads, const ScrapeStats& st,
               const DiscoveryResult& dr, const H::RetryBudget& retry, bool up, double secs, uint64_t mads,
-              uint64_t resent, double budget_s) const {
+              uint64_t resent, double budget_s) {
     const NodeNameMap& map = *map_;
     // Each port's identity (the labels of every series of it: node GUID
     // and port number, which do not change while the port exists) and its
@@ -392,6 +431,7 @@ struct FabricExport::Impl {
     // end, which do).
     std::vector<std::string> id(reads.size());
     std::vector<bool> counters_of(reads.size());
+    const Clock::time_point now = Clock::now();
     auto guid = [](uint64_t g) {
       char b[24];
       std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)g);
@@ -421,13 +461,47 @@ struct FabricExport::Impl {
         prom::label(l, "remote_desc", map.remap(rn.guid, rn.description()));
       }
       w.sample("ib_port_info", l, uint64_t(1));
+      if (up) {
+        KnownPort& k = known_[{n.guid, p.num}];
+        k.id = id[i];
+        k.info = std::move(l);
+        k.seen = now;
+      }
     }
+    // The ports earlier scrapes found and this one did not: as last seen,
+    // until forget_after_ (a scrape that found nothing, ib_scrape_success
+    // 0, says so itself: it neither shows nor ages them).
+    std::vector<const KnownPort*> missing;
+    if (up)
+      for (auto it = known_.begin(); it != known_.end();) {
+        uint32_t n = it->second.seen == now ? NO_INDEX : db.node_by_guid(it->first.first);
+        if (it->second.seen == now) {
+          ++it;
+        } else if (now - it->second.seen > forget_after_ ||
+                   (n != NO_INDEX && !selected(db, n).value_or(true))) {
+          // (forgotten; or its node is found and no longer selected)
+          it = known_.erase(it);
+        } else {
+          missing.push_back(&it->second);
+          w.sample("ib_port_info", it->second.info, uint64_t(1));
+          ++it;
+        }
+      }
+    missing_ = missing.size();
     if (pm_wanted()) {
       w.family("ib_port_scrape_ok", "gauge",
                "1 when every query of this port's counters was answered in this scrape, 0 when some of its "
-               "counter series are missing from it");
+               "counter series are missing from it (or the port itself: see ib_port_missing_seconds)");
       for (size_t i = 0; i < reads.size(); ++i)
         w.sample("ib_port_scrape_ok", id[i], uint64_t(port_ok(*reads[i], details_)));
+      for (const KnownPort* k : missing) w.sample("ib_port_scrape_ok", k->id, uint64_t(0));
+    }
+    if (!missing.empty()) {
+      w.family("ib_port_missing_seconds", "gauge",
+               "Seconds since a port an earlier scrape found was last found: this scrape did not reach it (its "
+               "node did not answer the discovery, or its link is gone); exported for --forget-after seconds");
+      for (const KnownPort* k : missing)
+        w.sample("ib_port_missing_seconds", k->id, std::chrono::duration<double>(now - k->seen).count());
     }
 
     // The counters of every attribute read, one metric per counter field
@@ -560,7 +634,11 @@ struct FabricExport::Impl {
       w.family(name, "gauge", help);
       w.sample(name, "", v);
     };
-    scalar("ib_scrape_success", "1 when the fabric could be discovered from the local port", up);
+    scalar("ib_scrape_success",
+           "1 when the discovery could start from the local port (the scrape ran; a part of the fabric it "
+           "could not reach is in ib_scrape_discovery_errors and ib_port_missing_seconds), 0 when it could not "
+           "(no port series then)",
+           up);
     scalar("ib_scrape_duration_seconds", "Time this scrape took", secs);
     scalar("ib_scrape_timeout_seconds",
            "The scrape's time budget: --scrape-timeout, or less when the Prometheus server waits less "
@@ -568,6 +646,9 @@ struct FabricExport::Impl {
            budget_s);
     scalar("ib_scrape_nodes", "Nodes discovered", double(db.node_count()));
     scalar("ib_scrape_ports", "Ports in this scrape", double(reads.size()));
+    scalar("ib_scrape_ports_missing",
+           "Ports an earlier scrape found that this one did not (ib_port_missing_seconds; not in ib_scrape_ports)",
+           double(missing_));
     scalar("ib_scrape_ports_unread", "Ports some of whose counters could not be read within the budget "
                                      "(ib_port_scrape_ok 0)", double(unread));
     scalar("ib_scrape_retries", "Queries asked again after they went unanswered (discovery and PM reads)",
@@ -597,6 +678,11 @@ struct FabricExport::Impl {
            "Nodes whose PMA has not got PortVLXmitWaitCounters (answered it with a MAD status; asked once while the "
            "exporter runs; vl collector)",
            double(vl_unsupported_.size()));
+    scalar("ib_scrape_sa_no_path_lids",
+           "LIDs the discovery reached whose PathRecord the SA answered with a status (no record): the SM has "
+           "dropped them from its view, and its routes (OpenSM does so with nodes it lost SMPs to, until a later "
+           "sweep finds them), so no PM query reaches them; their ports have ib_port_scrape_ok 0",
+           double(st.no_path_lids));
     scalar("ib_scrape_sa_path_queries",
            "SA PathRecord queries for the PM reads (the table counts one; none when no collector reads the PM)",
            double(st.path_queries));
@@ -623,7 +709,17 @@ struct FabricExport::Impl {
   // to scrape: asked once).
   std::unordered_set<uint64_t> vl_unsupported_;
   std::unordered_set<uint32_t> dead_nodes_;
+  H::RetryBudget* retry_ = nullptr;  // the scrape's (set while it runs)
   static constexpr unsigned kAheadWorkers = 24;
+  // Every port a scrape found (by node GUID and port number), until
+  // forget_after_ after it was last found.
+  struct KnownPort {
+    std::string id, info;  // its series' labels, ib_port_info's
+    Clock::time_point seen;
+  };
+  std::map<std::pair<uint64_t, unsigned>, KnownPort> known_;
+  Clock::duration forget_after_{};
+  size_t missing_ = 0;  // of them, not found by this scrape
 };
 
 FabricExport::FabricExport(const Config& cfg, const ExportOptions& opt) : impl_(std::make_unique<Impl>(cfg, opt)) {}

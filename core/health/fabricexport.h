@@ -67,6 +67,11 @@ struct ExportOptions {
   bool down_ports_all = false;   // --down-ports all: a Down port's counters too
   std::string port_type = "all";  // all, switch or ca (--port-type)
   std::string node_regex;         // only the nodes whose name matches (empty: all)
+  // A port an earlier scrape found and this one does not (its node did
+  // not answer the discovery, or is gone) stays exported for this long:
+  // its ib_port_info as last seen, ib_port_scrape_ok 0 and
+  // ib_port_missing_seconds (0: forgotten at once).
+  double forget_after_s = 3600;
 };
 
 class FabricExport {

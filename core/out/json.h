@@ -1,7 +1,7 @@
 // Machine-readable output (--json, --pretty): one JSON document written
 // straight into a TextOut buffer as the command walks its results, so a
 // fabric-sized document (dump_fts on a k=32 fat tree: 12 million LFT
-// entries) never exists as a tree in memory (README: JSON output).
+// entries) never exists as a tree in memory (docs/json.md).
 //
 //   ibcore::TextOut o(stdout);
 //   ibcore::JsonOut j(o, pretty);

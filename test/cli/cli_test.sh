@@ -154,23 +154,58 @@ badopt)
   done
   ;;
 links)
-  "$IBTOOL" --install-links "$tmp/bin" || fail "--install-links failed"
-  cp "$IBTOOL" "$tmp/bin/ibtool"
+  # The links work where ibtool is not (absolute, or "ibtool" beside it),
+  # never take another program's name (an executable on PATH that is not
+  # ibtool, as ibverbs-utils' ibv_devices; here a fake one), never replace
+  # a file that is not a link to ibtool, and a DIR off PATH is warned of.
+  mkdir -p "$tmp/other" && printf '#!/bin/sh\necho other\n' >"$tmp/other/ibv_devices" && chmod +x "$tmp/other/ibv_devices"
+  mkdir -p "$tmp/bin" && echo keep >"$tmp/bin/subnet_diff"
+  ln -s ibtool "$tmp/bin/exporter"  # (a dangling link of an older --install-links: replaced)
+  PATH="$tmp/other:$PATH" "$IBTOOL" --install-links "$tmp/bin" 2>"$tmp/links.err" || fail "--install-links failed"
+  grep -q "ibv_devices not linked: $tmp/other/ibv_devices" "$tmp/links.err" ||
+    fail "ibv_devices shadowed another program: $(cat "$tmp/links.err")"
+  [ ! -e "$tmp/bin/ibv_devices" ] && [ ! -L "$tmp/bin/ibv_devices" ] || fail "ibv_devices was linked over another program's"
+  [ "$(cat "$tmp/bin/subnet_diff")" = keep ] || fail "a file that is not a link to ibtool was replaced"
+  grep -q "$tmp/bin/subnet_diff not replaced" "$tmp/links.err" || fail "the kept file is not named: $(cat "$tmp/links.err")"
+  grep -q "$tmp/bin is not on PATH" "$tmp/links.err" || fail "no warning for a DIR off PATH: $(cat "$tmp/links.err")"
+  PATH="$tmp/bin:$PATH" "$IBTOOL" --install-links "$tmp/bin" 2>"$tmp/links2.err" || fail "--install-links again failed"
+  grep -q "not on PATH" "$tmp/links2.err" && fail "a DIR on PATH was said to be off it"
   n=0
   for c in $(commands); do
     aliases=$(sed -n 's/^Aliases: //p' <("$IBTOOL" "$c" --help 2>&1))
     for name in $c $aliases; do
+      [ "$name" = subnet_diff ] && continue
+      if other=$(PATH="$tmp/other:$PATH:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" command -v "$name") &&
+        ! [ "$other" -ef "$IBTOOL" ]; then
+        [ -L "$tmp/bin/$name" ] && fail "$name linked over $other"
+        grep -q "^W: $name not linked" "$tmp/links.err" || fail "$name skipped silently"
+        continue
+      fi
       [ -L "$tmp/bin/$name" ] || fail "no link for $name"
       # (the help on stderr or, ibtool's own commands, stdout)
       "$tmp/bin/$name" --help >"$tmp/e" 2>&1
-      grep -q "^Usage: $name " "$tmp/e" || fail "$name through a link does not run as $name"
-      # ibtool NAME works for aliases too.
-      "$tmp/bin/ibtool" "$name" --help >"$tmp/e2" 2>&1
-      grep -q "^Usage: $name " "$tmp/e2" || fail "ibtool $name --help does not run as $name"
+      grep -q "^Usage: $name " "$tmp/e" || fail "$name through a link does not run as $name: $(head -2 "$tmp/e")"
       n=$((n + 1))
     done
   done
   [ $n -gt 0 ] || fail "no command to link"
+  [ "$(readlink "$tmp/bin/exporter")" = "$(readlink -f "$IBTOOL")" ] ||
+    fail "the old dangling link was not replaced: $(readlink "$tmp/bin/exporter")"
+  # Beside ibtool a link is relative: the directory may move.
+  mkdir -p "$tmp/beside" && cp "$IBTOOL" "$tmp/beside/ibtool"
+  "$tmp/beside/ibtool" --install-links "$tmp/beside" 2>/dev/null || fail "--install-links beside ibtool failed"
+  [ "$(readlink "$tmp/beside/ibtool" 2>/dev/null)" = "" ] || fail "ibtool itself was replaced"
+  for name in $(cd "$tmp/beside" && find . -type l | sed 's|^\./||'); do
+    [ "$(readlink "$tmp/beside/$name")" = ibtool ] || fail "$name beside ibtool: $(readlink "$tmp/beside/$name")"
+  done
+  # ibtool NAME works for aliases too.
+  for c in $(commands); do
+    aliases=$(sed -n 's/^Aliases: //p' <("$IBTOOL" "$c" --help 2>&1))
+    for name in $c $aliases; do
+      "$IBTOOL" "$name" --help >"$tmp/e2" 2>&1
+      grep -q "^Usage: $name " "$tmp/e2" || fail "ibtool $name --help does not run as $name"
+    done
+  done
   ;;
 manpages)
   "$IBTOOL" --gen-man "$tmp/man" "$SRC/man" || fail "--gen-man failed"
@@ -190,14 +225,22 @@ manpages)
     grep -q "$c" "$tmp/man/ibtool.8" || fail "ibtool.8 does not list $c"
   done
   for p in "$tmp"/man/*.8; do
-    if grep -q '^\.so ' "$p"; then
-      target=$(sed -n 's/^\.so man8\///p' "$p")
-      [ -s "$tmp/man/$target" ] || fail "$p points to missing $target"
-      continue
-    fi
+    grep -q '^\.so ' "$p" && fail "$p is a .so page: man -l cannot read it as a file"
     warnings=$(groff -man -ww -Tutf8 -z "$p" 2>&1)
     [ -z "$warnings" ] || fail "groff warnings for $p: $warnings"
   done
+  # Every alias's page reads as a file from anywhere (man -l), and names
+  # its command.
+  n=0
+  for c in $(commands); do
+    for a in $(sed -n 's/^Aliases: //p' <("$IBTOOL" "$c" --help 2>&1)); do
+      out=$(cd / && MANWIDTH=80 man -l "$tmp/man/$a.8" 2>&1) || fail "man -l $a.8 failed: $out"
+      grep -q "another name of" <<<"$out" && grep -q "$c" <<<"$out" || fail "man -l $a.8: $(head -5 <<<"$out")"
+      n=$((n + 1))
+    done
+  done
+  [ $n -gt 0 ] || fail "no alias page"
+  ls "$tmp"/man/*.pl.8 "$tmp"/man/*.sh.8 >/dev/null 2>&1 || fail "no .pl.8 or .sh.8 page"
   ;;
 readme)
   # The README's command table lists exactly the registered commands.
@@ -206,6 +249,30 @@ readme)
   listed=$(commands | sort)
   [ "$table" = "$listed" ] || fail "README command table out of sync with the registry:
 $(diff <(echo "$table") <(echo "$listed"))"
+  # The README and docs/ (where its topics moved) name only what exists: a
+  # command run in an example is registered, with only options its --help
+  # lists, and a source path (bench/, scripts/, test/, core/, ...) names a
+  # file, a directory, or a module (its .h or .cpp).
+  docs=("$SRC/README.md" "$SRC"/docs/*.md)
+  [ ${#docs[@]} -gt 5 ] || fail "docs/ holds no topic files"
+  grep -hE '^    ' "${docs[@]}" | grep -oE '(^|[$|] )\s*ibtool [a-z_]+( +-[-a-zA-Z.]+)*' |
+    sed -E 's/^.*ibtool //' | sort -u >"$tmp/examples"
+  [ -s "$tmp/examples" ] || fail "no ibtool example found in the documentation"
+  while read -r c opts; do
+    listed_c=$(commands | grep -x -- "$c") || fail "the documentation runs 'ibtool $c', which is no command"
+    for o in $opts; do
+      o=${o%%=*}
+      "$IBTOOL" "$listed_c" --help >"$tmp/help" 2>&1
+      grep -qE -- "(^|[ ,])$o([ ,=]|\$)" "$tmp/help" ||
+        fail "the documentation runs 'ibtool $c $o', an option its --help does not list"
+    done
+  done <"$tmp/examples"
+  grep -ohE '`?\b(bench|scripts|test|core|iba|cmd|packaging|man|third_party)/[A-Za-z0-9_./*-]*' "${docs[@]}" |
+    tr -d '`' | sed 's/[.,;:)]*$//' | sort -u >"$tmp/paths"
+  while read -r f; do
+    # shellcheck disable=SC2086 # a documented glob (core/health/counters.*)
+    [ -n "$(cd "$SRC" && ls -d $f "$f.h" "$f.cpp" 2>/dev/null)" ] || fail "the documentation names $f, which is not in the tree"
+  done <"$tmp/paths"
   ;;
 completion)
   # The bash completion, generated from the registry: command names after
@@ -228,6 +295,18 @@ completion)
   complete_words iblinkinfo.pl --node-n | grep -x -- --node-name-map >/dev/null || fail "completion through a legacy name"
   (cd "$tmp" && touch nodemap.txt && complete_words ibnetdiscover --node-name-map node | grep -x nodemap.txt) >/dev/null ||
     fail "no file names after an option that takes a value"
+  # An enumerated value: the words CLI11 holds for it, not file names.
+  (cd "$tmp" && touch all.txt state.txt nodefile &&
+    [ "$(complete_words exporter --port-type '' | sort | tr '\n' ' ')" = "all ca switch " ] &&
+    [ "$(complete_words ibtool exporter --down-ports s | tr '\n' ' ')" = "state " ] &&
+    [ "$(complete_words exporter --port-type = s | tr '\n' ' ')" = "switch " ] &&
+    [ "$(complete_words exporter --once --port-type ca --down-ports '' | sort | tr '\n' ' ')" = "all state " ] &&
+    [ "$(complete_words smpquery node | sort | tr '\n' ' ')" = "nodedesc nodeinfo " ] &&
+    [ "$(complete_words ibtool smpquery -D port | tr '\n' ' ')" = "portinfo portinfoextended " ] &&
+    complete_words smpquery nodeinfo node | grep -x nodefile >/dev/null) ||
+    fail "enumerated values: $(cd "$tmp" && complete_words exporter --port-type '' | tr '\n' ' ') /" \
+      "$(cd "$tmp" && complete_words smpquery node | tr '\n' ' ')"
+  grep -q "port-type) echo 'all switch ca'" "$tmp/_ibtool" || fail "zsh does not offer --port-type's values"
   for c in $(commands); do
     comp=$(complete_words ibtool "$c" - | sort -u)
     help=$("$IBTOOL" "$c" --help 2>&1 | sed -n '/^Options:/,$p' | sed -n 's/^  \(-[^ ]*\).*/\1/p' |

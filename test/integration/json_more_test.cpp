@@ -437,7 +437,7 @@ TEST_F(JsonMore, RdmaBwDocumentsOfBothEnds) {
   }
 }
 
-// --- one naming rule, one type per kind of value (README: JSON output) ------
+// --- one naming rule, one type per kind of value (docs/json.md) ------
 
 // What iba/ declares, for the rule every document follows: field names
 // (every class's format and attributes, nested structures included), the
@@ -491,7 +491,7 @@ void walk(const Declared& iba, const std::string& cmd, const json& v, const std:
   if (v.is_object()) {
     for (auto& [k, x] : v.items()) {
       std::string base = k.size() > 3 && k.compare(k.size() - 3, 3, "Raw") == 0 ? k.substr(0, k.size() - 3) : k;
-      // ibtool's own keys led by an IBA acronym (README: JSON output).
+      // ibtool's own keys led by an IBA acronym (docs/json.md).
       static const std::set<std::string> OWN = {"DRPath", "GUIDs", "SMLID"};
       if (!iba.names.count(k) && !iba.names.count(base) && !iba.attribute(k) && !OWN.count(k)) {
         auto same = iba.by_lower.find(Declared::lower(k));

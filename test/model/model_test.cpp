@@ -361,7 +361,7 @@ TEST(FabricModel, IdealToolCountsEqualTheTestBeds) {
 }
 
 // The figure: ibnetdiscover on the k=32 fat tree sends 85,761 MADs
-// on the test bed (README "Performance"; again on 2026-11-26 with
+// on the test bed (docs/performance.md; again on 2026-11-26 with
 // `ibtool ibnetdiscover -v`).  About a second.
 TEST(FabricModel, IdealFatTree32DiscoveryCount) {
   ibmodel::Fabric f(testbed::fattree(32), ibmodel::Profile::ideal());
