@@ -1,6 +1,8 @@
 #include "core/report/page.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/health/json_health.h"
 #include "iba/enums.h"
@@ -23,9 +25,9 @@ const char* kind_name(Item::Kind k) {
   return "node";
 }
 
-void port_ref(JsonOut& j, const Subnet& db, uint32_t slot) {
-  const Port& p = db.port(slot);
-  j.obj().kv("node", p.node).kv("portNum", p.num).end();
+void port_ref(JsonOut& j, const Data& d, uint32_t slot) {
+  const Port& p = d.db.port(slot);
+  j.obj().kv("node", d.id[p.node]).kv("portNum", p.num).end();
 }
 
 void summary(JsonOut& j, const Data& d, const Layout& l) {
@@ -65,7 +67,7 @@ void summary(JsonOut& j, const Data& d, const Layout& l) {
 void nodes(JsonOut& j, const Data& d, const Layout& l) {
   const Subnet& db = d.db;
   j.key("nodes").arr();
-  for (uint32_t i = 0; i < db.node_count(); ++i) {
+  for (uint32_t i : d.order) {
     const Node& n = db.node(i);
     const std::string desc = n.description();
     const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
@@ -90,7 +92,7 @@ void nodes(JsonOut& j, const Data& d, const Layout& l) {
         json_port_info_fields(j, x, {"portState", "portPhysicalState", "linkWidthActive", "linkSpeedActive"});
       if (x.peer != NO_INDEX) {
         j.key("remote");
-        port_ref(j, db, x.peer);
+        port_ref(j, d, x.peer);
       }
       const PortCounters& c = d.counters[slot];
       j.kb("countersKnown", c.known);
@@ -121,9 +123,9 @@ void links(JsonOut& j, const Data& d) {
     const Link& lk = d.links[k];
     const Port& a = db.port(lk.a);
     j.obj().key("from");
-    port_ref(j, db, lk.a);
+    port_ref(j, d, lk.a);
     j.key("to");
-    port_ref(j, db, lk.b);
+    port_ref(j, d, lk.b);
     auto pi = a.port_info();
     j.kenum("linkWidthActive", iba::enums::LINK_WIDTH, pi.linkWidthActive());
     unsigned es = ext_speed_active(db, a);
@@ -139,7 +141,7 @@ void links(JsonOut& j, const Data& d) {
 void findings(JsonOut& j, const Data& d) {
   j.key("findings").arr();
   for (const H::Finding& f : d.findings) {
-    j.obj().kv("node", f.node).kv("portNum", unsigned(f.port));
+    j.obj().kv("node", d.id[f.node]).kv("portNum", unsigned(f.port));
     if (f.lid) j.kv("LID", f.lid);
     if (f.check) j.ks("check", f.check);
     if (f.field) j.ks("field", f.field);
@@ -153,7 +155,7 @@ void findings(JsonOut& j, const Data& d) {
   for (const Unanswered& u : d.unanswered) {
     j.obj().key("node");
     if (u.node == NO_INDEX) j.null();
-    else j.num(u.node);
+    else j.num(d.id[u.node]);
     j.ks("what", u.what).end();
   }
   j.end();
@@ -163,10 +165,10 @@ void layout(JsonOut& j, const Data& d, const Layout& l) {
   j.key("layout").obj().key("width").real(coord(l.width)).key("height").real(coord(l.height)).kv("depth", l.depth);
   j.key("items").arr();
   for (const Item& it : l.items) {
-    j.obj().ks("kind", kind_name(it.kind)).kv("node", it.node);
+    j.obj().ks("kind", kind_name(it.kind)).kv("node", d.id[it.node]);
     if (it.kind == Item::Kind::Hosts) {
       j.key("hosts").arr();
-      for (uint32_t h : it.hosts) j.num(h);
+      for (uint32_t h : it.hosts) j.num(d.id[h]);
       j.end();
     }
     j.kv("tier", it.tier).key("x").real(coord(it.x)).key("y").real(coord(it.y)).end();
@@ -197,8 +199,15 @@ void baseline(JsonOut& j, const Data& d, const Comparison& c) {
   j.end().key("linksNew").arr();
   for (uint32_t k : c.added) j.num(k);
   j.end().key("countersRose").arr();
-  for (const Comparison::Rise& r : c.rose)
-    j.obj().kv("node", db.port(r.slot).node).kv("portNum", db.port(r.slot).num)
+  std::vector<Comparison::Rise> rose = c.rose;
+  std::sort(rose.begin(), rose.end(), [&](const Comparison::Rise& a, const Comparison::Rise& b) {
+    auto k = [&](const Comparison::Rise& r) {
+      return std::tuple(d.id[db.port(r.slot).node], db.port(r.slot).num, r.counter);
+    };
+    return k(a) < k(b);
+  });
+  for (const Comparison::Rise& r : rose)
+    j.obj().kv("node", d.id[db.port(r.slot).node]).kv("portNum", db.port(r.slot).num)
         .ks("counter", H::ERROR_COUNTERS.field(r.counter)).kv("was", r.was).kv("now", r.now).end();
   j.end().end();
 }

@@ -218,11 +218,19 @@ void join(std::string& a, const std::string& b) {
 
 void analyse(Data& d) {
   const Subnet& db = d.db;
+  d.order.resize(db.node_count());
+  for (uint32_t i = 0; i < db.node_count(); ++i) d.order[i] = i;
+  std::sort(d.order.begin(), d.order.end(), [&](uint32_t a, uint32_t b) { return db.node(a).guid < db.node(b).guid; });
+  d.id.assign(db.node_count(), 0);
+  for (uint32_t k = 0; k < d.order.size(); ++k) d.id[d.order[k]] = k;
+  // Each link once, from its end first in the document's order.
+  auto key = [&](uint32_t slot) { return std::pair<uint32_t, unsigned>(d.id[db.port(slot).node], db.port(slot).num); };
   d.links.clear();
   for (uint32_t i = 0; i < db.port_slots(); ++i) {
     const Port& p = db.port(i);
-    if (p.peer != NO_INDEX && i < p.peer) d.links.push_back({i, p.peer});
+    if (p.peer != NO_INDEX && key(i) < key(p.peer)) d.links.push_back({i, p.peer});
   }
+  std::sort(d.links.begin(), d.links.end(), [&](const Link& x, const Link& y) { return key(x.a) < key(y.a); });
   if (d.counters.size() != db.port_slots()) d.counters.resize(db.port_slots());
   // The checks, per port as ibcheckstate / ibcheckwidth / ibchecknet
   // check them: state at every connected port, width and speed once a
@@ -250,7 +258,7 @@ void analyse(Data& d) {
         mark(slot, LinkStatus::Down, f.what);
         d.findings.push_back(std::move(f));
       }
-      if (x.peer != NO_INDEX && slot > x.peer) continue;
+      if (x.peer != NO_INDEX && key(x.peer) < key(slot)) continue;  // (from one end)
       for (auto& f : H::check_port_width(db, ni, p)) {
         mark(slot, LinkStatus::Degraded, f.what);
         d.findings.push_back(std::move(f));
@@ -294,6 +302,11 @@ Data gather(const Config& cfg, const GatherOptions& o) {
   ses.sched().spawn(read_sm(ses.sched(), sm_lid, d.sm));
   ses.sched().run();
   analyse(d);
+  // (the scan's nodes answer in any order: the document's order)
+  std::stable_sort(d.unanswered.begin(), d.unanswered.end(), [&](const Unanswered& a, const Unanswered& b) {
+    uint32_t x = a.node == NO_INDEX ? NO_INDEX : d.id[a.node], y = b.node == NO_INDEX ? NO_INDEX : d.id[b.node];
+    return x != y ? x < y : a.what < b.what;
+  });
   const FlowStats f = ses.sched().engine().flow_stats();
   d.mads = ses.sched().engine().sent();
   d.resent = ses.sched().engine().resent();

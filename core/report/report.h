@@ -74,7 +74,11 @@ struct Unanswered {
 struct Data {
   Subnet db;
   NodeNameMap map;
-  std::vector<Link> links;                 // every link once, in port slot order
+  // The document's numbering of the nodes, by GUID (the database's is the
+  // order replies came in): order[k] is the node numbered k, id[node] its
+  // number.  Links are in that order too (by their lower end, then port).
+  std::vector<uint32_t> order, id;
+  std::vector<Link> links;                 // every link once
   std::vector<PortCounters> counters;      // by port slot
   std::vector<health::Finding> findings;   // state, width and speed, per link end checked
   std::vector<LinkStatus> link_status;     // by link

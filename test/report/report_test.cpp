@@ -4,6 +4,7 @@
 // Selenium: test/report/browser_check.py).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -224,24 +225,37 @@ TEST(Report, FaultsShowInThePage) {
 }
 
 // The same fabric gives the same file (SOURCE_DATE_EPOCH fixes the date;
-// without it only the date differs).
+// without it only the date differs), but for the scan's own MAD counts.
 TEST(Report, SameFabricSameFile) {
   testbed::Fabric f(testbed::generate("fattree 4"));
   testbed::Env env{{"SOURCE_DATE_EPOCH", "1800000000"}};
   const std::string a = f.dir() + "/1.html", b = f.dir() + "/2.html", c = f.dir() + "/3.html";
   ASSERT_EQ(f.run(ib({"report", "-o", a}), env, 300).status, 0);
   ASSERT_EQ(f.run(ib({"report", "-o", b}), env, 300).status, 0);
-  std::string pa = slurp(a);
+  // (The scan's own counts, MADs sent, resends, timeouts, depend on the
+  // flow control's probes and the machine's load, as the date on the clock:
+  // set aside like it.)
+  auto steady = [](std::string s) {
+    return std::regex_replace(s, std::regex(R"("MADs":\d+,"timeouts":\d+,"resent":\d+)"), "SCAN");
+  };
+  std::string pa = steady(slurp(a)), pb = steady(slurp(b));
+  EXPECT_NE(pa.find("SCAN"), std::string::npos);
   EXPECT_GT(pa.size(), 1000u);
-  EXPECT_EQ(pa, slurp(b));
+  // (where they differ, not the whole page)
+  size_t at = std::mismatch(pa.begin(), pa.end(), pb.begin(), pb.end()).first - pa.begin();
+  EXPECT_EQ(at, pa.size()) << pa.substr(at > 150 ? at - 150 : 0, 300) << "\n---\n"
+                           << pb.substr(at > 150 ? at - 150 : 0, 300);
+  EXPECT_EQ(pa.size(), pb.size());
   EXPECT_NE(pa.find("\"generated\":\"2027-01-15T08:00:00Z\""), std::string::npos);
   ASSERT_EQ(f.run(ib({"report", "-o", c}), {}, 300).status, 0);
-  std::string pc = slurp(c);
+  std::string pc = steady(slurp(c));
   std::regex date(R"(\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\dZ| \d\d:\d\d UTC))");
   EXPECT_EQ(std::regex_replace(pa, date, "DATE"), std::regex_replace(pc, date, "DATE"));
   // The page embeds exactly what --json writes.
   auto r = f.run(ib({"report", "--json"}), env, 300);
-  EXPECT_EQ(embedded(pa), json::parse(r.out));
+  json da = embedded(slurp(a)), dj = json::parse(r.out);
+  for (json* d : {&da, &dj}) (*d)["summary"].erase("scrape");
+  EXPECT_EQ(da, dj) << json::diff(da, dj).dump().substr(0, 2000);
 }
 
 TEST(Report, BadInputGivesOneLine) {
