@@ -19,8 +19,11 @@ PKGS=(
   # exporter --listen's HTTP server (a module ibtool loads only then)
   libcpp-httplib-dev
   # tests: --json output parsed by a real JSON parser, the exporter's
-  # metrics by Prometheus' own
+  # metrics by Prometheus' own (nlohmann-json also reads a report's
+  # embedded document back for `report --baseline`, core/report/compare)
   nlohmann-json3-dev python3-prometheus-client
+  # `report`'s pages opened in a real browser (test/report/browser_check.py)
+  chromium chromium-driver python3-selenium
   # the sanitized build (ASan + UBSan) and the fuzz targets CI runs
   clang-14 libclang-rt-14-dev
   # man page rendering test
