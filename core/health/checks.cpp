@@ -442,11 +442,7 @@ Task<bool> still_present(AsyncSmpSource& src, const Subnet& db, uint32_t node, u
   }
 }
 
-std::string gone_text(const Subnet& db, uint16_t lid) {
-  std::string at = lid ? "LID " + std::to_string(lid) : std::string("its directed route");
-  return "gone: no answer at " + at + " (topology from cache " + db.cache_file + ", written " +
-         age_text(db.cache_age_s) + " ago; --refresh-cache rediscovers)";
-}
+std::string gone_text(const Subnet& db, uint16_t lid) { return ibcore::gone_text(db, lid); }
 
 Task<bool> gone_from_cache(Scheduler& sched, const Subnet& db, uint32_t node, uint16_t lid, const std::string& name) {
   if (db.cache_file.empty()) co_return false;
