@@ -138,7 +138,7 @@ Task<> refresh_node(AsyncSmpSource& src, Subnet& db, uint32_t ni, LiveLinks& out
     }
   }
   if (ways.empty() && !n.dr.empty()) ways.push_back(dr_path_of(db, ni));
-  if (ways.empty() && ni == db.from_node) ways.push_back(IBDRPath({}));
+  if (ways.empty() && ni == db.from_node) ways.push_back(IBDRPath());
   if (ways.empty()) {
     ++out.unreachable;
     co_return;

@@ -448,7 +448,7 @@ Task<bool> gone_from_cache(Scheduler& sched, const Subnet& db, uint32_t node, ui
   if (db.cache_file.empty()) co_return false;
   AsyncSmpSource src(sched);
   if (co_await still_present(src, db, node, lid)) co_return false;
-  log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), db.node(node).guid, gone_text(db, lid).c_str());
+  log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), db.node(node).guid, ibcore::gone_text(db, lid).c_str());
   co_return true;
 }
 
