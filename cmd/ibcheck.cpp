@@ -109,7 +109,10 @@ private:
     std::vector<H::ExpectedLink> base;
     if (!baseline_.empty()) base = H::load_baseline(baseline_);
 
-    db_ = obtain_subnet(config());
+    // A --cache gives the topology; the states checked are read live.
+    ObtainOptions oo;
+    oo.live_links = true;
+    db_ = obtain_subnet(config(), oo);
     std::vector<uint32_t> nodes;
     std::vector<Item> items;
     if (is_target_mode(mode_)) {
@@ -142,7 +145,13 @@ private:
     bool errors = mode_ == Mode::Net || mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Port;
     bool ids = mode_ == Mode::Net;
 
+    // A node of the cache that left the fabric: one finding, and none of
+    // its ports checked (their states are the file's, not the fabric's).
     std::vector<H::Finding> found;
+    std::set<uint32_t> gone;
+    for (uint32_t i : nodes)
+      if (db_.node(i).gone && gone.insert(i).second) found.push_back(gone_finding(i));
+    std::erase_if(items, [&](const Item& it) { return gone.count(it.node) != 0; });
     for (const Item& it : items) {
       if (state) append(found, H::check_port_state(db_, it.node, it.port, needs_port(mode_)));
       // A link is reported once, from the end with the lower port slot,
@@ -277,6 +286,27 @@ private:
     auto pi = p.port_info();
     return " (" + std::string(iba::ref::port_state_word(pi.portState())) + "/" + iba::ref::phys_state_word(pi.portPhysicalState()) +
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
+  }
+
+  // "gone: no answer at LID 5 (topology from cache ...)", for a node
+  // refresh_links marked gone: named by the port whose LID was asked (a
+  // CA's), or as a node (a switch).
+  H::Finding gone_finding(uint32_t node) const {
+    const Node& n = db_.node(node);
+    H::Finding f;
+    f.node = node;
+    f.lid = node_lid(db_, node);
+    f.port = -1;
+    if (!n.is_switch())
+      for (unsigned p = 1; p <= n.nports; ++p)
+        if (db_.port(n, p).base_lid == f.lid) {
+          f.port = int(p);
+          break;
+        }
+    f.what = H::gone_text(db_, f.lid);
+    f.check = "gone";
+    f.fact("cacheFile", db_.cache_file);
+    return f;
   }
 
   // by_sum: the port's switch's AllPortSelect sum may stand for its read.

@@ -1,6 +1,7 @@
 // ibdatacounters (whole subnet) / ibdatacounts (one node or port): the data
 // counters of every port, read concurrently.
 #include <algorithm>
+#include <set>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -41,10 +42,14 @@ private:
     uint16_t lid;
     std::vector<std::pair<int, uint64_t>> counters;  // (health data counter, value)
     std::string error;                              // the failure
+    bool gone = false;                              // its node left the fabric since the --cache was written
   };
 
   int run() override {
-    Subnet db = obtain_subnet(config());
+    // A --cache gives the topology; which ports are connected is read live.
+    ObtainOptions oo;
+    oo.live_links = true;
+    Subnet db = obtain_subnet(config(), oo);
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
     std::vector<uint32_t> nodes;
     if (one_) {
@@ -75,6 +80,10 @@ private:
     H::PortCountersReader reader(pm, nullptr, data);
     unsigned failed = 0;
     auto read = [&](Item& it) -> Task<> {
+      if (db.node(it.node).gone) {  // (refresh_links found it gone: nothing to ask)
+        it.gone = true;
+        co_return;
+      }
       H::PortCountersRead r;
       co_await reader.read(it.lid, uint8_t(it.port), false, r);
       if (r.ok()) {
@@ -83,16 +92,14 @@ private:
           it.counters.push_back({i, ext ? H::DATA_COUNTERS.value(r.ext, i) : H::DATA_COUNTERS.value(r.pc, i)});
         co_return;
       }
-      ++failed;
       it.error = "query failed: " + H::last_layer(r.why());
       // A node of a cached topology that does not answer may have left
       // the fabric since: say so rather than blame its PMA.
       if (!db.cache_file.empty()) {
         AsyncSmpSource src(pm.sched());
-        if (!co_await H::still_present(src, db, it.node, it.lid)) {
-          it.error = H::gone_text(db, it.lid);
-        }
+        if (!co_await H::still_present(src, db, it.node, it.lid)) it.gone = true;
       }
+      if (!it.gone) ++failed;
     };
     for (auto& it : items) ses.sched().spawn(read(it));
     ses.sched().run();
@@ -105,7 +112,11 @@ private:
       p.open_object();
       print_port_keys(p, db, it.node, int(it.port), 0, map);
       p.uint(it.lid ? PRINT_ANY : PRINT_FP, "LID", " lid %u", it.lid).text(":");
-      if (!it.error.empty()) {
+      if (it.gone) {
+        // (data, not a failure: "gone": true and the file it came from)
+        p.text(" %s", H::gone_text(db, it.lid).c_str());
+        p.boolean(PRINT_JSON, "gone", nullptr, true).str(PRINT_JSON, "cacheFile", nullptr, db.cache_file);
+      } else if (!it.error.empty()) {
         p.str(PRINT_ANY, "error", " %s", it.error);
       } else {
         p.open_object("counters");
@@ -114,16 +125,24 @@ private:
       }
       p.text("\n").close_object();
     }
+    std::set<uint32_t> gone_nodes;
+    for (const auto& it : items)
+      if (it.gone) gone_nodes.insert(it.node);
+    const unsigned gone = unsigned(gone_nodes.size());
     const PrintKind summary = brief_ ? PRINT_JSON : PRINT_ANY;
     p.close_array().open_object("summary").uint(summary, "nodes", "## Summary: %u nodes", nodes.size());
     p.uint(summary, "portsRead", ", %u ports read", items.size()).uint(summary, "failed", ", %u failed\n", failed);
+    p.uint(PRINT_JSON, "goneNodes", nullptr, gone);
+    if (gone && !brief_) p.text("##          %u nodes of the cache gone from the fabric\n", gone);
     p.close_object().close_object().finish();
-    return status(failed, items.size());
+    return status(failed, items.size(), gone);
   }
 
-  // 1 when a port failed; with --strict also when no port was read.
-  int status(unsigned failed, size_t ports) const {
+  // 1 when a port failed; with --strict also when no port was read, or
+  // nodes of the cache are gone.
+  int status(unsigned failed, size_t ports, unsigned gone) const {
     if (failed) return 1;
+    if (gone) return ibtool::strict_exit(config(), 0, std::to_string(gone) + " nodes of the cache gone from the fabric");
     return ports ? 0 : ibtool::strict_exit(config(), 0, "no connected port to read");
   }
 
@@ -137,9 +156,12 @@ private:
     "Name=value for each data counter (PortXmitData and PortRcvData count 4-byte words; the 8 " \
     "PortCountersExtended counters when the PMA has them, else the 4 of PortCounters), then " \
     "\"## Summary: N nodes, P ports read, F failed\" (-b leaves it out).  Exit status 1 when a read failed.  " \
+    "With --cache the file gives the nodes and which ports are connected is read from the fabric: the port of " \
+    "a node gone since says \"gone: no answer at LID n (topology from cache ...)\", counted on a line " \
+    "\"##          N nodes of the cache gone from the fabric\" (not a failure; --strict makes it one).  " \
     "--json (-j; --pretty indents): {\"ports\": [{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", " \
-    "\"LID\", \"counters\": {name: value} or \"error\" (the read's failure)}], \"summary\": {\"nodes\", " \
-    "\"portsRead\", \"failed\"}}."
+    "\"LID\", \"counters\": {name: value}, or \"error\" (the read's failure), or \"gone\": true and " \
+    "\"cacheFile\"}], \"summary\": {\"nodes\", \"portsRead\", \"failed\", \"goneNodes\"}}."
 
 }  // namespace
 

@@ -92,7 +92,9 @@ public:
       p_.lit(" (HOQ:").dec(PRINT_FP, nullptr, unsigned(pi.HOQLife())).lit(" VL_Stall:").dec(PRINT_FP, nullptr, unsigned(pi.VLStallCount())).lit(')');
     }
     p_.lit("==>  ");
-    if (const Port* r = s.peer(p)) {
+    // (a cache's link whose port is down now: down, as the fabric has it)
+    const Port* r = s.links_live && ph != PHYS_LINKUP ? nullptr : s.peer(p);
+    if (r) {
       const Node& rn = s.node_of(*r);
       std::string wmsg, smsg;
       could_be(db_, p, *r, wmsg, smsg);
@@ -119,6 +121,7 @@ public:
   }
 
   void node(const Subnet& s, const Node& n, const char* prefix) const {
+    if (n.gone) return;  // (a node of the cache that left: not in the fabric)
     p_.open_object();
     node_members(p_, s, n, map_);
     p_.open_array("ports");
@@ -269,8 +272,10 @@ public:
           return 1;
         }
       } else {
+        // A --cache gives the topology; the link states are read live.
         ObtainOptions o;
         o.discovery.mlx_epi = config().mlx_epi;
+        o.live_links = true;
         db = obtain_subnet(config(), o);
       }
       // A partial scan (-S/-G/-D, -n): what the reference's scan from that
@@ -345,6 +350,20 @@ public:
         for (uint32_t i : nodes) pr.node(db, db.node(i), nullptr);
       }
       p.close_array();
+      // The nodes of a --cache that have left the fabric (warned about on
+      // stderr): {"goneNodes": [{"nodeGUID", "nodeDescription", "name", "LID"}]}.
+      if (db.links_live) {
+        p.open_array("goneNodes");
+        for (uint32_t i : nodes)
+          if (db.node(i).gone) {
+            const Node& n = db.node(i);
+            p.open_object().guid(PRINT_JSON, "nodeGUID", nullptr, n.guid);
+            p.str(PRINT_JSON, "nodeDescription", nullptr, n.description());
+            p.str(PRINT_JSON, "name", nullptr, map.remap(n.guid, n.description()));
+            p.uint(PRINT_JSON, "LID", nullptr, node_lid(db, i)).close_object();
+          }
+        p.close_array();
+      }
       p.close_object().finish();
       std::fflush(stdout);
       return !one && nodes.empty() ? ibtool::strict_exit(config(), 0, "no node listed") : 0;
@@ -376,7 +395,11 @@ IBTOOL_COMMAND({.name = "iblinkinfo",
                     "the nodes and links are those the reference's scan from there finds, in its "
                     "order.  --json (-j; --pretty indents): {\"nodes\": [{\"nodeGUID\", \"nodeType\", "
                     "\"nodeDescription\", \"name\", \"nodeInfo\", \"ports\": [...]}]}, each port as "
-                    "ibnetdiscover --json writes it (-p: with its whole \"portInfo\"); not with --diff.",
+                    "ibnetdiscover --json writes it (-p: with its whole \"portInfo\"); not with --diff.  "
+                    "With --cache the file gives the nodes and links and every port's state is read "
+                    "from the fabric (docs/caches.md): a link down since is shown down, and a node "
+                    "gone is left out, warned about and listed as \"goneNodes\": [{\"nodeGUID\", "
+                    "\"nodeDescription\", \"name\", \"LID\"}].",
                 .usage = "[options]",
                 .examples = "  iblinkinfo\n  iblinkinfo -l --switches-only\n  iblinkinfo -G 0x0002c90300001491",
                 .make = [] { return std::make_unique<IbLinkInfo>(); }});

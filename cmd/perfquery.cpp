@@ -358,7 +358,7 @@ private:
     return 0;
   }
 
-  // --json: {"LID", "capabilityMask" (ClassPortInfo's), "ports": [{"portNum"
+  // --json: {"LID", "capabilityMask", "capabilityMask2" (ClassPortInfo's), "ports": [{"portNum"
   // (255: all ports, summed with -a), "<Attribute>": {its fields}}]},
   // written when the run ends well; the text: a header and the reference's
   // layout a port, as each is read.
@@ -367,14 +367,19 @@ private:
     if (!out_) {
       out_ = std::make_unique<ibcore::Printer>(stdout, ibcore::Printer::Doc::Whole);
       out_->open_object().uint(ibcore::PRINT_JSON, "LID", nullptr, lid_);
-      out_->uint(ibcore::PRINT_JSON, "capabilityMask", nullptr, capmask_).open_array("ports");
+      out_->uint(ibcore::PRINT_JSON, "capabilityMask", nullptr, capmask_);
+      out_->uint(ibcore::PRINT_JSON, "capabilityMask2", nullptr, capmask2_).open_array("ports");
     }
     return *out_;
   }
   template <class F>
   void entry(const Attr& a, int port, const std::vector<uint8_t>& buf, F text) {
     out().open_object().uint(ibcore::PRINT_JSON, "portNum", nullptr, unsigned(port));
-    out().attribute(a.name, *a.desc, buf.data(), text).close_object();
+    // (a counter the PMA does not announce is null: its bytes were not filled)
+    iba::Capabilities caps;
+    caps.pm_cap = capmask_;
+    caps.pm_cap2 = capmask2_;
+    out().attribute(a.name, *a.desc, buf.data(), text, {}, caps).close_object();
   }
   void end_output() { out().close_array().close_object().finish(); }
 
@@ -436,8 +441,9 @@ IBTOOL_COMMAND({.name = "perfquery",
                     "AllPortSelect, or every port read concurrently), -l shows each port of a list "
                     "(1-10, 1,4,8), -r resets after reading and -R only resets (reset_mask selects "
                     "the counters).  The path to the target comes from an SA PathRecord.  --json (-j; "
-                    "--pretty indents): {\"LID\", \"capabilityMask\", \"ports\": [{\"portNum\" (255: "
-                    "all ports), \"<Attribute>\": {its fields as iba/ names them, 64-bit exact}}]}; "
+                    "--pretty indents): {\"LID\", \"capabilityMask\", \"capabilityMask2\", \"ports\": [{\"portNum\" (255: "
+                    "all ports), \"<Attribute>\": {its fields as iba/ names them, 64-bit exact; null: a "
+                    "counter the PMA's ClassPortInfo does not announce}}]}; "
                     "-c gives PortSamplesControl the same way.",
                 .usage = "[options] [<lid|guid> [[port(s)] [reset_mask]]]",
                 .examples = "  perfquery 32 1      # counters of lid 32 port 1\n"

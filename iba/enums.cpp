@@ -214,6 +214,10 @@ const Enumeration* enumeration_by_id(uint8_t id) {
   return id >= 1 && id <= std::size(FIELD_ENUMERATIONS) ? FIELD_ENUMERATIONS[id - 1] : nullptr;
 }
 
+const Validity* validity_by_id(uint8_t id) {
+  return id >= 1 && id <= std::size(FIELD_VALIDITIES) ? FIELD_VALIDITIES[id - 1] : nullptr;
+}
+
 std::string Enumeration::name(uint64_t raw) const {
   if (mask) return raw ? mask_names(table(), raw) : std::string();
   const char* n = name_of(table(), uint32_t(raw));

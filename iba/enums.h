@@ -106,6 +106,66 @@ constexpr uint32_t CAP_IS_CAPABILITY_MASK2 = 1u << 15;  // CapabilityMask
 constexpr uint32_t CAP2_IS_EXT_SPEEDS2 = 1u << 11;      // CapabilityMask2
 constexpr uint32_t CAP2_IS_LINK_SPEED_XDR = 1u << 12;   // CapabilityMask2
 
+// The PM class's ClassPortInfo capability bits a field's validity names
+// (iba/pm.h's pm_cap / pm_cap2 give them to the code that asks a PMA).
+constexpr uint32_t PM_CAP_EXT_WIDTH = 1u << 9;          // IsExtendedWidthSupported
+constexpr uint32_t PM_CAP_EXT_WIDTH_NOIETF = 1u << 10;  // IsExtendedWidthSupportedNoIETF
+constexpr uint32_t PM_CAP_XMIT_WAIT = 1u << 12;         // IsPortXmitWaitSupported
+constexpr uint32_t PM_CAP_QP1_DROPPED = 1u << 15;       // IsQP1DroppedSupported
+constexpr uint32_t PM_CAP2_ADDL_PORT_COUNTERS_EXT = 1u << 1;  // IsAdditionalPortCountersExtendedSupported
+
+// What makes an optional field valid: the IBA defines some fields only
+// where a capability says the agent implements them (PortXmitWait where
+// the PMA's ClassPortInfo has IsPortXmitWaitSupported, LinkSpeedExt*
+// where PortInfo.CapabilityMask has IsExtendedSpeedsSupported, ...).
+// Without it the bytes are reserved: zero, or whatever the agent left
+// there.  A field's declaration names its validity after its enumeration
+// (iba/struct.h), and whatever shows fields generically (the JSON writer)
+// shows such a field only where its capability is known to be there
+// (iba::field_valid, iba/introspect.h).
+enum class CapSource : uint8_t {
+  PmCap,     // the PMA's ClassPortInfo.CapabilityMask
+  PmCap2,    // its CapabilityMask2
+  PortCap,   // the port's PortInfo.CapabilityMask (a switch: its port 0's)
+  PortCap2,  // PortInfo.CapabilityMask2 (valid itself only with IsCapabilityMask2Supported)
+};
+struct Validity {
+  CapSource source;
+  uint32_t any;      // valid when one of these bits is set
+  uint8_t also = 0;  // and (its number in FIELD_VALIDITIES, 0: nothing more) this one holds too
+};
+inline constexpr Validity IF_PM_EXT_WIDTH{CapSource::PmCap, PM_CAP_EXT_WIDTH},
+    IF_PM_EXT_DATA{CapSource::PmCap, PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF},
+    IF_PM_XMIT_WAIT{CapSource::PmCap, PM_CAP_XMIT_WAIT}, IF_PM_QP1_DROPPED{CapSource::PmCap, PM_CAP_QP1_DROPPED},
+    IF_PM_ADDL_EXT{CapSource::PmCap2, PM_CAP2_ADDL_PORT_COUNTERS_EXT},
+    IF_PM_ADDL_EXT_XMIT_WAIT{CapSource::PmCap2, PM_CAP2_ADDL_PORT_COUNTERS_EXT, 3},
+    IF_PM_ADDL_EXT_QP1_DROPPED{CapSource::PmCap2, PM_CAP2_ADDL_PORT_COUNTERS_EXT, 4},
+    IF_PORT_CAP2{CapSource::PortCap, CAP_IS_CAPABILITY_MASK2},
+    IF_PORT_EXT_SPEEDS{CapSource::PortCap, CAP_IS_EXTENDED_SPEEDS},
+    IF_PORT_EXT_SPEEDS2{CapSource::PortCap2, CAP2_IS_EXT_SPEEDS2, 8};
+// Every validity a field may name, numbered from 1 in this order (the
+// `also` numbers above count in it).
+inline constexpr const Validity* FIELD_VALIDITIES[] = {
+    &IF_PM_EXT_WIDTH, &IF_PM_EXT_DATA, &IF_PM_XMIT_WAIT, &IF_PM_QP1_DROPPED, &IF_PM_ADDL_EXT,
+    &IF_PM_ADDL_EXT_XMIT_WAIT, &IF_PM_ADDL_EXT_QP1_DROPPED, &IF_PORT_CAP2, &IF_PORT_EXT_SPEEDS,
+    &IF_PORT_EXT_SPEEDS2};
+static_assert(FIELD_VALIDITIES[3 - 1] == &IF_PM_XMIT_WAIT && FIELD_VALIDITIES[4 - 1] == &IF_PM_QP1_DROPPED &&
+              FIELD_VALIDITIES[8 - 1] == &IF_PORT_CAP2);
+consteval uint8_t validity_id(const Validity* v) {
+  for (size_t i = 0; i < std::size(FIELD_VALIDITIES); ++i)
+    if (FIELD_VALIDITIES[i] == v) return uint8_t(i + 1);
+  throw "a validity a field names must be in FIELD_VALIDITIES";
+}
+// What a declaration's last arguments name: an enumeration, a validity,
+// or both (in that order), as the two numbers a field stores.
+struct FieldTail {
+  uint8_t enumeration = 0;
+  uint8_t validity = 0;
+};
+consteval FieldTail field_tail(const Enumeration* e) { return {enumeration_id(e), 0}; }
+consteval FieldTail field_tail(const Validity* v) { return {0, validity_id(v)}; }
+consteval FieldTail field_tail(const Enumeration* e, const Validity* v) { return {enumeration_id(e), validity_id(v)}; }
+
 // MTU code -> bytes (0 if not a valid code), and back.
 uint32_t mtu_bytes(uint32_t code);
 // Rate code -> data rate in Gb/s * 10 (2.5 Gb/s = 25), 0 if unknown.

@@ -1,5 +1,7 @@
 #include "iba/introspect.h"
 
+#include "iba/enums.h"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -618,6 +620,56 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
     }
   }
   return out;
+}
+
+}  // namespace iba
+
+namespace iba {
+
+namespace {
+std::optional<uint32_t> source_value(enums::CapSource s, const Capabilities& c) {
+  switch (s) {
+    case enums::CapSource::PmCap: return c.pm_cap;
+    case enums::CapSource::PmCap2: return c.pm_cap2;
+    case enums::CapSource::PortCap: return c.port_cap;
+    case enums::CapSource::PortCap2: return c.port_cap2;
+  }
+  return std::nullopt;
+}
+bool port_source(enums::CapSource s) { return s == enums::CapSource::PortCap || s == enums::CapSource::PortCap2; }
+}  // namespace
+
+std::optional<bool> field_valid(const FieldDesc& f, const Capabilities& c) {
+  bool unknown = false;
+  // A validity and the ones it names as `also` (a short chain, no loops:
+  // each names an earlier one).
+  for (const enums::Validity* v = f.validity; v; v = v->also ? enums::validity_by_id(v->also) : nullptr) {
+    std::optional<uint32_t> have = source_value(v->source, c);
+    if (!have) unknown = true;
+    else if (!(*have & v->any)) return false;
+  }
+  if (unknown) return std::nullopt;
+  return true;
+}
+
+Capabilities own_capabilities(const StructDesc& desc, const uint8_t* buf, uint32_t base, Capabilities given) {
+  if (given.port_cap) return given;  // (its caller gives port_cap2 with it)
+  bool needs = false;
+  for (const FieldDesc& f : desc.field_list())
+    if (const enums::Validity* v = f.validity; v && port_source(v->source)) needs = true;
+  if (!needs) return given;
+  const FieldDesc *cap = nullptr, *cap2 = nullptr;
+  for (const FieldDesc& f : desc.field_list()) {
+    if (f.kind != Kind::Hex || f.count != 1) continue;
+    if (f.name == "capabilityMask") cap = &f;
+    else if (f.name == "capabilityMask2") cap2 = &f;
+  }
+  if (!cap) return given;
+  uint64_t mask = get_bits(buf, base + cap->bit_off, cap->width);
+  if (!mask) return given;  // reserved (a switch's other ports): not known here
+  given.port_cap = uint32_t(mask);
+  if (cap2) given.port_cap2 = uint32_t(get_bits(buf, base + cap2->bit_off, cap2->width));
+  return given;
 }
 
 }  // namespace iba

@@ -86,6 +86,24 @@ struct DumpAs {
 std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t base_off, int indent,
                           std::span<const DumpAs> as);
 
+// What is known of the capabilities that make optional fields valid
+// (iba/enums.h Validity): the PMA's ClassPortInfo masks, the port's
+// PortInfo masks; nullopt: not known.
+struct Capabilities {
+  std::optional<uint32_t> pm_cap, pm_cap2, port_cap, port_cap2;
+};
+// Whether field f holds a value: true when it names no validity or its
+// capability is there; false when the capability is known and lacks it;
+// nullopt when a capability it needs is not known.
+std::optional<bool> field_valid(const FieldDesc& f, const Capabilities& c);
+// The capabilities a structure's own bytes carry for its fields, over
+// given (a known one stays): a structure with a PortInfo's capabilityMask
+// (and capabilityMask2) and fields that need them reads them from buf
+// (at bit base) when they are not given.  A zero CapabilityMask counts as
+// unknown: it is reserved on a switch's ports other than 0, whose masks
+// are port 0's.
+Capabilities own_capabilities(const StructDesc& desc, const uint8_t* buf, uint32_t base, Capabilities given);
+
 // Helpers for values.
 bool iequals(std::string_view a, std::string_view b);  // ASCII case-insensitive
 std::string guid_str(uint64_t g);             // 0002:c903:0000:1491

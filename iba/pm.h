@@ -17,14 +17,15 @@ IBA_STRUCT(PMFormat, 256, IBA_FIELDS_PMFormat);
 // The PM class's ClassPortInfo CapabilityMask bits (IBA 16.1.2 and the
 // annexes) and CapabilityMask2 bits: what a PMA answers beyond PortCounters.
 namespace pm_cap {
-constexpr uint16_t ALL_PORT_SELECT = 1 << 8;    // IsAllPortSelectSupported: port 0xff sums every port
-constexpr uint16_t EXT_WIDTH = 1 << 9;          // IsExtendedWidthSupported: PortCountersExtended
-constexpr uint16_t EXT_WIDTH_NOIETF = 1 << 10;  // IsExtendedWidthSupportedNoIETF: its data counters only
-constexpr uint16_t XMIT_WAIT = 1 << 12;         // IsPortXmitWaitSupported
+constexpr uint16_t ALL_PORT_SELECT = 1 << 8;                           // IsAllPortSelectSupported: port 0xff sums every port
+constexpr uint16_t EXT_WIDTH = enums::PM_CAP_EXT_WIDTH;                // IsExtendedWidthSupported: PortCountersExtended
+constexpr uint16_t EXT_WIDTH_NOIETF = enums::PM_CAP_EXT_WIDTH_NOIETF;  // IsExtendedWidthSupportedNoIETF: its data counters only
+constexpr uint16_t XMIT_WAIT = enums::PM_CAP_XMIT_WAIT;                // IsPortXmitWaitSupported
+constexpr uint16_t QP1_DROPPED = enums::PM_CAP_QP1_DROPPED;            // IsQP1DroppedSupported
 }  // namespace pm_cap
 namespace pm_cap2 {
-constexpr uint32_t PM_KEY = 1 << 0;                  // IsPMKeySupported
-constexpr uint32_t ADDL_PORT_COUNTERS_EXT = 1 << 1;  // IsAdditionalPortCountersExtendedSupported
+constexpr uint32_t PM_KEY = 1 << 0;                                                  // IsPMKeySupported
+constexpr uint32_t ADDL_PORT_COUNTERS_EXT = enums::PM_CAP2_ADDL_PORT_COUNTERS_EXT;  // IsAdditionalPortCountersExtendedSupported
 }  // namespace pm_cap2
 
 // PortSamplesControl (IBA 16.1.3.2).
@@ -63,7 +64,8 @@ IBA_ATTR_ID(PMPortSamplesControl, 0x0010);
 IBA_STRUCT(PMPortSamplesResult, 64, IBA_FIELDS_PMPortSamplesResult);
 IBA_ATTR_ID(PMPortSamplesResult, 0x0011);
 
-// PortCounters (IBA 16.1.3.5).
+// PortCounters (IBA 16.1.3.5); PortXmitWait and QP1Dropped are valid where
+// the PMA's ClassPortInfo.CapabilityMask announces them.
 #define IBA_FIELDS_PMPortCounters(F, A, S, SA)    \
   F(reserved0, 0, 8, Rsv)                         \
   F(portSelect, 8, 8, Uint)                       \
@@ -80,13 +82,13 @@ IBA_ATTR_ID(PMPortSamplesResult, 0x0011);
   F(counterSelect2, 144, 8, Hex)                  \
   F(localLinkIntegrityErrors, 152, 4, Uint)       \
   F(excessiveBufferOverrunErrors, 156, 4, Uint)   \
-  F(QP1Dropped, 160, 16, Uint)                    \
+  F(QP1Dropped, 160, 16, Uint, IF_PM_QP1_DROPPED) \
   F(VL15Dropped, 176, 16, Uint)                   \
   F(portXmitData, 192, 32, Uint)                  \
   F(portRcvData, 224, 32, Uint)                   \
   F(portXmitPkts, 256, 32, Uint)                  \
   F(portRcvPkts, 288, 32, Uint)                   \
-  F(portXmitWait, 320, 32, Uint)
+  F(portXmitWait, 320, 32, Uint, IF_PM_XMIT_WAIT)
 IBA_STRUCT(PMPortCounters, 44, IBA_FIELDS_PMPortCounters);
 IBA_ATTR_ID(PMPortCounters, 0x0012);
 
@@ -172,35 +174,38 @@ IBA_ATTR_ID(PMPortVLXmitFlowCtlUpdateErrors, 0x001B);
 IBA_STRUCT(PMPortVLXmitWaitCounters, 36, IBA_FIELDS_PMPortVLXmitWaitCounters);
 IBA_ATTR_ID(PMPortVLXmitWaitCounters, 0x001C);
 
-// PortCountersExtended (IBA 16.1.4.11); the error counters from bit 576 on
-// are valid when ClassPortInfo.CapabilityMask2 announces them.
+// PortCountersExtended (IBA 16.1.4.11): the data counters are valid with
+// IsExtendedWidthSupported or its NoIETF form, the unicast and multicast
+// packet counters with the first only; the error counters from bit 576 on
+// when ClassPortInfo.CapabilityMask2 announces them (PortXmitWait and
+// QP1Dropped also need their own CapabilityMask bits, as in PortCounters).
 #define IBA_FIELDS_PMPortCountersExtended(F, A, S, SA) \
   F(reserved0, 0, 8, Rsv)                              \
   F(portSelect, 8, 8, Uint)                            \
   F(counterSelect, 16, 16, Hex)                        \
   F(counterSelect2, 32, 32, Hex)                       \
-  F(portXmitData, 64, 64, Uint)                        \
-  F(portRcvData, 128, 64, Uint)                        \
-  F(portXmitPkts, 192, 64, Uint)                       \
-  F(portRcvPkts, 256, 64, Uint)                        \
-  F(portUnicastXmitPkts, 320, 64, Uint)                \
-  F(portUnicastRcvPkts, 384, 64, Uint)                 \
-  F(portMulticastXmitPkts, 448, 64, Uint)              \
-  F(portMulticastRcvPkts, 512, 64, Uint)               \
-  F(symbolErrorCounter, 576, 64, Uint)                 \
-  F(linkErrorRecoveryCounter, 640, 64, Uint)           \
-  F(linkDownedCounter, 704, 64, Uint)                  \
-  F(portRcvErrors, 768, 64, Uint)                      \
-  F(portRcvRemotePhysicalErrors, 832, 64, Uint)        \
-  F(portRcvSwitchRelayErrors, 896, 64, Uint)           \
-  F(portXmitDiscards, 960, 64, Uint)                   \
-  F(portXmitConstraintErrors, 1024, 64, Uint)          \
-  F(portRcvConstraintErrors, 1088, 64, Uint)           \
-  F(localLinkIntegrityErrors, 1152, 64, Uint)          \
-  F(excessiveBufferOverrunErrors, 1216, 64, Uint)      \
-  F(VL15Dropped, 1280, 64, Uint)                       \
-  F(portXmitWait, 1344, 64, Uint)                      \
-  F(QP1Dropped, 1408, 64, Uint)
+  F(portXmitData, 64, 64, Uint, IF_PM_EXT_DATA)              \
+  F(portRcvData, 128, 64, Uint, IF_PM_EXT_DATA)              \
+  F(portXmitPkts, 192, 64, Uint, IF_PM_EXT_DATA)             \
+  F(portRcvPkts, 256, 64, Uint, IF_PM_EXT_DATA)              \
+  F(portUnicastXmitPkts, 320, 64, Uint, IF_PM_EXT_WIDTH)     \
+  F(portUnicastRcvPkts, 384, 64, Uint, IF_PM_EXT_WIDTH)      \
+  F(portMulticastXmitPkts, 448, 64, Uint, IF_PM_EXT_WIDTH)   \
+  F(portMulticastRcvPkts, 512, 64, Uint, IF_PM_EXT_WIDTH)    \
+  F(symbolErrorCounter, 576, 64, Uint, IF_PM_ADDL_EXT)       \
+  F(linkErrorRecoveryCounter, 640, 64, Uint, IF_PM_ADDL_EXT) \
+  F(linkDownedCounter, 704, 64, Uint, IF_PM_ADDL_EXT)        \
+  F(portRcvErrors, 768, 64, Uint, IF_PM_ADDL_EXT)            \
+  F(portRcvRemotePhysicalErrors, 832, 64, Uint, IF_PM_ADDL_EXT) \
+  F(portRcvSwitchRelayErrors, 896, 64, Uint, IF_PM_ADDL_EXT) \
+  F(portXmitDiscards, 960, 64, Uint, IF_PM_ADDL_EXT)         \
+  F(portXmitConstraintErrors, 1024, 64, Uint, IF_PM_ADDL_EXT) \
+  F(portRcvConstraintErrors, 1088, 64, Uint, IF_PM_ADDL_EXT) \
+  F(localLinkIntegrityErrors, 1152, 64, Uint, IF_PM_ADDL_EXT) \
+  F(excessiveBufferOverrunErrors, 1216, 64, Uint, IF_PM_ADDL_EXT) \
+  F(VL15Dropped, 1280, 64, Uint, IF_PM_ADDL_EXT)             \
+  F(portXmitWait, 1344, 64, Uint, IF_PM_ADDL_EXT_XMIT_WAIT)  \
+  F(QP1Dropped, 1408, 64, Uint, IF_PM_ADDL_EXT_QP1_DROPPED)
 IBA_STRUCT(PMPortCountersExtended, 184, IBA_FIELDS_PMPortCountersExtended);
 IBA_ATTR_ID(PMPortCountersExtended, 0x001D);
 

@@ -124,6 +124,10 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
 }
 
 // --- PortInfo (0x0015) --------------------------------------------------------
+// CapabilityMask2 is valid with IsCapabilityMask2Supported, LinkSpeedExt*
+// with IsExtendedSpeedsSupported, LinkSpeedExt*2 with CapabilityMask2's
+// IsExtSpeeds2Supported (the capability masks of the port, a switch's
+// port 0's for its other ports; iba/enums.h Validity).
 // The XDR fields (LinkSpeedExt*2, IBA 1.7; bit places as upstream libibmad
 // has them since rdma-core v50) lie in what earlier versions reserve at bit
 // 448: declared inside reserved448, they share its SA component (struct.h).
@@ -177,15 +181,15 @@ inline void set_guid_at(SMPGUIDInfo& t, size_t i, uint64_t v) {
   F(overrunErrors, 428, 4, Uint)                          \
   F(maxCreditHint, 432, 16, Uint)                         \
   F(reserved448, 448, 8, Rsv)                             \
-  F(linkSpeedExtActive2, 449, 2, Uint, LINK_SPEED_EXT2)   \
-  F(linkSpeedExtSupported2, 451, 2, Uint, LINK_SPEED_EXT2) \
-  F(linkSpeedExtEnabled2, 453, 3, Uint, LINK_SPEED_EXT2)  \
+  F(linkSpeedExtActive2, 449, 2, Uint, LINK_SPEED_EXT2, IF_PORT_EXT_SPEEDS2)       \
+  F(linkSpeedExtSupported2, 451, 2, Uint, LINK_SPEED_EXT2, IF_PORT_EXT_SPEEDS2)    \
+  F(linkSpeedExtEnabled2, 453, 3, Uint, LINK_SPEED_EXT2, IF_PORT_EXT_SPEEDS2)      \
   F(linkRoundTripLatency, 456, 24, Uint)                  \
-  F(capabilityMask2, 480, 16, Hex)                        \
-  F(linkSpeedExtActive, 496, 4, Uint, LINK_SPEED_EXT)     \
-  F(linkSpeedExtSupported, 500, 4, Uint, LINK_SPEED_EXT)  \
+  F(capabilityMask2, 480, 16, Hex, IF_PORT_CAP2)                                   \
+  F(linkSpeedExtActive, 496, 4, Uint, LINK_SPEED_EXT, IF_PORT_EXT_SPEEDS)          \
+  F(linkSpeedExtSupported, 500, 4, Uint, LINK_SPEED_EXT, IF_PORT_EXT_SPEEDS)       \
   F(reserved504, 504, 3, Rsv)                             \
-  F(linkSpeedExtEnabled, 507, 5, Uint, LINK_SPEED_EXT)
+  F(linkSpeedExtEnabled, 507, 5, Uint, LINK_SPEED_EXT, IF_PORT_EXT_SPEEDS)
 IBA_STRUCT(SMPPortInfo, 64, IBA_FIELDS_SMPPortInfo);
 IBA_ATTR_ID(SMPPortInfo, 0x0015);
 

@@ -35,6 +35,17 @@
 // iba::enums::Enumeration objects.  The field then carries it
 // (FieldDesc::enumeration), and whatever prints fields generically (the
 // JSON writer) shows the name beside the number.
+//
+// A field the IBA defines only where a capability announces it (a PMA's
+// PortXmitWait, a port's extended speeds) names that last (after its
+// enumeration, if any): one of iba/enums.h's iba::enums::Validity objects
+// (IF_PM_XMIT_WAIT, ...), carried as FieldDesc::validity.  The JSON writer
+// shows such a field only where the capability is known to be there
+// (iba::field_valid), else null: bytes the agent did not fill are never a
+// number.
+//
+//     F(portXmitWait, 320, 32, Uint, IF_PM_XMIT_WAIT)
+//     F(linkSpeedExtActive, 496, 4, Uint, LINK_SPEED_EXT, IF_PORT_EXT_SPEEDS)
 #pragma once
 
 #include <array>
@@ -67,6 +78,9 @@ struct Enumeration;
 // The enumeration a field names, by its number in iba/enums.h's list (0:
 // none); defined there.
 const Enumeration* enumeration_by_id(uint8_t id);
+// The validity a field names, likewise.
+struct Validity;
+const Validity* validity_by_id(uint8_t id);
 }  // namespace enums
 
 // The field tables hold no pointers.  In a position-independent executable
@@ -74,8 +88,8 @@ const Enumeration* enumeration_by_id(uint8_t id);
 // applies at every start, and the ~1000 field names were most of ours
 // (bench/smpquery_bench.sh, docs/performance.md).  So a field's name and
 // nested structure are stored as offsets from the field itself into the
-// table object that holds them (StructTable below), and its enumeration as
-// a number; the members read like the pointers they replace (f.name is a
+// table object that holds them (StructTable below), and its enumeration and
+// validity as numbers; the members read like the pointers they replace (f.name is a
 // C string, f.sub and f.enumeration pointers).  A FieldDesc lives only in
 // its table: it cannot be copied (a copy would point elsewhere).
 struct FieldName {
@@ -111,6 +125,13 @@ struct SubStruct {
   const StructDesc* operator->() const { return get(); }
 };
 
+struct FieldValidity {
+  uint8_t id = 0;  // enums::validity_by_id's number, 0: always valid
+
+  const enums::Validity* get() const { return id ? enums::validity_by_id(id) : nullptr; }
+  operator const enums::Validity*() const { return get(); }
+};
+
 struct FieldEnumeration {
   uint8_t id = 0;  // enums::enumeration_by_id's number, 0: none
 
@@ -128,6 +149,7 @@ struct FieldDesc {
   uint16_t count = 0;     // 1 for a scalar, else the array length
   Kind kind = Kind::Uint;
   FieldEnumeration enumeration;  // the names of its values, if any
+  FieldValidity validity;        // the capability that makes it valid, if any
   SubStruct sub;                 // for Kind::Struct
 
   constexpr uint32_t total_bits() const { return width * count; }
@@ -153,6 +175,7 @@ struct FieldProto {
   Kind kind;
   const StructDesc* sub;
   uint8_t enumeration;
+  uint8_t validity;
 };
 
 template <size_t N>
@@ -195,6 +218,7 @@ struct StructTable {
       f.count = s.count;
       f.kind = s.kind;
       f.enumeration.id = s.enumeration;
+      f.validity.id = s.validity;
       if (s.sub) {
         subs[k] = s.sub;
         f.sub.rel = int32_t(offsetof(StructTable, subs) + k * sizeof(const StructDesc*)) -
@@ -299,15 +323,22 @@ struct Wire {
 
 // --- the declaration machinery ------------------------------------------------
 // Field table entries.
+// A field's last arguments (an enumeration, a validity, or both) as
+// pointers to iba/enums.h's objects, for enums::field_tail.
+#define IBA_TAIL_PICK(a, b, m, ...) m
+#define IBA_TAIL_1(a) &::iba::enums::a
+#define IBA_TAIL_2(a, b) &::iba::enums::a, &::iba::enums::b
+#define IBA_TAIL_ARGS(...) IBA_TAIL_PICK(__VA_ARGS__, IBA_TAIL_2, IBA_TAIL_1, )(__VA_ARGS__)
 #define IBA_FD_F(name, off, width, kind, ...)                                           \
   ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, 1, ::iba::Kind::kind, nullptr, \
-                    __VA_OPT__(::iba::enums::enumeration_id(&::iba::enums::__VA_ARGS__) +) 0},
+                    __VA_OPT__(::iba::enums::field_tail(IBA_TAIL_ARGS(__VA_ARGS__)).enumeration +) 0, \
+                    __VA_OPT__(::iba::enums::field_tail(IBA_TAIL_ARGS(__VA_ARGS__)).validity +) 0},
 #define IBA_FD_A(name, off, width, kind, count) \
-  ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr, 0},
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr, 0, 0},
 #define IBA_FD_S(name, off, type) \
-  ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC, 0},
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC, 0, 0},
 #define IBA_FD_SA(name, off, type, count) \
-  ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC, 0},
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), count, ::iba::Kind::Struct, &type::DESC, 0, 0},
 
 // Typed accessors, chosen by kind.  Scalar fields also get static
 // accessors on a wire image held elsewhere (name##_at(bytes),

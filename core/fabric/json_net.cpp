@@ -55,23 +55,38 @@ void remote(Printer& p, const Subnet& db, const Port& r, const NodeNameMap& map)
 
 }  // namespace
 
+iba::Capabilities port_capabilities(const Subnet& db, const Port& port) {
+  const Node& n = db.node_of(port);
+  const Port& owner = n.is_switch() ? db.port(n, 0) : port;
+  iba::Capabilities c;
+  if (!owner.has_info) return c;
+  iba::SMPPortInfo pi = owner.port_info();
+  c.port_cap = uint32_t(pi.capabilityMask());
+  c.port_cap2 = uint32_t(pi.capabilityMask2());
+  return c;
+}
+
 void port_members(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {
   if (!p.json()) return;
   p.dec(PRINT_JSON, "portNum", port.num).hexguid(PRINT_JSON, "portGUID", port.guid);
   p.dec(PRINT_JSON, "LID", db.lid_of(port));
   if (port.ext_num) p.dec(PRINT_JSON, "externalPortNum", port.ext_num);
   if (port.has_info) {
-    for (const iba::FieldDesc* f : summary().f) p.field(*f, port.info.data());
+    // (its optional fields where its capability masks make them valid)
+    const iba::Capabilities caps = port_capabilities(db, port);
+    for (const iba::FieldDesc* f : summary().f) p.field(*f, port.info.data(), caps);
     if (full) {
       // (not the M_Key: the text never shows it; LocalPortNum as the
       // reference's query got it, like the rest of the topology)
       static constexpr std::string_view HIDE[] = {"MKey"};
       p.open_object("portInfo")
-          .fields(iba::SMPPortInfo::DESC, db.ref_port_info(port).data(), std::span<const std::string_view>(HIDE))
+          .fields(iba::SMPPortInfo::DESC, db.ref_port_info(port).data(), std::span<const std::string_view>(HIDE), caps)
           .close_object();
     }
   }
-  if (const Port* r = db.peer(port)) remote(p, db, *r, map);
+  // (a cache's link whose port the fabric has down now: none, as the text)
+  const Port* r = db.links_live && port.phys_state() != PHYS_LINKUP ? nullptr : db.peer(port);
+  if (r) remote(p, db, *r, map);
   else p.nullv("remote");
 }
 

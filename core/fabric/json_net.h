@@ -32,8 +32,14 @@ struct JsonNetOptions {
 // The node object's own members (JSON only), into the object open now (the
 // caller adds its "ports" and closes it).
 void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map);
-// The port object's members (JSON only), into the object open now.
+// The port object's members (JSON only), into the object open now.  Its
+// optional PortInfo fields (LinkSpeedExt*, CapabilityMask2) are null where
+// the port's capability masks (a switch's port 0's) do not make them valid.
 void port_members(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full);
+
+// What the capability masks that apply to a port say (a switch's port 0's,
+// else its own; nothing known without that PortInfo).
+iba::Capabilities port_capabilities(const Subnet& db, const Port& port);
 
 // The whole objects into a JsonOut.
 void json_node(JsonOut& j, const Subnet& db, const Node& n, const NodeNameMap& map, const JsonNetOptions& o);

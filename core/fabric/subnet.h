@@ -84,6 +84,9 @@ struct Node {
   Raw64 desc{};               // SMPNodeDescription
   Raw64 swinfo{};             // SMPSwitchInfo (switches)
   std::vector<uint8_t> dr;    // DR hops from the local port (without the leading 0)
+  // A node of a cache that no longer answers as itself where the cache
+  // places it (refresh_links, core/fabric/obtain.h): gone from the fabric.
+  bool gone = false;
 
   iba::SMPNodeInfo node_info() const {
     iba::SMPNodeInfo n;
@@ -204,6 +207,9 @@ public:
   // gone from the fabric, not as a failure of that node.
   std::string cache_file;
   int64_t cache_age_s = 0;
+  // Its link states (every PortInfo) were read from the fabric after the
+  // cache was loaded (refresh_links): they are the fabric's, not the file's.
+  bool links_live = false;
 
   // --- the reference's (libibnetdisc's) view --------------------------------------
   // Set by discovery (replay_reference, core/fabric/reforder.h) and cache loaders.

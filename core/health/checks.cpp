@@ -442,17 +442,13 @@ Task<bool> still_present(AsyncSmpSource& src, const Subnet& db, uint32_t node, u
   }
 }
 
-std::string gone_text(const Subnet& db, uint16_t lid) {
-  std::string at = lid ? "LID " + std::to_string(lid) : std::string("its directed route");
-  return "gone: no answer at " + at + " (topology from cache " + db.cache_file + ", written " +
-         age_text(db.cache_age_s) + " ago; --refresh-cache rediscovers)";
-}
+std::string gone_text(const Subnet& db, uint16_t lid) { return ibcore::gone_text(db, lid); }
 
 Task<bool> gone_from_cache(Scheduler& sched, const Subnet& db, uint32_t node, uint16_t lid, const std::string& name) {
   if (db.cache_file.empty()) co_return false;
   AsyncSmpSource src(sched);
   if (co_await still_present(src, db, node, lid)) co_return false;
-  log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), db.node(node).guid, gone_text(db, lid).c_str());
+  log::warn("W: \"%s\" (0x%016" PRIx64 ") %s\n", name.c_str(), db.node(node).guid, ibcore::gone_text(db, lid).c_str());
   co_return true;
 }
 

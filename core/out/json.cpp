@@ -275,6 +275,8 @@ JsonOut& JsonOut::field(const iba::FieldDesc& f, uint32_t off, const uint8_t* bu
   const std::string_view name(f.name, f.name_len);
   for (std::string_view h : hide_)
     if (h == name) return *this;
+  // A field its capability does not make valid: null, never its bytes.
+  if (f.validity && iba::field_valid(f, caps_) == false) return key(name).null();
   // An enumeration: its name, and the raw value beside as <field>Raw.
   if (f.enumeration) return kenum(name, *f.enumeration, iba::get_bits(buf, off, f.width));
   key(name);
@@ -287,15 +289,30 @@ JsonOut& JsonOut::field(const iba::FieldDesc& f, uint32_t off, const uint8_t* bu
   return *this;
 }
 
-void JsonOut::fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_t* buf) {
-  for (const iba::FieldDesc& f : desc.field_list()) field(f, base + f.bit_off, buf);
+JsonOut& JsonOut::field(const iba::FieldDesc& f, uint32_t off, const uint8_t* buf, const iba::Capabilities& caps) {
+  const iba::Capabilities saved = caps_;
+  caps_ = caps;
+  field(f, off, buf);
+  caps_ = saved;
+  return *this;
 }
 
-JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide) {
+void JsonOut::fields_at(const iba::StructDesc& desc, uint32_t base, const uint8_t* buf) {
+  const iba::Capabilities outer = caps_;
+  caps_ = iba::own_capabilities(desc, buf, base, outer);
+  for (const iba::FieldDesc& f : desc.field_list()) field(f, base + f.bit_off, buf);
+  caps_ = outer;
+}
+
+JsonOut& JsonOut::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide,
+                         const iba::Capabilities& caps) {
   auto saved = hide_;
+  auto saved_caps = caps_;
   hide_ = hide;
+  caps_ = caps;
   fields_at(desc, 0, buf);
   hide_ = saved;
+  caps_ = saved_caps;
   return *this;
 }
 

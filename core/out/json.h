@@ -28,6 +28,7 @@
 
 #include "core/out/textout.h"
 #include "iba/enums.h"
+#include "iba/introspect.h"
 #include "iba/struct.h"
 
 namespace ibcore {
@@ -100,13 +101,21 @@ public:
   // names with <field>Raw beside.
   // hide: fields left out, at any depth (keys the text shows only on
   // request: a PortInfoRecord's portInfo.MKey).
-  JsonOut& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {});
+  // A field whose declaration names a validity (iba/struct.h) is null where
+  // its capability is known to be absent (iba::field_valid): caps, what the
+  // caller knows (a PMA's ClassPortInfo masks, a switch port's port 0
+  // masks), and what the structure itself carries (iba::own_capabilities:
+  // a PortInfo's own masks).  Never a number the agent did not fill.
+  JsonOut& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {},
+                  const iba::Capabilities& caps = {});
   template <class T>
   JsonOut& fields(const T& s) {
     return fields(T::DESC, s.buf.data());
   }
-  // One field (by its declaration) as a key and value of the current object.
+  // One field (by its declaration) as a key and value of the current object
+  // (null where caps say it is not valid, as fields() does).
   JsonOut& field(const iba::FieldDesc& f, uint32_t bit_off, const uint8_t* buf);
+  JsonOut& field(const iba::FieldDesc& f, uint32_t bit_off, const uint8_t* buf, const iba::Capabilities& caps);
 
   // End of the document: a newline, and the buffer written out.  Throws
   // std::logic_error if a container is still open (a writer bug).
@@ -134,6 +143,7 @@ private:
   std::vector<Level> stack_;
   bool after_key_ = false;
   std::span<const std::string_view> hide_;  // fields(): names left out
+  iba::Capabilities caps_;                  // fields(): what makes optional fields valid
 };
 
 // A document held in memory until it is whole: commit() writes it to the

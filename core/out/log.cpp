@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <vector>
 #include <string>
 
 namespace ibcore::log {
@@ -41,6 +42,7 @@ struct State {
   spdlog::logger* logger = nullptr;
   std::string held;  // a line still without its newline
   Level held_level = Level::info;
+  std::vector<std::pair<Level, std::string>> at_end;  // at_exit()'s lines
 };
 
 State& state() {
@@ -125,6 +127,28 @@ void flush() {
   // A last line without its newline, written as it is.
   emit(st, st.held_level, st.held);
   st.held.clear();
+}
+
+namespace {
+void write_at_end() {
+  std::fflush(stdout);  // (the result first: these lines follow it)
+  flush();
+  State& st = state();
+  std::vector<std::pair<Level, std::string>> lines;
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    lines.swap(st.at_end);
+  }
+  for (auto& [level, line] : lines) text(level, line);
+  flush();
+}
+}  // namespace
+
+void at_exit(Level level, std::string_view line) {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  if (st.at_end.empty()) std::atexit(write_at_end);
+  st.at_end.emplace_back(level, std::string(line));
 }
 
 void printf(Level level, const char* fmt, ...) {

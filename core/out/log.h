@@ -42,4 +42,9 @@ int verbosity();
 // Hand on a held partial line.
 void flush();
 
+// A line held until the process exits, then written after stdout is
+// flushed: a warning about something that must not cost or hide the result
+// it follows (a --cache file that could not be written).
+void at_exit(Level level, std::string_view line);
+
 }  // namespace ibcore::log

@@ -213,8 +213,9 @@ Printer& Printer::null(const char* key) {
   return *this;
 }
 
-Printer& Printer::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide) {
-  if (j_) j_->fields(desc, buf, hide);
+Printer& Printer::fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide,
+                         const iba::Capabilities& caps) {
+  if (j_) j_->fields(desc, buf, hide, caps);
   return *this;
 }
 

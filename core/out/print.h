@@ -226,22 +226,25 @@ public:
   // An IBA structure: JSON "key": {its fields as iba/ declares them, hide
   // left out}; text: layout(), the reference's lines for the same buffer
   // (called only when the text is written).
+  // caps: what the caller knows of the capabilities that make its optional
+  // fields valid (JsonOut::fields: those it lacks are null).
   template <class F>
   Printer& attribute(const char* key, const iba::StructDesc& desc, const uint8_t* buf, F&& layout,
-                     std::span<const std::string_view> hide = {}) {
+                     std::span<const std::string_view> hide = {}, const iba::Capabilities& caps = {}) {
     if (j_) {
       if (key) j_->key(key);
-      j_->obj().fields(desc, buf, hide).end();
+      j_->obj().fields(desc, buf, hide, caps).end();
     } else {
       text_raw(layout());
     }
     return *this;
   }
   // Its fields as members of the object open now (JSON only).
-  Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {});
+  Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, std::span<const std::string_view> hide = {},
+                  const iba::Capabilities& caps = {});
   // One field of it (by its declaration) as a member (JSON only).
-  Printer& field(const iba::FieldDesc& f, const uint8_t* buf) {
-    if (j_) j_->field(f, f.bit_off, buf);
+  Printer& field(const iba::FieldDesc& f, const uint8_t* buf, const iba::Capabilities& caps = {}) {
+    if (j_) j_->field(f, f.bit_off, buf, caps);
     return *this;
   }
   // Its fields as members of the object open now, or layout() (a record

@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -493,8 +494,9 @@ TEST(HealthCache, CacheIsNamedAgedAndGoneNodesAreGone) {
   EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("query failed"), std::string::npos) << r.out;
+  // (a node gone is data, not a failed read: issue 36)
   r = f.run(ib({"ibdatacounters", "--cache", "m.cache", "-t", "200"}));
-  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
       << r.out;
   r = f.run(ib({"ibcheckerrors", "--cache", "m.cache", "-t", "200", "--json"}));
@@ -514,6 +516,104 @@ TEST(HealthCache, CacheIsNamedAgedAndGoneNodesAreGone) {
     r = f.run(ib({c, "--cache", "m.cache", "-t", "200", "--json"}));
     EXPECT_NE(r.out.find("\"failed\":0,\"goneNodes\":1"), std::string::npos) << c << r.out;
   }
+}
+
+// A cache never hides a dead link (issue 36 item 3): with --cache the file
+// gives the topology, and the commands that show or check link states read
+// them from the fabric.  A CA unlinked after the cache was written: its
+// switch port shows Down, the CA is gone (left out of iblinkinfo, a finding
+// of the ibcheck* family, data in ibdatacounters' document); --load-cache
+// keeps the reference's meaning (the file as it is).  An unwritable --cache
+// path costs nothing but a warning after the result.
+TEST(HealthCache, LinkStatesAreLiveUnderACache) {
+  testbed::Fabric f(testbed::generate("example net.2sw2path4hca"));
+  auto plain = f.run(ib({"iblinkinfo"}));
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  // The unwritable path: the result, then one warning; the status of the result.
+  auto r = f.run(ib({"iblinkinfo", "--cache", "/nonexistent/dir/x.cache"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_NE(r.err.find("W: Cannot write cache file /nonexistent/dir/x.cache"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("E: "), std::string::npos) << r.err;
+  r = f.run(ib({"ibcheckstate", "--cache", "/nonexistent/dir/x.cache", "--json"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << r.out;
+
+  ASSERT_EQ(f.run(ib({"iblinkinfo", "--cache", "m.cache"})).status, 0);
+  // The switch port cabled to Hca3, as iblinkinfo's line begins.
+  std::string prefix;
+  {
+    std::istringstream in(plain.out);
+    std::string l;
+    while (std::getline(in, l))
+      if (l.find("\"Hca3\"") != std::string::npos && l.find("Active/  LinkUp") != std::string::npos)
+        prefix = l.substr(0, l.find("==("));
+  }
+  ASSERT_FALSE(prefix.empty()) << plain.out;
+  size_t ups = subnet_ups(f);
+  f.console("Unlink \"Hca3\"[1]");
+  wait_for_resweep(f, ups);
+
+  auto line_of = [&](const std::string& out) {
+    std::istringstream in(out);
+    std::string l;
+    while (std::getline(in, l))
+      if (l.rfind(prefix, 0) == 0) return l;
+    return std::string();
+  };
+  r = f.run(ib({"iblinkinfo", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("I: topology from cache m.cache"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("W: \"Hca3\" (0x0000000000100006) gone: no answer at LID 5 (topology from cache m.cache"),
+            std::string::npos)
+      << r.err;
+  std::string l = line_of(r.out);
+  EXPECT_NE(l.find("Down/ Polling"), std::string::npos) << l << "\n" << r.out;
+  EXPECT_EQ(r.out.find("Hca3"), std::string::npos) << r.out;
+  r = f.run(ib({"iblinkinfo", "--cache", "m.cache", "-t", "200", "--json"}));
+  auto d = nlohmann::json::parse(r.out);
+  ASSERT_EQ(d["goneNodes"].size(), 1u) << r.out;
+  EXPECT_EQ(d["goneNodes"][0]["nodeGUID"], "0x0000000000100006");
+  EXPECT_EQ(d["goneNodes"][0]["LID"], 5);
+  // --load-cache: the reference's meaning, the file as it is.
+  r = f.run(ib({"iblinkinfo", "--load-cache", "m.cache"}));
+  EXPECT_NE(line_of(r.out).find("Active/  LinkUp"), std::string::npos) << r.out;
+
+  // The state checks: the switch port is down where the cache has a link,
+  // Hca3 is gone; nothing passes as 0 bad.
+  r = f.run(ib({"ibcheckstate", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"Hca3\" (0x0000000000100006) port 1 lid 5: gone: no answer at LID 5"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("port state Down/Polling, expected Active/LinkUp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("## Summary: 6 nodes checked, 2 bad nodes found"), std::string::npos) << r.out;
+  r = f.run(ib({"ibcheckwidth", "--cache", "m.cache", "-t", "200"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find(" 0 bad nodes found"), std::string::npos) << r.out;
+  r = f.run(ib({"ibcheckstate", "--cache", "m.cache", "-t", "200", "--json"}));
+  d = nlohmann::json::parse(r.out);
+  std::set<std::string> checks;
+  for (const auto& x : d["findings"]) checks.insert(x["check"].get<std::string>());
+  EXPECT_EQ(checks, (std::set<std::string>{"gone", "portState"})) << r.out;
+
+  // ibdatacounters: the gone node as data, not as an error string.
+  r = f.run(ib({"ibdatacounters", "--cache", "m.cache", "-t", "200", "--json"}));
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  d = nlohmann::json::parse(r.out);
+  EXPECT_EQ(d["summary"]["goneNodes"], 1) << r.out;
+  EXPECT_EQ(d["summary"]["failed"], 0) << r.out;
+  unsigned gone = 0;
+  for (const auto& p : d["ports"]) {
+    EXPECT_FALSE(p.contains("error")) << p;
+    if (p.value("gone", false)) {
+      ++gone;
+      EXPECT_EQ(p["nodeGUID"], "0x0000000000100006") << p;
+      EXPECT_EQ(p["cacheFile"], "m.cache") << p;
+    }
+  }
+  EXPECT_EQ(gone, 1u) << r.out;
+  r = f.run(ib({"ibdatacounters", "--cache", "m.cache", "-t", "200", "--strict"}));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
 }
 
 }  // namespace

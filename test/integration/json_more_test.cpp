@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "iba/hdr.h"
+#include "iba/pm.h"
+#include "iba/smp.h"
 #include "test/integration/json_check.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
@@ -519,6 +521,58 @@ void walk(const Declared& iba, const std::string& cmd, const json& v, const std:
     problem("a number below -2^53: " + v.dump());
 }
 
+// Never a number that was not read (issue 36 item 2): in a document, a PM
+// attribute's object (perfquery's "PortCounters", "PortCountersExtended",
+// ...) under a root that names the PMA's "capabilityMask" and
+// "capabilityMask2", and every PortInfo object ("PortInfo", "portInfo")
+// with its own non-zero capability mask, has no number in a field whose
+// declared validity (iba/enums.h) those capabilities deny: null, or absent.
+size_t validity_denied = 0;  // fields the walk found denied (so it judged some)
+
+void check_validity(const iba::StructDesc& desc, const json& obj, const iba::Capabilities& caps,
+                    const std::string& cmd, const std::string& path, std::vector<std::string>& bad) {
+  for (const iba::FieldDesc& f : desc.field_list()) {
+    if (!f.validity || iba::field_valid(f, caps) != false) continue;
+    ++validity_denied;
+    std::string k(f.name);
+    if (obj.contains(k) && !obj[k].is_null())
+      bad.push_back(cmd + ": " + path + "." + k + ": " + obj[k].dump() + " where the capabilities make it invalid");
+    if (obj.contains(k + "Raw")) bad.push_back(cmd + ": " + path + "." + k + "Raw: shown where invalid");
+  }
+}
+
+const iba::StructDesc* pm_attribute(const std::string& key) {
+  for (const iba::ClassDesc* c : iba::all_classes()) {
+    if (c->mgmt_class != iba::mgmt::PERF) continue;
+    for (const iba::AttrDesc& a : c->attrs)
+      if (std::string(a.desc->name) == "PM" + key) return a.desc;
+  }
+  return nullptr;
+}
+
+void walk_validity(const std::string& cmd, const json& v, const std::string& path, const iba::Capabilities& pma,
+                   std::vector<std::string>& bad) {
+  if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) walk_validity(cmd, v[i], path + "[" + std::to_string(i) + "]", pma, bad);
+    return;
+  }
+  if (!v.is_object()) return;
+  for (auto& [k, x] : v.items()) {
+    if (x.is_object()) {
+      if (const iba::StructDesc* d = pm_attribute(k); d && pma.pm_cap) check_validity(*d, x, pma, cmd, path + "." + k, bad);
+      if ((k == "PortInfo" || k == "portInfo") && x.contains("capabilityMask") && x["capabilityMask"].is_number() &&
+          x["capabilityMask"].get<uint64_t>() != 0) {
+        iba::Capabilities own;
+        own.port_cap = uint32_t(x["capabilityMask"].get<uint64_t>());
+        if (x.contains("capabilityMask2") && x["capabilityMask2"].is_number())
+          own.port_cap2 = uint32_t(x["capabilityMask2"].get<uint64_t>());
+        check_validity(iba::SMPPortInfo::DESC, x, own, cmd, path + "." + k, bad);
+      }
+    }
+    walk_validity(cmd, x, path + "." + k, pma, bad);
+  }
+}
+
 // The problems walk() found, one a line.
 std::string joined(const std::vector<std::string>& bad) {
   std::string all;
@@ -538,6 +592,13 @@ bool walk_document(const Declared& iba, const std::string& name, const testbed::
     return false;
   }
   walk(iba, name, d, "", "", bad);
+  iba::Capabilities pma;  // (perfquery's root names its PMA's)
+  if (d.is_object() && d.contains("capabilityMask") && d["capabilityMask"].is_number()) {
+    pma.pm_cap = uint32_t(d["capabilityMask"].get<uint64_t>());
+    if (d.contains("capabilityMask2") && d["capabilityMask2"].is_number())
+      pma.pm_cap2 = uint32_t(d["capabilityMask2"].get<uint64_t>());
+  }
+  walk_validity(name, d, "", pma, bad);
   if (d.contains("destination")) EXPECT_TRUE(d["destination"].is_object()) << name << ": " << d["destination"];
   return true;
 }
@@ -585,6 +646,9 @@ TEST_F(JsonMore, EveryDocumentFollowsTheNamingRuleAndTheTypes) {
   f_->console("PerformanceSet \"Switch1\"[2] PortCounters.SymbolErrorCounter=0");
   f_->console("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
   EXPECT_TRUE(bad.empty()) << bad.size() << " problems:\n" << joined(bad);
+  // ibsim's PMA (CapMask 0x1200, no CapabilityMask2 bits) denies
+  // PortCountersExtended's error counters: the walk judged them.
+  EXPECT_GT(validity_denied, 0u);
 }
 
 // The documents the walk above cannot get from one command line, each run
