@@ -385,3 +385,166 @@ TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
     }
   }
 }
+
+// Issue 35: a node whose queue holds 1 SMP, asked 40 at once.  The first
+// burst (4, the node cap) loses 3; each was lost with others of ours at
+// that node, so the node cap comes below their number, to 1, and nothing
+// after that is lost: every query is answered.  (A node cap that stayed 4
+// lost 3 of every 4 sends there, and some queries for good.)
+TEST(FlowControl, NodeCapComesDownToAQueueOfOne) {
+  for (bool from_start : {true, false}) {
+    SCOPED_TRACE(from_start);
+    VClockFabric f;
+    f.proc("L5").q = 1;
+    Scheduler s(f, 64);
+    s.engine().limits().caps_from_start = from_start;
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 40);
+    EXPECT_EQ(failed, 0);
+    EXPECT_EQ(f.drops, 3u);
+    const FlowStats st = s.engine().flow_stats();
+    EXPECT_EQ(st.node_cap, 1u);
+    EXPECT_EQ(st.timeouts, 3u);
+    EXPECT_EQ(f.sent.size(), 43u);
+  }
+}
+
+// A lost SMP that was alone at its destination was lost on its way (or
+// behind someone else's MADs): the processor caps come down instead, by
+// loss_cut at most once per round trip, and the node cap stays.
+TEST(FlowControl, LossAloneAtItsNodeCutsTheProcessorCaps) {
+  VClockFabric f;
+  f.default_q = 0;
+  Scheduler s(f, 64);
+  s.engine().limits().caps_from_start = true;
+  unsigned n = 0;
+  f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) { return ++n != 20; };
+  int ok = 0, failed = 0;
+  for (unsigned p = 1; p <= 60; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(p)), 1, ok, failed));
+  s.run();
+  EXPECT_EQ(ok, 60);
+  const FlowStats st = s.engine().flow_stats();
+  EXPECT_EQ(st.node_cap, 4u);
+  EXPECT_EQ(st.scale, 0.5);
+  EXPECT_EQ(st.scale_lo, 0.5);
+}
+
+namespace {
+
+// A walk's worth of directed routes of 3 hops, all through switch D0,1, to
+// n nodes (16 ports each of 0,1,x), then run.
+void walk_through_one_switch(Scheduler& s, unsigned first, unsigned n, int& ok, int& failed) {
+  for (unsigned i = first; i < first + n; ++i)
+    s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(1 + i / 16) + "," + std::to_string(1 + i % 16)),
+                          1, ok, failed));
+  s.run();
+}
+
+}  // namespace
+
+// Issue 35: the caps come back when the round trips lengthen.  A fabric
+// that keeps up (processors that take no time) has its caps widened and
+// lifted; then its switches slow down and the first one, which every
+// route passes, begins to serve the SM's own SMPs as well: the round trips
+// rise, the local port's does not (the queue is a switch's), and the caps
+// hold again (at their first size; the SMPs that pass the first switch
+// then queue there no more than the caps say).  With watch_rtt off they
+// stay lifted and the whole burst queues there.
+TEST(FlowControl, CapsReturnWhenABackgroundLoadStartsMidRun) {
+  for (bool watch : {true, false}) {
+    SCOPED_TRACE(watch);
+    VClockFabric f;
+    f.default_q = 0;
+    f.default_service = std::chrono::microseconds(0);
+    Scheduler s(f, 64);
+    MadEngine& e = s.engine();
+    e.limits().start_replies = 16;
+    e.limits().delay_samples = 16;
+    e.limits().watch_rtt = watch;
+    int ok = 0, failed = 0;
+    s.spawn(get_port_info(s, IBPath::from_string("0"), 1, ok, failed));  // (the local port's own SMA: never slowed)
+    walk_through_one_switch(s, 0, 400, ok, failed);
+    ASSERT_EQ(ok, 401);
+    EXPECT_FALSE(e.flow_stats().caps);  // lifted
+    EXPECT_GE(e.flow_stats().scale_hi, 16);
+    // The switches slow down, and the first one serves the SM too.
+    for (auto& [name, p] : f.procs)
+      if (name != "D0") p.service = std::chrono::microseconds(20);
+    f.default_service = std::chrono::microseconds(20);
+    f.background("D0,1", std::chrono::microseconds(60));
+    f.procs["D0,1"].peak = 0;
+    walk_through_one_switch(s, 0, 600, ok, failed);
+    EXPECT_EQ(ok, 1001);
+    EXPECT_EQ(failed, 0);
+    const FlowStats st = e.flow_stats();
+    if (watch) {
+      EXPECT_TRUE(st.caps);
+      EXPECT_GE(st.caps_back, 1u);
+      EXPECT_GT(st.probes, 0u);
+      EXPECT_LE(f.procs["D0,1"].peak, 16u);
+    } else {
+      EXPECT_FALSE(st.caps);
+      EXPECT_EQ(st.caps_back, 0u);
+      EXPECT_GT(f.procs["D0,1"].peak, 32u);
+    }
+  }
+}
+
+// Issue 35: forwarding and answering at different speeds.  Switches that
+// forward a hop in 5 us but take 500 us to answer: by visits a 3-hop route
+// weighs 2/5 of the first switch, so 3 pass it at once and it idles; by
+// time (the slope of the least round trips gives the forwarding time, the
+// gap between replies queued together at a node the answer time) it
+// weighs 2 x 5 / (4 x 5 + 500), and the walk runs as wide as the window.
+// The other way round (forwarding 500 us, answering 5) the replies' gaps
+// say 500 too, and the shares stay the visits'.
+TEST(FlowControl, UnequalForwardAndAnswerTimes) {
+  for (bool slow_answers : {true, false}) {
+    for (bool by_time : {true, false}) {
+      SCOPED_TRACE(std::to_string(slow_answers) + " " + std::to_string(by_time));
+      VClockFabric f;
+      f.default_q = 0;
+      f.default_service = std::chrono::microseconds(slow_answers ? 500 : 5);
+      f.default_forward = std::chrono::microseconds(slow_answers ? 5 : 500);
+      Scheduler s(f, 64);
+      MadEngine& e = s.engine();
+      e.limits().caps_from_start = true;
+      e.limits().time_shares = by_time;
+      int ok = 0, failed = 0;
+      // Round trips of 1 and 3 hops, one at a time, and 4 bursts of 4 to one node.
+      for (int i = 0; i < 8; ++i) {
+        s.spawn(get_port_info(s, IBPath::from_string("0,1"), 1, ok, failed));
+        s.run();
+        s.spawn(get_port_info(s, IBPath::from_string("0,1,2,3"), 1, ok, failed));
+        s.run();
+      }
+      for (unsigned n = 2; n <= 5; ++n) {
+        for (unsigned p = 1; p <= 4; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(n)), p, ok, failed));
+        s.run();
+      }
+      const FlowStats st = e.flow_stats();
+      EXPECT_NEAR(st.forward_us, slow_answers ? 6 : 501, 1.5);
+      if (slow_answers)
+        EXPECT_NEAR(st.answer_us, 500, 2);
+      else
+        EXPECT_TRUE(st.answer_us < 0 || st.answer_us > 490) << st.answer_us;
+      size_t most = 0;
+      f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+        most = std::max(most, e.in_flight());
+        return true;
+      };
+      const auto t0 = f.elapsed();
+      walk_through_one_switch(s, 0, 200, ok, failed);
+      EXPECT_EQ(ok, 232);
+      if (slow_answers && by_time) {
+        EXPECT_GE(most, 48u);
+        EXPECT_LT(f.elapsed() - t0, std::chrono::milliseconds(5));
+      } else {
+        EXPECT_LE(most, 3u);
+        EXPECT_GT(f.elapsed() - t0, std::chrono::milliseconds(25));
+      }
+    }
+  }
+}
