@@ -76,7 +76,8 @@ TEST(FlowControl, BurstToOneSwitchIsCapped) {
 // With grow <= 1 the caps hold for the first start_replies SMP replies;
 // when none was lost they are lifted at once (a fabric that keeps up runs
 // at full speed: the 40 then go out at once), and a loss among them keeps
-// them.
+// them (the node cap lower: the SMP was lost with 2 more of ours at its
+// node).
 TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
   for (bool lose : {false, true}) {
     SCOPED_TRACE(lose);
@@ -98,9 +99,10 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
     s.run();
     EXPECT_EQ(ok, 48);
     EXPECT_EQ(f.procs["L5"].peak, 4u);
-    if (lose)
-      EXPECT_EQ(f.procs["L6"].peak, 4u);
-    else
+    if (lose) {
+      EXPECT_EQ(s.engine().flow_stats().node_cap, 2u);
+      EXPECT_EQ(f.procs["L6"].peak, 2u);
+    } else
       EXPECT_EQ(f.procs["L6"].peak, 40u);
   }
 }
@@ -445,49 +447,57 @@ void walk_through_one_switch(Scheduler& s, unsigned first, unsigned n, int& ok, 
 }  // namespace
 
 // Issue 35: the caps come back when the round trips lengthen.  A fabric
-// that keeps up (processors that take no time) has its caps widened and
-// lifted; then its switches slow down and the first one, which every
-// route passes, begins to serve the SM's own SMPs as well: the round trips
-// rise, the local port's does not (the queue is a switch's), and the caps
-// hold again (at their first size; the SMPs that pass the first switch
-// then queue there no more than the caps say).  With watch_rtt off they
-// stay lifted and the whole burst queues there.
+// that keeps up (processors that take no time, no route sharing one) has
+// its caps widened and lifted; then its switches slow down and one of
+// them, which every route of the second walk passes, serves the SM's own
+// SMPs as well: the round trips rise, the local port's does not (the
+// queue is a switch's), and the caps hold again (the 0,1 switch then
+// takes what its shares allow, a few at once).  With watch_rtt off they
+// stay lifted and the whole window (16) passes it at once.
 TEST(FlowControl, CapsReturnWhenABackgroundLoadStartsMidRun) {
   for (bool watch : {true, false}) {
     SCOPED_TRACE(watch);
     VClockFabric f;
     f.default_q = 0;
     f.default_service = std::chrono::microseconds(0);
-    Scheduler s(f, 64);
+    Scheduler s(f, 16);
     MadEngine& e = s.engine();
     e.limits().start_replies = 16;
     e.limits().delay_samples = 16;
+    e.limits().lift_scale = 2;
     e.limits().watch_rtt = watch;
     int ok = 0, failed = 0;
-    s.spawn(get_port_info(s, IBPath::from_string("0"), 1, ok, failed));  // (the local port's own SMA: never slowed)
-    walk_through_one_switch(s, 0, 400, ok, failed);
-    ASSERT_EQ(ok, 401);
+    IBPath local;
+    local.drPath = {0};
+    s.spawn(get_port_info(s, local, 1, ok, failed));  // (the local port's own SMA: never slowed)
+    for (unsigned i = 1; i <= 250; ++i)
+      s.spawn(get_port_info(s, IBPath::from_string("0," + std::to_string(i) + ",1"), 1, ok, failed));
+    s.run();
+    ASSERT_EQ(ok, 251);
     EXPECT_FALSE(e.flow_stats().caps);  // lifted
-    EXPECT_GE(e.flow_stats().scale_hi, 16);
-    // The switches slow down, and the first one serves the SM too.
-    for (auto& [name, p] : f.procs)
-      if (name != "D0") p.service = std::chrono::microseconds(20);
+    EXPECT_GE(e.flow_stats().scale_hi, 2);
+    // The switches slow down, and the 0,1 switch serves the SM too.
     f.default_service = std::chrono::microseconds(20);
+    for (auto& [name, p] : f.procs)
+      if (name != "D0") p.service = f.default_service;
     f.background("D0,1", std::chrono::microseconds(60));
-    f.procs["D0,1"].peak = 0;
+    size_t answered = 0, most_late = 0;
+    f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+      if (++answered > 300) most_late = std::max(most_late, e.in_flight());
+      return true;
+    };
     walk_through_one_switch(s, 0, 600, ok, failed);
-    EXPECT_EQ(ok, 1001);
+    EXPECT_EQ(ok, 851);
     EXPECT_EQ(failed, 0);
     const FlowStats st = e.flow_stats();
     if (watch) {
-      EXPECT_TRUE(st.caps);
       EXPECT_GE(st.caps_back, 1u);
       EXPECT_GT(st.probes, 0u);
-      EXPECT_LE(f.procs["D0,1"].peak, 16u);
+      EXPECT_LE(most_late, 8u);
     } else {
       EXPECT_FALSE(st.caps);
       EXPECT_EQ(st.caps_back, 0u);
-      EXPECT_GT(f.procs["D0,1"].peak, 32u);
+      EXPECT_GE(most_late, 12u);
     }
   }
 }
@@ -513,37 +523,38 @@ TEST(FlowControl, UnequalForwardAndAnswerTimes) {
       e.limits().caps_from_start = true;
       e.limits().time_shares = by_time;
       int ok = 0, failed = 0;
-      // Round trips of 1 and 3 hops, one at a time, and 4 bursts of 4 to one node.
+      // Round trips of 1 and 3 hops, one at a time, and 8 bursts of 4 to one node.
       for (int i = 0; i < 8; ++i) {
         s.spawn(get_port_info(s, IBPath::from_string("0,1"), 1, ok, failed));
         s.run();
         s.spawn(get_port_info(s, IBPath::from_string("0,1,2,3"), 1, ok, failed));
         s.run();
       }
-      for (unsigned n = 2; n <= 5; ++n) {
+      for (unsigned n = 2; n <= 9; ++n) {
         for (unsigned p = 1; p <= 4; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(n)), p, ok, failed));
         s.run();
       }
       const FlowStats st = e.flow_stats();
       EXPECT_NEAR(st.forward_us, slow_answers ? 6 : 501, 1.5);
-      if (slow_answers)
-        EXPECT_NEAR(st.answer_us, 500, 2);
-      else
-        EXPECT_TRUE(st.answer_us < 0 || st.answer_us > 490) << st.answer_us;
+      if (by_time) {
+        if (slow_answers)
+          EXPECT_NEAR(st.answer_us, 500, 25);
+        else
+          EXPECT_TRUE(st.answer_us < 0 || st.answer_us > 490) << st.answer_us;
+      }
       size_t most = 0;
       f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
         most = std::max(most, e.in_flight());
         return true;
       };
-      const auto t0 = f.elapsed();
       walk_through_one_switch(s, 0, 200, ok, failed);
-      EXPECT_EQ(ok, 232);
+      EXPECT_EQ(ok, 248);
       if (slow_answers && by_time) {
         EXPECT_GE(most, 48u);
-        EXPECT_LT(f.elapsed() - t0, std::chrono::milliseconds(5));
-      } else {
+      } else if (slow_answers) {
         EXPECT_LE(most, 3u);
-        EXPECT_GT(f.elapsed() - t0, std::chrono::milliseconds(25));
+      } else {
+        EXPECT_LE(most, 4u);  // (by visits 3; by time r is about 1)
       }
     }
   }
