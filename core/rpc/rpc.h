@@ -153,9 +153,10 @@ struct PendingMad {
 //  timeout (a loss the last step caused is seen before the next) and all
 //  caps are lifted at lift_scale (a fabric that keeps up, the test bed,
 //  runs at full speed, and no burst floods a small queue at once); from
-//  the first SMP that times out on they hold for good, at scale 1 (a
-//  timed-out SMP is sent again through the caps and the cut window, not in
-//  a burst).
+//  the first SMP that times out on they hold for good, at scale 1 or
+//  lower, the node cap cut where the losses say (issue 35: loss_cut,
+//  watch_rtt and time_shares below) (a timed-out SMP is sent again
+//  through the caps and the cut window, not in a burst).
 //  caps_from_start holds them from the first SMP for the whole walk
 //  (gentlest: on the model no drop on any sweep profile; but the per-hop
 //  bookkeeping costs CPU on every MAD, and no measure the engine has tells
@@ -174,7 +175,7 @@ struct PendingMad {
 // MADs that do not fit wait in the engine's queue (in order; one held by a
 // busy node waits with that node, and does not hold up the others).
 struct FlowLimits {
-  unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
+  unsigned node_cap = 2;   // SMPs in flight to one node (0: no cap; issue 35: Q + D >= 2 on any fabric)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
   // smi_share > 0: the processor cap counts each SMP by the share of its
   // processor visits that processor makes (a DR SMP of h hops visits 2h-1:

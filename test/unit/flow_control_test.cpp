@@ -89,6 +89,7 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
       return true;
     };
     Scheduler s(f, 64);
+    s.engine().limits().node_cap = 4;  // (issue 24's default; 2 since issue 35)
     s.engine().limits().start_replies = 8;
     s.engine().limits().grow = 0;
     int ok = 0, failed = 0;
@@ -120,6 +121,7 @@ TEST(FlowControl, CapsWidenedStepByStepAfterTheFirstReplies) {
     VClockFabric f;
     f.default_q = 0;
     Scheduler s(f, 64);
+    s.engine().limits().node_cap = 4;
     s.engine().limits().start_replies = 8;
     s.engine().limits().lift_scale = lift;
     s.engine().limits().delay_rise = 0;
@@ -182,6 +184,7 @@ TEST(FlowControl, HeldMadsDoNotHoldUpOthers) {
   f.default_q = 0;
   Scheduler s(f, 64);
   s.engine().limits().caps_from_start = true;
+  s.engine().limits().node_cap = 4;
   std::vector<VClockFabric::ns> busy_done, other_done;
   auto one = [&](uint16_t l, unsigned port, std::vector<VClockFabric::ns>& done) -> Task<> {
     co_await s.SubnGet<iba::SMPPortInfo>(lid(l), port);
@@ -364,6 +367,7 @@ TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
     f.default_service = std::chrono::microseconds(service_us);
     Scheduler s(f, 64);
     s.engine().limits().min_visit_us = 4;  // (the default, 0, never lifts them)
+    s.engine().limits().node_cap = 4;
     s.engine().limits().caps_from_start = true;
     int ok = 0, failed = 0;
     // One at a time first: round trips without queueing, 8 of each length.
@@ -399,6 +403,7 @@ TEST(FlowControl, NodeCapComesDownToAQueueOfOne) {
     VClockFabric f;
     f.proc("L5").q = 1;
     Scheduler s(f, 64);
+    s.engine().limits().node_cap = 4;  // (the default is 2: from 4 it comes down further)
     s.engine().limits().caps_from_start = from_start;
     int ok = 0, failed = 0;
     for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
@@ -421,6 +426,7 @@ TEST(FlowControl, LossAloneAtItsNodeCutsTheProcessorCaps) {
   f.default_q = 0;
   Scheduler s(f, 64);
   s.engine().limits().caps_from_start = true;
+  s.engine().limits().node_cap = 4;
   unsigned n = 0;
   f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) { return ++n != 20; };
   int ok = 0, failed = 0;
