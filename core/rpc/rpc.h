@@ -175,7 +175,7 @@ struct PendingMad {
 // MADs that do not fit wait in the engine's queue (in order; one held by a
 // busy node waits with that node, and does not hold up the others).
 struct FlowLimits {
-  unsigned node_cap = 2;   // SMPs in flight to one node (0: no cap; issue 35: Q + D >= 2 on any fabric)
+  unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
   // smi_share > 0: the processor cap counts each SMP by the share of its
   // processor visits that processor makes (a DR SMP of h hops visits 2h-1:

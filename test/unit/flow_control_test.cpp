@@ -89,7 +89,7 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
       return true;
     };
     Scheduler s(f, 64);
-    s.engine().limits().node_cap = 4;  // (issue 24's default; 2 since issue 35)
+    s.engine().limits().node_cap = 4;  // (the default; said, as the figures depend on it)
     s.engine().limits().start_replies = 8;
     s.engine().limits().grow = 0;
     int ok = 0, failed = 0;
@@ -403,7 +403,7 @@ TEST(FlowControl, NodeCapComesDownToAQueueOfOne) {
     VClockFabric f;
     f.proc("L5").q = 1;
     Scheduler s(f, 64);
-    s.engine().limits().node_cap = 4;  // (the default is 2: from 4 it comes down further)
+    s.engine().limits().node_cap = 4;
     s.engine().limits().caps_from_start = from_start;
     int ok = 0, failed = 0;
     for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
