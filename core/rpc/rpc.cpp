@@ -174,6 +174,9 @@ unsigned MadEngine::window() const {
 }
 
 uint64_t MadEngine::key_of(const IBPath& path, uint8_t mgmt_class) const {
+  // A PMA's GMPs: the node cap holds them too (a PMA's queue is small, and
+  // full it answers BUSY or drops), counted apart from the node's SMPs.
+  if (mgmt_class == iba::mgmt::PERF && path.DLID && !path.is_dr()) return gmp_key(mgmt_class, path.DLID) | 1;
   if (!is_smp(mgmt_class)) return 0;
   if (path.is_dr()) return dr_key(path);
   uint64_t k = lid_key(path.DLID);
@@ -209,7 +212,7 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
 
 bool MadEngine::caps_wanted() const {
   if (!lim_.node_cap && !lim_.smi_cap) return false;
-  if (lost_smp_) return true;
+  if (lost_smp_ || caps_back_) return true;
   if (!lim_.caps_from_start)
     return smp_replies_ < lim_.start_replies ||
            (lim_.start_replies && lim_.grow > 1 && (grow_stopped_ || scale_ < lim_.lift_scale));
@@ -259,8 +262,28 @@ constexpr uint32_t SHARE_UNIT = 27720;
 uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
   if (lim_.smi_share <= 0) return 1;
   const unsigned h = p.path->is_dr() ? p.path->hop_count() : 0;
+  if (h > 1 && lim_.time_shares && forward_us_ > 0 && answer_us_ > 0) {
+    // By time (FlowLimits::time_shares): 2(h-1) forwarding visits of f and
+    // an answer of a, r = a/f; equal times give the visits' shares.  The
+    // answer time measured is the larger of the two (replies queued
+    // together leave the slower of the node and the hops at its pace), so
+    // r < 1 says nothing: the visits' shares then.
+    const double r = std::clamp(answer_us_ / forward_us_, 1.0, 64.0);
+    const double w = (hop ? 2 : r) / (2.0 * (h - 1) + r);
+    return std::max<uint32_t>(1, uint32_t(w * SHARE_UNIT));
+  }
   const uint32_t visits = h ? 2 * h - 1 : 1;
   return std::max<uint32_t>(1, (hop ? 2 : 1) * SHARE_UNIT / visits);
+}
+
+unsigned MadEngine::node_cap(const PendingMad& p) const {
+  if (!lim_.node_cap) return 0;
+  const unsigned cut = is_pm(p) ? pm_cut_ : node_cut_;
+  return cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
+}
+
+bool MadEngine::is_pm(const PendingMad& p) const {
+  return p.dest && class_of(p.req.data()) == iba::mgmt::PERF;
 }
 
 uint32_t MadEngine::proc_cap() const {
@@ -270,9 +293,9 @@ uint32_t MadEngine::proc_cap() const {
 
 uint64_t MadEngine::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
-  const unsigned node_cap = lim_.node_cap;  // (not widened: a node's queue is its own)
+  const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
-  if (!lim_.smi_cap) return 0;
+  if (!lim_.smi_cap || is_pm(p)) return 0;
   // The destination's processor, and every switch's a directed route passes
   // (it handles the SMP twice, out and back, but holds it only meanwhile).
   // A processor with nothing of ours takes any SMP.
@@ -294,15 +317,22 @@ uint64_t MadEngine::blocker(const PendingMad& p) const {
   return b;
 }
 
-void MadEngine::hold(const PendingMad& p, int d) {
+void MadEngine::hold(PendingMad& p, int d) {
   if (!p.dest || !tracking_) return;
   auto one = [&](auto& m, uint64_t k, int by) {
     add_to(m, k, by);
     if (by < 0 && !parked_.empty()) unpark(k);
   };
   one(to_node_, p.dest, d);
-  one(at_proc_, p.dest, d * int(proc_weight(p, false)));
-  const int w = d * int(proc_weight(p, true));
+  if (is_pm(p)) return;  // (a PMA: its node cap only)
+  // The shares p was counted in with (the estimates behind them may have
+  // changed since) are the ones it is counted out with.
+  if (d > 0) {
+    p.w_dest = proc_weight(p, false);
+    p.w_hop = proc_weight(p, true);
+  }
+  one(at_proc_, p.dest, d * int(p.w_dest));
+  const int w = d * int(p.w_hop);
   for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k, w); });
 }
 
@@ -354,9 +384,28 @@ void MadEngine::drain() {
 }
 
 void MadEngine::on_loss(const PendingMad& p) {
-  if (p.dest && !lost_smp_) {
-    lost_smp_ = true;
-    scale_ = 1;  // back to the caps that lost nothing
+  if (p.dest) {
+    // Where was it lost?  With others of ours at its destination, most
+    // likely in that node's queue: the node cap comes below their number
+    // (a PMA's GMPs: the PMA's cap).  Alone there, at a processor on its
+    // way (or behind the SM's own SMPs): the processor caps come down,
+    // back to their first size the first time, then by loss_cut, at most
+    // once per round trip (not again for MADs sent before the last cut).
+    const bool pm = is_pm(p);
+    if (p.dest_load >= 2) {
+      unsigned& cut = pm ? pm_cut_ : node_cut_;
+      const unsigned now_cap = node_cap(p);
+      if (now_cap) cut = std::max(1u, std::min<unsigned>(now_cap, p.dest_load - 1u));
+    } else if (!pm && p.sent_at >= proc_cut_at_) {
+      scale_ = scale_ > 1 ? 1 : std::max(lim_.min_scale, scale_ * lim_.loss_cut);
+      proc_cut_at_ = t_.now();
+    }
+    if (!pm && !lost_smp_) {
+      lost_smp_ = true;
+      scale_ = std::min(scale_, 1.0);  // back to the caps that lost nothing, at most
+    }
+    fs_.scale_lo = std::min(fs_.scale_lo, scale_);
+    if (!tracking_) caps_back_ = true;  // (a PMA's loss: the counts must be kept)
     sync_caps();
   }
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
@@ -368,7 +417,8 @@ void MadEngine::on_loss(const PendingMad& p) {
 
 void MadEngine::on_reply(PendingMad& p) {
   const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
-  if (p.dest && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
+  const bool smp = p.dest && !is_pm(p);
+  if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
     if (delay_paced) {
       if (step_at_ == Clock::time_point{}) step_at_ = t_.now();  // the first step's baseline: scale 1
     } else if (lim_.grow > 1)
@@ -376,8 +426,9 @@ void MadEngine::on_reply(PendingMad& p) {
     else
       sync_caps();  // lifted at once
   }
-  if (p.dest && p.sends == 1) {
+  if (smp && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
+    if (tracking_ && lim_.time_shares) note_gap(p);
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
     if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
     if (p.path->is_dr()) {
@@ -407,7 +458,14 @@ void MadEngine::on_reply(PendingMad& p) {
 void MadEngine::judge_step(const PendingMad& p, double ratio) {
   // FlowLimits::delay_rise: a step's round trips (SMPs sent after it, as
   // ratios to the least of their route length) against the steps before.
-  if (step_at_ == Clock::time_point{} || grow_stopped_ || lost_smp_ || !tracking_ || p.sent_at < step_at_) return;
+  // FlowLimits::watch_rtt: once the widening stopped above the first size,
+  // or the caps were lifted, the same windows say whether the round trips
+  // rose since (the SM began a sweep, the fabric slowed down): the caps
+  // then come back (narrow_caps).
+  if (step_at_ == Clock::time_point{} || p.sent_at < step_at_) return;
+  const bool widening = !grow_stopped_ && !lost_smp_ && tracking_;
+  const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
+  if (!widening && !watching) return;
   if (slots_[max_ + 1]) return;  // the step before is being judged (a local round trip is out)
   step_sum_ += ratio;
   if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
@@ -416,19 +474,51 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   step_n_ = 0;
   step_at_ = t_.now();
   if (base_delay_ > 0 && mean > base_delay_ * (1 + lim_.delay_rise)) {
-    // This step queued SMPs somewhere.  Where is for the local port's
-    // round trip to say (local_probe_done); nothing is widened meanwhile.
+    // This step queued SMPs somewhere (or something else did).  Where is
+    // for the local port's round trip to say (local_probe_done); nothing
+    // is widened meanwhile.
     judged_mean_ = mean / base_delay_;
+    judged_abs_ = mean;
+    narrowing_ = watching;
     if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
     local_tries_ = 0;
     if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1, true))
       ++fs_.probes;
+    else if (watching)
+      narrow_caps();
     else
       stop_widening();
     return;
   }
   base_delay_ = base_delay_ > 0 ? std::min(base_delay_, mean) : mean;
-  widen_caps(lim_.delay_grow);
+  if (widening) widen_caps(lim_.delay_grow);
+}
+
+void MadEngine::narrow_caps() {
+  // The round trips rose, and not on the host's side: lifted caps hold
+  // again at their first size and are widened afresh (judged against the
+  // round trips they give now); widened ones come one step narrower, and
+  // again at the next window while the round trips stay up.
+  narrowing_ = false;
+  ++fs_.caps_back;
+  step_at_ = t_.now();
+  step_sum_ = 0;
+  step_n_ = 0;
+  if (!tracking_) {
+    // What the engine measured of the processors was of the fabric before
+    // (its least round trips, the times per visit): measured afresh.
+    scale_ = 1;
+    grow_stopped_ = false;
+    base_delay_ = 0;
+    rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+    rtt_n_.fill(0);
+    visit_us_ = forward_us_ = answer_us_ = -1;
+    gap_n_ = 0;
+    last_reply_.clear();
+    sync_caps();
+    return;
+  }
+  scale_ = std::max(1.0, scale_ / lim_.delay_grow);
 }
 
 void MadEngine::stop_widening() {
@@ -453,7 +543,13 @@ void MadEngine::local_probe_done() {
   } catch (const std::exception&) {
     answered = false;  // (a short answer)
   }
-  if (!answered || grow_stopped_ || lost_smp_ || !tracking_) {
+  if (narrowing_) {
+    if (!answered || lost_smp_) {
+      if (!lost_smp_) narrow_caps();  // (no evidence of the host's queue)
+      narrowing_ = false;
+      return;
+    }
+  } else if (!answered || grow_stopped_ || lost_smp_ || !tracking_) {
     if (!grow_stopped_) stop_widening();
     return;
   }
@@ -466,7 +562,17 @@ void MadEngine::local_probe_done() {
       ++fs_.probes;
       return;
     }
-    stop_widening();
+    if (narrowing_)
+      narrow_caps();
+    else
+      stop_widening();
+    return;
+  }
+  if (narrowing_) {
+    // The host's queue, watched: its round trips are the new normal (not
+    // asked about again until they rise further).
+    narrowing_ = false;
+    base_delay_ = judged_abs_;
     return;
   }
   // The host's queue: the step stands, and the next is judged afresh.
@@ -492,7 +598,34 @@ void MadEngine::measure_visits() {
     }
   if (lo >= hi || hi - lo < 2) return;
   visit_us_ = std::max(0.0, (rtt_min_us_[hi] - rtt_min_us_[lo]) / double(hi - lo));
+  // (One hop is two visits of the SMI: the slope per visit is its time.)
+  forward_us_ = visit_us_;
   sync_caps();
+}
+
+void MadEngine::note_gap(const PendingMad& p) {
+  // FlowLimits::time_shares: two SMPs sent together to one node queue
+  // there (or at the slowest processor on their way, which the hops'
+  // time already bounds), so the second's reply comes one service time
+  // after the first's.  The answer time is a low quantile of such gaps
+  // (the least could be a return trip that caught up).
+  const Clock::time_point now = t_.now();
+  LastReply& l = last_reply_[p.dest];
+  if (l.at != Clock::time_point{} && p.sent_at < l.at) {
+    const double gap = std::chrono::duration<double, std::micro>(now - l.at).count();
+    const double apart = std::chrono::duration<double, std::micro>(p.sent_at - l.sent_at).count();
+    if (gap > 0 && std::abs(apart) * 4 <= gap) {
+      gaps_[gap_n_++ % gaps_.size()] = gap;
+      if (gap_n_ >= 8 && gap_n_ % 4 == 0) {
+        const size_t n = std::min<size_t>(gap_n_, gaps_.size());
+        std::array<double, 32> g = gaps_;
+        std::nth_element(g.begin(), g.begin() + n / 4, g.begin() + n);
+        answer_us_ = g[n / 4];
+      }
+    }
+  }
+  l.at = now;
+  l.sent_at = p.sent_at;
 }
 
 void MadEngine::learn_class_port_info(const PendingMad& p, const uint8_t* rep) {
@@ -514,6 +647,12 @@ FlowStats MadEngine::flow_stats() const {
   f.visit_us = visit_us_;
   f.caps = caps_wanted();
   f.scale = scale_;
+  f.forward_us = forward_us_;
+  f.answer_us = answer_us_;
+  if (lim_.node_cap) {
+    f.node_cap = node_cut_ ? std::min(node_cut_, lim_.node_cap) : lim_.node_cap;
+    f.pm_cap = pm_cut_ ? std::min(pm_cut_, lim_.node_cap) : lim_.node_cap;
+  }
   return f;
 }
 
@@ -620,6 +759,7 @@ void MadEngine::issue(PendingMad& p) {
   slots_[p.slot] = &p;
   ++in_flight_;
   hold(p, +1);
+  p.dest_load = p.dest && tracking_ ? uint16_t(std::min(count_of(to_node_, p.dest), 0xffffu)) : 0;
   send_or_fail(p);
 }
 

@@ -107,12 +107,15 @@ struct PendingMad {
   bool backoff = false;           // waiting to resend after a BUSY reply
   Clock::time_point sent_at;
   // Flow control (MadEngine::FlowLimits): the node the MAD goes to (a key
-  // made from its path: the directed route, else the DLID; 0 for GMPs,
-  // which no per-node cap holds), whether its timeout is the engine's to
+  // made from its path: the directed route, else the DLID; a PMA's own key
+  // for a Performance GMP, which only the node cap holds; 0 for other
+  // GMPs, which no per-node cap holds), whether its timeout is the engine's to
   // compute (neither -t nor the path gave one), the sends so far and the
   // sequence number of the one before the last (a reply to it after a
   // timeout is late, not lost).
   uint64_t dest = 0;
+  uint16_t dest_load = 0;         // ours in flight to dest when it was issued, itself included (0: not counted)
+  uint32_t w_dest = 0, w_hop = 0; // its processor shares when it was counted in (MadEngine::hold)
   bool adaptive_timeout = false;
   uint16_t sends = 0;
   uint32_t prev_seq = 0;
@@ -150,9 +153,10 @@ struct PendingMad {
 //  timeout (a loss the last step caused is seen before the next) and all
 //  caps are lifted at lift_scale (a fabric that keeps up, the test bed,
 //  runs at full speed, and no burst floods a small queue at once); from
-//  the first SMP that times out on they hold for good, at scale 1 (a
-//  timed-out SMP is sent again through the caps and the cut window, not in
-//  a burst).
+//  the first SMP that times out on they hold for good, at scale 1 or
+//  lower, the node cap cut where the losses say (issue 35: loss_cut,
+//  watch_rtt and time_shares below) (a timed-out SMP is sent again
+//  through the caps and the cut window, not in a burst).
 //  caps_from_start holds them from the first SMP for the whole walk
 //  (gentlest: on the model no drop on any sweep profile; but the per-hop
 //  bookkeeping costs CPU on every MAD, and no measure the engine has tells
@@ -213,6 +217,26 @@ struct FlowLimits {
   // Local round trips timed (one after the other) before a step is undone
   // (0: none; every step whose round trips rose is undone).
   unsigned local_probes = 3;
+  // After a loss, caps that come down (issue 35): an SMP (or a PMA's GMP)
+  // lost while others of ours were at its destination brings the node cap
+  // (the PMA's: its own) below that number, down to 1; one lost where its
+  // destination held no other of ours brings the processor caps down by
+  // loss_cut (at most once per round trip, to min_scale at the least).
+  double loss_cut = 0.5;
+  double min_scale = 0.125;
+  // After the widening stopped or the caps were lifted, the round trips are
+  // still judged (delay_samples at a time): a window whose mean rose more
+  // than delay_rise over the least one while the local port's round trip
+  // did not brings the caps back (lifted: held again at scale 1, widened
+  // afresh; widened: one step narrower).  false: lifted for good.
+  bool watch_rtt = true;
+  // The processor shares by time, not by visits: once the engine has
+  // measured a directed route's forwarding time per hop (the least round
+  // trips' slope over their hops) and the time a node takes to answer (the
+  // gap between the replies of SMPs that queued together there), a hop
+  // weighs 2f/(2(h-1)f + a) of a processor and the destination a/(...)
+  // (by visits: f = a).  false: by visits.
+  bool time_shares = true;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
@@ -239,6 +263,10 @@ struct FlowStats {
   double visit_us = -1;                   // measured time per processor visit (-1: not yet)
   bool caps = true;                       // the per-node and processor caps hold now
   double scale = 1, scale_hi = 1;         // how far the caps are widened (now, most)
+  double scale_lo = 1;                    // ... and how far they came down after losses
+  unsigned node_cap = 0, pm_cap = 0;      // the node caps in force now (SMPs; a PMA's GMPs)
+  double forward_us = -1, answer_us = -1; // measured forwarding time per hop and answer time (-1: not yet)
+  uint64_t caps_back = 0;                 // times the caps came back after longer round trips
   uint64_t drops() const { return timeouts > late ? timeouts - late : 0; }  // inferred
 };
 
@@ -338,8 +366,12 @@ private:
   // (The caps are kept only while they hold: sync_caps() turns them on or
   // off as caps_wanted() says, counting the MADs in flight again.)
   uint64_t blocker(const PendingMad& p) const;  // the key of a full cap p needs (0: fits)
-  void hold(const PendingMad& p, int d);
+  void hold(PendingMad& p, int d);
   uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
+  unsigned node_cap(const PendingMad& p) const;  // the node cap p is held by now (0: none)
+  bool is_pm(const PendingMad& p) const;         // a PMA's GMP (held by the PM node cap only)
+  void note_gap(const PendingMad& p);            // FlowLimits::time_shares: the answer time
+  void narrow_caps();                            // FlowLimits::watch_rtt: round trips rose
   uint32_t proc_cap() const;
   void park(uint64_t key, PendingMad& p);
   void unpark(uint64_t key);
@@ -418,6 +450,22 @@ private:
   unsigned step_n_ = 0;
   double base_delay_ = 0;
   bool grow_stopped_ = false;
+  // Issue 35: the node caps after losses (0: FlowLimits::node_cap), the
+  // processor caps' last cut, caps held again after longer round trips;
+  // FlowLimits::time_shares' estimates (us; -1 unknown) and, by node, the
+  // last reply (time, and when that SMP was sent).
+  unsigned node_cut_ = 0, pm_cut_ = 0;
+  Clock::time_point proc_cut_at_{};
+  bool caps_back_ = false;
+  bool narrowing_ = false;  // the local round trip asked is for narrow_caps, not a step
+  double forward_us_ = -1, answer_us_ = -1;
+  struct LastReply {
+    Clock::time_point at, sent_at;
+  };
+  std::unordered_map<uint64_t, LastReply> last_reply_;
+  std::array<double, 32> gaps_{};  // the last reply gaps (us)
+  uint64_t gap_n_ = 0;
+  double judged_abs_ = 0;  // the mean round-trip ratio narrow_caps' local round trip judges
   void judge_step(const PendingMad& p, double ratio);  // SMP replies so far (FlowLimits::start_replies)
 
 };

@@ -3,7 +3,10 @@
 // with a FIFO of capacity Q and a service time, a directed-route SMP
 // handled by the processor of every switch it passes (out and back) and of
 // its destination, a LID-routed one by its destination's only; a full FIFO
-// drops.  Nodes are named by their path (a DR path's hop prefixes, or the
+// drops.  A processor may forward faster or slower than it answers
+// (Proc::forward), and take background MADs of its own at a steady rate
+// from some time on (background(): the SM's sweeps), which take their
+// place in its FIFO like the tool's.  Nodes are named by their path (a DR path's hop prefixes, or the
 // DLID: the test says which LID is which DR node).  Time passes only in
 // recv()'s waits, so every figure is exact and repeatable.  A deliberately
 // small stand-in: the hardware-faithful model is test/model (ibmodel).
@@ -29,12 +32,16 @@ public:
     unsigned q = 4;                 // FIFO capacity (the MAD in service included)
     ns service{std::chrono::microseconds(50)};
     std::deque<ns> leaving;         // when each MAD in the FIFO leaves it
+    ns forward{-1};                 // time to forward a directed route's hop (< 0: service)
     unsigned peak = 0;              // most MADs in the FIFO at once
     uint64_t dropped = 0, served = 0;
+    ns bg_period{0}, bg_next{0};    // background MADs: one every bg_period from bg_next (0: none)
+    uint64_t bg_served = 0, bg_dropped = 0;
   };
   ns hop{std::chrono::microseconds(1)};  // one link hop, one way
   unsigned default_q = 4;
   ns default_service{std::chrono::microseconds(50)};
+  ns default_forward{-1};  // (< 0: as the service time)
   // DLID -> the DR node name it reaches (else the LID names its own node).
   std::map<uint16_t, std::string> lid_node;
   // Called for each request that reaches its destination: fill the reply's
@@ -58,10 +65,17 @@ public:
       it = procs.emplace(name, Proc{}).first;
       it->second.q = default_q;
       it->second.service = default_service;
+      it->second.forward = default_forward;
     }
     return it->second;
   }
   ns elapsed() const { return now_; }
+  // From now on, one background MAD every period at processor name.
+  void background(const std::string& name, ns period) {
+    Proc& p = proc(name);
+    p.bg_period = period;
+    p.bg_next = now_;
+  }
   ibcore::Clock::time_point now() const override { return ibcore::Clock::time_point(now_); }
 
   int client_agent(uint8_t, uint8_t) override { return 1; }
@@ -102,6 +116,16 @@ public:
     for (const std::string& v : visits) {
       t += hop;
       Proc& p = proc(v);
+      // The background MADs that came before this one (in time order).
+      for (; p.bg_period.count() > 0 && p.bg_next <= t; p.bg_next += p.bg_period) {
+        while (!p.leaving.empty() && p.leaving.front() <= p.bg_next) p.leaving.pop_front();
+        if (p.q && p.leaving.size() >= p.q) {
+          ++p.bg_dropped;
+          continue;
+        }
+        p.leaving.push_back((p.leaving.empty() ? p.bg_next : std::max(p.bg_next, p.leaving.back())) + p.service);
+        ++p.bg_served;
+      }
       while (!p.leaving.empty() && p.leaving.front() <= t) p.leaving.pop_front();
       if (p.q && p.leaving.size() >= p.q) {
         ++p.dropped;
@@ -110,7 +134,7 @@ public:
         break;
       }
       ns start = p.leaving.empty() ? t : std::max(t, p.leaving.back());
-      t = start + p.service;
+      t = start + (v != dest && p.forward.count() >= 0 ? p.forward : p.service);
       p.leaving.push_back(t);
       p.peak = std::max<unsigned>(p.peak, unsigned(p.leaving.size()));
       ++p.served;
