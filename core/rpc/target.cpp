@@ -141,6 +141,8 @@ std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid) {
     iba::SANodeRecord q;
     iba::set_bits(q.raw(), iba::field_named(D, "nodeInfo.nodeGUID").bit_off, 64, guid);
     auto t = mad.SubnAdmGetTable(q, iba::component_mask(D, "nodeInfo.nodeGUID"), &sa);
+    for (const auto& r : t.records)
+      if (r.nodeInfo().portGUID() == guid) t.records.clear();  // (a switch's: its port 0's GUID too)
     if (!t.records.empty()) {
       std::string name = t.records[0].nodeDescription().nodeString();
       std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)guid);
