@@ -52,7 +52,7 @@ IBPath plain_lid_path(const Transport& t, uint16_t dlid);
 // sa with the short bound a PathRecord asked only for its SL, MTU and rate
 // gets: at most one resend, and a response time of 2^17 x 4.096 us (about
 // 0.5 s) unless the path or -t says otherwise.  A BUSY SA is still backed
-// off as the engine does for every MAD (IBA 13.5.2: at most 8 times).
+// off as the engine does for every MAD (longer waits, up to 8 resends).
 IBPath bounded_sa_path(IBPath sa, const PortSettings& s);
 
 // Whether e says the SA is not there to answer: it timed out (nothing came
