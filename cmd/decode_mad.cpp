@@ -1,6 +1,7 @@
 // decode_mad: pretty-print one MAD given as hex, as smpdump's output, as one
 // of our -dd dumps, or as raw bytes.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/out/print.h"
 #include "core/base/textfile.h"
 #include "iba/decode.h"
+#include "iba/attr_names.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "core/out/log.h"
@@ -23,8 +25,8 @@ public:
     app.add_option("file", file_, "file holding the MAD (default: standard input)")->option_text("[FILE]");
     app.add_flag("--binary", binary_, "the input is the raw bytes of the MAD, not text");
     app.add_option("-a,--attr", attr_,
-                   "the input is only the payload of this attribute (a structure name such as "
-                   "SMPPortInfo, or an SMP attribute ID), e.g. smpdump's output")
+                   "the input is only the payload of this attribute, named as query names it (PortInfo, "
+                   "SMPPortInfo, NodeRecord, ...) or by its SMP attribute ID, e.g. smpdump's output")
         ->option_text("<attr>");
     ibtool::add_common_options(app, config(), ibtool::opt::Json);
   }
@@ -48,25 +50,46 @@ public:
       bytes = std::move(*b);
     }
     if (!attr_.empty()) return payload(bytes);
+    // smpdump prints an SMP's 64 data bytes only: the header that would name
+    // the attribute is not in its output, so the attribute must be given.
+    if (smpdump_output(raw, bytes))
+      return fail("this is smpdump's output, an SMP's 64 data bytes without the MAD header that names "
+                  "its attribute: give the attribute smpdump was asked for, e.g. --attr 0x15 or --attr PortInfo");
     if (auto why = iba::check_mad_size(bytes.size()); !why.empty()) return fail(why);
     std::fputs(iba::decode_mad(bytes).c_str(), stdout);
     return 0;
   }
 
 private:
+  // smpdump's text: 64 bytes as four lines of eight 4-digit hex groups (its
+  // "SMP status: 0x..." line aside).
+  static bool smpdump_output(std::string_view raw, const std::vector<uint8_t>& bytes) {
+    if (bytes.size() != 64) return false;
+    size_t lines = 0, start = 0;
+    while (start < raw.size()) {
+      size_t end = raw.find('\n', start);
+      if (end == std::string_view::npos) end = raw.size();
+      std::string_view l = raw.substr(start, end - start);
+      start = end + 1;
+      if (l.find_first_not_of(" \t\r") == std::string_view::npos || l.rfind("SMP status", 0) == 0) continue;
+      if (l.size() < 39 || l.size() > 40) return false;  // "xxxx xxxx ... xxxx"
+      for (size_t i = 0; i < 39; ++i)
+        if (i % 5 == 4 ? l[i] != ' ' : !std::isxdigit(static_cast<unsigned char>(l[i]))) return false;
+      ++lines;
+    }
+    return lines == 4;
+  }
+
   int fail(const std::string& m) {
     ibcore::log::error("E: %s\n", m.c_str());
     return 1;
   }
 
   int payload(const std::vector<uint8_t>& bytes) {
-    const iba::AttrDesc* a = nullptr;
-    auto id = iba::parse_uint(attr_);
-    for (const iba::ClassDesc* c : iba::all_classes()) {
-      a = id ? (c->mgmt_class == iba::mgmt::SUBN_LID_ROUTED ? iba::find_attr(*c, uint16_t(*id)) : nullptr)
-             : iba::find_attr(*c, attr_);
-      if (a) break;
-    }
+    // The names query takes; a number is an SMP attribute ID (smpdump's).
+    const bool by_id = iba::parse_uint(attr_).has_value();
+    const auto smp = iba::mgmt::SUBN_LID_ROUTED;
+    const iba::AttrDesc* a = (by_id ? iba::find_attr_named(attr_, smp, smp) : iba::find_attr_named(attr_)).second;
     if (!a) return fail("unknown attribute '" + attr_ + "'");
     if (bytes.empty()) return fail("no payload bytes");
     if (bytes.size() > iba::MAD_SIZE) return fail(iba::check_mad_size(bytes.size()));
@@ -96,14 +119,15 @@ IBTOOL_COMMAND({.name = "decode_mad",
                     "method, class and attribute, the header and format fields word by word, "
                     "then the attribute payload field by field (every record of a table reply, "
                     "the trap details of a Notice).  The input may be hex bytes separated by "
-                    "spaces, newlines, colons or commas, smpdump's output, or a -dd dump; "
+                    "spaces, newlines, colons or commas, smpdump's output (with --attr naming the "
+                    "attribute: smpdump prints only its data), or a -dd dump; "
                     "--binary reads the raw bytes.  With --attr the input is only an "
                     "attribute's payload.  A MAD shorter than its 24 byte header or longer "
                     "than 256 bytes is an error.  --json (-j; --pretty indents) with --attr: "
                     "{\"attribute\", \"attributeID\", \"data\": {every field as iba/ declares it}}.",
                 .usage = "[options] [FILE]",
                 .examples = "  ibtool decode_mad mad.hex\n"
-                            "  smpdump -D 0 0x15 1 | ibtool decode_mad --attr SMPPortInfo\n"
+                            "  smpdump -D 0 0x15 1 | ibtool decode_mad --attr PortInfo\n"
                             "  ibtool decode_mad --binary < mad.bin",
                 .make = [] { return std::make_unique<DecodeMad>(); },
                 .own = true});

@@ -131,10 +131,12 @@ inline uint32_t parse_oui(const std::string& s) {
   return uint32_t(v);
 }
 
-// How the clients' reference tools fail on their destination: every target
-// needs its PathRecord ("can't resolve destination port" with our E: lines
-// first), a port that cannot be opened ends with our E: lines and 255.
+// How the clients' reference tools fail on their destination: a LID is sent
+// to as given even when the SA has no PathRecord for it (ibping counts the
+// lost pings, ibsysstat times out, as the reference's do); a GUID needs its
+// PathRecord ("can't resolve destination port" with our E: lines first); a
+// port that cannot be opened ends with our E: lines and 255.
 inline constexpr ibtool::TargetStyle CLIENT_TARGET{.iberror_on_open = false,
-                                                    .direct = ibtool::TargetStyle::Direct::None};
+                                                    .direct = ibtool::TargetStyle::Direct::Lid};
 
 }  // namespace ibtool::ofa

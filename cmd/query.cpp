@@ -14,6 +14,7 @@
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
 #include "core/out/print.h"
+#include "iba/attr_names.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "core/out/log.h"
@@ -52,27 +53,10 @@ const Rpc* find_rpc(const std::string& s) {
   return nullptr;
 }
 
-bool iends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && !strncasecmp(s.data() + s.size() - suffix.size(), suffix.data(), suffix.size());
-}
-
-// The class and attribute for an RPC and an attribute name: the structure
-// name ("SMPPortInfo", case-insensitive), the name without its class
-// prefix ("PortInfo", "NodeRecord"), or a number (attribute ID).
+// The class and attribute for an RPC and an attribute name (iba::find_attr_named:
+// "SMPPortInfo", "PortInfo", or an attribute ID).
 std::pair<const iba::ClassDesc*, const iba::AttrDesc*> find_attr(const Rpc& rpc, const std::string& name) {
-  auto id = iba::parse_uint(name);
-  std::pair<const iba::ClassDesc*, const iba::AttrDesc*> suffix_match{nullptr, nullptr};
-  for (const iba::ClassDesc* c : iba::all_classes()) {
-    if (c->mgmt_class < rpc.lo || c->mgmt_class > rpc.hi) continue;
-    for (const iba::AttrDesc& a : c->attrs) {
-      if (id ? a.id == *id : !strcasecmp(a.desc->name, name.c_str())) return {c, &a};
-      if (!id && !suffix_match.first && iends_with(a.desc->name, name)) suffix_match = {c, &a};
-    }
-    // Another layout of an attribute (PMPortExtendedSpeedsCountersRSFEC, ...): by full name only.
-    for (const iba::AttrDesc& a : c->variants)
-      if (!id && !strcasecmp(a.desc->name, name.c_str())) return {c, &a};
-  }
-  return suffix_match;
+  return iba::find_attr_named(name, rpc.lo, rpc.hi);
 }
 
 class Query : public ibtool::Command {

@@ -7,6 +7,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/out/print.h"
 #include "core/out/log.h"
+#include "iba/introspect.h"
 
 #include <cstdio>
 #include <utility>
@@ -108,6 +109,39 @@ std::unique_ptr<Session> open_or_fail(const ibcore::Config& c, const ibcore::IBP
   }
 }
 
+// A GUID target the SA has no port for (-G with a node GUID), or a number
+// too big for a LID (a GUID without -G): the error with what the SA says
+// that GUID is (core/rpc/target guid_hint), when it says something.
+void hint_guid(Session& s, const std::string& arg, const ibcore::IBPath* target, std::exception_ptr& err,
+               uint16_t sm_lid) {
+  uint64_t guid = 0;
+  if (target) {
+    if (target->DLID || !target->has_grh) return;
+    try {
+      std::rethrow_exception(err);
+    } catch (const ibcore::MADClassError& c) {
+      if (c.class_code() != 3) return;  // ERR_NO_RECORDS: no such port
+    } catch (...) {
+      return;
+    }
+    guid = target->DGID.guid();
+  } else {
+    auto v = iba::parse_uint(arg);
+    if (!v || *v <= 0xffff || arg.find(':') != std::string::npos) return;
+    guid = *v;
+  }
+  std::string h = ibcore::guid_hint(*s.mad, guid, sm_lid);
+  if (h.empty()) return;
+  try {
+    std::rethrow_exception(err);
+  } catch (ibcore::MADError& e) {
+    e.annotate(h);
+    err = std::current_exception();
+  } catch (...) {
+    err = std::make_exception_ptr(ibcore::Error("Invalid destination " + arg + ": not a LID (" + h + ")"));
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Session> open_for_target(const ibcore::Config& c, const std::string&, const TargetFlags& f,
@@ -122,6 +156,8 @@ std::unique_ptr<Session> open_for_target(const ibcore::Config& c, const std::str
   }
   std::unique_ptr<Session> s = open_or_fail(c, bad ? nullptr : &target, iberror_on_open);
   if (bad) {
+    if (!f.combined && !f.guid && !f.lid && !f.direct && args.size() > first)
+      hint_guid(*s, args[first], nullptr, bad, f.sm_port);
     try {
       std::rethrow_exception(bad);
     } catch (const std::exception& e) {
@@ -137,12 +173,19 @@ Target open_smp_target(const ibcore::Config& c, const TargetFlags& f, const std:
   if (f.combined) dest += " " + (args.size() > first + 1 ? args[first + 1] : std::string("(null)"));
   Target t;
   t.session = open_for_target(c, {}, f, args, first, t.target, dest, style.iberror_on_open, style.noun);
+  std::exception_ptr err;
   try {
     t.path = ibcore::resolve_for_smp(*t.session->mad, t.target, f.sm_port);
+    return t;
+  } catch (const std::exception&) {
+    err = std::current_exception();
+  }
+  hint_guid(*t.session, dest, &t.target, err, f.sm_port);
+  try {
+    std::rethrow_exception(err);
   } catch (const std::exception& e) {
     ref_fail(e, cant_resolve(dest, style.noun));
   }
-  return t;
 }
 
 Target open_gmp_target(const ibcore::Config& c, const TargetFlags& f, const std::vector<std::string>& args, size_t first,
@@ -188,7 +231,11 @@ Target open_gmp_target(const ibcore::Config& c, const TargetFlags& f, const std:
                                                                 : false;
     if (!direct) ref_fail(e, cant_resolve(dest, style.noun));
     t.path_error = std::current_exception();
-    t.path = p;
+    // As the reference sends it: a LID on its plain path, anything else as given.
+    t.path = p.DLID && !p.is_dr() ? ibcore::plain_lid_path(*t.session->umad, p.DLID) : p;
+    if (ibcore::log::verbosity())
+      ibcore::log::info("I: no PathRecord for %s (%s): sending to it as given\n", dest.c_str(),
+                        e.layers().back().c_str());
   } catch (const std::exception& e) {
     ref_fail(e, cant_resolve(dest, style.noun));
   }

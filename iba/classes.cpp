@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "iba/attr_names.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "iba/smp.h"
@@ -77,6 +78,25 @@ const AttrDesc* find_attr(const ClassDesc& c, std::string_view name) {
   for (const auto& a : c.variants)
     if (ieq(a.desc->name, name)) return &a;
   return nullptr;
+}
+
+std::pair<const ClassDesc*, const AttrDesc*> find_attr_named(std::string_view name, uint8_t lo, uint8_t hi) {
+  const auto id = parse_uint(name);
+  auto ends_with = [](std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && ieq(s.substr(s.size() - suffix.size()), suffix);
+  };
+  std::pair<const ClassDesc*, const AttrDesc*> by_suffix{nullptr, nullptr};
+  for (const ClassDesc* c : class_list()) {
+    if (c->mgmt_class < lo || c->mgmt_class > hi) continue;
+    for (const AttrDesc& a : c->attrs) {
+      if (id ? a.id == *id : ieq(a.desc->name, name)) return {c, &a};
+      if (!id && !by_suffix.first && ends_with(a.desc->name, name)) by_suffix = {c, &a};
+    }
+    // Another layout of an attribute (PMPortExtendedSpeedsCountersRSFEC, ...): by its full name only.
+    for (const AttrDesc& a : c->variants)
+      if (!id && ieq(a.desc->name, name)) return {c, &a};
+  }
+  return by_suffix;
 }
 
 const AttrDesc& payload_attr(const ClassDesc& c, const AttrDesc& a, std::span<const uint8_t> payload) {

@@ -30,19 +30,43 @@ namespace ibcore::health {
 
 IBPath sa_path_for_pm(Transport& t) {
   MadTransactor mad(t);
-  return sa_path_from_config(mad);
+  try {
+    return sa_path_from_config(mad);
+  } catch (const MADError&) {
+    return IBPath();  // the port knows no SM: LIDs go on plain paths (PmAccess::sa_down)
+  }
+}
+
+bool PmAccess::sa_down() {
+  if (sa_state_ == SaState::Down) return true;
+  if (!sa_.DLID && !sa_.has_grh) {
+    note_sa_unavailable(s_.transport(), 0, nullptr);
+  } else if (!sa_known_unavailable(s_.transport(), sa_.DLID)) {
+    return false;
+  }
+  sa_down_now();
+  return true;
+}
+
+void PmAccess::sa_down_now() {
+  const bool was_asking = sa_state_ == SaState::Asking;
+  sa_state_ = SaState::Down;
+  if (was_asking) sa_known_.set(s_);
 }
 
 Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
   try {
+    // While the first PathRecord is out, the others wait for what it says
+    // of the SA: a dead SA costs one bounded query, not one per LID.
+    if (sa_state_ == SaState::Asking && !skip_sl_) co_await sa_known_.wait();
     IBPath p;
-    p.DLID = lid;
-    if (skip_sl_) {
-      p.SLID = s_.transport().local_lid();
-      p.dqpn = 1;
-      p.qkey = GSI_QKEY;
+    if (skip_sl_ || sa_down()) {
+      p = plain_lid_path(s_.transport(), lid);
     } else {
+      const bool first = sa_state_ == SaState::Unknown;
+      if (first) sa_state_ = SaState::Asking;
       ++path_queries_;
+      p.DLID = lid;
       const iba::Gid local = s_.transport().local_gid();
       uint64_t guid = 0;
       if (auto g = guids_.find(lid); g != guids_.end()) {
@@ -53,21 +77,36 @@ Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
       bool by_gid = guid && local != iba::Gid{};
       if (by_gid) p.DGID = iba::Gid::from(local.prefix(), guid);
       auto [q, mask] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
+      // The first query finds out whether the SA answers: bounded; the
+      // others go with the port's timeout and retries.
+      const IBPath sa = first ? bounded_sa_path(sa_, s_.transport().settings()) : sa_;
       std::optional<iba::SAPathRecord> pr;
+      bool unavailable = false;
       try {
-        pr = co_await s_.SubnAdmGet(q, mask, sa_);
-      } catch (const MADClassError&) {
+        pr = co_await s_.SubnAdmGet(q, mask, sa);
+      } catch (const MADError& err) {
         // The SA does not pair that GUID with the LID (the database is a
         // stale cache, or GUIDs are duplicated): ask by the LID alone.
-        if (!by_gid) throw;
+        unavailable = sa_unavailable_error(err);
+        if (unavailable) note_sa_unavailable(s_.transport(), sa_.DLID, &err);
+        else if (!by_gid || !dynamic_cast<const MADClassError*>(&err)) throw;
       }
-      if (!pr) {
-        p.DGID = {};
-        ++path_queries_;
-        auto [q2, mask2] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
-        pr = co_await s_.SubnAdmGet(q2, mask2, sa_);
+      if (unavailable) {
+        sa_down_now();
+        p = plain_lid_path(s_.transport(), lid);
+      } else {
+        if (first) {
+          sa_state_ = SaState::Up;
+          sa_known_.set(s_);
+        }
+        if (!pr) {
+          p.DGID = {};
+          ++path_queries_;
+          auto [q2, mask2] = GmpPathResolver::path_query(p, s_.transport().local_lid(), local);
+          pr = co_await s_.SubnAdmGet(q2, mask2, sa);
+        }
+        apply_path_record(p, *pr);
       }
-      apply_path_record(p, *pr);
     }
     e.path = p;
   } catch (MADError& err) {
@@ -78,11 +117,17 @@ Task<> PmAccess::resolve(uint16_t lid, Entry& e) {
   } catch (...) {
     e.error = std::current_exception();
   }
+  // (The first asker failed for another reason: the SA answered, so the
+  // others ask it too.)
+  if (sa_state_ == SaState::Asking) {
+    sa_state_ = SaState::Up;
+    sa_known_.set(s_);
+  }
   e.ready.set(s_);
 }
 
 void PmAccess::read_path_table() {
-  if (skip_sl_ || table_ != Table::None || s_.transport().local_gid() == iba::Gid{}) return;
+  if (skip_sl_ || table_ != Table::None || s_.transport().local_gid() == iba::Gid{} || sa_down()) return;
   table_ = Table::Pending;
   s_.spawn(read_table());
 }
@@ -102,6 +147,7 @@ Task<> PmAccess::read_table() {
   ++path_queries_;
   try {
     auto t = co_await s_.SubnAdmGetTable(q, mask, sa);
+    if (sa_state_ == SaState::Unknown) sa_state_ = SaState::Up;
     for (const auto& r : t.records) {
       uint16_t d = uint16_t(r.DLID());
       if (!d || r.SLID() != local_lid) continue;
@@ -114,8 +160,12 @@ Task<> PmAccess::read_table() {
       it->second.ready.set(s_);
       ++table_paths_;
     }
-  } catch (const MADError&) {
-    // No table: every LID is asked alone.
+  } catch (const MADError& err) {
+    // No table: every LID is asked alone; or none, the SA not answering.
+    if (sa_unavailable_error(err)) {
+      note_sa_unavailable(s_.transport(), sa_.DLID, &err);
+      sa_down_now();
+    }
   }
   table_ = Table::Done;
   table_read_.set(s_);

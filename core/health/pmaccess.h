@@ -25,7 +25,8 @@ namespace ibcore::health {
 // --- PM access on the scheduler -------------------------------------------------------
 
 // The SA path to use for PathRecord queries (the port's --sa-path, else the
-// port's SM LID/SL).  Call before the scheduler runs.
+// port's SM LID/SL; an empty path when the port knows no SM, which PmAccess
+// reads as an SA that is not there).  Call before the scheduler runs.
 IBPath sa_path_for_pm(Transport& t);
 
 class PmAccess {
@@ -33,7 +34,10 @@ public:
   PmAccess(Scheduler& s, IBPath sa_path, bool skip_sl = false) : s_(s), sa_(std::move(sa_path)), skip_sl_(skip_sl) {}
 
   // The PM path to a LID (PathRecord asked once per LID; failures are
-  // cached and rethrown to every asker).
+  // cached and rethrown to every asker).  The SA need not be alive
+  // (core/rpc/gmppath.h): the first PathRecord is asked alone, with a short
+  // bound; if the SA does not answer it (or stays BUSY), or the process
+  // already knows it does not, every LID gets its plain LID path.
   Task<IBPath> path(uint16_t lid);
   Task<iba::PMPortCounters> counters(uint16_t lid, uint8_t port);
   Task<iba::PMPortCountersExtended> counters_ext(uint16_t lid, uint8_t port);
@@ -80,6 +84,11 @@ private:
   Task<> resolve(uint16_t lid, Entry& e);
   Task<> read_table();
   enum class Table { None, Pending, Done };
+  // What this access knows of the SA: nothing yet, its first PathRecord out
+  // (the other askers wait for sa_known_), it answers, it does not.
+  enum class SaState { Unknown, Asking, Up, Down };
+  bool sa_down();      // Down, or the process knows it so (then Down)
+  void sa_down_now();  // Down (waking the askers that waited)
 
   Scheduler& s_;
   IBPath sa_;
@@ -97,6 +106,8 @@ private:
   uint64_t path_queries_ = 0, table_paths_ = 0;
   Table table_ = Table::None;
   Event table_read_;  // set when table_ is Done
+  SaState sa_state_ = SaState::Unknown;
+  Event sa_known_;  // set when sa_state_ leaves Asking
 };
 
 // The set-up every PM-scanning command shares: cfg's local end port (-C/-P;

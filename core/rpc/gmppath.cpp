@@ -1,7 +1,11 @@
 #include "core/rpc/gmppath.h"
 
+#include <map>
+#include <mutex>
+
 #include "core/base/config.h"
 #include "core/base/error.h"
+#include "core/out/log.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "iba/smp.h"
@@ -14,6 +18,71 @@ IBPath sa_path_from_config(MadTransactor& mad) {
   IBPath p = mad.sa_path();
   if (const auto& k = mad.transport().settings().smkey) p.smkey = *k;
   return p;
+}
+
+IBPath plain_lid_path(const Transport& t, uint16_t dlid) {
+  IBPath p;
+  p.DLID = dlid;
+  p.SLID = t.local_lid();
+  p.dqpn = 1;
+  p.qkey = GSI_QKEY;
+  return p;
+}
+
+IBPath bounded_sa_path(IBPath sa, const PortSettings& s) {
+  sa.retries = std::min(sa.mad_retries(s.retries), 1);
+  if (!sa.resp_time && !sa.packet_life_time) sa.resp_time = 17;
+  return sa;
+}
+
+bool sa_unavailable_error(const MADError& e) {
+  if (dynamic_cast<const MADTimeoutError*>(&e)) return true;
+  auto* c = dynamic_cast<const MADClassError*>(&e);
+  return c && c->mgmt_class == iba::mgmt::SUBN_ADM && (c->status & 1);  // BUSY, after the engine's back-offs
+}
+
+namespace {
+
+// The SAs found unavailable, by local port and SA LID: when (t's clock).
+std::mutex g_sa_mu;
+std::map<std::string, Clock::time_point> g_sa_down;
+
+std::string sa_key(const Transport& t, uint16_t sa_lid) {
+  return t.local_gid().str() + "/" + std::to_string(t.local_lid()) + "/" + std::to_string(sa_lid);
+}
+
+}  // namespace
+
+bool sa_known_unavailable(const Transport& t, uint16_t sa_lid) {
+  std::lock_guard<std::mutex> l(g_sa_mu);
+  if (g_sa_down.empty()) return false;
+  auto it = g_sa_down.find(sa_key(t, sa_lid));
+  if (it == g_sa_down.end()) return false;
+  // (A clock that went back is another clock: a test's model, forgotten.)
+  const auto age = t.now() - it->second;
+  if (age >= Clock::duration::zero() && age < SA_RETRY_AFTER) return true;
+  g_sa_down.erase(it);
+  return false;
+}
+
+void note_sa_unavailable(const Transport& t, uint16_t sa_lid, const MADError* why) {
+  {
+    std::lock_guard<std::mutex> l(g_sa_mu);
+    auto [it, fresh] = g_sa_down.insert_or_assign(sa_key(t, sa_lid), t.now());
+    (void)it;
+    if (!fresh) return;  // (said once)
+  }
+  if (!log::verbosity()) return;
+  std::string cause = !why                            ? "the local port knows no SM"
+                      : dynamic_cast<const MADTimeoutError*>(why) ? "the SA at LID " + std::to_string(sa_lid) + " does not answer"
+                                                                  : "the SA at LID " + std::to_string(sa_lid) + " stays BUSY";
+  log::info("I: %s: GMPs to LIDs go on plain LID paths (SL 0, default P_Key), without PathRecords\n",
+            cause.c_str());
+}
+
+void forget_sa_unavailable() {
+  std::lock_guard<std::mutex> l(g_sa_mu);
+  g_sa_down.clear();
 }
 
 GmpPathResolver::GmpPathResolver(MadTransactor& mad, std::optional<bool> use_smp)
@@ -166,10 +235,37 @@ IBPath GmpPathResolver::resolve(const IBPath& target_in) {
   }
   auto [pr, mask] = path_query(target, mad_.transport().local_lid(), mad_.transport().local_gid());
   std::string what = target.DLID ? std::to_string(target.DLID) : target.DGID.str();
+  const Transport& t = mad_.transport();
+  // A LID needs no SA: its PathRecord is asked with a short bound, and an SA
+  // known not to answer is not asked (plain_lid_path instead).
+  auto plain = [&] {
+    IBPath out = plain_lid_path(t, target.DLID);
+    out.retries = target.retries;
+    out.mkey = target.mkey;
+    out.smkey = target.smkey;
+    out.resp_time = target.resp_time;
+    fell_back_ = true;
+    last_.reset();
+    cache_[key] = out;
+    return out;
+  };
+  fell_back_ = false;
   iba::SAPathRecord rec;
+  const IBPath* sa = nullptr;  // (none: the port knows no SM)
   try {
-    rec = mad_.SubnAdmGet(pr, mask, &sa_path());
+    sa = &sa_path();
+    if (!target.DLID) {
+      rec = mad_.SubnAdmGet(pr, mask, sa);
+    } else {
+      if (sa_known_unavailable(t, sa->DLID)) return plain();
+      const IBPath bounded = bounded_sa_path(*sa, t.settings());
+      rec = mad_.SubnAdmGet(pr, mask, &bounded);
+    }
   } catch (MADError& e) {
+    if (target.DLID && (!sa || sa_unavailable_error(e))) {
+      note_sa_unavailable(t, sa ? sa->DLID : 0, sa ? &e : nullptr);
+      return plain();
+    }
     e.annotate("Failed getting path record for end port " + what + ".");
     throw;
   }

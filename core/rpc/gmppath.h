@@ -12,9 +12,19 @@
 //
 // Failures throw MADError annotated "Failed getting path record for end
 // port <target>." above the RPC layer's own message.
+//
+// A GMP to a LID never depends on the SA being alive (issue 36): its
+// PathRecord is asked with a short bound (bounded_sa_path), and when the SA
+// does not answer, or stays BUSY through the engine's back-offs, the MAD
+// goes on the plain LID path the reference tools use (plain_lid_path: SL 0,
+// the default P_Key, QP1).  The process then remembers that SA as
+// unavailable for a while (sa_known_unavailable), so a fabric scan asks it
+// once, not once per port; -v says so in one line.  GUID and GID targets
+// still need the SA (it alone maps them to a LID).
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -32,6 +42,33 @@ namespace ibcore {
 // the local port's SM LID and SL; QP1, GSI Q_Key), with --smkey applied.
 IBPath sa_path_from_config(MadTransactor& mad);
 
+// --- without the SA ------------------------------------------------------------
+
+// The plain LID path to dlid from t's port: DLID, our LID as SLID, SL 0, the
+// default P_Key (-Y picks the index), QP1, the GSI Q_Key; no GRH.  What the
+// reference tools send a GMP to a LID on.
+IBPath plain_lid_path(const Transport& t, uint16_t dlid);
+
+// sa with the short bound a PathRecord asked only for its SL, MTU and rate
+// gets: at most one resend, and a response time of 2^17 x 4.096 us (about
+// 0.5 s) unless the path or -t says otherwise.  A BUSY SA is still backed
+// off as the engine does for every MAD (longer waits, up to 8 resends).
+IBPath bounded_sa_path(IBPath sa, const PortSettings& s);
+
+// Whether e says the SA is not there to answer: it timed out (nothing came
+// back, even after following the SM), or it answered BUSY every time.
+bool sa_unavailable_error(const MADError& e);
+
+// The SA at sa_lid (0: the port knows none) as seen from t's port by this
+// process: unavailable once note_sa_unavailable() was called, for
+// SA_RETRY_AFTER of t's clock; a long-lived process (the exporter) asks it
+// again after that.  note_sa_unavailable() writes the one -v line (why: the
+// SA's error, or nullptr when the port knows no SM).
+inline constexpr std::chrono::seconds SA_RETRY_AFTER{60};
+bool sa_known_unavailable(const Transport& t, uint16_t sa_lid);
+void note_sa_unavailable(const Transport& t, uint16_t sa_lid, const MADError* why);
+void forget_sa_unavailable();  // (tests)
+
 class GmpPathResolver {
 public:
   // use_smp: a DR target may be resolved to a LID with SMPs (NodeInfo,
@@ -44,7 +81,11 @@ public:
   // subnet, hop limit > 1).  A target that already is a full path (has an
   // SL or names a GRH explicitly via IBPath(...) text) is completed, not
   // re-queried, only when `trust_given` is set.  Results are cached.
+  // A LID target (or a DR path turned into one) whose SA does not answer
+  // gets plain_lid_path() instead (fell_back() then says so).
   IBPath resolve(const IBPath& target);
+  // Whether the last resolve() used the plain LID path, the SA unavailable.
+  bool fell_back() const { return fell_back_; }
 
   // The LID of a DR path's end (the port the SMP would reach: for a switch
   // its port 0 LID).  Cached.
@@ -100,6 +141,7 @@ private:
   std::map<uint16_t, bool> switch_lids_;
   std::function<bool(uint16_t)> switch_test_;
   std::optional<iba::SAPathRecord> last_;
+  bool fell_back_ = false;
 };
 
 // Fill path's header fields from a PathRecord (the path toward the target:

@@ -4,6 +4,7 @@
 
 #include "core/base/config.h"
 #include "core/out/json.h"
+#include "core/rpc/gmppath.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
 #include "iba/smp.h"
@@ -50,18 +51,7 @@ IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid) {
     throw;
   }
   IBPath p;
-  p.DLID = uint16_t(r.DLID());
-  p.SLID = uint16_t(r.SLID());
-  p.SL = uint8_t(r.SL());
-  p.pkey = uint16_t(r.PKey());
-  p.MTU = uint8_t(r.MTU());
-  p.rate = uint8_t(r.rate());
-  p.packet_life_time = uint8_t(r.packetLifeTime());
-  p.DGID = r.DGID();
-  p.SGID = r.SGID();
-  p.hop_limit = uint8_t(r.hopLimit());
-  p.traffic_class = uint8_t(r.TClass());
-  p.flow_label = uint32_t(r.flowLabel());
+  apply_path_record(p, r);
   if (!p.DLID) throw MADError("The SA returned no LID for end port " + dgid.str());
   return p;
 }
@@ -117,15 +107,69 @@ void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e,
   q.set_DLID(target.DLID);
   q.set_SLID(local_lid(mad));
   q.set_numbPath(1);
+  uint16_t sa_lid = 0;
   try {
+    // A question asked for a hint: within the short bound, and not of an SA
+    // known not to answer.
     IBPath sa = sa_path_for(mad, sm_lid);
+    sa_lid = sa.DLID;
+    if (sa_known_unavailable(mad.transport(), sa.DLID)) return;
+    sa = bounded_sa_path(sa, mad.transport().settings());
     mad.SubnAdmGet(q, mask, &sa);
     e.target = MADError::Target::Exists;
   } catch (const MADClassError& c) {
     if (c.mgmt_class == iba::mgmt::SUBN_ADM && c.class_code() == 3) e.target = MADError::Target::Absent;  // ERR_NO_RECORDS
+    if (sa_unavailable_error(c)) note_sa_unavailable(mad.transport(), sa_lid, &c);
+  } catch (const MADError& m) {
+    if (sa_unavailable_error(m)) note_sa_unavailable(mad.transport(), sa_lid, &m);
   } catch (const std::exception&) {
     // (no SA, no path to it: not known)
   }
+}
+
+std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid) {
+  char b[96];
+  uint16_t sa_lid = 0;
+  try {
+    IBPath sa = sa_path_for(mad, sm_lid);
+    sa_lid = sa.DLID;
+    if (sa_known_unavailable(mad.transport(), sa.DLID)) return {};
+    sa = bounded_sa_path(sa, mad.transport().settings());
+    const auto& D = iba::SANodeRecord::DESC;
+    // A node GUID: the records of its ports (one per CA port, port 0 of a
+    // switch), each naming the port's GUID.
+    iba::SANodeRecord q;
+    iba::set_bits(q.raw(), iba::field_named(D, "nodeInfo.nodeGUID").bit_off, 64, guid);
+    auto t = mad.SubnAdmGetTable(q, iba::component_mask(D, "nodeInfo.nodeGUID"), &sa);
+    for (const auto& r : t.records)
+      if (r.nodeInfo().portGUID() == guid) t.records.clear();  // (a switch's: its port 0's GUID too)
+    if (!t.records.empty()) {
+      std::string name = t.records[0].nodeDescription().nodeString();
+      std::snprintf(b, sizeof b, "0x%016llx", (unsigned long long)guid);
+      std::string s = std::string(b) + " is the node GUID of \"" + name + "\", not a port GUID: ";
+      if (t.records.size() == 1) {
+        std::snprintf(b, sizeof b, "for its port give -G 0x%016llx",
+                      (unsigned long long)t.records[0].nodeInfo().portGUID());
+        return s + b;
+      }
+      s += "for one of its ports give";
+      for (size_t i = 0; i < t.records.size(); ++i) {
+        std::snprintf(b, sizeof b, "%s -G 0x%016llx (port %u)", i ? "," : "",
+                      (unsigned long long)t.records[i].nodeInfo().portGUID(),
+                      unsigned(t.records[i].nodeInfo().localPortNum()));
+        s += b;
+      }
+      return s;
+    }
+    // A port GUID: its PathRecord.
+    IBPath p = path_from_sa(mad, iba::Gid::from(mad.transport().local_gid().prefix(), guid), sm_lid);
+    std::snprintf(b, sizeof b, "for the port GUID give -G 0x%016llx", (unsigned long long)guid);
+    return p.DLID ? b : std::string();
+  } catch (const MADError& e) {
+    if (sa_unavailable_error(e)) note_sa_unavailable(mad.transport(), sa_lid, &e);
+  } catch (const std::exception&) {
+  }
+  return {};
 }
 
 IBPath resolve_for_smp(MadTransactor& mad, const IBPath& in, uint16_t sm_lid) {

@@ -58,6 +58,13 @@ IBPath path_from_sa(MadTransactor& mad, const iba::Gid& dgid, uint16_t sm_lid = 
 // Any other error, or nobody answering the question, leaves it Unknown.
 void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e, uint16_t sm_lid = 0);
 
+// What the SA says a GUID given as a destination is, for the line that tells
+// how to address it: a port GUID ("for the port GUID give -G 0x..."), or a
+// node GUID (its port GUIDs: -G takes port GUIDs, as the reference's
+// does).  Empty when the SA knows neither, or does not answer (asked with
+// the short bound, and not of an SA known not to answer).
+std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid = 0);
+
 // The destination as libibmad's portid2str prints it in smpquery's header
 // lines: "Lid 12", "DR path slid 65535; dlid 65535; 0,1,3",
 // "Lid 2 DR path slid 1; dlid 65535; 0,3" (combined).

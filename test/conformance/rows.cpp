@@ -191,7 +191,13 @@ std::string normalize(const std::string& what, const std::string& out) {
     res.append(last, out.cend());
     return res;
   }
-  throw std::runtime_error("unknown normalisation '" + what + "' (timestamp, activity, counters)");
+  if (what == "elapsed") {
+    // ibping's statistics: the run's wall time ("time 2010 ms") and the
+    // round trips ("rtt min/avg/max = 0.161/0.180/0.199 ms").
+    static const std::regex t(R"((packet loss, time )\d+( ms))"), rtt(R"((rtt min/avg/max = )[0-9./]+( ms))");
+    return std::regex_replace(std::regex_replace(out, t, "$1<n>$2"), rtt, "$1<n>$2");
+  }
+  throw std::runtime_error("unknown normalisation '" + what + "' (timestamp, activity, counters, elapsed)");
 }
 
 std::string unified_diff(const std::string& a, const std::string& b, const std::string& name_a,

@@ -137,6 +137,14 @@ TEST(Rows, NormalisationsTouchOnlyTheirField) {
             "   GUID 0x10000a port 1: [VL15Dropped == 3] [PortXmitData == <n> (<n>)] [PortRcvPkts == <n> (<n>)]\n");
   EXPECT_EQ(normalize("counters", "[PortXmitData == 1008 (3.938KB)] [SymbolErrorCounter == 5 (5.000)]\n"),
             "[PortXmitData == <n> (<n>)] [SymbolErrorCounter == 5 (5.000)]\n");
+  // ibping's statistics: the run's time and the round trips only.
+  EXPECT_EQ(normalize("elapsed",
+                      "--- h (Lid 9) ibping statistics ---\n"
+                      "2 packets transmitted, 0 received, 100% packet loss, time 2910 ms\n"
+                      "rtt min/avg/max = 0.161/0.180/0.199 ms\n"),
+            "--- h (Lid 9) ibping statistics ---\n"
+            "2 packets transmitted, 0 received, 100% packet loss, time <n> ms\n"
+            "rtt min/avg/max = <n> ms\n");
   // Without the option nothing changes.
   EXPECT_EQ(normalize("timestamp", pq), pq);
 }

@@ -34,23 +34,13 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/gmp_server.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
-
-namespace fs = std::filesystem;
 
 namespace {
 
 const std::string IBTOOL = IBTOOL_PATH;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string q(const std::string& s) { return "'" + s + "'"; }
 
 // Round trip times, durations and clock rates differ between any two runs.
 std::string norm(const std::string& s) {
@@ -58,17 +48,8 @@ std::string norm(const std::string& s) {
   return std::regex_replace(std::regex_replace(std::regex_replace(s, t, "T"), ms, "time N ms"), mhz, "MHZ N");
 }
 
-struct ClientRun {
-  std::string out, err;
-  int status = -1;
-};
-
-struct ServerRun {
-  std::vector<ClientRun> clients;
-  std::string server_err;
-  int server_status = -1;
-  bool ready = false;
-};
+using gmpserver::ClientRun;
+using gmpserver::ServerRun;
 
 class OfaE2E : public ::testing::Test {
 protected:
@@ -86,46 +67,11 @@ protected:
   static std::string lid_of(const std::string& host) { return simports::lid(*fab_, host); }
   static std::string guid_of(const std::string& host) { return simports::guid(*fab_, host); }
 
-  // Start `server` on node `host` as the simulator's SM client there, wait
-  // until `probe` (a client line, run from node Client) succeeds, run each
-  // client line from node Client, then stop the server with SIGTERM.
+  // `server` on node `host` for the client lines, run from node Client
+  // (test/integration/gmp_server.h).
   static ServerRun with_server(const std::string& host, const std::string& server, const std::string& probe,
                                const std::vector<std::string>& clients) {
-    std::string d = fab_->dir() + "/run-" + host;
-    fs::create_directories(d);
-    std::string s = "cd " + q(d) + "\n";
-    s += "SIM_HOST=" + host + " SIM_SET_ISSM=1 " + server + " >srv.out 2>srv.err & p=$!\n";
-    // A request that arrives before the server has registered its agent
-    // kills it (umad2sim: no agent for the class), and neither server
-    // says when it is ready.  Registered, it waits for MADs in umad2sim's
-    // read/poll: its main thread sleeps on a futex (seen twice in a row).
-    s += "w=0; n=0; while [ $w -lt 2 ] && [ $n -lt 600 ] && kill -0 $p 2>/dev/null; do "
-         "case \"$(cat /proc/$p/wchan 2>/dev/null)\" in futex*) w=$((w+1));; *) w=0;; esac; "
-         "n=$((n+1)); sleep 0.05; done\n";
-    s += "i=0; until SIM_HOST=Client " + probe + " >/dev/null 2>&1; do i=$((i+1)); "
-         "[ $i -ge 60 ] && break; kill -0 $p 2>/dev/null || break; done\n";
-    s += "[ $i -lt 60 ] && kill -0 $p 2>/dev/null && echo ready >ready\n";
-    for (size_t i = 0; i < clients.size(); ++i) {
-      std::string n = std::to_string(i);
-      s += "SIM_HOST=Client " + clients[i] + " >c" + n + ".out 2>c" + n + ".err; echo $? >c" + n + ".st\n";
-    }
-    s += "kill -TERM $p; wait $p; echo $? >srv.st\n";
-    auto r = fab_->sh(s, {}, 300);
-    ServerRun out;
-    out.ready = fs::exists(d + "/ready");
-    out.server_err = slurp(d + "/srv.err");
-    out.server_status = std::atoi(slurp(d + "/srv.st").c_str());
-    for (size_t i = 0; i < clients.size(); ++i) {
-      std::string n = std::to_string(i);
-      ClientRun c;
-      c.out = slurp(d + "/c" + n + ".out");
-      c.err = slurp(d + "/c" + n + ".err");
-      std::string st = slurp(d + "/c" + n + ".st");
-      c.status = st.empty() ? -1 : std::atoi(st.c_str());
-      out.clients.push_back(c);
-    }
-    fs::remove_all(d);
-    return out;
+    return gmpserver::with_server(*fab_, host, server, probe, clients);
   }
 
   static inline std::unique_ptr<testbed::Fabric> fab_;

@@ -14,6 +14,7 @@
 #include "iba/cc.h"
 #include "iba/decode.h"
 #include "iba/enums.h"
+#include "iba/attr_names.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "iba/smp.h"
@@ -412,4 +413,52 @@ TEST(DecodeMadCli, MoreBadInput) {
   EXPECT_NE(badopt.status, 0);
   EXPECT_EQ(badopt.out, "");
   EXPECT_FALSE(badopt.err.empty());
+}
+
+// One attribute name table for query and decode_mad --attr (issue 36): the
+// structure name, the name without its class prefix, a variant's full
+// name, an attribute ID, within a range of classes.
+TEST(DecodeMad, AttributeNamesAsQueryTakesThem) {
+  auto named = [](std::string_view n, uint8_t lo = 0, uint8_t hi = 0xff) {
+    const AttrDesc* a = find_attr_named(n, lo, hi).second;
+    return a ? std::string(a->desc->name) : std::string("(none)");
+  };
+  EXPECT_EQ(named("PortInfo"), "SMPPortInfo");
+  EXPECT_EQ(named("portinfo"), "SMPPortInfo");
+  EXPECT_EQ(named("SMPPortInfo"), "SMPPortInfo");
+  EXPECT_EQ(named("NodeRecord"), "SANodeRecord");
+  EXPECT_EQ(named("PortCounters"), "PMPortCounters");
+  EXPECT_EQ(named("0x15", mgmt::SUBN_LID_ROUTED, mgmt::SUBN_LID_ROUTED), "SMPPortInfo");
+  EXPECT_EQ(named("0x11", mgmt::SUBN_ADM, mgmt::SUBN_ADM), "SANodeRecord");
+  EXPECT_EQ(named("PortInfo", mgmt::SUBN_ADM, mgmt::SUBN_ADM), "MADClassPortInfo");  // by suffix, in that class
+  EXPECT_EQ(named("NodeInfo", mgmt::SUBN_ADM, mgmt::SUBN_ADM), "(none)");
+  EXPECT_EQ(named("NoSuchThing"), "(none)");
+}
+
+// smpdump's output (the reference's and ibtool's: the 64 data bytes, then
+// the status when not zero) decodes with --attr naming its attribute as
+// query does, and without --attr is recognized, not decoded as a MAD.
+TEST(DecodeMadCli, SmpdumpOutput) {
+  const std::string dump =
+      "0000 0000 0000 0000 fe80 0000 0000 0000\n"
+      "0002 0001 0000 c048 0000 0ff9 0002 1f02\n"
+      "7452 0011 1040 0008 0803 0040 0000 0000\n"
+      "0000 011f 0800 0000 0000 0000 0030 0000\n";
+  CliRun by_name = run("--attr PortInfo", dump);
+  EXPECT_EQ(by_name.status, 0) << by_name.err;
+  EXPECT_EQ(by_name.out.substr(0, by_name.out.find('\n')), "SMPPortInfo(21) payload");
+  EXPECT_NE(by_name.out.find(" LID=2,masterSMLID=1\n"), std::string::npos) << by_name.out;
+  for (const char* a : {"--attr portinfo", "--attr SMPPortInfo", "--attr 0x15", "--attr 21"}) {
+    CliRun r = run(a, dump + "SMP status: 0x8000\n");
+    EXPECT_EQ(r.status, 0) << a << r.err;
+    EXPECT_EQ(r.out, by_name.out) << a;
+  }
+  for (const std::string& in : {dump, dump + "SMP status: 0x8000\n"}) {
+    CliRun bare = run("", in);
+    EXPECT_EQ(bare.status, 1);
+    EXPECT_EQ(bare.out, "");
+    EXPECT_EQ(bare.err.rfind("E: this is smpdump's output", 0), 0u) << bare.err;
+    EXPECT_NE(bare.err.find("--attr 0x15 or --attr PortInfo"), std::string::npos) << bare.err;
+    EXPECT_EQ(std::count(bare.err.begin(), bare.err.end(), '\n'), 1) << bare.err;
+  }
 }

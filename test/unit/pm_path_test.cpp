@@ -11,6 +11,7 @@
 
 #include "core/base/config.h"
 #include "core/health/health.h"
+#include "core/rpc/gmppath.h"
 #include "core/rpc/sched.h"
 #include "core_fake_transport.h"
 #include "iba/sa.h"
@@ -180,14 +181,19 @@ TEST_F(PmPath, AGidTheSaRefusesIsAskedAgainByLid) {
   EXPECT_EQ(got[0].path.SL, 3);
 }
 
-TEST_F(PmPath, ATimeoutIsNotAskedAgainAndReachesEveryAsker) {
+TEST_F(PmPath, ATimeoutIsNotAskedAgainAndEveryAskerGetsThePlainPath) {
+  // (issue 36: a GMP to a LID does not need the SA; test/unit/sa_down_test.cpp)
   sa.silent = true;
   t.settings().timeout_ms = 5;
   t.settings().retries = 0;
   auto got = resolve(7, 0x20007, 2);
   EXPECT_EQ(sa.queries.size(), 1u);
-  EXPECT_EQ(got[0].error, "Failed getting path record for LID 7.");
-  EXPECT_EQ(got[1].error, got[0].error);
+  for (const auto& g : got) {
+    EXPECT_EQ(g.error, "");
+    EXPECT_EQ(g.path.DLID, 7);
+    EXPECT_EQ(g.path.SL, 0);
+  }
+  ibcore::forget_sa_unavailable();
 }
 
 TEST_F(PmPath, TheTableGivesThePathsItHasAndTheRestAreAskedAlone) {

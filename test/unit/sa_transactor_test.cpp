@@ -265,12 +265,13 @@ TEST(GmpPath, FailureStacksThePathRecordLayer) {
   t.settings().retries = 0;
   ibcore::MadTransactor mad(t);
   ibcore::GmpPathResolver res(mad);
+  // (A LID would go on its plain path without the SA: a GUID needs it.)
   try {
-    res.resolve(ibcore::IBPath::from_string("9"));
+    res.resolve(ibcore::IBPath::from_string("0x0000000000000009", ibcore::IBPath::Form::GUID));
     FAIL() << "no error";
   } catch (const ibcore::MADError& e) {
     ASSERT_GE(e.layers().size(), 2u);
-    EXPECT_EQ(e.layers()[0], "Failed getting path record for end port 9.");
+    EXPECT_EQ(e.layers()[0], "Failed getting path record for end port fe80::9.");
   }
 }
 
