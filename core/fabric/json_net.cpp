@@ -72,7 +72,7 @@ void port_members(Printer& p, const Subnet& db, const Port& port, const NodeName
     }
   }
   if (const Port* r = db.peer(port)) remote(p, db, *r, map);
-  else p.nullv("remote");
+  else p.null("remote");
 }
 
 void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map) {
