@@ -3,8 +3,9 @@
 # 200) with the reference and with ibtool, interleaved (in alternating
 # order) in the same run on the same simulated fabric; prints both times and
 # the ratio ibtool/reference.
-# When valgrind is installed it also counts the instructions of one run of
-# each (callgrind): a check that does not depend on the machine's load.
+# It also counts the instructions of one run of each (valgrind's callgrind;
+# scripts/install-deps.sh installs it): the figure that does not depend on
+# the machine's load, the one docs/performance.md gives.
 #
 #   bench/smpquery_bench.sh [IBTOOL] [N] [TOPOFILE]
 set -euo pipefail
@@ -66,7 +67,9 @@ awk -v r="$ref_us" -v o="$ours_us" -v rc="$ref_cpu" -v oc="$ours_cpu" -v n="$n" 
          r / n / 1e3, o / n / 1e3, o / r
   if (rc > 0)
     printf "CPU (user+sys) per run: reference %.2f ms, ibtool %.2f ms, ratio %.3f\n", rc / n, oc / n, oc / rc }'
-if command -v valgrind >/dev/null; then
+if ! command -v valgrind >/dev/null; then
+  echo "no instruction count: valgrind is not installed (scripts/install-deps.sh installs it)" >&2
+else
   instr() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" nodeinfo $lid 2>&1 >/dev/null |
             awk '/Collected :/ { print $NF }'; }
   ref_ir=$(instr smpquery || true); ours_ir=$(instr "$ibtool" smpquery || true)

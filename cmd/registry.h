@@ -14,7 +14,11 @@
 #include <vector>
 
 // The commands declare their options against CLI11's declaration API
-// (core/cli/cli.h records them as data; CLI11 itself parses, in core/cli/cli.cpp).
+// (core/cli/cli.h records them as data).  core/cli/cli.cpp reads the line
+// first as getopt_long does (clusters, joined values, unique long prefixes,
+// getopt's errors, the declared checks of each value), then hands CLI11 the
+// same line in canonical form, and CLI11 converts the values into the
+// command's members and checks the required and excluded options.
 namespace CLI = ibtool::cli;
 
 namespace ibtool {

@@ -36,6 +36,9 @@ PKGS=(
   # the exporter against Prometheus' own tools: promtool check metrics /
   # check rules / test rules, and a real server scraping it in a test
   prometheus
+  # bench/smpquery_bench.sh: the start-up cost in instructions (callgrind),
+  # the figure that does not depend on the machine's load
+  valgrind
 )
 
 missing=()

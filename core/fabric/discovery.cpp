@@ -103,12 +103,14 @@ public:
   // routing is used and the LID is known), 1 its directed route, 2 another
   // directed route, through a neighbour known to be linked to it (when the
   // link its own route ends with went away mid-run; a route that works is
-  // kept as the node's route).  The SM's routes can be stale or incomplete
-  // (a link that just went away, an SM still sweeping); the directed route
-  // is what the walk itself took.  next() gives the path of the first stage
-  // from `stage` on that has one, and moves stage past it; nullopt when
-  // none is left.
-  std::optional<IBPath> next(uint32_t n, unsigned port_hint, int& stage) {
+  // kept as the node's route: keep()).  The SM's routes can be stale or
+  // incomplete (a link that just went away, an SM still sweeping); the
+  // directed route is what the walk itself took.  next() gives the path of
+  // the first stage from `stage` on that has one, and moves stage past it;
+  // nullopt when none is left.  *other is the stage 2 route it gives (left
+  // empty for the others), for keep() once it has answered.
+  std::optional<IBPath> next(uint32_t n, unsigned port_hint, int& stage, std::vector<uint8_t>* other) {
+    other->clear();
     for (; stage <= 2; ++stage) {
       if (stage == 0) {
         if (!lid_for(n, port_hint)) continue;
@@ -121,12 +123,15 @@ public:
       }
       auto h = other_route(n);
       if (!h) continue;
-      db_.node(n).dr = *h;
       ++stage;
-      return dr(*h);
+      *other = std::move(*h);
+      return dr(*other);
     }
     return std::nullopt;
   }
+  // The other route next() gave for node n answered: it is the node's route
+  // from now on (its own no longer works).
+  void keep(uint32_t n, std::vector<uint8_t> other) { db_.node(n).dr = std::move(other); }
   // Whether the stage just tried (stage - 1) was the last one for node n.
   bool last_stage(uint32_t n, int stage) const { return stage > 2 || (stage == 2 && !other_route(n)); }
 
@@ -415,11 +420,14 @@ Task<> Walk::mlnx_ext_port_info(uint32_t n, uint8_t p) {
 template <class T, class What>
 Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
   unsigned retried = 0;
+  std::vector<uint8_t> other;
   for (int stage = from;;) {
-    std::optional<IBPath> route = routes_.next(n, port_hint, stage);
+    std::optional<IBPath> route = routes_.next(n, port_hint, stage, &other);
     if (!route) break;
     try {
-      co_return co_await s_.SubnGet<T>(std::move(*route), amod);
+      T r = co_await s_.SubnGet<T>(std::move(*route), amod);
+      if (!other.empty()) routes_.keep(n, std::move(other));
+      co_return r;
     } catch (const std::exception& e) {
       if (routes_.last_stage(n, stage)) {
         if (again(e, retried++)) {

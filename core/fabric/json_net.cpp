@@ -87,7 +87,7 @@ void port_members(Printer& p, const Subnet& db, const Port& port, const NodeName
   // (a cache's link whose port the fabric has down now: none, as the text)
   const Port* r = db.links_live && port.phys_state() != PHYS_LINKUP ? nullptr : db.peer(port);
   if (r) remote(p, db, *r, map);
-  else p.nullv("remote");
+  else p.null("remote");
 }
 
 void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map) {

@@ -161,7 +161,7 @@ unsigned UnicastDump::table_by(const TableHead& h, const std::vector<uint8_t>& l
     ++n;
     p.open_object().lit("0x").hex(PRINT_ANY, "LID", lid, 4).lit(' ');
     if (valid) p.dec0(PRINT_ANY, "port", port, 3);
-    else p.dec0(PRINT_FP, nullptr, port, 3).nullv("port");
+    else p.dec0(PRINT_FP, nullptr, port, 3).null("port");
     p.lit(' ');
     if (no_dests_) {
       p.lit('\n').close_object();
@@ -196,7 +196,7 @@ unsigned UnicastDump::table_by(const TableHead& h, const std::vector<uint8_t>& l
     }
     if (inline_dests_) {
       if (known) describe_dest(p, *d, false, true);
-      else p.nullv("destination");
+      else p.null("destination");
     }
     p.close_object();
   }

@@ -25,54 +25,6 @@
 
 namespace ibcore::health {
 
-namespace {
-#define IBTOOL_COUNTER_NAME(name) #name,
-constexpr const char* kErrNames[] = {IBTOOL_ERR_COUNTERS(IBTOOL_COUNTER_NAME)};
-constexpr const char* kDataNames[] = {IBTOOL_DATA_COUNTERS(IBTOOL_COUNTER_NAME)};
-#undef IBTOOL_COUNTER_NAME
-static_assert(std::size(kErrNames) == N_ERR && std::size(kDataNames) == N_DATA);
-
-// The field of desc named `name` but for case (the reference's names are the
-// IBA's with a capital first letter); nullopt where desc has none.
-std::optional<iba::FieldRef> counter_field(const iba::StructDesc& desc, const char* name) {
-  std::optional<iba::FieldRef> r = iba::find_field(desc, name);
-  return r && r->field->kind == iba::Kind::Uint ? r : std::nullopt;
-}
-}  // namespace
-
-const CounterFamily ERROR_COUNTERS{kErrNames};
-const CounterFamily DATA_COUNTERS{kDataNames};
-
-CounterFamily::CounterFamily(std::span<const char* const> names) : names_(names) {
-  for (const char* n : names) {
-    pc_.push_back(counter_field(iba::PMPortCounters::DESC, n));
-    ext_.push_back(counter_field(iba::PMPortCountersExtended::DESC, n));
-  }
-}
-const char* CounterFamily::name(int i) const { return i >= 0 && i < size() ? names_[size_t(i)] : "?"; }
-const char* CounterFamily::field(int i) const {
-  if (i < 0 || i >= size()) return "?";
-  const auto& r = pc_[size_t(i)] ? pc_[size_t(i)] : ext_[size_t(i)];
-  return r ? r->field->name : names_[size_t(i)];
-}
-int CounterFamily::index(std::string_view name) const {
-  for (int i = 0; i < size(); ++i)
-    if (name == names_[size_t(i)]) return i;
-  return -1;
-}
-uint64_t CounterFamily::max(int i) const {
-  const auto& r = pc_[size_t(i)] ? pc_[size_t(i)] : ext_[size_t(i)];
-  return r->width() >= 64 ? ~uint64_t(0) : (uint64_t(1) << r->width()) - 1;
-}
-uint64_t CounterFamily::value(const iba::PMPortCounters& pc, int i) const {
-  const auto& r = pc_[size_t(i)];
-  return r ? iba::get_uint(*r, pc.bytes().data()) : 0;
-}
-uint64_t CounterFamily::value(const iba::PMPortCountersExtended& pc, int i) const {
-  const auto& r = ext_[size_t(i)];
-  return r ? iba::get_uint(*r, pc.bytes().data()) : 0;
-}
-
 std::string human_count(uint64_t v, bool data) {
   static const char* const du[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
   static const char* const pu[] = {"", "K", "M", "G", "T", "P", "E"};

@@ -256,7 +256,6 @@ public:
   // counterSelect `select` (and PortXmitWait with the errors), and with
   // `ext` PortCountersExtended's too (PmAccess::clear).  Throws its MADError.
   Task<> clear(uint16_t lid, uint8_t port, uint16_t select, bool ext) {
-    ++clears_;
     return pm_.clear(lid, port, select, ext);
   }
   // A port's PortXmitDiscardDetails or PortRcvErrorDetails (a PM attribute
@@ -266,7 +265,6 @@ public:
     IBPath p = co_await pm_.path(lid);
     T q;
     q.set_portSelect(port);
-    ++detail_reads_;
     co_return co_await pm_.sched().PerformanceGet(q, p);
   }
   // ... and clear them (counterSelect `select`).
@@ -276,7 +274,6 @@ public:
     T q;
     q.set_portSelect(port);
     q.set_counterSelect(select);
-    ++clears_;
     (void)co_await pm_.sched().PerformanceSet(q, p);
   }
   // The PMA's capabilities at a LID, if already asked (and answered or not).
@@ -295,8 +292,6 @@ public:
   uint64_t port_counters_reads() const { return pc_reads_; }
   uint64_t ext_reads() const { return ext_reads_; }
   uint64_t vl_reads() const { return vl_reads_; }
-  uint64_t detail_reads() const { return detail_reads_; }
-  uint64_t clears() const { return clears_; }
   // PMAs (LIDs) found without the per-VL counters in this reader's life.
   uint64_t vl_unsupported() const { return vl_unsupported_; }
   // Switches whose sum showed no error (their ports' reads skipped).
@@ -342,7 +337,7 @@ private:
   std::unordered_map<uint16_t, VlEntry> vl_by_lid_;
   uint64_t cpi_ = 0, sums_ = 0, pc_reads_ = 0, ext_reads_ = 0, clean_sums_ = 0;
   uint64_t shared_failed_ = 0, shared_timeouts_ = 0;
-  uint64_t vl_reads_ = 0, vl_unsupported_ = 0, detail_reads_ = 0, clears_ = 0;
+  uint64_t vl_reads_ = 0, vl_unsupported_ = 0;
 };
 
 }  // namespace ibcore::health

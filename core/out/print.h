@@ -28,8 +28,11 @@
 //   its fields (FieldDesc: names, enumerations) as a JSON object, or the
 //   reference's layout of the same buffer (iba/refprint*), made only when
 //   the text is written.
-// - The mode is chosen once, when the Printer is made; nothing outside the
-//   layer asks it.  Text goes straight to the FILE (stdio's buffer, so it
+// - The mode is chosen once, when the Printer is made.  No command asks
+//   it; json() is asked today only by three layouts of core/fabric, where
+//   the document's shape differs from the text's (json_net.cpp: the
+//   document-only members; netprint.cpp: the node types' order; routes.cpp:
+//   how a destination is named).  Text goes straight to the FILE (stdio's buffer, so it
 //   stays in order with anything else on stdout); JSON goes through a
 //   JsonOut, streamed (Doc::Stream), or held until finish() (Doc::Whole:
 //   a run that fails part way leaves nothing on stdout).
@@ -189,8 +192,6 @@ public:
     }
     return *this;
   }
-  // JSON null (the text has no such value).
-  Printer& nullv(const char* key) { return null(key); }
   // A described fragment whose text does not change between calls (a
   // destination's words, written once per LID per switch): the text is
   // made once into cache (empty: not made yet) and then copied; the JSON

@@ -7,6 +7,7 @@
 // ends, and no SMP was sent on a route that goes on through a CA.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -291,6 +292,44 @@ TEST(DiscoveryWalk, NodeAnsweringNodeInfoButNotPortInfo) {
   bool named = false;
   for (const auto& e : w.r.errors) named |= e.find("PortInfo") != std::string::npos;
   EXPECT_TRUE(named) << w.r.errors.front();
+}
+
+// The node a directed-route SMP reaches in f (-1: none): its initial path
+// followed from the local port, as FakeSmpFabric::answer does.
+int reached(const FakeSmpFabric& f, const std::array<uint8_t, 256>& m) {
+  int cur = f.local;
+  for (unsigned i = 1; i <= m[7]; ++i) {
+    int next = f.nodes[size_t(cur)].peer[m[128 + i]].first;
+    if (next < 0) return -1;
+    cur = next;
+  }
+  return cur;
+}
+
+// A node whose own route fails is asked by another route through a
+// neighbour, and that route becomes the node's only once it has answered:
+// a route that failed too is not kept (its descendants would be asked by
+// it next).
+TEST(DiscoveryWalk, AnotherRouteIsKeptOnlyWhenItAnswered) {
+  ibcore::PortSettings c;
+  c.timeout_ms = 10;
+  c.retries = 1;
+  FakeSmpFabric f = loops();
+  int s3 = 2;
+  f.nodes[s3].answers_portinfo = false;  // every route to it fails for PortInfo
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::DR, 8, c);
+  std::vector<std::vector<uint8_t>> tried;  // the routes of S3's PortInfo queries, in order
+  for (const auto& s : w.t.sent)
+    if (s.mad[1] == 0x81 && s.mad[16] == 0 && s.mad[17] == 0x15 && reached(f, s.mad) == s3)
+      tried.emplace_back(s.mad.begin() + 129, s.mad.begin() + 129 + s.mad[7]);
+  ASSERT_FALSE(tried.empty());
+  ASSERT_NE(std::find_if(tried.begin(), tried.end(), [&](const auto& r) { return r != tried.front(); }),
+            tried.end())
+      << "no other route was tried";
+  uint32_t n = w.db.node_by_guid(f.nodes[s3].guid);
+  ASSERT_NE(n, ibcore::NO_INDEX);
+  EXPECT_EQ(w.db.node(n).dr, tried.front()) << "S3's route is not the one the walk found it by";
 }
 
 }  // namespace
