@@ -138,6 +138,10 @@ void hint_guid(Session& s, const std::string& arg, const ibcore::IBPath* target,
     e.annotate(h);
     err = std::current_exception();
   } catch (...) {
+    // A port GUID: the parse error already says to give it with -G (and
+    // how to write it as a port GUID without); only a node GUID's hint,
+    // which names another GUID, replaces it.
+    if (h.rfind("for the port GUID", 0) == 0) return;
     err = std::make_exception_ptr(ibcore::Error("Invalid destination " + arg + ": not a LID (" + h + ")"));
   }
 }

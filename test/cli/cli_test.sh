@@ -267,8 +267,9 @@ $(diff <(echo "$table") <(echo "$listed"))"
         fail "the documentation runs 'ibtool $c $o', an option its --help does not list"
     done
   done <"$tmp/examples"
-  grep -ohE '`?\b(bench|scripts|test|core|iba|cmd|packaging|man|third_party)/[A-Za-z0-9_./*-]*' "${docs[@]}" |
-    tr -d '`' | sed 's/[.,;:)]*$//' | sort -u >"$tmp/paths"
+  # (a path under another, build/test/model_run, is the build tree's)
+  grep -ohE '(^|[^/[:alnum:]_.-])`?(bench|scripts|test|core|iba|cmd|packaging|man|third_party)/[A-Za-z0-9_./*-]*' "${docs[@]}" |
+    sed -E 's/^[^a-z]+//' | tr -d '`' | sed 's/[.,;:)]*$//' | sort -u >"$tmp/paths"
   while read -r f; do
     # shellcheck disable=SC2086 # a documented glob (core/health/counters.*)
     [ -n "$(cd "$SRC" && ls -d $f "$f.h" "$f.cpp" 2>/dev/null)" ] || fail "the documentation names $f, which is not in the tree"
