@@ -161,19 +161,10 @@ const std::vector<Command>& commands() {
 // table as those branches land (a listed cell that passes says so in the
 // table: "✔ (listed as known failing)").
 const std::map<std::string, std::string>& known_failing() {
-  static const std::string safall =
-      "safall: a GMP's path needs the SA today; without a PathRecord the command should fall back to the "
-      "plain LID path, as the reference does";
-  static const std::map<std::string, std::string> k = {
-      {"sm_killed/perfquery", safall},
-      {"sm_killed/ibping", safall},
-      {"sm_killed/ibsysstat", safall},
-      {"sm_killed/ibccquery", safall},
-      {"unknown_lid/ibping",
-       "safall: ibping to a LID no port has stops at the PathRecord; the reference pings and reports 100% loss"},
-      {"unknown_lid/ibsysstat",
-       "safall: ibsysstat to a LID no port has stops at the PathRecord; the reference sends and times out"},
-  };
+  // Empty since the GMP-without-the-SA work (safall) landed: perfquery,
+  // ibping, ibsysstat and ibccquery with the SM killed, ibping and
+  // ibsysstat to an unknown LID all pass.
+  static const std::map<std::string, std::string> k = {};
   return k;
 }
 
