@@ -76,16 +76,36 @@ void head(const Ctx& c, int port) {
 
 // An attribute through its declaration: its fields, or the reference's
 // layout text() makes.  (M_Key only with -K, as the text)
-template <class T, class F>
-void emit(const Ctx& c, const char* attr, int port, const T& v, F text) {
+// caps: the capabilities its optional fields need beyond its own bytes
+// (called only for the JSON).
+template <class T, class F, class C = iba::Capabilities (*)()>
+void emit(const Ctx& c, const char* attr, int port, const T& v, F text,
+          C caps = [] { return iba::Capabilities{}; }) {
   static constexpr std::string_view KEYS[] = {"MKey"};
   head(c, port);
-  c.p.attribute(attr, T::DESC, v.buf.data(), text, c.show_keys ? std::span<const std::string_view>() : std::span(KEYS));
+  c.p.attribute(attr, T::DESC, v.buf.data(), text, c.show_keys ? std::span<const std::string_view>() : std::span(KEYS),
+                caps);
+}
+
+bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
+
+// A switch's capability masks: its port 0's PortInfo (IBA reserves them
+// on the other ports), or nothing known when that read fails.  Asked only
+// where a field's validity needs them.
+iba::Capabilities switch_capabilities(Ctx& c) {
+  iba::Capabilities caps;
+  try {
+    auto p0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
+    if (p0.capabilityMask()) {
+      caps.port_cap = uint32_t(p0.capabilityMask());
+      caps.port_cap2 = uint32_t(p0.capabilityMask2());
+    }
+  } catch (const ibcore::MADError&) {
+  }
+  return caps;
 }
 
 std::string header(const char* what, const IBPath& p) { return std::string("# ") + what + ": " + ibcore::portid_str(p); }
-
-bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
 
 int op_nodeinfo(Ctx& c) {
   auto ni = get<iba::SMPNodeInfo>(c, 0, "node info query failed");
@@ -131,6 +151,16 @@ int op_portinfo(Ctx& c) {
       }
     }
     return header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o);
+  }, [&] {
+    // A switch's external port: its optional fields are valid by port 0's
+    // masks (its own are reserved, zero).
+    if (port == 0 || pi.capabilityMask() != 0) return iba::Capabilities{};
+    try {
+      if (!is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) return iba::Capabilities{};
+    } catch (const ibcore::MADError&) {
+      return iba::Capabilities{};
+    }
+    return switch_capabilities(c);
   });
   return 0;
 }
@@ -156,7 +186,8 @@ int op_portinfoext(Ctx& c) {
 
 int op_switchinfo(Ctx& c) {
   auto si = get<iba::SMPSwitchInfo>(c, 0, "switch info query failed");
-  emit(c, "SwitchInfo", -1, si, [&] { return header("Switch info", c.path) + "\n" + iba::ref::smp_print(si); });
+  emit(c, "SwitchInfo", -1, si, [&] { return header("Switch info", c.path) + "\n" + iba::ref::smp_print(si); },
+       [&] { return switch_capabilities(c); });
   return 0;
 }
 

@@ -105,12 +105,16 @@ constexpr uint32_t CAP_IS_EXTENDED_SPEEDS = 1u << 14;   // CapabilityMask
 constexpr uint32_t CAP_IS_CAPABILITY_MASK2 = 1u << 15;  // CapabilityMask
 constexpr uint32_t CAP2_IS_EXT_SPEEDS2 = 1u << 11;      // CapabilityMask2
 constexpr uint32_t CAP2_IS_LINK_SPEED_XDR = 1u << 12;   // CapabilityMask2
+constexpr uint32_t CAP_IS_MCAST_FDB_TOP = 1u << 30;     // CapabilityMask: SwitchInfo.MulticastFDBTop is valid
+// PortInfoExtended's own CapabilityMask: IsFECModeSupported (its FEC fields).
+constexpr uint32_t PORT_EXT_CAP_IS_FEC_MODE = 1u << 0;
 
 // The PM class's ClassPortInfo capability bits a field's validity names
 // (iba/pm.h's pm_cap / pm_cap2 give them to the code that asks a PMA).
 constexpr uint32_t PM_CAP_EXT_WIDTH = 1u << 9;          // IsExtendedWidthSupported
 constexpr uint32_t PM_CAP_EXT_WIDTH_NOIETF = 1u << 10;  // IsExtendedWidthSupportedNoIETF
 constexpr uint32_t PM_CAP_XMIT_WAIT = 1u << 12;         // IsPortXmitWaitSupported
+constexpr uint32_t PM_CAP_RSFEC = 1u << 14;             // IsRSFECCountersSupported
 constexpr uint32_t PM_CAP_QP1_DROPPED = 1u << 15;       // IsQP1DroppedSupported
 constexpr uint32_t PM_CAP2_ADDL_PORT_COUNTERS_EXT = 1u << 1;  // IsAdditionalPortCountersExtendedSupported
 
@@ -128,6 +132,7 @@ enum class CapSource : uint8_t {
   PmCap2,    // its CapabilityMask2
   PortCap,   // the port's PortInfo.CapabilityMask (a switch: its port 0's)
   PortCap2,  // PortInfo.CapabilityMask2 (valid itself only with IsCapabilityMask2Supported)
+  PortExtCap,  // PortInfoExtended's own CapabilityMask
 };
 struct Validity {
   CapSource source;
@@ -142,13 +147,15 @@ inline constexpr Validity IF_PM_EXT_WIDTH{CapSource::PmCap, PM_CAP_EXT_WIDTH},
     IF_PM_ADDL_EXT_QP1_DROPPED{CapSource::PmCap2, PM_CAP2_ADDL_PORT_COUNTERS_EXT, 4},
     IF_PORT_CAP2{CapSource::PortCap, CAP_IS_CAPABILITY_MASK2},
     IF_PORT_EXT_SPEEDS{CapSource::PortCap, CAP_IS_EXTENDED_SPEEDS},
-    IF_PORT_EXT_SPEEDS2{CapSource::PortCap2, CAP2_IS_EXT_SPEEDS2, 8};
+    IF_PORT_EXT_SPEEDS2{CapSource::PortCap2, CAP2_IS_EXT_SPEEDS2, 8},
+    IF_PORT_MCAST_FDB_TOP{CapSource::PortCap, CAP_IS_MCAST_FDB_TOP},
+    IF_PORT_EXT_FEC{CapSource::PortExtCap, PORT_EXT_CAP_IS_FEC_MODE}, IF_PM_RSFEC{CapSource::PmCap, PM_CAP_RSFEC};
 // Every validity a field may name, numbered from 1 in this order (the
 // `also` numbers above count in it).
 inline constexpr const Validity* FIELD_VALIDITIES[] = {
     &IF_PM_EXT_WIDTH, &IF_PM_EXT_DATA, &IF_PM_XMIT_WAIT, &IF_PM_QP1_DROPPED, &IF_PM_ADDL_EXT,
     &IF_PM_ADDL_EXT_XMIT_WAIT, &IF_PM_ADDL_EXT_QP1_DROPPED, &IF_PORT_CAP2, &IF_PORT_EXT_SPEEDS,
-    &IF_PORT_EXT_SPEEDS2};
+    &IF_PORT_EXT_SPEEDS2, &IF_PORT_MCAST_FDB_TOP, &IF_PORT_EXT_FEC, &IF_PM_RSFEC};
 static_assert(FIELD_VALIDITIES[3 - 1] == &IF_PM_XMIT_WAIT && FIELD_VALIDITIES[4 - 1] == &IF_PM_QP1_DROPPED &&
               FIELD_VALIDITIES[8 - 1] == &IF_PORT_CAP2);
 consteval uint8_t validity_id(const Validity* v) {

@@ -633,6 +633,7 @@ std::optional<uint32_t> source_value(enums::CapSource s, const Capabilities& c) 
     case enums::CapSource::PmCap2: return c.pm_cap2;
     case enums::CapSource::PortCap: return c.port_cap;
     case enums::CapSource::PortCap2: return c.port_cap2;
+    case enums::CapSource::PortExtCap: return c.port_ext_cap;
   }
   return std::nullopt;
 }
@@ -653,11 +654,13 @@ std::optional<bool> field_valid(const FieldDesc& f, const Capabilities& c) {
 }
 
 Capabilities own_capabilities(const StructDesc& desc, const uint8_t* buf, uint32_t base, Capabilities given) {
-  if (given.port_cap) return given;  // (its caller gives port_cap2 with it)
-  bool needs = false;
+  bool needs_port = false, needs_ext = false;
   for (const FieldDesc& f : desc.field_list())
-    if (const enums::Validity* v = f.validity; v && port_source(v->source)) needs = true;
-  if (!needs) return given;
+    if (const enums::Validity* v = f.validity) {
+      if (port_source(v->source)) needs_port = true;
+      if (v->source == enums::CapSource::PortExtCap) needs_ext = true;
+    }
+  if (!needs_port && !needs_ext) return given;
   const FieldDesc *cap = nullptr, *cap2 = nullptr;
   for (const FieldDesc& f : desc.field_list()) {
     if (f.kind != Kind::Hex || f.count != 1) continue;
@@ -666,6 +669,11 @@ Capabilities own_capabilities(const StructDesc& desc, const uint8_t* buf, uint32
   }
   if (!cap) return given;
   uint64_t mask = get_bits(buf, base + cap->bit_off, cap->width);
+  if (needs_ext) {
+    if (!given.port_ext_cap) given.port_ext_cap = uint32_t(mask);
+    return given;
+  }
+  if (given.port_cap) return given;  // (its caller gives port_cap2 with it)
   if (!mask) return given;  // reserved (a switch's other ports): not known here
   given.port_cap = uint32_t(mask);
   if (cap2) given.port_cap2 = uint32_t(get_bits(buf, base + cap2->bit_off, cap2->width));

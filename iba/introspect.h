@@ -88,9 +88,10 @@ std::string dump_detailed(const StructDesc& desc, const uint8_t* buf, uint32_t b
 
 // What is known of the capabilities that make optional fields valid
 // (iba/enums.h Validity): the PMA's ClassPortInfo masks, the port's
-// PortInfo masks; nullopt: not known.
+// PortInfo masks, a PortInfoExtended's own CapabilityMask; nullopt: not
+// known.
 struct Capabilities {
-  std::optional<uint32_t> pm_cap, pm_cap2, port_cap, port_cap2;
+  std::optional<uint32_t> pm_cap, pm_cap2, port_cap, port_cap2, port_ext_cap;
 };
 // Whether field f holds a value: true when it names no validity or its
 // capability is there; false when the capability is known and lacks it;
@@ -101,7 +102,9 @@ std::optional<bool> field_valid(const FieldDesc& f, const Capabilities& c);
 // (and capabilityMask2) and fields that need them reads them from buf
 // (at bit base) when they are not given.  A zero CapabilityMask counts as
 // unknown: it is reserved on a switch's ports other than 0, whose masks
-// are port 0's.
+// are port 0's.  A structure whose fields need its own mask of another
+// kind (PortInfoExtended's: PortExtCap) reads that one instead, and there
+// zero is an answer.
 Capabilities own_capabilities(const StructDesc& desc, const uint8_t* buf, uint32_t base, Capabilities given);
 
 // Helpers for values.

@@ -245,14 +245,14 @@ IBA_ATTR_ID(PMPortExtendedSpeedsCounters, 0x001F);
   F(portSelect, 8, 8, Uint)                                       \
   F(reserved16, 16, 48, Rsv)                                      \
   F(counterSelect, 64, 64, Hex)                                   \
-  F(syncHeaderErrorCounter, 128, 16, Uint)                        \
-  F(unknownBlockCounter, 144, 16, Uint)                           \
+  F(syncHeaderErrorCounter, 128, 16, Uint, IF_PM_RSFEC)                        \
+  F(unknownBlockCounter, 144, 16, Uint, IF_PM_RSFEC)                           \
   F(reserved160, 160, 192, Rsv)                                   \
-  A(FECCorrectableSymbolCounterLane, 352, 32, Uint, 12)           \
+  A(FECCorrectableSymbolCounterLane, 352, 32, Uint, 12, IF_PM_RSFEC)           \
   F(reserved736, 736, 384, Rsv)                                   \
-  F(portFECCorrectableBlockCounter, 1120, 32, Uint)               \
-  F(portFECUncorrectableBlockCounter, 1152, 32, Uint)             \
-  F(portFECCorrectedSymbolCounter, 1184, 32, Uint)
+  F(portFECCorrectableBlockCounter, 1120, 32, Uint, IF_PM_RSFEC)               \
+  F(portFECUncorrectableBlockCounter, 1152, 32, Uint, IF_PM_RSFEC)             \
+  F(portFECCorrectedSymbolCounter, 1184, 32, Uint, IF_PM_RSFEC)
 IBA_STRUCT(PMPortExtendedSpeedsCountersRSFEC, 152, IBA_FIELDS_PMPortExtendedSpeedsCountersRSFEC);
 IBA_ATTR_ID(PMPortExtendedSpeedsCountersRSFEC, 0x001F);
 

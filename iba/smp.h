@@ -53,7 +53,7 @@ IBA_ATTR_ID(SMPNodeInfo, 0x0011);
   F(filterRawOutboundCap, 131, 1, Uint)            \
   F(enhancedPort0, 132, 1, Uint)                   \
   F(reserved133, 133, 11, Rsv)                     \
-  F(multicastFDBTop, 144, 16, Hex)
+  F(multicastFDBTop, 144, 16, Hex, IF_PORT_MCAST_FDB_TOP)
 IBA_STRUCT(SMPSwitchInfo, 20, IBA_FIELDS_SMPSwitchInfo);
 IBA_ATTR_ID(SMPSwitchInfo, 0x0012);
 
@@ -344,15 +344,15 @@ IBA_ATTR_ID(SMPCableInfo, 0x0032);
 // --- PortInfoExtended (0x0033) ------------------------------------------------
 #define IBA_FIELDS_SMPPortInfoExtended(F, A, S, SA) \
   F(capabilityMask, 0, 32, Hex)                     \
-  F(FECModeActive, 32, 16, Hex)                     \
-  F(FDRFECModeSupported, 48, 16, Hex)               \
-  F(FDRFECModeEnabled, 64, 16, Hex)                 \
-  F(EDRFECModeSupported, 80, 16, Hex)               \
-  F(EDRFECModeEnabled, 96, 16, Hex)                 \
-  F(HDRFECModeSupported, 112, 16, Hex)              \
-  F(HDRFECModeEnabled, 128, 16, Hex)                \
-  F(NDRFECModeSupported, 144, 16, Hex)              \
-  F(NDRFECModeEnabled, 160, 16, Hex)                \
+  F(FECModeActive, 32, 16, Hex, IF_PORT_EXT_FEC)                     \
+  F(FDRFECModeSupported, 48, 16, Hex, IF_PORT_EXT_FEC)               \
+  F(FDRFECModeEnabled, 64, 16, Hex, IF_PORT_EXT_FEC)                 \
+  F(EDRFECModeSupported, 80, 16, Hex, IF_PORT_EXT_FEC)               \
+  F(EDRFECModeEnabled, 96, 16, Hex, IF_PORT_EXT_FEC)                 \
+  F(HDRFECModeSupported, 112, 16, Hex, IF_PORT_EXT_FEC)              \
+  F(HDRFECModeEnabled, 128, 16, Hex, IF_PORT_EXT_FEC)                \
+  F(NDRFECModeSupported, 144, 16, Hex, IF_PORT_EXT_FEC)              \
+  F(NDRFECModeEnabled, 160, 16, Hex, IF_PORT_EXT_FEC)                \
   F(reserved176, 176, 336, Rsv)
 IBA_STRUCT(SMPPortInfoExtended, 64, IBA_FIELDS_SMPPortInfoExtended);
 IBA_ATTR_ID(SMPPortInfoExtended, 0x0033);

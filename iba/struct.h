@@ -333,8 +333,10 @@ struct Wire {
   ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, 1, ::iba::Kind::kind, nullptr, \
                     __VA_OPT__(::iba::enums::field_tail(IBA_TAIL_ARGS(__VA_ARGS__)).enumeration +) 0, \
                     __VA_OPT__(::iba::enums::field_tail(IBA_TAIL_ARGS(__VA_ARGS__)).validity +) 0},
-#define IBA_FD_A(name, off, width, kind, count) \
-  ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr, 0, 0},
+#define IBA_FD_A(name, off, width, kind, count, ...)                                        \
+  ::iba::FieldProto{#name, sizeof(#name) - 1, off, width, count, ::iba::Kind::kind, nullptr, \
+                    __VA_OPT__(::iba::enums::field_tail(IBA_TAIL_ARGS(__VA_ARGS__)).enumeration +) 0, \
+                    __VA_OPT__(::iba::enums::field_tail(IBA_TAIL_ARGS(__VA_ARGS__)).validity +) 0},
 #define IBA_FD_S(name, off, type) \
   ::iba::FieldProto{#name, sizeof(#name) - 1, off, uint32_t(type::SIZE * 8), 1, ::iba::Kind::Struct, &type::DESC, 0, 0},
 #define IBA_FD_SA(name, off, type, count) \
@@ -416,7 +418,7 @@ struct Wire {
 #define IBA_ACCA_Str(name, off, width)                                                        \
   std::string name(size_t i) const { return ::iba::get_str(buf.data(), (off) + uint32_t(i) * (width), width); }
 #define IBA_ACCA_Rsv(name, off, width)
-#define IBA_ACC_A(name, off, width, kind, count) IBA_ACCA_##kind(name, off, width)
+#define IBA_ACC_A(name, off, width, kind, count, ...) IBA_ACCA_##kind(name, off, width)
 
 #define IBA_ACC_S(name, off, type)                                                            \
   type name() const {                                                                         \
@@ -441,7 +443,7 @@ struct Wire {
 
 // Compile-time check that every field lies inside the structure.
 #define IBA_CHK_F(name, off, width, kind, ...) static_assert((off) + (width) <= SIZE * 8, #name " out of range");
-#define IBA_CHK_A(name, off, width, kind, count) \
+#define IBA_CHK_A(name, off, width, kind, count, ...) \
   static_assert((off) + (width) * (count) <= SIZE * 8, #name " out of range");
 #define IBA_CHK_S(name, off, type) static_assert((off) + type::SIZE * 8 <= SIZE * 8, #name " out of range");
 #define IBA_CHK_SA(name, off, type, count) \

@@ -45,6 +45,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "core/out/json.h"
 #include "core/out/log.h"
@@ -238,6 +239,17 @@ public:
     } else {
       text_raw(layout());
     }
+    return *this;
+  }
+  // The same, where the capabilities cost a query the text does not need
+  // (a switch port's masks are its port 0's): caps() is called only when
+  // the JSON is written.
+  template <class F, class C>
+    requires std::is_invocable_r_v<iba::Capabilities, C>
+  Printer& attribute(const char* key, const iba::StructDesc& desc, const uint8_t* buf, F&& layout,
+                     std::span<const std::string_view> hide, C&& caps) {
+    if (j_) return attribute(key, desc, buf, layout, hide, iba::Capabilities(caps()));
+    text_raw(layout());
     return *this;
   }
   // Its fields as members of the object open now (JSON only).

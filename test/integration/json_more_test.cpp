@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "iba/enums.h"
 #include "iba/hdr.h"
 #include "iba/pm.h"
 #include "iba/smp.h"
@@ -649,6 +650,32 @@ TEST_F(JsonMore, EveryDocumentFollowsTheNamingRuleAndTheTypes) {
   // ibsim's PMA (CapMask 0x1200, no CapabilityMask2 bits) denies
   // PortCountersExtended's error counters: the walk judged them.
   EXPECT_GT(validity_denied, 0u);
+}
+
+// A switch's optional fields are valid by its port 0's masks (IBA
+// reserves them on its other ports): SwitchInfo's MulticastFDBTop and an
+// external port's extended speeds are null in --json unless port 0
+// announces them, numbers where it does; the text is the reference's.
+TEST_F(JsonMore, SwitchFieldsFollowPortZerosMasks) {
+  auto doc = [&](std::vector<std::string> a) {
+    a.push_back("--json");
+    auto r = f_->run(ib(a));
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(r.out);
+  };
+  json p0 = doc({"smpquery", "-D", "portinfo", "0,1", "0"})["PortInfo"];
+  ASSERT_TRUE(p0["capabilityMask"].is_number()) << p0;
+  const uint64_t cap = p0["capabilityMask"].get<uint64_t>();
+  ASSERT_NE(cap, 0u);
+  json si = doc({"smpquery", "-D", "switchinfo", "0,1"})["SwitchInfo"];
+  ASSERT_TRUE(si.contains("multicastFDBTop")) << si;
+  EXPECT_EQ(si["multicastFDBTop"].is_null(), !(cap & iba::enums::CAP_IS_MCAST_FDB_TOP)) << si << " cap " << cap;
+  json p1 = doc({"smpquery", "-D", "portinfo", "0,1", "1"})["PortInfo"];
+  ASSERT_EQ(p1["capabilityMask"], 0) << "a switch's external port reports no masks";
+  EXPECT_EQ(p1["linkSpeedExtActive"].is_null(), !(cap & iba::enums::CAP_IS_EXTENDED_SPEEDS)) << p1 << " cap " << cap;
+  auto text = f_->run(ib({"smpquery", "-D", "switchinfo", "0,1"}));
+  EXPECT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("MulticastFDBTop"), std::string::npos) << text.out;
 }
 
 // The documents the walk above cannot get from one command line, each run

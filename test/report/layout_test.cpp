@@ -72,6 +72,16 @@ R::Data data_of(Subnet db) {
   return d;
 }
 
+// The report's document for a fabric and its layout, at a fixed time.
+std::string document_of(const R::Data& d, const R::Layout& l) {
+  std::string s;
+  TextOut o(s);
+  JsonOut j(o, false);
+  R::write_json(j, d, l, nullptr, "2026-01-01T00:00:00Z");
+  j.finish();
+  return s;
+}
+
 TEST(ReportLayout, FatTreeTiersAndFolding) {
   R::Data d = data_of(fat_tree(4));
   R::Layout l = R::lay_out(d.db, d.links);
@@ -122,15 +132,7 @@ TEST(ReportLayout, SameFabricAnyOrderSamePicture) {
       EXPECT_EQ(la.y[i], lb.y[j]) << k;
     }
     // The document numbers nodes and links its own way: the same bytes.
-    auto doc = [](const R::Data& d, const R::Layout& l) {
-      std::string s;
-      TextOut o(s);
-      JsonOut j(o, false);
-      R::write_json(j, d, l, nullptr, "2026-01-01T00:00:00Z");
-      j.finish();
-      return s;
-    };
-    EXPECT_EQ(doc(a, la), doc(b, lb)) << k;
+    EXPECT_EQ(document_of(a, la), document_of(b, lb)) << k;
   }
 }
 
@@ -140,13 +142,7 @@ TEST(ReportLayout, FatTree32InSecondsAndUnder25MB) {
   auto t0 = std::chrono::steady_clock::now();
   R::Data d = data_of(std::move(db));
   R::Layout l = R::lay_out(d.db, d.links);
-  std::string json;
-  {
-    TextOut o(json);
-    JsonOut j(o, false);
-    R::write_json(j, d, l, nullptr, "2026-01-01T00:00:00Z");
-    j.finish();
-  }
+  std::string json = document_of(d, l);
   std::string page = R::page(json, "k=32");
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(s, 5.0);
@@ -169,13 +165,7 @@ TEST(ReportPage, DocumentRoundTripsThroughThePage) {
   f.db.set_desc(0, desc.bytes());
   R::Data d = data_of(std::move(f.db));
   R::Layout l = R::lay_out(d.db, d.links);
-  std::string json;
-  {
-    TextOut o(json);
-    JsonOut j(o, false);
-    R::write_json(j, d, l, nullptr, "2026-01-01T00:00:00Z");
-    j.finish();
-  }
+  std::string json = document_of(d, l);
   std::string page = R::page(json, "a <title>");
   EXPECT_EQ(page.find("</script><b>"), std::string::npos);
   EXPECT_NE(page.find("<title>a &lt;title&gt;</title>"), std::string::npos);

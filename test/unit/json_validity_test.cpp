@@ -115,21 +115,10 @@ TEST(JsonValidity, CountersThePmaDoesNotAnnounceAreNull) {
 TEST(JsonValidity, PrinterAttributeTakesTheCapabilities) {
   iba::PMPortCountersExtended x;
   noise(x);
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  {
-    ibcore::TextOut o(f);
-    ibcore::JsonOut j(o, false);
+  json d = document([&](ibcore::JsonOut& j) {
     ibcore::Printer p(j);
-    p.open_object();
     p.attribute("PortCountersExtended", x.DESC, x.raw(), [] { return std::string(); }, {}, pma(0x1200, 0));
-    p.close_object();
-    j.finish();
-  }
-  std::fclose(f);
-  json d = json::parse(std::string(buf, len));
-  std::free(buf);
+  });
   EXPECT_TRUE(d["PortCountersExtended"]["portXmitWait"].is_null()) << d;
   EXPECT_TRUE(d["PortCountersExtended"]["QP1Dropped"].is_null()) << d;
 }
@@ -164,6 +153,89 @@ TEST(JsonValidity, PortInfoFieldsFollowItsCapabilityMasks) {
   port0.port_cap2 = 0;
   d = document([&](ibcore::JsonOut& j) { j.key("pi").obj().fields(pi.DESC, pi.raw(), {}, port0).end(); });
   EXPECT_TRUE(d["pi"]["linkSpeedExtActive"].is_null());
+}
+
+// PortInfoExtended's FEC fields are valid by its own CapabilityMask
+// (IsFECModeSupported); there a zero mask is an answer, not "unknown".
+TEST(JsonValidity, PortInfoExtendedFecFieldsFollowItsOwnMask) {
+  iba::SMPPortInfoExtended pie;
+  noise(pie);
+  pie.set_capabilityMask(0);
+  json d = document([&](ibcore::JsonOut& j) { j.key("pie").obj().fields(pie.DESC, pie.raw()).end(); });
+  EXPECT_EQ(d["pie"]["capabilityMask"], 0);
+  for (const char* k : {"FECModeActive", "FDRFECModeSupported", "EDRFECModeEnabled", "HDRFECModeSupported",
+                        "NDRFECModeEnabled"})
+    EXPECT_TRUE(d["pie"][k].is_null()) << k << " is " << d["pie"][k];
+  pie.set_capabilityMask(iba::enums::PORT_EXT_CAP_IS_FEC_MODE);
+  pie.set_FECModeActive(2);
+  d = document([&](ibcore::JsonOut& j) { j.key("pie").obj().fields(pie.DESC, pie.raw()).end(); });
+  EXPECT_EQ(d["pie"]["FECModeActive"], 2);
+  EXPECT_TRUE(d["pie"]["NDRFECModeSupported"].is_number_unsigned());
+}
+
+// SwitchInfo.MulticastFDBTop is valid where the switch's port 0 announces
+// IsMulticastFDBTopSupported; the switch's masks come from outside it.
+TEST(JsonValidity, SwitchInfoMulticastTopFollowsPortZero) {
+  iba::SMPSwitchInfo si;
+  noise(si);
+  auto masks = [](uint32_t cap) {
+    iba::Capabilities c;
+    c.port_cap = cap;
+    return c;
+  };
+  json d = document([&](ibcore::JsonOut& j) { j.key("si").obj().fields(si.DESC, si.raw(), {}, masks(0x02000000)).end(); });
+  EXPECT_TRUE(d["si"]["multicastFDBTop"].is_null()) << d["si"]["multicastFDBTop"];
+  EXPECT_TRUE(d["si"]["linearFDBCap"].is_number_unsigned());
+  d = document([&](ibcore::JsonOut& j) {
+    j.key("si").obj().fields(si.DESC, si.raw(), {}, masks(iba::enums::CAP_IS_MCAST_FDB_TOP)).end();
+  });
+  EXPECT_EQ(d["si"]["multicastFDBTop"], si.multicastFDBTop());
+}
+
+// The RS-FEC form of PortExtendedSpeedsCounters: its counters only where
+// the PMA announces IsRSFECCountersSupported (lanes as a whole array).
+TEST(JsonValidity, RsFecCountersFollowThePma) {
+  iba::PMPortExtendedSpeedsCountersRSFEC r;
+  noise(r);
+  json d = document([&](ibcore::JsonOut& j) { j.key("r").obj().fields(r.DESC, r.raw(), {}, pma(0x1200, 0)).end(); });
+  EXPECT_TRUE(d["r"]["FECCorrectableSymbolCounterLane"].is_null());
+  EXPECT_TRUE(d["r"]["portFECCorrectedSymbolCounter"].is_null());
+  EXPECT_TRUE(d["r"]["portSelect"].is_number_unsigned());
+  d = document([&](ibcore::JsonOut& j) {
+    j.key("r").obj().fields(r.DESC, r.raw(), {}, pma(0x1200 | iba::enums::PM_CAP_RSFEC, 0)).end();
+  });
+  ASSERT_TRUE(d["r"]["FECCorrectableSymbolCounterLane"].is_array());
+  EXPECT_EQ(d["r"]["FECCorrectableSymbolCounterLane"].size(), 12u);
+  EXPECT_TRUE(d["r"]["portFECCorrectedSymbolCounter"].is_number_unsigned());
+}
+
+// A capability that costs a query is asked only for the JSON.
+TEST(JsonValidity, PrinterAsksLazyCapabilitiesOnlyForJson) {
+  iba::SMPSwitchInfo si;
+  noise(si);
+  int asked = 0;
+  auto caps = [&] {
+    ++asked;
+    iba::Capabilities c;
+    c.port_cap = 0x02000000;
+    return c;
+  };
+  {
+    FILE* devnull = std::fopen("/dev/null", "w");
+    ASSERT_NE(devnull, nullptr);
+    {
+      ibcore::Printer text(devnull);
+      text.attribute("SwitchInfo", si.DESC, si.raw(), [] { return std::string("t\n"); }, {}, caps);
+    }
+    std::fclose(devnull);
+  }
+  EXPECT_EQ(asked, 0) << "the text needs no capabilities";
+  json d = document([&](ibcore::JsonOut& j) {
+    ibcore::Printer p(j);
+    p.attribute("SwitchInfo", si.DESC, si.raw(), [] { return std::string(); }, {}, caps);
+  });
+  EXPECT_EQ(asked, 1);
+  EXPECT_TRUE(d["SwitchInfo"]["multicastFDBTop"].is_null()) << d;
 }
 
 }  // namespace
