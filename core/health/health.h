@@ -21,6 +21,10 @@
 // duplicate GUIDs and LIDs with LMC) work on the subnet database alone and
 // return Findings; the commands print them.
 //
+// The fabric counter scan itself (which ports, which LID, the read-ahead,
+// the threshold test, details and clears) is core/health/scan.h: every
+// counter-reading command consumes its rows.
+//
 // The engine is five modules, each with one concern: core/health/counters.h
 // (counters, thresholds), core/health/pmaccess.h (PM access and sessions),
 // core/health/pmscrape.h (the fabric counter scan every command reads and
@@ -34,3 +38,4 @@
 #include "core/health/counters.h"
 #include "core/health/pmaccess.h"
 #include "core/health/pmscrape.h"
+#include "core/health/scan.h"
