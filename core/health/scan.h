@@ -20,10 +20,10 @@
 //
 // Every PM MAD they send goes through one PortCountersReader
 // (core/health/pmscrape), so a LID's ClassPortInfo and its switch's sum are
-// asked once whoever asks.  The rules they share are written here once:
-// the LID a port is read at (port_lid), the node kinds and ports selected
-// (PortSelect), the threshold test (beyond) and the read-ahead's width
-// (READ_AHEAD).
+// asked once whoever asks.  The rules they share are written once: the
+// LID a port is read at (checks.h port_lid: Subnet::lid_of), and here the
+// node kinds and ports selected (PortSelect), the threshold test (beyond)
+// and the read-ahead's width (READ_AHEAD).
 #pragma once
 
 #include <array>
