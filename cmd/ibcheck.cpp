@@ -25,6 +25,7 @@
 #include "core/out/json.h"
 #include "core/out/print.h"
 #include "core/health/json_health.h"
+#include "core/health/portcheck.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/obtain.h"
@@ -53,10 +54,7 @@ public:
         mode_(m) {}
 
 private:
-  struct Item {
-    uint32_t node;
-    unsigned port;
-  };
+  using Item = H::CheckItem;
 
   void own_options(CLI::App& app) override {
     if (mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Net || mode_ == Mode::Port) {
@@ -125,7 +123,7 @@ private:
         items.push_back({node, unsigned(at_.port)});
       } else {
         for (unsigned p = n.is_switch() ? 1 : 1; p <= n.nports; ++p)
-          if (port_checkable(n, p)) items.push_back({node, p});
+          if (H::port_checkable(db_, n, p)) items.push_back({node, p});
         if (n.is_switch() && n.enhsp0) items.insert(items.begin(), {node, 0});
       }
     } else {
@@ -135,78 +133,19 @@ private:
         const Node& n = db_.node(i);
         if (n.is_switch() && n.enhsp0 && mode_ == Mode::Errors) items.push_back({i, 0});
         for (unsigned p = 1; p <= n.nports; ++p)
-          if (port_checkable(n, p)) items.push_back({i, p});
+          if (H::port_checkable(db_, n, p)) items.push_back({i, p});
       }
     }
 
-    bool state = mode_ == Mode::Net || mode_ == Mode::State || mode_ == Mode::Port || mode_ == Mode::PortState;
-    bool width = mode_ == Mode::Net || mode_ == Mode::Width || mode_ == Mode::Port || mode_ == Mode::PortWidth;
-    bool speed = mode_ == Mode::Net || mode_ == Mode::Port;
-    bool errors = mode_ == Mode::Net || mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Port;
-    bool ids = mode_ == Mode::Net;
-
-    // A node of the cache that left the fabric: one finding, and none of
-    // its ports checked (their states are the file's, not the fabric's).
-    std::vector<H::Finding> found;
-    std::set<uint32_t> gone;
-    for (uint32_t i : nodes)
-      if (db_.node(i).gone && gone.insert(i).second) found.push_back(gone_finding(i));
-    std::erase_if(items, [&](const Item& it) { return gone.count(it.node) != 0; });
-    for (const Item& it : items) {
-      if (state) append(found, H::check_port_state(db_, it.node, it.port, needs_port(mode_)));
-      // A link is reported once, from the end with the lower port slot,
-      // unless only this end is checked.
-      const Port& me = db_.port(db_.node(it.node), it.port);
-      bool link_end = is_target_mode(mode_) || me.peer == NO_INDEX || db_.port_index(it.node, it.port) < me.peer;
-      if (width && link_end) append(found, H::check_port_width(db_, it.node, it.port));
-      if (speed && link_end) append(found, H::check_port_speed(db_, it.node, it.port));
-    }
-    if (ids) append(found, H::check_ids(db_));
-    if (!base.empty())
-      append(found, H::check_links(db_, base, [&](uint64_t g, const std::string& d) { return map_.remap(g, d); }));
-
-    if (errors || ids) {
-      H::PmSession ses(config(), false, errors);
-      ses.pm().use_subnet(&db_);
-      Scheduler& sched = ses.sched();
-      std::vector<std::vector<H::Finding>> per(items.size());
-      // The fabric counter scan, for the error counters (PortXmitWait
-      // among them) as PortCounters has them: a switch whose AllPortSelect
-      // sum is all zero has its ports' reads skipped, where two or more of
-      // its ports are read (for one the sum would be a MAD more).
-      H::CounterGroups errs;
-      errs.data = false;
-      H::PortCountersReader reader(ses.pm(), nullptr, errs);
-      reader.errors_from_port_counters(true);
-      std::vector<size_t> read;
-      if (errors)
-        for (size_t i = 0; i < items.size(); ++i)
-          if (items[i].port == 0 || db_.port(db_.node(items[i].node), items[i].port).phys_state() == PHYS_LINKUP ||
-              is_target_mode(mode_))
-            read.push_back(i);
-      std::map<uint32_t, unsigned> switch_ports;  // node -> its ports read (not port 0)
-      for (size_t i : read)
-        if (items[i].port && db_.node(items[i].node).is_switch()) ++switch_ports[items[i].node];
-      for (size_t i : read) {
-        auto k = switch_ports.find(items[i].node);
-        bool by_sum = items[i].port && k != switch_ports.end() && k->second > 1;
-        sched.spawn(read_errors(reader, items[i], by_sum, per[i]));
-      }
-      std::vector<H::Finding> dup;
-      if (ids) H::probe_duplicate_guids(sched, db_, dup);
-      sched.run();
-      for (auto& v : per) append(found, v);
-      append(found, dup);
-    }
-
-    // Stable order: by node discovery rank, then port.
-    std::map<uint32_t, size_t> rank;
-    for (size_t i = 0; i < nodes.size(); ++i) rank[nodes[i]] = i;
-    std::stable_sort(found.begin(), found.end(), [&](const H::Finding& a, const H::Finding& b) {
-      size_t ra = a.node == NO_INDEX ? SIZE_MAX : (rank.count(a.node) ? rank[a.node] : SIZE_MAX - 1);
-      size_t rb = b.node == NO_INDEX ? SIZE_MAX : (rank.count(b.node) ? rank[b.node] : SIZE_MAX - 1);
-      return ra != rb ? ra < rb : a.port < b.port;
-    });
+    H::CheckPlan plan;
+    plan.state = mode_ == Mode::Net || mode_ == Mode::State || mode_ == Mode::Port || mode_ == Mode::PortState;
+    plan.width = mode_ == Mode::Net || mode_ == Mode::Width || mode_ == Mode::Port || mode_ == Mode::PortWidth;
+    plan.speed = mode_ == Mode::Net || mode_ == Mode::Port;
+    plan.errors = mode_ == Mode::Net || mode_ == Mode::Errors || mode_ == Mode::Errs || mode_ == Mode::Port;
+    plan.ids = mode_ == Mode::Net;
+    plan.target = is_target_mode(mode_);
+    plan.named = needs_port(mode_);
+    std::vector<H::Finding> found = H::run_checks(config(), db_, nodes, items, plan, thr_, base, map_);
     std::set<uint32_t> bad_nodes;
     std::set<std::pair<uint32_t, int>> bad_ports;
     for (const auto& f : found)
@@ -237,7 +176,7 @@ private:
       }
       p.close_array();
     }
-    if (errors) p.json_value(nullptr, [&](JsonOut& j) { json_thresholds(j, thr_); });
+    if (plan.errors) p.json_value(nullptr, [&](JsonOut& j) { json_thresholds(j, thr_); });
     if (!brief_ && is_target_mode(mode_) && found.empty() && !config().verbose)
       for (const Item& it : items) {
         H::Finding ok;
@@ -267,18 +206,7 @@ private:
     return 0;
   }
 
-  static void append(std::vector<H::Finding>& a, const std::vector<H::Finding>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-  }
-
   std::string name(uint32_t n) const { return map_.remap(db_.node(n).guid, db_.node(n).description()); }
-
-  bool port_checkable(const Node& n, unsigned p) const {
-    const Port& x = db_.port(n, p);
-    if (!x.exists || !x.has_info) return false;
-    // Unconnected ports (down, no peer) have nothing to check.
-    return x.peer != NO_INDEX || x.phys_state() == PHYS_LINKUP;
-  }
 
   std::string port_summary(const Item& it) const {
     const Port& p = db_.port(db_.node(it.node), it.port);
@@ -286,83 +214,6 @@ private:
     auto pi = p.port_info();
     return " (" + std::string(iba::ref::port_state_word(pi.portState())) + "/" + iba::ref::phys_state_word(pi.portPhysicalState()) +
            ", " + H::width_str(pi.linkWidthActive()) + " " + H::speed_str(pi.linkSpeedActive()) + ")";
-  }
-
-  // "gone: no answer at LID 5 (topology from cache ...)", for a node
-  // refresh_links marked gone: named by the port whose LID was asked (a
-  // CA's), or as a node (a switch).
-  H::Finding gone_finding(uint32_t node) const {
-    const Node& n = db_.node(node);
-    H::Finding f;
-    f.node = node;
-    f.lid = node_lid(db_, node);
-    f.port = -1;
-    if (!n.is_switch())
-      for (unsigned p = 1; p <= n.nports; ++p)
-        if (db_.port(n, p).base_lid == f.lid) {
-          f.port = int(p);
-          break;
-        }
-    f.what = H::gone_text(db_, f.lid);
-    f.check = "gone";
-    f.fact("cacheFile", db_.cache_file);
-    return f;
-  }
-
-  // by_sum: the port's switch's AllPortSelect sum may stand for its read.
-  Task<> read_errors(H::PortCountersReader& reader, Item it, bool by_sum, std::vector<H::Finding>& out) {
-    H::PmAccess& pm = reader.pm();
-    const Node& n = db_.node(it.node);
-    uint16_t lid = H::port_lid(db_, n, it.port);
-    H::Finding f;
-    f.node = it.node;
-    f.port = int(it.port);
-    f.lid = lid;
-    f.check = "pma";
-    if (!lid) {
-      f.what = "no LID: PortCounters cannot be read";
-      out.push_back(f);
-      co_return;
-    }
-    H::PortCountersRead r;
-    co_await reader.read(lid, uint8_t(it.port), by_sum, r);
-    if (r.ok()) {
-      for (int i = 0; i < H::N_ERR; ++i) {
-        uint64_t v = H::ERROR_COUNTERS.value(r.pc, i);
-        if (i == H::PortXmitWait && !(r.caps.mask & H::PM_CAP_XMIT_WAIT)) continue;
-        if (!thr_.exceeds(i, v)) continue;
-        H::Finding e = f;
-        char b[160];
-        std::snprintf(b, sizeof b, "%s is %" PRIu64 " (threshold %" PRIu64 ")%s", H::ERROR_COUNTERS.name(i), v, thr_.limit[i],
-                      v == H::ERROR_COUNTERS.max(i) ? ", saturated" : "");
-        e.what = b;
-        e.check = "counter";
-        e.field = H::ERROR_COUNTERS.field(i);
-        e.numeric = e.threshold_set = true;
-        e.value = v;
-        e.threshold = thr_.limit[i];
-        e.saturated = v == H::ERROR_COUNTERS.max(i);
-        out.push_back(e);
-      }
-      co_return;
-    }
-    auto layers = H::error_layers(r.why());
-    f.what = "PortCounters query failed: " + (layers.empty() ? std::string() : layers.back());
-    f.fact("error", layers.empty() ? std::string() : layers.back());
-    if (layers.size() > 1) f.detail = layers.front();
-    // A node of a cached topology that does not answer may have left the
-    // fabric since: say so rather than blame its PMA.
-    if (!db_.cache_file.empty()) {
-      AsyncSmpSource src(pm.sched());
-      if (!co_await H::still_present(src, db_, it.node, lid)) {
-        f.what = H::gone_text(db_, lid);
-        f.detail.clear();
-        f.check = "gone";
-        f.facts.clear();
-        f.fact("cacheFile", db_.cache_file);
-      }
-    }
-    out.push_back(f);
   }
 
   int check_node() {

@@ -1,6 +1,7 @@
 // ibclearcounters / ibclearerrors: clear the PortCounters (all, or only the
 // error counters) of every port of the subnet, all nodes at once.
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,46 +46,20 @@ public:
     };
     std::vector<Failure> fails;
     auto one = [&](uint32_t ni) -> Task<> {
-      const Node& n = db.node(ni);
-      std::vector<std::pair<uint16_t, unsigned>> todo;
-      if (n.is_switch()) {
-        uint16_t lid = H::port_lid(db, n, 0);
-        for (unsigned p = n.enhsp0 ? 0 : 1; p <= n.nports; ++p) todo.push_back({lid, p});
-      } else {
-        for (unsigned p = 1; p <= n.nports; ++p)
-          if (db.port(n, p).exists && db.port(n, p).base_lid) todo.push_back({db.port(n, p).base_lid, p});
-      }
-      if (todo.empty()) co_return;
-      const H::PmaCaps caps = co_await reader.caps(todo.front().first);
-      // A node of a cached topology that no longer answers has left the
-      // fabric: said so (a warning), not counted as failed clears.
-      if (caps.failed && co_await H::gone_from_cache(sched, db, ni, todo.front().first, map.remap(n.guid, n.description()))) {
-        ++gone;
-        co_return;
-      }
-      ++nodes;
-      bool ext = all_ && caps.ext();
-      uint16_t sel = all_ ? 0xffff : H::SELECT_ERRORS;
-      // A switch whose PMA has AllPortSelect: its ports 1..N in one clear
-      // (port 0 apart); port by port if that fails.
-      if (n.is_switch() && caps.all_port_select() && todo.back().second > 0) {
-        try {
-          co_await reader.clear(todo.front().first, 0xff, sel, ext);
-          const size_t before = todo.size();
-          std::erase_if(todo, [](const auto& t) { return t.second != 0; });
-          ports += unsigned(before - todo.size());
-        } catch (const MADError&) {
-        }
-      }
-      for (auto [lid, p] : todo) {
-        try {
-          co_await reader.clear(lid, uint8_t(p), sel, ext);
+      // (a named std::function: a temporary passed to a coroutine is one
+      // GCC's coroutines may lose)
+      const std::function<void(uint16_t, unsigned, const MADError*)> done = [&](uint16_t lid, unsigned p,
+                                                                                const MADError* e) {
+        if (!e) {
           ++ports;
-        } catch (const MADError& e) {
-          ++failed;
-          fails.push_back({ni, p, lid, "clearing failed: " + e.layers().back()});
+          return;
         }
-      }
+        ++failed;
+        fails.push_back({ni, p, lid, "clearing failed: " + e->layers().back()});
+      };
+      H::Cleared c = co_await H::clear_node(reader, db, ni, map, all_ ? 0xffff : H::SELECT_ERRORS, all_, done);
+      if (c == H::Cleared::Gone) ++gone;
+      else if (c == H::Cleared::Done) ++nodes;
     };
     for (uint32_t i = 0; i < db.node_count(); ++i) sched.spawn(one(i));
     sched.run();

@@ -71,38 +71,30 @@ private:
     }
     if (one_ && at_.port >= 0 && items.empty()) throw Error("Port " + std::to_string(at_.port) + " is not connected");
     H::PmSession ses(config());
-    H::PmAccess& pm = ses.pm();
-    pm.use_subnet(&db);
+    ses.pm().use_subnet(&db);
     // The fabric counter scan, for the data counters only: the 8 of
     // PortCountersExtended where the PMA has it, else PortCounters' 4.
-    H::CounterGroups data;
-    data.errors = data.congestion = false;
-    H::PortCountersReader reader(pm, nullptr, data);
-    unsigned failed = 0;
-    auto read = [&](Item& it) -> Task<> {
-      if (db.node(it.node).gone) {  // (refresh_links found it gone: nothing to ask)
-        it.gone = true;
-        co_return;
-      }
-      H::PortCountersRead r;
-      co_await reader.read(it.lid, uint8_t(it.port), false, r);
-      if (r.ok()) {
-        const bool ext = r.source != H::CounterSource::PortCounters;
-        for (int i = 0; i < (ext ? int(H::N_DATA) : 4); ++i)
-          it.counters.push_back({i, ext ? H::DATA_COUNTERS.value(r.ext, i) : H::DATA_COUNTERS.value(r.pc, i)});
-        co_return;
-      }
-      it.error = "query failed: " + H::last_layer(r.why());
-      // A node of a cached topology that does not answer may have left
-      // the fabric since: say so rather than blame its PMA.
-      if (!db.cache_file.empty()) {
-        AsyncSmpSource src(pm.sched());
-        if (!co_await H::still_present(src, db, it.node, it.lid)) it.gone = true;
-      }
-      if (!it.gone) ++failed;
-    };
-    for (auto& it : items) ses.sched().spawn(read(it));
+    H::PortScanOptions so;
+    so.want = H::data_groups();
+    H::PortScan scan(ses.pm(), so);
+    std::vector<H::PortRow> rows;
+    for (const Item& it : items) rows.push_back(H::PortScan::row(db, it.node, it.port));
+    scan.spawn(db, rows);
     ses.sched().run();
+    unsigned failed = 0;
+    for (size_t k = 0; k < items.size(); ++k) {
+      Item& it = items[k];
+      const H::PortRow& r = rows[k];
+      it.gone = r.gone;
+      if (r.c.ok()) {
+        const bool ext = r.c.source != H::CounterSource::PortCounters;
+        for (int i = 0; i < (ext ? int(H::N_DATA) : 4); ++i)
+          it.counters.push_back({i, ext ? H::DATA_COUNTERS.value(r.c.ext, i) : H::DATA_COUNTERS.value(r.c.pc, i)});
+      } else if (!r.gone) {
+        it.error = "query failed: " + H::last_layer(r.c.why());
+        ++failed;
+      }
+    }
     // {"ports": [{"nodeGUID", "name", "nodeDescription", "portNum", "LID",
     // "counters": {name: value}} or "error"], "summary": {...}}; the text:
     // a line a port, then the summary line (not with -b).

@@ -6,17 +6,11 @@
 // one PathRecord per LID naming its GIDs).
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "cmd/common.h"
@@ -25,6 +19,7 @@
 #include "core/transport/devices.h"
 #include "core/fabric/discovery.h"
 #include "core/base/error.h"
+#include "core/health/errorreport.h"
 #include "core/health/health.h"
 #include "core/out/print.h"
 #include "core/fabric/json_net.h"
@@ -35,8 +30,6 @@
 #include "core/fabric/subnet.h"
 #include "core/transport/transport.h"
 #include "iba/enums.h"
-#include "iba/refprint_smp.h"
-#include "core/fabric/netprint.h"
 #include "core/out/log.h"
 
 namespace {
@@ -44,14 +37,6 @@ namespace {
 using namespace ibcore;
 namespace H = ibcore::health;
 
-constexpr unsigned PRINT_SWITCH = 1, PRINT_CA = 2, PRINT_ROUTER = 4, PRINT_ALL = 7;
-
-// The name of the field desc declares at bit_off (--json's key for it).
-const char* declared_at(const iba::StructDesc& desc, uint32_t bit_off) {
-  for (const iba::FieldDesc& f : desc.field_list())
-    if (f.bit_off == bit_off && f.kind != iba::Kind::Rsv) return f.name;
-  throw std::logic_error(std::string("no field at bit ") + std::to_string(bit_off) + " of " + desc.name);
-}
 
 using ibcore::strfmt;
 
@@ -89,33 +74,10 @@ public:
   }
 
 private:
-  // A counter beyond its threshold and, with --details, the non-zero fields
-  // of its details attribute (label: the reference's text name, field: the
-  // iba/pm.h name --json uses).
-  struct Detail {
-    const char* label;
-    const char* field;
-    uint64_t v;
-  };
-  struct ErrOut {
-    int counter;
-    uint64_t v;
-    std::vector<Detail> details;
-  };
-  // A reported port: its line (and its object of the document), described
-  // once by print_node().
-  struct PortOut {
-    unsigned port;  // 0xff: all ports summed (AllPortSelect)
-    uint64_t guid;
-    std::vector<ErrOut> errors;
-    std::vector<std::pair<int, uint64_t>> data;  // (health data counter, value)
-  };
-  struct NodeOut {
-    std::vector<PortOut> ports;  // the ports reported
-    bool bad = false;
-    bool gone = false;  // a node of a cached topology that is no longer there
-    unsigned ports_checked = 0, bad_ports = 0, pma_failures = 0;
-  };
+  using NodeOut = H::ReportedNode;
+  using PortOut = H::ReportedPort;
+  using ErrOut = H::ReportedError;
+  using Detail = H::ReportedDetail;
 
   // Its work may fail anywhere (discovery, a MAD, a file): the library's report.
   bool reports_errors() const override { return true; }
@@ -132,8 +94,8 @@ private:
     thresholds_ok_ = thr_.load(threshold_file_);
 
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    unsigned types = (only_switch_ ? PRINT_SWITCH : 0) | (only_ca_ ? PRINT_CA : 0) | (only_router_ ? PRINT_ROUTER : 0);
-    if (!types) types = PRINT_ALL;
+    unsigned types = (only_switch_ ? unsigned(H::KIND_SWITCH) : 0u) | (only_ca_ ? unsigned(H::KIND_CA) : 0u) | (only_router_ ? unsigned(H::KIND_ROUTER) : 0u);
+    if (!types) types = H::KIND_ALL;
     bool selected = !guid_arg_.empty() || !dr_arg_.empty();
 
     Subnet db;
@@ -147,13 +109,12 @@ private:
       // PortCounters are read as soon as the walk knows its LID, while the
       // walk goes on (the same MADs the scan below would send, earlier).
       ses.emplace(config(), skip_sl_);
-      reader_.emplace(ses->pm(), nullptr, errors_only());
-      reader_->errors_from_port_counters(true);
+      scan_.emplace(ses->pm(), scan_options(map, types));
       if (!selected) ses->pm().read_path_table();
       DiscoveryOptions o;
       o.mlx_epi = config().mlx_epi;
       if (!selected && !counters_only_)
-        o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) { read_ahead(d, types, n, port); };
+        o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) { scan_->ahead(d, n, port); };
       ObtainOptions oo;
       oo.discovery = o;
       oo.sched = &ses->sched();
@@ -204,34 +165,26 @@ private:
     }
     // Type filter.
     std::vector<uint32_t> todo;
-    for (uint32_t n : nodes) {
-      NodeType t = db.node(n).type;
-      unsigned bit = t == NodeType::Switch ? unsigned(PRINT_SWITCH) : t == NodeType::CA ? unsigned(PRINT_CA) : t == NodeType::Router ? unsigned(PRINT_ROUTER) : 0u;
-      if (types & bit) todo.push_back(n);
-    }
+    for (uint32_t n : nodes)
+      if (types & H::kind_of(db.node(n))) todo.push_back(n);
 
     std::vector<NodeOut> outs(todo.size());
     if (!todo.empty()) {
       if (!ses) {
         ses.emplace(config(), skip_sl_);
-        reader_.emplace(ses->pm(), nullptr, errors_only());
-        reader_->errors_from_port_counters(true);
+        scan_.emplace(ses->pm(), scan_options(map, types));
         ses->pm().use_subnet(&db);
         if (!selected) ses->pm().read_path_table();
       }
-      // A bounded pool of workers over the nodes (not a coroutine frame
-      // per node waiting to start).
-      auto scan = [&](size_t i) -> Task<> {
-        if (!clean_ahead(db, todo[i], outs[i])) co_await scan_node(*reader_, db, map, todo[i], outs[i]);
-      };
-      parallel_for(ses->sched(), todo.size(), ses->sched().engine().max_outstanding() + 8, scan);
-      ses->sched().run();
+      H::ErrorReport sink(db, map, todo, outs, counters_only_, config().verbose);
+      std::vector<H::NodeScan> found = scan_->run(db, todo, sink);
+      for (size_t i = 0; i < todo.size(); ++i) outs[i].scan = found[i];
       if (config().verbose)
         ibcore::log::info("I: ibqueryerrors: %zu nodes, %llu MADs in all (%llu PathRecord queries, %llu paths from "
                      "the table; %zu LIDs read during discovery), discovery %.3f s, then %.3f s\n",
                      todo.size(), (unsigned long long)ses->sched().engine().sent(),
                      (unsigned long long)ses->pm().path_queries(), (unsigned long long)ses->pm().table_paths(),
-                     ahead_lids_.size(),
+                     scan_->ahead_lids(),
                      std::chrono::duration<double>(t1 - t0).count(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
     }
@@ -253,12 +206,12 @@ private:
     for (size_t i = 0; i < outs.size(); ++i) {
       const NodeOut& o = outs[i];
       print_node(p, db, map, db.node(todo[i]), o);
-      gone += o.gone;
-      nodes_checked -= o.gone;
-      bad_nodes += o.bad;
-      ports_checked += o.ports_checked;
-      bad_ports += o.bad_ports;
-      failures += o.pma_failures;
+      gone += o.scan.gone;
+      nodes_checked -= o.scan.gone;
+      bad_nodes += o.scan.bad;
+      ports_checked += o.scan.ports_checked;
+      bad_ports += o.scan.bad_ports;
+      failures += o.scan.pma_failures;
     }
     p.close_array().open_object("summary");
     p.uint(PRINT_ANY, "nodesChecked", "\n## Summary: %u nodes checked, ", nodes_checked);
@@ -346,7 +299,7 @@ private:
       // -r: the port and its link (the text in the error report only; the
       // document as iblinkinfo --json writes a port)
       if (report_port_ && po.port != 0xff) {
-        if (!counters_only_) p.text_raw(link_info(db, map, n, po.port));
+        if (!counters_only_) p.text_raw(H::link_line(db, map, n, po.port, !single_node_));
         if (po.port <= n.nports)
           p.json_value("link", [&](JsonOut& j) { json_port(j, db, db.port(n, po.port), map, false); });
       }
@@ -355,374 +308,21 @@ private:
     p.close_array().close_object();
   }
 
-  // The groups the scan reads: the error counters (PortXmitWait among
-  // them), or the data counters.
-  static H::CounterGroups errors_only() {
-    H::CounterGroups g;
-    g.data = false;
-    return g;
-  }
-  static H::CounterGroups data_only() {
-    H::CounterGroups g;
-    g.errors = g.congestion = false;
-    return g;
-  }
-
-  bool is_suppressed(int i) const {
-    for (int s : suppressed_)
-      if (s == i) return true;
-    return false;
-  }
-
-  // Error counter i as the report counts it (PortXmitWait only where the
-  // PMA has it).
-  static uint64_t error_value(const iba::PMPortCounters& pc, const H::PmaCaps& caps, int i) {
-    return i == H::PortXmitWait && !(caps.mask & H::PM_CAP_XMIT_WAIT) ? 0 : H::ERROR_COUNTERS.value(pc, i);
-  }
-
-  // The error counters beyond their thresholds into po.errors, in the
-  // reference's order; with --details, the details attribute of a counter
-  // beyond threshold read for it, its non-zero fields kept.  The reference
-  // labels them crosswise: PortXmitDiscardDetails' fields under the
-  // PortRcvErrorDetails names and PortRcvErrorDetails' under the
-  // PortXmitDiscardDetails names (both read from offset 32 on); the labels
-  // are kept for scripts that parse its output.  True when any was.
-  Task<bool> read_errors(H::PortCountersReader& reader, const iba::PMPortCounters& pc, const H::PmaCaps& caps,
-                         uint16_t lid, uint8_t port, const std::string& name, NodeOut& out, PortOut& po) {
-    for (int i = 0; i < H::N_ERR; ++i) {
-      if (is_suppressed(i)) continue;
-      uint64_t v = error_value(pc, caps, i);
-      if (!thr_.exceeds(i, v)) continue;
-      ErrOut& e = po.errors.emplace_back(ErrOut{i, v, {}});
-      if (!details_ || (i != H::PortXmitDiscards && i != H::PortRcvErrors)) continue;
-      try {
-        std::array<uint64_t, 4> f{};
-        if (i == H::PortXmitDiscards) {
-          auto x = co_await reader.details<iba::PMPortXmitDiscardDetails>(lid, port);
-          f = {x.portInactiveDiscards(), x.portNeighborMTUDiscards(), x.portSwLifetimeLimitDiscards(),
-               x.portSwHOQLifetimeLimitDiscards()};
-        } else {
-          auto r = co_await reader.details<iba::PMPortRcvErrorDetails>(lid, port);
-          f = {r.portLocalPhysicalErrors(), r.portMalformedPacketErrors(), r.portBufferOverrunErrors(),
-               r.portDLIDMappingErrors()};
-        }
-        static const char* const rcv_names[] = {"PortLocalPhysicalErrors", "PortMalformedPktErrors",
-                                                "PortBufferOverrunErrors", "PortDLIDMappingErrors"};
-        static const char* const xmit_names[] = {"PortInactiveDiscards", "PortNeighborMTUDiscards",
-                                                 "PortSwLifetimeLimitDiscards", "PortSwHOQLifetimeLimitDiscards"};
-        const char* const* names = i == H::PortXmitDiscards ? rcv_names : xmit_names;
-        // (--json names each field as iba/pm.h declares it in the attribute
-        // it is in: the four 16-bit counters from bit 32 on)
-        const iba::StructDesc& dd =
-            i == H::PortXmitDiscards ? iba::PMPortXmitDiscardDetails::DESC : iba::PMPortRcvErrorDetails::DESC;
-        for (size_t k = 0; k < f.size(); ++k)
-          if (f[k]) e.details.push_back({names[k], declared_at(dd, uint32_t(32 + 16 * k)), f[k]});
-      } catch (const MADError& err) {
-        warn(out, err, i == H::PortXmitDiscards ? "PortXmitDiscardDetails" : "PortRcvErrorDetails", name, lid, port,
-             "query_and_dump");
-      }
-    }
-    co_return !po.errors.empty();
-  }
-
-  // The data counters into po.data: the PortCountersExtended ones when the
-  // PMA has them (all 8, or the first 4 without PortExtendedWidth support),
-  // else the 4 of PortCounters (pc's, when the errors read it).  nonzero:
-  // only the counters that are not 0 (as --data).  Throws the read's
-  // MADError.
-  Task<> read_data(H::PortCountersReader& reader, const H::PmaCaps& caps, uint16_t lid, uint8_t port, bool nonzero,
-                   const iba::PMPortCounters* pc, PortOut& po) {
-    std::array<uint64_t, H::N_DATA> v{};
-    int count = 4;
-    if (pc && !caps.ext()) {
-      for (int i = 0; i < count; ++i) v[i] = H::DATA_COUNTERS.value(*pc, i);
-    } else {
-      H::PortCountersRead r;
-      co_await reader.read(lid, port, false, r, data_only(), &caps);
-      if (!r.ok()) std::rethrow_exception(r.why());
-      if (r.source == H::CounterSource::PortCounters) {
-        for (int i = 0; i < count; ++i) v[i] = H::DATA_COUNTERS.value(r.pc, i);
-      } else {
-        if (caps.ext_ietf()) count = H::N_DATA;
-        for (int i = 0; i < count; ++i) v[i] = H::DATA_COUNTERS.value(r.ext, i);
-      }
-    }
-    for (int i = 0; i < count; ++i)
-      if (v[i] || !nonzero) po.data.emplace_back(i, v[i]);
-  }
-
-  // A failed read's MADError to warn(), from its exception.
-  static void warn(NodeOut& out, const std::exception_ptr& e, const char* attr, const std::string& name, uint16_t lid,
-                   unsigned port, const char* fn) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const MADError& m) {
-      warn(out, m, attr, name, lid, port, fn);
-    }
-  }
-
-  // A failed PMA query: a warning on stderr, counted in the summary.  The
-  // lines are the reference's (scripts count them): libibmad's for a
-  // timeout, then ibqueryerrors' own, each "ibwarn: [pid] function: ",
-  // fn being the reference function that reads that attribute.
-  static void warn_timeout(uint16_t lid) {
-    ibcore::log::warn("ibwarn: [%d] mad_rpc: _do_madrpc failed; dport (Lid %u)\n", int(::getpid()), unsigned(lid));
-  }
-  static void warn(NodeOut& out, const MADError& e, const char* attr, const std::string& name, uint16_t lid,
-                   unsigned port, const char* fn) {
-    if (dynamic_cast<const MADTimeoutError*>(&e)) warn_timeout(lid);
-    ibcore::log::warn("ibwarn: [%d] %s: %s query failed on %s, Lid %u port %u\n", int(::getpid()), fn, attr,
-                 name.c_str(), unsigned(lid), port);
-    if (ibcore::log::verbosity()) ibcore::log::text(ibcore::log::Level::error, e.dump_str(ibcore::log::verbosity() - 1));
-    out.pma_failures++;
-  }
-
-  // The -r line: this port's link as the reference shows it.
-  std::string link_info(const Subnet& db, const NodeNameMap& map, const Node& n, unsigned port) const {
-    const Port& p = db.port(n, port);
-    if (!p.has_info) return {};
-    auto pi = p.port_info();
-    uint16_t lid = H::port_lid(db, n, port);
-    // A node selected with -G/-S/-D is all the reference discovers (no
-    // hops beyond it), so it does not know the peer: the peer is blank.
-    const Port* q = single_node_ ? nullptr : db.peer(p);
-    std::string s = strfmt("       Link info: %6u %3u[%2s] ==(", unsigned(lid), port, "");
-    // (C14-24.2.1: a Down port's other PortInfo components may be invalid.)
-    if (p.state() != 1) {
-      s += strfmt("%3s %18s %6s/%8s)==>", iba::ref::fmt_link_width(pi.linkWidthActive()).c_str(),
-               ibcore::active_speed_text(db, p).c_str(), iba::ref::port_state_word(pi.portState()),
-               iba::ref::phys_state_word(pi.portPhysicalState()));
-    } else {
-      s += strfmt("%3s %18s %6s/%8s)==>", "", "", iba::ref::port_state_word(pi.portState()),
-               iba::ref::phys_state_word(pi.portPhysicalState()));
-    }
-    if (q) {
-      const Node& qn = db.node_of(*q);
-      std::string cw, cs;
-      if (q->has_info) ibcore::could_be(db, p, *q, cw, cs);
-      // The peer is named by its port GUID (switch ports: the switch's).
-      s += strfmt("  0x%016" PRIx64 " %6u %4u[%2s] \"%s\" (%s %s)", q->guid, unsigned(H::port_lid(db, qn, q->num)),
-               unsigned(q->num), "", map.remap(qn.guid, qn.description()).c_str(), cw.c_str(), cs.c_str());
-    } else {
-      // No peer known: the reference's empty GUID and LID columns.
-      s += strfmt("%13s[%2s] \"%s\" (%s %s)", "", "", "", "", "");
-    }
-    return s + "\n";
-  }
-
-  // Read ahead during discovery (DiscoveryOptions::on_port_lid), once per
-  // LID, through the scan's reader: the PMA's ClassPortInfo and what
-  // scan_node will read first: the switch's AllPortSelect sum where the PMA
-  // has it (kept by the reader), else a CA or router port's PortCounters
-  // (kept in ahead_ by LID and port).  A bounded pool of workers drains the
-  // queue.
-  struct AheadItem {
-    uint16_t lid;
-    uint8_t port;
-    bool sw;
-  };
-  static uint32_t ahead_key(uint16_t lid, uint8_t port) { return uint32_t(lid) << 8 | port; }
-  void read_ahead(const Subnet& db, unsigned types, uint32_t n, unsigned port) {
-    const Node& x = db.node(n);
-    unsigned bit = x.is_switch() ? PRINT_SWITCH : x.type == NodeType::CA ? PRINT_CA : PRINT_ROUTER;
-    if (!(types & bit)) return;
-    // The LIDs scan_node uses: a switch's port 0 LID; each CA port's own
-    // (a CA's first port's for its ClassPortInfo: the port read here for
-    // the usual single-port CA; else the scan asks what is missing).
-    const Port& p = db.port(x, port);
-    uint16_t lid = x.is_switch() ? H::port_lid(db, x, 0) : p.base_lid;
-    if (!lid || !ahead_lids_.insert(lid).second) return;
-    if (p.guid) reader_->pm().set_port_guid(lid, p.guid);
-    if (!ahead_q_)
-      ahead_q_.emplace(reader_->pm().sched(), kAheadWorkers, [this](AheadItem it) { return read_ahead_one(it); });
-    ahead_q_->push({lid, uint8_t(port), x.is_switch()});
-  }
-  Task<> read_ahead_one(AheadItem it) {
-    const H::PmaCaps caps = usable(co_await reader_->caps(it.lid));
-    if (caps.all_port_select()) {
-      (void)co_await reader_->sum(it.lid);
-      co_return;
-    }
-    if (it.sw) co_return;  // a switch port by port: the scan reads it
-    H::PortCountersRead r;
-    co_await reader_->read(it.lid, it.port, false, r, errors_only(), &caps);
-    ahead_[ahead_key(it.lid, it.port)] = std::move(r);
-  }
-  // A CA or router port's PortCounters read ahead, if any.
-  const H::PortCountersRead* ahead(uint16_t lid, uint8_t port) const {
-    auto a = ahead_.find(ahead_key(lid, port));
-    return a != ahead_.end() ? &a->second : nullptr;
-  }
-  // PM queries in flight for the read-ahead at most: the walk keeps the
-  // rest of the scheduler's capacity.
-  static constexpr unsigned kAheadWorkers = 24;
-  // The capabilities a PMA is read with: none where its ClassPortInfo
-  // failed (the reference reads its PortCounters all the same).
-  static H::PmaCaps usable(const H::PmaCaps& c) { return c.failed ? H::PmaCaps{} : c; }
-
-  // The LID scan_node queries node n by: a switch's port 0 LID, a CA's or
-  // router's first port's.
-  static uint16_t scan_lid(const Subnet& db, const Node& n) {
-    if (n.is_switch()) return H::port_lid(db, n, 0);
-    for (unsigned p = 1; p <= n.nports; ++p)
-      if (db.port(n, p).exists) return db.port(n, p).base_lid;
-    return 0;
-  }
-
-  // A node whose counters were all read ahead and show nothing beyond a
-  // threshold is done here as scan_node would end it (its ports counted,
-  // nothing printed), without the scan's coroutines.
-  bool clean_ahead(const Subnet& db, uint32_t ni, NodeOut& out) const {
-    if (counters_only_ || clear_errors_ || clear_counts_) return false;
-    const Node& n = db.node(ni);
-    uint16_t lid = scan_lid(db, n);
-    const H::PmaCaps* caps = lid ? reader_->known_caps(lid) : nullptr;
-    if (!caps || caps->failed) return false;
-    auto clean = [&](const iba::PMPortCounters& pc) {
-      for (int i = 0; i < H::N_ERR; ++i)
-        if (!is_suppressed(i) && thr_.exceeds(i, error_value(pc, *caps, i))) return false;
-      return true;
-    };
-    if (caps->all_port_select()) {
-      const H::PortSum* s = reader_->known_sum(lid);
-      if (!s || !s->ok || !clean(s->pc)) return false;
-      out.ports_checked += n.nports;
-      return true;
-    }
-    if (n.is_switch()) return false;
-    unsigned checked = 0;
-    for (unsigned p = 1; p <= n.nports; ++p) {
-      if (!db.port(n, p).exists) continue;
-      const H::PortCountersRead* a = ahead(db.port(n, p).base_lid, uint8_t(p));
-      if (!a || !a->ok() || !clean(a->pc)) return false;
-      ++checked;
-    }
-    out.ports_checked += checked;
-    return true;
-  }
-
-  Task<> scan_node(H::PortCountersReader& reader, const Subnet& db, const NodeNameMap& map, uint32_t ni,
-                   NodeOut& out) {
-    const Node& n = db.node(ni);
-    std::string name = map.remap(n.guid, n.description());
-    bool sw = n.is_switch();
-    unsigned start = sw && n.enhsp0 ? 0 : 1;
-    auto port_ok = [&](unsigned p) { return p <= n.nports && db.port(n, p).exists; };
-    uint16_t lid = scan_lid(db, n);
-    H::PmaCaps got;
-    if (lid) got = co_await reader.caps(lid);
-    // A node of a cached topology that does not answer may have left the
-    // fabric since: that is not its PMA failing.
-    if (got.failed && co_await H::gone_from_cache(reader.pm().sched(), db, ni, lid, name)) {
-      out.gone = true;
-      co_return;
-    }
-    if (got.failed) {
-      if (got.timed_out) warn_timeout(lid);
-      ibcore::log::warn("ibwarn: [%d] query_cap_mask: classportinfo query failed on %s, Lid %u port %u\n",
-                   int(::getpid()), name.c_str(), unsigned(lid), sw ? 0u : 1u);
-      out.pma_failures++;
-    }
-    const H::PmaCaps caps = usable(got);
-    auto lid_of = [&](unsigned p) { return sw ? lid : db.port(n, p).base_lid; };
-
-    if (counters_only_) {
-      for (unsigned p = start; p <= n.nports; ++p) {
-        if (!port_ok(p)) continue;
-        uint16_t l = lid_of(p);
-        PortOut po{p, n.guid, {}, {}};
-        try {
-          co_await read_data(reader, caps, l, uint8_t(p), false, nullptr, po);
-          out.ports.push_back(std::move(po));
-        } catch (const MADError& e) {
-          warn(out, e, caps.ext() ? "IB_GSI_PORT_COUNTERS_EXT" : "IB_GSI_PORT_COUNTERS", name, l, p, "print_data_cnts");
-        }
-        out.ports_checked++;
-      }
-    } else {
-      auto check_port = [&](unsigned p) -> Task<bool> {
-        uint16_t l = lid_of(p);
-        uint8_t sel = p == 0xff ? 0xff : uint8_t(p);
-        iba::PMPortCounters pc;
-        std::exception_ptr failed;
-        if (p == 0xff) {
-          H::PortSum s = co_await reader.sum(l);
-          if (!s.ok) {
-            if (s.error) warn(out, s.error, "IB_GSI_PORT_COUNTERS", name, l, p, "print_errors");
-            co_return false;
-          }
-          pc = s.pc;
-        } else {
-          H::PortCountersRead r;
-          if (const H::PortCountersRead* a = ahead(l, sel)) r = *a;
-          else co_await reader.read(l, sel, false, r, errors_only(), &caps);
-          if (!r.ok()) {
-            warn(out, r.why(), "IB_GSI_PORT_COUNTERS", name, l, p, "print_errors");
-            co_return false;
-          }
-          pc = r.pc;
-        }
-        PortOut po{p, 0, {}, {}};
-        if (!co_await read_errors(reader, pc, caps, l, sel, name, out, po)) co_return false;
-        uint64_t guid = p == 0xff ? db.port(n, 0).guid : db.port(n, p).guid;
-        if (p == 0xff && !guid) guid = n.guid;
-        po.guid = guid;
-        if (show_data_) {
-          try {
-            co_await read_data(reader, caps, l, sel, true, &pc, po);
-          } catch (const MADError& e) {
-            warn(out, e, "IB_GSI_PORT_COUNTERS_EXT", name, l, p, "print_errors");
-            co_return false;
-          }
-        }
-        out.ports.push_back(std::move(po));
-        out.bad = true;
-        if (p != 0xff) out.bad_ports++;
-        co_return true;
-      };
-      bool scan_ports = true;
-      if (caps.all_port_select() && lid) {
-        if (!co_await check_port(0xff)) {
-          out.ports_checked += n.nports;
-          scan_ports = false;
-        }
-      }
-      if (scan_ports)
-        for (unsigned p = start; p <= n.nports; ++p) {
-          if (!port_ok(p)) continue;
-          co_await check_port(p);
-          out.ports_checked++;
-        }
-    }
-
-    if ((clear_errors_ || clear_counts_) && lid) {
-      // Every port scanned (all at once where the PMA has AllPortSelect);
-      // with --details the details attributes too.
-      uint16_t sel = (clear_errors_ ? H::SELECT_ERRORS : 0) | (clear_counts_ ? H::SELECT_DATA : 0);
-      bool cext = clear_counts_ && caps.ext();
-      std::vector<unsigned> ports;
-      if (caps.all_port_select()) ports.push_back(0xff);
-      else
-        for (unsigned p = start; p <= n.nports; ++p)
-          if (port_ok(p)) ports.push_back(p);
-      for (unsigned p : ports) {
-        uint16_t l = p == 0xff ? lid : lid_of(p);
-        try {
-          co_await reader.clear(l, uint8_t(p), sel, cext);
-        } catch (const MADError& e) {
-          ibcore::log::info("Failed to reset errors %s port %u\n", name.c_str(), p);
-          if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
-        }
-        if (clear_errors_ && details_) {
-          try {
-            co_await reader.clear_details<iba::PMPortXmitDiscardDetails>(l, uint8_t(p), 0xf);
-            co_await reader.clear_details<iba::PMPortRcvErrorDetails>(l, uint8_t(p), 0x3f);
-          } catch (const MADError& e) {
-            if (config().verbose) ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose - 1));
-          }
-        }
-      }
-    }
+  // The scan's options: the report's thresholds, suppressions, reads and
+  // clears.
+  H::ErrorScanOptions scan_options(const NodeNameMap& map, unsigned types) const {
+    H::ErrorScanOptions o;
+    o.thr = &thr_;
+    o.map = &map;
+    for (int i : suppressed_) o.ignore |= uint16_t(1u << i);
+    o.details = details_;
+    o.data = show_data_;
+    o.counters_only = counters_only_;
+    o.clear = (clear_errors_ ? H::SELECT_ERRORS : 0) | (clear_counts_ ? H::SELECT_DATA : 0);
+    o.clear_ext = clear_counts_;
+    o.clear_details = clear_errors_ && details_;
+    o.kinds = types;
+    return o;
   }
 
   std::string suppress_arg_, guid_arg_, dr_arg_, load_cache_;
@@ -735,10 +335,7 @@ private:
   bool thresholds_ok_ = true;
   bool single_node_ = false;  // a node selected with -G/-S/-D
   bool matched_nothing_ = false;  // that selection matched no node
-  std::optional<H::PortCountersReader> reader_;  // the scan's (run()'s session's)
-  std::unordered_map<uint32_t, H::PortCountersRead> ahead_;  // ahead_key(LID, port) -> read ahead
-  std::unordered_set<uint16_t> ahead_lids_;    // LIDs queued
-  std::optional<WorkQueue<AheadItem>> ahead_q_;
+  std::optional<H::ErrorScan> scan_;  // the fabric counter scan (run()'s session's)
 };
 
 }  // namespace

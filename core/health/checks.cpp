@@ -95,10 +95,7 @@ uint32_t find_node(const Subnet& db, const NodeNameMap& map, const std::string& 
 
 // --- static checks ---------------------------------------------------------------------
 
-uint16_t port_lid(const Subnet& db, const Node& n, unsigned port) {
-  if (n.is_switch()) return db.port(n, 0).base_lid ? db.port(n, 0).base_lid : n.smalid;
-  return db.port(n, port).base_lid;
-}
+uint16_t port_lid(const Subnet& db, const Node& n, unsigned port) { return db.lid_of(db.port(n, port)); }
 
 std::string width_str(unsigned w) {
   if (!iba::enums::name_of(iba::enums::link_widths(), w)) return "width " + std::to_string(w);

@@ -86,8 +86,9 @@ Finding make_finding(const Subnet& db, uint32_t node, unsigned port, std::string
 // "Switch1" (0x0002c90300001234) port 3 lid 2: what
 std::string describe(const Subnet& db, const Finding& f, const std::string& node_name);
 
-// The LID of a port (CA/router port: its own base LID; switch port: the
-// switch's port 0 LID).
+// The LID of a port, and the one its PMA is read at (CA/router port: its
+// own base LID; switch port: the switch's port 0 LID): Subnet::lid_of, the
+// one rule.
 uint16_t port_lid(const Subnet& db, const Node& n, unsigned port);
 
 // Port state: a port whose physical state is LinkUp must be Active; a port

@@ -1,12 +1,14 @@
 // The exporter's scrape of a whole fabric as Prometheus text (the command
 // `ibtool exporter`, cmd/exporter.cpp, declares its options and serves
 // this over HTTP or once on stdout).  A scrape discovers the fabric and
-// reads the ports' counters on the parallel scheduler through the PM access
-// ibqueryerrors uses (pmaccess: one PathRecord table), reading ahead while
-// the walk finds each node's LID, with as few MADs as each PMA allows
-// (pmscrape: a ClassPortInfo per LID, PortCountersExtended for the data
-// counters, a switch's AllPortSelect sum proving its ports' counters zero)
-// and only the counter groups the collectors that are on want.  A query
+// reads the ports' counters through the fabric counter scan (scan.h
+// PortScan::walk: reading ahead while the walk finds each node's LID; the
+// PM access ibqueryerrors uses, pmaccess: one PathRecord table), with as
+// few MADs as each PMA allows (pmscrape: a ClassPortInfo per LID,
+// PortCountersExtended for the data counters, a switch's AllPortSelect sum
+// proving its ports' counters zero) and only the counter groups the
+// collectors that are on want; each collector (export_collectors.h) turns
+// the scan's rows into its metrics.  A query
 // that is not answered is asked again until it is or the scrape's budget is
 // spent (pmscrape's RetryBudget, shared by the discovery and the reads);
 // what could still not be read is counted, never fatal.  The names, units

@@ -1,16 +1,15 @@
 // Fabric health checking engine shared by ibqueryerrors, the ibcheck*
 // family, ibclear*, ibdatacount*, ibidsverify and ibswportwatch.
 //
-//   ibcore::Subnet db = ibcore::obtain_subnet();
-//   ibcore::Umad umad(ibcore::get_end_port(cfg.ca, cfg.port));
-//   ibcore::Scheduler sched(umad);
-//   ibcore::health::PmAccess pm(sched, ibcore::health::sa_path_for_pm(umad), /*skip_sl=*/false);
-//   ibcore::health::PortCountersReader reader(pm);  // the fabric counter scan
-//   auto one = [&](uint16_t lid, uint8_t port, bool switch_port) -> ibcore::Task<> {
-//     ibcore::health::PortCountersRead r;
-//     co_await reader.read(lid, port, switch_port, r);
-//     ...
-//   };
+//   ibcore::Subnet db = ibcore::obtain_subnet(cfg);
+//   ibcore::health::PmSession ses(cfg);
+//   ses.pm().use_subnet(&db);
+//   ibcore::health::PortScanOptions o;  // the fabric counter scan (scan.h)
+//   o.want = ibcore::health::data_groups();
+//   ibcore::health::PortScan scan(ses.pm(), o);
+//   std::vector<ibcore::health::PortRow> rows{ibcore::health::PortScan::row(db, node, port)};
+//   scan.spawn(db, rows);
+//   ses.sched().run();  // rows[0].c: the port's counters, or why not
 //
 // PM MADs (GMPs) need a full path: PmAccess asks the SA for a PathRecord
 // once per destination LID (concurrent askers of the same LID wait for the
@@ -20,6 +19,10 @@
 // The static checks (port state, link width/speed against both ends,
 // duplicate GUIDs and LIDs with LMC) work on the subnet database alone and
 // return Findings; the commands print them.
+//
+// The fabric counter scan itself (which ports, which LID, the read-ahead,
+// the threshold test, details and clears) is core/health/scan.h: every
+// counter-reading command consumes its rows.
 //
 // The engine is five modules, each with one concern: core/health/counters.h
 // (counters, thresholds), core/health/pmaccess.h (PM access and sessions),
@@ -34,3 +37,4 @@
 #include "core/health/counters.h"
 #include "core/health/pmaccess.h"
 #include "core/health/pmscrape.h"
+#include "core/health/scan.h"

@@ -276,6 +276,17 @@ public:
     q.set_counterSelect(select);
     (void)co_await pm_.sched().PerformanceSet(q, p);
   }
+  // Clear exactly the PortCounters counters CounterSelect `select` and
+  // CounterSelect2 `select2` name, of port `port` (the exporter's
+  // --reset-saturated).  Throws its MADError.
+  Task<> reset(uint16_t lid, uint8_t port, uint16_t select, uint8_t select2) {
+    IBPath p = co_await pm_.path(lid);
+    iba::PMPortCounters q;
+    q.set_portSelect(port);
+    q.set_counterSelect(select);
+    q.set_counterSelect2(select2);
+    (void)co_await pm_.sched().PerformanceSet(q, p);
+  }
   // The PMA's capabilities at a LID, if already asked (and answered or not).
   const PmaCaps* known_caps(uint16_t lid) const;
   // The AllPortSelect sum at a LID, if already asked (and answered or not).

@@ -14,6 +14,7 @@
 #include "core/fabric/obtain.h"
 #include "core/health/pmaccess.h"
 #include "core/health/pmscrape.h"
+#include "core/health/scan.h"
 #include "core/rpc/sched.h"
 #include "iba/enums.h"
 #include "iba/smp.h"
@@ -34,157 +35,69 @@ const char* status_name(LinkStatus s) {
 
 namespace {
 
-// The counter scan of every node, as ibqueryerrors makes it: the PMA's
-// capabilities at the node's LID, a switch's AllPortSelect sum first (its
-// ports one by one only when the sum shows a counter beyond its threshold),
-// else each port; what was read ahead during the walk is not asked again.
-class Scan {
+// The counter scan of every node, as ibqueryerrors makes it (the fabric
+// counter scan's ErrorScan, core/health/scan.h): its rows become each
+// port's counters and the nodes that did not answer.
+class Scan : public H::ErrorSink {
 public:
-  Scan(H::PmAccess& pm, Data& d) : reader_(pm, nullptr, errors_only()), d_(d) {
-    reader_.errors_from_port_counters(true);
-  }
+  Scan(H::PmAccess& pm, Data& d) : scan_(pm, options(d)), d_(d) {}
 
   // DiscoveryOptions::on_port_lid: the node's first PM reads, while the
-  // walk goes on (ibqueryerrors' read-ahead).
-  void ahead(const Subnet& db, uint32_t n, unsigned port) {
-    const Node& x = db.node(n);
-    const Port& p = db.port(x, port);
-    uint16_t lid = x.is_switch() ? H::port_lid(db, x, 0) : p.base_lid;
-    if (!lid || !ahead_lids_.insert(lid).second) return;
-    if (p.guid) reader_.pm().set_port_guid(lid, p.guid);
-    if (!queue_)
-      queue_.emplace(reader_.pm().sched(), kAheadWorkers, [this](Item it) { return read_ahead(it); });
-    queue_->push({lid, uint8_t(port), x.is_switch()});
-  }
+  // walk goes on.
+  void ahead(const Subnet& db, uint32_t n, unsigned port) { scan_.ahead(db, n, port); }
 
   // Every node of d.db, into d.counters and d.scan.
   void run() {
     const Subnet& db = d_.db;
     d_.counters.assign(db.port_slots(), {});
     std::vector<uint32_t> nodes = db.reference_order(NodeType::Unknown);
-    node_bad_.assign(db.node_count(), false);
-    Scheduler& s = reader_.pm().sched();
-    auto one = [&](size_t i) -> Task<> { co_await scan_node(nodes[i]); };
-    parallel_for(s, nodes.size(), s.engine().max_outstanding() + 8, one);
-    s.run();
+    for (const H::NodeScan& n : scan_.run(db, nodes, *this)) {
+      d_.scan.bad_nodes += n.bad;
+      d_.scan.ports_checked += n.ports_checked;
+      d_.scan.bad_ports += n.bad_ports;
+      d_.scan.pma_failures += n.pma_failures;
+    }
     d_.scan.nodes_checked = unsigned(nodes.size());
-    for (bool b : node_bad_) d_.scan.bad_nodes += b;
+  }
+
+  void pma_failed(uint32_t node, uint16_t, const H::PmaCaps& got) override {
+    failed_node(node, "PMA: ClassPortInfo: " + H::last_layer(got.error));
+  }
+  void row(const H::ErrorRow& r) override {
+    const Subnet& db = d_.db;
+    const Node& n = db.node(r.node);
+    if (r.port == 0xff) {
+      // Every port's error counters are zero when their sum is.
+      if (r.failed == H::ErrorRow::Failed::None && !r.over && H::pc_errors_zero(r.pc))
+        for (unsigned p = 1; p <= n.nports; ++p) d_.counters[db.port_index(r.node, p)].known = true;
+      return;
+    }
+    const uint32_t slot = db.port_index(r.node, r.port);
+    PortCounters& c = d_.counters[slot];
+    if (r.failed != H::ErrorRow::Failed::None) {
+      c.failed = true;
+      if (!r.caps_failed) failed_node(r.node, "PMA: port " + std::to_string(r.port) + ": " + H::last_layer(r.error));
+      return;
+    }
+    c.known = true;
+    for (int i = 0; i < H::N_ERR; ++i) c.err[i] = H::error_value(r.pc, *r.caps, i);
+    c.over = r.over;
   }
 
 private:
-  struct Item {
-    uint16_t lid;
-    uint8_t port;
-    bool sw;
-  };
-  static constexpr unsigned kAheadWorkers = 24;
-  static H::CounterGroups errors_only() {
-    H::CounterGroups g;
-    g.data = false;
-    return g;
+  static H::ErrorScanOptions options(const Data& d) {
+    H::ErrorScanOptions o;
+    o.thr = &d.thr;
+    o.map = &d.map;
+    return o;
   }
-  static H::PmaCaps usable(const H::PmaCaps& c) { return c.failed ? H::PmaCaps{} : c; }
-  static uint32_t key(uint16_t lid, uint8_t port) { return uint32_t(lid) << 8 | port; }
-
-  Task<> read_ahead(Item it) {
-    const H::PmaCaps caps = usable(co_await reader_.caps(it.lid));
-    if (caps.all_port_select()) {
-      (void)co_await reader_.sum(it.lid);
-      co_return;
-    }
-    if (it.sw) co_return;
-    H::PortCountersRead r;
-    co_await reader_.read(it.lid, it.port, false, r, errors_only(), &caps);
-    ahead_[key(it.lid, it.port)] = std::move(r);
-  }
-
-  // Error counter i as ibqueryerrors counts it (PortXmitWait only where
-  // the PMA has it).
-  static uint64_t value(const iba::PMPortCounters& pc, const H::PmaCaps& caps, int i) {
-    return i == H::PortXmitWait && !(caps.mask & H::PM_CAP_XMIT_WAIT) ? 0 : H::ERROR_COUNTERS.value(pc, i);
-  }
-  // Whether pc has a counter beyond its threshold.
-  bool beyond(const iba::PMPortCounters& pc, const H::PmaCaps& caps) const {
-    for (int i = 0; i < H::N_ERR; ++i)
-      if (d_.thr.exceeds(i, value(pc, caps, i))) return true;
-    return false;
-  }
-  void keep(uint32_t slot, const iba::PMPortCounters& pc, const H::PmaCaps& caps) {
-    PortCounters& c = d_.counters[slot];
-    c.known = true;
-    for (int i = 0; i < H::N_ERR; ++i) {
-      c.err[i] = value(pc, caps, i);
-      if (d_.thr.exceeds(i, c.err[i])) c.over |= uint16_t(1u << i);
-    }
-  }
-
-  Task<> scan_node(uint32_t ni) {
-    const Subnet& db = d_.db;
-    const Node& n = db.node(ni);
-    bool sw = n.is_switch();
-    uint16_t lid = 0;
-    if (sw) lid = H::port_lid(db, n, 0);
-    else
-      for (unsigned p = 1; p <= n.nports && !lid; ++p)
-        if (db.port(n, p).exists) lid = db.port(n, p).base_lid;
-    H::PmaCaps got;
-    if (lid) got = co_await reader_.caps(lid);
-    if (got.failed) {
-      ++d_.scan.pma_failures;
-      failed_node(ni, "PMA: ClassPortInfo: " + H::last_layer(got.error));
-    }
-    const H::PmaCaps caps = usable(got);
-    if (caps.all_port_select() && lid) {
-      H::PortSum s = co_await reader_.sum(lid);
-      if (!s.ok) {
-        if (s.error) ++d_.scan.pma_failures;
-        d_.scan.ports_checked += n.nports;
-        co_return;
-      }
-      if (!beyond(s.pc, caps)) {
-        d_.scan.ports_checked += n.nports;
-        // Every port's error counters are zero when their sum is.
-        if (H::pc_errors_zero(s.pc))
-          for (unsigned p = 1; p <= n.nports; ++p) d_.counters[db.port_index(ni, p)].known = true;
-        co_return;
-      }
-      node_bad_[ni] = true;
-    }
-    unsigned start = sw && n.enhsp0 ? 0 : 1;
-    for (unsigned p = start; p <= n.nports; ++p) {
-      if (!db.port(n, p).exists) continue;
-      ++d_.scan.ports_checked;
-      uint16_t l = sw ? lid : db.port(n, p).base_lid;
-      H::PortCountersRead r;
-      auto a = ahead_.find(key(l, uint8_t(p)));
-      if (a != ahead_.end()) r = a->second;
-      else co_await reader_.read(l, uint8_t(p), false, r, errors_only(), &caps);
-      uint32_t slot = db.port_index(ni, p);
-      if (!r.ok()) {
-        ++d_.scan.pma_failures;
-        d_.counters[slot].failed = true;
-        if (!got.failed) failed_node(ni, "PMA: port " + std::to_string(p) + ": " + H::last_layer(r.why()));
-        continue;
-      }
-      keep(slot, r.pc, caps);
-      if (d_.counters[slot].over) {
-        node_bad_[ni] = true;
-        ++d_.scan.bad_ports;
-      }
-    }
-  }
-
   void failed_node(uint32_t ni, std::string why) {
     if (failed_.insert(ni).second) d_.unanswered.push_back({ni, std::move(why)});
   }
 
-  H::PortCountersReader reader_;
+  H::ErrorScan scan_;
   Data& d_;
-  std::vector<bool> node_bad_;
   std::unordered_set<uint32_t> failed_;
-  std::unordered_map<uint32_t, H::PortCountersRead> ahead_;
-  std::unordered_set<uint16_t> ahead_lids_;
-  std::optional<WorkQueue<Item>> queue_;
 };
 
 // The master SM's SMInfo, at the local port's MasterSMLID.

@@ -11,6 +11,7 @@
 #include "core/fabric/obtain.h"
 #include "core/health/pmaccess.h"
 #include "core/health/pmscrape.h"
+#include "core/health/scan.h"
 #include "core/rpc/sched.h"
 
 namespace ibmodel {
@@ -92,7 +93,7 @@ void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
   };
   size_t failed = 0, read = 0;
   std::unordered_set<uint16_t> seen;
-  WorkQueue<Item> q(sched, 24, [&](Item it) -> Task<> {
+  WorkQueue<Item> q(sched, H::READ_AHEAD, [&](Item it) -> Task<> {
     H::PmaCaps caps = co_await reader.caps(it.lid);
     if (caps.failed) caps = H::PmaCaps{};
     if (caps.all_port_select()) {
@@ -142,7 +143,7 @@ void run_exporter(Fabric& f, Scheduler& sched, ToolResult& res) {
   };
   std::deque<H::PortCountersRead> reads;
   size_t failed = 0, read = 0;
-  WorkQueue<Item> q(sched, 24, [&](Item it) -> Task<> {
+  WorkQueue<Item> q(sched, H::READ_AHEAD, [&](Item it) -> Task<> {
     reads.emplace_back();
     H::PortCountersRead& r = reads.back();
     co_await reader.read(it.lid, it.port, it.sw, r);

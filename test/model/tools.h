@@ -3,9 +3,9 @@
 // an exporter scrape ask of the fabric, through the same core functions
 // the commands call (discover_live, obtain_subnet, discover with read_lft,
 // PmAccess, PortCountersReader).  The two PM scans' read-ahead pattern is
-// the commands' (cmd/ibqueryerrors.cpp, cmd/exporter.cpp, which are not
-// library code): each node's PM reads start as soon as the walk knows its
-// LID, from a pool of 24 workers.
+// the fabric counter scan's (core/health/scan.h: ErrorScan::ahead,
+// PortScan::walk): each node's PM reads start as soon as the walk knows its
+// LID, from a pool of READ_AHEAD workers.
 #pragma once
 
 #include <cstdint>
