@@ -52,7 +52,7 @@ public:
   // "[%2s]" of a port's external number (blank when it has none).
   void ext(const Port& p) const {
     p_.lit('[');
-    if (p.ext_num) p_.dec(PRINT_FP, nullptr, p.ext_num, 2);
+    if (p.ext_num) p_.uint(PRINT_FP, nullptr, "%2u", p.ext_num);
     else p_.lit("  ");
     p_.lit(']');
   }
@@ -67,29 +67,29 @@ public:
     port_members(p_, s, p, map_, add_);
     if (prefix) p_.lit(prefix);
     if (line_) {
-      p_.lit("0x").hex(PRINT_FP, nullptr, p.guid, 16).lit(" \"").strv(PRINT_FP, nullptr, remap(n), 30).lit("\" ");
+      p_.lit("0x").uint(PRINT_FP, nullptr, "%016x", p.guid).lit(" \"").str(PRINT_FP, nullptr, "%30s", remap(n)).lit("\" ");
     } else {
       p_.lit("      ");
     }
     if (!n.is_switch()) {
-      if (!line_) p_.lit("0x").hex(PRINT_FP, nullptr, p.guid, 16).lit(' ');
-      p_.dec(PRINT_FP, nullptr, p.base_lid, 6);
+      if (!line_) p_.lit("0x").uint(PRINT_FP, nullptr, "%016x", p.guid).lit(' ');
+      p_.uint(PRINT_FP, nullptr, "%6u", p.base_lid);
     } else {
-      p_.dec(PRINT_FP, nullptr, n.smalid, 6);
+      p_.uint(PRINT_FP, nullptr, "%6u", n.smalid);
     }
-    p_.lit(' ').dec(PRINT_FP, nullptr, p.num, 4);
+    p_.lit(' ').uint(PRINT_FP, nullptr, "%4u", p.num);
     ext(p);
     p_.lit(" ==(");
     if (st != 1) {
       std::string speed = active_speed_text(s, p, known);
-      p_.strv(PRINT_FP, nullptr, iba::ref::fmt_link_width(w), 3).lit(' ').strv(PRINT_FP, nullptr, speed, 18).lit(' ');
+      p_.str(PRINT_FP, nullptr, "%3s", iba::ref::fmt_link_width(w)).lit(' ').str(PRINT_FP, nullptr, "%18s", speed).lit(' ');
     } else {
       p_.lit("              ");
     }
-    p_.strv(PRINT_FP, nullptr, iba::ref::fmt_port_state(st), 6).lit('/').strv(PRINT_FP, nullptr, iba::ref::fmt_phys_state(ph), 8).lit(')');
+    p_.str(PRINT_FP, nullptr, "%6s", iba::ref::fmt_port_state(st)).lit('/').str(PRINT_FP, nullptr, "%8s", iba::ref::fmt_phys_state(ph)).lit(')');
     if (add_ && st != 1) {
       auto pi = p.port_info();
-      p_.lit(" (HOQ:").dec(PRINT_FP, nullptr, unsigned(pi.HOQLife())).lit(" VL_Stall:").dec(PRINT_FP, nullptr, unsigned(pi.VLStallCount())).lit(')');
+      p_.lit(" (HOQ:").uint(PRINT_FP, nullptr, "%u", unsigned(pi.HOQLife())).lit(" VL_Stall:").uint(PRINT_FP, nullptr, "%u", unsigned(pi.VLStallCount())).lit(')');
     }
     p_.lit("==>  ");
     // (a cache's link whose port is down now: down, as the fabric has it)
@@ -98,8 +98,8 @@ public:
       const Node& rn = s.node_of(*r);
       std::string wmsg, smsg;
       could_be(db_, p, *r, wmsg, smsg);
-      if (line_) p_.lit("0x").hex(PRINT_FP, nullptr, r->guid, 16).lit(' ');
-      p_.dec(PRINT_FP, nullptr, r->base_lid ? r->base_lid : rn.smalid, 6).lit(' ').dec(PRINT_FP, nullptr, r->num, 4);
+      if (line_) p_.lit("0x").uint(PRINT_FP, nullptr, "%016x", r->guid).lit(' ');
+      p_.uint(PRINT_FP, nullptr, "%6u", r->base_lid ? r->base_lid : rn.smalid).lit(' ').uint(PRINT_FP, nullptr, "%4u", r->num);
       ext(*r);
       p_.lit(" \"").lit(remap(rn)).lit("\" (").lit(wmsg).lit(' ').lit(smsg).lit(")\n");
     } else {
@@ -113,7 +113,7 @@ public:
     if (prefix) p_.lit(prefix);
     if (n.is_switch()) {
       uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : s.ref_port_guid(n);
-      p_.lit("Switch: 0x").hex(PRINT_FP, nullptr, g, 16).lit(' ').lit(remap(n)).lit(":\n");
+      p_.lit("Switch: 0x").uint(PRINT_FP, nullptr, "%016x", g).lit(' ').lit(remap(n)).lit(":\n");
     } else {
       p_.lit(n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??").lit(": ").lit(remap(n)).lit(":\n");
     }
@@ -160,7 +160,7 @@ public:
     }
     if (n1.nports != n2.nports) {
       header(*d.a, n1, &head, nullptr);
-      p_.lit(d.pa).lit("numports = ").dec(PRINT_FP, nullptr, n1.nports).lit('\n').lit(d.pb).lit("numports = ").dec(PRINT_FP, nullptr, n2.nports).lit('\n');
+      p_.lit(d.pa).lit("numports = ").uint(PRINT_FP, nullptr, "%u", n1.nports).lit('\n').lit(d.pb).lit("numports = ").uint(PRINT_FP, nullptr, "%u", n2.nports).lit('\n');
       return;
     }
     for (unsigned i = 1; i <= n1.nports; ++i) {
@@ -331,6 +331,7 @@ public:
       // whole PortInfo); the text: the reference's lines; both from
       // LinkPrinter's one description.
       ibcore::Printer p;
+      auto rows = p.rows();  // (its text written at the end, as one buffer)
       p.open_object().open_array("nodes");
       LinkPrinter pr(db, map, p, line_, additional_, down_, have_filter ? &filter_db : nullptr);
       if (have_diff) {
