@@ -8,13 +8,9 @@
 // wrapper scripts: dump_fts (with -M for the MFTs) followed by a notice.
 #include <chrono>
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cmd/common.h"
@@ -27,7 +23,9 @@
 #include "core/out/print.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/routes.h"
+#include "core/fabric/ftsdump.h"
 #include "core/fabric/sadiscovery.h"
+#include "core/fabric/tableread.h"
 #include "core/rpc/sched.h"
 #include "core/transport/open.h"
 #include "core/out/log.h"
@@ -39,103 +37,6 @@ using namespace ibcore;
 unsigned loose_uint(const std::string& s) { return unsigned(std::strtoul(s.c_str(), nullptr, 0)); }
 
 enum class Wrapper { None, Lfts, Mfts };
-
-// The part [start, end] of a switch's tables as the SA records gave them,
-// in the form the SMP table reads fill (an error when the SA had none).
-void sa_tables_into(const Subnet& db, uint32_t node, unsigned start, unsigned end, LftRead& lft, MftRead& mft) {
-  const SwitchTables* t = db.find_tables(node);
-  if (t && t->lft_valid) {
-    lft.lft.assign(size_t(end) + 1, LFT_NO_ROUTE);
-    for (unsigned lid = start; lid <= end && lid < t->lft.size(); ++lid) lft.lft[lid] = t->lft[lid];
-  } else {
-    lft.error = std::make_exception_ptr(Error("the SA returned no LinearForwardingTableRecords for this switch"));
-  }
-  mft.first = start;
-  mft.masks.clear();
-  if (t && t->mft_valid) {
-    if (start >= MLID_BASE && end >= start) {
-      mft.masks.assign(size_t(end - start) + 1, {});
-      for (unsigned m = start; m <= end && m - MLID_BASE < t->mft.size(); ++m) mft.masks[m - start] = t->mft[m - MLID_BASE];
-    }
-  } else {
-    mft.error = std::make_exception_ptr(Error("the SA returned no MulticastForwardingTableRecords for this switch"));
-  }
-}
-
-// Prints unicast tables on a thread of its own, in the order they are
-// handed over: formatting and writing a k=32 fat tree's 12M rows takes
-// about as long as reading its tables, and done between MADs it would leave
-// the MAD window empty (the simulator idle) for the whole of each switch.
-class TablePrinter {
-public:
-  struct Table {
-    uint64_t guid = 0;
-    std::string name, where;
-    IBPath route;  // where, for --json
-    uint16_t lid = 0;
-    unsigned start = 0, end = 0;
-    std::vector<uint8_t> lft;  // empty and !ok: the table could not be read
-    bool ok = false;
-  };
-  // Each table through out: the reference's text, or a switch object of
-  // the document (--json).  Only this thread writes to out until finish().
-  TablePrinter(const std::vector<LidDest>& dests, bool all, bool no_dests, Printer& out)
-      : dests_(dests), all_(all), no_dests_(no_dests), out_(out), t_([this] { loop(); }) {}
-  ~TablePrinter() { finish(); }
-  void add(Table t) {
-    {
-      std::lock_guard<std::mutex> l(m_);
-      q_.push_back(std::move(t));
-    }
-    cv_.notify_one();
-  }
-  // Wait until everything handed over is printed.  Returns 255 when a table
-  // could not be read, else 0.
-  int finish() {
-    {
-      std::lock_guard<std::mutex> l(m_);
-      if (done_) return rc_;
-      done_ = true;
-    }
-    cv_.notify_one();
-    if (t_.joinable()) t_.join();
-    return rc_;
-  }
-
-private:
-  void loop() {
-    for (;;) {
-      Table t;
-      {
-        std::unique_lock<std::mutex> l(m_);
-        cv_.wait(l, [&] { return !q_.empty() || done_; });
-        if (q_.empty()) return;
-        t = std::move(q_.front());
-        q_.pop_front();
-      }
-      if (!t.ok) {
-        std::fflush(stdout);
-        ibcore::log::error("E: could not read the linear forwarding table of switch 0x%016llx (%s)\n",
-                     (unsigned long long)t.guid, t.name.c_str());
-        rc_ = 255;
-        continue;
-      }
-      // (the destinations are named once in the JSON: json_dests)
-      UnicastDump d(out_, all_, no_dests_, "node info not available fabric scan", false);
-      d.table({t.guid, t.name, t.lid, t.route, t.where}, t.lft, t.start, t.end, dests_);
-    }
-  }
-
-  const std::vector<LidDest>& dests_;
-  bool all_, no_dests_;
-  Printer& out_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<Table> q_;
-  bool done_ = false;
-  int rc_ = 0;  // (written by the thread only, read after join)
-  std::thread t_;
-};
 
 class DumpFts : public ibtool::Command {
 public:
@@ -174,17 +75,6 @@ private:
     std::printf("\n*** WARNING ***: this command has been replaced by dump_fts%s\n\n\n",
                 wrapper_ == Wrapper::Mfts ? " -M" : "");
     std::fflush(stdout);
-  }
-
-  // The reference names a switch by the route its walk reached it by.
-  static std::string where_of(const Subnet& db, uint32_t node) {
-    std::string dr = db.ref_dr_string(node);
-    return "DR path slid 0; dlid 0; " + (dr.empty() ? dr_path_of(db, node).dr_string() : dr);
-  }
-  // The same route as a path (--json's "route").
-  static IBPath route_of(const Subnet& db, uint32_t node) {
-    auto dr = db.ref_dr(node);
-    return dr ? IBPath(IBDRPath(*dr)) : dr_path_of(db, node);
   }
 
   void table_failed(const Node& n, const std::string& name, const std::exception_ptr& err) {
@@ -319,41 +209,25 @@ private:
     report_discovery_errors(r);
     ibcore::report_discovery_stats(r, t0);
     NodeNameMap map = NodeNameMap::open(config().node_name_map);
-    std::vector<uint32_t> sws = db.reference_order(NodeType::Switch);
-    uint16_t local = umad.local_lid();
-
-    struct Job {
-      uint32_t node;
-      unsigned start, end;
-      IBPath path;
-      LftRead lft;
-      MftRead mft;
-    };
-    std::vector<Job> jobs(sws.size());
-    TableReads reads;
-    for (size_t i = 0; i < sws.size(); ++i) {
-      Job& j = jobs[i];
-      j.node = sws[i];
+    // One read a switch, in print order (read i: switch i).
+    std::vector<SwitchTableRead> jobs =
+        switch_table_reads(db, db.reference_order(NodeType::Switch), umad.local_lid(), config().discovery);
+    for (SwitchTableRead& j : jobs) {
       const Node& n = db.node(j.node);
-      j.path = switch_path(db, j.node, local, config().discovery);
       auto si = n.switch_info();
-      if (multicast_) {
-        iba::LidRange lr = iba::mft_range(si, start, end);
-        j.start = lr.first;
-        j.end = lr.last;
-        // (one read per switch, empty without SwitchInfo: read i = jobs[i])
-        if (!via_sa) reads.add_mft(j.path, n.has_swinfo ? j.start : 1, n.has_swinfo ? j.end : 0, n.nports, j.mft);
-      } else {
-        iba::LidRange lr = iba::lft_range(si, start, end);
-        j.start = lr.first;
-        j.end = lr.last;
-      }
+      iba::LidRange lr = multicast_ ? iba::mft_range(si, start, end) : iba::lft_range(si, start, end);
+      j.mft_first = j.lft_first = lr.first;
+      j.mft_last = j.lft_last = lr.last;
+      // (read by SMP for -M only; without SwitchInfo: nothing to read)
+      if (multicast_ && !via_sa && n.has_swinfo) j.want_mft(lr.first, lr.last);
     }
     if (via_sa) {
       size_t known = r.errors.size();
+      std::vector<uint32_t> sws;
+      for (const SwitchTableRead& j : jobs) sws.push_back(j.node);
       read_switch_tables_sa(sched, db, sws, !multicast_, multicast_, &r);
       report_discovery_errors(r, known);
-      for (Job& j : jobs) sa_tables_into(db, j.node, j.start, j.end, j.lft, j.mft);
+      for (SwitchTableRead& j : jobs) sa_tables_into(db, j.node, j.lft_first, j.lft_last, j.lft, j.mft);
     }
     std::vector<LidDest> dests;
     if (!multicast_ && !no_dests_) dests = lid_dests_from_db(db, map);
@@ -361,12 +235,11 @@ private:
     int rc = 0;
     // Print each switch as soon as its blocks are in and the switches
     // before it are printed: output overlaps the reads still in flight.
-    std::vector<char> ready(jobs.size(), 0);
-    for (size_t i = 0; i < jobs.size(); ++i) ready[i] = via_sa || reads.pending(i) == 0;
+    std::vector<char> ready(jobs.size(), via_sa);
     size_t next = 0;
     auto print_ready = [&] {
       for (; next < jobs.size() && ready[next]; ++next) {
-        Job& j = jobs[next];
+        SwitchTableRead& j = jobs[next];
         const Node& n = db.node(j.node);
         std::string name = map.remap(n.guid, n.description());
         std::exception_ptr err = multicast_ ? j.mft.error : j.lft.error;
@@ -377,21 +250,18 @@ private:
         }
         TableHead h{n.guid, name, n.smalid, route_of(db, j.node), where_of(db, j.node)};
         if (multicast_) {
-          mft_table(*out_, h, j.mft, j.start, j.end, n.nports, all_, no_dests_);
+          mft_table(*out_, h, j.mft, j.mft_first, j.mft_last, n.nports, all_, no_dests_);
         } else {
           UnicastDump d(*out_, all_, no_dests_, "node info not available fabric scan", false);
-          d.table(h, j.lft.lft, j.start, j.end, dests);
+          d.table(h, j.lft.lft, j.lft_first, j.lft_last, dests);
         }
       }
     };
-    reads.on_done = [&](size_t i) {
-      ready[i] = 1;
-      print_ready();
-    };
-    if (!via_sa) {
-      reads.spawn(sched);
-      sched.run();
-    }
+    if (!via_sa)
+      read_tables(sched, jobs, [&](size_t i) {
+        ready[i] = 1;
+        print_ready();
+      });
     print_ready();
     return rc;
   }

@@ -8,6 +8,7 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/fabric/json_net.h"
+#include "core/fabric/linkprint.h"
 #include "core/fabric/netcache.h"
 #include "core/fabric/netprint.h"
 #include "core/fabric/nodemap.h"
@@ -23,176 +24,7 @@ namespace {
 
 using namespace ibcore;
 
-enum : unsigned { D_PORT = 0x01, D_STATE = 0x02, D_LID = 0x04, D_NODEDESC = 0x08, D_DEFAULT = D_PORT | D_STATE };
-
 constexpr ibtool::FlagName DIFF_KEYS[] = {{"port", D_PORT}, {"state", D_STATE}, {"lid", D_LID}, {"nodedesc", D_NODEDESC}};
-
-class LinkPrinter {
-public:
-  // Each node and port described once through p (core/out/print's row
-  // path: no printf, no allocation per line): the reference's lines, or
-  // --json's node objects (core/fabric/json_net) with the ports the text
-  // lists.
-  LinkPrinter(const Subnet& db, const NodeNameMap& map, Printer& p, bool line, bool additional, bool down_only,
-              const Subnet* filter)
-      : db_(db), map_(map), p_(p), line_(line), add_(additional), down_only_(down_only), filter_(filter) {}
-
-  std::string remap(const Node& n) const { return map_.remap(n.guid, n.description()); }
-
-  bool filtered(const Node& n, const Port& p) const {
-    if (!filter_) return false;
-    uint32_t fi = filter_->node_by_guid(n.guid);
-    if (fi == NO_INDEX) return false;
-    const Node& fn = filter_->node(fi);
-    if (p.num > fn.nports) return false;
-    const Port& fp = filter_->port(fn, p.num);
-    return fp.exists && fp.state() == 1;
-  }
-
-  // "[%2s]" of a port's external number (blank when it has none).
-  void ext(const Port& p) const {
-    p_.lit('[');
-    if (p.ext_num) p_.dec(PRINT_FP, nullptr, p.ext_num, 2);
-    else p_.lit("  ");
-    p_.lit(']');
-  }
-
-  void port(const Subnet& s, const Node& n, const Port& p, const char* prefix) const {
-    // A switch whose port 0 did not answer: its widths and speeds are not known.
-    bool known = !n.is_switch() || s.port(n, 0).has_info;
-    unsigned w = known ? p.width_active() : 0;
-    unsigned st = p.state(), ph = p.phys_state();
-    if (st == 1 && filtered(n, p)) return;
-    p_.open_object();
-    port_members(p_, s, p, map_, add_);
-    if (prefix) p_.lit(prefix);
-    if (line_) {
-      p_.lit("0x").hex(PRINT_FP, nullptr, p.guid, 16).lit(" \"").strv(PRINT_FP, nullptr, remap(n), 30).lit("\" ");
-    } else {
-      p_.lit("      ");
-    }
-    if (!n.is_switch()) {
-      if (!line_) p_.lit("0x").hex(PRINT_FP, nullptr, p.guid, 16).lit(' ');
-      p_.dec(PRINT_FP, nullptr, p.base_lid, 6);
-    } else {
-      p_.dec(PRINT_FP, nullptr, n.smalid, 6);
-    }
-    p_.lit(' ').dec(PRINT_FP, nullptr, p.num, 4);
-    ext(p);
-    p_.lit(" ==(");
-    if (st != 1) {
-      std::string speed = active_speed_text(s, p, known);
-      p_.strv(PRINT_FP, nullptr, iba::ref::fmt_link_width(w), 3).lit(' ').strv(PRINT_FP, nullptr, speed, 18).lit(' ');
-    } else {
-      p_.lit("              ");
-    }
-    p_.strv(PRINT_FP, nullptr, iba::ref::fmt_port_state(st), 6).lit('/').strv(PRINT_FP, nullptr, iba::ref::fmt_phys_state(ph), 8).lit(')');
-    if (add_ && st != 1) {
-      auto pi = p.port_info();
-      p_.lit(" (HOQ:").dec(PRINT_FP, nullptr, unsigned(pi.HOQLife())).lit(" VL_Stall:").dec(PRINT_FP, nullptr, unsigned(pi.VLStallCount())).lit(')');
-    }
-    p_.lit("==>  ");
-    // (a cache's link whose port is down now: down, as the fabric has it)
-    const Port* r = s.links_live && ph != PHYS_LINKUP ? nullptr : s.peer(p);
-    if (r) {
-      const Node& rn = s.node_of(*r);
-      std::string wmsg, smsg;
-      could_be(db_, p, *r, wmsg, smsg);
-      if (line_) p_.lit("0x").hex(PRINT_FP, nullptr, r->guid, 16).lit(' ');
-      p_.dec(PRINT_FP, nullptr, r->base_lid ? r->base_lid : rn.smalid, 6).lit(' ').dec(PRINT_FP, nullptr, r->num, 4);
-      ext(*r);
-      p_.lit(" \"").lit(remap(rn)).lit("\" (").lit(wmsg).lit(' ').lit(smsg).lit(")\n");
-    } else {
-      p_.lit(st == 1 ? "           [  ] \"\" ( )\n" : "    \"Port not available\"\n");
-    }
-    p_.close_object();
-  }
-
-  void header(const Subnet& s, const Node& n, int* flag, const char* prefix) const {
-    if ((flag && *flag) || line_) return;
-    if (prefix) p_.lit(prefix);
-    if (n.is_switch()) {
-      uint64_t g = s.port(n, 0).exists ? s.port(n, 0).guid : s.ref_port_guid(n);
-      p_.lit("Switch: 0x").hex(PRINT_FP, nullptr, g, 16).lit(' ').lit(remap(n)).lit(":\n");
-    } else {
-      p_.lit(n.type == NodeType::CA ? "CA" : n.type == NodeType::Router ? "Router" : "??").lit(": ").lit(remap(n)).lit(":\n");
-    }
-    if (flag) ++*flag;
-  }
-
-  void node(const Subnet& s, const Node& n, const char* prefix) const {
-    if (n.gone) return;  // (a node of the cache that left: not in the fabric)
-    p_.open_object();
-    node_members(p_, s, n, map_);
-    p_.open_array("ports");
-    int head = 0;
-    for (unsigned i = 1; i <= n.nports; ++i) {
-      const Port& p = s.port(n, i);
-      if (!p.exists) continue;
-      if (!down_only_ || p.state() == 1) {
-        header(s, n, &head, prefix);
-        port(s, n, p, prefix);
-      }
-    }
-    p_.close_array().close_object();
-  }
-
-  struct Side {
-    const Subnet* a;
-    const Subnet* b;
-    const char* pa;
-    const char* pb;
-  };
-
-  void diff_node(const Side& d, const Node& n1, unsigned flags) const {
-    uint32_t j = d.b->node_by_guid(n1.guid);
-    if (j == NO_INDEX) {
-      node(*d.a, n1, d.pa);
-      return;
-    }
-    if (!(flags & (D_PORT | D_STATE | D_LID | D_NODEDESC))) return;
-    const Node& n2 = d.b->node(j);
-    int head = 0;
-    if ((n1.is_switch() && (flags & D_LID) && n1.smalid != n2.smalid) || ((flags & D_NODEDESC) && n1.desc != n2.desc)) {
-      header(*d.a, n1, nullptr, d.pa);
-      header(*d.b, n2, nullptr, d.pb);
-      ++head;
-    }
-    if (n1.nports != n2.nports) {
-      header(*d.a, n1, &head, nullptr);
-      p_.lit(d.pa).lit("numports = ").dec(PRINT_FP, nullptr, n1.nports).lit('\n').lit(d.pb).lit("numports = ").dec(PRINT_FP, nullptr, n2.nports).lit('\n');
-      return;
-    }
-    for (unsigned i = 1; i <= n1.nports; ++i) {
-      const Port* p1 = d.a->port(n1, i).exists ? &d.a->port(n1, i) : nullptr;
-      const Port* p2 = d.b->port(n2, i).exists ? &d.b->port(n2, i) : nullptr;
-      if (!p1 && !p2) continue;
-      const Port* r1 = p1 ? d.a->peer(*p1) : nullptr;
-      const Port* r2 = p2 ? d.b->peer(*p2) : nullptr;
-      int out = 0;
-      if ((flags & D_PORT) && (!p1 || !p2 || (r1 && !r2) || (!r1 && r2) || (r1 && r2 && r1->guid != r2->guid))) ++out;
-      if ((flags & D_STATE) && p1 && p2 && p1->state() != p2->state()) ++out;
-      if ((flags & D_PORT) && (flags & D_LID) && r1 && r2 && r1->base_lid != r2->base_lid) ++out;
-      if ((flags & D_PORT) && (flags & D_NODEDESC) && r1 && r2 && d.a->node_of(*r1).desc != d.b->node_of(*r2).desc)
-        ++out;
-      if (out && p1) {
-        header(*d.a, n1, &head, nullptr);
-        port(*d.a, n1, *p1, d.pa);
-      }
-      if (out && p2) {
-        header(*d.a, n1, &head, nullptr);
-        port(*d.b, n2, *p2, d.pb);
-      }
-    }
-  }
-
-private:
-  const Subnet& db_;
-  const NodeNameMap& map_;
-  Printer& p_;
-  bool line_, add_, down_only_;
-  const Subnet* filter_;
-};
 
 class IbLinkInfo : public ibtool::Command {
 public:
@@ -331,6 +163,7 @@ public:
       // whole PortInfo); the text: the reference's lines; both from
       // LinkPrinter's one description.
       ibcore::Printer p;
+      auto rows = p.rows();  // (its text written at the end, as one buffer)
       p.open_object().open_array("nodes");
       LinkPrinter pr(db, map, p, line_, additional_, down_, have_filter ? &filter_db : nullptr);
       if (have_diff) {

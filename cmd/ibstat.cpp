@@ -1,14 +1,10 @@
 // Local device commands: ibstat (libibumad's view of the devices),
 // ibstatus (the sysfs view) and ibv_devices (the verbs view).
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <dirent.h>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,11 +12,9 @@
 #include "cmd/common.h"
 #include "cmd/registry.h"
 #include "core/transport/devices.h"
-#include "core/base/error.h"
-#include "core/out/json.h"
+#include "core/transport/sysfsport.h"
 #include "core/out/print.h"
 #include "core/base/textfile.h"
-#include "core/out/textout.h"
 #include "core/transport/verbs.h"
 #include "iba/enums.h"
 #include "iba/refprint_smp.h"
@@ -222,8 +216,8 @@ private:
   int status() {
     if (args_.empty()) {
       struct stat st;
-      if (::stat(base_, &st) != 0 || !S_ISDIR(st.st_mode)) return fatal("No devices");
-      std::vector<std::string> devs = list_dir(base_);
+      if (::stat(ibcore::SYSFS_IB, &st) != 0 || !S_ISDIR(st.st_mode)) return fatal("No devices");
+      std::vector<std::string> devs = ibcore::list_dir(ibcore::SYSFS_IB);
       if (devs.empty()) devs.push_back("*");  // an unmatched glob stays literal
       for (const auto& d : devs)
         if (int rc = device_status(d, "+")) return rc;
@@ -237,8 +231,6 @@ private:
     }
     return 0;
   }
-
-  static constexpr const char* base_ = "/sys/class/infiniband";
 
   int usage() {
     std::string p = app().get_name();
@@ -256,44 +248,6 @@ private:
     ibcore::text_or_log(ibcore::log::Level::error, "Fatal error:  %s\n", msg.c_str());
     std::fflush(stdout);
     return 255;
-  }
-
-  static std::vector<std::string> list_dir(const std::string& dir) {
-    std::vector<std::string> out;
-    if (DIR* d = ::opendir(dir.c_str())) {
-      while (dirent* e = ::readdir(d))
-        if (e->d_name[0] != '.') out.push_back(e->d_name);
-      ::closedir(d);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  // The words of a file's content joined by single spaces, or nullopt when
-  // the file is not readable.
-  static bool read_words(const std::string& path, std::string& out) {
-    if (::access(path.c_str(), R_OK) != 0) return false;
-    std::string text;
-    ibcore::read_file(path, text);
-    out.clear();
-    for (const std::string& w : ibcore::split_words(text)) out += (out.empty() ? "" : " ") + w;
-    return true;
-  }
-
-  // One port's files, as read (nullopt: not readable).
-  struct PortFiles {
-    std::string dev, port;
-    std::optional<std::string> gid, lid, sm_lid, state, phys_state, rate, link_layer;
-  };
-  static std::optional<std::string> words(const std::string& path) {
-    std::string v;
-    if (!read_words(path, v)) return std::nullopt;
-    return v;
-  }
-  static PortFiles read_port(const std::string& dev, const std::string& port) {
-    std::string dir = std::string(base_) + "/" + dev + "/ports/" + port;
-    return {dev, port, words(dir + "/gids/0"), words(dir + "/lid"), words(dir + "/sm_lid"), words(dir + "/state"),
-            words(dir + "/phys_state"), words(dir + "/rate"), words(dir + "/link_layer")};
   }
 
   enum class As { Text, Number, State };
@@ -325,7 +279,7 @@ private:
   // "portPhysicalState"/"portPhysicalStateRaw", "rate" (sysfs' text),
   // "linkLayer"}, a file that cannot be read null.
   void port_status(const std::string& dev, const std::string& port) {
-    PortFiles f = read_port(dev, port);
+    ibcore::SysfsPort f = ibcore::read_sysfs_port(dev, port);
     ibcore::Printer& p = *out_;
     p.open_object().str(ibcore::PRINT_JSON, "device", nullptr, f.dev);
     uint64_t pn = 0;
@@ -344,13 +298,13 @@ private:
   }
 
   int device_status(const std::string& dev, const std::string& port) {
-    std::string ports_dir = std::string(base_) + "/" + dev + "/ports";
+    std::string ports_dir = std::string(ibcore::SYSFS_IB) + "/" + dev + "/ports";
     struct stat st;
     if (::stat(ports_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
       return fatal("device '" + dev + "': sys files not found (" + ports_dir + ")");
     std::vector<std::string> ports;
     if (port == "+") {
-      ports = list_dir(ports_dir);
+      ports = ibcore::list_dir(ports_dir);
       if (ports.empty()) ports.push_back("*");
     } else {
       // An unquoted expansion in the script: split into words.

@@ -17,6 +17,7 @@
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
+#include "core/rpc/pmport.h"
 #include "core/rpc/rpc.h"
 #include "core/rpc/sched.h"
 #include "core/transport/transport.h"
@@ -30,19 +31,8 @@
 namespace {
 
 using ibcore::IBPath;
-
-// One attribute perfquery can show: the option selecting it, the text of
-// its header / failure messages.
-struct Attr {
-  const iba::StructDesc* desc;
-  uint16_t id;
-  const char* name;  // "PortXmitDiscardDetails"
-};
-
-template <class T>
-Attr attr_of(const char* name) {
-  return {&T::DESC, iba::AttrId<T>::value, name};
-}
+using Attr = ibcore::PmAttr;
+using ibcore::pm_attr;
 
 class PerfQuery : public ibtool::Command {
 public:
@@ -81,59 +71,25 @@ private:
   // Which attribute the options select (the reference checks them in this order).
   Attr selected() const {
     using namespace iba;
-    if (xmtsl_) return attr_of<PMPortXmitDataSL>("PortXmitDataSL");
-    if (rcvsl_) return attr_of<PMPortRcvDataSL>("PortRcvDataSL");
-    if (xmtdisc_) return attr_of<PMPortXmitDiscardDetails>("PortXmitDiscardDetails");
-    if (rcverr_) return attr_of<PMPortRcvErrorDetails>("PortRcvErrorDetails");
-    if (extspeeds_) return attr_of<PMPortExtendedSpeedsCounters>("PortExtendedSpeedsCounters");
-    if (oprcv_) return attr_of<PMPortOpRcvCounters>("PortOpRcvCounters");
-    if (flowctl_) return attr_of<PMPortFlowCtlCounters>("PortFlowCtlCounters");
-    if (vloppkts_) return attr_of<PMPortVLOpPackets>("PortVLOpPackets");
-    if (vlopdata_) return attr_of<PMPortVLOpData>("PortVLOpData");
-    if (vlfcerr_) return attr_of<PMPortVLXmitFlowCtlUpdateErrors>("PortVLXmitFlowCtlUpdateErrors");
-    if (vlxmit_) return attr_of<PMPortVLXmitWaitCounters>("PortVLXmitWaitCounters");
-    if (swvlcong_) return attr_of<PMSwPortVLCongestion>("SwPortVLCongestion");
-    if (rcvcc_) return attr_of<PMPortRcvConCtrl>("PortRcvConCtrl");
-    if (slfecn_) return attr_of<PMPortSLRcvFECN>("PortSLRcvFECN");
-    if (slbecn_) return attr_of<PMPortSLRcvBECN>("PortSLRcvBECN");
-    if (xmitcc_) return attr_of<PMPortXmitConCtrl>("PortXmitConCtrl");
-    if (vlxmittime_) return attr_of<PMPortVLXmitTimeCong>("PortVLXmitTimeCong");
-    if (extended_) return attr_of<PMPortCountersExtended>("PortCountersExtended");
-    return attr_of<PMPortCounters>("PortCounters");
-  }
-
-  static void set_field(const iba::StructDesc& d, std::vector<uint8_t>& buf, const char* name, uint64_t v) {
-    auto f = iba::find_field(d, name);
-    if (f) iba::set_bits(buf.data(), f->bit_off, f->width(), v);
-  }
-
-  ibcore::MadRequest request(const Attr& a, uint8_t method, std::vector<uint8_t>& payload) const {
-    ibcore::MadRequest r;
-    r.cls = iba::find_class(iba::mgmt::PERF);
-    r.method = method;
-    r.attr_id = a.id;
-    r.payload = payload;
-    return r;
-  }
-
-  std::vector<uint8_t> get_port(ibcore::MadTransactor& mad, const Attr& a, const IBPath& p, int port) {
-    std::vector<uint8_t> pl(a.desc->size, 0);
-    set_field(*a.desc, pl, "portSelect", uint64_t(port));
-    auto rep = mad.call(request(a, iba::method::GET, pl), p);
-    auto data = ibcore::MadTransactor::payload_of(rep);
-    std::vector<uint8_t> out(a.desc->size, 0);
-    std::memcpy(out.data(), data.data(), std::min(out.size(), data.size()));
-    return out;
-  }
-
-  void reset_port(ibcore::MadTransactor& mad, const Attr& a, const IBPath& p, int port, uint64_t mask) {
-    std::vector<uint8_t> pl(a.desc->size, 0);
-    set_field(*a.desc, pl, "portSelect", uint64_t(port));
-    set_field(*a.desc, pl, "counterSelect", mask);
-    if (a.desc == &iba::PMPortCounters::DESC) set_field(*a.desc, pl, "counterSelect2", 0xff);
-    if (a.desc == &iba::PMPortCountersExtended::DESC && all_layout_)
-      set_field(*a.desc, pl, "counterSelect2", 0xffffffffull);
-    mad.call(request(a, iba::method::SET, pl), p);
+    if (xmtsl_) return pm_attr<PMPortXmitDataSL>("PortXmitDataSL");
+    if (rcvsl_) return pm_attr<PMPortRcvDataSL>("PortRcvDataSL");
+    if (xmtdisc_) return pm_attr<PMPortXmitDiscardDetails>("PortXmitDiscardDetails");
+    if (rcverr_) return pm_attr<PMPortRcvErrorDetails>("PortRcvErrorDetails");
+    if (extspeeds_) return pm_attr<PMPortExtendedSpeedsCounters>("PortExtendedSpeedsCounters");
+    if (oprcv_) return pm_attr<PMPortOpRcvCounters>("PortOpRcvCounters");
+    if (flowctl_) return pm_attr<PMPortFlowCtlCounters>("PortFlowCtlCounters");
+    if (vloppkts_) return pm_attr<PMPortVLOpPackets>("PortVLOpPackets");
+    if (vlopdata_) return pm_attr<PMPortVLOpData>("PortVLOpData");
+    if (vlfcerr_) return pm_attr<PMPortVLXmitFlowCtlUpdateErrors>("PortVLXmitFlowCtlUpdateErrors");
+    if (vlxmit_) return pm_attr<PMPortVLXmitWaitCounters>("PortVLXmitWaitCounters");
+    if (swvlcong_) return pm_attr<PMSwPortVLCongestion>("SwPortVLCongestion");
+    if (rcvcc_) return pm_attr<PMPortRcvConCtrl>("PortRcvConCtrl");
+    if (slfecn_) return pm_attr<PMPortSLRcvFECN>("PortSLRcvFECN");
+    if (slbecn_) return pm_attr<PMPortSLRcvBECN>("PortSLRcvBECN");
+    if (xmitcc_) return pm_attr<PMPortXmitConCtrl>("PortXmitConCtrl");
+    if (vlxmittime_) return pm_attr<PMPortVLXmitTimeCong>("PortVLXmitTimeCong");
+    if (extended_) return pm_attr<PMPortCountersExtended>("PortCountersExtended");
+    return pm_attr<PMPortCounters>("PortCounters");
   }
 
   std::string header(const Attr& a, int port) const {
@@ -173,52 +129,6 @@ private:
       pos = comma + 1;
     }
     return !out.empty();
-  }
-
-  // Read a set of ports concurrently; results (or each port's failure) in
-  // port order.
-  std::vector<std::vector<uint8_t>> read_ports(ibcore::Transport& umad, const Attr& a, const IBPath& p,
-                                               const std::vector<int>& ports,
-                                               std::vector<std::exception_ptr>& errs) {
-    std::vector<std::vector<uint8_t>> res(ports.size());
-    errs.assign(ports.size(), nullptr);
-    std::vector<std::vector<uint8_t>> payloads(ports.size(), std::vector<uint8_t>(a.desc->size, 0));
-    ibcore::Scheduler sched(umad);
-    auto one = [&](size_t i) -> ibcore::Task<> {
-      set_field(*a.desc, payloads[i], "portSelect", uint64_t(ports[i]));
-      std::vector<uint8_t> rep;
-      try {
-        rep = co_await sched.call(request(a, iba::method::GET, payloads[i]), p);
-      } catch (...) {
-        errs[i] = std::current_exception();
-        co_return;
-      }
-      auto data = ibcore::MadTransactor::payload_of(rep);
-      res[i].assign(a.desc->size, 0);
-      std::memcpy(res[i].data(), data.data(), std::min(res[i].size(), data.size()));
-    };
-    for (size_t i = 0; i < ports.size(); ++i) sched.spawn(one(i));
-    sched.run();
-    return res;
-  }
-
-  // Sum every counter of bufs (PortSelect/CounterSelect excluded), wrapping
-  // nothing: counters saturate at their width as the PMA's do.
-  static std::vector<uint8_t> aggregate(const iba::StructDesc& d, const std::vector<std::vector<uint8_t>>& bufs) {
-    std::vector<uint8_t> out(d.size, 0);
-    for (const auto& leaf : iba::leaves(d)) {
-      std::string n = leaf.path;
-      if (n == "portSelect" || n.rfind("counterSelect", 0) == 0 || n == "opCode") continue;
-      uint32_t w = leaf.field->width;
-      for (uint16_t i = 0; i < leaf.field->count; ++i) {
-        uint32_t off = leaf.bit_off + i * w;
-        unsigned __int128 sum = 0;
-        for (const auto& b : bufs) sum += iba::get_bits(b.data(), off, w);
-        unsigned __int128 max = w >= 64 ? ~uint64_t(0) : ((uint64_t(1) << w) - 1);
-        iba::set_bits(out.data(), off, w, uint64_t(sum > max ? max : sum));
-      }
-    }
-    return out;
   }
 
   int run() override {
@@ -312,9 +222,9 @@ private:
       std::vector<std::exception_ptr> errs;
       try {
         if (query_ports.size() == 1)
-          bufs.push_back(get_port(mad, a, path, query_ports[0]));
+          bufs.push_back(ibcore::pm_get(mad, a, path, query_ports[0]));
         else
-          bufs = read_ports(umad, a, path, query_ports, errs);
+          bufs = ibcore::pm_get_ports(umad, a, path, query_ports, errs);
       } catch (const ibcore::MADError& e) {
         ibcore::report(e);
         throw ibtool::RefFail{what};
@@ -329,8 +239,8 @@ private:
         }
       if (aggregate_out) {
         if (ok == bufs.size()) {
-          auto sum = aggregate(*a.desc, bufs);
-          set_field(*a.desc, sum, "portSelect", 255);
+          auto sum = ibcore::pm_sum(*a.desc, bufs);
+          ibcore::pm_set_field(*a.desc, sum, "portSelect", 255);
           print(a, 255, sum);
         }
       } else {
@@ -347,7 +257,7 @@ private:
     }
     if (reset_after_ || reset_only_) {
       try {
-        for (int p : query_ports) reset_port(mad, a, path, p, mask);
+        for (int p : query_ports) ibcore::pm_reset(mad, a, path, p, mask, all_layout_);
       } catch (const ibcore::MADError& e) {
         ibcore::report(e);
         throw ibtool::RefFail{is_ext ? "perf reset" : "perf reset"};
@@ -400,10 +310,10 @@ private:
   }
 
   int samples_control(ibcore::MadTransactor& mad, const IBPath& path, int port) {
-    Attr a = attr_of<iba::PMPortSamplesControl>("PortSamplesControl");
+    Attr a = pm_attr<iba::PMPortSamplesControl>("PortSamplesControl");
     std::vector<uint8_t> buf;
     try {
-      buf = get_port(mad, a, path, port);
+      buf = ibcore::pm_get(mad, a, path, port);
     } catch (const ibcore::MADError& e) {
       ibcore::report(e);
       throw ibtool::RefFail{"sampctlquery"};

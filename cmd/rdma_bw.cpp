@@ -7,12 +7,6 @@
 // the client writes the buffer iters times into the server's.  At the end
 // the server checks the bytes it received (the client fills its buffer
 // with a pattern both ends derive from the client's PSN) and says so.
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +27,7 @@
 #include "core/rpc/gmppath.h"
 #include "core/out/print.h"
 #include "core/rpc/rpc.h"
+#include "core/transport/oob.h"
 #include "core/transport/open.h"
 #include "core/transport/verbs.h"
 #include "core/out/log.h"
@@ -43,124 +38,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace v = ibcore::verbs;
 
-// What each end tells the other (perftest's rdma_bw message).
-struct Dest {
-  uint16_t lid = 0;
-  uint32_t qpn = 0, psn = 0, rkey = 0;
-  uint64_t vaddr = 0;
-};
-constexpr size_t MSG_LEN = sizeof "0000:000000:000000:00000000:0000000000000000";
-
-std::string format_dest(const Dest& d) {
-  char b[MSG_LEN];
-  std::snprintf(b, sizeof b, "%04x:%06x:%06x:%08x:%016llx", unsigned(d.lid), unsigned(d.qpn), unsigned(d.psn),
-                unsigned(d.rkey), (unsigned long long)d.vaddr);
-  return std::string(b, sizeof b);  // with the NUL, as perftest sends it
-}
-
-Dest parse_dest(const std::string& s) {
-  unsigned lid, qpn, psn, rkey;
-  unsigned long long va;
-  char tail;
-  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%llx%c", &lid, &qpn, &psn, &rkey, &va, &tail) != 5 || lid > 0xffff ||
-      qpn > 0xffffff || psn > 0xffffff)
-    throw ibcore::Error("The peer sent a malformed address message: '" + s + "'");
-  return {uint16_t(lid), qpn, psn, rkey, va};
-}
-
 // The bytes the client writes (both ends compute them from the client's PSN).
 uint8_t pattern(size_t i, uint32_t psn) { return uint8_t((i * 7 + psn) ^ (i >> 8) ^ (psn >> 8)); }
 
-// --- TCP ---------------------------------------------------------------------------------
-
-class Tcp {
-public:
-  ~Tcp() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  static Tcp accept_one(int port, int timeout_s) {
-    int l = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool v6 = l >= 0;
-    if (!v6) l = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (l < 0) throw ibcore::SysError(errno, "socket");
-    Tcp guard;
-    guard.fd_ = l;
-    int one = 1, zero = 0;
-    ::setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    int r;
-    if (v6) {
-      ::setsockopt(l, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-      sockaddr_in6 a{};
-      a.sin6_family = AF_INET6;
-      a.sin6_port = htons(uint16_t(port));
-      a.sin6_addr = in6addr_any;
-      r = ::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    } else {
-      sockaddr_in a{};
-      a.sin_family = AF_INET;
-      a.sin_port = htons(uint16_t(port));
-      a.sin_addr.s_addr = htonl(INADDR_ANY);
-      r = ::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    }
-    if (r < 0 || ::listen(l, 1) < 0)
-      throw ibcore::SysError(errno, r < 0 ? "bind" : "listen", "Cannot listen on TCP port " + std::to_string(port));
-    pollfd p{l, POLLIN, 0};
-    int n = ::poll(&p, 1, timeout_s < 0 ? -1 : timeout_s * 1000);
-    if (n <= 0) throw ibcore::Error("No client connected to TCP port " + std::to_string(port) + " in time");
-    Tcp t;
-    t.fd_ = ::accept4(l, nullptr, nullptr, SOCK_CLOEXEC);
-    if (t.fd_ < 0) throw ibcore::SysError(errno, "accept");
-    return t;
-  }
-  static Tcp connect_to(const std::string& host, int port) {
-    addrinfo hints{};
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* res = nullptr;
-    std::string ps = std::to_string(port);
-    if (int e = ::getaddrinfo(host.c_str(), ps.c_str(), &hints, &res))
-      throw ibcore::Error("Cannot resolve " + host + ": " + ::gai_strerror(e));
-    std::unique_ptr<addrinfo, void (*)(addrinfo*)> hold(res, ::freeaddrinfo);
-    int err = 0;
-    for (addrinfo* a = res; a; a = a->ai_next) {
-      Tcp t;
-      t.fd_ = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-      if (t.fd_ < 0) continue;
-      if (::connect(t.fd_, a->ai_addr, a->ai_addrlen) == 0) return t;
-      err = errno;
-    }
-    throw ibcore::SysError(err ? err : ECONNREFUSED, "connect",
-                           "Cannot connect to rdma_bw server " + host + " port " + ps);
-  }
-  Tcp(Tcp&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  void write_all(const std::string& s) {
-    size_t done = 0;
-    while (done < s.size()) {
-      ssize_t n = ::send(fd_, s.data() + done, s.size() - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw ibcore::SysError(errno, "send", "Lost the TCP connection to the peer");
-      done += size_t(n);
-    }
-  }
-  std::string read_exact(size_t len, int timeout_s) {
-    std::string s(len, '\0');
-    size_t got = 0;
-    while (got < len) {
-      pollfd p{fd_, POLLIN, 0};
-      int n = ::poll(&p, 1, timeout_s * 1000);
-      if (n == 0) throw ibcore::Error("The peer said nothing for " + std::to_string(timeout_s) + " s");
-      if (n < 0 && errno == EINTR) continue;
-      ssize_t r = ::recv(fd_, s.data() + got, len - got, 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw ibcore::Error("The peer closed the TCP connection");
-      got += size_t(r);
-    }
-    return s;
-  }
-
-private:
-  Tcp() = default;
-  int fd_ = -1;
-};
+using ibcore::oob::Dest;
+using ibcore::oob::Tcp;
+using ibcore::oob::MSG_LEN;
+using ibcore::oob::format_dest;
+using ibcore::oob::parse_dest;
 
 // --- the command -------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 
 #include "core/cli/cli.h"
 #include "core/base/config.h"
+#include "core/base/error.h"
 
 #include <memory>
 #include <string>
@@ -67,19 +68,14 @@ private:
 //
 // The reference tools' failure: "<tool>: iberror: failed: <msg>" on stdout
 // (on stderr with --json), <tool> the name invoked, status 255.
-struct RefFail {
-  std::string msg;
-};
+using RefFail = ibcore::RefFail;  // (core/base/error.h: the library throws it too)
 // A usage error: "<tool>: <msg>" and an empty line when msg is not empty,
 // then the command's usage text, on stderr; status usage_status().
 struct UsageFail {
   std::string msg;
 };
 // A plain failure: "E: <msg>" on stderr when msg is not empty, and status.
-struct ExitFail {
-  int status;
-  std::string msg = {};
-};
+using ExitFail = ibcore::ExitFail;  // (core/base/error.h: the library throws it too)
 
 // Up to four legacy names; unused slots are empty.
 struct NameList {

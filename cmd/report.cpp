@@ -70,7 +70,8 @@ private:
 
   int run() override {
     const std::time_t now = report_time();
-    const bool json_only = json_enabled();
+    // (--json: the report's document itself on stdout, no page)
+    const bool json_only = config().json || config().pretty;
     // The output and the baseline are checked before the fabric is asked
     // anything: a bad one costs one line, not a scan.
     std::string file = out_;
@@ -105,7 +106,7 @@ private:
     std::string json;
     {
       TextOut o(json);
-      JsonOut j(o, json_only && json_pretty());
+      JsonOut j(o, config().pretty);
       R::write_json(j, d, l, cmp ? &*cmp : nullptr, utc(now, "%Y-%m-%dT%H:%M:%SZ"));
       j.finish();
     }

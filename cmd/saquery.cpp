@@ -1,115 +1,39 @@
 // saquery: read records from the SA.  Every query name and option of the
 // reference, printed in its layouts, plus selection on any field of the
 // record by name ("saquery NR nodeInfo.portGUID=0x0002c90300001491"), whose
-// component mask comes from the IBA declarations (iba/introspect.h).
-//
-// The test bed's umad2sim has no RMPP: a GetTable reply longer than one MAD
-// arrives cut to its first segment.  Only records that arrived whole are
-// printed, and stderr says that the reply was truncated.
+// component mask comes from the IBA declarations; the queries themselves
+// are core/rpc/saquery's.
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <strings.h>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cmd/common.h"
 #include "cmd/registry.h"
-#include "core/base/config.h"
 #include "core/transport/devices.h"
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
 #include "core/fabric/nodemap.h"
-#include "core/rpc/rpc.h"
+#include "core/rpc/saquery.h"
 #include "core/transport/open.h"
 #include "iba/introspect.h"
 #include "core/out/print.h"
-#include "core/out/textout.h"
 #include "iba/refprint_sa.h"
-#include "iba/sa.h"
 #include "core/out/log.h"
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-iba::FieldRef fref(const iba::StructDesc& d, const char* name) {
-  auto f = iba::find_field(d, name);
-  if (!f) throw std::logic_error(std::string("no field ") + name);
-  return *f;
-}
-
-// --- the query table ------------------------------------------------------------------
-
-struct Query {
-  const char* name;
-  const char* alias;
-  const char* args;
-  const iba::StructDesc* desc;
-  uint16_t attr;
-  std::array<const char*, 3> keys;  // fields the "a/b/c" target sets, in order
-};
-
-// A query of record R: its field table and attribute ID are R's (iba/sa.h).
-template <class R>
-constexpr Query query(const char* name, const char* alias, const char* args, std::array<const char*, 3> keys = {}) {
-  return {name, alias, args, &R::DESC, iba::attr_id<R>, keys};
-}
-
-const Query kQueries[] = {
-    query<iba::MADClassPortInfo>("ClassPortInfo", "CPI", ""),
-    query<iba::SANodeRecord>("NodeRecord", "NR", "[lid]", {"LID"}),
-    query<iba::SAPortInfoRecord>("PortInfoRecord", "PIR", "[[lid]/[port]/[options]]", {"endportLID", "portNum", "options"}),
-    query<iba::SASLToVLMappingTableRecord>("SL2VLTableRecord", "SL2VL", "[[lid]/[in_port]/[out_port]]", {"LID", "inputPortNum", "outputPortNum"}),
-    query<iba::SAPKeyTableRecord>("PKeyTableRecord", "PKTR", "[[lid]/[port]/[block]]", {"LID", "portNum", "blockNum"}),
-    query<iba::SAVLArbitrationTableRecord>("VLArbitrationTableRecord", "VLAR", "[[lid]/[port]/[block]]", {"LID", "outputPortNum", "blockNum"}),
-    query<iba::SAInformInfoRecord>("InformInfoRecord", "IIR", "[subscriber_gid]"),
-    query<iba::SALinkRecord>("LinkRecord", "LR", "[[from_lid]/[from_port]] [[to_lid]/[to_port]]"),
-    query<iba::SAServiceRecord>("ServiceRecord", "SR", ""),
-    query<iba::SAPathRecord>("PathRecord", "PR", ""),
-    query<iba::SAMCMemberRecord>("MCMemberRecord", "MCMR", ""),
-    query<iba::SALinearForwardingTableRecord>("LFTRecord", "LFTR", "[[lid]/[block]]", {"LID", "blockNum"}),
-    query<iba::SAMulticastForwardingTableRecord>("MFTRecord", "MFTR", "[[mlid]/[position]/[block]]", {"LID", "position", "blockNum"}),
-    query<iba::SAGUIDInfoRecord>("GUIDInfoRecord", "GIR", "[[lid]/[block]]", {"LID", "blockNum"}),
-    query<iba::SASwitchInfoRecord>("SwitchInfoRecord", "SWIR", "[lid]", {"LID"}),
-    query<iba::SASMInfoRecord>("SMInfoRecord", "SMIR", "[lid]", {"LID"}),
-};
-
-const Query* find_query(const std::string& s) {
-  for (const auto& q : kQueries)
-    if (strcasecmp(s.c_str(), q.name) == 0 || strcasecmp(s.c_str(), q.alias) == 0) return &q;
-  return nullptr;
-}
-
-// "a/b/c": the numbers given (nullopt for empty parts).
-std::vector<std::optional<uint64_t>> split_slash(const std::string& s) {
-  std::vector<std::optional<uint64_t>> out;
-  size_t pos = 0;
-  for (;;) {
-    size_t sl = s.find('/', pos);
-    std::string p = s.substr(pos, sl == std::string::npos ? std::string::npos : sl - pos);
-    if (p.empty())
-      out.push_back(std::nullopt);
-    else
-      out.push_back(std::strtoull(p.c_str(), nullptr, 0));
-    if (sl == std::string::npos) break;
-    pos = sl + 1;
-  }
-  return out;
-}
+using namespace ibcore::saq;
 
 class SaQuery : public ibtool::Command {
 public:
   void options(CLI::App& app) override {
     for (const QueryFlag& f : kQueryFlags) app.add_flag(f.flag, this->*f.given, f.help);
-    app.add_option("--src-to-dst", src_to_dst_, "get a PathRecord for <src:dst>")->option_text("<src:dst>");
-    app.add_option("--sgid-to-dgid", sgid_to_dgid_, "get a PathRecord for <sgid-dgid>")->option_text("<sgid-dgid>");
+    app.add_option("--src-to-dst", pr_.src_to_dst, "get a PathRecord for <src:dst>")->option_text("<src:dst>");
+    app.add_option("--sgid-to-dgid", pr_.sgid_to_dgid, "get a PathRecord for <sgid-dgid>")->option_text("<sgid-dgid>");
     app.add_option("--slid", pr_.slid, "Source LID (PathRecord)")->option_text("<lid>");
     app.add_option("--dlid", pr_.dlid, "Destination LID (PathRecord)")->option_text("<lid>");
     app.add_option("--mlid", pr_.mlid, "Multicast LID (MCMemberRecord)")->option_text("<lid>");
@@ -179,53 +103,12 @@ public:
       // or GUID no node has) fails.
       if (!rc && !shown_) return ibtool::strict_exit(config(), 0, "no record");
       return rc;
-    } catch (const ibcore::MADClassError& e) {
-      // An SA status: the reference prints the status and exits with EIO.
-      ibcore::log::error("ERROR: Query result returned 0x%04X, %s\n", e.status,
-                   iba::status_text(iba::mgmt::SUBN_ADM, e.status).c_str());
-      if (config().verbose) ibcore::report(e);
-      return EIO;
-    } catch (const ibcore::MADTimeoutError& e) {
-      ibcore::report(e);
-      ibcore::log::info("Query SA failed: %s\n", std::strerror(ETIMEDOUT));
-      return ETIMEDOUT;
+    } catch (const ibcore::MADError& e) {
+      return failure_status(e, config().verbose);  // (the reference's errno)
     }
   }
 
 private:
-  struct PrOpts {
-    std::optional<uint64_t> slid, dlid, mlid, reversible, numb_path, pkey, qos_class, sl, mtu, rate, pkt_lifetime,
-        qkey, tclass, flow_label, hop_limit, scope, join_state, proxy_join, service_id;
-    std::string sgid, dgid, gid, mgid;
-  };
-
-  // A query record being built: the fields set and their component mask.
-  struct Rec {
-    const iba::StructDesc& d;
-    Bytes b;
-    uint64_t mask = 0;
-    explicit Rec(const iba::StructDesc& desc) : d(desc), b(desc.size, 0) {}
-    void set(const char* name, std::optional<uint64_t> v) {
-      if (!v) return;
-      auto f = fref(d, name);
-      iba::set_bits(b.data(), f.bit_off, f.width(), *v);
-      mask |= iba::component_mask(f);
-    }
-    // -M/-R/--pkt_lifetime: one byte, the selector in its top two bits
-    // and the value below (as the reference takes them); sets both
-    // components.
-    void set_selected(const char* selector, const char* value, std::optional<uint64_t> byte) {
-      if (!byte) return;
-      set(selector, (*byte >> 6) & 0x3);
-      set(value, *byte & 0x3f);
-    }
-    void set_gid(const char* name, const iba::Gid& g) {
-      auto f = fref(d, name);
-      iba::set_gid(b.data(), f.bit_off, g);
-      mask |= iba::component_mask(f);
-    }
-  };
-
   // SubnAdmGetTable of q's record (field=value selectors applied); the
   // records that arrived whole.
   std::vector<Bytes> table(const Query& q, Rec& r, uint32_t amod = 0) {
@@ -237,22 +120,7 @@ private:
         throw ibtool::ExitFail{EINVAL};
       }
     }
-    ibcore::MadRequest req;
-    req.cls = iba::find_class(iba::mgmt::SUBN_ADM);
-    req.method = iba::method::GET_TABLE;
-    req.attr_id = q.attr;
-    req.amod = amod;
-    req.payload = r.b;
-    req.comp_mask = r.mask;
-    auto rep = mad_->call(req, sa_);
-    auto s = ibcore::sa_split_records(rep);
-    if (s.truncated)
-      ibcore::log::warn("W: The SA's %s reply was truncated (no RMPP on this transport): showing the %zu "
-                   "record(s) that arrived whole.\n",
-                   q.desc->name, s.records.size());
-    std::vector<Bytes> out;
-    for (auto x : s.records) out.emplace_back(x.begin(), x.end());
-    return out;
+    return ibcore::saq::get_table(*mad_, sa_, q, r, amod);
   }
 
   // --json: {"records": [{"attribute": the record type, its fields as iba/
@@ -291,34 +159,12 @@ private:
     return 0;
   }
 
-  std::vector<iba::SANodeRecord> all_nodes() {
-    if (!nodes_) {
-      Rec r(iba::SANodeRecord::DESC);
-      auto sel = std::move(sel_);  // selectors are for the query, not the name lookup
-      nodes_.emplace();
-      for (const auto& x : table(*find_query("NR"), r)) nodes_->emplace_back().load(x);
-      sel_ = std::move(sel);
-    }
-    return *nodes_;
-  }
-
-  // A LID from a name (node description), a LID or a GUID, as the reference.
-  uint16_t lookup_lid(const std::string& s) {
-    if (s.empty()) return 0;
-    char* end = nullptr;
-    unsigned long v = std::strtoul(s.c_str(), &end, 0);
-    if (end && *end == '\0') {
-      if (v > 0xffff) {
-        ibcore::log::info("Invalid lid specified: \"%s\"\n", s.c_str());
-        throw ibtool::ExitFail{EINVAL};
-      }
-      return uint16_t(v);
-    }
-    for (const auto& n : all_nodes())
-      if (n.nodeDescription().nodeString() == s) return uint16_t(n.LID());
-    ibcore::log::info("Failed to find lid for \"%s\": %s\n", s.c_str(), std::strerror(ENONET));
-    throw ibtool::ExitFail{ENONET};
-  }
+  // The NodeRecords, read once when a name is first looked up (no
+  // selectors: they are for the query).
+  ibcore::saq::Nodes nodes_{[this] {
+    Rec r(iba::SANodeRecord::DESC);
+    return get_table(*mad_, sa_, *find_query("NR"), r);
+  }};
 
   int work() {
     auto& cfg = config();
@@ -344,7 +190,7 @@ private:
     sa_ = ibcore::sa_path_from_config(mad);
 
     // --src-to-dst and --sgid-to-dgid ask for PathRecords (-p's query).
-    if (!src_to_dst_.empty() || !sgid_to_dgid_.empty()) opt_p_ = true;
+    if (!pr_.src_to_dst.empty() || !pr_.sgid_to_dgid.empty()) opt_p_ = true;
     const QueryFlag* run = nullptr;  // the lookup given
     int query_rank = 0;
     for (const QueryFlag& f : kQueryFlags) {
@@ -364,11 +210,7 @@ private:
       print(cpi.DESC, Bytes(cpi.bytes().begin(), cpi.bytes().end()));
       return 0;
     }
-    if (a == "NR") {
-      if (!target.empty()) r.set("LID", lookup_lid(target));
-    } else if (a == "LR") {
-      links(r, target, target2);
-    } else if (a == "IIR") {
+    if (a == "IIR") {
       if (!target.empty()) {
         auto g = iba::parse_gid(target);
         if (!g) {
@@ -377,14 +219,10 @@ private:
         }
         r.set_gid("subscriberGID", *g);
       }
-    } else if (a == "PR") {
-      paths(r);
     } else if (a == "MCMR") {
       return mcmr(*q, r, target);
-    } else if (!target.empty()) {
-      // "a/b/c": numbers for the query's key fields in order.
-      auto p = split_slash(target);
-      for (size_t i = 0; i < p.size() && i < q->keys.size() && q->keys[i]; ++i) r.set(q->keys[i], p[i]);
+    } else {
+      select(r, *q, target, target2, nodes_, pr_);
     }
     return print_all(*q, r);
   }
@@ -394,91 +232,12 @@ private:
                        [this](const QueryFlag& f) { return this->*f.given; });
   }
 
-  // "[lid|name]/[port]" of one end of a link.
-  void link_end(Rec& r, const std::string& s, const char* lid, const char* port) {
-    if (s.empty()) return;
-    auto p = split_slash(s);
-    if (p[0]) r.set(lid, lookup_lid(s.substr(0, s.find('/'))));
-    if (p.size() > 1) r.set(port, p[1]);
-  }
-
-  void links(Rec& r, const std::string& from, const std::string& to) {
-    link_end(r, from, "fromLID", "fromPort");
-    link_end(r, to, "toLID", "toPort");
-  }
-
-  iba::Gid gid_arg(const std::string& s) {
-    auto g = iba::parse_gid(s);
-    if (!g) {
-      ibcore::log::info("invalid GID: %s\n", s.c_str());
-      throw ibtool::ExitFail{EINVAL};
-    }
-    return *g;
-  }
-
-  // Options shared by PathRecord and MCMemberRecord queries.
-  void common_path_fields(Rec& r) {
-    r.set("PKey", pr_.pkey);
-    r.set("SL", pr_.sl);
-    r.set("TClass", pr_.tclass);
-    r.set("flowLabel", pr_.flow_label);
-    r.set("hopLimit", pr_.hop_limit);
-    r.set_selected("MTUSelector", "MTU", pr_.mtu);
-    r.set_selected("rateSelector", "rate", pr_.rate);
-    r.set_selected("packetLifeTimeSelector", "packetLifeTime", pr_.pkt_lifetime);
-  }
-
-  // Positional arguments do not select paths (as in the reference).
-  void paths(Rec& r) {
-    std::string src, dst;
-    if (!src_to_dst_.empty()) {
-      auto c = src_to_dst_.find(':');
-      src = src_to_dst_.substr(0, c);
-      dst = c == std::string::npos ? "" : src_to_dst_.substr(c + 1);
-    }
-    if (!src.empty()) r.set("SLID", lookup_lid(src));
-    if (!dst.empty()) r.set("DLID", lookup_lid(dst));
-    if (!sgid_to_dgid_.empty()) {
-      auto d = sgid_to_dgid_.find('-');
-      r.set_gid("SGID", gid_arg(sgid_to_dgid_.substr(0, d)));
-      if (d != std::string::npos) r.set_gid("DGID", gid_arg(sgid_to_dgid_.substr(d + 1)));
-    }
-    // A source/destination pair asks for every path between them (the
-    // reference's NumbPath 127), unless -n says otherwise.
-    if (!src_to_dst_.empty() || !sgid_to_dgid_.empty()) r.set("numbPath", 0x7f);
-    r.set("SLID", pr_.slid);
-    r.set("DLID", pr_.dlid);
-    if (!pr_.sgid.empty()) r.set_gid("SGID", gid_arg(pr_.sgid));
-    if (!pr_.dgid.empty()) r.set_gid("DGID", gid_arg(pr_.dgid));
-    r.set("reversible", pr_.reversible);
-    r.set("numbPath", pr_.numb_path);
-    r.set("QOSClass", pr_.qos_class);
-    common_path_fields(r);
-    if (pr_.service_id) {
-      r.set("serviceIDMSB", *pr_.service_id >> 32);
-      r.set("serviceIDLSB", *pr_.service_id & 0xffffffffu);
-    }
-  }
-
   int mcmr(const Query& q, Rec& r, const std::string& target) {
     // -g and -m read every MCMemberRecord (the reference ignores the
     // selection options there); -m <mlid> lists that group's members.
     if (opt_g_ || opt_m_) return mc_groups(q, r, target);
-    r.set("MLID", pr_.mlid);
-    if (!pr_.mgid.empty()) r.set_gid("MGID", gid_arg(pr_.mgid));
-    if (!pr_.gid.empty()) r.set_gid("portGID", gid_arg(pr_.gid));
-    r.set("QKey", pr_.qkey);
-    common_path_fields(r);
-    r.set("scope", pr_.scope);
-    r.set("joinState", pr_.join_state);
-    r.set("proxyJoin", pr_.proxy_join);
+    set_mcmr_fields(r, pr_);
     return print_all(q, r);
-  }
-
-  std::string port_name(const iba::Gid& g) {
-    for (const auto& n : all_nodes())
-      if (g.guid() && n.nodeInfo().portGUID() == g.guid()) return n.nodeDescription().nodeString();
-    return "<unknown>";
   }
 
   int mc_groups(const Query& q, Rec& r, const std::string& target) {
@@ -491,16 +250,10 @@ private:
       if (mlid && m.MLID() != *mlid) continue;
       std::optional<std::string> name;  // (asked once, when shown)
       auto port = [&]() -> const std::string& {
-        if (!name) name = port_name(m.portGID());
+        if (!name) name = nodes_.port_name(m.portGID());
         return *name;
       };
-      auto layout = [&] {
-        if (mlid)
-          return iba::ref::sa_dotted("PortGid", iba::ref::SA_MC_MEMBER.width, m.portGID().str() + " (" + port() + ")");
-        std::string s = iba::ref::sa_dump(D, x.data(), opt_g_ ? iba::ref::SA_MC_GROUP : iba::ref::SA_MC_MEMBER);
-        if (!opt_g_) s += iba::ref::sa_dotted("NodeDescription", iba::ref::SA_MC_MEMBER.width, port());
-        return s;
-      };
+      auto layout = [&] { return mc_text(x, opt_g_, mlid.has_value(), port); };
       // (the member's node description: a JSON key, a line of the text)
       if (opt_g_) record(D, x.data(), layout);
       else record(D, x.data(), layout, {{"nodeDescription", port()}});
@@ -510,7 +263,7 @@ private:
 
   int list_cas(const std::string& /*target*/) {
     std::printf("   LID \"name\"\n================\n");
-    for (const auto& n : all_nodes())
+    for (const auto& n : nodes_.all())
       if (n.nodeInfo().nodeType() == 1 && ++shown_)
         std::printf("%6u  \"%s\"\n", unsigned(n.LID()), n.nodeDescription().nodeString().c_str());
     return 0;
@@ -526,13 +279,13 @@ private:
 
   // -N [name]: the NodeRecords of the nodes of that name (all without one).
   int node_records_named(const std::string& name) {
-    for (const auto& n : all_nodes())
+    for (const auto& n : nodes_.all())
       if (name.empty() || named(n, name)) print(iba::SANodeRecord::DESC, Bytes(n.bytes().begin(), n.bytes().end()));
     return 0;
   }
 
   int name_to(const std::string& name) {
-    for (const auto& n : all_nodes()) {
+    for (const auto& n : nodes_.all()) {
       if (!named(n, name)) continue;
       ++shown_;
       if (opt_G_)
@@ -547,7 +300,7 @@ private:
   int to_name(const std::string& key) {
     uint64_t v = std::strtoull(key.c_str(), nullptr, 0);
     if (opt_O_) v &= 0xffff;  // the reference keeps a LID's 16 bits
-    for (const auto& n : all_nodes()) {
+    for (const auto& n : nodes_.all()) {
       bool hit = opt_O_ ? n.LID() == v : n.nodeInfo().portGUID() == v;
       if (hit) {
         ++shown_;
@@ -578,7 +331,7 @@ private:
   size_t shown_ = 0;  // records (or names, LIDs, GUIDs) written: --strict
   std::optional<ibcore::NodeNameMap> map_;
   // The one-letter query and lookup flags, in the order of --help: each
-  // asks for a query (an alias of kQueries) or runs a lookup of its own
+  // asks for a query (an alias of QUERIES) or runs a lookup of its own
   // (on the target operand).  Where several are given a lookup wins, and of
   // the lookups (or else the queries) the one of highest rank: -D, -N,
   // -L/-l/-G, -O/-U, -s; -g/-m, -I, -S, -x, -p, -c.
@@ -594,12 +347,10 @@ private:
   bool opt_p_ = false, opt_N_ = false, opt_L_ = false, opt_l_ = false, opt_G_ = false, opt_O_ = false, opt_U_ = false,
        opt_s_ = false, opt_g_ = false, opt_m_ = false, opt_x_ = false, opt_c_ = false, opt_S_ = false, opt_I_ = false,
        opt_D_ = false, show_keys_ = false;
-  std::string src_to_dst_, sgid_to_dgid_;
   PrOpts pr_;
   std::vector<std::string> args_, sel_;
   ibcore::MadTransactor* mad_ = nullptr;
   ibcore::IBPath sa_;
-  std::optional<std::vector<iba::SANodeRecord>> nodes_;
 };
 
 const SaQuery::QueryFlag SaQuery::kQueryFlags[15] = {

@@ -82,12 +82,6 @@ int ref_exit(const std::string& tool, const std::string& msg) {
   return 255;
 }
 
-void ref_fail(const std::exception& e, std::string msg) {
-  std::fflush(stdout);
-  ibcore::report(e);
-  throw RefFail{std::move(msg)};
-}
-
 std::string cant_resolve(const std::string& dest, std::string_view noun) {
   return "can't resolve " + std::string(noun) + " " + dest;
 }
@@ -130,19 +124,19 @@ void hint_guid(Session& s, const std::string& arg, const ibcore::IBPath* target,
     if (!v || *v <= 0xffff || arg.find(':') != std::string::npos) return;
     guid = *v;
   }
-  std::string h = ibcore::guid_hint(*s.mad, guid, sm_lid);
-  if (h.empty()) return;
+  ibcore::GuidHint h = ibcore::guid_hint(*s.mad, guid, sm_lid);
+  if (h.kind == ibcore::GuidHint::None) return;
   try {
     std::rethrow_exception(err);
   } catch (ibcore::MADError& e) {
-    e.annotate(h);
+    e.annotate(h.text);
     err = std::current_exception();
   } catch (...) {
     // A port GUID: the parse error already says to give it with -G (and
     // how to write it as a port GUID without); only a node GUID's hint,
     // which names another GUID, replaces it.
-    if (h.rfind("for the port GUID", 0) == 0) return;
-    err = std::make_exception_ptr(ibcore::Error("Invalid destination " + arg + ": not a LID (" + h + ")"));
+    if (h.kind == ibcore::GuidHint::PortGuid) return;
+    err = std::make_exception_ptr(ibcore::Error("Invalid destination " + arg + ": not a LID (" + h.text + ")"));
   }
 }
 

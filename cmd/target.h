@@ -67,7 +67,7 @@ Session open_session(const ibcore::Config& cfg, const ibcore::IBPath* scope = nu
 // lines on stderr; the dispatcher prints the line with ref_exit.
 int ref_exit(const std::string& tool, const std::string& msg);
 // Report e on stderr (our E: lines) and throw RefFail{msg}.
-[[noreturn]] void ref_fail(const std::exception& e, std::string msg);
+using ibcore::ref_fail;  // (core/base/error.h)
 
 // The reference's message for a destination it cannot resolve, "can't
 // resolve destination port 12"; noun is "destination" for the tools that

@@ -144,4 +144,10 @@ int report(const std::exception& e) {
   return exit_status(e);
 }
 
+void ref_fail(const std::exception& e, std::string msg) {
+  std::fflush(stdout);
+  report(e);
+  throw RefFail{std::move(msg)};
+}
+
 }  // namespace ibcore

@@ -100,6 +100,22 @@ public:
   using MADError::MADError;
 };
 
+// A failure said the way the reference tools say theirs: "<tool>: iberror:
+// failed: <msg>" on stdout (on stderr with --json), status 255.  The
+// library throws it where it fails as a command (core/fabric/portstate);
+// the dispatcher writes it (cmd/registry.h RefFail).
+struct RefFail {
+  std::string msg;
+};
+// Report e (our E: lines, after what stdout holds) and throw RefFail{msg}.
+[[noreturn]] void ref_fail(const std::exception& e, std::string msg);
+// A plain failure with the reference's status (saquery's errno values):
+// "E: <msg>" on stderr when msg is not empty (cmd/registry.h ExitFail).
+struct ExitFail {
+  int status;
+  std::string msg = {};
+};
+
 // Write e as a diagnostic the way every command does (E: lines; MADError
 // detail by -v: log::verbosity(); core/out/log) and return the exit status
 // the reference tools use for such a failure (255: their IBEXIT).

@@ -14,6 +14,7 @@
 #include "core/base/error.h"
 #include "core/fabric/routes.h"
 #include "core/fabric/sadiscovery.h"
+#include "core/fabric/tableread.h"
 #include "core/out/log.h"
 #include "core/fabric/reforder.h"
 
@@ -634,36 +635,18 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
     }
   sched.run();
   // Then every block of every table, from a bounded pool of workers.
-  uint16_t local = sched.transport().local_lid();
-  struct Read {
-    uint32_t node;
-    LftRead lft;
-    MftRead mft;
-    bool want_lft = false, want_mft = false;
-  };
-  std::vector<Read> reads(sws.size());
-  TableReads tr;
-  for (size_t i = 0; i < sws.size(); ++i) {
-    Read& r = reads[i];
-    r.node = sws[i];
+  std::vector<SwitchTableRead> reads = switch_table_reads(db, sws, sched.transport().local_lid(), mode);
+  for (SwitchTableRead& r : reads) {
     const Node& x = db.node(r.node);
     if (!x.has_swinfo) continue;
     auto si = x.switch_info();
-    SwitchTables& t = db.tables(r.node);
-    IBPath path = switch_path(db, r.node, local, mode);
-    if (lft && !t.lft_valid) {
-      tr.add_lft(path, 0, iba::lft_last_lid(si), r.lft);
-      r.want_lft = true;
-    }
-    if (mft && !t.mft_valid) {
-      unsigned n_entries = iba::mft_entries(si);
-      if (n_entries) tr.add_mft(path, MLID_BASE, MLID_BASE + n_entries - 1, x.nports, r.mft);
-      r.want_mft = true;
-    }
+    const SwitchTables& t = db.tables(r.node);
+    if (lft && !t.lft_valid) r.want_lft(0, iba::lft_last_lid(si));
+    // (an MFT of no entries: nothing read, an empty table kept)
+    if (mft && !t.mft_valid) r.want_mft(MLID_BASE, MLID_BASE + iba::mft_entries(si) - 1);
   }
-  tr.spawn(sched);
-  sched.run();
-  for (Read& r : reads) {
+  read_tables(sched, reads);
+  for (SwitchTableRead& r : reads) {
     SwitchTables& t = db.tables(r.node);
     auto failed = [&](const std::exception_ptr& e, const std::string& what) {
       try {
@@ -672,7 +655,7 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
         if (res) add_failure(*res, ex, what);
       }
     };
-    if (r.want_lft) {
+    if (r.lft_wanted) {
       if (r.lft.error) {
         failed(r.lft.error, "LinearForwardingTable block " + std::to_string(r.lft.failed_block));
       } else {
@@ -680,7 +663,7 @@ void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t
         t.lft_valid = true;
       }
     }
-    if (r.want_mft) {
+    if (r.mft_wanted) {
       if (r.mft.error) {
         failed(r.mft.error, "MulticastForwardingTable");
       } else {

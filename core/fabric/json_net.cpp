@@ -46,11 +46,11 @@ const char* node_type_name(NodeType t) {
 
 void remote(Printer& p, const Subnet& db, const Port& r, const NodeNameMap& map) {
   const Node& rn = db.node_of(r);
-  p.open_object("remote").hexguid(PRINT_JSON, "nodeGUID", rn.guid).hexguid(PRINT_JSON, "portGUID", r.guid);
-  p.dec(PRINT_JSON, "portNum", r.num).dec(PRINT_JSON, "LID", db.lid_of(r));
-  p.enumv(PRINT_JSON, "nodeType", node_type_name(rn.type), unsigned(rn.type));
+  p.open_object("remote").guid(PRINT_JSON, "nodeGUID", nullptr, rn.guid).guid(PRINT_JSON, "portGUID", nullptr, r.guid);
+  p.uint(PRINT_JSON, "portNum", nullptr, r.num).uint(PRINT_JSON, "LID", nullptr, db.lid_of(r));
+  p.enumeration(PRINT_JSON, "nodeType", nullptr, node_type_name(rn.type), unsigned(rn.type));
   std::string d = rn.description();
-  p.strv(PRINT_JSON, "nodeDescription", d).strv(PRINT_JSON, "name", map.remap(rn.guid, d)).close_object();
+  p.str(PRINT_JSON, "nodeDescription", nullptr, d).str(PRINT_JSON, "name", nullptr, map.remap(rn.guid, d)).close_object();
 }
 
 }  // namespace
@@ -66,11 +66,12 @@ iba::Capabilities port_capabilities(const Subnet& db, const Port& port) {
   return c;
 }
 
-void port_members(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {
-  if (!p.json()) return;
-  p.dec(PRINT_JSON, "portNum", port.num).hexguid(PRINT_JSON, "portGUID", port.guid);
-  p.dec(PRINT_JSON, "LID", db.lid_of(port));
-  if (port.ext_num) p.dec(PRINT_JSON, "externalPortNum", port.ext_num);
+namespace {
+
+void port_json(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {
+  p.uint(PRINT_JSON, "portNum", nullptr, port.num).guid(PRINT_JSON, "portGUID", nullptr, port.guid);
+  p.uint(PRINT_JSON, "LID", nullptr, db.lid_of(port));
+  if (port.ext_num) p.uint(PRINT_JSON, "externalPortNum", nullptr, port.ext_num);
   if (port.has_info) {
     // (its optional fields where its capability masks make them valid)
     const iba::Capabilities caps = port_capabilities(db, port);
@@ -90,15 +91,24 @@ void port_members(Printer& p, const Subnet& db, const Port& port, const NodeName
   else p.null("remote");
 }
 
-void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map) {
-  if (!p.json()) return;
+void node_json(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map) {
   std::string d = n.description();
-  p.hexguid(PRINT_JSON, "nodeGUID", n.guid).enumv(PRINT_JSON, "nodeType", node_type_name(n.type), unsigned(n.type));
-  p.strv(PRINT_JSON, "nodeDescription", d).strv(PRINT_JSON, "name", map.remap(n.guid, d));
-  p.dec(PRINT_JSON, "numPorts", n.nports);
-  if (n.is_switch()) p.dec(PRINT_JSON, "LID", n.smalid);
+  p.guid(PRINT_JSON, "nodeGUID", nullptr, n.guid).enumeration(PRINT_JSON, "nodeType", nullptr, node_type_name(n.type), unsigned(n.type));
+  p.str(PRINT_JSON, "nodeDescription", nullptr, d).str(PRINT_JSON, "name", nullptr, map.remap(n.guid, d));
+  p.uint(PRINT_JSON, "numPorts", nullptr, n.nports);
+  if (n.is_switch()) p.uint(PRINT_JSON, "LID", nullptr, n.smalid);
   // (the reference's first reply: its LocalPortNum and PortGUID)
   p.open_object("nodeInfo").fields(iba::SMPNodeInfo::DESC, db.ref_node_info(n).data()).close_object();
+}
+
+}  // namespace
+
+void port_members(Printer& p, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {
+  p.json_part([&] { port_json(p, db, port, map, full); });
+}
+
+void node_members(Printer& p, const Subnet& db, const Node& n, const NodeNameMap& map) {
+  p.json_part([&] { node_json(p, db, n, map); });
 }
 
 void json_port(JsonOut& j, const Subnet& db, const Port& port, const NodeNameMap& map, bool full) {

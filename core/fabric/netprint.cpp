@@ -32,7 +32,7 @@ std::string topology_text(const Subnet& db, const NodeNameMap& map) {
 
 void TopologyPrinter::w_name(const Node& n) {
   char t = n.type == NodeType::Switch ? 'S' : n.type == NodeType::CA ? 'H' : n.type == NodeType::Router ? 'R' : '?';
-  p_.lit('"').lit(t).lit('-').hex(PRINT_FP, nullptr, n.guid, 16).lit('"');
+  p_.lit('"').lit(t).lit('-').uint(PRINT_FP, nullptr, "%016x", n.guid).lit('"');
 }
 
 void TopologyPrinter::w_clean(std::string_view d) {
@@ -58,21 +58,21 @@ void TopologyPrinter::w_remap(const Node& n) {
 void TopologyPrinter::w_ids(const Node& n, const char* prefix, bool blank) {
   if (blank) p_.lit('\n');
   w_prefix(prefix);
-  p_.lit("vendid=0x").hex(PRINT_FP, nullptr, n.vendor_id()).lit('\n');
+  p_.lit("vendid=0x").uint(PRINT_FP, nullptr, "%x", n.vendor_id()).lit('\n');
   w_prefix(prefix);
-  p_.lit("devid=0x").hex(PRINT_FP, nullptr, n.device_id()).lit('\n');
+  p_.lit("devid=0x").uint(PRINT_FP, nullptr, "%x", n.device_id()).lit('\n');
   uint64_t sys = n.system_guid();
   if (sys) {
     w_prefix(prefix);
-    p_.lit("sysimgguid=0x").hex(PRINT_FP, nullptr, sys);
+    p_.lit("sysimgguid=0x").uint(PRINT_FP, nullptr, "%x", sys);
   }
   unsigned ch = chassis_num(n);
   if (ch) {
-    p_.lit("\t\t# Chassis ").dec(PRINT_FP, nullptr, ch);
+    p_.lit("\t\t# Chassis ").uint(PRINT_FP, nullptr, "%u", ch);
     if (chname_) p_.lit(" (").lit(clean_nodedesc(chname_)).lit(')');
     if (is_xsigo_tca(n.guid) && n.nports >= 1) {
       const Port* r = db_.port(n, 1).exists ? db_.peer(db_.port(n, 1)) : nullptr;
-      if (r) p_.lit(" slot ").dec(PRINT_FP, nullptr, r->num);
+      if (r) p_.lit(" slot ").uint(PRINT_FP, nullptr, "%u", r->num);
     }
   }
   if (sys || ch) p_.lit('\n');
@@ -80,17 +80,17 @@ void TopologyPrinter::w_ids(const Node& n, const char* prefix, bool blank) {
 
 void TopologyPrinter::w_switch_detail(const Node& n, const char* prefix) {
   w_prefix(prefix);
-  p_.lit("Switch\t").dec(PRINT_FP, nullptr, n.nports).lit(' ');
+  p_.lit("Switch\t").uint(PRINT_FP, nullptr, "%u", n.nports).lit(' ');
   w_name(n);
   p_.lit("\t\t# \"");
   w_remap(n);
-  p_.lit("\" ").lit(n.enhsp0 ? "enhanced" : "base").lit(" port 0 lid ").dec(PRINT_FP, nullptr, n.smalid).lit(" lmc ").dec(PRINT_FP, nullptr, n.smalmc);
+  p_.lit("\" ").lit(n.enhsp0 ? "enhanced" : "base").lit(" port 0 lid ").uint(PRINT_FP, nullptr, "%u", n.smalid).lit(" lmc ").uint(PRINT_FP, nullptr, "%u", n.smalmc);
 }
 
 void TopologyPrinter::w_switch(const Node& n, const char* id_prefix, const char* sw_prefix, bool blank) {
   w_ids(n, id_prefix, blank);
   w_prefix(id_prefix);
-  p_.lit("switchguid=0x").hex(PRINT_FP, nullptr, n.guid).lit('(').hex(PRINT_FP, nullptr, db_.ref_port_guid(n)).lit(')');
+  p_.lit("switchguid=0x").uint(PRINT_FP, nullptr, "%x", n.guid).lit('(').uint(PRINT_FP, nullptr, "%x", db_.ref_port_guid(n)).lit(')');
   if (group_) p_.lit("\t# ").lit(grouping_.note.empty() ? std::string_view() : grouping_.note[node_index(n)]);
   p_.lit('\n');
   w_switch_detail(n, sw_prefix);
@@ -100,7 +100,7 @@ void TopologyPrinter::w_switch(const Node& n, const char* id_prefix, const char*
 void TopologyPrinter::w_ca_detail(const Node& n, const char* prefix) {
   const char* t = n.type == NodeType::CA ? "Ca" : n.type == NodeType::Router ? "Rt" : "???";
   w_prefix(prefix);
-  p_.lit(t).lit('\t').dec(PRINT_FP, nullptr, n.nports).lit(' ');
+  p_.lit(t).lit('\t').uint(PRINT_FP, nullptr, "%u", n.nports).lit(' ');
   w_name(n);
   p_.lit("\t\t# \"");
   w_clean(std::string_view(reinterpret_cast<const char*>(n.desc.data()), n.desc.size()));
@@ -111,7 +111,7 @@ void TopologyPrinter::w_ca(const Node& n, const char* id_prefix, const char* ca_
   w_ids(n, id_prefix, blank);
   const char* t = n.type == NodeType::CA ? "ca" : n.type == NodeType::Router ? "rt" : "???";
   w_prefix(id_prefix);
-  p_.lit(t).lit("guid=0x").hex(PRINT_FP, nullptr, n.guid).lit('\n');
+  p_.lit(t).lit("guid=0x").uint(PRINT_FP, nullptr, "%x", n.guid).lit('\n');
   w_ca_detail(n, ca_prefix);
   if (group_ && is_xsigo_hca(n.guid)) p_.lit(" (scp)");
   p_.lit('\n');
@@ -119,25 +119,25 @@ void TopologyPrinter::w_ca(const Node& n, const char* id_prefix, const char* ca_
 
 void TopologyPrinter::w_full(const Port& p) {
   if (full_)
-    p_.lit(" s=").dec(PRINT_FP, nullptr, p.speed_active()).lit(" w=").dec(PRINT_FP, nullptr, p.width_active()).lit(" v=").dec(PRINT_FP, nullptr, unsigned(iba::SMPPortInfo::VLCap_at(p.info.data())));
+    p_.lit(" s=").uint(PRINT_FP, nullptr, "%u", p.speed_active()).lit(" w=").uint(PRINT_FP, nullptr, "%u", p.width_active()).lit(" v=").uint(PRINT_FP, nullptr, "%u", unsigned(iba::SMPPortInfo::VLCap_at(p.info.data())));
 }
 
 void TopologyPrinter::w_switch_port(const Port& p, const char* prefix) {
   const Port& r = *db_.peer(p);
   const Node& rn = db_.node_of(r);
   w_prefix(prefix);
-  p_.lit('[').dec(PRINT_FP, nullptr, p.num).lit(']');
-  if (unsigned e = ext_of(p)) p_.lit("[ext ").dec(PRINT_FP, nullptr, e).lit(']');
+  p_.lit('[').uint(PRINT_FP, nullptr, "%u", p.num).lit(']');
+  if (unsigned e = ext_of(p)) p_.lit("[ext ").uint(PRINT_FP, nullptr, "%u", e).lit(']');
   p_.lit('\t');
   w_name(rn);
-  p_.lit('[').dec(PRINT_FP, nullptr, r.num).lit(']');
-  if (unsigned e = ext_of(r)) p_.lit("[ext ").dec(PRINT_FP, nullptr, e).lit(']');
-  if (!rn.is_switch()) p_.lit('(').hex(PRINT_FP, nullptr, r.guid).lit(") ");
+  p_.lit('[').uint(PRINT_FP, nullptr, "%u", r.num).lit(']');
+  if (unsigned e = ext_of(r)) p_.lit("[ext ").uint(PRINT_FP, nullptr, "%u", e).lit(']');
+  if (!rn.is_switch()) p_.lit('(').uint(PRINT_FP, nullptr, "%x", r.guid).lit(") ");
   p_.lit("\t\t# \"");
   w_remap(rn);
-  p_.lit("\" lid ").dec(PRINT_FP, nullptr, db_.lid_of(r)).lit(' ').lit(width_compat(p.width_active())).lit(port_speed_compat(db_, p));
+  p_.lit("\" lid ").uint(PRINT_FP, nullptr, "%u", db_.lid_of(r)).lit(' ').lit(width_compat(p.width_active())).lit(port_speed_compat(db_, p));
   w_full(p);
-  if (is_xsigo_tca(r.guid)) p_.lit(" slot ").dec(PRINT_FP, nullptr, p.num);
+  if (is_xsigo_tca(r.guid)) p_.lit(" slot ").uint(PRINT_FP, nullptr, "%u", p.num);
   else if (is_xsigo_hca(r.guid)) p_.lit(" (scp)");
   p_.lit('\n');
 }
@@ -146,16 +146,16 @@ void TopologyPrinter::w_ca_port(const Port& p, const char* prefix) {
   const Port& r = *db_.peer(p);
   const Node& rn = db_.node_of(r);
   w_prefix(prefix);
-  p_.lit('[').dec(PRINT_FP, nullptr, p.num).lit(']');
-  if (!db_.node_of(p).is_switch()) p_.lit('(').hex(PRINT_FP, nullptr, p.guid).lit(") ");
+  p_.lit('[').uint(PRINT_FP, nullptr, "%u", p.num).lit(']');
+  if (!db_.node_of(p).is_switch()) p_.lit('(').uint(PRINT_FP, nullptr, "%x", p.guid).lit(") ");
   p_.lit('\t');
   w_name(rn);
-  p_.lit('[').dec(PRINT_FP, nullptr, r.num).lit(']');
-  if (unsigned e = ext_of(r)) p_.lit("[ext ").dec(PRINT_FP, nullptr, e).lit(']');
-  if (!rn.is_switch()) p_.lit(" (").hex(PRINT_FP, nullptr, r.guid).lit(") ");
-  p_.lit("\t\t# lid ").dec(PRINT_FP, nullptr, p.base_lid).lit(" lmc ").dec(PRINT_FP, nullptr, p.lmc).lit(" \"");
+  p_.lit('[').uint(PRINT_FP, nullptr, "%u", r.num).lit(']');
+  if (unsigned e = ext_of(r)) p_.lit("[ext ").uint(PRINT_FP, nullptr, "%u", e).lit(']');
+  if (!rn.is_switch()) p_.lit(" (").uint(PRINT_FP, nullptr, "%x", r.guid).lit(") ");
+  p_.lit("\t\t# lid ").uint(PRINT_FP, nullptr, "%u", p.base_lid).lit(" lmc ").uint(PRINT_FP, nullptr, "%u", p.lmc).lit(" \"");
   w_remap(rn);
-  p_.lit("\" lid ").dec(PRINT_FP, nullptr, db_.lid_of(r)).lit(' ').lit(width_compat(p.width_active())).lit(port_speed_compat(db_, p));
+  p_.lit("\" lid ").uint(PRINT_FP, nullptr, "%u", db_.lid_of(r)).lit(' ').lit(width_compat(p.width_active())).lit(port_speed_compat(db_, p));
   w_full(p);
   p_.lit('\n');
 }
@@ -197,25 +197,25 @@ void TopologyPrinter::w_head(bool report_hops, bool loaded, bool text) {
   // whichever way ibtool filled the database; ibtool's own MAD count is
   // Subnet::mads_used.
   if (report_hops) {
-    p_.lit(text, "# Reported max hops discovered: ").dec(k, "maxHops", db_.reference().max_hops);
-    p_.lit(text, "\n# Total MADs used: ");
-    if (text) p_.dec(PRINT_FP, nullptr, loaded ? 0u : unsigned(db_.reference().mads));
-    p_.dec(PRINT_JSON, "madsUsed", db_.mads_used).lit(text, "\n");
+    p_.uint(k, "maxHops", "# Reported max hops discovered: %u\n", db_.reference().max_hops);
+    if (text) p_.uint(PRINT_FP, nullptr, "# Total MADs used: %u\n", loaded ? 0u : unsigned(db_.reference().mads));
+    p_.uint(PRINT_JSON, "madsUsed", nullptr, db_.mads_used);
   }
   if (db_.from_node != NO_INDEX) {
     const Node& from = db_.node(db_.from_node);
-    p_.open_object("initiatedFrom").lit(text, "# Initiated from node ").hexguid(k, "nodeGUID", from.guid);
-    p_.lit(text, " port ").hexguid(k, "portGUID", db_.ref_port_guid(from)).lit(text, "\n").close_object();
+    p_.open_object("initiatedFrom").guid(k, "nodeGUID", "# Initiated from node %016x", from.guid);
+    p_.guid(k, "portGUID", " port %016x\n", db_.ref_port_guid(from)).close_object();
   }
 }
 
 void TopologyPrinter::topology(bool report_hops, bool loaded) {
+  auto rows = p_.rows();
   w_head(report_hops, loaded, true);
   if (group_) {
     grouping_ = group_chassis(db_);
     for (const auto& ch : grouping_.chassis) {
-      p_.lit("\nChassis ").dec(PRINT_FP, nullptr, ch.num);
-      if (ch.guid) p_.lit(" (guid 0x").hex(PRINT_FP, nullptr, ch.guid).lit(')');
+      p_.lit("\nChassis ").uint(PRINT_FP, nullptr, "%u", ch.num);
+      if (ch.guid) p_.lit(" (guid 0x").uint(PRINT_FP, nullptr, "%x", ch.guid).lit(')');
       p_.lit('\n');
       std::string name;
       chname_ = nullptr;
@@ -262,17 +262,17 @@ void TopologyPrinter::topology(bool report_hops, bool loaded) {
       w_node(n, nullptr, true);
     }
   p_.close_array();
-  p_.flush();
 }
 
 void TopologyPrinter::list(unsigned mask, bool head, bool report_hops) {
+  auto rows = p_.rows();
   if (head) w_head(report_hops, false, false);
   // (the reference's list names CAs first; the document keeps the
   // topology's order, switches first)
   static constexpr NodeType TEXT[] = {NodeType::CA, NodeType::Switch, NodeType::Router};
   static constexpr NodeType JSON[] = {NodeType::Switch, NodeType::CA, NodeType::Router};
   p_.open_array("nodes");
-  for (NodeType ty : p_.json() ? JSON : TEXT) {
+  for (NodeType ty : p_.per_side(TEXT, JSON)) {
     if (!(mask & (1u << unsigned(ty)))) continue;
     for (uint32_t i : db_.reference_order(ty)) {
       const Node& n = db_.node(i);
@@ -280,20 +280,19 @@ void TopologyPrinter::list(unsigned mask, bool head, bool report_hops) {
       node_members(p_, db_, n, map_);
       p_.lit(node_type_word(n.type))
           .lit("\t : 0x")
-          .hex(PRINT_FP, nullptr, n.guid, 16)
+          .uint(PRINT_FP, nullptr, "%016x", n.guid)
           .lit(" ports ")
-          .dec(PRINT_FP, nullptr, n.nports)
+          .uint(PRINT_FP, nullptr, "%u", n.nports)
           .lit(" devid 0x")
-          .hex(PRINT_FP, nullptr, n.device_id())
+          .uint(PRINT_FP, nullptr, "%x", n.device_id())
           .lit(" vendid 0x")
-          .hex(PRINT_FP, nullptr, n.vendor_id())
+          .uint(PRINT_FP, nullptr, "%x", n.vendor_id())
           .lit(" \"");
       w_remap(n);
       p_.lit("\"\n").close_object();
     }
   }
   p_.close_array();
-  p_.flush();
 }
 
 namespace {
@@ -387,8 +386,8 @@ void TopologyPrinter::diff_node(const DiffSide& d, const Node& n1, unsigned flag
   }
   if (n1.nports != n2.nports) {
     out_header();
-    p_.lit(d.pa).lit("numports = ").dec(PRINT_FP, nullptr, n1.nports).lit('\n');
-    p_.lit(d.pb).lit("numports = ").dec(PRINT_FP, nullptr, n2.nports).lit('\n');
+    p_.lit(d.pa).lit("numports = ").uint(PRINT_FP, nullptr, "%u", n1.nports).lit('\n');
+    p_.lit(d.pb).lit("numports = ").uint(PRINT_FP, nullptr, "%u", n2.nports).lit('\n');
     return;
   }
   if (!(flags & (DIFF_PORT | DIFF_LID))) return;
@@ -431,6 +430,7 @@ void TopologyPrinter::diff_node(const DiffSide& d, const Node& n1, unsigned flag
 }
 
 void TopologyPrinter::diff(const Subnet& f1, const Subnet& f2, unsigned flags) {
+  auto rows = p_.rows();
   const std::pair<unsigned, NodeType> kinds[] = {
       {DIFF_SW, NodeType::Switch}, {DIFF_CA, NodeType::CA}, {DIFF_ROUTER, NodeType::Router}};
   for (auto [bit, ty] : kinds) {
@@ -441,7 +441,6 @@ void TopologyPrinter::diff(const Subnet& f1, const Subnet& f2, unsigned flags) {
     unsigned f = flags & ~(DIFF_PORT | DIFF_LID | DIFF_NODEDESC);
     for (uint32_t i : f2.reference_order(ty)) diff_node(two, f2.node(i), f);
   }
-  p_.flush();
 }
 
 // --- chassis grouping ----------------------------------------------------------------

@@ -104,7 +104,10 @@ public:
   // One node as in the topology (JSON: its object, as member key of the
   // object open now, or an array element when key is null; with its linked
   // ports); blank: the blank line that starts its text block.
-  void node(const Node& n, const char* key = nullptr, bool blank = true) { w_node(n, key, blank), p_.flush(); }
+  void node(const Node& n, const char* key = nullptr, bool blank = true) {
+    auto rows = p_.rows();
+    w_node(n, key, blank);
+  }
 
   // The whole topology (loaded: the database came from a cache file, no MAD
   // was used): JSON the members "maxHops", "madsUsed" (report_hops),

@@ -101,14 +101,14 @@ const char* iba_node_type(NodeType t) {
 // A table's head: JSON {"nodeGUID", "name", "LID", "route" (the object
 // left open); the text's first words, up to the range.
 void describe_head(Printer& p, const TableHead& h, const char* what) {
-  p.open_object().hexguid(PRINT_JSON, "nodeGUID", h.guid).strv(PRINT_JSON, "name", h.name);
-  if (h.lid) p.dec(PRINT_JSON, "LID", h.lid);
+  p.open_object().guid(PRINT_JSON, "nodeGUID", nullptr, h.guid).str(PRINT_JSON, "name", nullptr, h.name);
+  if (h.lid) p.uint(PRINT_JSON, "LID", nullptr, h.lid);
   p.json_value("route", [&](JsonOut& j) { h.route.json(j); });
   p.lit(what);
 }
 // The rest of the head's text line: "] of switch <where> guid 0x<guid> (<name>):\n".
 void describe_head_tail(Printer& p, const TableHead& h) {
-  p.lit("] of switch ").lit(h.where).lit(" guid 0x").hexguid(PRINT_FP, nullptr, h.guid).lit(" (").lit(h.name).lit("):\n");
+  p.lit("] of switch ").lit(h.where).lit(" guid 0x").guid(PRINT_FP, nullptr, "%016x", h.guid).lit(" (").lit(h.name).lit("):\n");
 }
 
 // A known destination: the text's words (": (Channel Adapter portguid
@@ -117,12 +117,12 @@ void describe_dest(Printer& p, const LidDest& d, bool text, bool json) {
   PrintKind k = text && json ? PRINT_ANY : text ? PRINT_FP : PRINT_JSON;
   if (json) p.open_object("destination");
   if (text) p.lit(": (").lit(node_type_long(d.type)).lit(" portguid 0x");
-  p.hexguid(k, "portGUID", d.port_guid);
-  if (json) p.enumv(PRINT_JSON, "nodeType", iba_node_type(d.type), unsigned(d.type));
+  p.guid(k, "portGUID", "%016x", d.port_guid);
+  if (json) p.enumeration(PRINT_JSON, "nodeType", nullptr, iba_node_type(d.type), unsigned(d.type));
   if (text) p.lit(": '");
-  p.strv(k, "name", d.name);
+  p.str(k, "name", "%s", d.name);
   if (text) p.lit("')\n");
-  if (json) p.dec(PRINT_JSON, "baseLID", d.base_lid).dec(PRINT_JSON, "LMC", d.lmc).close_object();
+  if (json) p.uint(PRINT_JSON, "baseLID", nullptr, d.base_lid).uint(PRINT_JSON, "LMC", nullptr, d.lmc).close_object();
 }
 
 }  // namespace
@@ -144,11 +144,12 @@ template <class Resolve>
 unsigned UnicastDump::table_by(const TableHead& h, const std::vector<uint8_t>& lft, unsigned start, unsigned end,
                                const Resolve& resolve) {
   Printer& p = p_;
+  auto rows = p.rows();
   // The reference reads the table in 64-LID blocks up to end/64 rounded up:
   // an end LID that starts a block is left out (of the JSON's range too).
   unsigned last = end && end % 64 == 0 ? end - 1 : end;
   describe_head(p, h, "Unicast lids [0x");
-  p.hex(PRINT_ANY, "startLID", start).lit("-0x").hex(PRINT_FP, nullptr, end).dec(PRINT_JSON, "endLID", last);
+  p.uint(PRINT_ANY, "startLID", "%x", start).lit("-0x").uint(PRINT_FP, nullptr, "%x", end).uint(PRINT_JSON, "endLID", nullptr, last);
   describe_head_tail(p, h);
   p.lit("  Lid  Out   Destination\n       Port     Info \n");
   p.open_array("lft");
@@ -159,50 +160,47 @@ unsigned UnicastDump::table_by(const TableHead& h, const std::vector<uint8_t>& l
     bool valid = port != LFT_NO_ROUTE;
     if (!valid && !all_) continue;
     ++n;
-    p.open_object().lit("0x").hex(PRINT_ANY, "LID", lid, 4).lit(' ');
-    if (valid) p.dec0(PRINT_ANY, "port", port, 3);
-    else p.dec0(PRINT_FP, nullptr, port, 3).null("port");
+    p.open_object().lit("0x").uint(PRINT_ANY, "LID", "%04x", lid).lit(' ');
+    if (valid) p.uint(PRINT_ANY, "port", "%03u", port);
+    else p.uint(PRINT_FP, nullptr, "%03u", port).null("port");
     p.lit(' ');
     if (no_dests_) {
       p.lit('\n').close_object();
       continue;
     }
-    if (p.json() && !inline_dests_) {  // (the document's entry says no more: no lookup)
-      p.close_object();
-      continue;
-    }
-    bool in_last = lid >= last_base_ && lid < last_base_ + last_count_;
-    // (the text names a LID of the last port named in full by its path
-    // number, without asking the resolver)
-    bool by_path = have_last_ && in_last;
-    const LidDest* d = valid && (!by_path || (inline_dests_ && p.json())) ? resolve(lid) : nullptr;
-    bool known = d && d->known;
-    if (!valid) {
-      if (in_last) p.lit(": (path #").dec(PRINT_FP, nullptr, lid - last_base_).lit(" - illegal port)\n");
-      else p.lit(": (illegal port)\n");
-    } else if (by_path) {
-      p.lit(": (path #").dec(PRINT_FP, nullptr, lid - last_base_ + 1).lit(" out of ");
-      p.dec(PRINT_FP, nullptr, last_count_).lit(": portguid 0x").hexguid(PRINT_FP, nullptr, last_guid_).lit(")\n");
-    } else if (known) {
-      have_last_ = true;
-      last_base_ = d->base_lid;
-      last_count_ = 1u << d->lmc;
-      last_guid_ = d->port_guid;
-      p.cached(d->row, inline_dests_, [&] { describe_dest(p, *d, true, inline_dests_); });
-      p.close_object();
-      continue;
-    } else {
-      p.lit(unknown);
-    }
-    if (inline_dests_) {
-      if (known) describe_dest(p, *d, false, true);
-      else p.null("destination");
-    }
+    // The text's words: a LID of the last port named in full by its path
+    // number (without asking the resolver), else the destination's.
+    p.text_part([&] {
+      bool in_last = lid >= last_base_ && lid < last_base_ + last_count_;
+      bool by_path = have_last_ && in_last;
+      const LidDest* d = valid && !by_path ? resolve(lid) : nullptr;
+      if (!valid) {
+        if (in_last) p.lit(": (path #").uint(PRINT_FP, nullptr, "%u", lid - last_base_).lit(" - illegal port)\n");
+        else p.lit(": (illegal port)\n");
+      } else if (by_path) {
+        p.lit(": (path #").uint(PRINT_FP, nullptr, "%u", lid - last_base_ + 1).lit(" out of ");
+        p.uint(PRINT_FP, nullptr, "%u", last_count_).lit(": portguid 0x").guid(PRINT_FP, nullptr, "%016x", last_guid_).lit(")\n");
+      } else if (d && d->known) {
+        have_last_ = true;
+        last_base_ = d->base_lid;
+        last_count_ = 1u << d->lmc;
+        last_guid_ = d->port_guid;
+        p.cached(d->row, false, [&] { describe_dest(p, *d, true, false); });
+      } else {
+        p.lit(unknown);
+      }
+    });
+    // The document's: the destination object (or null) with inline_dests.
+    if (inline_dests_)
+      p.json_part([&] {
+        const LidDest* d = valid ? resolve(lid) : nullptr;
+        if (d && d->known) describe_dest(p, *d, false, true);
+        else p.null("destination");
+      });
     p.close_object();
   }
   p.close_array().close_object();
-  p.dec(PRINT_FP, nullptr, n).lit(all_ ? " lids dumped \n" : " valid lids dumped \n");
-  p.flush();
+  p.uint(PRINT_FP, nullptr, "%u", n).lit(all_ ? " lids dumped \n" : " valid lids dumped \n");
   return n;
 }
 
@@ -225,8 +223,9 @@ bool mask_any(const std::array<uint16_t, 16>& mask, unsigned words) {
 
 void mft_table(Printer& p, const TableHead& h, const MftRead& m, unsigned start, unsigned end, unsigned nports,
                bool all, bool brief) {
+  auto rows = p.rows();
   describe_head(p, h, "Multicast mlids [0x");
-  p.hex(PRINT_ANY, "startMLID", start).lit("-0x").hex(PRINT_ANY, "endMLID", end);
+  p.uint(PRINT_ANY, "startMLID", "%x", start).lit("-0x").uint(PRINT_ANY, "endMLID", "%x", end);
   describe_head_tail(p, h);
   unsigned words = mft_words(nports);
   if (brief) {
@@ -235,13 +234,13 @@ void mft_table(Printer& p, const TableHead& h, const MftRead& m, unsigned start,
     if (nports > 9) {
       p.lit("            ");
       for (unsigned i = 0; i <= nports; ++i) {
-        if (i % 10 == 0) p.dec(PRINT_FP, nullptr, i / 10).lit(' ');
+        if (i % 10 == 0) p.uint(PRINT_FP, nullptr, "%u", i / 10).lit(' ');
         else p.lit("  ");
       }
       p.lit('\n');
     }
     p.lit("     Ports: ");
-    for (unsigned i = 0; i <= nports; ++i) p.dec(PRINT_FP, nullptr, i % 10).lit(' ');
+    for (unsigned i = 0; i <= nports; ++i) p.uint(PRINT_FP, nullptr, "%u", i % 10).lit(' ');
     p.lit("\n MLid\n");
   }
   p.open_array("mft");
@@ -250,27 +249,26 @@ void mft_table(Printer& p, const TableHead& h, const MftRead& m, unsigned start,
     const std::array<uint16_t, 16>& mask = mft_mask(m, mlid);
     if (!all && !mask_any(mask, words)) continue;
     ++n;
-    p.open_object().lit("0x").hex(PRINT_ANY, "MLID", mlid, 4).lit("      ");
+    p.open_object().lit("0x").uint(PRINT_ANY, "MLID", "%04x", mlid).lit("      ");
     if (brief)
-      for (unsigned w = 0; w < words; ++w) p.hex(PRINT_FP, nullptr, mask[w], 4);
+      for (unsigned w = 0; w < words; ++w) p.uint(PRINT_FP, nullptr, "%04x", mask[w]);
     p.open_array("ports");
     for (unsigned i = 0; i <= nports; ++i) {
       bool in = (mask[i / 16] >> (i % 16)) & 1;
-      if (in) p.dec(PRINT_JSON, nullptr, i);
+      if (in) p.uint(PRINT_JSON, nullptr, nullptr, i);
       if (!brief) p.lit(in ? "x " : "  ");
     }
     p.close_array().lit('\n').close_object();
   }
   p.close_array().close_object();
-  p.dec(PRINT_FP, nullptr, n).lit(all ? " mlids dumped \n" : " valid mlids dumped \n");
-  p.flush();
+  p.uint(PRINT_FP, nullptr, "%u", n).lit(all ? " mlids dumped \n" : " valid mlids dumped \n");
 }
 
 void json_dests(Printer& p, const std::vector<LidDest>& dests) {
   p.open_array("destinations");
   for (unsigned lid = 0; lid < dests.size(); ++lid)
     if (dests[lid].known) {
-      p.open_object().dec(PRINT_JSON, "LID", lid);
+      p.open_object().uint(PRINT_JSON, "LID", nullptr, lid);
       describe_dest(p, dests[lid], false, true);
       p.close_object();
     }

@@ -5,19 +5,6 @@
 
 namespace ibcore {
 
-// One value for the text's conversion, whichever kind the caller gave.
-struct Printer::Arg {
-  enum Kind { U, S, D, STR } kind;
-  uint64_t u = 0;
-  int64_t s = 0;
-  double d = 0;
-  std::string_view str = {};
-  static Arg of(uint64_t v) { return {U, v}; }
-  static Arg of(int64_t v) { return {S, 0, v}; }
-  static Arg of(double v) { return {D, 0, 0, v}; }
-  static Arg of(std::string_view v) { return {STR, 0, 0, 0, v}; }
-};
-
 Printer::Printer(FILE* f, Doc doc) : Printer(f, json_enabled(), json_pretty(), doc) {}
 
 Printer::Printer(FILE* f, bool json, bool pretty, Doc doc) : f_(f) {
@@ -39,169 +26,213 @@ Printer::Printer(FILE* f, bool json, bool pretty, Doc doc) : f_(f) {
 Printer::~Printer() = default;
 
 Printer& Printer::text(const char* fmt, ...) {
-  if (j_) return *this;
-  flush();
+  if (!t_) return *this;
   va_list ap;
   va_start(ap, fmt);
-  std::vfprintf(f_, fmt, ap);
+  t_->vprintf(fmt, ap);
   va_end(ap);
-  return *this;
-}
-
-Printer& Printer::text_raw(std::string_view s) {
-  if (!j_ && !s.empty()) {
-    flush();
-    std::fwrite(s.data(), 1, s.size(), f_);
-  }
+  done();
   return *this;
 }
 
 namespace {
 
-// Copy s to f with "%%" as '%'.
-void literal(FILE* f, std::string_view s) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 1 < s.size() && s[i + 1] == '%') ++i;
-    std::fputc(s[i], f);
-  }
+[[noreturn]] void wrong(const char* what, const Fmt& f) {
+  throw std::logic_error(std::string("Printer: ") + what + " in format \"" + f.str() + "\"");
+}
+
+// The conversion as printf spells it, with the length a value of the
+// conversion's kind needs.
+std::string spec(const Fmt& f, const char* length) {
+  std::string s = "%";
+  uint8_t fl = f.flags();
+  if (fl & Fmt::MINUS) s += '-';
+  if (fl & Fmt::ZERO) s += '0';
+  if (fl & Fmt::PLUS) s += '+';
+  if (fl & Fmt::SPACE) s += ' ';
+  if (fl & Fmt::HASH) s += '#';
+  if (f.width() >= 0) s += std::to_string(f.width());
+  if (f.precision() >= 0) s += '.' + std::to_string(f.precision());
+  s += length;
+  s += f.conv();
+  return s;
+}
+
+unsigned digits10(uint64_t v) {
+  unsigned d = 1;
+  for (v /= 10; v; v /= 10) ++d;
+  return d;
+}
+
+unsigned digits16(uint64_t v) {
+  unsigned d = 1;
+  for (v >>= 4; v; v >>= 4) ++d;
+  return d;
 }
 
 }  // namespace
 
-// fmt: text, one conversion (flags, width, precision, any length modifier,
-// then d i u x X o c f F e E g G a A s), text.  The conversion is rebuilt
-// with the length the value needs, so "%u" takes a uint64_t.
-void Printer::text_value(PrintKind k, const char* fmt, const Arg& a) {
-  if (j_ || k == PRINT_JSON || !fmt) return;
-  flush();
-  std::string_view f(fmt);
-  size_t p = 0;
-  while ((p = f.find('%', p)) != std::string_view::npos && p + 1 < f.size() && f[p + 1] == '%') p += 2;
-  if (p == std::string_view::npos || p + 1 >= f.size())
-    throw std::logic_error(std::string("Printer: no conversion in format \"") + fmt + "\"");
-  literal(f_, f.substr(0, p));
-  size_t q = p + 1;
-  std::string spec = "%";
-  while (q < f.size() && std::string_view("-+ #0").find(f[q]) != std::string_view::npos) spec += f[q++];
-  while (q < f.size() && ((f[q] >= '0' && f[q] <= '9') || f[q] == '.')) spec += f[q++];
-  while (q < f.size() && std::string_view("hlLqjzt").find(f[q]) != std::string_view::npos) ++q;
-  if (q >= f.size()) throw std::logic_error(std::string("Printer: bad conversion in format \"") + fmt + "\"");
-  char c = f[q++];
-  std::string_view conv_int("diuxXoc"), conv_real("fFeEgGaA");
-  if (conv_int.find(c) != std::string_view::npos) {
-    if (a.kind == Arg::STR || a.kind == Arg::D)
-      throw std::logic_error(std::string("Printer: integer conversion for another value in \"") + fmt + "\"");
-    uint64_t u = a.kind == Arg::U ? a.u : uint64_t(a.s);
-    if (c == 'c') {
-      spec += c;
-      std::fprintf(f_, spec.c_str(), int(u));
-    } else {
-      spec += "ll";
-      spec += c;
-      if (c == 'd' || c == 'i') std::fprintf(f_, spec.c_str(), static_cast<long long>(u));
-      else std::fprintf(f_, spec.c_str(), static_cast<unsigned long long>(u));
-    }
-  } else if (conv_real.find(c) != std::string_view::npos) {
-    double d = a.kind == Arg::D ? a.d : a.kind == Arg::U ? double(a.u) : a.kind == Arg::S ? double(a.s) : 0;
-    if (a.kind == Arg::STR)
-      throw std::logic_error(std::string("Printer: real conversion for a string in \"") + fmt + "\"");
-    spec += c;
-    std::fprintf(f_, spec.c_str(), d);
-  } else if (c == 's') {
-    if (a.kind != Arg::STR)
-      throw std::logic_error(std::string("Printer: %s for a number in \"") + fmt + "\"");
-    if (spec == "%") {
-      std::string_view v = a.str.substr(0, a.str.find('\0'));  // (as printf: up to a NUL)
-      std::fwrite(v.data(), 1, v.size(), f_);
-    } else {
-      spec += 's';
-      std::fprintf(f_, spec.c_str(), std::string(a.str).c_str());
-    }
-  } else {
-    throw std::logic_error(std::string("Printer: unknown conversion in format \"") + fmt + "\"");
+// The text around the conversion ("%%" as '%').
+void Printer::put_around(std::string_view s, bool escaped) {
+  if (s.empty()) return;
+  if (!escaped) {
+    t_->put(s);
+    return;
   }
-  literal(f_, f.substr(q));
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 1 < s.size() && s[i + 1] == '%') ++i;
+    t_->put(s[i]);
+  }
 }
 
-Printer& Printer::uint(PrintKind k, const char* key, const char* fmt, uint64_t v) {
+// An integer (negative: v is the two's complement of a negative value): the
+// usual conversions straight into the buffer, the rest through printf.
+void Printer::text_int(const Fmt& f, uint64_t v, bool negative) {
+  if (!f.integral()) wrong(f.string() ? "%s for a number" : "real conversion for an integer", f);
+  put_around(f.before(), f.escaped());
+  const char c = f.conv();
+  const uint8_t fl = f.flags();
+  const int w = f.width();
+  bool fast = !negative && f.precision() < 0;
+  if (fast && (c == 'u' || c == 'd' || c == 'i')) {
+    if (!fl) w > 0 ? t_->rdec(v, size_t(w)) : t_->dec(v);
+    else if (fl == Fmt::ZERO && w > 0) digits10(v) <= unsigned(w) ? t_->dec0(v, w) : t_->dec(v);
+    else if (fl == Fmt::MINUS) {
+      t_->dec(v);
+      if (w > 0 && digits10(v) < unsigned(w)) t_->spaces(size_t(w) - digits10(v));
+    } else fast = false;
+  } else if (fast && c == 'x') {
+    if (!fl) {
+      if (w > 0 && digits16(v) < unsigned(w)) t_->spaces(size_t(w) - digits16(v));
+      t_->hex(v);
+    } else if (fl == Fmt::ZERO && w > 0) digits16(v) <= unsigned(w) ? t_->hex0(v, w) : t_->hex(v);
+    else fast = false;
+  } else {
+    fast = false;
+  }
+  if (!fast) {
+    if (c == 'c') t_->printf(spec(f, "").c_str(), int(v));
+    else if ((c == 'd' || c == 'i')) t_->printf(spec(f, "ll").c_str(), static_cast<long long>(v));
+    else t_->printf(spec(f, "ll").c_str(), static_cast<unsigned long long>(v));
+  }
+  put_around(f.after(), f.escaped());
+  done();
+}
+
+void Printer::text_real(const Fmt& f, double v) {
+  if (f.string()) wrong("%s for a number", f);
+  put_around(f.before(), f.escaped());
+  if (f.real()) t_->printf(spec(f, "").c_str(), v);
+  else t_->printf(spec(f, "ll").c_str(), static_cast<long long>(v));
+  put_around(f.after(), f.escaped());
+  done();
+}
+
+void Printer::text_str(const Fmt& f, std::string_view v) {
+  if (!f.string()) wrong(f.integral() ? "integer conversion for a string" : "real conversion for a string", f);
+  put_around(f.before(), f.escaped());
+  v = v.substr(0, v.find('\0'));  // (as printf: up to a NUL)
+  const uint8_t fl = f.flags();
+  const int w = f.width();
+  if (f.precision() < 0 && !fl) w > 0 ? t_->rpad(v, size_t(w)) : t_->put(v);
+  else if (f.precision() < 0 && fl == Fmt::MINUS) {
+    t_->put(v);
+    if (w > 0 && v.size() < size_t(w)) t_->spaces(size_t(w) - v.size());
+  } else {
+    t_->printf(spec(f, "").c_str(), std::string(v).c_str());
+  }
+  put_around(f.after(), f.escaped());
+  done();
+}
+
+Printer& Printer::uint(PrintKind k, const char* key, Fmt fmt, uint64_t v) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->num(v);
+  } else if (want_text(k, fmt)) {
+    text_int(fmt, v, false);
   }
-  text_value(k, fmt, Arg::of(v));
   return *this;
 }
 
-Printer& Printer::sint(PrintKind k, const char* key, const char* fmt, int64_t v) {
+Printer& Printer::sint(PrintKind k, const char* key, Fmt fmt, int64_t v) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->snum(v);
+  } else if (want_text(k, fmt)) {
+    text_int(fmt, uint64_t(v), v < 0);
   }
-  text_value(k, fmt, Arg::of(v));
   return *this;
 }
 
-Printer& Printer::real(PrintKind k, const char* key, const char* fmt, double v) {
+Printer& Printer::real(PrintKind k, const char* key, Fmt fmt, double v) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->real(v);
+  } else if (want_text(k, fmt)) {
+    text_real(fmt, v);
   }
-  text_value(k, fmt, Arg::of(v));
   return *this;
 }
 
-Printer& Printer::str(PrintKind k, const char* key, const char* fmt, std::string_view v) {
+Printer& Printer::str(PrintKind k, const char* key, Fmt fmt, std::string_view v) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->str(v);
+  } else if (want_text(k, fmt)) {
+    text_str(fmt, v);
   }
-  text_value(k, fmt, Arg::of(v));
   return *this;
 }
 
-Printer& Printer::boolean(PrintKind k, const char* key, const char* fmt, bool v, const char* t, const char* f) {
+Printer& Printer::boolean(PrintKind k, const char* key, Fmt fmt, bool v, const char* t, const char* f) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->boolean(v);
+  } else if (want_text(k, fmt)) {
+    text_str(fmt, v ? t : f);
   }
-  text_value(k, fmt, Arg::of(v ? t : f));
   return *this;
 }
 
-Printer& Printer::guid(PrintKind k, const char* key, const char* fmt, uint64_t g) {
+Printer& Printer::guid(PrintKind k, const char* key, Fmt fmt, uint64_t g) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->guid(g);
+  } else if (want_text(k, fmt)) {
+    text_int(fmt, g, false);
   }
-  text_value(k, fmt, Arg::of(g));
   return *this;
 }
 
-Printer& Printer::gid(PrintKind k, const char* key, const char* fmt, const iba::Gid& g) {
+Printer& Printer::gid(PrintKind k, const char* key, Fmt fmt, const iba::Gid& g) {
   if (want_json(k)) {
     if (key) j_->key(key);
     j_->gid(g);
+  } else if (want_text(k, fmt)) {
+    text_str(fmt, g.str());
   }
-  if (!j_ && k != PRINT_JSON && fmt) text_value(k, fmt, Arg::of(g.str()));
   return *this;
 }
 
-Printer& Printer::enumeration(PrintKind k, const char* key, const char* fmt, std::string_view name, uint64_t raw) {
+Printer& Printer::enumeration(PrintKind k, const char* key, Fmt fmt, std::string_view name, uint64_t raw) {
   if (want_json(k)) {
     if (!key) throw std::logic_error("Printer: an enumeration needs a key");
     j_->kenum(key, name, raw);
+  } else if (want_text(k, fmt)) {
+    text_str(fmt, name);
   }
-  text_value(k, fmt, Arg::of(name));
   return *this;
 }
 
-Printer& Printer::enumeration(PrintKind k, const char* key, const char* fmt, const iba::enums::Enumeration& e,
+Printer& Printer::enumeration(PrintKind k, const char* key, Fmt fmt, const iba::enums::Enumeration& e,
                               uint64_t raw) {
   if (want_json(k)) {
     if (!key) throw std::logic_error("Printer: an enumeration needs a key");
     j_->kenum(key, e, raw);
+  } else if (want_text(k, fmt)) {
+    text_str(fmt, e.name(raw));
   }
-  if (!j_ && k != PRINT_JSON && fmt) text_value(k, fmt, Arg::of(e.name(raw)));
   return *this;
 }
 

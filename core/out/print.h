@@ -5,22 +5,26 @@
 //
 //   ibcore::Printer p;                       // the process's mode (--json, --pretty)
 //   p.open_object();                         // the document (text: nothing)
-//   p.text("LID start ");                    // text only (PRINT_FP)
+//   p.text("LID start ");                    // text only (a label)
 //   p.uint(PRINT_ANY, "LID", "0x%x", lid);   // text "0x%x" of lid, JSON "LID": lid
 //   p.uint(PRINT_JSON, "LMC", nullptr, lmc); // JSON only
 //   p.text("\n");
 //   p.close_object();
 //   p.finish();
 //
-// - A value call names the JSON key (nullptr: an array element) and the
-//   text format, a printf format with one conversion for the value: its
-//   length modifier does not matter (the layer gives the value the width the
-//   conversion needs: "%u", "0x%04x", "%2d", "%s", "%-20s", "%.3f").
-//   PRINT_ANY writes both, PRINT_FP the text only (fmt), PRINT_JSON the JSON
-//   only (fmt unused, may be nullptr).
+// - One family of value calls, uint/sint/real/str/boolean/guid/gid/
+//   enumeration(kind, key, fmt, value), and null(key).  The key is the JSON
+//   member (nullptr: an array element); fmt the text's printf format with
+//   one conversion for the value (a Fmt: a literal is parsed when compiled,
+//   and a bad one does not compile).  Its length modifier does not matter
+//   (the layer gives the value the width the conversion needs: "%u",
+//   "0x%04x", "%3u", "%s", "%-20s", "%.3f"); the common conversions are
+//   written straight into the layer's buffer, without printf.  PRINT_ANY
+//   writes both sides, PRINT_FP the text only (fmt), PRINT_JSON the JSON only
+//   (fmt unused, may be nullptr).
 // - open_object/open_array(key) and their close are the JSON document's
-//   nesting; the text has none.  text(fmt, ...) is text only (a label, a
-//   separator, a newline).
+//   nesting; the text has none.  text(fmt, ...) and lit(s) are text only (a
+//   label, a separator, a newline).
 // - Value kinds follow JsonOut's conventions (json.h): uint/sint numbers,
 //   guid a "0x" and 16 digits string (text: the fmt applied to the number),
 //   gid its RFC 4291 string, enumerations their name with <key>Raw beside.
@@ -28,21 +32,29 @@
 //   its fields (FieldDesc: names, enumerations) as a JSON object, or the
 //   reference's layout of the same buffer (iba/refprint*), made only when
 //   the text is written.
-// - The mode is chosen once, when the Printer is made.  No command asks
-//   it; json() is asked today only by three layouts of core/fabric, where
-//   the document's shape differs from the text's (json_net.cpp: the
-//   document-only members; netprint.cpp: the node types' order; routes.cpp:
-//   how a destination is named).  Text goes straight to the FILE (stdio's buffer, so it
-//   stays in order with anything else on stdout); JSON goes through a
-//   JsonOut, streamed (Doc::Stream), or held until finish() (Doc::Whole:
-//   a run that fails part way leaves nothing on stdout).
+// - The mode is chosen once, when the Printer is made, and nothing outside
+//   this layer asks it.  Where the two sides differ in more than one value,
+//   the difference is described, not tested: json_part(fn) (members only
+//   the document has, fn run only for it), text_part(fn) (the converse),
+//   per_side(t, j) (a choice the two sides make differently: the
+//   reference's list order against the document's), json_value(key, fn) (a
+//   composite core/ writes into a JsonOut), text_to(fn) (text another writer
+//   makes).
+// - Text goes through the layer's buffer to the FILE (stdio's buffer, so it
+//   stays in order with anything else on stdout): after each call, or, in a
+//   rows() scope (the big outputs: dump_fts on a k=32 fat tree is 12 M rows),
+//   when the scope ends.  JSON goes through a JsonOut, streamed
+//   (Doc::Stream), or held until finish() (Doc::Whole: a run that fails part
+//   way leaves nothing on stdout).
 #pragma once
 
+#include <concepts>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -56,6 +68,103 @@
 namespace ibcore {
 
 enum PrintKind { PRINT_ANY, PRINT_FP, PRINT_JSON };
+
+// A value's text format: printf's, one conversion (flags, width, precision,
+// any length modifier, then d i u x X o c f F e E g G a A s), text around
+// it ("%%" for a '%').  A literal is parsed when compiled; a format chosen
+// at run time (a const char*) when the value is written; nullptr: none.
+class Fmt {
+public:
+  constexpr Fmt(std::nullptr_t) {}
+  template <size_t N>
+  consteval Fmt(const char (&s)[N]) {
+    parse(s);
+  }
+  template <class T>
+    requires std::same_as<T, const char*> || std::same_as<T, char*>
+  Fmt(T s) {
+    if (s) parse(s);
+  }
+
+  enum Flag : uint8_t { MINUS = 1, ZERO = 2, PLUS = 4, SPACE = 8, HASH = 16 };
+  // A bare conversion whose width is known only at run time ('u', 5, ZERO:
+  // "%05u").
+  static Fmt conversion(char conv, int width, uint8_t flags = 0) {
+    Fmt f(nullptr);
+    f.s_ = "";
+    f.conv_ = conv;
+    f.width_ = int16_t(width > 0 ? width : -1);
+    f.flags_ = width > 0 ? flags : 0;
+    return f;
+  }
+
+  bool none() const { return !s_; }
+  std::string_view before() const { return {s_, pre_}; }
+  std::string_view after() const { return {s_ + post_, size_t(end_ - post_)}; }
+  const char* str() const { return s_; }
+  char conv() const { return conv_; }
+  uint8_t flags() const { return flags_; }
+  int width() const { return width_; }
+  int precision() const { return prec_; }
+  bool escaped() const { return escaped_; }  // "%%" in the text around
+  bool integral() const { return is_in(conv_, "diuxXoc"); }
+  bool real() const { return is_in(conv_, "fFeEgGaA"); }
+  bool string() const { return conv_ == 's'; }
+
+private:
+  static constexpr bool is_in(char c, const char* set) {
+    for (; *set; ++set)
+      if (*set == c) return true;
+    return false;
+  }
+  [[noreturn]] static void bad(const char* why) { throw std::logic_error(why); }
+  constexpr void parse(const char* s) {
+    s_ = s;
+    size_t n = 0;
+    while (s[n]) ++n;
+    size_t p = 0;
+    for (;; ++p) {
+      if (p >= n) bad("Printer: no conversion in a format");
+      if (s[p] != '%') continue;
+      if (p + 1 < n && s[p + 1] == '%') {
+        escaped_ = true;
+        ++p;
+        continue;
+      }
+      break;
+    }
+    pre_ = uint16_t(p);
+    size_t q = p + 1;
+    for (; q < n && is_in(s[q], "-0+ #"); ++q)
+      flags_ |= s[q] == '-' ? MINUS : s[q] == '0' ? ZERO : s[q] == '+' ? PLUS : s[q] == ' ' ? SPACE : HASH;
+    for (; q < n && s[q] >= '0' && s[q] <= '9'; ++q) width_ = int16_t((width_ < 0 ? 0 : width_) * 10 + (s[q] - '0'));
+    if (q < n && s[q] == '.') {
+      prec_ = 0;
+      for (++q; q < n && s[q] >= '0' && s[q] <= '9'; ++q) prec_ = int16_t(prec_ * 10 + (s[q] - '0'));
+    }
+    while (q < n && is_in(s[q], "hlLqjzt")) ++q;
+    if (q >= n || !is_in(s[q], "diuxXocfFeEgGaAs")) bad("Printer: bad conversion in a format");
+    conv_ = s[q];
+    post_ = uint16_t(q + 1);
+    end_ = uint16_t(n);
+    for (size_t r = post_; r < n; ++r) {
+      if (s[r] != '%') continue;
+      if (r + 1 < n && s[r + 1] == '%') {
+        escaped_ = true;
+        ++r;
+      } else {
+        bad("Printer: a second conversion in a format");
+      }
+    }
+  }
+
+  const char* s_ = nullptr;
+  uint16_t pre_ = 0, post_ = 0, end_ = 0;
+  int16_t width_ = -1, prec_ = -1;
+  char conv_ = 0;
+  uint8_t flags_ = 0;
+  bool escaped_ = false;
+};
 
 class Printer {
 public:
@@ -97,106 +206,57 @@ public:
   // Text only, printf-style.
   Printer& text(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
   // Text only, as is.
-  Printer& text_raw(std::string_view s);
-
-  // Values.
-  Printer& uint(PrintKind k, const char* key, const char* fmt, uint64_t v);
-  Printer& sint(PrintKind k, const char* key, const char* fmt, int64_t v);
-  Printer& real(PrintKind k, const char* key, const char* fmt, double v);
-  Printer& str(PrintKind k, const char* key, const char* fmt, std::string_view v);
-  // JSON true/false; the text's fmt gets the string t or f.
-  Printer& boolean(PrintKind k, const char* key, const char* fmt, bool v, const char* t = "true",
-                   const char* f = "false");
-  Printer& guid(PrintKind k, const char* key, const char* fmt, uint64_t g);
-  Printer& gid(PrintKind k, const char* key, const char* fmt, const iba::Gid& g);
-  // JSON "key": name, "keyRaw": raw; the text's fmt gets the name.
-  Printer& enumeration(PrintKind k, const char* key, const char* fmt, std::string_view name, uint64_t raw);
-  Printer& enumeration(PrintKind k, const char* key, const char* fmt, const iba::enums::Enumeration& e,
-                       uint64_t raw);
-  // JSON null (PRINT_JSON: the text has no such value).
-  Printer& null(const char* key);
-
-  // --- The row path: the big outputs (a dump_fts of a k=32 fat tree is 12 M
-  // rows).  Each value is formatted straight into the layer's buffer (text)
-  // or the JSON writer: no format to parse, no virtual call, no allocation.
-  // The text stays in the buffer until flush(), a printf-style call above,
-  // finish() or the destructor: a printer of core/ flushes at the end of each
-  // of its public calls, so that its text is on the FILE, in order with
-  // anything else, when it returns.
-  // Text only, as is.
   Printer& lit(std::string_view s) {
-    if (t_) t_->put(s);
+    if (t_) {
+      t_->put(s);
+      done();
+    }
     return *this;
   }
   Printer& lit(char c) {
-    if (t_) t_->put(c);
-    return *this;
-  }
-  Printer& lit(bool text, std::string_view s) { return text ? lit(s) : *this; }
-  // A number: JSON the number; text printf's %u (width: %<width>u).
-  Printer& dec(PrintKind k, const char* key, uint64_t v, unsigned width = 0) {
     if (t_) {
-      if (k != PRINT_JSON) width ? t_->rdec(v, width) : t_->dec(v);
-    } else if (j_ && k != PRINT_FP) {
-      if (key) j_->key(key);
-      j_->num(v);
+      t_->put(c);
+      done();
     }
     return *this;
   }
-  // A number: JSON the number; text %0<digits>u (v fits in digits).
-  Printer& dec0(PrintKind k, const char* key, uint64_t v, unsigned digits) {
-    if (t_) {
-      if (k != PRINT_JSON) t_->dec0(v, int(digits));
-    } else if (j_ && k != PRINT_FP) {
-      if (key) j_->key(key);
-      j_->num(v);
+
+  // Values.
+  Printer& uint(PrintKind k, const char* key, Fmt fmt, uint64_t v);
+  Printer& sint(PrintKind k, const char* key, Fmt fmt, int64_t v);
+  Printer& real(PrintKind k, const char* key, Fmt fmt, double v);
+  Printer& str(PrintKind k, const char* key, Fmt fmt, std::string_view v);
+  // JSON true/false; the text's fmt gets the string t or f.
+  Printer& boolean(PrintKind k, const char* key, Fmt fmt, bool v, const char* t = "true", const char* f = "false");
+  // JSON "0x" and 16 digits; the text's fmt gets the number.
+  Printer& guid(PrintKind k, const char* key, Fmt fmt, uint64_t g);
+  Printer& gid(PrintKind k, const char* key, Fmt fmt, const iba::Gid& g);
+  // JSON "key": name, "keyRaw": raw; the text's fmt gets the name.
+  Printer& enumeration(PrintKind k, const char* key, Fmt fmt, std::string_view name, uint64_t raw);
+  Printer& enumeration(PrintKind k, const char* key, Fmt fmt, const iba::enums::Enumeration& e, uint64_t raw);
+  // JSON null (the text has no such value).
+  Printer& null(const char* key);
+
+  // A scope of many calls whose text is written to the FILE when it ends
+  // (not after each call): a printer of core/ makes one per public call.
+  class Rows {
+  public:
+    explicit Rows(Printer& p) : p_(p) { ++p_.rows_; }
+    ~Rows() {
+      if (--p_.rows_ == 0) p_.flush();
     }
-    return *this;
-  }
-  // A number: JSON the number; text %x (digits: %0<digits>x), no "0x".
-  Printer& hex(PrintKind k, const char* key, uint64_t v, unsigned digits = 0) {
-    if (t_) {
-      if (k != PRINT_JSON) digits ? t_->hex0(v, int(digits)) : t_->hex(v);
-    } else if (j_ && k != PRINT_FP) {
-      if (key) j_->key(key);
-      j_->num(v);
-    }
-    return *this;
-  }
-  // A GUID: JSON its string ("0x" and 16 digits); text %016x, no "0x"
-  // (digits 0: %x).
-  Printer& hexguid(PrintKind k, const char* key, uint64_t g, unsigned digits = 16) {
-    if (t_) {
-      if (k != PRINT_JSON) digits ? t_->hex0(g, int(digits)) : t_->hex(g);
-    } else if (j_ && k != PRINT_FP) {
-      if (key) j_->key(key);
-      j_->guid(g);
-    }
-    return *this;
-  }
-  // A string: JSON the string; text as is (%s; width: %<width>s).
-  Printer& strv(PrintKind k, const char* key, std::string_view v, unsigned width = 0) {
-    if (t_) {
-      if (k != PRINT_JSON) width ? t_->rpad(v, width) : t_->put(v);
-    } else if (j_ && k != PRINT_FP) {
-      if (key) j_->key(key);
-      j_->str(v);
-    }
-    return *this;
-  }
-  // JSON "key": name, "keyRaw": raw; text the name.
-  Printer& enumv(PrintKind k, const char* key, std::string_view name, uint64_t raw) {
-    if (t_) {
-      if (k != PRINT_JSON) t_->put(name);
-    } else if (j_ && k != PRINT_FP) {
-      j_->kenum(key, name, raw);
-    }
-    return *this;
-  }
+    Rows(const Rows&) = delete;
+    Rows& operator=(const Rows&) = delete;
+
+  private:
+    Printer& p_;
+  };
+  [[nodiscard]] Rows rows() { return Rows(*this); }
+
   // A described fragment whose text does not change between calls (a
   // destination's words, written once per LID per switch): the text is
   // made once into cache (empty: not made yet) and then copied; the JSON
-  // is described each time.  describe() uses only the row path.
+  // is described each time.
   // json: the fragment has a JSON side (false: JSON runs skip it).
   template <class F>
   Printer& cached(std::string& cache, bool json, F&& describe) {
@@ -216,14 +276,36 @@ public:
       cap.flush();
     }
     t_->put(cache);
+    done();
     return *this;
   }
-  // The row path's text to the FILE.
+  // The buffered text to the FILE.
   Printer& flush() {
     if (t_) t_->flush();
     return *this;
   }
-  bool json() const { return j_ != nullptr; }
+
+  // Members only the document has, described by fn through this printer
+  // (a node's JSON members beside its text lines): fn runs only when there
+  // is a document.
+  template <class F>
+  Printer& json_part(F&& describe) {
+    if (j_) describe();
+    return *this;
+  }
+  // The converse: what only the text shows, where making it costs (a
+  // destination looked up to be named).
+  template <class F>
+  Printer& text_part(F&& describe) {
+    if (t_) describe();
+    return *this;
+  }
+  // A choice the two sides make differently (the reference's list order
+  // against the document's).
+  template <class T>
+  const T& per_side(const T& text, const T& json) const {
+    return j_ ? json : text;
+  }
 
   // An IBA structure: JSON "key": {its fields as iba/ declares them, hide
   // left out}; text: layout(), the reference's lines for the same buffer
@@ -237,7 +319,7 @@ public:
       if (key) j_->key(key);
       j_->obj().fields(desc, buf, hide, caps).end();
     } else {
-      text_raw(layout());
+      lit(layout());
     }
     return *this;
   }
@@ -266,7 +348,7 @@ public:
   Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, F&& layout,
                   std::span<const std::string_view> hide = {}) {
     if (j_) j_->fields(desc, buf, hide);
-    else text_raw(layout());
+    else lit(layout());
     return *this;
   }
 
@@ -286,7 +368,7 @@ public:
   // (json_value): write(FILE*) is called only for the text.
   template <class F>
   Printer& text_to(F&& write) {
-    if (!j_) {
+    if (t_) {
       flush();
       write(f_);
     }
@@ -301,9 +383,20 @@ public:
   // dropped, nothing is written.
   void close_all();
 
+  // --- Deprecated names, kept until their last callers (the counter scan's
+  // commands) move to the one family above; each is exactly the call named.
+  // text_raw(s): lit(s).
+  Printer& text_raw(std::string_view s) { return lit(s); }
+
 private:
-  struct Arg;
-  void text_value(PrintKind k, const char* fmt, const Arg& a);
+  void done() {
+    if (!rows_) t_->flush();
+  }
+  void put_around(std::string_view s, bool escaped);
+  void text_int(const Fmt& f, uint64_t v, bool negative);
+  void text_real(const Fmt& f, double v);
+  void text_str(const Fmt& f, std::string_view v);
+  bool want_text(PrintKind k, const Fmt& f) const { return t_ && k != PRINT_JSON && !f.none(); }
   bool want_json(PrintKind k) const { return j_ && k != PRINT_FP; }
 
   FILE* f_;
@@ -311,8 +404,9 @@ private:
   std::unique_ptr<TextOut> o_;      // Doc::Stream
   std::unique_ptr<JsonOut> own_j_;  // Doc::Stream
   JsonOut* j_ = nullptr;            // JSON mode: the writer
-  std::unique_ptr<TextOut> own_t_;  // text mode: the row path's buffer
+  std::unique_ptr<TextOut> own_t_;  // text mode: the buffer
   TextOut* t_ = nullptr;            // text mode: own_t_ (or a cached() capture)
+  int rows_ = 0;                    // Rows scopes open
   bool finished_ = false;
 };
 

@@ -180,17 +180,22 @@ public:
 
   // Anything else (rare lines only).
   TextOut& printf(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
-    char t[512];
     va_list ap;
     va_start(ap, fmt);
-    int k = std::vsnprintf(t, sizeof t, fmt, ap);
+    vprintf(fmt, ap);
     va_end(ap);
+    return *this;
+  }
+  TextOut& vprintf(const char* fmt, va_list ap) {
+    char t[512];
+    va_list aq;
+    va_copy(aq, ap);
+    int k = std::vsnprintf(t, sizeof t, fmt, aq);
+    va_end(aq);
     if (k < 0) return *this;
     if (size_t(k) < sizeof t) return put(std::string_view(t, size_t(k)));
     std::string big(size_t(k) + 1, '\0');
-    va_start(ap, fmt);
     std::vsnprintf(big.data(), big.size(), fmt, ap);
-    va_end(ap);
     big.resize(size_t(k));
     return put(big);
   }

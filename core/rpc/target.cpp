@@ -127,7 +127,7 @@ void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e,
   }
 }
 
-std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid) {
+GuidHint guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid) {
   char b[96];
   uint16_t sa_lid = 0;
   try {
@@ -150,7 +150,7 @@ std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid) {
       if (t.records.size() == 1) {
         std::snprintf(b, sizeof b, "for its port give -G 0x%016llx",
                       (unsigned long long)t.records[0].nodeInfo().portGUID());
-        return s + b;
+        return {GuidHint::NodeGuid, s + b};
       }
       s += "for one of its ports give";
       for (size_t i = 0; i < t.records.size(); ++i) {
@@ -159,12 +159,12 @@ std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid) {
                       unsigned(t.records[i].nodeInfo().localPortNum()));
         s += b;
       }
-      return s;
+      return {GuidHint::NodeGuid, s};
     }
     // A port GUID: its PathRecord.
     IBPath p = path_from_sa(mad, iba::Gid::from(mad.transport().local_gid().prefix(), guid), sm_lid);
     std::snprintf(b, sizeof b, "for the port GUID give -G 0x%016llx", (unsigned long long)guid);
-    return p.DLID ? b : std::string();
+    if (p.DLID) return {GuidHint::PortGuid, b};
   } catch (const MADError& e) {
     if (sa_unavailable_error(e)) note_sa_unavailable(mad.transport(), sa_lid, &e);
   } catch (const std::exception&) {

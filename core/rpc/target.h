@@ -61,9 +61,13 @@ void note_target_presence(MadTransactor& mad, const IBPath& target, MADError& e,
 // What the SA says a GUID given as a destination is, for the line that tells
 // how to address it: a port GUID ("for the port GUID give -G 0x..."), or a
 // node GUID (its port GUIDs: -G takes port GUIDs, as the reference's
-// does).  Empty when the SA knows neither, or does not answer (asked with
-// the short bound, and not of an SA known not to answer).
-std::string guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid = 0);
+// does).  None (text empty) when the SA knows neither, or does not answer
+// (asked with the short bound, and not of an SA known not to answer).
+struct GuidHint {
+  enum Kind { None, PortGuid, NodeGuid } kind = None;
+  std::string text;
+};
+GuidHint guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid = 0);
 
 // The destination as libibmad's portid2str prints it in smpquery's header
 // lines: "Lid 12", "DR path slid 65535; dlid 65535; 0,1,3",

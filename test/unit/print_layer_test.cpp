@@ -180,12 +180,12 @@ TEST(PrintLayer, StreamCloseAllLeavesOneDocument) {
 void describe_rows(Printer& p, std::string& cache, int& made) {
   p.open_object().open_array("rows");
   for (unsigned lid = 9; lid <= 10; ++lid) {
-    p.open_object().lit("0x").hex(PRINT_ANY, "LID", lid, 4).lit(' ').dec0(PRINT_ANY, "port", lid - 8, 3);
-    p.lit(" (").strv(PRINT_ANY, "name", "Hca1", 6).lit(") ").hexguid(PRINT_ANY, "guid", 0x1491);
-    p.dec(PRINT_FP, nullptr, 7, 3).dec(PRINT_JSON, "hidden", 5);
+    p.open_object().lit("0x").uint(PRINT_ANY, "LID", "%04x", lid).lit(' ').uint(PRINT_ANY, "port", "%03u", lid - 8);
+    p.lit(" (").str(PRINT_ANY, "name", "%6s", "Hca1").lit(") ").guid(PRINT_ANY, "guid", "%016x", 0x1491);
+    p.uint(PRINT_FP, nullptr, "%3u", 7).uint(PRINT_JSON, "hidden", nullptr, 5);
     p.cached(cache, true, [&] {
       ++made;
-      p.lit(" ->").enumv(PRINT_ANY, "state", "Active", 4);
+      p.lit(" ->").enumeration(PRINT_ANY, "state", "%s", "Active", 4);
     });
     p.lit('\n').close_object();
   }
@@ -224,11 +224,105 @@ TEST(PrintLayer, RowPathTextAndJsonFromOneDescription) {
 }
 
 TEST(PrintLayer, BadFormatIsAWriterBug) {
+  // (a literal that is not a format does not compile; these are chosen at
+  // run time)
+  const char* none = "no conversion";
+  const char* num = "%u";
+  const char* str = "%s";
+  const char* two = "%u %u";
   Mem t;
   Printer p(t.f, false, false);
-  EXPECT_THROW(p.uint(PRINT_ANY, "a", "no conversion", 1), std::logic_error);
-  EXPECT_THROW(p.str(PRINT_ANY, "a", "%u", "x"), std::logic_error);
-  EXPECT_THROW(p.uint(PRINT_ANY, "a", "%s", 1), std::logic_error);
+  EXPECT_THROW(p.uint(PRINT_ANY, "a", none, 1), std::logic_error);
+  EXPECT_THROW(p.str(PRINT_ANY, "a", num, "x"), std::logic_error);
+  EXPECT_THROW(p.uint(PRINT_ANY, "a", str, 1), std::logic_error);
+  EXPECT_THROW(p.uint(PRINT_ANY, "a", two, 1), std::logic_error);
+}
+
+// The conversions written without printf give printf's bytes, and the rest
+// go through it: each case against snprintf.
+TEST(PrintLayer, ConversionsAsPrintfWritesThem) {
+  const char* fmts[] = {"%u", "%5u", "%05u", "%-5u|", "%02u", "%x", "%4x", "%04x", "%016x", "%02x", "%X",
+                        "%#x", "%o", "%+d", "%8.3u", "[%3u%%]"};
+  const uint64_t vals[] = {0, 7, 255, 4096, 123456, 0x0002c90300001491ull};
+  for (const char* f : fmts)
+    for (uint64_t v : vals) {
+      Mem t;
+      {
+        Printer p(t.f, false, false);
+        p.uint(PRINT_ANY, "v", f, v);
+      }
+      std::string spec(f);
+      std::string ll = spec;
+      size_t c = ll.find_first_of("uxXod");
+      ll.insert(c, "ll");
+      char want[64];
+      std::snprintf(want, sizeof want, ll.c_str(), static_cast<unsigned long long>(v));
+      EXPECT_EQ(t.text(), want) << f << " " << v;
+    }
+  const char* sfmts[] = {"%s", "%6s", "%-6s|", "%.2s", "<%s>"};
+  for (const char* f : sfmts)
+    for (const char* v : {"", "ab", "abcdefgh"}) {
+      Mem t;
+      {
+        Printer p(t.f, false, false);
+        p.str(PRINT_ANY, "v", f, v);
+      }
+      char want[64];
+      std::snprintf(want, sizeof want, f, v);
+      EXPECT_EQ(t.text(), want) << f << " " << v;
+    }
+  Mem t;
+  {
+    Printer p(t.f, false, false);
+    p.sint(PRINT_ANY, "a", "%d", -12).sint(PRINT_ANY, "b", " %5d", -3).sint(PRINT_ANY, "c", " %d", 4);
+  }
+  EXPECT_EQ(t.text(), "-12    -3 4");
+}
+
+// Each call's text is on the FILE when it returns, in order with writes
+// made around the printer; a rows() scope holds it until it ends.
+TEST(PrintLayer, TextInOrderWithTheFile) {
+  Mem t;
+  {
+    Printer p(t.f, false, false);
+    p.uint(PRINT_ANY, "a", "%u", 1);
+    std::fputs("-", t.f);
+    p.lit("b");
+    std::fputs("-", t.f);
+    {
+      auto rows = p.rows();
+      p.uint(PRINT_ANY, "c", "%u", 3);
+      EXPECT_EQ(t.text(), "1-b-");
+    }
+    EXPECT_EQ(t.text(), "1-b-3");
+  }
+}
+
+// The two sides' differences are described: json_part and text_part run
+// only for their side, per_side chooses.
+TEST(PrintLayer, SidesDescribedNotTested) {
+  for (bool json : {false, true}) {
+    Mem m;
+    int jp = 0, tp = 0;
+    {
+      Printer p(m.f, json, false);
+      p.open_object();
+      p.json_part([&] {
+        ++jp;
+        p.uint(PRINT_JSON, "only", nullptr, 1);
+      });
+      p.text_part([&] {
+        ++tp;
+        p.lit("words");
+      });
+      p.str(PRINT_ANY, "order", "%s", p.per_side(std::string("text"), std::string("doc")));
+      p.close_object();
+      p.finish();
+    }
+    EXPECT_EQ(jp, json ? 1 : 0);
+    EXPECT_EQ(tp, json ? 0 : 1);
+    EXPECT_EQ(m.text(), json ? "{\"only\":1,\"order\":\"doc\"}\n" : "wordstext");
+  }
 }
 
 }  // namespace
