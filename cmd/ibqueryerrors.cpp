@@ -299,7 +299,7 @@ private:
       // -r: the port and its link (the text in the error report only; the
       // document as iblinkinfo --json writes a port)
       if (report_port_ && po.port != 0xff) {
-        if (!counters_only_) p.text_raw(H::link_line(db, map, n, po.port, !single_node_));
+        if (!counters_only_) p.lit(H::link_line(db, map, n, po.port, !single_node_));
         if (po.port <= n.nports)
           p.json_value("link", [&](JsonOut& j) { json_port(j, db, db.port(n, po.port), map, false); });
       }

@@ -202,7 +202,7 @@ private:
     // full format).
     Printer p;
     if (config().verbose)
-      for (size_t i = 1; i < to_src.nodes.size(); ++i) p.text_raw(hop_line(to_src.nodes[i], to_src.nodes[i - 1].outport, false));
+      for (size_t i = 1; i < to_src.nodes.size(); ++i) p.lit(hop_line(to_src.nodes[i], to_src.nodes[i - 1].outport, false));
     TraceNode from = to_src.nodes.back();
     from.outport = 0;
     iba::SMPNodeInfo dst_ni;
@@ -256,7 +256,7 @@ private:
     p.str(PRINT_JSON, "nodeDescription", nullptr, n.desc).str(PRINT_JSON, "name", nullptr, name(n));
     p.uint(PRINT_JSON, "LID", nullptr, n.lid).uint(PRINT_JSON, "LMC", nullptr, n.lmc);
     p.uint(PRINT_JSON, "inPort", nullptr, inport).uint(PRINT_JSON, "outPort", nullptr, n.outport);
-    p.close_object().text_raw(line());
+    p.close_object().lit(line());
   }
 
   // --json: {"found": whether the route reached the destination, "hops":
@@ -270,7 +270,7 @@ private:
       if (i == 0) hop(p, n, n.is_switch() ? 0 : n.inport, [&] { return end_line("From", n); });
       else hop(p, n, n.inport, [&] { return hop_line(n, nodes[i - 1].outport, no_info_); });
     }
-    if (to) p.text_raw(end_line("To", nodes.back()));
+    if (to) p.lit(end_line("To", nodes.back()));
     p.close_array().close_object().finish();
   }
 
@@ -297,7 +297,7 @@ private:
                    n.inport, unsigned(n.lid), name(n).c_str());
       });
     }
-    p.text_raw(end("To", r.nodes.back()));
+    p.lit(end("To", r.nodes.back()));
     p.close_array().close_object().finish();
   }
 

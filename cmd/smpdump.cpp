@@ -141,12 +141,12 @@ private:
       p.open_object("fields").fields(*a->desc, data).close_object();
     }
     if (decode_)
-      p.text_raw(decoded(attr, data));
+      p.lit(decoded(attr, data));
     else if (string_)
       p.str(PRINT_FP, nullptr, "%s\n",
             std::string_view(reinterpret_cast<const char*>(data), strnlen(reinterpret_cast<const char*>(data), SMP_DATA_SIZE)));
     else
-      p.text_raw(hex_dump(data));
+      p.lit(hex_dump(data));
     if (status) p.uint(PRINT_FP, nullptr, "SMP status: 0x%x\n", status);
     p.close_object().finish();
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,7 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/fabric/nodemap.h"
+#include "core/rpc/portcaps.h"
 #include "core/rpc/satransactor.h"
 #include "core/out/print.h"
 #include "iba/refprint_smp.h"
@@ -89,22 +91,6 @@ void emit(const Ctx& c, const char* attr, int port, const T& v, F text,
 
 bool is_switch(const iba::SMPNodeInfo& ni) { return ni.nodeType() == 2; }
 
-// A switch's capability masks: its port 0's PortInfo (IBA reserves them
-// on the other ports), or nothing known when that read fails.  Asked only
-// where a field's validity needs them.
-iba::Capabilities switch_capabilities(Ctx& c) {
-  iba::Capabilities caps;
-  try {
-    auto p0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
-    if (p0.capabilityMask()) {
-      caps.port_cap = uint32_t(p0.capabilityMask());
-      caps.port_cap2 = uint32_t(p0.capabilityMask2());
-    }
-  } catch (const ibcore::MADError&) {
-  }
-  return caps;
-}
-
 std::string header(const char* what, const IBPath& p) { return std::string("# ") + what + ": " + ibcore::portid_str(p); }
 
 int op_nodeinfo(Ctx& c) {
@@ -135,33 +121,14 @@ int op_portinfo(Ctx& c) {
     o.show_keys = c.show_keys;
     o.compat = c.compat;
     // XDR's lines show where the capability masks announce extended
-    // speeds 2.  A switch's external port reports no masks (IBA reserves
-    // them there: CapabilityMask 0): its switch's port 0 says, as
-    // upstream's ibportstate reads it.  Two more SMPs, only for such a
-    // port and only for the text (a failure of either leaves the lines
-    // out, as before).
-    iba::SMPPortInfo port0;
-    if (c.compat == iba::ref::Compat::Diags44 && port != 0 && pi.capabilityMask() == 0) {
-      try {
-        if (is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) {
-          port0 = c.src.SubnGet<iba::SMPPortInfo>(c.path, c.extended ? 0x80000000u : 0);
-          o.capability = &port0;
-        }
-      } catch (const ibcore::MADError&) {
-      }
-    }
+    // speeds 2; a switch's external port reports none (IBA reserves them):
+    // its port 0 says, as upstream's ibportstate reads it.  Two more SMPs,
+    // only for such a port (a failure leaves the lines out, as before).
+    std::optional<iba::SMPPortInfo> port0;
+    if (c.compat == iba::ref::Compat::Diags44 && port != 0 && pi.capabilityMask() == 0)
+      if ((port0 = ibcore::switch_port0(c.src, c.path, c.extended))) o.capability = &*port0;
     return header("Port info", c.path) + " port " + std::to_string(port) + "\n" + iba::ref::smp_print(pi, o);
-  }, [&] {
-    // A switch's external port: its optional fields are valid by port 0's
-    // masks (its own are reserved, zero).
-    if (port == 0 || pi.capabilityMask() != 0) return iba::Capabilities{};
-    try {
-      if (!is_switch(c.src.SubnGet<iba::SMPNodeInfo>(c.path, 0))) return iba::Capabilities{};
-    } catch (const ibcore::MADError&) {
-      return iba::Capabilities{};
-    }
-    return switch_capabilities(c);
-  });
+  }, [&] { return ibcore::port_capabilities(c.src, c.path, port, pi, c.extended); });
   return 0;
 }
 
@@ -187,7 +154,10 @@ int op_portinfoext(Ctx& c) {
 int op_switchinfo(Ctx& c) {
   auto si = get<iba::SMPSwitchInfo>(c, 0, "switch info query failed");
   emit(c, "SwitchInfo", -1, si, [&] { return header("Switch info", c.path) + "\n" + iba::ref::smp_print(si); },
-       [&] { return switch_capabilities(c); });
+       [&] {
+         auto p0 = ibcore::switch_port0(c.src, c.path, c.extended);
+         return p0 ? ibcore::capabilities_of(*p0) : iba::Capabilities{};
+       });
   return 0;
 }
 
@@ -217,7 +187,7 @@ int blocked_table(Ctx& c, int port, size_t cap, uint32_t amod, const char* fail_
     if constexpr (std::is_same_v<Entry, uint64_t>) c.p.guid(ibcore::PRINT_JSON, nullptr, nullptr, v[i]);  // GUIDs
     else c.p.uint(ibcore::PRINT_JSON, nullptr, nullptr, v[i]);
   }
-  c.p.close_array().close_object().text_raw(text(v, cap));
+  c.p.close_array().close_object().lit(text(v, cap));
   return 0;
 }
 
@@ -242,13 +212,13 @@ int op_sl2vl(Ctx& c) {
   // of SL 0..15]}]}}; the text: a header, then a row a table as it is read.
   head(c, -1);
   c.p.open_object("SLToVLMappingTable").open_array("tables");
-  c.p.text_raw(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
+  c.p.lit(header("SL2VL table", c.path) + "\n" + iba::ref::sl2vl_header());
   auto row = [&](unsigned in, unsigned o) {
     auto t = get<iba::SMPSLToVLMappingTable>(c, (in << 8) | o, "slvl query failed");
     c.p.open_object().uint(ibcore::PRINT_ANY, "inPort", "ports: in %2u", in);
     c.p.uint(ibcore::PRINT_ANY, "outPort", ", out %2u: ", o).open_array("SLtoVL");
     for (size_t i = 0; i < 16; ++i) c.p.uint(ibcore::PRINT_JSON, nullptr, nullptr, t.SLtoVL(i));
-    c.p.close_array().text_raw(iba::ref::sl2vl_row(t)).close_object();
+    c.p.close_array().lit(iba::ref::sl2vl_row(t)).close_object();
   };
   if (!is_switch(ni)) {
     row(0, 0);
@@ -292,7 +262,7 @@ int op_vlarb(Ctx& c) {
         c.p.open_object().uint(ibcore::PRINT_JSON, "VL", nullptr, e.VL());
         c.p.uint(ibcore::PRINT_JSON, "weight", nullptr, e.weight()).close_object();
       }
-      c.p.text_raw(iba::ref::vlarb_print(t, cap - done));
+      c.p.lit(iba::ref::vlarb_print(t, cap - done));
     }
     c.p.close_array();
   };

@@ -13,6 +13,7 @@
 #include "core/fabric/discovery.h"
 #include "core/out/json.h"
 #include "core/out/log.h"
+#include "core/rpc/portcaps.h"
 #include "core/rpc/target.h"
 #include "iba/introspect.h"
 #include "iba/refprint_smp.h"
@@ -135,16 +136,19 @@ std::string show_mepi(const IBPath& path, const iba::SMPMlnxExtPortInfo& m, int 
 
 // A port read: the members {"destination", "nodeType", "portNum"} of the
 // object open now (JSON only), then its "PortInfo" (the M_Key only with -K,
-// as the text shows it) or the reference's block of it (show_port).
+// as the text shows it) or the reference's block of it (show_port).  cap:
+// the PortInfo whose masks make its optional fields valid (a switch's port
+// 0; its other ports leave theirs reserved).
 void print_port(Printer& p, const IBPath& dest, bool is_switch, int portnum, const iba::SMPPortInfo& pi,
-                unsigned espeed, bool show_keys) {
+                const iba::SMPPortInfo& cap, unsigned espeed, bool show_keys) {
+  const iba::Capabilities caps = capabilities_of(cap);
   static constexpr std::string_view HIDE[] = {"MKey"};
   p.json_value("destination", [&](JsonOut& j) { dest.json(j); });
   p.str(PRINT_JSON, "nodeType", nullptr, is_switch ? "Switch" : "CA/RT");
   p.uint(PRINT_JSON, "portNum", nullptr, unsigned(portnum));
   p.attribute("PortInfo", iba::SMPPortInfo::DESC, pi.buf.data(),
               [&] { return show_port(dest, pi, portnum, espeed, is_switch, show_keys); },
-              show_keys ? std::span<const std::string_view>() : HIDE);
+              show_keys ? std::span<const std::string_view>() : HIDE, caps);
 }
 
 // Its MlnxExtPortInfo: "MlnxExtPortInfo", or the reference's block (show_mepi).
@@ -230,7 +234,7 @@ public:
     unsigned espeed = 0;
     iba::SMPPortInfo cap;
     iba::SMPPortInfo pi = port(path, portnum, n.is_switch, espeed, cap);
-    print_port(p_, path, n.is_switch, portnum, pi, espeed, show_keys_);
+    print_port(p_, path, n.is_switch, portnum, pi, cap, espeed, show_keys_);
     iba::SMPMlnxExtPortInfo mx;
     if (n.mlnx) {
       mx = mepi(path, portnum);
@@ -256,7 +260,7 @@ private:
     switch (r.op) {
       case ON:
         if (phys != PHYS_DISABLED) {
-          p_.text_raw("Port is already in enable state\n");
+          p_.lit("Port is already in enable state\n");
           return 0;
         }
         [[fallthrough]];
@@ -266,7 +270,7 @@ private:
         break;
       case OFF:
       case DISABLE:
-        p_.text_raw("Disable may be irreversible\n");
+        p_.lit("Disable may be irreversible\n");
         pi.set_portPhysicalState(PHYS_DISABLED);
         break;
       case DOWN: pi.set_portState(STATE_DOWN); break;
@@ -290,7 +294,7 @@ private:
       mx.set_stateChangeEnable(MLNX_FDR10);
       mx.set_linkSpeedEnabled(r.val[FDR10]);
       mx = set(mx, path, uint32_t(portnum), "smp set MLNX ext portinfo failed");
-      p_.text_raw("\nAfter MLNXExtendedPortInfo set:\n" + show_mepi(path, mx, portnum));
+      p_.lit("\nAfter MLNXExtendedPortInfo set:\n" + show_mepi(path, mx, portnum));
     }
     if (r.set[MKEY]) pi.set_MKey(r.val[MKEY]);
     if (r.set[MKEYLEASE]) pi.set_MKeyLeasePeriod(r.val[MKEYLEASE]);
@@ -299,7 +303,7 @@ private:
     // Modifier bit 31: the sender knows LinkSpeedExtEnabled.
     uint32_t amod = uint32_t(portnum) | ((espeed & ESPEED_EXT) ? 0x80000000u : 0);
     iba::SMPPortInfo after = set(pi, path, amod, "smp set portinfo failed");
-    p_.text_raw("\nAfter PortInfo set:\n" + show_port(path, after, portnum, espeed, is_switch, show_keys_));
+    p_.lit("\nAfter PortInfo set:\n" + show_port(path, after, portnum, espeed, is_switch, show_keys_));
     return 0;
   }
 
@@ -336,7 +340,7 @@ private:
     iba::SMPMlnxExtPortInfo pmx;
     if (pn.mlnx) pmx = mepi(at, peer_port);
     p_.open_object("peer");
-    print_port(p_, peer, pn.is_switch, peer_port, ppi, peer_espeed, show_keys_);
+    print_port(p_, peer, pn.is_switch, peer_port, ppi, pcap, peer_espeed, show_keys_);
     if (pn.mlnx) print_mepi(p_, peer, peer_port, pmx);
     p_.close_object();
     std::fflush(stdout);

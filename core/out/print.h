@@ -331,7 +331,7 @@ public:
   Printer& attribute(const char* key, const iba::StructDesc& desc, const uint8_t* buf, F&& layout,
                      std::span<const std::string_view> hide, C&& caps) {
     if (j_) return attribute(key, desc, buf, layout, hide, iba::Capabilities(caps()));
-    text_raw(layout());
+    lit(layout());
     return *this;
   }
   // Its fields as members of the object open now (JSON only).
@@ -382,11 +382,6 @@ public:
   // way still leaves one whole document); Doc::Whole: the document is
   // dropped, nothing is written.
   void close_all();
-
-  // --- Deprecated names, kept until their last callers (the counter scan's
-  // commands) move to the one family above; each is exactly the call named.
-  // text_raw(s): lit(s).
-  Printer& text_raw(std::string_view s) { return lit(s); }
 
 private:
   void done() {

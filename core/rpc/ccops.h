@@ -58,7 +58,7 @@ struct Ctx {
   void element(const char* index_key, unsigned i, const iba::StructDesc& d, const std::vector<uint8_t>& data,
                size_t off, F text) {
     p->open_object().uint(PRINT_JSON, index_key, nullptr, i).fields(d, padded(d, data, off).data());
-    p->close_object().text_raw(text());
+    p->close_object().lit(text());
   }
 
   // One CC MAD; returns the reply's data area (from the attribute's data

@@ -673,6 +673,9 @@ TEST_F(JsonMore, SwitchFieldsFollowPortZerosMasks) {
   json p1 = doc({"smpquery", "-D", "portinfo", "0,1", "1"})["PortInfo"];
   ASSERT_EQ(p1["capabilityMask"], 0) << "a switch's external port reports no masks";
   EXPECT_EQ(p1["linkSpeedExtActive"].is_null(), !(cap & iba::enums::CAP_IS_EXTENDED_SPEEDS)) << p1 << " cap " << cap;
+  json ps = doc({"ibportstate", "-D", "0,1", "1"})["PortInfo"];
+  ASSERT_EQ(ps["capabilityMask"], 0) << ps;
+  EXPECT_EQ(ps["linkSpeedExtActive"].is_null(), !(cap & iba::enums::CAP_IS_EXTENDED_SPEEDS)) << ps << " cap " << cap;
   auto text = f_->run(ib({"smpquery", "-D", "switchinfo", "0,1"}));
   EXPECT_EQ(text.status, 0);
   EXPECT_NE(text.out.find("MulticastFDBTop"), std::string::npos) << text.out;
