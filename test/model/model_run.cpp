@@ -22,7 +22,7 @@
 //             [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
-// The options set the MAD engine's FlowLimits (core/rpc/rpc.h) of the
+// The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
 // same names for the runs, the reference's included.
 //
 // SPEC is a test/testbed/topology.h spec ("fattree 32", "irregular",

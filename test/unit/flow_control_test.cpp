@@ -1,4 +1,4 @@
-// The MAD engine's flow control (core/rpc/rpc.h FlowLimits) on a virtual
+// The MAD engine's flow control (core/rpc/flow.h FlowLimits) on a virtual
 // clock (flow_fake.h): a burst to one switch is capped at the node's cap,
 // DR SMPs through one switch at its processor's cap; a dropped SMP is sent
 // again after the computed timeout (not after 1 s), -t still forces one;
