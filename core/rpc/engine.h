@@ -268,6 +268,17 @@ private:
   // FlowLimits::time_shares' estimates (us; -1 unknown) and, by node, the
   // last reply (time, and when that SMP was sent).
   unsigned node_cut_ = 0, pm_cut_ = 0;
+  // FlowLimits::node_start: each node's own cap so far (by its key; absent:
+  // node_start), whether a loss or BUSY there stopped its rise, and the
+  // least round trip of a MAD sent once to it (us).
+  struct NodeLevel {
+    uint8_t cap = 0;
+    bool stopped = false;
+    float least_us = 0;  // (0: none yet)
+  };
+  std::unordered_map<uint64_t, NodeLevel> node_level_;
+  unsigned node_level(uint64_t key) const;
+  void raise_node(const PendingMad& p);
   Clock::time_point proc_cut_at_{};
   bool caps_back_ = false;
   bool narrowing_ = false;  // the local round trip asked is for narrow_caps, not a step

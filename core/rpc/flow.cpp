@@ -179,7 +179,27 @@ uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
 unsigned MadEngine::node_cap(const PendingMad& p) const {
   if (!lim_.node_cap) return 0;
   const unsigned cut = is_pm(p) ? pm_cut_ : node_cut_;
-  return cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
+  const unsigned cap = cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
+  return p.dest ? std::min(cap, node_level(p.dest)) : cap;
+}
+
+unsigned MadEngine::node_level(uint64_t key) const {
+  if (!lim_.node_start || lim_.node_start >= lim_.node_cap) return lim_.node_cap;
+  auto it = node_level_.find(key);
+  return it == node_level_.end() || !it->second.cap ? lim_.node_start : it->second.cap;
+}
+
+void MadEngine::raise_node(const PendingMad& p) {
+  // FlowLimits::node_start: a reply to a MAD sent once (Karn), counted in
+  // the caps, to a node whose cap may rise.
+  if (!p.dest || !p.dest_load || p.sends != 1 || !lim_.node_start || lim_.node_start >= lim_.node_cap) return;
+  const double us = std::chrono::duration<double, std::micro>(t_.now() - p.sent_at).count();
+  NodeLevel& n = node_level_[p.dest];
+  if (!n.cap) n.cap = uint8_t(lim_.node_start);
+  const bool queued = n.least_us > 0 && us > n.least_us * (1 + lim_.node_rtt_rise);
+  if (n.least_us <= 0 || us < n.least_us) n.least_us = float(us);
+  if (n.stopped || queued || n.cap >= lim_.node_cap || p.dest_load < n.cap) return;
+  ++n.cap;
 }
 
 unsigned MadEngine::at_node(uint64_t key) const { return count_of(to_node_, key); }
@@ -294,6 +314,15 @@ void MadEngine::on_loss(const PendingMad& p) {
     // back to their first size the first time, then by loss_cut, at most
     // once per round trip (not again for MADs sent before the last cut).
     const bool pm = is_pm(p);
+    if (lim_.node_start && lim_.node_start < lim_.node_cap) {
+      // This node's cap rises no more (FlowLimits::node_start); lost with
+      // others of ours there, it comes below their number.
+      unsigned lvl = node_level(p.dest);
+      if (p.dest_load >= 2) lvl = std::max(1u, std::min<unsigned>(lvl, p.dest_load - 1u));
+      NodeLevel& n = node_level_[p.dest];
+      n.cap = uint8_t(lvl);
+      n.stopped = true;
+    }
     if (p.dest_load >= 2) {
       unsigned& cut = pm ? pm_cut_ : node_cut_;
       const unsigned now_cap = node_cap(p);
@@ -320,6 +349,7 @@ void MadEngine::on_loss(const PendingMad& p) {
 void MadEngine::on_reply(PendingMad& p) {
   const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
   const bool smp = p.dest && !is_pm(p);
+  raise_node(p);
   if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
     if (delay_paced) {
       if (step_at_ == Clock::time_point{}) step_at_ = t_.now();  // the first step's baseline: scale 1

@@ -60,6 +60,17 @@ namespace ibcore {
 // busy node waits with that node, and does not hold up the others).
 struct FlowLimits {
   unsigned node_cap = 4;   // SMPs in flight to one node (0: no cap)
+  // A node's cap starts at node_start (issue 35: a queue of 1 and a VL15
+  // buffer of 1 hold two on any fabric) and rises by one, up to node_cap,
+  // each time the node answers, without queueing, a MAD that found as many
+  // of ours there as its cap allowed (PendingMad::dest_load): its round
+  // trip within node_rtt_rise of the least to that node.  One that queued
+  // says the node is busy with what it has (more in flight would only wait
+  // in its queue, or overflow it).  A loss or BUSY there stops its rise,
+  // and a loss with others of ours there brings it below their number.
+  // node_start 0 (or >= node_cap): every node at node_cap from the start.
+  unsigned node_start = 2;
+  double node_rtt_rise = 0.1;
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
   // smi_share > 0: the processor cap counts each SMP by the share of its
   // processor visits that processor makes (a DR SMP of h hops visits 2h-1:
