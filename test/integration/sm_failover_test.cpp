@@ -5,7 +5,7 @@
 // ibnetdiscover --sa all reach the new master, and an exporter started
 // before the failover serves a whole scrape after it without a restart
 // (the library sends an SA MAD that timed out on the old SM's LID again to
-// the SM the local port's PortInfo names: core/rpc/rpc MadEngine::follow_sm).
+// the SM the local port's PortInfo names: core/rpc/smfollow MadEngine::follow_sm).
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

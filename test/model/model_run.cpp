@@ -19,10 +19,10 @@
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
-//             [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
-// The options set the MAD engine's FlowLimits (core/rpc/rpc.h) of the
+// The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
 // same names for the runs, the reference's included.
 //
 // SPEC is a test/testbed/topology.h spec ("fattree 32", "irregular",
@@ -142,7 +142,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
-               "                 [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -206,6 +206,10 @@ int main(int argc, char** argv) {
       g_limits.smi_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--node-cap" && i + 1 < argc) {
       g_limits.node_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--node-start" && i + 1 < argc) {
+      g_limits.node_start = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--node-rtt-rise" && i + 1 < argc) {
+      g_limits.node_rtt_rise = std::strtod(argv[++i], nullptr);
     } else if (a == "--no-ref") {
       ref = false;
     } else if (a == "-h" || a == "--help") {

@@ -1,4 +1,4 @@
-// The MAD engine's flow control (core/rpc/rpc.h FlowLimits) on a virtual
+// The MAD engine's flow control (core/rpc/flow.h FlowLimits) on a virtual
 // clock (flow_fake.h): a burst to one switch is capped at the node's cap,
 // DR SMPs through one switch at its processor's cap; a dropped SMP is sent
 // again after the computed timeout (not after 1 s), -t still forces one;
@@ -90,6 +90,7 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
     };
     Scheduler s(f, 64);
     s.engine().limits().node_cap = 4;  // (the default; said, as the figures depend on it)
+    s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
     s.engine().limits().start_replies = 8;
     s.engine().limits().grow = 0;
     int ok = 0, failed = 0;
@@ -122,6 +123,7 @@ TEST(FlowControl, CapsWidenedStepByStepAfterTheFirstReplies) {
     f.default_q = 0;
     Scheduler s(f, 64);
     s.engine().limits().node_cap = 4;
+    s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
     s.engine().limits().start_replies = 8;
     s.engine().limits().lift_scale = lift;
     s.engine().limits().delay_rise = 0;
@@ -185,6 +187,7 @@ TEST(FlowControl, HeldMadsDoNotHoldUpOthers) {
   Scheduler s(f, 64);
   s.engine().limits().caps_from_start = true;
   s.engine().limits().node_cap = 4;
+  s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
   std::vector<VClockFabric::ns> busy_done, other_done;
   auto one = [&](uint16_t l, unsigned port, std::vector<VClockFabric::ns>& done) -> Task<> {
     co_await s.SubnGet<iba::SMPPortInfo>(lid(l), port);
@@ -368,6 +371,7 @@ TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
     Scheduler s(f, 64);
     s.engine().limits().min_visit_us = 4;  // (the default, 0, never lifts them)
     s.engine().limits().node_cap = 4;
+    s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
     s.engine().limits().caps_from_start = true;
     int ok = 0, failed = 0;
     // One at a time first: round trips without queueing, 8 of each length.
@@ -564,4 +568,50 @@ TEST(FlowControl, UnequalForwardAndAnswerTimes) {
       }
     }
   }
+}
+
+// Issue 35: a node's cap starts at node_start (2) and rises, up to
+// node_cap, only on evidence.  A node whose queue holds 2 and that takes
+// 50 us an SMP, asked 40 at once: the replies of the first two queued
+// there (the second came 50 us after the first), so its cap stays 2 and
+// nothing is lost; started at node_cap (4, node_start 0) the first burst
+// overflows that queue.  A node 200 us away that answers in 5 us: each
+// reply came back as fast as the first, so its cap rises to 4 (4 in
+// flight at once), still without a loss.
+TEST(FlowControl, NodeCapStartsLowAndRisesOnEvidence) {
+  for (unsigned start : {2u, 0u}) {
+    SCOPED_TRACE(start);
+    VClockFabric f;
+    f.proc("L5").q = 2;
+    Scheduler s(f, 64);
+    s.engine().limits().node_cap = 4;
+    s.engine().limits().node_start = start;
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 40);
+    if (start) {
+      EXPECT_EQ(f.drops, 0u);
+      EXPECT_EQ(f.procs["L5"].peak, 2u);
+      EXPECT_EQ(s.engine().flow_stats().timeouts, 0u);
+    } else {
+      EXPECT_GT(f.drops, 0u);
+    }
+  }
+  VClockFabric f;
+  f.default_q = 0;
+  f.default_service = std::chrono::microseconds(5);
+  f.hop = std::chrono::microseconds(200);
+  Scheduler s(f, 64);
+  size_t most = 0;
+  f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+    most = std::max(most, s.engine().in_flight());
+    return true;
+  };
+  int ok = 0, failed = 0;
+  for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
+  s.run();
+  EXPECT_EQ(ok, 40);
+  EXPECT_EQ(f.drops, 0u);
+  EXPECT_EQ(most, 4u);
 }

@@ -1,0 +1,390 @@
+#include "core/rpc/engine.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "core/base/config.h"
+#include "core/mad/trace.h"
+#include "core/out/log.h"
+#include "core/rpc/rpc.h"
+#include "iba/enums.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+#include "iba/vendor.h"
+
+namespace ibcore {
+
+namespace {
+using madhdr::class_of;
+using madhdr::mad_status;
+using madhdr::version_of;
+}  // namespace
+
+// --- engine --------------------------------------------------------------------------
+
+MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
+  const int configured = t.settings().outstanding;
+  max_ = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
+  max_ = std::clamp(max_, 1u, 65535u);
+  slots_.assign(size_t(max_) + 2, nullptr);  // [max_]: follow_sm's probe; [max_ + 1]: the local one
+  free_slots_.reserve(max_);
+  for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
+  std::vector<Timer> v;
+  v.reserve(size_t(max_) * 2);
+  timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
+  cwnd_ = ssthresh_ = max_;
+  rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+  local_min_us_ = std::numeric_limits<double>::infinity();
+  rtt_n_.fill(0);
+  fs_.window_lo = fs_.window_hi = max_;
+}
+
+MadEngine::~MadEngine() {
+  // A local round trip still out when its caller's work is done (the walk
+  // ended meanwhile): answered, or timed out, before the port is closed.
+  try {
+    for (int i = 0; slots_[max_ + 1] && i < 200; ++i) pump(100);  // (its timeouts end it sooner)
+  } catch (...) {
+  }
+}
+
+
+void MadEngine::submit(PendingMad& p) {
+  p.done = false;
+  p.error = nullptr;
+  p.rep_len = 0;
+  p.rep_big.clear();
+  p.next = nullptr;
+  p.backoff = false;
+  p.sm_followed = false;
+  p.sends = 0;
+  p.prev_seq = 0;
+  if (p.adaptive_timeout) p.timeout_ms = 0;  // (a PendingMad used again)
+  p.adaptive_timeout = false;
+  if (!p.path) throw MADError("MAD submitted without a path");
+  const PortSettings& s = t_.settings();
+  put_port_keys(p);
+  const uint8_t cls = class_of(p.req.data());
+  if (cls == iba::mgmt::SUBN_ADM) to_followed_sm(p);
+  // -t, else the path's own response time, else the engine computes it
+  // at each send (computed_timeout_ms).
+  if (p.timeout_ms <= 0) {
+    if (s.timeout_ms > 0 || p.path->packet_life_time || p.path->resp_time)
+      p.timeout_ms = p.path->mad_timeout_ms(s.timeout_ms);
+    else
+      p.adaptive_timeout = true;
+  }
+  if (p.tries_left <= 0) p.tries_left = p.path->mad_retries(s.retries) + 1;
+  if (p.busy_left <= 0) p.busy_left = 8;
+  p.agent = t_.client_agent(cls, version_of(p.req.data()));
+  p.dest = key_of(*p.path, cls);
+  p.was_held = false;
+  sync_caps();
+  if (in_flight_ < window()) {
+    // (What waits in the queue does not fit the window: MADs wait there
+    // only while it is full, or parked for a cap.)
+    if (const uint64_t b = blocker(p)) {
+      park(b, p);
+      ++queued_;
+    } else {
+      issue(p);
+    }
+  } else {
+    if (wait_tail_)
+      wait_tail_->next = &p;
+    else
+      wait_head_ = &p;
+    wait_tail_ = &p;
+    ++queued_;
+  }
+}
+
+void MadEngine::send_one(PendingMad& p) {
+  seq_ = (seq_ + 1) & 0xffff;
+  if (seq_ == 0) seq_ = 1;
+  p.prev_seq = p.sends ? p.seq : 0;
+  p.seq = seq_;
+  if (p.sends < 0xffff) ++p.sends;
+  if (p.adaptive_timeout) {
+    // A resend waits twice as long as the send before (RFC 6298 back-off),
+    // and the last try at least as long as the IBA's bound or the default.
+    const int base = computed_timeout_ms(*p.path, class_of(p.req.data()));
+    const int top = std::max(timeout_cap_ms(p.dest, class_of(p.req.data()), p.path->DLID), lim_.default_timeout_ms);
+    p.timeout_ms = p.tries_left <= 1 ? top : int(std::min<int64_t>(int64_t(base) << std::min(p.sends - 1, 16), top));
+  }
+  // The TID's low half is ours (kernels may rewrite the high half).
+  uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
+  iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
+  p.sent_at = t_.now();
+  // Real kernels keep the send until the reply (or the timeout) and report
+  // a timeout themselves; our own timer is the backstop (umad2sim).
+  t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
+  ++sent_;
+  if (const PortSettings& s = t_.settings(); s.debug >= 2)
+    trace_send(s.debug, {p.req.data(), p.req_len}, p.path->describe(),
+               pkey_index_of(*p.path, class_of(p.req.data()), s.pkey_index));
+  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
+}
+
+void MadEngine::send_or_fail(PendingMad& p) {
+  try {
+    send_one(p);
+  } catch (...) {
+    p.error = std::current_exception();
+    complete(p);
+  }
+}
+
+void MadEngine::issue(PendingMad& p) {
+  p.slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[p.slot] = &p;
+  ++in_flight_;
+  hold(p, +1);
+  p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;
+  send_or_fail(p);
+}
+
+void MadEngine::complete(PendingMad& p) {
+  slots_[p.slot] = nullptr;
+  const bool probe = &p == probe_.get(), local = &p == local_probe_.get();
+  if (!probe && !local) free_slots_.push_back(p.slot);
+  --in_flight_;
+  hold(p, -1);
+  p.done = true;
+  if (const int debug = t_.settings().debug)
+    trace_done(debug, {p.req.data(), p.req_len}, p.path->describe(), p.reply(), p.error, t_.now() - p.sent_at);
+  if (probe) {
+    probe_done();
+  } else if (local) {
+    local_probe_done();
+  } else {
+    ++completed_;
+    if (p.on_done) p.on_done(&p, p.ctx);
+  }
+  drain();
+}
+
+void MadEngine::fail_timeout(PendingMad& p) {
+  if (follow_sm(p)) return;
+  fail_final(p);
+}
+
+void MadEngine::put_port_keys(PendingMad& p) const {
+  // build_mad wrote the path's keys (0 when it names none).
+  const PortSettings& s = t_.settings();
+  if (p.req_len < iba::MADHeader::SIZE + 8) return;
+  const uint8_t cls = class_of(p.req.data());
+  if ((cls == iba::mgmt::SUBN_LID_ROUTED || cls == iba::mgmt::SUBN_DIRECTED_ROUTE) && !p.path->mkey && s.mkey)
+    iba::SMPFormat::set_MKey_at(p.req.data(), *s.mkey);
+  if (cls == iba::mgmt::SUBN_ADM && !p.path->smkey && s.smkey) iba::SAFormat::set_SMKey_at(p.req.data(), *s.smkey);
+}
+
+
+bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool timing) {
+  path = IBPath();
+  path.drPath = {0};  // the local port
+  try {
+    MadRequest r = timing ? make_request<iba::SMPNodeInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                              iba::method::GET, nullptr, 0)
+                             : make_request<iba::SMPPortInfo>(iba::mgmt::SUBN_LID_ROUTED, iba::mgmt::SUBN_LID_ROUTED,
+                                                              iba::method::GET, nullptr, 0);
+    q.req_len = build_mad(q.req.data(), r, path, 0);
+    q.path = &path;
+    put_port_keys(q);
+    q.agent = t_.client_agent(class_of(q.req.data()), version_of(q.req.data()));
+  } catch (const std::exception&) {
+    return false;
+  }
+  q.path = &path;
+  q.timeout_ms = path.mad_timeout_ms(t_.settings().timeout_ms);
+  q.tries_left = path.mad_retries(t_.settings().retries) + 1;
+  if (timing) {
+    // A round trip to time, not an answer anyone needs: sent once, and
+    // given up after the engine's own timeout (lost: the step is undone).
+    if (t_.settings().timeout_ms <= 0) q.timeout_ms = computed_timeout_ms(path, iba::mgmt::SUBN_DIRECTED_ROUTE);
+    q.tries_left = 1;
+  }
+  q.busy_left = 8;
+  q.error = nullptr;
+  q.rep_len = 0;
+  q.rep_big.clear();
+  q.done = false;
+  q.backoff = false;
+  q.sm_followed = true;  // never followed itself
+  q.dest = 0;           // (outside the window and the caps, in its own slot)
+  q.adaptive_timeout = false;
+  q.sends = 0;
+  q.on_done = nullptr;
+  q.slot = slot;
+  slots_[slot] = &q;
+  ++in_flight_;
+  send_or_fail(q);  // (if it throws, the probe completes with the error)
+  return true;
+}
+
+
+void MadEngine::fail_final(PendingMad& p) {
+  MADTimeoutError e("RPC " + describe_mad(p.req.data(), p.req_len) + " timed out to " + p.path->describe());
+  e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+  e.path = p.path->repr();
+  p.error = std::make_exception_ptr(e);
+  complete(p);
+}
+
+void MadEngine::timed_out(PendingMad& p) {
+  ++fs_.timeouts;
+  on_loss(p);
+  if (--p.tries_left > 0 && p.dest) {
+    // An SMP is sent again through the caps and the window (cut just now):
+    // first in line, but not in a burst with every other that timed out.
+    ++resent_;
+    slots_[p.slot] = nullptr;
+    free_slots_.push_back(p.slot);
+    --in_flight_;
+    hold(p, -1);
+    p.next = wait_head_;
+    wait_head_ = &p;
+    if (!wait_tail_) wait_tail_ = &p;
+    ++queued_;
+    drain();
+  } else if (p.tries_left > 0) {
+    ++resent_;
+    send_or_fail(p);
+  } else {
+    fail_timeout(p);
+  }
+}
+
+void MadEngine::on_recv(RecvMad& r) {
+  if (r.len < iba::MADHeader::SIZE) {
+    ++stale_;
+    return;
+  }
+  const uint8_t* m = r.data.data();
+  uint32_t low = uint32_t(iba::MADHeader::transactionID_at(m));
+  uint32_t slot = low & 0xffff, seq = low >> 16;
+  PendingMad* p = slot < slots_.size() ? slots_[slot] : nullptr;
+  bool mine = p && p->seq == seq && !p->backoff && class_of(p->req.data()) == class_of(m);
+  if (r.status != 0) {
+    // The kernel handing back a send it gave up on.
+    if (mine) {
+      if (r.status == ETIMEDOUT)
+        timed_out(*p);
+      else {
+        p->error = std::make_exception_ptr(SysError(r.status, "umad_send", "MAD send failed"));
+        complete(*p);
+      }
+    }
+    return;
+  }
+  if (!(iba::MADHeader::method_at(m) & iba::method::RESPONSE)) {
+    if (unsolicited) unsolicited(r);
+    return;
+  }
+  if (!mine) {
+    // A reply to a send that timed out and was sent again: late, not lost.
+    if (p && p->prev_seq == seq && seq) ++fs_.late;
+    ++stale_;
+    return;
+  }
+  if ((mad_status(m) & 1) && p->busy_left-- > 0) {
+    // BUSY: back off and send again (does not use up a retry).
+    ++fs_.busy;
+    on_loss(*p);
+    p->backoff = true;
+    int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
+    timers_.push({t_.now() + std::chrono::milliseconds(ms), p->slot, p->seq});
+    return;
+  }
+  if (!r.big.empty()) {
+    p->rep_big = r.big;
+    p->rep_len = r.big.size();
+  } else {
+    std::memcpy(p->rep.data(), m, r.len);
+    p->rep_len = r.len;
+  }
+  on_reply(*p);
+  learn_class_port_info(*p, m);
+  complete(*p);
+}
+
+void MadEngine::expire(Clock::time_point now) {
+  while (!timers_.empty() && timers_.top().at <= now) {
+    Timer tm = timers_.top();
+    timers_.pop();
+    PendingMad* p = slots_[tm.slot];
+    if (!p || p->seq != tm.seq) continue;  // already answered or resent
+    if (p->backoff) {
+      p->backoff = false;
+      ++resent_;
+      send_or_fail(*p);
+    } else {
+      timed_out(*p);
+    }
+  }
+}
+
+int MadEngine::next_wait_ms(Clock::time_point now, int cap) const {
+  if (timers_.empty()) return cap;
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(timers_.top().at - now).count() + 1;
+  if (d < 0) d = 0;
+  if (cap >= 0 && d > cap) return cap;
+  return int(d);
+}
+
+size_t MadEngine::pump(int wait_ms) {
+  uint64_t start = completed_;
+  auto t0 = t_.now();
+  for (;;) {
+    auto now = t_.now();
+    expire(now);
+    if (completed_ != start) break;
+    if (in_flight_ == 0) break;
+    int cap = -1;
+    if (wait_ms >= 0) {
+      auto el = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0).count();
+      if (el >= wait_ms) break;
+      cap = int(wait_ms - el);
+    }
+    int w = next_wait_ms(now, cap);
+    if (t_.recv(rbuf_, w)) {
+      on_recv(rbuf_);
+      // Drain whatever else is already there.
+      for (int i = 0; i < 256 && in_flight_ && t_.recv(rbuf_, 0); ++i) on_recv(rbuf_);
+    }
+  }
+  return size_t(completed_ - start);
+}
+
+void MadEngine::wait(PendingMad& p) {
+  while (!p.done) {
+    if (in_flight_ == 0 && queued_ == 0 && !p.done) throw MADError("internal: waiting for a MAD not in flight");
+    pump(-1);
+  }
+}
+
+std::span<const uint8_t> check_reply(const PendingMad& p) {
+  if (p.error) std::rethrow_exception(p.error);
+  auto rep = p.reply();
+  if (rep.size() < iba::MADHeader::SIZE) {
+    MADError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got a short reply");
+    e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+    throw e;
+  }
+  uint16_t st = mad_status(rep.data());
+  if (st != 0) {
+    MADClassError e("RPC " + describe_mad(p.req.data(), p.req_len) + " got " + iba::status_text(class_of(rep.data()), st),
+                    class_of(rep.data()), st);
+    e.req.assign(p.req.begin(), p.req.begin() + p.req_len);
+    e.rep.assign(rep.begin(), rep.begin() + std::min<size_t>(rep.size(), iba::MAD_SIZE));
+    if (p.path) e.path = p.path->repr();
+    throw e;
+  }
+  return rep;
+}
+
+}  // namespace ibcore

@@ -1,0 +1,602 @@
+#include "core/rpc/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/out/log.h"
+#include "core/rpc/rpc.h"
+#include "iba/enums.h"
+#include "iba/introspect.h"
+#include "iba/sa.h"
+#include "iba/smp.h"
+#include "iba/vendor.h"
+
+// MadEngine's flow control (core/rpc/flow.h).
+namespace ibcore {
+
+namespace {
+
+using madhdr::class_of;
+using madhdr::format_of;
+using madhdr::is_smp;
+using madhdr::mad_status;
+
+
+// Keys naming a node (flow control): FNV-1a over what names it.  A
+// directed route's key after k hops is the key of the node those hops
+// reach, so every proper prefix of a DR path names an intermediate switch.
+constexpr uint64_t FNV_BASIS = 1469598103934665603ull, FNV_PRIME = 1099511628211ull;
+uint64_t fnv(uint64_t h, uint8_t b) { return (h ^ b) * FNV_PRIME; }
+uint64_t fnv16(uint64_t h, uint16_t v) { return fnv(fnv(h, uint8_t(v >> 8)), uint8_t(v)); }
+uint64_t dr_seed(const IBPath& p) { return fnv16(fnv16(fnv(FNV_BASIS, 'D'), p.drSLID), p.drDLID); }
+uint64_t lid_key(uint16_t lid) { return fnv16(fnv(FNV_BASIS, 'L'), lid); }
+uint64_t gmp_key(uint8_t cls, uint16_t lid) { return fnv16(fnv(fnv(FNV_BASIS, 'G'), cls), lid); }
+uint64_t dr_key(const IBPath& p) {
+  uint64_t h = dr_seed(p);
+  for (uint8_t b : p.drPath) h = fnv(h, b);
+  return h | 1;  // never 0 (0: no node)
+}
+// fn(key) for each intermediate switch of DR path p (prefixes of 1 .. n-1 hops).
+template <class Fn>
+void for_each_hop(const IBPath& p, Fn fn) {
+  const size_t n = p.drPath.size();
+  if (n < 3) return;
+  uint64_t h = fnv(dr_seed(p), p.drPath[0]);
+  for (size_t k = 1; k + 1 < n; ++k) {
+    h = fnv(h, p.drPath[k]);
+    fn(h | 1);
+  }
+}
+
+template <class V>
+unsigned count_of(const std::unordered_map<uint64_t, V>& m, uint64_t k) {
+  auto it = m.find(k);
+  return it == m.end() ? 0 : unsigned(it->second);
+}
+template <class V>
+void add_to(std::unordered_map<uint64_t, V>& m, uint64_t k, int d) {
+  if (d > 0) {
+    m[k] = V(m[k] + d);
+    return;
+  }
+  auto it = m.find(k);
+  if (it != m.end() && (it->second = V(it->second + d)) == 0) m.erase(it);
+}
+
+}  // namespace
+
+// --- flow control ----------------------------------------------------------------------
+
+unsigned MadEngine::window() const {
+  if (!lim_.adaptive) return max_;
+  return std::clamp(unsigned(cwnd_), 1u, max_);
+}
+
+uint64_t MadEngine::key_of(const IBPath& path, uint8_t mgmt_class) const {
+  // A PMA's GMPs: the node cap holds them too (a PMA's queue is small, and
+  // full it answers BUSY or drops), counted apart from the node's SMPs.
+  if (mgmt_class == iba::mgmt::PERF && path.DLID && !path.is_dr()) return gmp_key(mgmt_class, path.DLID) | 1;
+  if (!is_smp(mgmt_class)) return 0;
+  if (path.is_dr()) return dr_key(path);
+  uint64_t k = lid_key(path.DLID);
+  auto it = alias_.find(k);
+  return it == alias_.end() ? k : it->second;
+}
+
+void MadEngine::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
+  if (!dr.is_dr()) return;
+  const uint64_t k = dr_key(dr);
+  if (lid) alias_[lid_key(lid)] = k;
+  if (resp_time) resp_time_[k] = *resp_time;
+}
+
+void MadEngine::learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ = subnet_timeout; }
+
+int MadEngine::timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const {
+  auto it = resp_time_.find(is_smp(mgmt_class) ? dest : gmp_key(mgmt_class, dlid));
+  if (it == resp_time_.end()) return lim_.default_timeout_ms;
+  // The node's RespTimeValue, and SubnetTimeOut as the packet's lifetime.
+  double ms = iba_reply_bound_ms(it->second, subnet_timeout_.value_or(0));
+  return int(std::clamp(std::ceil(ms), double(lim_.min_timeout_ms), 60000.0));
+}
+
+int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const {
+  const int cap = timeout_cap_ms(key_of(path, mgmt_class), mgmt_class, path.DLID);
+  if (!is_smp(mgmt_class) || srtt_ms_ <= 0) return cap;
+  // The round trip measured so far, with room for its variation (RFC 6298),
+  // within [min_timeout_ms, the IBA's bound].
+  const double rto = std::ceil(srtt_ms_ + 4 * rttvar_ms_);
+  return int(std::clamp(rto, double(std::min(lim_.min_timeout_ms, cap)), double(cap)));
+}
+
+bool MadEngine::caps_wanted() const {
+  if (!lim_.node_cap && !lim_.smi_cap) return false;
+  if (lost_smp_ || caps_back_) return true;
+  if (!lim_.caps_from_start)
+    return smp_replies_ < lim_.start_replies ||
+           (lim_.start_replies && lim_.grow > 1 && (grow_stopped_ || scale_ < lim_.lift_scale));
+  // Lifted where the processors were measured to take (almost) no time.
+  return !(lim_.min_visit_us > 0 && visit_us_ >= 0 && visit_us_ < lim_.min_visit_us);
+}
+
+void MadEngine::grow_caps() {
+  // After start_replies replies and no loss: the caps are widened by grow
+  // at most once per timeout (so that a loss the last step caused is seen
+  // before the next one), and lifted at lift_scale.
+  const Clock::time_point now = t_.now();
+  if (now < next_grow_at_) return;
+  const int step = std::max(lim_.min_timeout_ms, int(std::ceil(srtt_ms_ + 4 * rttvar_ms_)));
+  next_grow_at_ = now + std::chrono::milliseconds(step);
+  widen_caps(lim_.grow);
+}
+
+void MadEngine::widen_caps(double by) {
+  scale_ *= by;
+  fs_.scale_hi = std::max(fs_.scale_hi, scale_);
+  if (scale_ >= lim_.lift_scale) sync_caps();
+  else unpark_all();
+}
+
+void MadEngine::sync_caps() {
+  const bool on = caps_wanted();
+  if (on == tracking_) return;
+  tracking_ = on;
+  to_node_.clear();
+  at_proc_.clear();
+  if (on) {
+    // Count what is in flight now (it went out while nothing was counted).
+    for (size_t i = 0; i < max_; ++i)
+      if (slots_[i]) hold(*slots_[i], +1);
+  } else {
+    unpark_all();
+  }
+}
+
+namespace {
+// smi_share's unit: a processor fully taken (divisible by 1..12, so the
+// shares of routes up to 6 hops are exact).
+constexpr uint32_t SHARE_UNIT = 27720;
+}  // namespace
+
+uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
+  if (lim_.smi_share <= 0) return 1;
+  const unsigned h = p.path->is_dr() ? p.path->hop_count() : 0;
+  if (h > 1 && lim_.time_shares && forward_us_ > 0 && answer_us_ > 0) {
+    // By time (FlowLimits::time_shares): 2(h-1) forwarding visits of f and
+    // an answer of a, r = a/f; equal times give the visits' shares.  The
+    // answer time measured is the larger of the two (replies queued
+    // together leave the slower of the node and the hops at its pace), so
+    // r < 1 says nothing: the visits' shares then.
+    const double r = std::clamp(answer_us_ / forward_us_, 1.0, 64.0);
+    const double w = (hop ? 2 : r) / (2.0 * (h - 1) + r);
+    return std::max<uint32_t>(1, uint32_t(w * SHARE_UNIT));
+  }
+  const uint32_t visits = h ? 2 * h - 1 : 1;
+  return std::max<uint32_t>(1, (hop ? 2 : 1) * SHARE_UNIT / visits);
+}
+
+unsigned MadEngine::node_cap(const PendingMad& p) const {
+  if (!lim_.node_cap) return 0;
+  const unsigned cut = is_pm(p) ? pm_cut_ : node_cut_;
+  const unsigned cap = cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
+  return p.dest ? std::min(cap, node_level(p.dest)) : cap;
+}
+
+unsigned MadEngine::node_level(uint64_t key) const {
+  if (!lim_.node_start || lim_.node_start >= lim_.node_cap) return lim_.node_cap;
+  auto it = node_level_.find(key);
+  return it == node_level_.end() || !it->second.cap ? lim_.node_start : it->second.cap;
+}
+
+void MadEngine::raise_node(const PendingMad& p) {
+  // FlowLimits::node_start: a reply to a MAD sent once (Karn), counted in
+  // the caps, to a node whose cap may rise.
+  if (!p.dest || !p.dest_load || p.sends != 1 || !lim_.node_start || lim_.node_start >= lim_.node_cap) return;
+  const double us = std::chrono::duration<double, std::micro>(t_.now() - p.sent_at).count();
+  NodeLevel& n = node_level_[p.dest];
+  if (!n.cap) n.cap = uint8_t(lim_.node_start);
+  const bool queued = n.least_us > 0 && us > n.least_us * (1 + lim_.node_rtt_rise);
+  if (n.least_us <= 0 || us < n.least_us) n.least_us = float(us);
+  if (n.stopped || queued || n.cap >= lim_.node_cap || p.dest_load < n.cap) return;
+  ++n.cap;
+}
+
+unsigned MadEngine::at_node(uint64_t key) const { return count_of(to_node_, key); }
+
+bool MadEngine::is_pm(const PendingMad& p) const {
+  return p.dest && class_of(p.req.data()) == iba::mgmt::PERF;
+}
+
+uint32_t MadEngine::proc_cap() const {
+  const double c = lim_.smi_share > 0 ? lim_.smi_share * SHARE_UNIT : lim_.smi_cap;
+  return uint32_t(std::clamp(c * scale_, 1.0, 1e9));
+}
+
+uint64_t MadEngine::blocker(const PendingMad& p) const {
+  if (!p.dest || !tracking_) return 0;
+  const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
+  if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
+  if (!lim_.smi_cap || is_pm(p)) return 0;
+  // The destination's processor, and every switch's a directed route passes
+  // (it handles the SMP twice, out and back, but holds it only meanwhile).
+  // A processor with nothing of ours takes any SMP.
+  const uint32_t cap = proc_cap();
+  auto full = [&](uint64_t k, uint32_t w) {
+    const uint32_t c = count_of(at_proc_, k);
+    return c && c + w > cap;
+  };
+  // As the destination, a processor also takes node_cap SMPs of the
+  // share p has there (a LID-routed SMP's is 1: a whole processor).
+  const uint32_t wd = proc_weight(p, false);
+  if (const uint32_t c = count_of(at_proc_, p.dest); c && c + wd > std::max<uint64_t>(cap, uint64_t(node_cap) * wd))
+    return p.dest;
+  uint64_t b = 0;
+  const uint32_t w = proc_weight(p, true);
+  for_each_hop(*p.path, [&](uint64_t k) {
+    if (!b && full(k, w)) b = k;
+  });
+  return b;
+}
+
+void MadEngine::hold(PendingMad& p, int d) {
+  if (!p.dest || !tracking_) return;
+  auto one = [&](auto& m, uint64_t k, int by) {
+    add_to(m, k, by);
+    if (by < 0 && !parked_.empty()) unpark(k);
+  };
+  one(to_node_, p.dest, d);
+  if (is_pm(p)) return;  // (a PMA: its node cap only)
+  // The shares p was counted in with (the estimates behind them may have
+  // changed since) are the ones it is counted out with.
+  if (d > 0) {
+    p.w_dest = proc_weight(p, false);
+    p.w_hop = proc_weight(p, true);
+  }
+  one(at_proc_, p.dest, d * int(p.w_dest));
+  const int w = d * int(p.w_hop);
+  for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k, w); });
+}
+
+void MadEngine::park(uint64_t key, PendingMad& p) {
+  if (!p.was_held) {
+    p.was_held = true;
+    ++fs_.held;
+  }
+  p.next = nullptr;
+  Parked& l = parked_[key];
+  (l.tail ? l.tail->next : l.head) = &p;
+  l.tail = &p;
+}
+
+void MadEngine::unpark(uint64_t key) {
+  // A count went down: what waited for it goes first in the wait queue
+  // (drain() then issues it, or parks it again on another full cap).
+  auto it = parked_.find(key);
+  if (it == parked_.end()) return;
+  Parked l = it->second;
+  parked_.erase(it);
+  l.tail->next = wait_head_;
+  wait_head_ = l.head;
+  if (!wait_tail_) wait_tail_ = l.tail;
+}
+
+void MadEngine::unpark_all() {
+  while (!parked_.empty()) unpark(parked_.begin()->first);
+}
+
+void MadEngine::drain() {
+  if (draining_) return;  // (a send failing inside the loop completes a MAD)
+  draining_ = true;
+  // Each MAD looked at is issued or parked with the cap it waits for, so
+  // the loop never passes over the same waiting MAD twice.
+  while (wait_head_ && in_flight_ < window()) {
+    PendingMad* n = wait_head_;
+    wait_head_ = n->next;
+    if (!wait_head_) wait_tail_ = nullptr;
+    n->next = nullptr;
+    if (const uint64_t b = blocker(*n)) {
+      park(b, *n);
+      continue;
+    }
+    --queued_;
+    issue(*n);
+  }
+  draining_ = false;
+}
+
+void MadEngine::on_loss(const PendingMad& p) {
+  if (p.dest) {
+    // Where was it lost?  With others of ours at its destination, most
+    // likely in that node's queue: the node cap comes below their number
+    // (a PMA's GMPs: the PMA's cap).  Alone there, at a processor on its
+    // way (or behind the SM's own SMPs): the processor caps come down,
+    // back to their first size the first time, then by loss_cut, at most
+    // once per round trip (not again for MADs sent before the last cut).
+    const bool pm = is_pm(p);
+    if (lim_.node_start && lim_.node_start < lim_.node_cap) {
+      // This node's cap rises no more (FlowLimits::node_start); lost with
+      // others of ours there, it comes below their number.
+      unsigned lvl = node_level(p.dest);
+      if (p.dest_load >= 2) lvl = std::max(1u, std::min<unsigned>(lvl, p.dest_load - 1u));
+      NodeLevel& n = node_level_[p.dest];
+      n.cap = uint8_t(lvl);
+      n.stopped = true;
+    }
+    if (p.dest_load >= 2) {
+      unsigned& cut = pm ? pm_cut_ : node_cut_;
+      const unsigned now_cap = node_cap(p);
+      if (now_cap) cut = std::max(1u, std::min<unsigned>(now_cap, p.dest_load - 1u));
+    } else if (!pm && p.sent_at >= proc_cut_at_) {
+      scale_ = scale_ > 1 ? 1 : std::max(lim_.min_scale, scale_ * lim_.loss_cut);
+      proc_cut_at_ = t_.now();
+    }
+    if (!pm && !lost_smp_) {
+      lost_smp_ = true;
+      scale_ = std::min(scale_, 1.0);  // back to the caps that lost nothing, at most
+    }
+    fs_.scale_lo = std::min(fs_.scale_lo, scale_);
+    if (!tracking_) caps_back_ = true;  // (a PMA's loss: the counts must be kept)
+    sync_caps();
+  }
+  if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
+  ssthresh_ = std::max(cwnd_ / 2, 1.0);
+  cwnd_ = ssthresh_;
+  cut_at_ = t_.now();
+  fs_.window_lo = std::min(fs_.window_lo, window());
+}
+
+void MadEngine::on_reply(PendingMad& p) {
+  const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
+  const bool smp = p.dest && !is_pm(p);
+  raise_node(p);
+  if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
+    if (delay_paced) {
+      if (step_at_ == Clock::time_point{}) step_at_ = t_.now();  // the first step's baseline: scale 1
+    } else if (lim_.grow > 1)
+      grow_caps();
+    else
+      sync_caps();  // lifted at once
+  }
+  if (smp && p.sends == 1) {
+    // Karn: only a MAD sent once times its own round trip.
+    if (tracking_ && lim_.time_shares) note_gap(p);
+    const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
+    if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
+    if (p.path->is_dr()) {
+      const unsigned h = p.path->hop_count();
+      const size_t v = h ? 2 * h - 1 : 1;  // processors visited
+      if (v < rtt_min_us_.size()) {
+        ++rtt_n_[v];
+        if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
+        if (rtt_n_[v] >= 8) measure_visits();
+        if (delay_paced && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v]);
+      }
+    }
+    if (srtt_ms_ <= 0) {
+      srtt_ms_ = ms;
+      rttvar_ms_ = ms / 2;
+    } else {
+      rttvar_ms_ = 0.75 * rttvar_ms_ + 0.25 * std::abs(srtt_ms_ - ms);
+      srtt_ms_ = 0.875 * srtt_ms_ + 0.125 * ms;
+    }
+  }
+  if (lim_.adaptive && cwnd_ < max_) {
+    cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
+    fs_.window_hi = std::max(fs_.window_hi, window());
+  }
+}
+
+void MadEngine::judge_step(const PendingMad& p, double ratio) {
+  // FlowLimits::delay_rise: a step's round trips (SMPs sent after it, as
+  // ratios to the least of their route length) against the steps before.
+  // FlowLimits::watch_rtt: once the widening stopped above the first size,
+  // or the caps were lifted, the same windows say whether the round trips
+  // rose since (the SM began a sweep, the fabric slowed down): the caps
+  // then come back (narrow_caps).
+  if (step_at_ == Clock::time_point{} || p.sent_at < step_at_) return;
+  const bool widening = !grow_stopped_ && !lost_smp_ && tracking_;
+  const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
+  if (!widening && !watching) return;
+  if (slots_[max_ + 1]) return;  // the step before is being judged (a local round trip is out)
+  step_sum_ += ratio;
+  if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
+  const double mean = step_sum_ / step_n_;
+  step_sum_ = 0;
+  step_n_ = 0;
+  step_at_ = t_.now();
+  if (base_delay_ > 0 && mean > base_delay_ * (1 + lim_.delay_rise)) {
+    // This step queued SMPs somewhere (or something else did).  Where is
+    // for the local port's round trip to say (local_probe_done); nothing
+    // is widened meanwhile.
+    judged_mean_ = mean / base_delay_;
+    judged_abs_ = mean;
+    narrowing_ = watching;
+    if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
+    local_tries_ = 0;
+    if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1, true))
+      ++fs_.probes;
+    else if (watching)
+      narrow_caps();
+    else
+      stop_widening();
+    return;
+  }
+  base_delay_ = base_delay_ > 0 ? std::min(base_delay_, mean) : mean;
+  if (widening) widen_caps(lim_.delay_grow);
+}
+
+void MadEngine::narrow_caps() {
+  // The round trips rose, and not on the host's side: lifted caps hold
+  // again at their first size and are widened afresh (judged against the
+  // round trips they give now); widened ones come one step narrower, and
+  // again at the next window while the round trips stay up.
+  narrowing_ = false;
+  ++fs_.caps_back;
+  step_at_ = t_.now();
+  step_sum_ = 0;
+  step_n_ = 0;
+  if (!tracking_) {
+    // What the engine measured of the processors was of the fabric before
+    // (its least round trips, the times per visit): measured afresh.
+    scale_ = 1;
+    grow_stopped_ = false;
+    base_delay_ = 0;
+    rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+    rtt_n_.fill(0);
+    visit_us_ = forward_us_ = answer_us_ = -1;
+    gap_n_ = 0;
+    last_reply_.clear();
+    sync_caps();
+    return;
+  }
+  scale_ = std::max(1.0, scale_ / lim_.delay_grow);
+}
+
+void MadEngine::stop_widening() {
+  scale_ = std::max(1.0, scale_ / lim_.delay_grow);
+  grow_stopped_ = true;
+}
+
+void MadEngine::local_probe_done() {
+  // The step's round trips rose by judged_mean_ (over the least steps'):
+  // a queue at a switch's processor leaves the local port's round trip as
+  // it was; one on the host's side (or in a simulator that answers every
+  // SMP in turn) lengthens it too: by more than delay_rise, and by a
+  // quarter of the routes' rise or more (its least round trip, from the
+  // walk's first SMPs, may itself have waited in that queue).
+  const PendingMad& q = *local_probe_;
+  const double us = std::chrono::duration<double, std::micro>(t_.now() - q.sent_at).count();
+  bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE && mad_status(q.rep.data()) == 0;
+  // From a switch's own port (port 0) the 0-hop route ends at that
+  // switch's processor, the very one the walk queues at: no evidence.
+  try {
+    if (answered) answered = decode_reply<iba::SMPNodeInfo>(q.reply()).nodeType() != uint64_t(iba::enums::NodeTypeCode::SWITCH);
+  } catch (const std::exception&) {
+    answered = false;  // (a short answer)
+  }
+  if (narrowing_) {
+    if (!answered || lost_smp_) {
+      if (!lost_smp_) narrow_caps();  // (no evidence of the host's queue)
+      narrowing_ = false;
+      return;
+    }
+  } else if (!answered || grow_stopped_ || lost_smp_ || !tracking_) {
+    if (!grow_stopped_) stop_widening();
+    return;
+  }
+  const double ratio = us / local_min_us_;
+  local_min_us_ = std::min(local_min_us_, us);
+  if (ratio - 1 < std::max(lim_.delay_rise, 0.25 * (judged_mean_ - 1))) {
+    // One round trip may find a host's queue short for a moment: a queue
+    // at a processor is believed after local_probes that saw none.
+    if (++local_tries_ < lim_.local_probes && send_local_smp(*local_probe_, local_path_, max_ + 1, true)) {
+      ++fs_.probes;
+      return;
+    }
+    if (narrowing_)
+      narrow_caps();
+    else
+      stop_widening();
+    return;
+  }
+  if (narrowing_) {
+    // The host's queue, watched: its round trips are the new normal (not
+    // asked about again until they rise further).
+    narrowing_ = false;
+    base_delay_ = judged_abs_;
+    return;
+  }
+  // The host's queue: the step stands, and the next is judged afresh.
+  step_at_ = t_.now();
+  step_sum_ = 0;
+  step_n_ = 0;
+  widen_caps(lim_.delay_grow);
+}
+
+void MadEngine::measure_visits() {
+  // The slope of the least round trip over the visits it took, between the
+  // shortest and the longest routes measured: at least 2 visits apart, and
+  // 8 round trips each (one early slow or lucky round trip must not
+  // decide).  Evidence of processors that take time is final: queueing
+  // makes the short routes' least round trip too long, never the long
+  // routes' too short, so a slope once steep enough is believed.
+  if (lim_.min_visit_us > 0 && visit_us_ >= lim_.min_visit_us) return;
+  size_t lo = rtt_min_us_.size(), hi = 0;
+  for (size_t v = 0; v < rtt_min_us_.size(); ++v)
+    if (rtt_n_[v] >= 8) {
+      lo = std::min(lo, v);
+      hi = v;
+    }
+  if (lo >= hi || hi - lo < 2) return;
+  visit_us_ = std::max(0.0, (rtt_min_us_[hi] - rtt_min_us_[lo]) / double(hi - lo));
+  // (One hop is two visits of the SMI: the slope per visit is its time.)
+  forward_us_ = visit_us_;
+  sync_caps();
+}
+
+void MadEngine::note_gap(const PendingMad& p) {
+  // FlowLimits::time_shares: two SMPs sent together to one node queue
+  // there (or at the slowest processor on their way, which the hops'
+  // time already bounds), so the second's reply comes one service time
+  // after the first's.  The answer time is a low quantile of such gaps
+  // (the least could be a return trip that caught up).
+  const Clock::time_point now = t_.now();
+  LastReply& l = last_reply_[p.dest];
+  if (l.at != Clock::time_point{} && p.sent_at < l.at) {
+    const double gap = std::chrono::duration<double, std::micro>(now - l.at).count();
+    const double apart = std::chrono::duration<double, std::micro>(p.sent_at - l.sent_at).count();
+    if (gap > 0 && std::abs(apart) * 4 <= gap) {
+      gaps_[gap_n_++ % gaps_.size()] = gap;
+      if (gap_n_ >= 8 && gap_n_ % 4 == 0) {
+        const size_t n = std::min<size_t>(gap_n_, gaps_.size());
+        std::array<double, 32> g = gaps_;
+        std::nth_element(g.begin(), g.begin() + n / 4, g.begin() + n);
+        answer_us_ = g[n / 4];
+      }
+    }
+  }
+  l.at = now;
+  l.sent_at = p.sent_at;
+}
+
+void MadEngine::learn_class_port_info(const PendingMad& p, const uint8_t* rep) {
+  // A GMP class's ClassPortInfo says how long its agent may take to answer.
+  const uint8_t cls = class_of(rep);
+  if (is_smp(cls) || iba::MADHeader::attributeID_at(rep) != iba::AttrId<iba::MADClassPortInfo>::value || !p.path->DLID) return;
+  if (mad_status(rep) != 0) return;
+  const iba::ClassDesc* c = format_of(rep);
+  if (!c || c->data_off + iba::MADClassPortInfo::SIZE > iba::MAD_SIZE) return;
+  resp_time_[gmp_key(cls, p.path->DLID)] = uint8_t(iba::MADClassPortInfo::respTimeValue_at(rep + c->data_off));
+}
+
+FlowStats MadEngine::flow_stats() const {
+  FlowStats f = fs_;
+  f.sent = sent_;
+  f.resent = resent_;
+  f.window_max = max_;
+  f.srtt_ms = srtt_ms_;
+  f.visit_us = visit_us_;
+  f.caps = caps_wanted();
+  f.scale = scale_;
+  f.forward_us = forward_us_;
+  f.answer_us = answer_us_;
+  if (lim_.node_cap) {
+    f.node_cap = node_cut_ ? std::min(node_cut_, lim_.node_cap) : lim_.node_cap;
+    f.pm_cap = pm_cut_ ? std::min(pm_cut_, lim_.node_cap) : lim_.node_cap;
+  }
+  return f;
+}
+
+void report_flow(const FlowStats& f) {
+  if (!log::verbosity() || !f.sent) return;
+  log::info("I: flow: %llu MADs sent, %llu timeouts (%llu dropped, %llu late), %llu resent, %llu busy, %llu held at a "
+            "busy node, window %u..%u of %u, rtt %.3f ms, %.1f us per processor visit (caps %s, widened up to %gx%s)\n",
+            (unsigned long long)f.sent, (unsigned long long)f.timeouts, (unsigned long long)f.drops(),
+            (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
+            (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
+            f.caps ? "on" : "off", f.scale_hi,
+            f.probes ? (", " + std::to_string(f.probes) + " local round trips timed").c_str() : "");
+}
+
+}  // namespace ibcore
