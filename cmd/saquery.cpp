@@ -3,7 +3,6 @@
 // record by name ("saquery NR nodeInfo.portGUID=0x0002c90300001491"), whose
 // component mask comes from the IBA declarations; the queries themselves
 // are core/rpc/saquery's.
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 #include "core/base/error.h"
 #include "core/rpc/gmppath.h"
 #include "core/fabric/nodemap.h"
+#include "core/rpc/portcaps.h"
 #include "core/rpc/saquery.h"
 #include "core/transport/open.h"
 #include "iba/introspect.h"
@@ -112,14 +112,7 @@ private:
   // SubnAdmGetTable of q's record (field=value selectors applied); the
   // records that arrived whole.
   std::vector<Bytes> table(const Query& q, Rec& r, uint32_t amod = 0) {
-    if (!sel_.empty()) {
-      try {
-        r.mask |= iba::apply_assignments(r.d, r.b.data(), sel_);
-      } catch (const std::exception& e) {
-        ibcore::log::error("E: %s\n", e.what());
-        throw ibtool::ExitFail{EINVAL};
-      }
-    }
+    ibcore::saq::select(r, sel_);
     return ibcore::saq::get_table(*mad_, sa_, q, r, amod);
   }
 
@@ -135,27 +128,30 @@ private:
     return show_keys_ ? std::span<const std::string_view>() : std::span(KEYS);
   }
 
-  // A record: {"attribute", extra keys, its fields}, or layout().
+  // A record: {"attribute", extra keys, its fields (caps: what makes them valid beyond their own bytes)}, or layout().
   template <class F>
   void record(const iba::StructDesc& d, const uint8_t* rec, F layout,
-              std::initializer_list<std::pair<const char*, std::string>> extra = {}) {
+              std::initializer_list<std::pair<const char*, std::string>> extra = {},
+              const iba::Capabilities& caps = {}) {
     ++shown_;
     out_->open_object().str(ibcore::PRINT_JSON, "attribute", nullptr, d.name);
     for (const auto& [k, v] : extra) out_->str(ibcore::PRINT_JSON, k, nullptr, v);
-    out_->fields(d, rec, layout, hidden()).close_object();
+    out_->fields(d, rec, layout, hidden(), caps).close_object();
   }
 
-  void print(const iba::StructDesc& d, const Bytes& rec) {
+  void print(const iba::StructDesc& d, const Bytes& rec, const iba::Capabilities& caps = {}) {
     record(d, rec.data(), [&] {
       iba::ref::SaPrintOptions o;
       o.show_keys = show_keys_;
       o.compat = config().compat;
       return iba::ref::sa_print(d, rec, o);
-    });
+    }, {}, caps);
   }
 
   int print_all(const Query& q, Rec& r, uint32_t amod = 0) {
-    for (const auto& x : table(q, r, amod)) print(*q.desc, x);
+    const auto recs = table(q, r, amod);
+    const auto caps = ibcore::record_capabilities(*q.desc, recs);  // (a switch port's: port 0's)
+    for (size_t i = 0; i < recs.size(); ++i) print(*q.desc, recs[i], caps[i]);
     return 0;
   }
 

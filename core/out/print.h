@@ -346,8 +346,8 @@ public:
   // beside other keys: saquery's "attribute").
   template <class F>
   Printer& fields(const iba::StructDesc& desc, const uint8_t* buf, F&& layout,
-                  std::span<const std::string_view> hide = {}) {
-    if (j_) j_->fields(desc, buf, hide);
+                  std::span<const std::string_view> hide = {}, const iba::Capabilities& caps = {}) {
+    if (j_) j_->fields(desc, buf, hide, caps);
     else lit(layout());
     return *this;
   }

@@ -1,6 +1,10 @@
 #include "core/rpc/portcaps.h"
 
+#include <algorithm>
+#include <map>
+
 #include "core/base/error.h"
+#include "iba/sa.h"
 
 namespace ibcore {
 
@@ -27,6 +31,26 @@ iba::Capabilities port_capabilities(SmpSource& src, const IBPath& path, unsigned
   if (port == 0 || pi.capabilityMask() != 0) return capabilities_of(pi);
   auto p0 = switch_port0(src, path, extended);
   return p0 ? capabilities_of(*p0) : iba::Capabilities{};
+}
+
+std::vector<iba::Capabilities> record_capabilities(const iba::StructDesc& desc,
+                                                   const std::vector<std::vector<uint8_t>>& records) {
+  std::vector<iba::Capabilities> caps(records.size());
+  if (&desc != &iba::SAPortInfoRecord::DESC) return caps;
+  auto pir = [](const std::vector<uint8_t>& x) {
+    iba::SAPortInfoRecord pr;
+    pr.load({x.data(), std::min(x.size(), size_t(pr.SIZE))});
+    return pr;
+  };
+  std::map<uint64_t, iba::Capabilities> port0;  // by LID
+  for (const auto& x : records)
+    if (auto pr = pir(x); pr.portNum() == 0) port0[pr.endportLID()] = capabilities_of(pr.portInfo());
+  for (size_t i = 0; i < records.size(); ++i) {
+    auto pr = pir(records[i]);
+    auto it = port0.find(pr.endportLID());
+    if (pr.portNum() != 0 && it != port0.end()) caps[i] = it->second;
+  }
+  return caps;
 }
 
 }  // namespace ibcore

@@ -4,7 +4,9 @@
 // port 0 speaks for them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/rpc/satransactor.h"
 #include "iba/introspect.h"
@@ -25,5 +27,12 @@ std::optional<iba::SMPPortInfo> switch_port0(SmpSource& src, const IBPath& path,
 // in that case).
 iba::Capabilities port_capabilities(SmpSource& src, const IBPath& path, unsigned port, const iba::SMPPortInfo& pi,
                                     bool extended);
+
+// For a table of SA records of type desc (their wire images), what each
+// one's optional fields are valid by beyond its own bytes: in a table of
+// PortInfoRecords a switch's external port takes its port 0's record's
+// masks, when the table holds it; nothing known otherwise.
+std::vector<iba::Capabilities> record_capabilities(const iba::StructDesc& desc,
+                                                   const std::vector<std::vector<uint8_t>>& records);
 
 }  // namespace ibcore

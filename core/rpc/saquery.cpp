@@ -75,6 +75,16 @@ void set_common_path_fields(Rec& r, const PrOpts& o) {
   r.set_selected("packetLifeTimeSelector", "packetLifeTime", o.pkt_lifetime);
 }
 
+void select(Rec& r, const std::vector<std::string>& sel) {
+  if (sel.empty()) return;
+  try {
+    r.mask |= iba::apply_assignments(r.d, r.b.data(), sel);
+  } catch (const std::exception& e) {
+    log::error("E: %s\n", e.what());
+    throw ExitFail{EINVAL};
+  }
+}
+
 std::vector<Bytes> get_table(MadTransactor& mad, const IBPath& sa, const Query& q, Rec& r, uint32_t amod) {
 MadRequest req;
 req.cls = iba::find_class(iba::mgmt::SUBN_ADM);

@@ -134,6 +134,10 @@ std::string mc_text(const Bytes& rec, bool group, bool one_mlid, const std::func
 // again (call it inside the handler).
 int failure_status(const MADError& e, bool verbose);
 
+// The field=value selectors sel set in r and its mask (a bad one: the
+// error on stderr, and ExitFail EINVAL).
+void select(Rec& r, const std::vector<std::string>& sel);
+
 // SubnAdmGetTable of q's record r (its mask) at sa: the records that arrived
 // whole (a warning on stderr when the reply was cut).
 std::vector<Bytes> get_table(MadTransactor& mad, const IBPath& sa, const Query& q, Rec& r, uint32_t amod = 0);
