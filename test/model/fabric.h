@@ -25,7 +25,10 @@
 //   time per SMP: a directed-route SMP visits the SMI of every intermediate
 //   hop on the way out and again on the way back, a LID-routed SMP is
 //   forwarded by the switch hardware and reaches only the destination's
-//   SMA.  SMPs that find the FIFO full wait in their port's VL15 buffer
+//   SMA; a directed-route SMP with LID-routed parts (IBA 14.2.2: DrSLID,
+//   the LRH's DLID naming the switch where the directed part begins;
+//   DrDLID, where a final LID-routed part goes) visits only the SMIs of
+//   its directed part, and malformed ones are dropped where the IBA says.  SMPs that find the FIFO full wait in their port's VL15 buffer
 //   (which then fills and drops);
 // - the PMA of every node and the SA (on the SM's node) as GMP servers with
 //   service times and bounded queues that answer BUSY when full, as OpenSM
@@ -223,6 +226,10 @@ public:
   // SM's background SMPs are not in it.
   struct Demand {
     std::vector<uint64_t> smi, sma, pma;  // by node
+    // By node: the NodeInfo probes whose directed route's last hop left by
+    // one of its ports (a probe's unavoidable visits, under any route form:
+    // 2 at that switch's SMI).
+    std::vector<uint64_t> probes;
     uint64_t sa_requests = 0, sa_tables = 0, host = 0;
   };
   // The visits of every MAD the tool sent so far (resends each again).

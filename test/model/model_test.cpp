@@ -170,6 +170,106 @@ TEST(FabricModel, LidRoutedSmpCostsNoIntermediateSmi) {
   EXPECT_EQ(f.sma_visits(b), 2u);
 }
 
+// IBA 14.2.2: a directed-route SMP whose first part is LID-routed (DrSLID
+// our LID, the LRH's DLID the switch where the directed part begins) and
+// whose directed tail is one hop: switch hardware carries it to sw3 and
+// back, sw3's SMI forwards it out and back (2 visits), B's SMA answers (1);
+// sw1 and sw2 never see it.
+TEST(FabricModel, HybridProbeVisitsOnlyTheTailsSwitch) {
+  ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
+  ibcore::MadTransactor mad(f.port());
+  const int sw1 = f.node_by_desc("sw1"), sw2 = f.node_by_desc("sw2"), sw3 = f.node_by_desc("sw3"),
+            b = f.node_by_desc("B");
+  IBPath p;
+  p.DLID = f.lid(sw3);
+  p.SLID = f.port().local_lid();
+  p.drSLID = f.port().local_lid();
+  p.drPath = {0, 2};
+  const auto ni = mad.SubnGet<iba::SMPNodeInfo>(p);
+  EXPECT_EQ(ni.nodeType(), 1u);
+  EXPECT_EQ(ni.localPortNum(), 1u);
+  EXPECT_EQ(ni.nodeGUID(), mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1,2,2,2")).nodeGUID());
+  // Less the plain directed route's own visits (2 at each switch, 1 at B).
+  EXPECT_EQ(f.smi_visits(sw1), 2u);
+  EXPECT_EQ(f.smi_visits(sw2), 2u);
+  EXPECT_EQ(f.smi_visits(sw3), 4u);
+  EXPECT_EQ(f.sma_visits(b), 2u);
+  EXPECT_EQ(f.sma_visits(sw3), 0u);
+  EXPECT_EQ(f.stats().drops_route, 0u);
+  // Its round trip: the same 8 link hops and the host both ways as the
+  // 4-hop directed route, but 2 SMI services instead of 6.
+  ibmodel::Fabric g(kLine, slow_sma(0, 0, 10));
+  ibcore::MadTransactor mg(g.port());
+  mg.SubnGet<iba::SMPNodeInfo>(p);
+  EXPECT_NEAR(g.seconds(), g.dr_round_trip_s(4) - 4 * 10e-6, 1e-9);
+  EXPECT_EQ(g.smi_visits(sw3), 2u);
+  EXPECT_EQ(g.smi_visits(sw1) + g.smi_visits(sw2) + g.sma_visits(sw1) + g.sma_visits(sw2), 0u);
+  EXPECT_EQ(g.sma_visits(b), 1u);
+  // The twin's demand counts the probe at the switch its last hop left.
+  EXPECT_EQ(g.demand().probes.at(size_t(sw3)), 1u);
+  // A hop count of 0: answered by the node the LID-routed part reached.
+  IBPath q = p;
+  q.drPath = {0};
+  EXPECT_EQ(mg.SubnGet<iba::SMPNodeInfo>(q).nodeType(), 2u);
+  EXPECT_EQ(g.sma_visits(sw3), 1u);
+  EXPECT_EQ(g.smi_visits(sw3), 2u);
+}
+
+// The other LID-routed part: directed to sw1, then LID-routed to DrDLID
+// (B); the reply comes back by LID to sw1 and along the directed part.
+TEST(FabricModel, DirectedRouteWithFinalLidRoutedPart) {
+  ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
+  ibcore::MadTransactor mad(f.port());
+  const int sw1 = f.node_by_desc("sw1"), sw2 = f.node_by_desc("sw2"), sw3 = f.node_by_desc("sw3"),
+            b = f.node_by_desc("B");
+  IBPath p = IBPath::from_string("0,1");
+  p.drDLID = f.lid(b, 1);
+  const auto ni = mad.SubnGet<iba::SMPNodeInfo>(p);
+  EXPECT_EQ(ni.nodeType(), 1u);
+  EXPECT_EQ(f.smi_visits(sw1), 2u);
+  EXPECT_EQ(f.smi_visits(sw2) + f.smi_visits(sw3) + f.sma_visits(sw1), 0u);
+  EXPECT_EQ(f.sma_visits(b), 1u);
+}
+
+// Malformed hybrid SMPs are dropped where the IBA says (14.2.2): DrSLID
+// with no LID to route the first part by; a directed part that ends at a
+// CA while DrDLID asks for a final LID-routed part (C14-9:3); a directed
+// part that would start at a CA out of another port than its own.
+TEST(FabricModel, MalformedHybridSmpsAreDropped) {
+  ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
+  f.port().settings().timeout_ms = 5;
+  f.port().settings().retries = 0;
+  ibcore::MadTransactor mad(f.port());
+  const int sw1 = f.node_by_desc("sw1"), sw2 = f.node_by_desc("sw2"), sw3 = f.node_by_desc("sw3"),
+            b = f.node_by_desc("B");
+  IBPath no_dlid;
+  no_dlid.drSLID = f.port().local_lid();
+  no_dlid.DLID = ibcore::LID_PERMISSIVE;
+  no_dlid.drPath = {0, 2};
+  EXPECT_THROW(mad.SubnGet<iba::SMPNodeInfo>(no_dlid), ibcore::MADTimeoutError);
+  EXPECT_EQ(f.stats().drops_route, 1u);
+  EXPECT_EQ(f.stats().smi_forwards + f.stats().sma_answers, 0u);
+
+  IBPath dlid_at_ca = IBPath::from_string("0,1,2,2,2");
+  dlid_at_ca.drDLID = f.lid(sw1);
+  EXPECT_THROW(mad.SubnGet<iba::SMPNodeInfo>(dlid_at_ca), ibcore::MADTimeoutError);
+  EXPECT_EQ(f.stats().drops_route, 2u);
+  EXPECT_EQ(f.sma_visits(b), 0u);
+  EXPECT_EQ(f.sma_visits(sw1), 0u);
+
+  IBPath from_ca;
+  from_ca.DLID = f.lid(b, 1);
+  from_ca.drSLID = f.port().local_lid();
+  from_ca.drPath = {0, 2};  // B has one port
+  EXPECT_THROW(mad.SubnGet<iba::SMPNodeInfo>(from_ca), ibcore::MADTimeoutError);
+  EXPECT_EQ(f.stats().drops_route, 3u);
+  EXPECT_EQ(f.sma_visits(b), 0u);
+  // Only the second one's forwards, on its way out.
+  EXPECT_EQ(f.smi_visits(sw1), 1u);
+  EXPECT_EQ(f.smi_visits(sw2), 1u);
+  EXPECT_EQ(f.smi_visits(sw3), 1u);
+}
+
 TEST(FabricModel, FullSaQueueAnswersBusy) {
   // The SA holds one request at a time (queue 1, 100 us each): of three
   // NodeRecord queries sent together, two are answered BUSY at once; the
