@@ -1849,6 +1849,41 @@ double Fabric::bound_s(const Demand& d) const {
   return std::max(best_us * 1e-6, critical_path_s());
 }
 
+double Fabric::probe_round_trip_s(unsigned h) const {
+  if (h <= 1) return dr_round_trip_s(h);
+  const Profile& p = impl_->prof;
+  const double us = 2 * (p.host_latency_us + p.host_service_us) + 2 * h * p.hop_latency_us + 2 * p.smi_forward_us +
+                    std::min(p.sma_service_us, p.hca_service_us);
+  return us * 1e-6;
+}
+
+double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
+  const Impl& f = *impl_;
+  const Profile& p = f.prof;
+  double best_us = 0;
+  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
+    const Node& x = f.nodes[i];
+    const uint64_t probes = i < d.probes.size() ? d.probes[i] : 0;
+    double mp = (double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us) +
+                 2.0 * double(probes) * p.smi_forward_us) * x.slow;
+    double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
+    if (p.pma_on_mp) mp += pma, pma = 0;
+    const double rho = x.sw ? p.sm_smps_per_s * p.sma_service_us * x.slow * 1e-6 : 0;
+    if (mp > 0) mp = rho < 1 ? mp / (1 - rho) : std::numeric_limits<double>::infinity();
+    best_us = std::max({best_us, mp, pma});
+  }
+  best_us = std::max(best_us, double(d.sa_requests) * p.sa_service_us +
+                                  double(d.sa_tables) * p.sa_record_us * double(f.max_lid));
+  best_us = std::max(best_us, double(d.host) * p.host_service_us);
+  double path = 0;
+  for (unsigned h = 1; h <= depth(); ++h) path += probe_round_trip_s(h);
+  const double shortest = std::min(dr_round_trip_s(0), (2 * (p.host_latency_us + p.host_service_us) +
+                                                        2 * p.hop_latency_us +
+                                                        std::min(p.sma_service_us, p.hca_service_us)) * 1e-6);
+  const double win = window ? double(mads) / double(window) * shortest : 0;
+  return std::max({best_us * 1e-6, path, win});
+}
+
 const std::string& Fabric::net_text() const { return impl_->net; }
 
 uint64_t Fabric::smi_visits(int n) const { return impl_->nodes.at(size_t(n)).smi_visits; }

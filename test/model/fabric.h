@@ -248,6 +248,24 @@ public:
   // by a few percent when the SM's last SMPs wait behind the tool's last
   // ones and are served after the run ended (random-138 on k=8: 0.986x).
   double bound_s(const Demand& d) const;
+  // A bound no route form beats (issue 38): the largest of
+  //  - the busiest resource's unavoidable work for d: a node's SMA
+  //    answering its own queries (d.sma), 2 SMI visits for each probe of
+  //    its ports (d.probes: a one-hop directed tail, the least any IBA
+  //    route form needs to find what is behind a port), its PMA; the SA and
+  //    the host's server as in bound_s (the SM's share of a switch too);
+  //  - the critical path by the shortest route form to each depth
+  //    (probe_round_trip_s);
+  //  - the window's limit: mads MADs, at most window in flight, each taking
+  //    at least the shortest round trip of any SMP (a LID-routed one to a
+  //    neighbour, or the local port's own SMA).
+  // Forwarding by the SMIs of switches on the way, which bound_s charges
+  // to the directed routes the tool takes, is not in it.
+  double phys_s(const Demand& d, uint64_t mads, unsigned window) const;
+  // The round trip of the cheapest probe of a node h hops away in an empty
+  // fabric: a directed route for h = 1, else LID-routed to the switch
+  // before it and a one-hop directed tail (2 SMI services), seconds.
+  double probe_round_trip_s(unsigned h) const;
   // The topology text the fabric was made from.
   const std::string& net_text() const;
 

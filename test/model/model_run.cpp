@@ -2,14 +2,17 @@
 // 2; bench/model_bench.sh runs it).  For each profile, fabric and tool it
 // prints one line
 //
-//   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> ref_s=<s> mads=<n> drops=<n>
+//   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n>
 //       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
 // (issue 35: the time the fabric needs for the queries the tool must make,
 // each once, without resends, with the SM's background SMPs at their rate:
 // Fabric::bound_s on run_tool's complete run; it does not depend on the
-// run), ref_s the same tool in the same model with the reference's
+// run), phys_s a bound no route form beats (issue 38, Fabric::phys_s:
+// the busiest node's own answers and the least visits its ports' probes
+// need, the critical path by the cheapest probes, the MAD window's
+// limit), ref_s the same tool in the same model with the reference's
 // strategy (directed route only, 2 MADs in flight, 1000 ms timeout, 3
 // retries: libibmad's defaults), lost the answers the complete run got and
 // this one did not (ToolResult::lost: queries lost for good and those
@@ -241,9 +244,9 @@ int main(int argc, char** argv) {
           ibmodel::ToolResult rr;
           if (ref) rr = run(tool, net, prof, true);
           const double ref_s = rr.time_s;
-          std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f ref_s=%.6f mads=%llu drops=%llu timeouts=%llu "
-                      "retries=%llu peak_sma_queue=%u Q=%u lost=%zu\n",
-                      tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, ref_s,
+          std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f phys_s=%.6f ref_s=%.6f mads=%llu drops=%llu "
+                      "timeouts=%llu retries=%llu peak_sma_queue=%u Q=%u lost=%zu\n",
+                      tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, r.phys_s, ref_s,
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
                       (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost);
           // A run that lost queries for good (every try timed out) found

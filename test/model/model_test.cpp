@@ -215,6 +215,29 @@ TEST(FabricModel, HybridProbeVisitsOnlyTheTailsSwitch) {
   EXPECT_EQ(g.smi_visits(sw3), 2u);
 }
 
+// phys_s's parts: the window's limit, the cheapest probes' critical path
+// and a switch's unavoidable work (its answers, 2 visits a probe).
+TEST(FabricModel, PhysicalBoundParts) {
+  ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
+  ibmodel::Fabric::Demand d;
+  d.smi.assign(f.node_count(), 0);
+  d.sma.assign(f.node_count(), 0);
+  d.pma.assign(f.node_count(), 0);
+  d.probes.assign(f.node_count(), 0);
+  // Depth 4 (A to B): one directed probe, then three with 2 SMI services.
+  const double path = f.dr_round_trip_s(1) + f.probe_round_trip_s(2) + f.probe_round_trip_s(3) + f.probe_round_trip_s(4);
+  EXPECT_NEAR(f.probe_round_trip_s(4), f.dr_round_trip_s(4) - 4 * 10e-6, 1e-12);
+  EXPECT_NEAR(f.phys_s(d, 0, 64), path, 1e-12);
+  const int sw2 = f.node_by_desc("sw2");
+  d.sma[size_t(sw2)] = 100;
+  d.probes[size_t(sw2)] = 50;
+  d.smi[size_t(sw2)] = 1000;  // (forwarding for others: not unavoidable)
+  EXPECT_NEAR(f.phys_s(d, 0, 64), (100 + 2 * 50) * 10e-6, 1e-12);
+  // 64,000 MADs, 64 at a time, each at least the local SMA's round trip
+  // (10 us of host path; the model's CAs answer in 0).
+  EXPECT_NEAR(f.phys_s(d, 64000, 64), 1000 * f.dr_round_trip_s(0), 1e-12);
+}
+
 // The other LID-routed part: directed to sw1, then LID-routed to DrDLID
 // (B); the reply comes back by LID to sw1 and along the directed part.
 TEST(FabricModel, DirectedRouteWithFinalLidRoutedPart) {
@@ -488,6 +511,9 @@ TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
       EXPECT_EQ(r.errors, 0u);
       EXPECT_GE(r.time_s, r.bound_s);
       EXPECT_GE(r.bound_s, f.critical_path_s());
+      // phys_s (issue 38): no run beats it.
+      EXPECT_GT(r.phys_s, 0);
+      EXPECT_GE(r.time_s, r.phys_s);
       if (ref) {
         EXPECT_EQ(r.drops, 0u);
       }

@@ -273,6 +273,10 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   const Complete& c = complete_run(tool, f);
   ToolResult res = run_once(tool, f, limits);
   res.bound_s = f.bound_s(c.demand);
+  // The window: -o, else the engine's default (its hard maximum).
+  const unsigned window = f.port().settings().outstanding > 0 ? unsigned(f.port().settings().outstanding)
+                                                              : ibcore::MadEngine(f.port()).max_outstanding();
+  res.phys_s = f.phys_s(c.demand, c.mads, window);
   res.needed = c.mads;
   res.lost = c.units > res.units ? c.units - res.units : 0;
   return res;
