@@ -1828,14 +1828,19 @@ Fabric::Demand Fabric::demand() const {
   return d;
 }
 
-double Fabric::bound_s(const Demand& d) const {
-  const Impl& f = *impl_;
+namespace {
+// The busiest resource's time (us) for demand d: a node's processor (its SMI
+// visits, or with unavoidable only 2 per probe of its ports, and its SMA's
+// answers; its PMA's too under pma_on_mp) over the share the SM leaves it,
+// its PMA, the SA, the host's server.
+double busiest_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable) {
   const Profile& p = f.prof;
   double best_us = 0;
-  for (size_t i = 0; i < f.nodes.size() && i < d.smi.size(); ++i) {
+  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
     const Node& x = f.nodes[i];
-    double mp = (double(d.smi[i]) * p.smi_forward_us +
-                 double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) * x.slow;
+    const double forwards = unavoidable ? 2.0 * double(i < d.probes.size() ? d.probes[i] : 0) : double(d.smi[i]);
+    double mp = (forwards * p.smi_forward_us + double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) *
+                x.slow;
     double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
     if (p.pma_on_mp) mp += pma, pma = 0;
     // The SM's share of a switch's processor (its SMPs are answers).
@@ -1845,8 +1850,12 @@ double Fabric::bound_s(const Demand& d) const {
   }
   best_us = std::max(best_us, double(d.sa_requests) * p.sa_service_us +
                                   double(d.sa_tables) * p.sa_record_us * double(f.max_lid));
-  best_us = std::max(best_us, double(d.host) * p.host_service_us);
-  return std::max(best_us * 1e-6, critical_path_s());
+  return std::max(best_us, double(d.host) * p.host_service_us);
+}
+}  // namespace
+
+double Fabric::bound_s(const Demand& d) const {
+  return std::max(busiest_us(*impl_, d, false) * 1e-6, critical_path_s());
 }
 
 double Fabric::probe_round_trip_s(unsigned h) const {
@@ -1858,23 +1867,8 @@ double Fabric::probe_round_trip_s(unsigned h) const {
 }
 
 double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
-  const Impl& f = *impl_;
-  const Profile& p = f.prof;
-  double best_us = 0;
-  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
-    const Node& x = f.nodes[i];
-    const uint64_t probes = i < d.probes.size() ? d.probes[i] : 0;
-    double mp = (double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us) +
-                 2.0 * double(probes) * p.smi_forward_us) * x.slow;
-    double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
-    if (p.pma_on_mp) mp += pma, pma = 0;
-    const double rho = x.sw ? p.sm_smps_per_s * p.sma_service_us * x.slow * 1e-6 : 0;
-    if (mp > 0) mp = rho < 1 ? mp / (1 - rho) : std::numeric_limits<double>::infinity();
-    best_us = std::max({best_us, mp, pma});
-  }
-  best_us = std::max(best_us, double(d.sa_requests) * p.sa_service_us +
-                                  double(d.sa_tables) * p.sa_record_us * double(f.max_lid));
-  best_us = std::max(best_us, double(d.host) * p.host_service_us);
+  const Profile& p = impl_->prof;
+  const double best_us = busiest_us(*impl_, d, true);
   double path = 0;
   for (unsigned h = 1; h <= depth(); ++h) path += probe_round_trip_s(h);
   const double shortest = std::min(dr_round_trip_s(0), (2 * (p.host_latency_us + p.host_service_us) +
