@@ -182,6 +182,10 @@ public:
   // the tools (tools.h) run with this Config, its PortSettings part being
   // port().settings().
   ibcore::Config& config() { return config_; }
+  // Whether the tools' walks use hybrid routes where they work (issue 38,
+  // DiscoveryOptions::hybrid_routes); false: plain directed routes for the
+  // probes, LID routing otherwise unchanged (the walk before issue 38).
+  bool& hybrid_routes() { return hybrid_routes_; }
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.
@@ -295,6 +299,7 @@ public:
 private:
   std::unique_ptr<Impl> impl_;
   ibcore::Config config_;
+  bool hybrid_routes_ = true;
 };
 
 }  // namespace ibmodel

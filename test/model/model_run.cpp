@@ -20,11 +20,13 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
+// --no-hybrid: the walks probe by plain directed routes (issue 38: the
+// route form before it; DiscoveryOptions::hybrid_routes).
 // The options set the MAD engine's FlowLimits (core/rpc/rpc.h) of the
 // same names for the runs, the reference's included.
 //
@@ -56,6 +58,7 @@
 namespace {
 
 ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
+bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
 
 ibmodel::ToolResult run(const std::string& tool, const std::string& net, const ibmodel::Profile& prof,
                         bool reference) {
@@ -64,6 +67,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   if (const char* t = std::getenv("MODEL_TRACE"); t && *t == '1')
     f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
   if (reference) ibmodel::use_reference_strategy(f);
+  f.hybrid_routes() = g_hybrid;
   return ibmodel::run_tool(tool, f, &g_limits);
 }
 
@@ -143,7 +147,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
@@ -211,6 +215,8 @@ int main(int argc, char** argv) {
       g_limits.node_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--no-ref") {
       ref = false;
+    } else if (a == "--no-hybrid") {
+      g_hybrid = false;
     } else if (a == "-h" || a == "--help") {
       return usage();
     } else if (!a.empty() && a[0] == '-') {
