@@ -90,9 +90,10 @@ public:
   // route timed out later gets plain routes from then on (plain_).
   enum class Tails : uint8_t { Off, Untried, Trying, Work };
   static constexpr unsigned TRIALS = 3;
-  void allow_tails(bool on, std::string why) {
+  void allow_tails(bool on, std::string why, size_t after_nodes) {
     tails_ = on ? Tails::Untried : Tails::Off;
     why_ = std::move(why);
+    after_nodes_ = after_nodes;
   }
   bool tails_on() const { return tails_ != Tails::Off; }
   // The route to the node behind port `last` of node `at`.
@@ -159,6 +160,8 @@ public:
   }
   // What -v says of the route forms.
   std::string forms() const {
+    if (sent_ == 0 && tails_ != Tails::Off)
+      return "directed routes (hybrid routes not tried: fewer than " + std::to_string(after_nodes_) + " nodes)";
     if (sent_ == 0 || tails_ == Tails::Off)
       return "directed routes" + (why_.empty() ? std::string() : " (hybrid routes: " + why_ + ")");
     std::string s = "LID routes with a one-hop directed tail (IBA 14.2.2) for probes and queries before a LID: " +
@@ -234,7 +237,7 @@ private:
     // Trials: at most TRIALS, no new one after one failed, one a switch
     // (each holds a share of its switch's processor until it answers or
     // times out).
-    return tails_ == Tails::Work || (trials_ < TRIALS && trials_failed_ == 0 &&
+    return tails_ == Tails::Work || (trials_ < TRIALS && trials_failed_ == 0 && db_.node_count() >= after_nodes_ &&
                                      std::find(tried_.begin(), tried_.end(), at) == tried_.end());
   }
 
@@ -270,6 +273,7 @@ private:
   uint64_t sent_ = 0, switches_plain_ = 0;
   std::vector<char> plain_;  // by node: a hybrid route through it timed out
   std::vector<uint32_t> tried_;  // the switches trials went through
+  size_t after_nodes_ = 0;       // DiscoveryOptions::hybrid_after_nodes
 };
 
 // --- the walk ---------------------------------------------------------------------
@@ -382,9 +386,9 @@ DiscoveryResult Walk::run() {
   routes_.use_lid = m == DiscoveryMode::LID;
   res_.mode_used = m;
   if (!routes_.use_lid)
-    routes_.allow_tails(false, opt_.mode == DiscoveryMode::DR ? "--discovery DR" : "the local port has no LID");
+    routes_.allow_tails(false, opt_.mode == DiscoveryMode::DR ? "--discovery DR" : "the local port has no LID", 0);
   else
-    routes_.allow_tails(opt_.hybrid_routes, opt_.hybrid_routes ? "" : "turned off");
+    routes_.allow_tails(opt_.hybrid_routes, opt_.hybrid_routes ? "" : "turned off", opt_.hybrid_after_nodes);
   uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
 
   s_.spawn(start());

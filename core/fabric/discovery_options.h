@@ -68,6 +68,10 @@ struct DiscoveryOptions {
   // tail (IBA 14.2.2), where that works (core/fabric/discovery.cpp,
   // Routes).  false: plain directed routes (as --discovery DR has them).
   bool hybrid_routes = true;
+  // ... tried only once the walk knows this many nodes: where nothing
+  // routes them their trials cost a timeout (100 ms), more than a small
+  // fabric's whole walk, which they would hardly shorten.
+  size_t hybrid_after_nodes = 512;
 };
 
 struct DiscoveryResult {

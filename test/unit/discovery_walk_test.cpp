@@ -56,6 +56,7 @@ void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outsta
   ibcore::DiscoveryOptions o;
   o.mode = mode;
   o.mlx_epi = false;
+  o.hybrid_after_nodes = 0;  // (hybrid routes tried on these small fabrics too)
   auto t0 = std::chrono::steady_clock::now();
   w.r = ibcore::discover(sched, w.db, o);
   w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
