@@ -6,7 +6,7 @@
 # and the irregular test fabrics.  Virtual time is exact: no repetition, no
 # idle machine needed.  One line per run:
 #
-#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
+#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
 #
 # time_s: the run's virtual time; bound_s: the model's lower bound, which
 # does not depend on the run (issue 35): the busiest resource's time for the
@@ -14,7 +14,11 @@
 # no service time and no queue: ibmodel::run_tool), with the SM's
 # background SMPs taking their share of each switch, or the discovery's
 # critical path (the sum of the directed-route round trips to each depth),
-# whichever is longer; ref_s: the same tool in
+# whichever is longer; phys_s: a bound no route form beats (issue 38:
+# the largest of the busiest node's unavoidable work, its SMA's answers
+# and 2 SMI visits per probe of its ports, the critical path by the
+# cheapest probes, and the MADs over the window times the shortest round
+# trip; test/model/fabric.h Fabric::phys_s); ref_s: the same tool in
 # the same model with the reference's strategy (directed route only, 2
 # MADs in flight, 1000 ms timeout, 3 retries); drops: MADs the model lost
 # (full VL15 buffers, mostly); timeouts: sends the kernel handed back timed

@@ -76,10 +76,101 @@ public:
     return p;
   }
   IBPath dr(uint32_t n) const { return dr(db_.node(n).dr); }
-  // A probe out of port p of node n: always directed route (the link is
-  // what is being found).  A LID route with a one-hop DR tail would also
-  // do by IBA 14.2.2, but simulators (ibsim) do not route it.
-  IBPath probe(uint32_t n, unsigned p) const { return dr(db_.node(n).dr, int(p)); }
+
+  // --- hybrid routes (issue 38) ---------------------------------------------------
+  // A directed route whose last hop leaves a switch with a known LID may be
+  // a hybrid one (IBA 14.2.2): LID-routed to that switch (DrSLID our LID),
+  // then that one hop directed, so the switches on the way forward it in
+  // hardware and only that switch's SMI handles it (twice), where a plain
+  // directed route is handled twice by the SMI of every switch it passes,
+  // the first one behind our port most of all.  Not every SMA routes them
+  // (the test bed's simulator drops them), so the first TRIALS are trials
+  // (IBPath::route_trial, sent once) and the rest go plain until one of
+  // them answers (Tails::Work); when every one sent timed out, every route
+  // is plain for the rest of the run (Tails::Off).  A switch where a hybrid
+  // route timed out later gets plain routes from then on (plain_).
+  enum class Tails : uint8_t { Off, Untried, Trying, Work };
+  static constexpr unsigned TRIALS = 3;
+  void allow_tails(bool on, std::string why, size_t after_nodes) {
+    tails_ = on ? Tails::Untried : Tails::Off;
+    why_ = std::move(why);
+    after_nodes_ = after_nodes;
+  }
+  bool tails_on() const { return tails_ != Tails::Off; }
+  // The route to the node behind port `last` of node `at`.
+  IBPath via(uint32_t at, uint8_t last) {
+    const Node& x = db_.node(at);
+    if (!tail_from(at)) return dr(x.dr, last);
+    IBPath p;
+    p.SLID = local_lid_;
+    p.DLID = x.smalid;
+    p.drSLID = local_lid_;
+    p.drPath = {0, last};
+    if (tails_ != Tails::Work) {
+      tails_ = Tails::Trying;
+      ++trials_;
+      tried_.push_back(at);
+      p.route_trial = true;
+      p.retries = 0;
+      // The least timeout a path asks (100 ms, IBPath::mad_timeout_ms), not
+      // the 1000 ms the engine gives a MAD's last try: where they are
+      // dropped, that is what the trials cost.
+      p.resp_time = 14;
+      p.packet_life_time = 0;
+    }
+    ++sent_;
+    return p;
+  }
+  // The directed route to node n (hybrid when it may be).
+  IBPath directed(uint32_t n) {
+    const std::vector<uint8_t>& h = db_.node(n).dr;
+    if (h.empty() || tails_ == Tails::Off) return dr(h);
+    const uint32_t at = db_.port_by_dr(std::span<const uint8_t>(h.data(), h.size() - 1));
+    return at == NO_INDEX ? dr(h) : via(db_.port(at).node, h.back());
+  }
+  // The switch a hybrid route p starts its directed part at (NO_INDEX: p is plain).
+  uint32_t tail_of(const IBPath& p) const {
+    if (!p.lid_head()) return NO_INDEX;
+    const uint32_t at = db_.port_by_lid(p.DLID);
+    return at == NO_INDEX ? NO_INDEX : db_.port(at).node;
+  }
+  // A hybrid route through switch at answered.
+  void tail_answered() {
+    if (tails_ != Tails::Trying) return;
+    tails_ = Tails::Work;
+    why_ = "answered";
+  }
+  // A hybrid route p through switch at failed with e: true when it is to be
+  // asked again by a plain one (it timed out: the route form, or a loss;
+  // another failure is the node's answer).
+  bool tail_failed(uint32_t at, const IBPath& p, const std::exception& e) {
+    if (!dynamic_cast<const MADTimeoutError*>(&e)) return false;
+    if (plain_.size() <= at) plain_.resize(size_t(at) + 1, 0);
+    if (!plain_[at]) {
+      plain_[at] = 1;
+      ++switches_plain_;
+    }
+    // Every trial sent so far timed out, none answered: off (the trials
+    // go out together, so where nothing routes them this costs one
+    // timeout, not one per trial).
+    if (p.route_trial && ++trials_failed_ == trials_ && tails_ == Tails::Trying) {
+      tails_ = Tails::Off;
+      why_ = "the first " + std::to_string(trials_) + " timed out";
+    }
+    return true;
+  }
+  // What -v says of the route forms.
+  std::string forms() const {
+    if (sent_ == 0 && tails_ != Tails::Off)
+      return "directed routes (hybrid routes not tried: fewer than " + std::to_string(after_nodes_) + " nodes)";
+    if (sent_ == 0 || tails_ == Tails::Off)
+      return "directed routes" + (why_.empty() ? std::string() : " (hybrid routes: " + why_ + ")");
+    std::string s = "LID routes with a one-hop directed tail (IBA 14.2.2) for probes and queries before a LID: " +
+                    std::to_string(sent_) + " sent";
+    if (tails_ != Tails::Work) s += ", none answered yet";
+    if (switches_plain_) s += ", directed routes through " + std::to_string(switches_plain_) + " switches where they timed out";
+    return s;
+  }
 
   // The LID a query to node n goes to (0: by its DR path).
   uint16_t lid_for(uint32_t n, unsigned port_hint = 0) const {
@@ -120,7 +211,7 @@ public:
       }
       if (stage == 1) {
         ++stage;
-        return dr(n);
+        return directed(n);
       }
       auto h = other_route(n);
       if (!h) continue;
@@ -137,6 +228,20 @@ public:
   bool last_stage(uint32_t n, int stage) const { return stage > 2 || (stage == 2 && !other_route(n)); }
 
 private:
+  // Whether a route's last hop may leave switch at by a hybrid route.
+  bool tail_from(uint32_t at) const {
+    const Node& x = db_.node(at);
+    // (Not the switch behind our port: a plain directed route out of its
+    // ports visits it as often, and every plain route passes it.)
+    if (tails_ == Tails::Off || !x.is_switch() || !x.smalid || at == db_.from_node || x.dr.size() < 2) return false;
+    if (at < plain_.size() && plain_[at]) return false;
+    // Trials: at most TRIALS, no new one after one failed, one a switch
+    // (each holds a share of its switch's processor until it answers or
+    // times out).
+    return tails_ == Tails::Work || (trials_ < TRIALS && trials_failed_ == 0 && db_.node_count() >= after_nodes_ &&
+                                     std::find(tried_.begin(), tried_.end(), at) == tried_.end());
+  }
+
   // A directed route to node n other than its own: its own route plus a
   // neighbour's route through another of its links, where that neighbour
   // is a switch (or the start node) whose route does not pass through n.
@@ -163,6 +268,13 @@ private:
 
   Subnet& db_;
   uint16_t local_lid_;
+  Tails tails_ = Tails::Off;
+  std::string why_;
+  unsigned trials_ = 0, trials_failed_ = 0;
+  uint64_t sent_ = 0, switches_plain_ = 0;
+  std::vector<char> plain_;  // by node: a hybrid route through it timed out
+  std::vector<uint32_t> tried_;  // the switches trials went through
+  size_t after_nodes_ = 0;       // DiscoveryOptions::hybrid_after_nodes
 };
 
 // --- the walk ---------------------------------------------------------------------
@@ -258,7 +370,15 @@ Walk::Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
       // engine, which then sends them one at a time from each reply's
       // completion instead of in a burst after the replies are read
       // (k=32: ten times the pump rounds, +8% instructions).
-      q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {}
+      q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {
+  // With hybrid routes, more workers while the window has room: when the
+  // flow control's caps hold the steps at the head of the queue (a few
+  // switches' ports, now that SMPs no longer all wait at the first
+  // switch), the steps behind them still go out.  (Plain directed routes
+  // all pass the first switch: more workers would only queue there.)
+  q_.grow(4 * s.engine().max_outstanding(),
+          [this] { return routes_.tails_on() && s_.engine().in_flight() < s_.engine().window(); });
+}
 
 DiscoveryResult Walk::run() {
   DiscoveryMode m = opt_.mode;
@@ -266,6 +386,10 @@ DiscoveryResult Walk::run() {
   if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
   routes_.use_lid = m == DiscoveryMode::LID;
   res_.mode_used = m;
+  if (!routes_.use_lid)
+    routes_.allow_tails(false, opt_.mode == DiscoveryMode::DR ? "--discovery DR" : "the local port has no LID", 0);
+  else
+    routes_.allow_tails(opt_.hybrid_routes, opt_.hybrid_routes ? "" : "turned off", opt_.hybrid_after_nodes);
   uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
 
   s_.spawn(start());
@@ -278,6 +402,7 @@ DiscoveryResult Walk::run() {
   res_.resent = s_.engine().resent() - resent0;
   res_.flow = s_.engine().flow_stats();
   if (!discovered_) db_.set_reference(replay_reference(db_, opt_.progress));
+  res_.routes = routes_.forms();
   return std::move(res_);
 }
 
@@ -386,9 +511,7 @@ Task<> Walk::switch_port(uint32_t n, uint8_t p, uint8_t entry) {
 // the port slot it was reached from, or (from == NO_INDEX) the node's own.
 // Only the start node is left through its own port.
 Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from) {
-  auto route = [&] {
-    return from == NO_INDEX ? routes_.dr(n) : Routes::dr(db_.node(db_.port(from).node).dr, db_.port(from).num);
-  };
+  auto route = [&] { return from == NO_INDEX ? routes_.dr(n) : routes_.via(db_.port(from).node, db_.port(from).num); };
   IBPath used;
   auto pi = co_await ask_dr<iba::SMPPortInfo>(
       route, port, [&] { return "PortInfo " + std::to_string(port) + " of " + node_str(n); }, &used);
@@ -425,11 +548,18 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
   for (int stage = from;;) {
     std::optional<IBPath> route = routes_.next(n, port_hint, stage, &other);
     if (!route) break;
+    const uint32_t tail = routes_.tail_of(*route);
+    const IBPath sent = tail == NO_INDEX ? IBPath() : *route;
     try {
       T r = co_await s_.SubnGet<T>(std::move(*route), amod);
+      if (tail != NO_INDEX) routes_.tail_answered();
       if (!other.empty()) routes_.keep(n, std::move(other));
       co_return r;
     } catch (const std::exception& e) {
+      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
+        --stage;  // the same stage again, by a plain route now
+        continue;
+      }
       if (routes_.last_stage(n, stage)) {
         if (again(e, retried++)) {
           stage = from;
@@ -448,13 +578,18 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
 // what() says it, and nullopt is returned.  used: the route that answered.
 template <class T, class Route, class What>
 Task<std::optional<T>> Walk::ask_dr(Route route, uint32_t amod, What what, IBPath* used) {
-  for (unsigned retried = 0;; ++retried) {
+  for (unsigned retried = 0;;) {
     IBPath p = route();
+    const uint32_t tail = routes_.tail_of(p);
+    const IBPath sent = tail == NO_INDEX ? IBPath() : p;
     try {
       if (used) *used = p;
-      co_return co_await s_.SubnGet<T>(std::move(p), amod);
+      T r = co_await s_.SubnGet<T>(std::move(p), amod);
+      if (tail != NO_INDEX) routes_.tail_answered();
+      co_return r;
     } catch (const std::exception& e) {
-      if (again(e, retried)) continue;
+      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) continue;  // again, by a plain route now
+      if (again(e, retried++)) continue;
       fail(e, what());
     }
     co_return std::nullopt;
@@ -480,7 +615,7 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
   if (db_.port(db_.port_index(n, p)).peer != NO_INDEX) co_return;
   if (opt_.max_hops && db_.node(n).dr.size() + 1 > opt_.max_hops) co_return;
   ++res_.queries;
-  auto ni = co_await ask_dr<iba::SMPNodeInfo>([&] { return routes_.probe(n, p); }, 0, [&] {
+  auto ni = co_await ask_dr<iba::SMPNodeInfo>([&] { return routes_.via(n, p); }, 0, [&] {
     return "NodeInfo through port " + std::to_string(p) + " of " + node_str(n);
   });
   if (ni) probed(n, p, *ni);
@@ -704,6 +839,7 @@ void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock:
   ibcore::log::info("I: discovery: %llu MADs sent for %llu queries (%llu resent), %.3f s\n",
                (unsigned long long)r.mads, (unsigned long long)r.queries, (unsigned long long)r.resent,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  if (!r.routes.empty()) ibcore::log::info("I: discovery: routes: %s\n", r.routes.c_str());
   report_flow(r.flow);
 }
 

@@ -63,6 +63,15 @@ struct DiscoveryOptions {
   // (core/health/pmscrape's RetryBudget), which its PM reads share.
   // Unset: a failure is final (a line in the result's errors).
   std::function<bool(const std::exception&, unsigned)> retry;
+  // LID mode: probes and the queries before a node's LID is known go
+  // LID-routed to the switch their last hop leaves, with a one-hop directed
+  // tail (IBA 14.2.2), where that works (core/fabric/discovery.cpp,
+  // Routes).  false: plain directed routes (as --discovery DR has them).
+  bool hybrid_routes = true;
+  // ... tried only once the walk knows this many nodes: where nothing
+  // routes them their trials cost a timeout (100 ms), more than a small
+  // fabric's whole walk, which they would hardly shorten.
+  size_t hybrid_after_nodes = 512;
 };
 
 struct DiscoveryResult {
@@ -75,6 +84,7 @@ struct DiscoveryResult {
   uint64_t queries = 0;             // queries made (each MAD once, without resends)
   uint64_t resent = 0;              // MADs sent again (timeout or BUSY)
   FlowStats flow;                   // the engine's flow control, at the end (-v)
+  std::string routes;               // the route forms the walk used, and why (-v)
   DiscoveryMode mode_used = DiscoveryMode::DR;
 };
 

@@ -197,6 +197,7 @@ private:
   void on_reply(PendingMad& p);
   void measure_visits();
   uint64_t key_of(const IBPath& path, uint8_t mgmt_class) const;
+  uint64_t head_key(const IBPath& p) const;  // where a hybrid route's directed part begins (IBPath::lid_head)
   int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
   void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
 

@@ -29,7 +29,10 @@ using madhdr::mad_status;
 constexpr uint64_t FNV_BASIS = 1469598103934665603ull, FNV_PRIME = 1099511628211ull;
 uint64_t fnv(uint64_t h, uint8_t b) { return (h ^ b) * FNV_PRIME; }
 uint64_t fnv16(uint64_t h, uint16_t v) { return fnv(fnv(h, uint8_t(v >> 8)), uint8_t(v)); }
-uint64_t dr_seed(const IBPath& p) { return fnv16(fnv16(fnv(FNV_BASIS, 'D'), p.drSLID), p.drDLID); }
+uint64_t dr_seed(const IBPath& p) {
+  const uint64_t h = fnv16(fnv16(fnv(FNV_BASIS, 'D'), p.drSLID), p.drDLID);
+  return p.lid_head() ? fnv16(h, p.DLID) : h;  // (a hybrid route starts at its DLID's node)
+}
 uint64_t lid_key(uint16_t lid) { return fnv16(fnv(FNV_BASIS, 'L'), lid); }
 uint64_t gmp_key(uint8_t cls, uint16_t lid) { return fnv16(fnv(fnv(FNV_BASIS, 'G'), cls), lid); }
 uint64_t dr_key(const IBPath& p) {
@@ -82,6 +85,12 @@ uint64_t MadEngine::key_of(const IBPath& path, uint8_t mgmt_class) const {
   uint64_t k = lid_key(path.DLID);
   auto it = alias_.find(k);
   return it == alias_.end() ? k : it->second;
+}
+
+uint64_t MadEngine::head_key(const IBPath& p) const {
+  IBPath l;
+  l.DLID = p.DLID;
+  return key_of(l, iba::mgmt::SUBN_LID_ROUTED);
 }
 
 void MadEngine::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
@@ -161,18 +170,18 @@ constexpr uint32_t SHARE_UNIT = 27720;
 
 uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
   if (lim_.smi_share <= 0) return 1;
-  const unsigned h = p.path->is_dr() ? p.path->hop_count() : 0;
-  if (h > 1 && lim_.time_shares && forward_us_ > 0 && answer_us_ > 0) {
+  const unsigned fwd = p.path->smi_forwards();
+  if (fwd && lim_.time_shares && forward_us_ > 0 && answer_us_ > 0) {
     // By time (FlowLimits::time_shares): 2(h-1) forwarding visits of f and
     // an answer of a, r = a/f; equal times give the visits' shares.  The
     // answer time measured is the larger of the two (replies queued
     // together leave the slower of the node and the hops at its pace), so
     // r < 1 says nothing: the visits' shares then.
     const double r = std::clamp(answer_us_ / forward_us_, 1.0, 64.0);
-    const double w = (hop ? 2 : r) / (2.0 * (h - 1) + r);
+    const double w = (hop ? 2 : r) / (double(fwd) + r);
     return std::max<uint32_t>(1, uint32_t(w * SHARE_UNIT));
   }
-  const uint32_t visits = h ? 2 * h - 1 : 1;
+  const uint32_t visits = fwd + 1;
   return std::max<uint32_t>(1, (hop ? 2 : 1) * SHARE_UNIT / visits);
 }
 
@@ -233,6 +242,7 @@ uint64_t MadEngine::blocker(const PendingMad& p) const {
     return p.dest;
   uint64_t b = 0;
   const uint32_t w = proc_weight(p, true);
+  if (p.path->lid_head() && full(head_key(*p.path), w)) return head_key(*p.path);
   for_each_hop(*p.path, [&](uint64_t k) {
     if (!b && full(k, w)) b = k;
   });
@@ -255,6 +265,7 @@ void MadEngine::hold(PendingMad& p, int d) {
   }
   one(at_proc_, p.dest, d * int(p.w_dest));
   const int w = d * int(p.w_hop);
+  if (p.path->lid_head()) one(at_proc_, head_key(*p.path), w);
   for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k, w); });
 }
 
@@ -306,6 +317,7 @@ void MadEngine::drain() {
 }
 
 void MadEngine::on_loss(const PendingMad& p) {
+  if (p.path && p.path->route_trial) return;  // (a route form tried, not a queue: IBPath::route_trial)
   if (p.dest) {
     // Where was it lost?  With others of ours at its destination, most
     // likely in that node's queue: the node cap comes below their number
@@ -364,8 +376,7 @@ void MadEngine::on_reply(PendingMad& p) {
     const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
     if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
     if (p.path->is_dr()) {
-      const unsigned h = p.path->hop_count();
-      const size_t v = h ? 2 * h - 1 : 1;  // processors visited
+      const size_t v = p.path->smi_forwards() + 1;  // processors visited
       if (v < rtt_min_us_.size()) {
         ++rtt_n_[v];
         if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;

@@ -80,9 +80,25 @@ struct IBPath {
   std::vector<uint8_t> drPath;
   uint16_t drSLID = LID_PERMISSIVE;
   uint16_t drDLID = LID_PERMISSIVE;
+  // A try of a route form that may not work here (issue 38: the first
+  // hybrid probes of a walk; simulators drop them): its loss says nothing
+  // of a full queue, so the MAD engine's flow control does not count it as
+  // a loss (it still counts against the caps while in flight: where the
+  // route form works, the queues it reaches are real).
+  bool route_trial = false;
 
   bool is_dr() const { return !drPath.empty(); }
   unsigned hop_count() const { return drPath.empty() ? 0 : unsigned(drPath.size() - 1); }
+  // A directed route whose first part is LID-routed (IBA 14.2.2): DrSLID
+  // set, the LRH's DLID the node where the directed part begins.
+  bool lid_head() const { return is_dr() && drSLID != LID_PERMISSIVE && DLID && DLID != LID_PERMISSIVE; }
+  // The SMI forwarding visits a directed-route SMP makes: 2 at each switch
+  // its directed part passes (out and back), 2 more at the node where a
+  // LID-routed first part hands it to the directed part; 0 for a LID route.
+  unsigned smi_forwards() const {
+    const unsigned h = hop_count();
+    return !is_dr() ? 0 : lid_head() ? 2 * h : h ? 2 * (h - 1) : 0;
+  }
 
   // The MAD timeout (one try) in milliseconds: given_ms when > 0 (-t),
   // else 2 * packet lifetime + the response time when known, else 1000 ms.

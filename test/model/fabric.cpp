@@ -298,6 +298,7 @@ struct Node {
   bool deaf = false;
   double slow = 1.0;
   uint64_t smi_visits = 0, sma_visits = 0, pma_visits = 0;
+  uint64_t probes_out = 0;  // NodeInfos whose directed route's last hop left by one of its ports
   bool last_pma = false;  // Profile::pma_on_mp: the processor's last job was the PMA's
 };
 
@@ -317,6 +318,16 @@ struct Packet {
   std::vector<uint8_t> in_port, out_port;
   unsigned hop = 0;
   unsigned hops = 0;
+  // IBA 14.2.2: the LID-routed parts of a directed-route SMP.  dr_slid and
+  // dr_dlid are the SMP's DrSLID and DrDLID.  head: an initial LID-routed
+  // part (DrSLID not permissive): the directed part starts at trail[0], the
+  // node the LRH's DLID named, and the reply leaves it LID-routed to
+  // DrSLID.  tail_node: the switch where the directed part ended and the
+  // final LID-routed part to DrDLID began (-1: none, or the reply is back
+  // there).  lid_leg: on a LID-routed part now (switch hardware forwards it).
+  uint16_t dr_slid = 0xffff, dr_dlid = 0xffff;
+  bool head = false, lid_leg = false;
+  int tail_node = -1;
   uint16_t slid = 0, dlid = 0;
   int at = -1;            // node it is at / queued at
   unsigned port = 0;      // port it entered by
@@ -469,6 +480,9 @@ struct Fabric::Impl {
   void transmit(uint32_t pkt, int from, unsigned out_port, int64_t extra_ns = 0);
   void lid_route(uint32_t pkt, int from, unsigned from_port, int64_t extra_ns);
   void arrive(uint32_t pkt, int node, unsigned port);
+  void dr_part_ends(uint32_t pkt, int node, unsigned port);
+  void lid_leg_ends(uint32_t pkt, int node, unsigned port);
+  void lid_leg_from(uint32_t pkt, int node, unsigned port, uint16_t dlid);
   void to_processor(uint32_t pkt, int node, unsigned port, bool through_buffer);
   void pull(int node);
   void start(int node);
@@ -833,16 +847,35 @@ void Fabric::Impl::client_send(uint32_t agent, const uint8_t* mad, size_t len, c
   if (cls == iba::mgmt::SUBN_DIRECTED_ROUTE) {
     p.dr = p.smp = true;
     p.hops = unsigned(iba::SMPFormatDirected::hopCount_at(p.mad.data()));
-    if (iba::SMPFormatDirected::drSLID_at(p.mad.data()) != 0xffff ||
-        iba::SMPFormatDirected::drDLID_at(p.mad.data()) != 0xffff || p.hops > 63) {
-      // Directed routes with LID-routed parts are not modelled.
-      drop(i, stats.drops_route, "unsupported-dr", local);
+    p.dr_slid = uint16_t(iba::SMPFormatDirected::drSLID_at(p.mad.data()));
+    p.dr_dlid = uint16_t(iba::SMPFormatDirected::drDLID_at(p.mad.data()));
+    if (p.hops > 63 || iba::SMPFormatDirected::hopPointer_at(p.mad.data()) != 0) {
+      // C14-6: at most 63 hops; a request leaves with hop pointer 0.
+      drop(i, stats.drops_route, "dr-bad-header", local);
+      return;
+    }
+    if (p.dr_slid != 0xffff) {
+      // An initial LID-routed part (IBA 14.2.2): the LRH's DLID names the
+      // node where the directed part begins; it must be a unicast LID.
+      if (path.DLID == 0 || path.DLID >= 0xc000) {
+        drop(i, stats.drops_route, "dr-slid-without-dlid", local);
+        return;
+      }
+      p.head = p.lid_leg = true;
+      p.dlid = path.DLID;
+      p.slid = lid_of_port(local, local_port);
+      lid_route(i, local, local_port, host);
       return;
     }
     p.trail.push_back(local);
     p.in_port.push_back(uint8_t(local_port));
     p.hop = 0;
     if (p.hops == 0) {
+      if (p.dr_dlid != 0xffff) {
+        // C14-9:3: only a switch starts a final LID-routed part.
+        drop(i, stats.drops_route, "dr-dlid-at-ca", local);
+        return;
+      }
       // The local port's own SMA (in the HCA, past the host's path).
       p.out_port.push_back(0);
       p.role = Role::Answer;
@@ -934,24 +967,30 @@ void Fabric::Impl::arrive(uint32_t pkt, int node, unsigned port) {
     p.port = port;
   }
   if (p.dr) {
+    if (p.lid_leg) {
+      lid_leg_ends(pkt, node, port);
+      return;
+    }
     if (!p.response) {
       // Outbound: one more hop done.
       ++p.hop;
       p.trail.push_back(node);
       p.in_port.push_back(uint8_t(port));
       if (p.hop == p.hops) {
-        p.role = Role::Answer;
-      } else {
-        if (!nodes[size_t(node)].sw) {
-          drop(pkt, stats.drops_route, "dr-through-ca", node, port);
-          return;
-        }
-        p.role = Role::Forward;
+        dr_part_ends(pkt, node, port);
+        return;
       }
+      if (!nodes[size_t(node)].sw) {
+        drop(pkt, stats.drops_route, "dr-through-ca", node, port);
+        return;
+      }
+      p.role = Role::Forward;
       to_processor(pkt, node, port, true);
     } else {
-      // Returning: hop index p.hop is where it is now.
-      if (p.hop == 0) {
+      // Returning: hop index p.hop is where it is now.  At hop 0 it is
+      // home, unless the directed part began at a node entered by LID:
+      // that node's SMI sends it on to DrSLID (C14-13:3).
+      if (p.hop == 0 && !p.head) {
         at(now + host_path(), Ev::Deliver, pkt);
         return;
       }
@@ -972,6 +1011,67 @@ void Fabric::Impl::arrive(uint32_t pkt, int node, unsigned port) {
     return;
   }
   gmp_arrive(pkt, node);
+}
+
+// The outbound directed part ends at node (hop pointer = hop count): its
+// SMA answers, unless DrDLID names a final LID-routed part, which only a
+// switch's SMI starts (C14-9:3; a CA drops it).
+void Fabric::Impl::dr_part_ends(uint32_t pkt, int node, unsigned port) {
+  Packet& p = pkts[pkt];
+  if (p.dr_dlid != 0xffff && !nodes[size_t(node)].sw) {
+    drop(pkt, stats.drops_route, "dr-dlid-at-ca", node, port);
+    return;
+  }
+  p.role = p.dr_dlid != 0xffff ? Role::Forward : Role::Answer;
+  to_processor(pkt, node, port, true);
+}
+
+// A LID-routed part of a directed-route SMP arrived at node (IBA 14.2.2).
+void Fabric::Impl::lid_leg_ends(uint32_t pkt, int node, unsigned port) {
+  Packet& p = pkts[pkt];
+  p.lid_leg = false;
+  if (!p.response && p.tail_node < 0) {
+    // The initial part: the directed part begins here, with hop pointer 0
+    // (C14-9:1): a switch sends it out of InitialPath[1], a CA only out of
+    // the port it came in by.
+    p.trail.push_back(node);
+    p.in_port.push_back(uint8_t(port));
+    p.hop = 0;
+    if (p.hops == 0) {
+      dr_part_ends(pkt, node, port);
+      return;
+    }
+    const unsigned out = unsigned(iba::SMPFormatDirected::initialPath_at(p.mad.data(), 1));
+    if (!nodes[size_t(node)].sw && out != port) {
+      drop(pkt, stats.drops_route, "dr-through-ca", node, port);
+      return;
+    }
+    p.role = Role::Forward;
+    to_processor(pkt, node, port, true);
+  } else if (!p.response) {
+    // The final part, at DrDLID: its SMA answers.
+    p.role = Role::Answer;
+    to_processor(pkt, node, port, !(node == local && port == local_port) || nodes[size_t(node)].sw);
+  } else if (p.tail_node >= 0) {
+    // The reply, back at the switch where the final part began: its SMI
+    // takes it along the directed part's return path.
+    p.tail_node = -1;
+    p.role = Role::Forward;
+    to_processor(pkt, node, port, true);
+  } else {
+    // The reply, at DrSLID: home.
+    at(now + host_path(), Ev::Deliver, pkt);
+  }
+}
+
+// Send pkt on a LID-routed part from node (entered by port) to dlid; the
+// LRH's SLID is node's.
+void Fabric::Impl::lid_leg_from(uint32_t pkt, int node, unsigned port, uint16_t dlid) {
+  Packet& p = pkts[pkt];
+  p.lid_leg = true;
+  p.slid = lid_of_port(node, nodes[size_t(node)].sw ? 0 : port);
+  p.dlid = dlid;
+  lid_route(pkt, node, port, 0);
 }
 
 void Fabric::Impl::to_processor(uint32_t pkt, int node, unsigned port, bool through_buffer) {
@@ -1070,14 +1170,24 @@ void Fabric::Impl::mp_done(int node) {
     ++x.smi_visits;
     ++stats.smi_forwards;
     note("smi", pkt, node);
-    if (!p.response) {
+    if (!p.response && p.hop == p.hops) {
+      // The end of the directed part: on by LID to DrDLID (C14-9:3).
+      p.tail_node = node;
+      lid_leg_from(pkt, node, 0, p.dr_dlid);
+    } else if (!p.response) {
       unsigned out = unsigned(iba::SMPFormatDirected::initialPath_at(p.mad.data(), p.hop + 1));
       p.out_port.push_back(uint8_t(out));
+      if (p.hop + 1 == p.hops && iba::MADHeader::attributeID_at(p.mad.data()) == iba::AttrId<iba::SMPNodeInfo>::value)
+        ++x.probes_out;
       if (out == 0 || out > x.nports) {
         drop(pkt, stats.drops_route, "dr-bad-port", node, out);
       } else {
         transmit(pkt, node, out);
       }
+    } else if (p.hop == 0) {
+      // Back where the directed part began, entered by LID: on to DrSLID
+      // (C14-13:3).
+      lid_leg_from(pkt, node, p.in_port[0], p.dr_slid);
     } else {
       // Back the way it came: out of the port this hop was entered by.
       unsigned out = p.in_port[p.hop];
@@ -1177,9 +1287,18 @@ void Fabric::Impl::send_reply(uint32_t pkt, int node) {
   Packet& p = pkts[pkt];
   p.response = true;
   if (p.dr) {
+    if (p.tail_node >= 0) {
+      // Answered at DrDLID: LID-routed back to the switch where the final
+      // part began (the request's SLID).
+      lid_leg_from(pkt, node, p.port, nodes[size_t(p.tail_node)].lid);
+      return;
+    }
     // Hop p.hop == p.hops is where it was answered.
     if (p.hop == 0) {
-      at(now + host_path(), Ev::Deliver, pkt);
+      if (p.head)
+        lid_leg_from(pkt, node, p.port, p.dr_slid);  // answered where the LID-routed part ended
+      else
+        at(now + host_path(), Ev::Deliver, pkt);
       return;
     }
     unsigned out = p.in_port[p.hop];
@@ -1334,7 +1453,7 @@ constexpr uint16_t SA_NO_RECORDS = 0x0300;   // SA class-specific ERR_NO_RECORDS
 void Fabric::Impl::sma_answer(Packet& p, int node) {
   uint8_t* m = p.mad.data();
   const Node& x = nodes[size_t(node)];
-  unsigned in = p.dr ? p.in_port[p.hop] : p.port;
+  unsigned in = p.dr && p.tail_node < 0 ? p.in_port[p.hop] : p.port;
   if (x.sw && p.dr && p.hop == 0) in = 0;
   const uint16_t attr = uint16_t(iba::MADHeader::attributeID_at(m));
   const uint32_t mod = uint32_t(iba::MADHeader::attributeModifier_at(m));
@@ -1701,6 +1820,7 @@ Fabric::Demand Fabric::demand() const {
     d.smi.push_back(n.smi_visits);
     d.sma.push_back(n.sma_visits);
     d.pma.push_back(n.pma_visits);
+    d.probes.push_back(n.probes_out);
   }
   d.sa_requests = f.sa_requests;
   d.sa_tables = f.sa_tables;
@@ -1708,14 +1828,19 @@ Fabric::Demand Fabric::demand() const {
   return d;
 }
 
-double Fabric::bound_s(const Demand& d) const {
-  const Impl& f = *impl_;
+namespace {
+// The busiest resource's time (us) for demand d: a node's processor (its SMI
+// visits, or with unavoidable only 2 per probe of its ports, and its SMA's
+// answers; its PMA's too under pma_on_mp) over the share the SM leaves it,
+// its PMA, the SA, the host's server.
+double busiest_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable) {
   const Profile& p = f.prof;
   double best_us = 0;
-  for (size_t i = 0; i < f.nodes.size() && i < d.smi.size(); ++i) {
+  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
     const Node& x = f.nodes[i];
-    double mp = (double(d.smi[i]) * p.smi_forward_us +
-                 double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) * x.slow;
+    const double forwards = unavoidable ? 2.0 * double(i < d.probes.size() ? d.probes[i] : 0) : double(d.smi[i]);
+    double mp = (forwards * p.smi_forward_us + double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) *
+                x.slow;
     double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
     if (p.pma_on_mp) mp += pma, pma = 0;
     // The SM's share of a switch's processor (its SMPs are answers).
@@ -1725,8 +1850,32 @@ double Fabric::bound_s(const Demand& d) const {
   }
   best_us = std::max(best_us, double(d.sa_requests) * p.sa_service_us +
                                   double(d.sa_tables) * p.sa_record_us * double(f.max_lid));
-  best_us = std::max(best_us, double(d.host) * p.host_service_us);
-  return std::max(best_us * 1e-6, critical_path_s());
+  return std::max(best_us, double(d.host) * p.host_service_us);
+}
+}  // namespace
+
+double Fabric::bound_s(const Demand& d) const {
+  return std::max(busiest_us(*impl_, d, false) * 1e-6, critical_path_s());
+}
+
+double Fabric::probe_round_trip_s(unsigned h) const {
+  if (h <= 1) return dr_round_trip_s(h);
+  const Profile& p = impl_->prof;
+  const double us = 2 * (p.host_latency_us + p.host_service_us) + 2 * h * p.hop_latency_us + 2 * p.smi_forward_us +
+                    std::min(p.sma_service_us, p.hca_service_us);
+  return us * 1e-6;
+}
+
+double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
+  const Profile& p = impl_->prof;
+  const double best_us = busiest_us(*impl_, d, true);
+  double path = 0;
+  for (unsigned h = 1; h <= depth(); ++h) path += probe_round_trip_s(h);
+  const double shortest = std::min(dr_round_trip_s(0), (2 * (p.host_latency_us + p.host_service_us) +
+                                                        2 * p.hop_latency_us +
+                                                        std::min(p.sma_service_us, p.hca_service_us)) * 1e-6);
+  const double win = window ? double(mads) / double(window) * shortest : 0;
+  return std::max({best_us * 1e-6, path, win});
 }
 
 const std::string& Fabric::net_text() const { return impl_->net; }

@@ -25,7 +25,10 @@
 //   time per SMP: a directed-route SMP visits the SMI of every intermediate
 //   hop on the way out and again on the way back, a LID-routed SMP is
 //   forwarded by the switch hardware and reaches only the destination's
-//   SMA.  SMPs that find the FIFO full wait in their port's VL15 buffer
+//   SMA; a directed-route SMP with LID-routed parts (IBA 14.2.2: DrSLID,
+//   the LRH's DLID naming the switch where the directed part begins;
+//   DrDLID, where a final LID-routed part goes) visits only the SMIs of
+//   its directed part, and malformed ones are dropped where the IBA says.  SMPs that find the FIFO full wait in their port's VL15 buffer
 //   (which then fills and drops);
 // - the PMA of every node and the SA (on the SM's node) as GMP servers with
 //   service times and bounded queues that answer BUSY when full, as OpenSM
@@ -179,6 +182,10 @@ public:
   // the tools (tools.h) run with this Config, its PortSettings part being
   // port().settings().
   ibcore::Config& config() { return config_; }
+  // Whether the tools' walks use hybrid routes where they work (issue 38,
+  // DiscoveryOptions::hybrid_routes); false: plain directed routes for the
+  // probes, LID routing otherwise unchanged (the walk before issue 38).
+  bool& hybrid_routes() { return hybrid_routes_; }
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.
@@ -223,6 +230,10 @@ public:
   // SM's background SMPs are not in it.
   struct Demand {
     std::vector<uint64_t> smi, sma, pma;  // by node
+    // By node: the NodeInfo probes whose directed route's last hop left by
+    // one of its ports (a probe's unavoidable visits, under any route form:
+    // 2 at that switch's SMI).
+    std::vector<uint64_t> probes;
     uint64_t sa_requests = 0, sa_tables = 0, host = 0;
   };
   // The visits of every MAD the tool sent so far (resends each again).
@@ -241,6 +252,24 @@ public:
   // by a few percent when the SM's last SMPs wait behind the tool's last
   // ones and are served after the run ended (random-138 on k=8: 0.986x).
   double bound_s(const Demand& d) const;
+  // A bound no route form beats (issue 38): the largest of
+  //  - the busiest resource's unavoidable work for d: a node's SMA
+  //    answering its own queries (d.sma), 2 SMI visits for each probe of
+  //    its ports (d.probes: a one-hop directed tail, the least any IBA
+  //    route form needs to find what is behind a port), its PMA; the SA and
+  //    the host's server as in bound_s (the SM's share of a switch too);
+  //  - the critical path by the shortest route form to each depth
+  //    (probe_round_trip_s);
+  //  - the window's limit: mads MADs, at most window in flight, each taking
+  //    at least the shortest round trip of any SMP (a LID-routed one to a
+  //    neighbour, or the local port's own SMA).
+  // Forwarding by the SMIs of switches on the way, which bound_s charges
+  // to the directed routes the tool takes, is not in it.
+  double phys_s(const Demand& d, uint64_t mads, unsigned window) const;
+  // The round trip of the cheapest probe of a node h hops away in an empty
+  // fabric: a directed route for h = 1, else LID-routed to the switch
+  // before it and a one-hop directed tail (2 SMI services), seconds.
+  double probe_round_trip_s(unsigned h) const;
   // The topology text the fabric was made from.
   const std::string& net_text() const;
 
@@ -270,6 +299,7 @@ public:
 private:
   std::unique_ptr<Impl> impl_;
   ibcore::Config config_;
+  bool hybrid_routes_ = true;
 };
 
 }  // namespace ibmodel

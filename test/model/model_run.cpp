@@ -2,14 +2,17 @@
 // 2; bench/model_bench.sh runs it).  For each profile, fabric and tool it
 // prints one line
 //
-//   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> ref_s=<s> mads=<n> drops=<n>
+//   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n>
 //       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
 // (issue 35: the time the fabric needs for the queries the tool must make,
 // each once, without resends, with the SM's background SMPs at their rate:
 // Fabric::bound_s on run_tool's complete run; it does not depend on the
-// run), ref_s the same tool in the same model with the reference's
+// run), phys_s a bound no route form beats (issue 38, Fabric::phys_s:
+// the busiest node's own answers and the least visits its ports' probes
+// need, the critical path by the cheapest probes, the MAD window's
+// limit), ref_s the same tool in the same model with the reference's
 // strategy (directed route only, 2 MADs in flight, 1000 ms timeout, 3
 // retries: libibmad's defaults), lost the answers the complete run got and
 // this one did not (ToolResult::lost: queries lost for good and those
@@ -17,11 +20,13 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
+// --no-hybrid: the walks probe by plain directed routes (issue 38: the
+// route form before it; DiscoveryOptions::hybrid_routes).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
 // same names for the runs, the reference's included.
 //
@@ -53,6 +58,7 @@
 namespace {
 
 ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
+bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
 
 ibmodel::ToolResult run(const std::string& tool, const std::string& net, const ibmodel::Profile& prof,
                         bool reference) {
@@ -61,6 +67,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   if (const char* t = std::getenv("MODEL_TRACE"); t && *t == '1')
     f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
   if (reference) ibmodel::use_reference_strategy(f);
+  f.hybrid_routes() = g_hybrid;
   return ibmodel::run_tool(tool, f, &g_limits);
 }
 
@@ -140,7 +147,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
@@ -212,6 +219,8 @@ int main(int argc, char** argv) {
       g_limits.node_rtt_rise = std::strtod(argv[++i], nullptr);
     } else if (a == "--no-ref") {
       ref = false;
+    } else if (a == "--no-hybrid") {
+      g_hybrid = false;
     } else if (a == "-h" || a == "--help") {
       return usage();
     } else if (!a.empty() && a[0] == '-') {
@@ -245,9 +254,9 @@ int main(int argc, char** argv) {
           ibmodel::ToolResult rr;
           if (ref) rr = run(tool, net, prof, true);
           const double ref_s = rr.time_s;
-          std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f ref_s=%.6f mads=%llu drops=%llu timeouts=%llu "
-                      "retries=%llu peak_sma_queue=%u Q=%u lost=%zu\n",
-                      tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, ref_s,
+          std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f phys_s=%.6f ref_s=%.6f mads=%llu drops=%llu "
+                      "timeouts=%llu retries=%llu peak_sma_queue=%u Q=%u lost=%zu\n",
+                      tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, r.phys_s, ref_s,
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
                       (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost);
           // A run that lost queries for good (every try timed out) found

@@ -47,6 +47,7 @@ size_t subnet_units(const Subnet& db) {
 // the discovery's own).
 void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
   DiscoveryOptions o;
+  o.hybrid_routes = f.hybrid_routes();
   o.mlx_epi = f.config().mlx_epi;
   DiscoveryResult r;
   Subnet db = discover_live(invocation(f), o, &r, &sched);
@@ -59,6 +60,7 @@ void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
 // dump_lfts).
 void run_dump_fts(Fabric& f, Scheduler& sched, ToolResult& res) {
   DiscoveryOptions o;
+  o.hybrid_routes = f.hybrid_routes();
   o.mode = discovery_mode(invocation(f));
   o.mlx_epi = false;
   o.read_lft = true;
@@ -113,6 +115,7 @@ void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
     }
   });
   DiscoveryOptions o;
+  o.hybrid_routes = f.hybrid_routes();
   o.mlx_epi = f.config().mlx_epi;
   o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
     const Node& x = d.node(n);
@@ -154,6 +157,7 @@ void run_exporter(Fabric& f, Scheduler& sched, ToolResult& res) {
   });
   std::unordered_set<uint32_t> queued;
   DiscoveryOptions o;
+  o.hybrid_routes = f.hybrid_routes();
   o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
     const Node& x = d.node(n);
     uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
@@ -231,7 +235,8 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
   std::string key = tool + '\n' + std::to_string(std::hash<std::string>{}(f.net_text())) + '\n' +
                     std::to_string(int(cfg.discovery)) + ' ' + std::to_string(cfg.use_sa) + ' ' +
                     std::to_string(cfg.mlx_epi) + ' ' + std::to_string(ps.outstanding) + ' ' +
-                    std::to_string(p.sa_rmpp) + ' ' + std::to_string(p.kernel_timeouts) + ' ' + p.sm_node;
+                    std::to_string(p.sa_rmpp) + ' ' + std::to_string(p.kernel_timeouts) + ' ' + p.sm_node + ' ' +
+                    std::to_string(f.hybrid_routes());
   static std::map<std::string, Complete> done;
   if (auto it = done.find(key); it != done.end()) return it->second;
   Profile u = Profile::ideal();
@@ -242,6 +247,7 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
   Fabric twin(f.net_text(), u);
   twin.port().settings() = ps;
   twin.config() = cfg;
+  twin.hybrid_routes() = f.hybrid_routes();
   ToolResult r = run_once(tool, twin, nullptr);
   if (r.errors || r.retries)
     throw std::runtime_error(tool + ": the complete run (no service time, no queue) lost " + std::to_string(r.errors) +
@@ -274,6 +280,10 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   const Complete& c = complete_run(tool, f);
   ToolResult res = run_once(tool, f, limits);
   res.bound_s = f.bound_s(c.demand);
+  // The window: -o, else the engine's default (its hard maximum).
+  const unsigned window = f.port().settings().outstanding > 0 ? unsigned(f.port().settings().outstanding)
+                                                              : ibcore::MadEngine(f.port()).max_outstanding();
+  res.phys_s = f.phys_s(c.demand, c.mads, window);
   res.needed = c.mads;
   res.lost = c.units > res.units ? c.units - res.units : 0;
   return res;

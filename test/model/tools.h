@@ -47,6 +47,7 @@ struct ToolResult {
   unsigned peak_over = 0;
   double time_s = 0;       // virtual time the run took
   double bound_s = 0;      // Fabric::bound_s of the complete run's demand: independent of this run
+  double phys_s = 0;       // Fabric::phys_s of the same: a bound no route form beats (issue 38)
   std::string busiest;     // the busiest resource (Stats::busiest_resource)
   std::string peak_node;   // where the peak was (Stats::peak_sma_node)
   ibcore::FlowStats flow;  // what the engine's flow control saw

@@ -60,6 +60,7 @@ void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outsta
   ibcore::DiscoveryOptions o;
   o.mode = mode;
   o.mlx_epi = false;
+  o.hybrid_after_nodes = 0;  // (hybrid routes tried on these small fabrics too)
   auto t0 = std::chrono::steady_clock::now();
   w.r = ibcore::discover(sched, w.db, o);
   w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -337,3 +338,89 @@ TEST(DiscoveryWalk, AnotherRouteIsKeptOnlyWhenItAnswered) {
 }
 
 }  // namespace
+
+namespace {
+
+// SMPs of a walk with DrSLID set (hybrid routes), and of those the ones to
+// the switch whose LID is lid.
+unsigned hybrid_sent(const Walk& w, uint16_t lid = 0) {
+  unsigned n = 0;
+  for (const auto& s : w.t.sent)
+    n += s.mad[1] == 0x81 && (s.mad[32] != 0xff || s.mad[33] != 0xff) && (!lid || s.path.DLID == lid);
+  return n;
+}
+
+}  // namespace
+
+// Issue 38: in a LID walk, probes and the queries before a node's LID is
+// known go LID-routed to the switch their last hop leaves, with a one-hop
+// directed tail; the fabric found is the one plain directed routes find.
+TEST(DiscoveryWalk, HybridRoutesFindTheSameFabric) {
+  FakeSmpFabric f = loops();
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::LID);
+  EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+  expect_matches(f, w.db);
+  EXPECT_GE(f.hybrid, 6u);  // (not through S1, behind the local port: no gain there)
+  EXPECT_EQ(f.hybrid_dropped, 0u);
+  EXPECT_NE(w.r.routes.find("one-hop directed tail"), std::string::npos) << w.r.routes;
+  // Every SMP with DrSLID set has one directed hop, from a switch by its LID.
+  for (const auto& s : w.t.sent)
+    if (s.mad[1] == 0x81 && s.mad[32] != 0xff) {
+      EXPECT_EQ(s.mad[7], 1u);
+      EXPECT_NE(s.path.DLID, 0u);
+    }
+  FakeSmpFabric g = loops();
+  Walk plain;
+  walk(g, plain, ibcore::DiscoveryMode::DR);
+  EXPECT_EQ(g.hybrid + hybrid_sent(plain), 0u);
+  EXPECT_NE(plain.r.routes.find("--discovery DR"), std::string::npos) << plain.r.routes;
+  EXPECT_EQ(plain.db.node_count(), w.db.node_count());
+}
+
+// Where nothing routes them (the test bed's ibsim), the first few hybrid
+// routes time out, are asked again by directed route, and the rest of the
+// walk uses directed routes only: the same fabric, no failure reported,
+// and the trials' timeouts not taken for lost SMPs by the flow control.
+TEST(DiscoveryWalk, HybridRoutesFallBackWhereNothingRoutesThem) {
+  FakeSmpFabric f = loops();
+  f.drops_hybrid = true;
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::LID);
+  EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+  expect_matches(f, w.db);
+  EXPECT_EQ(f.hybrid, 0u);
+  EXPECT_EQ(f.hybrid_dropped, 3u);  // the trials, each sent once
+  EXPECT_EQ(hybrid_sent(w), 3u);
+  EXPECT_NE(w.r.routes.find("directed routes (hybrid routes: the first 3 timed out)"), std::string::npos)
+      << w.r.routes;
+  EXPECT_EQ(w.r.flow.timeouts, 3u);
+  EXPECT_EQ(w.r.flow.scale_lo, 1.0);
+  EXPECT_EQ(w.r.flow.window_lo, 8u);
+}
+
+// A switch that does not route them: the hybrid routes through it time
+// out and its own ports are probed by directed route from then on; the
+// rest of the fabric keeps the hybrid routes.
+TEST(DiscoveryWalk, HybridRoutesFallBackPerSwitch) {
+  FakeSmpFabric f = loops();
+  const int s2 = 1;
+  ASSERT_EQ(f.nodes[s2].desc, "S2");
+  f.no_tail = {s2};
+  ibcore::PortSettings ps;
+  ps.timeout_ms = 30;
+  ps.retries = 1;
+  Walk w;
+  walk(f, w, ibcore::DiscoveryMode::LID, 8, ps);
+  EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+  expect_matches(f, w.db);
+  EXPECT_GE(f.hybrid_dropped, 1u);
+  const uint16_t s2_lid = f.nodes[s2].lid[0];
+  // Only the ones sent before the first came back timed out (at most the
+  // window's 8, each sent twice).
+  EXPECT_EQ(hybrid_sent(w, s2_lid), f.hybrid_dropped);
+  EXPECT_LE(f.hybrid_dropped, 16u);
+  EXPECT_GT(f.hybrid, 0u);  // the other switches' answered
+  EXPECT_NE(w.r.routes.find("directed routes through 1 switches where they timed out"), std::string::npos)
+      << w.r.routes;
+}

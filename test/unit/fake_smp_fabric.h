@@ -9,7 +9,10 @@
 // forward directed routes); a LID-routed SMP reaches the node owning the
 // destination LID (any LID of a port's LMC range).  The node reached answers
 // NodeInfo, NodeDescription, SwitchInfo and PortInfo from its own data, with
-// LocalPortNum the port the SMP entered by.  MADs can be lost at random
+// LocalPortNum the port the SMP entered by.  A directed-route SMP with
+// DrSLID set (IBA 14.2.2) goes LID-routed to the node its DLID names and
+// directed from there, unless drops_hybrid (the test bed's simulator drops
+// them all) or the directed part would start at a switch in no_tail.  MADs can be lost at random
 // (loss), and a node can be made deaf to PortInfo (a node that answers
 // NodeInfo but not PortInfo).
 //
@@ -57,6 +60,9 @@ public:
   unsigned local_port = 1;  // its port
   double loss = 0;          // probability that a MAD (request) is lost
   std::mt19937 rng{1234};
+  bool drops_hybrid = false;   // drop every SMP with DrSLID set (as ibsim does)
+  std::vector<int> no_tail;    // switches that drop those whose directed part starts at them
+  unsigned hybrid = 0, hybrid_dropped = 0;  // SMPs with DrSLID set answered / dropped
   // What happened: SMPs answered, lost, and dropped because their route
   // went on through a CA (a walker bug) or through a port without a link.
   unsigned answered = 0, lost = 0, through_ca = 0, no_link = 0, mkey_dropped = 0;
@@ -129,6 +135,15 @@ public:
     unsigned in = local_port;
     if (m[1] == 0x81) {
       unsigned hops = m[7];
+      if (be16(m + 32) != 0xffff) {
+        // The first part LID-routed, to where the directed part begins.
+        if (!owner(s.path.DLID, cur, in)) return;
+        if (drops_hybrid || std::find(no_tail.begin(), no_tail.end(), cur) != no_tail.end()) {
+          ++hybrid_dropped;
+          return;
+        }
+        ++hybrid;
+      }
       for (unsigned i = 1; i <= hops; ++i) {
         unsigned p = m[128 + i];
         if (i > 1 && !nodes[cur].sw) {
