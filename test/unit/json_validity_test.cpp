@@ -16,8 +16,10 @@
 #include "core/fabric/json_net.h"
 #include "core/out/json.h"
 #include "core/out/print.h"
+#include "core/rpc/portcaps.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
+#include "iba/sa.h"
 #include "iba/smp.h"
 
 namespace {
@@ -236,6 +238,37 @@ TEST(JsonValidity, PrinterAsksLazyCapabilitiesOnlyForJson) {
   });
   EXPECT_EQ(asked, 1);
   EXPECT_TRUE(d["SwitchInfo"]["multicastFDBTop"].is_null()) << d;
+}
+
+// The SA's PortInfoRecords: a switch's external port (its own masks
+// reserved) is judged by its port 0's record in the same table; a port
+// whose port 0 the table lacks stays unknown.
+TEST(JsonValidity, PortInfoRecordsOfASwitchFollowItsPortZero) {
+  auto rec = [](uint16_t lid, uint8_t port, uint32_t cap) {
+    iba::SAPortInfoRecord r;
+    noise(r);
+    r.set_endportLID(lid).set_portNum(port);
+    iba::SMPPortInfo pi = r.portInfo();
+    pi.set_capabilityMask(cap);
+    pi.set_linkSpeedExtActive(2);
+    r.set_portInfo(pi);
+    return std::vector<uint8_t>(r.buf.begin(), r.buf.end());
+  };
+  const std::vector<std::vector<uint8_t>> recs = {rec(5, 1, 0), rec(5, 0, 0x02000000), rec(9, 3, 0)};
+  auto caps = ibcore::record_capabilities(iba::SAPortInfoRecord::DESC, recs);
+  ASSERT_EQ(caps.size(), 3u);
+  EXPECT_EQ(caps[0].port_cap, 0x02000000u);
+  EXPECT_FALSE(caps[1].port_cap) << "port 0 has its own";
+  EXPECT_FALSE(caps[2].port_cap) << "no port 0 in the table";
+  json d = document([&](ibcore::JsonOut& j) {
+    j.key("r").obj().fields(iba::SAPortInfoRecord::DESC, recs[0].data(), {}, caps[0]).end();
+  });
+  EXPECT_TRUE(d["r"]["portInfo"]["linkSpeedExtActive"].is_null()) << d;
+  d = document([&](ibcore::JsonOut& j) {
+    j.key("r").obj().fields(iba::SAPortInfoRecord::DESC, recs[2].data(), {}, caps[2]).end();
+  });
+  EXPECT_EQ(d["r"]["portInfo"]["linkSpeedExtActiveRaw"], 2) << "unknown: shown as read";
+  EXPECT_EQ(ibcore::record_capabilities(iba::SANodeRecord::DESC, recs).size(), 3u);
 }
 
 }  // namespace
