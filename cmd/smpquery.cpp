@@ -154,8 +154,8 @@ int op_portinfoext(Ctx& c) {
 int op_switchinfo(Ctx& c) {
   auto si = get<iba::SMPSwitchInfo>(c, 0, "switch info query failed");
   emit(c, "SwitchInfo", -1, si, [&] { return header("Switch info", c.path) + "\n" + iba::ref::smp_print(si); },
-       [&] {
-         auto p0 = ibcore::switch_port0(c.src, c.path, c.extended);
+       [&] {  // (it answered SwitchInfo: a switch, no NodeInfo needed)
+         auto p0 = ibcore::port0_of(c.src, c.path, c.extended);
          return p0 ? ibcore::capabilities_of(*p0) : iba::Capabilities{};
        });
   return 0;

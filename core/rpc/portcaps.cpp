@@ -17,13 +17,21 @@ iba::Capabilities capabilities_of(const iba::SMPPortInfo& pi) {
   return caps;
 }
 
-std::optional<iba::SMPPortInfo> switch_port0(SmpSource& src, const IBPath& path, bool extended) {
+std::optional<iba::SMPPortInfo> port0_of(SmpSource& src, const IBPath& path, bool extended) {
   try {
-    if (src.SubnGet<iba::SMPNodeInfo>(path, 0).nodeType() != 2) return std::nullopt;
     return src.SubnGet<iba::SMPPortInfo>(path, extended ? 0x80000000u : 0);
   } catch (const MADError&) {
     return std::nullopt;
   }
+}
+
+std::optional<iba::SMPPortInfo> switch_port0(SmpSource& src, const IBPath& path, bool extended) {
+  try {
+    if (src.SubnGet<iba::SMPNodeInfo>(path, 0).nodeType() != 2) return std::nullopt;
+  } catch (const MADError&) {
+    return std::nullopt;
+  }
+  return port0_of(src, path, extended);
 }
 
 iba::Capabilities port_capabilities(SmpSource& src, const IBPath& path, unsigned port, const iba::SMPPortInfo& pi,

@@ -17,9 +17,12 @@ namespace ibcore {
 // pi's masks as capabilities; nothing known when its CapabilityMask is 0.
 iba::Capabilities capabilities_of(const iba::SMPPortInfo& pi);
 
-// The PortInfo of port 0 of the switch at path (amod's high bit for the
-// extended form), whose masks apply to all its ports; nullopt when the
-// node is not a switch or a read fails.  Two SMPs (NodeInfo, PortInfo).
+// The PortInfo of port 0 of the node at path (amod's high bit for the
+// extended form); nullopt when the read fails.  One SMP: for a node known
+// to be a switch, whose port 0's masks apply to all its ports.
+std::optional<iba::SMPPortInfo> port0_of(SmpSource& src, const IBPath& path, bool extended);
+// The same after asking whether the node is a switch at all (nullopt when
+// not).  Two SMPs (NodeInfo, PortInfo).
 std::optional<iba::SMPPortInfo> switch_port0(SmpSource& src, const IBPath& path, bool extended);
 
 // The capabilities for port `port`'s PortInfo pi: its own masks, or, on a
