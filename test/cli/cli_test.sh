@@ -428,6 +428,23 @@ config)
   run -z "$tmp/bad.conf"
   grep -q conf_ca_from_file "$tmp/err" || fail "compat=bogus in the file: $(cat "$tmp/err")"
   ;;
+startup)
+  # What ld.so does at every start of every command (docs/performance.md):
+  # it loads each library of DT_NEEDED and looks symbols up in that order.
+  # No libm (a libm call anywhere in our code brings it back: 39k
+  # instructions of smpquery nodeinfo), libc first (-14k), libstdc++
+  # static.  Registered for the GCC build without sanitizers only.
+  needed=$(readelf -d "$IBTOOL" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p') || fail "readelf failed"
+  [ -n "$needed" ] || fail "no DT_NEEDED read from $IBTOOL"
+  for lib in $needed; do
+    case "$lib" in
+      libm.so*) fail "ibtool needs libm: $(nm -D --undefined-only "$IBTOOL" | awk '{print $2}' |
+                  grep -E '^(round|lround|llround|floor|ceil|pow|exp|log|sqrt|fmod|trunc|nearbyint|rint)' | tr '\n' ' ')" ;;
+      libstdc++*) fail "ibtool links libstdc++ dynamically" ;;
+    esac
+  done
+  [ "$(echo "$needed" | head -1)" = libc.so.6 ] || fail "libc.so.6 is not first in DT_NEEDED: $(echo $needed)"
+  ;;
 *)
   fail "unknown test $TEST"
   ;;
