@@ -178,6 +178,21 @@ struct FieldProto {
   uint8_t validity;
 };
 
+// A field of T's own list by its exact name, found when compiled (a name T
+// does not declare is a compile error): the bits of a constant a module
+// works out from a declaration (where an RMPP class's data starts), which
+// so costs nothing at start-up, where a lookup by name in a global's
+// initializer ran at every start of every command.
+struct FieldBits {
+  uint32_t off, width;
+};
+template <class T>
+consteval FieldBits field_bits(std::string_view name) {
+  for (const FieldProto& f : T::FIELD_PROTOS)
+    if (std::string_view(f.name, f.name_len) == name) return {f.bit_off, f.width};
+  throw "no field of that name";  // (not constant: a compile error)
+}
+
 template <size_t N>
 constexpr size_t proto_subs(const FieldProto (&p)[N]) {
   size_t k = 0;

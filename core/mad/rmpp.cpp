@@ -17,9 +17,8 @@ using iba::RMPPHeader;
 // Where the per-segment data of an RMPP class starts, from the formats
 // iba/ declares: the SA's and the vendor OUI classes' data fields, else
 // right after the MAD and RMPP headers.
-size_t data_field_off(const iba::StructDesc& d) { return iba::field_named(d, "data").bit_off / 8; }
-const size_t SA_DATA_OFF = data_field_off(iba::SAFormat::DESC);
-const size_t VEND_OUI_DATA_OFF = data_field_off(iba::VendOUIFormat::DESC);
+constexpr size_t SA_DATA_OFF = iba::field_bits<iba::SAFormat>("data").off / 8;
+constexpr size_t VEND_OUI_DATA_OFF = iba::field_bits<iba::VendOUIFormat>("data").off / 8;
 constexpr size_t RMPP_DATA_OFF = MADHeader::SIZE + RMPPHeader::SIZE;
 
 // The RMPP header follows the common MAD header in every class that has one.

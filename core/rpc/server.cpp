@@ -12,10 +12,7 @@ namespace ibcore {
 
 namespace {
 // A vendor MAD long enough to carry its OUI (the byte after the field).
-const size_t kOuiEnd = [] {
-  auto f = iba::field_named(iba::VendOUIFormat::DESC, "OUI");
-  return size_t(f.bit_off + f.width()) / 8;
-}();
+constexpr size_t kOuiEnd = (iba::field_bits<iba::VendOUIFormat>("OUI").off + iba::field_bits<iba::VendOUIFormat>("OUI").width) / 8;
 }  // namespace
 
 MadServer::MadServer(Transport& t, uint8_t mgmt_class, uint8_t class_version, uint32_t method_mask, uint32_t oui)
