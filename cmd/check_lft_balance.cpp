@@ -192,9 +192,7 @@ IBTOOL_COMMAND({.name = "check_lft_balance",
                     "(-v: every switch; -e: the reference's heuristics for line boards and partly "
                     "populated switches).  Port states come from an ibnetdiscover cache.  With --sa "
                     "the fabric and its tables are read from the SA instead (no SMP is sent; a file "
-                    "given with -l or -i still wins for its part).  --json (-j; --pretty indents): {\"switches\": "
-                    "[the switches the text reports, {\"nodeGUID\", \"name\" (as the dump names them), "
-                    "\"unbalanced\", \"ports\": [{\"portNum\", \"LIDs\" (routed out of it)}]}]}.",
+                    "given with -l or -i still wins for its part).  --json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "-l lft-output -i ibnetdiscover-cache [-e] [-v] | --sa [-e] [-v]",
                 .examples = "  dump_lfts.sh > lft-output\n"
                             "  ibnetdiscover --cache fabric.cache\n"

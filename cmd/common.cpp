@@ -165,9 +165,13 @@ void add_common_options(CLI::App& app, ibcore::Config& c, uint32_t which, bool o
                    "number of MADs in flight")
         ->option_text("<n>");
   if (which & opt::Json) {
-    app.add_flag("-j,--json", c.json, "write the results as one JSON document (schema in the man page)");
+    app.add_flag("-j,--json", c.json, "write the results as one JSON document");
     app.add_flag_callback(
         "--pretty", [&c] { c.json = c.pretty = true; }, "write the JSON document indented (implies --json)");
+    app.add_flag_callback(
+        "--json-schema", [&c] { c.json = c.json_schema = true; },
+        "write, instead of the JSON document, its JSON Schema: the members and types of the document this "
+        "run makes, derived from it (docs/json.md)");
   }
   if (which & opt::PKeyIdx)
     app.add_option_function<std::string>(

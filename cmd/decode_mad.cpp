@@ -124,7 +124,7 @@ IBTOOL_COMMAND({.name = "decode_mad",
                     "--binary reads the raw bytes.  With --attr the input is only an "
                     "attribute's payload.  A MAD shorter than its 24 byte header or longer "
                     "than 256 bytes is an error.  --json (-j; --pretty indents) with --attr: "
-                    "{\"attribute\", \"attributeID\", \"data\": {every field as iba/ declares it}}.",
+                    "one document (its members and types: --json-schema).",
                 .usage = "[options] [FILE]",
                 .examples = "  ibtool decode_mad mad.hex\n"
                             "  smpdump -D 0 0x15 1 | ibtool decode_mad --attr PortInfo\n"

@@ -289,12 +289,8 @@ IBTOOL_COMMAND({.name = "dump_fts",
                     "forwarding table) of every switch in ibroute's layout, destinations named from the "
                     "discovered subnet.  Every table block of every switch is read in parallel, LID "
                     "routed, each once.  A LID range limits the dump; -a also lists LIDs without a route.  "
-                    "--json (-j; --pretty indents): {\"destinations\": [{\"LID\", \"destination\": "
-                    "{\"portGUID\", \"nodeType\", \"name\", \"baseLID\", \"LMC\"}}] (each LID of the "
-                    "fabric once; not with -n or -M), \"switches\": [{\"nodeGUID\", \"name\", \"LID\", "
-                    "\"route\", \"startLID\", \"endLID\", \"lft\": [{\"LID\", \"port\" (null: no "
-                    "route, -a)}]}]}; with -M \"startMLID\", \"endMLID\", \"mft\": [{\"MLID\", "
-                    "\"ports\": [numbers]}].",
+                    "--json (-j; --pretty indents): one document (its members and types: --json-schema); "
+                    "each LID of the fabric is named once, in \"destinations\".",
                 .usage = "[options] [<startlid> [<endlid>]]",
                 .examples = "  dump_fts\n"
                             "  dump_fts -a\n"

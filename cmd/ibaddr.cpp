@@ -81,8 +81,7 @@ IBTOOL_COMMAND({.name = "ibaddr",
                 .summary = "show the GID and LID range of a port",
                 .description = "Queries NodeInfo and PortInfo of the destination (default: the local "
                                "port) and prints its GID (subnet prefix and port GUID) and the LID "
-                               "range its LMC gives.  --json (-j; --pretty indents): {\"GID\", \"portGUID\", "
-                               "\"GIDPrefix\", \"LID\", \"LMC\", \"endLID\"}.",
+                               "range its LMC gives.  --json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "[options] [<lid|dr_path|guid>]",
                 .examples = "  ibaddr\n  ibaddr 32\n  ibaddr -G 0x8f1040023\n  ibaddr -l 32\n  ibaddr -L 32\n"
                             "  ibaddr -g 32",

@@ -105,10 +105,7 @@ IBTOOL_COMMAND({.name = "ibccquery",
                 .summary = "query congestion control settings and information of a port",
                 .description = [] { return "Reads one congestion control attribute (class 0x21) of the destination "
                                "and prints it in the reference's layout.  -c gives the CC_Key the "
-                               "MADs carry (default 0).  --json (-j; --pretty indents): {\"destination\", "
-                               "\"<op name>\": the attribute's fields as iba/ names them; "
-                               "SwitchPortCongestionSetting a list of {\"port\", fields}, "
-                               "CongestionControlTable {\"CCTILimit\", \"entries\": [{\"entry\", fields}]}}.\n\n" +
+                               "MADs carry (default 0).  --json (-j; --pretty indents): one document (its members and types: --json-schema).\n\n" +
                                op_list(QUERY_OPS); },
                 .usage = "[options] [-c key] <op> <lid|guid> [portnum]",
                 .examples = "  ibccquery CongestionInfo 3                  # Congestion Info by lid\n"

@@ -274,17 +274,7 @@ const char* const kFindingFormat =
     "<what is wrong>.  -v adds an OK line (with state, width and speed) for every port checked; -b leaves "
     "out the summary.  The summary is two lines: \"## Summary: N nodes checked, M bad nodes found\" and "
     "\"##          P ports checked, Q bad ports found\".  Exit status 1 when anything was found (with "
-    "--strict also when no port was checked), 0 otherwise, 255 when the check could not run.  --json (-j; --pretty indents): {\"findings\": "
-    "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the finding names it), "
-    "\"finding\" (the text), \"detail\" (when there is one), \"check\" (which check: \"portState\", "
-    "\"linkWidth\", \"linkSpeed\", \"counter\", \"ids\", \"duplicateGUID\", \"peerAnswers\", \"baseline\", "
-    "\"pma\", \"gone\"), the \"field\" found wrong as iba/ names it (\"portState\", \"linkWidthActive\", "
-    "\"symbolErrorCounter\", ...), its \"value\" and what was \"expected\" (names: \"Init\" for \"Active\", "
-    "\"1x\" for \"4x\"), for a counter its number, \"threshold\" and \"saturated\", and the other facts seen "
-    "(\"portPhysicalState\", \"linked\", \"otherNodeGUID\", \"error\", ...)}], \"ports\" (-v: every port checked, {\"nodeGUID\", "
-    "\"name\", \"nodeDescription\", \"portNum\", \"LID\", \"ok\", \"portState\", \"portPhysicalState\", "
-    "\"linkWidthActive\", \"linkSpeedActive\"}), \"thresholds\" ({counter field: limit}, when counters are "
-    "checked), \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", \"badPorts\"}} (-b "
+    "--strict also when no port was checked), 0 otherwise, 255 when the check could not run.  --json (-j; --pretty indents): one document (its members and types: --json-schema) (-b "
     "changes nothing in it); the exit status as for the text.";
 
 std::string desc(const char* what) { return std::string(what) + kFindingFormat; }
@@ -332,9 +322,8 @@ IBTOOL_COMMAND({.name = "ibchecknode",
                 .summary = "check that a node answers",
                 .description = "Reads NodeInfo (and the node description) of <lid|guid|dr_path>.  Prints "
                                "\"<name>\" (0x<GUID>) <path>: OK, or the failure, on stdout.  Exit status 1 when the "
-                               "node does not answer.  --json (-j; --pretty indents): {\"destination\", \"ok\", "
-                               "\"nodeGUID\", \"name\", \"nodeDescription\"} or, when the node does not answer, "
-                               "{\"destination\", \"ok\": false, \"finding\", \"check\": \"nodeAnswers\", \"error\"}.",
+                               "node does not answer.  --json (-j; --pretty indents): one document, \"ok\" false "
+                               "with the finding when the node does not answer (its members and types: --json-schema).",
                 .usage = "[options] <lid|guid|dr_path>",
                 .examples = "  ibchecknode 2",
                 .make = [] { return std::make_unique<IbCheck>(Mode::Node); }});

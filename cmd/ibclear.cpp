@@ -78,8 +78,7 @@ public:
     p.close_array().open_object("summary").text("## Summary: ");
     p.uint(PRINT_ANY, "nodes", "%u nodes, ", nodes).uint(PRINT_ANY, "portsCleared", "%u ports ", ports);
     p.text("%s", all_ ? "counters cleared" : "error counters cleared").uint(PRINT_ANY, "failed", ", %u failed\n", failed);
-    p.uint(PRINT_JSON, "goneNodes", nullptr, gone);
-    if (gone) p.text("##          %u nodes of the cache gone from the fabric\n", gone);
+    p.uint(gone ? PRINT_ANY : PRINT_JSON, "goneNodes", "##          %u nodes of the cache gone from the fabric\n", gone);
     p.close_object().close_object().finish();
     return status(failed, ports, gone);
   }
@@ -110,9 +109,7 @@ IBTOOL_COMMAND({.name = "ibclearcounters",
                                "counted on a line \"##          N nodes of the cache gone from the fabric\".  "
                                "Exit status 1 when a port failed; with --strict also when no port was cleared or "
                                "nodes of the cache are gone.  --json (-j; --pretty indents): "
-                               "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
-                               "\"nodeDescription\", \"portNum\", \"LID\", \"error\"}], \"summary\": {\"nodes\", "
-                               "\"portsCleared\", \"failed\", \"goneNodes\"}}.",
+                               "one document (its members and types: --json-schema).",
                 .usage = "[options]",
                 .examples = "  ibclearcounters",
                 .make = [] { return std::make_unique<IbClear>(true); }});
@@ -124,9 +121,7 @@ IBTOOL_COMMAND({.name = "ibclearerrors",
                                "has it); data counters are kept.  Prints a line "
                                "per port that failed and \"## Summary: N nodes, P ports error counters cleared, "
                                "F failed\".  Exit status 1 when a port failed.  --json (-j; --pretty indents): "
-                               "{\"cleared\": \"all\" or \"errors\", \"failures\": [{\"nodeGUID\", \"name\", "
-                               "\"nodeDescription\", \"portNum\", \"LID\", \"error\"}], \"summary\": {\"nodes\", "
-                               "\"portsCleared\", \"failed\", \"goneNodes\"}}.",
+                               "one document (its members and types: --json-schema).",
                 .usage = "[options]",
                 .examples = "  ibclearerrors",
                 .make = [] { return std::make_unique<IbClear>(false); }});

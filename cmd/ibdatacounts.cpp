@@ -124,8 +124,7 @@ private:
     const PrintKind summary = brief_ ? PRINT_JSON : PRINT_ANY;
     p.close_array().open_object("summary").uint(summary, "nodes", "## Summary: %u nodes", nodes.size());
     p.uint(summary, "portsRead", ", %u ports read", items.size()).uint(summary, "failed", ", %u failed\n", failed);
-    p.uint(PRINT_JSON, "goneNodes", nullptr, gone);
-    if (gone && !brief_) p.text("##          %u nodes of the cache gone from the fabric\n", gone);
+    p.uint(gone && !brief_ ? PRINT_ANY : PRINT_JSON, "goneNodes", "##          %u nodes of the cache gone from the fabric\n", gone);
     p.close_object().close_object().finish();
     return status(failed, items.size(), gone);
   }
@@ -151,9 +150,7 @@ private:
     "With --cache the file gives the nodes and which ports are connected is read from the fabric: the port of " \
     "a node gone since says \"gone: no answer at LID n (topology from cache ...)\", counted on a line " \
     "\"##          N nodes of the cache gone from the fabric\" (not a failure; --strict makes it one).  " \
-    "--json (-j; --pretty indents): {\"ports\": [{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", " \
-    "\"LID\", \"counters\": {name: value}, or \"error\" (the read's failure), or \"gone\": true and " \
-    "\"cacheFile\"}], \"summary\": {\"nodes\", \"portsRead\", \"failed\", \"goneNodes\"}}."
+    "--json (-j; --pretty indents): one document (its members and types: --json-schema)."
 
 }  // namespace
 

@@ -150,12 +150,7 @@ IBTOOL_COMMAND({.name = "ibfindnodesusing",
                 .description =
                     "Reads the linear forwarding table of the switch (and of the switch at the other end "
                     "of the link) and lists every LID routed out of the port (and back over the link), "
-                    "with the port and node it belongs to.  --json (-j; --pretty indents): {\"directions\": [the "
-                    "switch port's direction, then the other switch's back over the link: {\"switch\": "
-                    "{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\"}, \"remote\": the same of "
-                    "the other end or null, \"lftAvailable\", \"destinations\": [{\"LID\", and when a port "
-                    "has it \"portGUID\", \"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\" (not "
-                    "for a switch)}]}]}.",
+                    "with the port and node it belongs to.  --json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "[options] <switch_guid|switch_name|lid|dr_path> <port>",
                 .examples = "  ibfindnodesusing \"edge p0 e0\" 5",
                 .make = [] { return std::make_unique<IbFindNodesUsing>(); }});

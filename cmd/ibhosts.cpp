@@ -177,9 +177,7 @@ IBTOOL_COMMAND({.name = "ibhosts",
                 .summary = "list the channel adapters of the fabric",
                 .description = "One line per CA: GUID, number of ports and node description, from a live "
                                "discovery or from a topology file written by ibnetdiscover.  "
-                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
-                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
-                               "\"nodeInfo\"}]}.",
+                               "--json (-j; --pretty indents, live discovery only): one document (its members and types: --json-schema).",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibhosts\n  ibhosts topology.txt\n  ibhosts --strict   (exit 1 when no CA is found)",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts}); }});
@@ -189,9 +187,7 @@ IBTOOL_COMMAND({.name = "ibswitches",
                 .summary = "list the switches of the fabric",
                 .description = "One line per switch: GUID, number of ports, node description, port 0 type, "
                                "LID and LMC, from a live discovery or from a topology file.  "
-                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
-                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
-                               "\"nodeInfo\"}]}.",
+                               "--json (-j; --pretty indents, live discovery only): one document (its members and types: --json-schema).",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibswitches\n  ibswitches topology.txt",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Switches}); }});
@@ -201,9 +197,7 @@ IBTOOL_COMMAND({.name = "ibrouters",
                 .summary = "list the routers of the fabric",
                 .description = "One line per router: GUID, number of ports and node description, from a live "
                                "discovery or from a topology file.  "
-                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
-                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
-                               "\"nodeInfo\"}]}.",
+                               "--json (-j; --pretty indents, live discovery only): one document (its members and types: --json-schema).",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibrouters",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Routers}); }});
@@ -212,9 +206,7 @@ IBTOOL_COMMAND({.name = "ibnodes",
                 .aliases = {},
                 .summary = "list the CAs and then the switches of the fabric",
                 .description = "ibhosts followed by ibswitches, from one discovery.  "
-                               "--json (-j; --pretty indents, live discovery only): {\"nodes\": [{\"nodeGUID\", "
-                               "\"nodeType\", \"nodeDescription\", \"name\", \"numPorts\", \"LID\" (switches), "
-                               "\"nodeInfo\"}]}.",
+                               "--json (-j; --pretty indents, live discovery only): one document (its members and types: --json-schema).",
                 .usage = "[options] [<topology-file>]",
                 .examples = "  ibnodes",
                 .make = [] { return std::make_unique<IbHosts>(std::vector<Kind>{Kind::Hosts, Kind::Switches}); }});

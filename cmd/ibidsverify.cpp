@@ -79,10 +79,7 @@ IBTOOL_COMMAND({.name = "ibidsverify",
                     "LIDs are aligned to their LMC and no two ports' LID ranges (base .. base + 2^LMC - 1) "
                     "overlap.  One line per problem: \"<node description>\" (0x<node GUID>) port <n> lid "
                     "<lid>: <problem>, then \"## Summary: N nodes, P end ports checked, F problems found\".  "
-                    "Exit status 1 when a problem was found.  --json (-j; --pretty indents): {\"findings\": "
-                    "[{\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", \"LID\" (each when the "
-                    "problem names it), \"finding\", \"detail\"}], \"summary\": {\"nodes\", "
-                    "\"endPortsChecked\", \"problems\"}} (-b changes nothing in it).",
+                    "Exit status 1 when a problem was found.  --json (-j; --pretty indents): one document (its members and types: --json-schema) (-b changes nothing in it).",
                 .usage = "[options]",
                 .examples = "  ibidsverify",
                 .make = [] { return std::make_unique<IbIdsVerify>(); }});

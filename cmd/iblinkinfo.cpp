@@ -226,13 +226,11 @@ IBTOOL_COMMAND({.name = "iblinkinfo",
                     "links, --diff compares with a cache file.  -S/-G/-D start a partial scan at a "
                     "port (only that node is printed unless -a), -n limits it to that many hops: "
                     "the nodes and links are those the reference's scan from there finds, in its "
-                    "order.  --json (-j; --pretty indents): {\"nodes\": [{\"nodeGUID\", \"nodeType\", "
-                    "\"nodeDescription\", \"name\", \"nodeInfo\", \"ports\": [...]}]}, each port as "
+                    "order.  --json (-j; --pretty indents): one document (its members and types: --json-schema), each port as "
                     "ibnetdiscover --json writes it (-p: with its whole \"portInfo\"); not with --diff.  "
                     "With --cache the file gives the nodes and links and every port's state is read "
                     "from the fabric (docs/caches.md): a link down since is shown down, and a node "
-                    "gone is left out, warned about and listed as \"goneNodes\": [{\"nodeGUID\", "
-                    "\"nodeDescription\", \"name\", \"LID\"}].",
+                    "gone is left out, warned about and listed in \"goneNodes\".",
                 .usage = "[options]",
                 .examples = "  iblinkinfo\n  iblinkinfo -l --switches-only\n  iblinkinfo -G 0x0002c90300001491",
                 .make = [] { return std::make_unique<IbLinkInfo>(); }});

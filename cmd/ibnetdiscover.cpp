@@ -153,12 +153,7 @@ IBTOOL_COMMAND({.name = "ibnetdiscover",
                     "them (ibtool itself sends fewer).  --cache writes the fabric in infiniband-diags' "
                     "cache format (byte-compatible); --load-cache reads such a file (or an ibtool "
                     "cache) instead of discovering.  --json (-j; --pretty indents) writes one JSON document "
-                    "instead: {\"initiatedFrom\", \"nodes\": [{\"nodeGUID\", \"nodeType\", "
-                    "\"nodeDescription\", \"name\", \"LID\", \"nodeInfo\": {NodeInfo fields}, \"ports\": "
-                    "[{\"portNum\", \"portGUID\", \"LID\", PortInfo state/width/speed fields (-f: "
-                    "\"portInfo\" with every field), \"remote\": {\"nodeGUID\", \"portGUID\", "
-                    "\"portNum\", \"LID\", \"nodeType\", \"nodeDescription\", \"name\"}}]}]}; with "
-                    "-l/-H/-S/-R the nodes without ports; -m adds \"maxHops\" and \"madsUsed\".  Field "
+                    "instead (its members and types: --json-schema; -f: each port's whole PortInfo).  Field "
                     "names are the IBA's (as query shows them), GUIDs strings, enumerations names with "
                     "<field>Raw beside.",
                 .usage = "[options] [topology-file]",

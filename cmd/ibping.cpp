@@ -180,10 +180,7 @@ IBTOOL_COMMAND({.name = "ibping",
                     "port once a second (back to back with -f) and prints the host name each reply "
                     "carries with the round trip time, then ping-like statistics after -c packets or "
                     "an interrupt.  -S runs the server: it answers every ping with this host's name.  "
-                    "--json (-j; --pretty indents), written when the pings end: {\"LID\", \"host\", "
-                    "\"pings\": [{\"seq\", \"host\", \"timeUs\"} or {\"seq\", \"lost\": true}], "
-                    "\"transmitted\", \"received\", \"lossPercent\", \"timeMs\", \"rttMinUs\", "
-                    "\"rttAvgUs\", \"rttMaxUs\"}.",
+                    "--json (-j; --pretty indents), written when the pings end: one document (its members and types: --json-schema).",
                 .usage = "[options] <dest lid|guid>",
                 .examples = "  ibping -S          # server\n"
                             "  ibping -c 5 12     # five pings to lid 12\n"

@@ -97,9 +97,7 @@ IBTOOL_COMMAND({.name = "ibportstate",
                     "  mkey K, mkeylease N, mkeyprot N   M_Key fields (CA/router ports and switch "
                     "port 0 only; a non-numeric key is asked for on the terminal)\n"
                     "  query             the default\n"
-                    "--json (-j; --pretty indents), queries only: {\"destination\", \"nodeType\", \"portNum\", "
-                    "\"PortInfo\": {its fields; MKey with -K}, \"MlnxExtPortInfo\" where the port has it, and "
-                    "for an active switch port \"peer\": the same for the port at the other end}.\n"
+                    "--json (-j; --pretty indents), queries only: one document (its members and types: --json-schema).\n"
                     "Value ops may be combined with one state op.  The destination is a LID, a DR "
                     "path (0,1,4), a port GUID or GID, or a path spec; -D/-L/-G force a form.",
                 .usage = "[options] <dest dr_path|lid|guid> <portnum> [<op>]",

@@ -77,10 +77,8 @@ private:
 // The three pages' JSON schema (a macro so that each description is one
 // literal).
 #define IBPRINT_JSON \
-  "  --json (-j; --pretty indents): the list as {\"nodes\": [the nodes as ibnetdiscover --json -l " \
-  "writes them: {\"nodeGUID\", \"nodeType\", \"nodeTypeRaw\", \"nodeDescription\", \"name\", " \
-  "\"numPorts\", \"LID\" (switches), \"nodeInfo\"}]}; one node as {\"node\": {the same keys and " \
-  "\"ports\": [its linked ports as ibnetdiscover --json writes them]}}."
+  "  --json (-j; --pretty indents): the list or the node as one document (its members and " \
+  "types: --json-schema), the nodes and ports as ibnetdiscover --json writes them."
 
 }  // namespace
 

@@ -224,10 +224,7 @@ private:
     if (thresholds_ok_) {
       p.text("## Thresholds: ").open_object("thresholds");
       for (int i = 0; i < H::N_ERR; ++i)
-        if (thr_.set[i]) {
-          p.text("[%s = %" PRIu64 "]", H::ERROR_COUNTERS.name(i), thr_.limit[i]);
-          p.uint(PRINT_JSON, H::ERROR_COUNTERS.field(i), nullptr, thr_.limit[i]);
-        }
+        if (thr_.set[i]) p.text("[%s = ", H::ERROR_COUNTERS.name(i)).uint(PRINT_ANY, H::ERROR_COUNTERS.field(i), "%" PRIu64 "]", thr_.limit[i]);
       p.close_object().text("\n");
     } else {
       p.text("## (null)\n").null("thresholds");
@@ -258,12 +255,11 @@ private:
     if (o.ports.empty()) return;
     const std::string d = n.description(), name = map.remap(n.guid, d);
     const char* tn = iba::enums::name_of(iba::enums::node_types(), unsigned(n.type));
-    p.open_object().guid(PRINT_JSON, "nodeGUID", nullptr, n.guid);
+    // ("Errors for 0x<GUID> "<name>"": a CA's line has no GUID.)
+    p.open_object().text(counters_only_ ? "Data Counters for " : "Errors for ");
+    p.guid(counters_only_ || n.is_switch() ? PRINT_ANY : PRINT_JSON, "nodeGUID", "0x%" PRIx64 " ", n.guid);
     p.enumeration(PRINT_JSON, "nodeType", nullptr, tn ? tn : "Unknown", unsigned(n.type));
-    p.str(PRINT_JSON, "name", nullptr, name).str(PRINT_JSON, "nodeDescription", nullptr, d);
-    if (counters_only_) p.text("Data Counters for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
-    else if (n.is_switch()) p.text("Errors for 0x%" PRIx64 " \"%s\"\n", n.guid, name.c_str());
-    else p.text("Errors for \"%s\"\n", name.c_str());
+    p.str(PRINT_ANY, "name", "\"%s\"\n", name).str(PRINT_JSON, "nodeDescription", nullptr, d);
     p.open_array("ports");
     for (const PortOut& po : o.ports) {
       p.open_object().uint(PRINT_JSON, "portNum", nullptr, po.port);
@@ -355,12 +351,9 @@ IBTOOL_COMMAND({.name = "ibqueryerrors",
                     "data counters, --counters prints only data counters, -r the link of each "
                     "reported port, --details the transmit discard and receive error details; "
                     "-k/-K clear error/data counters after reading.  Exit status 1 when a port has "
-                    "errors beyond threshold.  --json (-j; --pretty indents): {\"nodes\": [the reported "
-                    "nodes, {\"nodeGUID\", \"nodeType\", \"name\", \"nodeDescription\", \"ports\": "
-                    "[{\"portNum\" (255 and \"allPorts\": true for the AllPortSelect sum), \"portGUID\", "
-                    "\"errors\": {counter: value}, \"details\" (--details), \"data\" (--data, "
-                    "--counters), \"link\" (-r: the port as iblinkinfo --json writes it)}]}], \"summary\": {\"nodesChecked\", \"badNodes\", \"portsChecked\", "
-                    "\"badPorts\", \"pmaFailures\", \"goneNodes\", \"thresholds\", \"suppressed\"}}.",
+                    "errors beyond threshold.  --json (-j; --pretty indents): the reported nodes, each with "
+                    "its reported ports (port 255 with allPorts true: the AllPortSelect sum), and the "
+                    "summary (its members and types: --json-schema).",
                 .usage = "[options]",
                 .examples = "  ibqueryerrors -c -r            # common counters suppressed, link info shown\n"
                             "  ibqueryerrors --threshold-file t  # thresholds from t\n"

@@ -259,10 +259,7 @@ IBTOOL_COMMAND({.name = "ibroute",
                     "switch at the destination and prints it in the reference's layout, each routed LID "
                     "named by the port it reaches (-n: no names).  A LID range limits the dump; -a also "
                     "lists LIDs without a route.  Blocks of the table are read in parallel.  --json (-j; "
-                    "--pretty indents): {\"nodeGUID\", \"name\", \"route\", \"startLID\", \"endLID\", "
-                    "\"lft\": [{\"LID\", \"port\", \"destination\": {\"portGUID\", \"nodeType\", "
-                    "\"name\", \"baseLID\", \"LMC\"} or null}]}, with -M \"mft\": [{\"MLID\", "
-                    "\"ports\"}] (the dump_fts --json switch object).",
+                    "--pretty indents): one document (its members and types: --json-schema), the switch as dump_fts --json writes it.",
                 .usage = "[options] [<dest dr_path|lid|guid> [<startlid> [<endlid>]]]",
                 .examples = "  ibroute 4\n"
                             "  ibroute -a 4\n"

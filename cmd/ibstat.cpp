@@ -363,11 +363,7 @@ IBTOOL_COMMAND({.name = "ibstat",
                     "and each of its ports (state, physical state, rate, LIDs, capability mask, "
                     "port GUID, link layer), as libibumad reports them.  With a device name only "
                     "that device; with a port number too only that port.  --json (-j; --pretty indents): "
-                    "{\"devices\": [{\"name\", \"nodeType\", \"caType\", \"numPorts\", "
-                    "\"firmwareVersion\", \"hardwareVersion\", \"nodeGUID\", \"systemImageGUID\", "
-                    "\"ports\": [{\"portNum\", \"portState\", \"portPhysicalState\", \"rate\", \"LID\", "
-                    "\"LMC\", \"SMLID\", \"capabilityMask\", \"portGUID\", \"GIDPrefix\", "
-                    "\"linkLayer\", \"effectiveSpeedMbps\" (where libibverbs reports it)}]}]}.",
+                    "one document (its members and types: --json-schema).",
                 .usage = "[options] <ca_name> [portnum]",
                 .examples = "  ibstat -l       # list all IB devices\n"
                             "  ibstat mthca0 2 # stat port 2 of 'mthca0'",
@@ -380,9 +376,7 @@ IBTOOL_COMMAND({.name = "ibstatus",
                     "Shows the default GID, LIDs, state, physical state, rate and link layer of "
                     "ports as sysfs (/sys/class/infiniband) reports them: every port of every "
                     "device, every port of a device (devname), or one port (devname:portnum).  "
-                    "--json (-j; --pretty indents): {\"ports\": [{\"device\", \"port\", \"defaultGID\", "
-                    "\"LID\", \"SMLID\", \"portState\", \"portStateRaw\", \"portPhysicalState\", "
-                    "\"portPhysicalStateRaw\", \"rate\", \"linkLayer\"}]}, null where sysfs has no value.",
+                    "--json (-j; --pretty indents): one document (its members and types: --json-schema), null where sysfs has no value.",
                 .usage = "[-h] [devname[:portnum]] ...",
                 .examples = "  ibstatus mthca1     # every port of mthca1\n"
                             "  ibstatus mthca0:2   # port 2 of mthca0",
@@ -392,7 +386,7 @@ IBTOOL_COMMAND({.name = "ibv_devices",
                 .aliases = {},
                 .summary = "list the RDMA devices libibverbs sees, with their node GUIDs",
                 .description = "Lists the verbs devices and their node GUIDs.  Arguments are ignored.  --json (-j; "
-                               "--pretty indents): {\"devices\": [{\"name\", \"nodeGUID\"}]}.",
+                               "--pretty indents): one document (its members and types: --json-schema).",
                 .usage = "",
                 .examples = "",
                 .make = [] { return std::make_unique<IbvDevices>(); }});

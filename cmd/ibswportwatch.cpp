@@ -158,11 +158,7 @@ IBTOOL_COMMAND({.name = "ibswportwatch",
                     "followed by \"; errors:\" and each error counter whose increase in the interval exceeds its "
                     "threshold (the thresholds file of ibqueryerrors/ibcheckerrors).  -n stops after that many "
                     "intervals.  Exit status 1 when any error was beyond threshold.  --json (-j; --pretty indents; "
-                    "needs -n): {\"destination\", \"portNum\", \"pauseMs\", \"thresholds\": {counter: limit}, "
-                    "\"errorsAtStart\": {counter: value beyond its threshold}, \"samples\": [one per interval, "
-                    "{\"elapsedMs\", \"rates\": {\"PortXmitData\", \"PortRcvData\" (bytes/s), "
-                    "\"PortXmitPkts\", \"PortRcvPkts\" (/s)}, \"errors\": {counter: {\"increase\", "
-                    "\"saturated\"}}}]}, written when the last interval ends (a read that fails part way ends the "
+                    "needs -n): one document (its members and types: --json-schema), written when the last interval ends (a read that fails part way ends the "
                     "document with the samples read, the failure on stderr).",
                 .usage = "[options] <lid|guid> <port>",
                 .examples = "  ibswportwatch -p 5 -n 12 2 3",

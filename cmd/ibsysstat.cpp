@@ -123,7 +123,7 @@ IBTOOL_COMMAND({.name = "ibsysstat",
                     "Asks the sysstat server of a port (vendor class 0x33, OUI 0x001405 unless -o) for "
                     "one of: ping (the default: is the server there), host (its host name), cpu (a line "
                     "per processor: model and clock).  -S runs the server.  --json (-j; --pretty indents): "
-                    "{\"LID\", \"op\", \"reply\" (host and cpu: the server's text)}.",
+                    "one document (its members and types: --json-schema).",
                 .usage = "[options] <dest lid|guid> [<op>]",
                 .examples = "  ibsysstat -S         # server\n"
                             "  ibsysstat 12 host\n"

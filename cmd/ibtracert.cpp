@@ -323,9 +323,7 @@ IBTOOL_COMMAND({.name = "ibtracert",
                     "the destination does not answer by LID; --ports-file traces every pair of a file.  An "
                     "address is any target form (LID, GUID, GID, DR path) or a node description (or its name "
                     "in the node name map), which discovers the fabric to find its LID.  "
-                    "--json (-j; --pretty indents; one trace): {\"found\", \"MLID\" (-m), \"hops\": "
-                    "[{\"nodeGUID\", \"portGUID\", \"nodeType\", \"nodeDescription\", \"name\", "
-                    "\"LID\", \"LMC\", \"inPort\", \"outPort\"}]}, also for a partial route.",
+                    "--json (-j; --pretty indents; one trace): one document (its members and types: --json-schema), also for a partial route.",
                 .usage = "[options] <src-addr> <dest-addr>",
                 .examples = "  ibtracert 4 16\n"
                             "  ibtracert -n 4 16\n"

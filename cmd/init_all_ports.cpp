@@ -243,12 +243,7 @@ IBTOOL_COMMAND(
          "With -n/--dry-run nothing is changed: each line reads \"would reset to Init\" with the current states "
          "and the summary \"<R> would be reset\".  Failures are reported on stderr.  Exit status: 0 when "
          "every link was reset or already in Init, 1 otherwise.\n\n"
-         "--json (-j; --pretty indents): {\"dryRun\", \"resets\": [in the text's order, {\"nodeGUID\", "
-         "\"name\", \"nodeDescription\", \"portNum\", \"LID\" (the end the SMP went to), \"DRPath\", \"ok\", "
-         "\"portState\", \"portPhysicalState\" (with their Raw values; the SubnSet reply's, with -n the "
-         "current ones; none when it failed)}], \"notResettable\": [an end of each such link: {\"nodeGUID\", "
-         "\"name\", \"nodeDescription\", \"portNum\", \"LID\"}], \"summary\": {\"links\", \"reset\" (-n: "
-         "\"wouldReset\"), \"alreadyInit\", \"failed\", \"notResettable\"}} (-b changes nothing in it).",
+         "--json (-j; --pretty indents): one document (its members and types: --json-schema) (-b changes nothing in it).",
      .usage = "[options]",
      .examples = "  init_all_ports -n\n  init_all_ports",
      .make = [] { return std::make_unique<InitAllPorts>(); },

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "cmd/target.h"
 #include "core/base/error.h"
 #include "core/out/json.h"
+#include "core/out/jsonschema.h"
 #include "core/base/mkdirs.h"
 #include "core/out/log.h"
 
@@ -177,6 +179,9 @@ std::unique_ptr<CLI::App> make_app(const CommandInfo& info, std::unique_ptr<Comm
   return app;
 }
 
+int with_schema(Command& cmd, const std::function<int()>& run);
+int run_reported(std::string_view invoked_as, CLI::App& app, Command& cmd);
+
 int run_command(const CommandInfo& info, std::string_view invoked_as, std::vector<std::string> args,
                 bool help_requested_explicitly) {
   // Like the reference, a config file that cannot be read (even one named
@@ -224,19 +229,55 @@ int run_command(const CommandInfo& info, std::string_view invoked_as, std::vecto
     ibcore::log::info("%.*s: --json %s\n", int(invoked_as.size()), invoked_as.data(), why);
     return 2;
   }
-  // The one place a command's failure becomes output and an exit status
-  // (the exit types of cmd/registry.h).
+  if (cmd->config().json_schema) return with_schema(*cmd, [&] { return run_reported(invoked_as, *app, *cmd); });
+  return run_reported(invoked_as, *app, *cmd);
+}
+
+// The command's document, captured (stdout's descriptor on a temporary
+// file while it runs), written as its schema (core/out/jsonschema.h): a
+// run that fails keeps its status, and writes nothing on stdout.
+int with_schema(Command& cmd, const std::function<int()>& run) {
+  std::fflush(stdout);
+  FILE* doc = std::tmpfile();
+  const int saved = doc ? dup(STDOUT_FILENO) : -1;
+  if (saved < 0 || dup2(fileno(doc), STDOUT_FILENO) < 0) {
+    if (doc) std::fclose(doc);
+    ibcore::log::error("E: --json-schema: cannot hold the document: %s\n", std::strerror(errno));
+    return 1;
+  }
+  int status = run();
+  std::fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::string text;
+  std::rewind(doc);
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, doc)) > 0;) text.append(buf, n);
+  std::fclose(doc);
+  if (status != 0 || text.empty()) return status ? status : 1;
   try {
-    return cmd->run();
+    std::fputs(ibcore::json_schema_of(text, cmd.config().pretty).c_str(), stdout);
+  } catch (const std::invalid_argument& e) {
+    ibcore::log::error("E: --json-schema: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+// The one place a command's failure becomes output and an exit status
+// (the exit types of cmd/registry.h).
+int run_reported(std::string_view invoked_as, CLI::App& app, Command& cmd) {
+  try {
+    return cmd.run();
   } catch (const RefFail& f) {
     return ref_exit(std::string(invoked_as), f.msg);
   } catch (const UsageFail& f) {
-    return usage_exit(*app, *cmd, f.msg);
+    return usage_exit(app, cmd, f.msg);
   } catch (const ExitFail& f) {
     if (!f.msg.empty()) ibcore::log::error("E: %s\n", f.msg.c_str());
     return f.status;
   } catch (const std::exception& e) {
-    if (cmd->reports_errors()) return ibcore::report(e);
+    if (cmd.reports_errors()) return ibcore::report(e);
     // Last resort: this only keeps an unexpected failure from becoming a
     // crash.
     ibcore::log::error("E: %s\n", e.what());

@@ -291,9 +291,7 @@ IBTOOL_COMMAND({.name = "mcm_rereg_test",
                     "\"(JoinState hidden without the SM_Key)\" when the SA hides it; a failed "
                     "step is named with the SA's status, details on stderr).  Exit status: 0 every port "
                     "re-registered; 1 some did not, or the port could not be opened; 2 bad arguments or "
-                    "GUID file.  --json (-j; --pretty indents): {\"MGID\", \"ports\": [{\"portGUID\", \"ok\", "
-                    "\"MLID\" (when joined), \"outcome\" (the line's words after the GUID)}], \"reregistered\", "
-                    "\"total\"}.",
+                    "GUID file.  --json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "[options] [<guid_file>]",
                 .examples = "  mcm_rereg_test                          # GUIDs from port_guids.list\n"
                             "  mcm_rereg_test -g 0x0002c90300001491 --leave\n"

@@ -351,10 +351,9 @@ IBTOOL_COMMAND({.name = "perfquery",
                     "AllPortSelect, or every port read concurrently), -l shows each port of a list "
                     "(1-10, 1,4,8), -r resets after reading and -R only resets (reset_mask selects "
                     "the counters).  The path to the target comes from an SA PathRecord.  --json (-j; "
-                    "--pretty indents): {\"LID\", \"capabilityMask\", \"capabilityMask2\", \"ports\": [{\"portNum\" (255: "
-                    "all ports), \"<Attribute>\": {its fields as iba/ names them, 64-bit exact; null: a "
-                    "counter the PMA's ClassPortInfo does not announce}}]}; "
-                    "-c gives PortSamplesControl the same way.",
+                    "--pretty indents): one document (its members and types: --json-schema): each port (255: all ports) "
+                    "with its attributes' fields as iba/ names them, null for a counter the PMA's "
+                    "ClassPortInfo does not announce.",
                 .usage = "[options] [<lid|guid> [[port(s)] [reset_mask]]]",
                 .examples = "  perfquery 32 1      # counters of lid 32 port 1\n"
                             "  perfquery -x 32 1   # extended counters\n"

@@ -198,8 +198,7 @@ IBTOOL_COMMAND({.name = "query",
                                "or an attribute ID.  field=value arguments set request fields by dotted "
                                "name; for the SA they also make the component mask.  SA RPCs go to the "
                                "SA when no target is given; other GMPs resolve their path through the SA.  "
-                               "--json (-j; --pretty indents): {\"attribute\", \"data\": {every field}} or for "
-                               "a GetTable {\"attribute\", \"records\": [{every field}]}.",
+                               "--json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "[options] RPC ATTRIBUTE [target] [-a amod] [field=value ...]",
                 .examples = "  ibtool query SubnGet PortInfo 0,1 -a 1\n"
                             "  ibtool query SubnAdmGetTable NodeRecord nodeInfo.nodeGUID=0x0002c90300001491\n"

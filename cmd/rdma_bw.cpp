@@ -340,12 +340,7 @@ IBTOOL_COMMAND({.name = "rdma_bw",
                     "exit status says whether they were all as written.  Needs a verbs device (uverbs), not umad, "
                     "and an Active port: the one -d/-i name, else the first Active port (named on the first "
                     "line); a port that is not Active is refused before any TCP exchange.  "
-                    "--json (-j; --pretty indents): {\"role\": \"server\" or \"client\", \"device\", "
-                    "\"port\", \"local\" and "
-                    "\"remote\": {\"LID\", \"QPN\", \"PSN\", \"RKey\", \"VA\"}, \"path\", \"received\" "
-                    "(an end that receives: {\"bytes\", \"asWritten\", and when not \"firstBadByte\", \"got\", "
-                    "\"expected\"}), \"peerReceivedAsWritten\", \"sent\" (an end that writes: {\"writes\", "
-                    "\"size\", \"bytes\", \"seconds\", \"averageMBps\", \"peakMBps\"})}, written when both "
+                    "--json (-j; --pretty indents): one document (its members and types: --json-schema), written when both "
                     "ends are done.",
                 .usage = "[options] [peer]",
                 .examples = "rdma_bw -s 1048576 -n 2000\nrdma_bw -s 1048576 -n 2000 server-host",

@@ -382,10 +382,7 @@ IBTOOL_COMMAND({.name = "saquery",
                     "(SMIR).  Any field of the record can select: name=value arguments set the field "
                     "and its SA component mask (e.g. `saquery NR nodeInfo.portGUID=0x0002c90300001491`).  "
                     "A reply that arrives truncated (no RMPP) prints the records that arrived whole "
-                    "and says so on stderr.  --json (-j; --pretty indents): {\"records\": "
-                    "[{\"attribute\": the record type, its fields as the selection names them (keys "
-                    "only with -K), and \"group\" (IsSM, IsSMdisabled) with -s, \"nodeDescription\" with "
-                    "-m}]}; not with -D, -L, -l, -G, -O, -U.",
+                    "and says so on stderr.  --json (-j; --pretty indents): one document (its members and types: --json-schema); not with -D, -L, -l, -G, -O, -U.",
                 .usage = "[options] [query-name] [<name> | <lid> | <guid>] [field=value ...]",
                 .examples = "  saquery                 # every NodeRecord\n"
                             "  saquery PIR 12/1        # PortInfoRecord of lid 12 port 1\n"

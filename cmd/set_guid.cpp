@@ -212,9 +212,7 @@ IBTOOL_COMMAND({.name = "set_guid",
                     "ERR_REQ_INVALID, or a returned record without the GUID, as when it is in use by "
                     "another port) and a port the SA does not know end with the SA's status on stderr "
                     "and a non-zero status.\n\n"
-                    "--json (-j; --pretty indents): {\"action\": \"set\" or \"delete\", \"LID\", \"index\", "
-                    "\"GUID\" (the alias GUID now in the slot, or the one deleted), \"GUIDInfoRecord\": {its fields}}; "
-                    "--list: {\"action\": \"list\", \"LID\", \"truncated\", \"records\": [{the GUIDInfoRecord's fields}]}.",
+                    "--json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "[options] <port> <index> <guid> | --delete <port> <index> [<guid>] | --list <port>",
                 .examples = "  set_guid 4 1 0x0002c9030000ab01      # alias GUID at index 1 of LID 4\n"
                             "  set_guid 0000:0000:0010:0004 2 0    # index 2 of that port, GUID chosen by the SM\n"

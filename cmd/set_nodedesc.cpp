@@ -141,9 +141,7 @@ IBTOOL_COMMAND({.name = "set_nodedesc",
                     "files, and ibsim's descriptions come from its topology file) nothing can be "
                     "set.  Invoked as set_nodedesc.sh it first prints the classic script's "
                     "deprecation notice.  IBTOOL_SYSFS_ROOT replaces /sys (for tests).  --json (-j; --pretty "
-                    "indents): setting, {\"nodeDescription\" (what was written), \"devices\": [{\"device\", "
-                    "\"set\" (whether it was)}]}; -v, {\"devices\": [{\"device\", \"nodeDescription\" (null "
-                    "when it cannot be read)}]}; failures on stderr as without --json (a device -C does not "
+                    "indents): one document (its members and types: --json-schema); failures on stderr as without --json (a device -C does not "
                     "name and a description that does not fit leave stdout empty).",
                 .usage = "[-v] [-C <ca>] [<name>]",
                 .examples = "  set_nodedesc              # every device: the host name\n"

@@ -332,10 +332,7 @@ IBTOOL_COMMAND(
          "whose SubnSet failed is reported on stderr and the others are still changed.  Exit status: 0 when "
          "every port was changed, 1 when a SubnSet failed, 255 when a target or route could not be found or "
          "read (nothing changed).\n\n"
-         "--json (-j; --pretty indents): {\"action\": \"disable\", \"enable\" or \"init\", \"dryRun\", "
-         "\"ports\": [in command line order, {\"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\", "
-         "\"LID\", \"DRPath\", \"changed\", \"portState\", \"portPhysicalState\" (with their Raw values: "
-         "the SubnSet reply's, or the current ones with -n; none when the SubnSet failed)}]}; errors on stderr "
+         "--json (-j; --pretty indents): one document (its members and types: --json-schema); errors on stderr "
          "with the same exit status.",
      .usage = "[options] --disable|--enable|--init TARGET[@PORT]...",
      .examples = "  set_port_state --disable 2@3 3@5          # LID 2 port 3 and LID 3 port 5\n"

@@ -100,8 +100,7 @@ IBTOOL_COMMAND({.name = "sminfo",
                 .summary = "query (or set) the SMInfo of a subnet manager",
                 .description = "Reads the SMInfo attribute of the SM at the destination (default: the "
                                "SM the local port knows) and prints its LID, GUID, activity count, "
-                               "priority and state (--json, -j; --pretty indents: {\"destination\", "
-                               "\"SMInfo\": {its fields but SMKey, SMState by name with SMStateRaw}}).  With a modifier (the SMInfo control: 1 handover, "
+                               "priority and state (--json, -j; --pretty indents: one document (its members and types: --json-schema)).  With a modifier (the SMInfo control: 1 handover, "
                                "2 acknowledge, 3 disable, 4 standby, 5 discover) it sends a SubnSet "
                                "carrying -s state, -p priority and -a activity count instead.",
                 .usage = "[options] <sm_lid|sm_dr_path> [modifier]",

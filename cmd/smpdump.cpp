@@ -178,7 +178,7 @@ IBTOOL_COMMAND({.name = "smpdump",
                                "spec) and dumps the 64 data bytes in hex, followed by the SMP status "
                                "when it is not zero.  -s prints the data as a string, --decode prints "
                                "the attribute field by field.  A request nobody answers dumps zeros "
-                               "(as the reference does) and says so on stderr.  --json (-j; --pretty indents): {\"attributeID\", \"attributeModifier\", \"status\", \"data\" (the 64 bytes in hex), \"attribute\" and \"fields\" (decoded) for an attribute ibtool declares}.",
+                               "(as the reference does) and says so on stderr.  --json (-j; --pretty indents): one document (its members and types: --json-schema).",
                 .usage = "[options] <dlid|dr_path> <attr> [mod]",
                 .examples = "  smpdump -D 0,1,2,3,5 16\n"
                             "  smpdump -D 0,1,2 0x15 2\n"

@@ -379,8 +379,7 @@ IBTOOL_COMMAND({.name = "smpquery",
                                "reference's layout.  The destination is a LID, a DR path (0,1,4), a "
                                "port GUID or GID, or a path spec; -D/-L/-G force a form, -c takes a "
                                "LID and a DR path from it (combined route).  --json (-j; --pretty indents): "
-                               "{\"destination\", \"portNum\" (port ops), \"<Attribute>\": {its fields as "
-                               "iba/ names them}}; the tables as PKeyTable {capacity, PKeyBlock: [P_Keys]}, "
+                               "one document (its members and types: --json-schema); the tables as PKeyTable {capacity, PKeyBlock: [P_Keys]}, "
                                "GUIDInfo {capacity, GUIDs}, SLToVLMappingTable {tables: [{inPort, outPort, "
                                "SLtoVL: [VL of each SL]}]}, VLArbitrationTable {VLArbitrationLowCap, "
                                "VLArbitrationHighCap, low, high: [{VL, weight}], null for a base port 0}.\n\n" +

@@ -249,12 +249,7 @@ IBTOOL_COMMAND({.name = "subnet_diff",
                     "port>\" when another port has it), links (\"-/+ link <port> <-> <port>\") and the rates of "
                     "links in both (\"~ rate <port> <-> <port> <old> -> <new>\").  Nothing when they are the "
                     "same.  Exit status 0 when equal, 1 when they differ, 2 on errors.  --json (-j; --pretty "
-                    "indents): {\"differences\": [in the text's order, {\"change\": \"removed\", \"added\" or "
-                    "\"changed\", \"what\": \"node\", \"endPort\", \"LID\", \"link\" or \"rate\", then "
-                    "\"node\": {\"nodeType\", \"nodeTypeRaw\", \"nodeGUID\", \"name\", \"nodeDescription\"} (node), "
-                    "\"port\": a port (endPort; LID removed or added), \"LID\" with \"old\" and \"new\" ports "
-                    "(LID changed), \"ends\": [two ports] (link, rate) with \"old\" and \"new\" rates (rate)}]}, "
-                    "a port being {\"portGUID\", \"nodeGUID\", \"name\", \"nodeDescription\", \"portNum\"}.",
+                    "indents): the differences in the text's order, one document (its members and types: --json-schema).",
                 .usage = "[options] <old.cache> [<new.cache>]",
                 .examples = "  ibnetdiscover --cache before.cache\n  subnet_diff before.cache",
                 .make = [] { return std::make_unique<SubnetDiff>(); },

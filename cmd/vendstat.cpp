@@ -347,14 +347,8 @@ IBTOOL_COMMAND({.name = "vendstat",
                     "Reads Mellanox vendor class (0x0a) attributes of a device: general hardware and "
                     "firmware information (-N), IS3 port xmit wait counters (-w), IS4 counter group "
                     "information (-i) and configuration (-c), configuration space records (-R, -W).  --json (-j; "
-                    "--pretty indents): {\"destination\", \"portNum\", then as the mode reads: "
-                    "\"generalInfo\" (-N: the GeneralInfo fields in the device's form, \"fwVersion\", "
-                    "\"swVersion\"), \"portXmitWait\" (-w: [{\"portNum\", \"portXmitWait\"}] for the "
-                    "non-zero ones), \"counterGroupInfo\" (-i: {\"numOfCounterGroups\", \"groupMask\": "
-                    "[...]}), \"configCounterGroups\" (-c: {\"groupSelect0\", \"groupSelect1\", \"set\", "
-                    "\"read\": the device's ConfigCounterGroups after the set}), \"configSpaceRead\", "
-                    "\"configSpaceWritten\" (-R, -W: [{\"address\", \"data\" (masked)}]); a query that failed is "
-                    "null (its message on stderr), a failure that ends the command leaves stdout empty}.",
+                    "--pretty indents): one document (its members and types: --json-schema); a query that failed is null (its message on stderr), "
+                    "a failure that ends the command leaves stdout empty.",
                 .usage = "[options] <lid|guid> [port]",
                 .examples = "  vendstat -N 6          # read IS3 or IS4 general information\n"
                             "  vendstat -w 6          # read IS3 port xmit wait counters\n"

@@ -64,6 +64,7 @@ struct Config : PortSettings {
   bool mlx_epi = true;            // MLX_EPI in ibdiag.conf
   bool json = false;              // --json/-j: one JSON document on stdout (core/out/json.h)
   bool pretty = false;            // --pretty: that document indented
+  bool json_schema = false;       // --json-schema: that document's schema instead (core/out/jsonschema.h)
   iba::ref::Compat compat = iba::ref::Compat::Diags44;  // compat in ibdiag.conf, IBTOOL_COMPAT, --compat
   bool strict = false;            // --strict: nothing matched, unreachable, 100% loss exit non-zero
 };

@@ -445,6 +445,40 @@ startup)
   done
   [ "$(echo "$needed" | head -1)" = libc.so.6 ] || fail "libc.so.6 is not first in DT_NEEDED: $(echo $needed)"
   ;;
+jsonschema)
+  # --json-schema: the schema of the document the same run writes, derived
+  # from it (core/out/jsonschema.h): decode_mad's NodeInfo needs no fabric.
+  nodeinfo=$(printf '01 01 02 01 00 00 00 00 00 00 00 00 00 02 c9 03 00 00 14 91 00 02 c9 03 00 00 14 92 00 01 00 00 00 00 00 00 00 00 00 00')
+  echo "$nodeinfo" | "$IBTOOL" decode_mad --attr NodeInfo --json >"$tmp/doc" || fail "decode_mad --json exited $?"
+  echo "$nodeinfo" | "$IBTOOL" decode_mad --attr NodeInfo --json-schema >"$tmp/schema" 2>"$tmp/err" ||
+    fail "decode_mad --json-schema exited $?: $(cat "$tmp/err")"
+  python3 - "$tmp/doc" "$tmp/schema" <<'PY' || fail "the schema does not describe the document"
+import json, sys
+doc, schema = (json.load(open(f)) for f in sys.argv[1:3])
+assert schema["$schema"].startswith("https://json-schema.org/"), schema
+def check(v, s, where):
+    t = s["type"] if isinstance(s["type"], list) else [s["type"]]
+    kind = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null", float: "number"}.get(type(v), "integer")
+    assert kind in t or (kind == "integer" and "number" in t), (where, kind, t)
+    if isinstance(v, dict):
+        assert list(v) == list(s["properties"]), (where, list(v), list(s["properties"]))
+        assert s["required"] == list(v), where
+        for k, x in v.items(): check(x, s["properties"][k], where + "." + k)
+    if isinstance(v, list):
+        for x in v: check(x, s["items"], where + "[]")
+check(doc, schema, "$")
+assert schema["properties"]["data"]["properties"]["nodeGUID"]["format"] == "guid"
+PY
+  [ ! -s "$tmp/err" ] || fail "--json-schema wrote on stderr: $(cat "$tmp/err")"
+  # --pretty indents it; a run that fails keeps its status and leaves stdout empty.
+  echo "$nodeinfo" | "$IBTOOL" decode_mad --attr NodeInfo --json-schema --pretty | grep -q '^  "type": "object",$' ||
+    fail "--json-schema --pretty is not indented"
+  echo "zz" | "$IBTOOL" decode_mad --attr NodeInfo --json-schema >"$tmp/out" 2>/dev/null && fail "bad input should fail"
+  [ ! -s "$tmp/out" ] || fail "a failed --json-schema run wrote on stdout: $(cat "$tmp/out")"
+  # Help says where the schema is, not the schema.
+  "$IBTOOL" help ibqueryerrors | grep -q -- '--json-schema' || fail "ibqueryerrors --help does not name --json-schema"
+  "$IBTOOL" help ibqueryerrors | grep -q 'nodesChecked' && fail "ibqueryerrors --help still spells its schema out"
+  ;;
 *)
   fail "unknown test $TEST"
   ;;
