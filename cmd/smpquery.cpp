@@ -328,12 +328,12 @@ public:
   }
   // The operations as completion offers them (lower case, as the
   // reference's man page writes them; any case is taken).
+  // (Made at every start, so without a libc call a character.)
   static std::vector<std::string> op_words() {
-    std::vector<std::string> w;
-    for (const Op& o : OPS) {
-      std::string n = o.name;
-      for (char& ch : n) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-      w.push_back(std::move(n));
+    std::vector<std::string> w(std::size(OPS));
+    for (size_t i = 0; i < std::size(OPS); ++i) {
+      w[i] = OPS[i].name;
+      for (char& ch : w[i]) ch = ch >= 'A' && ch <= 'Z' ? char(ch - 'A' + 'a') : ch;
     }
     return w;
   }
