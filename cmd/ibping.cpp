@@ -119,13 +119,14 @@ private:
         total_us += us;
         min_us = std::min(min_us, us);
         max_us = std::max(max_us, us);
-        p.open_object().uint(ibcore::PRINT_JSON, "seq", nullptr, sent).str(ibcore::PRINT_JSON, "host", nullptr, from);
+        // "Pong from <host> (<dest>): time <ms> ms"; flooding is quiet:
+        // only the statistics, as the reference does.
+        p.open_object().uint(ibcore::PRINT_JSON, "seq", nullptr, sent);
+        if (!flood_) p.text("Pong from ");
+        p.str(flood_ ? ibcore::PRINT_JSON : ibcore::PRINT_ANY, "host", "%s", from);
+        if (!flood_) p.text(" (%s): time %s ms\n", dest.c_str(), ms3(us).c_str());
         p.uint(ibcore::PRINT_JSON, "timeUs", nullptr, us).close_object();
-        // Flooding is quiet: only the statistics, as the reference does.
-        if (!flood_) {
-          p.text("Pong from %s (%s): time %s ms\n", from.c_str(), dest.c_str(), ms3(us).c_str());
-          std::fflush(stdout);
-        }
+        if (!flood_) std::fflush(stdout);
       } catch (const ibcore::MADError& e) {
         if (g_stop) break;
         ibcore::log::text(ibcore::log::Level::error, e.dump_str(config().verbose));
