@@ -268,7 +268,7 @@ void MadEngine::raise_procs(const PendingMad& p, double us) {
   }
   each_proc(p, [&](uint64_t k) {
     const unsigned lvl = proc_level(k);
-    if (lvl >= lim_.proc_max || count_of(occ_, k) < lvl) return;
+    if (lvl >= lim_.proc_max || count_of(occ_, k) + 1 < lvl) return;
     ProcLevel& l = proc_level_[k];
     if (now < l.settle_until) return;
     if (l.ceil && lvl >= l.ceil) {
