@@ -268,7 +268,9 @@ void MadEngine::raise_procs(const PendingMad& p, double us) {
   }
   each_proc(p, [&](uint64_t k) {
     const unsigned lvl = proc_level(k);
-    if (lvl >= lim_.proc_max || count_of(occ_, k) + 1 < lvl) return;
+    // (Where the shares were lifted, no loss and no queueing so far, the
+    // levels alone hold, up to the window.)
+    if (lvl >= (shares_lifted() ? max_ : lim_.proc_max) || count_of(occ_, k) + 1 < lvl) return;
     ProcLevel& l = proc_level_[k];
     if (now < l.settle_until) return;
     if (l.ceil && lvl >= l.ceil) {
@@ -322,7 +324,7 @@ uint32_t MadEngine::proc_cap() const {
 uint64_t MadEngine::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
   const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
-  if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
+  if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
   if (lim_.proc_start && !is_pm(p)) {
     // FlowLimits::proc_start: every processor on the way holds its level.
     uint64_t b = 0;
