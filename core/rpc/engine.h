@@ -190,6 +190,7 @@ private:
   void unpark(uint64_t key);
   void unpark_all();
   bool caps_wanted() const;
+  bool shares_lifted() const;  // the processor shares lifted, the levels holding (FlowLimits::proc_start)
   void grow_caps();
   void sync_caps();
   void drain();
@@ -278,6 +279,24 @@ private:
     float least_us = 0;  // (0: none yet)
   };
   std::unordered_map<uint64_t, NodeLevel> node_level_;
+  // FlowLimits::proc_start: our SMPs at each processor now (its key: the
+  // node's, as at_proc_), and each processor's level (absent: proc_start)
+  // with the time before which it does not rise (after a loss there).
+  struct ProcLevel {
+    uint16_t cap = 0;
+    uint16_t ceil = 0;  // not above this (a loss came one above it; 0: none)
+    Clock::time_point settle_until{};
+  };
+  std::unordered_map<uint64_t, uint16_t> occ_;
+  std::unordered_map<uint64_t, ProcLevel> proc_level_;
+  unsigned start_cut_ = 0;  // the level new processors and nodes start at after a cut (0: none yet)
+  unsigned proc_level(uint64_t key) const;
+  // fn(key) for each processor p visits (its destination's first).
+  template <class Fn>
+  void each_proc(const PendingMad& p, Fn fn) const;
+  void raise_procs(const PendingMad& p, double rtt_us);
+  void cut_procs(const PendingMad& p);
+  Clock::duration settle_time() const;  // FlowLimits::proc_settle round trips
   unsigned node_level(uint64_t key) const;
   void raise_node(const PendingMad& p);
   Clock::time_point proc_cut_at_{};

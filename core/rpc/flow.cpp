@@ -119,9 +119,16 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
   return int(std::clamp(rto, double(std::min(lim_.min_timeout_ms, cap)), double(cap)));
 }
 
+bool MadEngine::shares_lifted() const {
+  // With levels (FlowLimits::proc_start) the caps hold for good, but the
+  // processor shares, once widened lift_scale times over, are lifted as
+  // before: the levels keep what each processor holds from then on.
+  return lim_.proc_start && scale_ >= lim_.lift_scale;
+}
+
 bool MadEngine::caps_wanted() const {
   if (!lim_.node_cap && !lim_.smi_cap) return false;
-  if (lost_smp_ || caps_back_) return true;
+  if (lost_smp_ || caps_back_ || lim_.proc_start) return true;  // (levels: never lifted)
   if (!lim_.caps_from_start)
     return smp_replies_ < lim_.start_replies ||
            (lim_.start_replies && lim_.grow > 1 && (grow_stopped_ || scale_ < lim_.lift_scale));
@@ -153,6 +160,7 @@ void MadEngine::sync_caps() {
   tracking_ = on;
   to_node_.clear();
   at_proc_.clear();
+  occ_.clear();
   if (on) {
     // Count what is in flight now (it went out while nothing was counted).
     for (size_t i = 0; i < max_; ++i)
@@ -195,7 +203,8 @@ unsigned MadEngine::node_cap(const PendingMad& p) const {
 unsigned MadEngine::node_level(uint64_t key) const {
   if (!lim_.node_start || lim_.node_start >= lim_.node_cap) return lim_.node_cap;
   auto it = node_level_.find(key);
-  return it == node_level_.end() || !it->second.cap ? lim_.node_start : it->second.cap;
+  const unsigned start = start_cut_ ? std::min(lim_.node_start, start_cut_) : lim_.node_start;
+  return it == node_level_.end() || !it->second.cap ? start : it->second.cap;
 }
 
 void MadEngine::raise_node(const PendingMad& p) {
@@ -204,11 +213,101 @@ void MadEngine::raise_node(const PendingMad& p) {
   if (!p.dest || !p.dest_load || p.sends != 1 || !lim_.node_start || lim_.node_start >= lim_.node_cap) return;
   const double us = std::chrono::duration<double, std::micro>(t_.now() - p.sent_at).count();
   NodeLevel& n = node_level_[p.dest];
-  if (!n.cap) n.cap = uint8_t(lim_.node_start);
+  if (!n.cap) n.cap = uint8_t(node_level(p.dest));
   const bool queued = n.least_us > 0 && us > n.least_us * (1 + lim_.node_rtt_rise);
   if (n.least_us <= 0 || us < n.least_us) n.least_us = float(us);
   if (n.stopped || queued || n.cap >= lim_.node_cap || p.dest_load < n.cap) return;
   ++n.cap;
+}
+
+template <class Fn>
+void MadEngine::each_proc(const PendingMad& p, Fn fn) const {
+  fn(p.dest);
+  if (p.path->lid_head()) fn(head_key(*p.path));
+  for_each_hop(*p.path, fn);
+}
+
+unsigned MadEngine::proc_level(uint64_t key) const {
+  auto it = proc_level_.find(key);
+  const unsigned start = start_cut_ ? std::min(lim_.proc_start, start_cut_) : lim_.proc_start;
+  return it == proc_level_.end() || !it->second.cap ? start : it->second.cap;
+}
+
+void MadEngine::raise_procs(const PendingMad& p, double us) {
+  // FlowLimits::proc_start: an SMP sent once, answered.  Did it queue?
+  // Against the least round trip to its node (before this one), else the
+  // least of directed routes of as many processor visits (a node not
+  // heard from yet; a slower node than those is taken as queued: no rise).
+  NodeLevel& n = node_level_[p.dest];
+  const double node_ref = n.least_us;
+  double ref = node_ref;
+  if (p.path->is_dr()) {
+    // (A node's least may itself have queued; the least of its route
+    // length is the fabric's: a node slower than that is taken as queued.)
+    const size_t v = p.path->smi_forwards() + 1;
+    if (v < rtt_min_us_.size() && std::isfinite(rtt_min_us_[v]) && (ref <= 0 || rtt_min_us_[v] < ref))
+      ref = rtt_min_us_[v];
+  }
+  if (n.least_us <= 0 || us < n.least_us) n.least_us = float(us);
+  if (!lim_.proc_start || ref <= 0) return;
+  const Clock::time_point now = t_.now();
+  if (us > ref * (1 + lim_.node_rtt_rise)) {
+    // Queued.  Waiting as long again as the least round trip to its node
+    // (the queue on its way at least as long as the trip: proc_fall) brings
+    // the levels it met at their full down by one: the queues stay short
+    // whatever their size, and a fabric that slows down partway (the SM
+    // starting a sweep) brings them back down without a loss.
+    if (node_ref <= 0 || lim_.proc_fall <= 0 || us <= node_ref * (1 + lim_.proc_fall)) return;
+    each_proc(p, [&](uint64_t k) {
+      const unsigned lvl = proc_level(k);
+      if (lvl <= 1 || count_of(occ_, k) + 1 < lvl) return;
+      proc_level_[k].cap = uint16_t(lvl - 1);
+      ++fs_.level_falls;
+    });
+    return;
+  }
+  each_proc(p, [&](uint64_t k) {
+    const unsigned lvl = proc_level(k);
+    // (Where the shares were lifted, no loss and no queueing so far, the
+    // levels alone hold, up to the window.)
+    if (lvl >= (shares_lifted() ? max_ : lim_.proc_max) || count_of(occ_, k) + 1 < lvl) return;
+    ProcLevel& l = proc_level_[k];
+    if (now < l.settle_until) return;
+    if (l.ceil && lvl >= l.ceil) {
+      // The level a loss came at: tried again only after proc_settle
+      // round trips more at the one below it without a loss.
+      l.settle_until = now + 8 * settle_time();
+      ++l.ceil;
+      return;
+    }
+    l.cap = uint16_t(lvl + 1);
+    fs_.level_hi = std::max(fs_.level_hi, lvl + 1);
+  });
+}
+
+Clock::duration MadEngine::settle_time() const {
+  const double rtt_ms = srtt_ms_ > 0 ? srtt_ms_ : double(lim_.min_timeout_ms);
+  return std::chrono::microseconds(int64_t(lim_.proc_settle * rtt_ms * 1000));
+}
+
+void MadEngine::cut_procs(const PendingMad& p) {
+  // FlowLimits::proc_start: p was lost.  Every processor on its way that
+  // held others of ours comes down (by loss_cut of what it held, below
+  // their number), and rises again only after proc_settle round trips.
+  const Clock::time_point until = t_.now() + settle_time();
+  each_proc(p, [&](uint64_t k) {
+    const unsigned o = count_of(occ_, k);
+    if (o < 2) return;
+    const unsigned lvl = std::min(proc_level(k), o);
+    ProcLevel& l = proc_level_[k];
+    l.cap = uint16_t(std::clamp(unsigned(double(lvl) * lim_.loss_cut), 1u, lvl - 1));
+    l.ceil = uint16_t(lvl - 1 ? lvl - 1 : 1);  // (not past where it lost, until settled)
+    l.settle_until = until;
+    // The fabric's other processors are most likely alike: those not
+    // heard from yet (and nodes' caps) start no higher.
+    start_cut_ = start_cut_ ? std::min<unsigned>(start_cut_, l.cap) : l.cap;
+    ++fs_.level_cuts;
+  });
 }
 
 unsigned MadEngine::at_node(uint64_t key) const { return count_of(to_node_, key); }
@@ -225,8 +324,16 @@ uint32_t MadEngine::proc_cap() const {
 uint64_t MadEngine::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
   const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
-  if (node_cap && count_of(to_node_, p.dest) >= node_cap) return p.dest;
-  if (!lim_.smi_cap || is_pm(p)) return 0;
+  if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
+  if (lim_.proc_start && !is_pm(p)) {
+    // FlowLimits::proc_start: every processor on the way holds its level.
+    uint64_t b = 0;
+    each_proc(p, [&](uint64_t k) {
+      if (!b && count_of(occ_, k) >= proc_level(k)) b = k;
+    });
+    if (b) return b;
+  }
+  if (!lim_.smi_cap || is_pm(p) || shares_lifted()) return 0;
   // The destination's processor, and every switch's a directed route passes
   // (it handles the SMP twice, out and back, but holds it only meanwhile).
   // A processor with nothing of ours takes any SMP.
@@ -263,6 +370,7 @@ void MadEngine::hold(PendingMad& p, int d) {
     p.w_dest = proc_weight(p, false);
     p.w_hop = proc_weight(p, true);
   }
+  if (lim_.proc_start) each_proc(p, [&](uint64_t k) { one(occ_, k, d); });
   one(at_proc_, p.dest, d * int(p.w_dest));
   const int w = d * int(p.w_hop);
   if (p.path->lid_head()) one(at_proc_, head_key(*p.path), w);
@@ -326,6 +434,7 @@ void MadEngine::on_loss(const PendingMad& p) {
     // back to their first size the first time, then by loss_cut, at most
     // once per round trip (not again for MADs sent before the last cut).
     const bool pm = is_pm(p);
+    if (!pm && lim_.proc_start && tracking_) cut_procs(p);
     if (lim_.node_start && lim_.node_start < lim_.node_cap) {
       // This node's cap rises no more (FlowLimits::node_start); lost with
       // others of ours there, it comes below their number.
@@ -361,6 +470,8 @@ void MadEngine::on_loss(const PendingMad& p) {
 void MadEngine::on_reply(PendingMad& p) {
   const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
   const bool smp = p.dest && !is_pm(p);
+  if (smp && p.sends == 1 && tracking_)  // (before raise_node: the least round trip to p's node without p's)
+    raise_procs(p, std::chrono::duration<double, std::micro>(t_.now() - p.sent_at).count());
   raise_node(p);
   if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
     if (delay_paced) {
@@ -405,7 +516,7 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   // or the caps were lifted, the same windows say whether the round trips
   // rose since (the SM began a sweep, the fabric slowed down): the caps
   // then come back (narrow_caps).
-  if (step_at_ == Clock::time_point{} || p.sent_at < step_at_) return;
+  if (step_at_ == Clock::time_point{} || p.sent_at < step_at_ || shares_lifted()) return;
   const bool widening = !grow_stopped_ && !lost_smp_ && tracking_;
   const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
   if (!widening && !watching) return;

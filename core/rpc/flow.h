@@ -71,6 +71,24 @@ struct FlowLimits {
   // node_start 0 (or >= node_cap): every node at node_cap from the start.
   unsigned node_start = 2;
   double node_rtt_rise = 0.1;
+  // Occupancy levels (issue 35): every processor an SMP visits (its
+  // destination's, a hybrid route's head, each switch a directed route
+  // passes) holds at most its level of our SMPs at once, however small
+  // their shares: a FIFO of Q and a VL15 buffer of D drop only what finds
+  // more than Q + D there, and a queue of 1 and a buffer of 1 hold two on
+  // any fabric.  A level starts at proc_start and rises by one each time an
+  // SMP sent once comes back without queueing (its round trip within
+  // node_rtt_rise of the least to its node, else of the least of routes of
+  // its length) while that processor held its level's worth but one (k of
+  // ours that never wait leave room for k + 1); it comes down on a loss to
+  // one less than ours there (to 1 at the least) and rises again only
+  // after proc_settle round trips of replies without a loss.  While levels
+  // are on (proc_start > 0) the caps always hold: never lifted, so a
+  // fabric that slows down or an SM that starts a sweep meets them.
+  unsigned proc_start = 2;
+  unsigned proc_max = 6;
+  double proc_settle = 8;
+  double proc_fall = 1;
   unsigned smi_cap = 4;    // SMPs one switch processor handles at once (0: no cap)
   // smi_share > 0: the processor cap counts each SMP by the share of its
   // processor visits that processor makes (a DR SMP of h hops visits 2h-1:
@@ -162,6 +180,9 @@ struct FlowStats {
   unsigned node_cap = 0, pm_cap = 0;      // the node caps in force now (SMPs; a PMA's GMPs)
   double forward_us = -1, answer_us = -1; // measured forwarding time per hop and answer time (-1: not yet)
   uint64_t caps_back = 0;                 // times the caps came back after longer round trips
+  uint64_t level_cuts = 0;                // processor levels cut after a loss (FlowLimits::proc_start)
+  uint64_t level_falls = 0;               // ... and brought down by one after long queueing (proc_fall)
+  unsigned level_hi = 0;                  // the highest processor level reached
   uint64_t drops() const { return timeouts > late ? timeouts - late : 0; }  // inferred
 };
 

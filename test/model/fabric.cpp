@@ -496,6 +496,7 @@ struct Fabric::Impl {
   void kernel_timeout(uint64_t tid, int64_t deadline);
   void sm_smp(int node);
   int64_t sm_period = 0;
+  int64_t sm_from = 0;  // Fabric::set_sm_from (ns of virtual time)
   std::vector<int> sm_ports;  // by node: the port the SM's SMPs arrive by (-1: not found yet)
 
   // --- the agents ---------------------------------------------------------------
@@ -1354,6 +1355,10 @@ void Fabric::Impl::kernel_timeout(uint64_t tid, int64_t deadline) {
 // The SM's background SMP to switch `node`: it arrives by the port the
 // switch routes the SM's LID to, and the next one is due a period later.
 void Fabric::Impl::sm_smp(int node) {
+  if (now < sm_from) {  // (not begun yet: Fabric::set_sm_from)
+    at(now + sm_period, Ev::SmSmp, 0, node);
+    return;
+  }
   uint32_t i = new_packet();
   Packet& p = pkts[i];
   p.smp = true;
@@ -1891,6 +1896,8 @@ void Fabric::set_vl15_depth(int n, unsigned port, unsigned depth) {
 }
 void Fabric::set_deaf(int n, bool deaf) { impl_->nodes.at(size_t(n)).deaf = deaf; }
 void Fabric::set_slow(int n, double factor) { impl_->nodes.at(size_t(n)).slow = factor; }
+void Fabric::set_sm_from(double at_s) { impl_->sm_from = int64_t(at_s * 1e9); }
+
 void Fabric::set_loss_every(unsigned n) {
   impl_->loss_every = n;
   impl_->loss_count = 0;

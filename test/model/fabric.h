@@ -291,6 +291,10 @@ public:
   // Drop every n-th request the tool sends (0: none), counting from the
   // next one: a deterministic loss.
   void set_loss_every(unsigned n);
+  // The SM's background SMPs (Profile::sm_smps_per_s) start only at virtual
+  // time `at` (seconds since the model started): an SM that begins a sweep
+  // partway through a run.  Before then every switch's come and go unserved.
+  void set_sm_from(double at_s);
   // Every event as one line (time in ns, what, where) to f; nullptr: off.
   void set_trace(std::function<void(const std::string&)> f);
 

@@ -22,7 +22,8 @@
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
-//             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X]
+//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
@@ -149,7 +150,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
-               "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X]\n"
+               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -215,6 +217,16 @@ int main(int argc, char** argv) {
       g_limits.node_cap = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--node-start" && i + 1 < argc) {
       g_limits.node_start = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--proc-start" && i + 1 < argc) {
+      g_limits.proc_start = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--proc-max" && i + 1 < argc) {
+      g_limits.proc_max = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--min-timeout" && i + 1 < argc) {
+      g_limits.min_timeout_ms = int(std::strtol(argv[++i], nullptr, 10));
+    } else if (a == "--proc-fall" && i + 1 < argc) {
+      g_limits.proc_fall = std::strtod(argv[++i], nullptr);
+    } else if (a == "--proc-settle" && i + 1 < argc) {
+      g_limits.proc_settle = std::strtod(argv[++i], nullptr);
     } else if (a == "--node-rtt-rise" && i + 1 < argc) {
       g_limits.node_rtt_rise = std::strtod(argv[++i], nullptr);
     } else if (a == "--no-ref") {
@@ -269,10 +281,11 @@ int main(int argc, char** argv) {
           // MODEL_DETAIL=1: where the bound and the peak are, what flow control saw.
           if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
             std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us, "
-                        "SM's SMPs dropped %llu\n",
+                        "SM's SMPs dropped %llu, levels up to %u, cut %llu times, down %llu\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
                         r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
-                        r.flow.visit_us, (unsigned long long)r.sm_drops);
+                        r.flow.visit_us, (unsigned long long)r.sm_drops, r.flow.level_hi,
+                        (unsigned long long)r.flow.level_cuts, (unsigned long long)r.flow.level_falls);
           if (summary) samples[{fname, tool}].push_back(Sample{prof.name, r, rr, prof.sm_smps_per_s <= 0});
           std::fflush(stdout);
         }

@@ -382,6 +382,7 @@ Trace discover_traced(const ibmodel::Profile& p) {
   f.port().settings().timeout_ms = 20;
   ibcore::Scheduler sched(f.port());
   sched.engine().limits().start_replies = 0;  // (caps from the first loss: the first burst drops)
+  sched.engine().limits().proc_start = 0;     // (no levels: they would keep the burst within Q)
   ibcore::Subnet db;
   auto r = ibcore::discover(sched, db);
   t.mads = r.mads;
@@ -545,6 +546,7 @@ TEST(ModelFlowControl, PeakSmaQueueStaysWithinQ) {
     const ibmodel::Profile p = slow_sma(1, 4, 50);
     ibmodel::Fabric f(testbed::generate("irregular"), p);
     ibcore::FlowLimits lim;
+    lim.proc_start = 0;  // (the shares and their widening alone, without the levels of issue 35)
     if (!caps) lim.start_replies = 0;
     ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
     EXPECT_EQ(r.errors, 0u);
@@ -600,6 +602,7 @@ TEST(ModelFlowControl, CapsWidenedStepByStep) {
     ibmodel::Fabric f(net, p);
     f.hybrid_routes() = false;  // (the first switch every directed route passes)
     ibcore::FlowLimits lim;
+    lim.proc_start = 0;  // (the shares and their widening alone, without the levels of issue 35)
     lim.grow = grow;
     lim.delay_rise = 0;  // (widened once per timeout, not paced by the round trip)
     ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
@@ -630,6 +633,7 @@ TEST(ModelFlowControl, DelayPacedWideningKeepsQueueWithinQ) {
     ibmodel::Fabric f(net, slow_sma(4, 4, 50));
     f.hybrid_routes() = false;  // (the first switch every directed route passes)
     ibcore::FlowLimits lim;
+    lim.proc_start = 0;  // (the shares and their widening alone, without the levels of issue 35)
     lim.delay_rise = rise;
     ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
     EXPECT_EQ(r.errors, 0u);
@@ -652,6 +656,7 @@ TEST(ModelFlowControl, DelayPacedWideningKeepsQueueWithinQ) {
     ibmodel::Fabric f(net, ibmodel::Profile::ideal());
     f.hybrid_routes() = false;
     ibcore::FlowLimits lim;
+    lim.proc_start = 0;  // (the shares and their widening alone, without the levels of issue 35)
     lim.delay_rise = paced ? 0.1 : 0;
     ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
     EXPECT_EQ(r.errors, 0u);
@@ -679,6 +684,7 @@ TEST(ModelFlowControl, HostSideQueueDoesNotStopTheWidening) {
     ibmodel::Fabric f(net, p);
     f.hybrid_routes() = false;  // (the test bed's shape: its ibsim drops hybrid routes)
     ibcore::FlowLimits lim;
+    lim.proc_start = 0;  // (the shares and their widening alone, without the levels of issue 35)
     lim.local_probes = probes;
     ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f, &lim);
     EXPECT_EQ(r.errors, 0u);
@@ -1042,3 +1048,101 @@ TEST(FabricModel, EveryToolCountsItsLostQueries) {
 }
 
 }  // namespace
+
+// --- Issue 35: processor levels (FlowLimits::proc_start) -----------------------------
+
+namespace {
+// One tool run with the given limits (proc_start 0: no levels, the design
+// before them), and the reference's strategy on the same profile.
+struct LevelRun {
+  ibmodel::ToolResult r;
+  double ref_s = 0;
+};
+LevelRun level_run(const std::string& net, const ibmodel::Profile& p, unsigned proc_start, double sm_from_s = -1,
+                   double proc_fall = ibcore::FlowLimits().proc_fall) {
+  LevelRun x;
+  ibmodel::Fabric f(net, p);
+  if (sm_from_s >= 0) f.set_sm_from(sm_from_s);
+  ibcore::FlowLimits lim;
+  lim.proc_start = proc_start;
+  lim.proc_fall = proc_fall;
+  x.r = ibmodel::run_tool("ibnetdiscover", f, &lim);
+  ibmodel::Fabric g(net, p);
+  if (sm_from_s >= 0) g.set_sm_from(sm_from_s);
+  ibmodel::use_reference_strategy(g);
+  x.ref_s = ibmodel::run_tool("ibnetdiscover", g).time_s;
+  return x;
+}
+void print_run(const char* what, const LevelRun& x) {
+  std::fprintf(stderr, "%s: time %.4f ref %.4f bound %.4f mads %llu drops %llu timeouts %llu peak %u over %u errors %zu lost %zu cuts %llu falls %llu hi %u\n",
+               what, x.r.time_s, x.ref_s, x.r.bound_s, (unsigned long long)x.r.mads, (unsigned long long)x.r.drops,
+               (unsigned long long)x.r.timeouts, x.r.peak_sma_queue, x.r.peak_over, x.r.errors, x.r.lost,
+               (unsigned long long)x.r.flow.level_cuts, (unsigned long long)x.r.flow.level_falls, x.r.flow.level_hi);
+}
+}  // namespace
+
+// A queue of 1 and a VL15 buffer of 1 (Q + D = 2, the least any port
+// has), every switch alike: the levels start at 2 and come down to 1 where
+// SMPs are lost, for processors not heard from yet too (start_cut_); no
+// query is lost for good.  dump_fts' LFT reads come in bursts after the
+// walk: without levels they lost 59 SMPs here, with them 11.
+TEST(ModelFlowControl, LevelsComeDownToAQueueOfOne) {
+  const std::string k8 = testbed::generate("fattree 8");
+  const ibmodel::Profile p = slow_sma(1, 1, 50);
+  ibmodel::ToolResult r[2];
+  for (unsigned ps : {2u, 0u}) {
+    ibmodel::Fabric f(k8, p);
+    ibcore::FlowLimits lim;
+    lim.proc_start = ps;
+    r[ps ? 0 : 1] = ibmodel::run_tool("dump_fts", f, &lim);
+  }
+  print_run("q1 levels", {r[0], 0});
+  print_run("q1 none", {r[1], 0});
+  EXPECT_EQ(r[0].errors, 0u);
+  EXPECT_EQ(r[0].lost, 0u);
+  EXPECT_GT(r[0].flow.level_cuts, 0u);
+  EXPECT_LT(r[0].drops * 3, r[1].drops);
+  EXPECT_LT(r[0].time_s, r[1].time_s);
+}
+
+// Forwarding and answering at different speeds: slow answers behind which
+// directed routes pile up at a switch (answer 400 us, forward 5), and slow
+// forwarding with quick answers (forward 400 us, answer 10), Q=2, D=1.
+// Without levels the first lost 77 SMPs and took longer than the
+// reference's strategy (0.85 s against 0.36 s); with them 29, 0.17 s.
+TEST(ModelFlowControl, LevelsHoldWithUnequalForwardAndAnswerTimes) {
+  const std::string k8 = testbed::generate("fattree 8");
+  for (bool slow_answer : {true, false}) {
+    SCOPED_TRACE(slow_answer);
+    ibmodel::Profile p = slow_sma(1, 2, slow_answer ? 400 : 10);
+    p.smi_forward_us = slow_answer ? 5 : 400;
+    const LevelRun x = level_run(k8, p, 2), old = level_run(k8, p, 0);
+    print_run("levels", x);
+    print_run("none", old);
+    EXPECT_EQ(x.r.errors, 0u);
+    EXPECT_EQ(x.r.lost, 0u);
+    EXPECT_LT(x.r.time_s, x.ref_s);
+    EXPECT_LT(x.r.time_s, old.r.time_s);
+    EXPECT_LE(x.r.drops, old.r.drops);
+    if (slow_answer) EXPECT_LT(x.r.drops * 2, old.r.drops);  // (29 against 77)
+  }
+}
+
+// The SM starts sending (3000 SMPs a second to every switch, 100 us each:
+// 30% of each processor) 20 ms into a walk of about 0.1 s, Q=4, D=1: the
+// levels the walk reached come back down as the round trips lengthen
+// (proc_fall), without waiting for a loss.  Without levels: 14 drops.
+TEST(ModelFlowControl, LevelsComeBackWhenTheSmStartsMidRun) {
+  const std::string k8 = testbed::generate("fattree 8");
+  ibmodel::Profile p = slow_sma(1, 4, 100);
+  p.smi_forward_us = 10;
+  p.sm_smps_per_s = 3000;
+  const LevelRun x = level_run(k8, p, 2, 0.02), old = level_run(k8, p, 0, 0.02);
+  print_run("levels", x);
+  print_run("none", old);
+  EXPECT_EQ(x.r.errors, 0u);
+  EXPECT_EQ(x.r.lost, 0u);
+  EXPECT_GT(x.r.flow.level_falls, 0u);
+  EXPECT_LT(x.r.drops * 3, old.r.drops);
+  EXPECT_LT(x.r.time_s, x.ref_s);
+}

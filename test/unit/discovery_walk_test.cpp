@@ -57,6 +57,7 @@ void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outsta
   // the replies here come in shuffled order on the wall clock, and the
   // reply-order checks below count on as many at a node as the cap allows.
   sched.engine().limits().node_start = 0;
+  sched.engine().limits().proc_start = 0;  // (nor processor levels, issue 35: they hold fewer there)
   ibcore::DiscoveryOptions o;
   o.mode = mode;
   o.mlx_epi = false;

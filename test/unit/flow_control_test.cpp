@@ -47,6 +47,7 @@ TEST(FlowControl, BurstToOneSwitchIsCapped) {
     VClockFabric f;
     Scheduler s(f, 64);
     MadEngine& e = s.engine();
+    e.limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
     if (mode == 0) e.limits().node_cap = e.limits().smi_cap = 0;
     if (mode == 1) e.limits().caps_from_start = true;
     if (mode == 3) e.limits().start_replies = 0;
@@ -89,6 +90,7 @@ TEST(FlowControl, CapsLiftedAfterTheFirstRepliesWithoutLoss) {
       return true;
     };
     Scheduler s(f, 64);
+    s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
     s.engine().limits().node_cap = 4;  // (the default; said, as the figures depend on it)
     s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
     s.engine().limits().start_replies = 8;
@@ -122,6 +124,7 @@ TEST(FlowControl, CapsWidenedStepByStepAfterTheFirstReplies) {
     VClockFabric f;
     f.default_q = 0;
     Scheduler s(f, 64);
+    s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
     s.engine().limits().node_cap = 4;
     s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
     s.engine().limits().start_replies = 8;
@@ -162,6 +165,7 @@ TEST(FlowControl, ProcessorShareCountsLongRoutesLess) {
       VClockFabric f;
       f.default_q = 0;
       Scheduler s(f, 64);
+      s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
       s.engine().limits().caps_from_start = true;
       s.engine().limits().smi_share = share;
       size_t most = 0;
@@ -185,6 +189,7 @@ TEST(FlowControl, HeldMadsDoNotHoldUpOthers) {
   VClockFabric f;
   f.default_q = 0;
   Scheduler s(f, 64);
+  s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
   s.engine().limits().caps_from_start = true;
   s.engine().limits().node_cap = 4;
   s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
@@ -369,6 +374,7 @@ TEST(FlowControl, CapsHoldWhereProcessorsTakeTime) {
     f.default_q = 0;
     f.default_service = std::chrono::microseconds(service_us);
     Scheduler s(f, 64);
+    s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
     s.engine().limits().min_visit_us = 4;  // (the default, 0, never lifts them)
     s.engine().limits().node_cap = 4;
     s.engine().limits().node_start = 0;  // (every node at 4 from the start: the figures below)
@@ -472,6 +478,7 @@ TEST(FlowControl, CapsReturnWhenABackgroundLoadStartsMidRun) {
     f.default_service = std::chrono::microseconds(0);
     Scheduler s(f, 16);
     MadEngine& e = s.engine();
+    e.limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
     e.limits().start_replies = 16;
     e.limits().delay_samples = 16;
     e.limits().lift_scale = 2;
@@ -530,6 +537,7 @@ TEST(FlowControl, UnequalForwardAndAnswerTimes) {
       f.default_forward = std::chrono::microseconds(slow_answers ? 5 : 500);
       Scheduler s(f, 64);
       MadEngine& e = s.engine();
+      e.limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
       e.limits().caps_from_start = true;
       e.limits().time_shares = by_time;
       int ok = 0, failed = 0;
@@ -584,6 +592,7 @@ TEST(FlowControl, NodeCapStartsLowAndRisesOnEvidence) {
     VClockFabric f;
     f.proc("L5").q = 2;
     Scheduler s(f, 64);
+    s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
     s.engine().limits().node_cap = 4;
     s.engine().limits().node_start = start;
     int ok = 0, failed = 0;
