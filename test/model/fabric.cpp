@@ -458,13 +458,14 @@ struct Fabric::Impl {
     pkts[i].trail.clear();
     free_pkts.push_back(i);
   }
-  void note(const char* what, uint32_t pkt, int node, unsigned port = 0) {
+  // extra: appended (a send's route form).
+  void note(const char* what, uint32_t pkt, int node, unsigned port = 0, const char* extra = "") {
     if (!trace) return;
     const Packet& p = pkts[pkt];
     char b[256];
-    std::snprintf(b, sizeof b, "%lld %s tid=%08x attr=%04x node=%d port=%u", (long long)(now - kStart), what,
+    std::snprintf(b, sizeof b, "%lld %s tid=%08x attr=%04x node=%d port=%u%s", (long long)(now - kStart), what,
                   unsigned(iba::MADHeader::transactionID_at(p.mad.data())), unsigned(iba::MADHeader::attributeID_at(p.mad.data())), node,
-                  port);
+                  port, extra);
     trace(b);
   }
   void drop(uint32_t pkt, uint64_t& counter, const char* why, int node, unsigned port = 0) {
@@ -838,7 +839,15 @@ void Fabric::Impl::client_send(uint32_t agent, const uint8_t* mad, size_t len, c
     pending[tid] = Held{deadline, r};
     at(deadline, Ev::KernelTimeout, uint32_t(tid), -1, unsigned(tid >> 32));
   }
-  note("send", i, local, local_port);
+  if (trace) {
+    // The route form: LID-routed, directed (h hops), or hybrid (LID-routed
+    // to dlid, then h hops).
+    char r[64];
+    if (!path.is_dr()) std::snprintf(r, sizeof r, " route=lid dlid=%u", unsigned(path.DLID));
+    else if (path.lid_head()) std::snprintf(r, sizeof r, " route=hybrid%u dlid=%u", path.hop_count(), unsigned(path.DLID));
+    else std::snprintf(r, sizeof r, " route=dr%u", path.hop_count());
+    note("send", i, local, local_port, r);
+  }
   if (loss_every && ++loss_count % loss_every == 0) {
     drop(i, stats.drops_queue, "lost", local, local_port);
     return;
