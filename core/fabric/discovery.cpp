@@ -104,7 +104,8 @@ private:
   }
   // The node whose processor a step mostly keeps busy, whose turn it
   // takes: a CA's PortInfo goes through the switch it was reached from
-  // (2 visits there, 1 at the CA), the rest to the node itself.  Without
+  // (2 visits there, 1 at the CA), as a switch's PortInfo 0 does; the rest
+  // go to the node itself.  Without
   // hybrid routes (--discovery DR, or after they failed) every probe passes
   // the first switch, and one FIFO (lane 0) keeps the order the walk had
   // before them (the test bed's MAD counts: another order probes other
@@ -112,6 +113,11 @@ private:
   uint32_t lane(const Step& s) const {
     if (!routes_.tails_on()) return 0;
     if ((s.kind == Step::Ca || s.kind == Step::CaFound) && s.from != NO_INDEX) return db_.port(s.from).node;
+    // A switch's PortInfo 0 goes through the switch before it (its LID is
+    // not known yet): the cores a switch finds, all at once, would queue
+    // there together.
+    if (s.kind == Step::Switch || s.kind == Step::SwitchLater)
+      if (const uint32_t at = routes_.parent(s.node); at != NO_INDEX) return at;
     return s.node;
   }
   Task<> call(const Step& s);
