@@ -14,6 +14,8 @@
 // joins the end of the round (breadth first, as before).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -58,24 +60,47 @@ public:
   Step pop() {
     const uint32_t node = ring_.front();
     ring_.pop_front();
+    Step s = take(node);
+    if (head_[node] != NONE) ring_.push_back(node);
+    return s;
+  }
+  // The next step, in turn among the first `width` nodes of the round only:
+  // the others wait until one of those has no step left (the tables of a
+  // few switches at a time, finished in the order the nodes came).
+  Step pop_within(size_t width) {
+    if (at_ >= std::min(width, ring_.size())) at_ = 0;
+    const uint32_t node = ring_[at_];
+    Step s = take(node);
+    if (head_[node] == NONE) ring_.erase(ring_.begin() + ptrdiff_t(at_));
+    else ++at_;
+    return s;
+  }
+  // Put the round in another order (rank: a node's place, lower first).
+  template <class Rank>
+  void order_by(Rank rank) {
+    std::stable_sort(ring_.begin(), ring_.end(), [&](uint32_t a, uint32_t b) { return rank(a) < rank(b); });
+    at_ = 0;
+  }
+
+private:
+  Step take(uint32_t node) {
     const uint32_t i = head_[node];
     Step s = steps_[i];
     head_[node] = next_[i];
     if (head_[node] == NONE) tail_[node] = NONE;
-    else ring_.push_back(node);
     next_[i] = free_;
     free_ = i;
     --size_;
     return s;
   }
 
-private:
   std::vector<Step> steps_;       // a pool, reused through free_
   std::vector<uint32_t> next_;    // by pool slot: the node's next step, or the next free slot
   std::vector<uint32_t> head_, tail_;  // by node: its first and last queued step
   std::deque<uint32_t> ring_;     // the nodes with steps queued, in turn
   uint32_t free_ = NONE;
   size_t size_ = 0;
+  size_t at_ = 0;                 // pop_within's turn
 };
 
 }  // namespace ibcore::walkorder
