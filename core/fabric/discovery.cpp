@@ -94,11 +94,10 @@ private:
   static_assert(sizeof(Step) <= 16, "millions are queued: keep a step small");
   // Walk steps go into the round robin of nodes (core/fabric/walkqueue.h);
   // the work queue holds a Next for each, and the worker that takes it
-  // takes the step whose turn it is then.  Table blocks are queued "later":
-  // a worker takes one only when no walk step waits, so the walk is never
-  // held up by them.
-  // Table blocks go round robin too, over TABLES_AT_ONCE switches at a
-  // time: one switch's blocks in a row met its node cap and left the
+  // takes the step whose turn it is then.  Table blocks are queued "later"
+  // (a NextBlock each): a worker takes one only when no walk step waits,
+  // so the walk is never held up by them.  They go round robin too, over
+  // TABLES_AT_ONCE switches at a time: one switch's blocks in a row met its node cap and left the
   // window nearly empty (k=32 dump_fts at 50 us: 3.5 s, 13x phys_s), and
   // over every switch at once no table would be finished before the last
   // (dump_fts prints them in the reference's order as they finish).
@@ -114,11 +113,10 @@ private:
   // The node whose processor a step mostly keeps busy, whose turn it
   // takes: a CA's PortInfo goes through the switch it was reached from
   // (2 visits there, 1 at the CA), as a switch's PortInfo 0 does; the rest
-  // go to the node itself.  Without
-  // hybrid routes (--discovery DR, or after they failed) every probe passes
-  // the first switch, and one FIFO (lane 0) keeps the order the walk had
-  // before them (the test bed's MAD counts: another order probes other
-  // links from both ends at once).
+  // go to the node itself.  Without hybrid routes (--discovery DR, or after
+  // they failed) every probe passes the first switch, and one FIFO (lane
+  // 0) keeps the order the walk had before them (the test bed's MAD
+  // counts: another order probes other links from both ends at once).
   uint32_t lane(const Step& s) const {
     if (!routes_.tails_on()) return 0;
     if ((s.kind == Step::Ca || s.kind == Step::CaFound) && s.from != NO_INDEX) return db_.port(s.from).node;
@@ -211,9 +209,8 @@ Walk::Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
       // (k=32: ten times the pump rounds, +8% instructions).
       q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {
   // With hybrid routes, more workers while the window has room: when the
-  // flow control's caps hold the steps at the head of the queue (a few
-  // switches' ports, now that SMPs no longer all wait at the first
-  // switch), the steps behind them still go out.  (Plain directed routes
+  // flow control's caps hold the steps workers took (or a step waits for
+  // the trials' verdict), the steps behind them still go out.  (Plain directed routes
   // all pass the first switch: more workers would only queue there.)
   q_.grow(4 * s.engine().max_outstanding(),
           [this] { return routes_.tails_on() && s_.engine().in_flight() < s_.engine().window(); });
@@ -440,7 +437,10 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
       if (routes_.holds(at)) turn = co_await hold_route(at);
     }
     std::optional<IBPath> route = routes_.next(n, port_hint, stage, &other);
-    if (!route) break;
+    if (!route) {
+      if (turn) release_plain();
+      break;
+    }
     const uint32_t tail = routes_.tail_of(*route);
     const IBPath sent = tail == NO_INDEX ? IBPath() : *route;
     try {
