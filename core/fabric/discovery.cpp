@@ -145,13 +145,9 @@ private:
   Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what);
   template <class T, class Route, class What>
   Task<std::optional<T>> ask_dr(uint32_t at, Route route, uint32_t amod, What what, IBPath* used = nullptr);
-  // The hybrid trials' verdict came in (Routes::decided): what waited for it goes on.
-  void note_verdict() {
-    if (routes_.decided() && !verdict_.is_set()) verdict_.set(s_);
-  }
   // Before a route whose last hop leaves node at is made (Routes::holds):
-  // wait for the trials' verdict, or for a turn among the plain routes that
-  // could go hybrid later (at most PLAIN_AHEAD out).  True: this one took a
+  // wait for a turn among the plain routes that could go hybrid later (at
+  // most PLAIN_AHEAD out while the engine queues MADs).  True: this one took a
   // turn, to give back with release_plain() once answered.
   static constexpr unsigned PLAIN_AHEAD = 4;
   Task<bool> hold_route(uint32_t at);
@@ -186,7 +182,6 @@ private:
   std::exception_ptr start_error_;
   uint16_t local_lid_;
   Routes routes_;
-  Event verdict_;  // the hybrid trials' verdict is in (Routes::awaits_verdict)
   unsigned plain_ahead_ = 0;  // plain routes out that could go hybrid later (Routes::defers)
   std::deque<std::coroutine_handle<>> plain_waiting_;
   WorkQueue<Step> q_;
@@ -210,7 +205,7 @@ Walk::Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
       q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {
   // With hybrid routes, more workers while the window has room: when the
   // flow control's caps hold the steps workers took (or a step waits for
-  // the trials' verdict), the steps behind them still go out.  (Plain directed routes
+  // its turn, hold_route), the steps behind them still go out.  (Plain directed routes
   // all pass the first switch: more workers would only queue there.)
   q_.grow(4 * s.engine().max_outstanding(),
           [this] { return routes_.tails_on() && s_.engine().in_flight() < s_.engine().window(); });
@@ -446,13 +441,12 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
     try {
       T r = co_await s_.SubnGet<T>(std::move(*route), amod);
       if (turn) release_plain();
-      if (tail != NO_INDEX) routes_.tail_answered(), note_verdict();
+      if (tail != NO_INDEX) routes_.tail_answered();
       if (!other.empty()) routes_.keep(n, std::move(other));
       co_return r;
     } catch (const std::exception& e) {
       if (turn) release_plain();
       if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
-        note_verdict();
         --stage;  // the same stage again, by a plain route now
         continue;
       }
@@ -484,12 +478,11 @@ Task<std::optional<T>> Walk::ask_dr(uint32_t at, Route route, uint32_t amod, Wha
       if (used) *used = p;
       T r = co_await s_.SubnGet<T>(std::move(p), amod);
       if (turn) release_plain();
-      if (tail != NO_INDEX) routes_.tail_answered(), note_verdict();
+      if (tail != NO_INDEX) routes_.tail_answered();
       co_return r;
     } catch (const std::exception& e) {
       if (turn) release_plain();
       if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
-        note_verdict();
         continue;  // again, by a plain route now
       }
       if (again(e, retried++)) continue;
@@ -508,10 +501,6 @@ Task<bool> Walk::hold_route(uint32_t at) {
   };
   bool waited = false;
   for (;;) {
-    if (routes_.awaits_verdict(at)) {
-      co_await verdict_.wait();
-      continue;
-    }
     if (!routes_.defers(at)) break;
     if (plain_ahead_ < PLAIN_AHEAD || s_.engine().queued() == 0) {
       ++plain_ahead_;
@@ -520,7 +509,8 @@ Task<bool> Walk::hold_route(uint32_t at) {
     waited = true;
     co_await Turn{*this};
   }
-  // The trials began while this one waited: the next waiting goes on too.
+  // Hybrid routes answered (or failed) while this one waited: the next
+  // waiting goes on too.
   if (waited) release_plain(false);
   co_return false;
 }

@@ -98,27 +98,22 @@ public:
     const uint32_t at = db_.port_by_dr(std::span<const uint8_t>(h.data(), h.size() - 1));
     return at == NO_INDEX ? NO_INDEX : db_.port(at).node;
   }
-  // Whether a route whose last hop leaves node at waits for the trials'
-  // verdict: they are out, and it would go hybrid if one answered.  Sent
-  // plain meanwhile, every such probe would pass the first switch twice
-  // and queue there (on the model, hundreds were still waiting there when
-  // the first trial had answered); on a fabric that drops them, the wait
-  // is one trial's timeout, for these routes only.
-  bool awaits_verdict(uint32_t at) const { return tails_ == Tails::Trying && may_tail(at) && !tail_from(at); }
   // Whether a route whose last hop leaves node at goes plain now only
-  // because the trials have not begun (too few nodes known), and would go
-  // hybrid once they answer.  The walk keeps few of them out at once
-  // (Walk::hold_route): every one passes the first switch twice, which
-  // serves one at a time, so more only wait there, and each one built
-  // before the trials answered is still sent plain after (on the model,
-  // hundreds, which then kept the first switch busy for 20 ms).
+  // because the trials have not answered (or not begun: too few nodes
+  // known), and would go hybrid once they answer.  The walk keeps few of
+  // them out at once (Walk::hold_route): every one passes the first switch
+  // twice, which serves one at a time, so more only wait there, and each
+  // one built before the trials answered is still sent plain after (on
+  // the model, hundreds, which then kept the first switch busy for 20 ms
+  // and, with the caps lifted meanwhile, overflowed its queue).  They do
+  // not wait for the trials' verdict: where nothing routes hybrid SMPs
+  // that is a trial's timeout (the model's test-bed profile, k=32: 100 ms of
+  // 0.43 s).
   bool defers(uint32_t at) const {
-    return tails_ == Tails::Untried && may_tail(at) && !tail_from(at);
+    return (tails_ == Tails::Untried || tails_ == Tails::Trying) && may_tail(at) && !tail_from(at);
   }
-  // Whether a route through at waits before it is made (either of the above).
-  bool holds(uint32_t at) const { return at != NO_INDEX && (awaits_verdict(at) || defers(at)); }
-  // Set when the trials' verdict is in (it is once per walk).
-  bool decided() const { return tails_ == Tails::Work || tails_ == Tails::Off; }
+  // Whether a route through at waits for its turn before it is made.
+  bool holds(uint32_t at) const { return at != NO_INDEX && defers(at); }
   // The switch a hybrid route p starts its directed part at (NO_INDEX: p is plain).
   uint32_t tail_of(const IBPath& p) const {
     if (!p.lid_head()) return NO_INDEX;

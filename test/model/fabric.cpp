@@ -415,6 +415,7 @@ struct Fabric::Impl {
   };
   std::unordered_map<uint64_t, Held> pending;  // by TID: sends the kernel holds
   unsigned loss_every = 0, loss_count = 0;
+  bool drop_hybrid = false;  // set_drop_hybrid
   std::function<void(const std::string&)> trace;
   std::unique_ptr<ModelPort> port;
 
@@ -847,6 +848,10 @@ void Fabric::Impl::client_send(uint32_t agent, const uint8_t* mad, size_t len, c
     else if (path.lid_head()) std::snprintf(r, sizeof r, " route=hybrid%u dlid=%u", path.hop_count(), unsigned(path.DLID));
     else std::snprintf(r, sizeof r, " route=dr%u", path.hop_count());
     note("send", i, local, local_port, r);
+  }
+  if (drop_hybrid && path.lid_head()) {
+    drop(i, stats.drops_route, "hybrid-drop", local, local_port);
+    return;
   }
   if (loss_every && ++loss_count % loss_every == 0) {
     drop(i, stats.drops_queue, "lost", local, local_port);
@@ -1900,6 +1905,7 @@ void Fabric::set_vl15_depth(int n, unsigned port, unsigned depth) {
 }
 void Fabric::set_deaf(int n, bool deaf) { impl_->nodes.at(size_t(n)).deaf = deaf; }
 void Fabric::set_slow(int n, double factor) { impl_->nodes.at(size_t(n)).slow = factor; }
+void Fabric::set_drop_hybrid(bool on) { impl_->drop_hybrid = on; }
 void Fabric::set_loss_every(unsigned n) {
   impl_->loss_every = n;
   impl_->loss_count = 0;

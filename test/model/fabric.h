@@ -291,6 +291,9 @@ public:
   // Drop every n-th request the tool sends (0: none), counting from the
   // next one: a deterministic loss.
   void set_loss_every(unsigned n);
+  // Drop every SMP with a LID-routed first part (DrSLID set) as it leaves
+  // the tool's port, as the test bed's ibsim does (issue 38's fallback).
+  void set_drop_hybrid(bool on);
   // Every event as one line (time in ns, what, where) to f; nullptr: off.
   void set_trace(std::function<void(const std::string&)> f);
 
