@@ -149,7 +149,7 @@ private:
   // wait for a turn among the plain routes that could go hybrid later (at
   // most PLAIN_AHEAD out while the engine queues MADs).  True: this one took a
   // turn, to give back with release_plain() once answered.
-  static constexpr unsigned PLAIN_AHEAD = 4;
+  static constexpr unsigned PLAIN_AHEAD = 16;
   Task<bool> hold_route(uint32_t at);
   void release_plain(bool held = true);
   bool port_read(uint32_t n, uint8_t p, bool leave_by_it);
