@@ -1,5 +1,6 @@
 #include "core/fabric/discovery.h"
 #include "core/fabric/proberoutes.h"
+#include "core/fabric/walkqueue.h"
 
 #include <cerrno>
 
@@ -83,7 +84,7 @@ public:
 private:
   // A queued step: the coroutine it starts (call()) and its arguments.
   struct Step {
-    enum Kind : uint8_t { Description, Switch, SwitchInfo, SwitchPort, Ca, MlnxExt, LftBlock } kind;
+    enum Kind : uint8_t { Description, Switch, SwitchLater, SwitchInfo, SwitchPort, Ca, CaFound, MlnxExt, LftBlock, Next, NextBlock } kind;
     uint8_t port = 0;   // the port asked about
     uint8_t entry = 0;  // the port the node was entered by
     uint32_t node = NO_INDEX;
@@ -91,9 +92,41 @@ private:
     uint32_t block = 0;        // LftBlock: the block
   };
   static_assert(sizeof(Step) <= 16, "millions are queued: keep a step small");
-  // Table blocks are queued "later": a worker takes one only when no walk
-  // step waits, so the walk is never held up by them.
-  void fork(const Step& s) { q_.push(s, s.kind == Step::LftBlock); }
+  // Walk steps go into the round robin of nodes (core/fabric/walkqueue.h);
+  // the work queue holds a Next for each, and the worker that takes it
+  // takes the step whose turn it is then.  Table blocks are queued "later"
+  // (a NextBlock each): a worker takes one only when no walk step waits,
+  // so the walk is never held up by them.  They go round robin too, over
+  // TABLES_AT_ONCE switches at a time: one switch's blocks in a row met its node cap and left the
+  // window nearly empty (k=32 dump_fts at 50 us: 3.5 s, 13x phys_s), and
+  // over every switch at once no table would be finished before the last
+  // (dump_fts prints them in the reference's order as they finish).
+  static constexpr size_t TABLES_AT_ONCE = 32;
+  void fork(const Step& s) {
+    if (s.kind == Step::LftBlock) {
+      blocks_.push(s.node, s);
+      return q_.push({.kind = Step::NextBlock}, true);
+    }
+    order_.push(lane(s), s);
+    q_.push({.kind = Step::Next});
+  }
+  // The node whose processor a step mostly keeps busy, whose turn it
+  // takes: a CA's PortInfo goes through the switch it was reached from
+  // (2 visits there, 1 at the CA), as a switch's PortInfo 0 does; the rest
+  // go to the node itself.  Without hybrid routes (--discovery DR, or after
+  // they failed) every probe passes the first switch, and one FIFO (lane
+  // 0) keeps the order the walk had before them (the test bed's MAD
+  // counts: another order probes other links from both ends at once).
+  uint32_t lane(const Step& s) const {
+    if (!routes_.tails_on()) return 0;
+    if ((s.kind == Step::Ca || s.kind == Step::CaFound) && s.from != NO_INDEX) return db_.port(s.from).node;
+    // A switch's PortInfo 0 goes through the switch before it (its LID is
+    // not known yet): the cores a switch finds, all at once, would queue
+    // there together.
+    if (s.kind == Step::Switch || s.kind == Step::SwitchLater)
+      if (const uint32_t at = routes_.parent(s.node); at != NO_INDEX) return at;
+    return s.node;
+  }
   Task<> call(const Step& s);
   Task<> take(Step s);
 
@@ -101,17 +134,24 @@ private:
   Task<> start();
   void found(uint32_t n, uint8_t entry, uint32_t from);
   Task<> node_description(uint32_t n, uint8_t entry);
-  Task<> walk_switch(uint32_t n, uint8_t entry);
+  Task<> walk_switch(uint32_t n, uint8_t entry, bool first);
   Task<> switch_info(uint32_t n);
   Task<> switch_port(uint32_t n, uint8_t p, uint8_t entry);
-  Task<> walk_ca(uint32_t n, uint8_t port, uint32_t from);
+  Task<> walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first);
   Task<> mlnx_ext_port_info(uint32_t n, uint8_t p);
 
   // The steps they share.
   template <class T, class What>
   Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what);
   template <class T, class Route, class What>
-  Task<std::optional<T>> ask_dr(Route route, uint32_t amod, What what, IBPath* used = nullptr);
+  Task<std::optional<T>> ask_dr(uint32_t at, Route route, uint32_t amod, What what, IBPath* used = nullptr);
+  // Before a route whose last hop leaves node at is made (Routes::holds):
+  // wait for a turn among the plain routes that could go hybrid later (at
+  // most PLAIN_AHEAD out while the engine queues MADs).  True: this one took a
+  // turn, to give back with release_plain() once answered.
+  static constexpr unsigned PLAIN_AHEAD = 16;
+  Task<bool> hold_route(uint32_t at);
+  void release_plain(bool held = true);
   bool port_read(uint32_t n, uint8_t p, bool leave_by_it);
   Task<> probe(uint32_t n, uint8_t p);
   void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);
@@ -142,7 +182,10 @@ private:
   std::exception_ptr start_error_;
   uint16_t local_lid_;
   Routes routes_;
+  unsigned plain_ahead_ = 0;  // plain routes out that could go hybrid later (Routes::defers)
+  std::deque<std::coroutine_handle<>> plain_waiting_;
   WorkQueue<Step> q_;
+  walkorder::RoundRobin<Step> order_, blocks_;
   unsigned walking_ = 0;            // walk steps taken by workers and not finished
   bool discovered_ = false;         // walk_done() ran
   std::vector<uint32_t> lft_left_;  // by node: table blocks not finished
@@ -161,9 +204,8 @@ Walk::Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
       // (k=32: ten times the pump rounds, +8% instructions).
       q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {
   // With hybrid routes, more workers while the window has room: when the
-  // flow control's caps hold the steps at the head of the queue (a few
-  // switches' ports, now that SMPs no longer all wait at the first
-  // switch), the steps behind them still go out.  (Plain directed routes
+  // flow control's caps hold the steps workers took (or a step waits for
+  // its turn, hold_route), the steps behind them still go out.  (Plain directed routes
   // all pass the first switch: more workers would only queue there.)
   q_.grow(4 * s.engine().max_outstanding(),
           [this] { return routes_.tails_on() && s_.engine().in_flight() < s_.engine().window(); });
@@ -224,12 +266,12 @@ void Walk::reference_probe_paths() {
 // and none waits, the walk is done (table blocks may be left).
 Task<> Walk::take(Step s) {
   ++res_.queries;
-  if (s.kind == Step::LftBlock) {
-    co_await call(s);
+  if (s.kind == Step::NextBlock) {
+    co_await call(blocks_.pop_within(TABLES_AT_ONCE));
     co_return;
   }
   ++walking_;
-  co_await call(s);
+  co_await call(order_.pop());
   if (--walking_ == 0 && q_.waiting() == 0) walk_done();
 }
 
@@ -237,12 +279,16 @@ Task<> Walk::take(Step s) {
 Task<> Walk::call(const Step& s) {
   switch (s.kind) {
     case Step::Description: return node_description(s.node, s.entry);
-    case Step::Switch: return walk_switch(s.node, s.entry);
+    case Step::Switch: return walk_switch(s.node, s.entry, false);
+    case Step::SwitchLater: return walk_switch(s.node, s.entry, true);
     case Step::SwitchInfo: return switch_info(s.node);
     case Step::SwitchPort: return switch_port(s.node, s.port, s.entry);
-    case Step::Ca: return walk_ca(s.node, s.port, s.from);
+    case Step::Ca: return walk_ca(s.node, s.port, s.from, false);
+    case Step::CaFound: return walk_ca(s.node, s.port, s.from, true);
     case Step::MlnxExt: return mlnx_ext_port_info(s.node, s.port);
     case Step::LftBlock: return lft_block(s.node, s.block);
+    case Step::Next:
+    case Step::NextBlock: break;
   }
   return {};
 }
@@ -277,10 +323,15 @@ Task<> Walk::start() {
 // A node seen for the first time, entered by its port `entry` (from: the
 // port slot it was reached from; NO_INDEX: the start node): its
 // description, and the walk of its kind.
+// Its NodeDescription is asked after the PortInfo that gives its LID (a
+// switch's port 0, a CA's port it was reached by), so it goes by LID: one
+// processor visit, where before the LID it takes a directed tail (3).
+// (Without hybrid routes, it goes first, as it did before them.)
 void Walk::found(uint32_t n, uint8_t entry, uint32_t from) {
-  fork({.kind = Step::Description, .entry = entry, .node = n});
-  if (db_.node(n).is_switch()) fork({.kind = Step::Switch, .entry = entry, .node = n});
-  else fork({.kind = Step::Ca, .port = entry, .entry = entry, .node = n, .from = from});
+  const bool later = routes_.tails_on();
+  if (!later) fork({.kind = Step::Description, .entry = entry, .node = n});
+  if (db_.node(n).is_switch()) fork({.kind = later ? Step::SwitchLater : Step::Switch, .entry = entry, .node = n});
+  else fork({.kind = later ? Step::CaFound : Step::Ca, .port = entry, .entry = entry, .node = n, .from = from});
 }
 
 Task<> Walk::node_description(uint32_t n, uint8_t entry) {
@@ -290,16 +341,26 @@ Task<> Walk::node_description(uint32_t n, uint8_t entry) {
 
 // A switch: PortInfo 0 first, by directed route (it carries the switch's
 // LID, so LID routing can take the rest), then SwitchInfo and every
-// external port at once.
-Task<> Walk::walk_switch(uint32_t n, uint8_t entry) {
+// external port at once (first: the node was just found, its
+// NodeDescription follows PortInfo 0, by LID).
+Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
   if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); })) {
     db_.set_port_info(n, 0, pi->bytes());
     learn_timing(routes_.dr(n), *pi);
     if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
   }
+  if (first) fork({.kind = Step::Description, .entry = entry, .node = n});
   fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});
-  for (unsigned p = 1; p <= db_.node(n).nports; ++p)
-    fork({.kind = Step::SwitchPort, .port = uint8_t(p), .entry = entry, .node = n});
+  // Each switch from another port on (its index in the database, modulo
+  // its ports): switches found together probe their ports in turn, and
+  // in the same order they would all probe, together, the same neighbour
+  // (a fat tree's aggregation switches, each port k to edge switch k),
+  // whose queue no cap of ours guards (a probe's destination is not known
+  // yet: each route names it differently).
+  // (Not without hybrid routes: then every probe passes the first switch.)
+  const unsigned np = db_.node(n).nports, from = routes_.tails_on() ? n : 0;
+  for (unsigned k = 0; k < np; ++k)
+    fork({.kind = Step::SwitchPort, .port = uint8_t((k + from) % np + 1), .entry = entry, .node = n});
   if (opt_.read_lft || opt_.read_mft) tables.push_back(n);
 }
 
@@ -322,14 +383,20 @@ Task<> Walk::switch_port(uint32_t n, uint8_t p, uint8_t entry) {
 // A CA's or router's port, asked through the port itself (its PortInfo then
 // names it as the local port, as the reference's does): by the route of
 // the port slot it was reached from, or (from == NO_INDEX) the node's own.
-// Only the start node is left through its own port.
-Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from) {
+// Only the start node is left through its own port.  first: the node was
+// just found, its NodeDescription follows.
+Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first) {
   auto route = [&] { return from == NO_INDEX ? routes_.dr(n) : routes_.via(db_.port(from).node, db_.port(from).num); };
   IBPath used;
   auto pi = co_await ask_dr<iba::SMPPortInfo>(
-      route, port, [&] { return "PortInfo " + std::to_string(port) + " of " + node_str(n); }, &used);
-  if (!pi) co_return;
+      from == NO_INDEX ? NO_INDEX : db_.port(from).node, route, port, [&] { return "PortInfo " + std::to_string(port) + " of " + node_str(n); }, &used);
+  const Step description{.kind = Step::Description, .entry = port, .node = n};
+  if (!pi) {
+    if (first) fork(description);
+    co_return;
+  }
   db_.set_port_info(n, port, pi->bytes());
+  if (first) fork(description);
   learn_timing(used, *pi);
   bool start = n == db_.from_node && port == db_.from_port;
   if (start) s_.engine().learn_subnet_timeout(uint8_t(pi->subnetTimeOut()));
@@ -359,16 +426,26 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
   unsigned retried = 0;
   std::vector<uint8_t> other;
   for (int stage = from;;) {
+    bool turn = false;
+    if (stage <= 1 && !(stage == 0 && routes_.lid_for(n, port_hint))) {
+      const uint32_t at = routes_.parent(n);
+      if (routes_.holds(at)) turn = co_await hold_route(at);
+    }
     std::optional<IBPath> route = routes_.next(n, port_hint, stage, &other);
-    if (!route) break;
+    if (!route) {
+      if (turn) release_plain();
+      break;
+    }
     const uint32_t tail = routes_.tail_of(*route);
     const IBPath sent = tail == NO_INDEX ? IBPath() : *route;
     try {
       T r = co_await s_.SubnGet<T>(std::move(*route), amod);
+      if (turn) release_plain();
       if (tail != NO_INDEX) routes_.tail_answered();
       if (!other.empty()) routes_.keep(n, std::move(other));
       co_return r;
     } catch (const std::exception& e) {
+      if (turn) release_plain();
       if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
         --stage;  // the same stage again, by a plain route now
         continue;
@@ -389,24 +466,62 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
 // again for each try), asked again while DiscoveryOptions::retry says so.
 // When it never answers, the failure goes into the result's errors as
 // what() says it, and nullopt is returned.  used: the route that answered.
+// at: the node the route's last hop leaves (NO_INDEX: none).
 template <class T, class Route, class What>
-Task<std::optional<T>> Walk::ask_dr(Route route, uint32_t amod, What what, IBPath* used) {
+Task<std::optional<T>> Walk::ask_dr(uint32_t at, Route route, uint32_t amod, What what, IBPath* used) {
   for (unsigned retried = 0;;) {
+    const bool turn = routes_.holds(at) && co_await hold_route(at);
     IBPath p = route();
     const uint32_t tail = routes_.tail_of(p);
     const IBPath sent = tail == NO_INDEX ? IBPath() : p;
     try {
       if (used) *used = p;
       T r = co_await s_.SubnGet<T>(std::move(p), amod);
+      if (turn) release_plain();
       if (tail != NO_INDEX) routes_.tail_answered();
       co_return r;
     } catch (const std::exception& e) {
-      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) continue;  // again, by a plain route now
+      if (turn) release_plain();
+      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
+        continue;  // again, by a plain route now
+      }
       if (again(e, retried++)) continue;
       fail(e, what());
     }
     co_return std::nullopt;
   }
+}
+
+Task<bool> Walk::hold_route(uint32_t at) {
+  struct Turn {
+    Walk& w;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) { w.plain_waiting_.push_back(h); }
+    void await_resume() const noexcept {}
+  };
+  bool waited = false;
+  for (;;) {
+    if (!routes_.defers(at)) break;
+    if (plain_ahead_ < PLAIN_AHEAD || s_.engine().queued() == 0) {
+      ++plain_ahead_;
+      co_return true;
+    }
+    waited = true;
+    co_await Turn{*this};
+  }
+  // Hybrid routes answered (or failed) while this one waited: the next
+  // waiting goes on too.
+  if (waited) release_plain(false);
+  co_return false;
+}
+
+// A plain route that took a turn (hold_route) was answered or failed: the
+// next one waiting goes on.
+void Walk::release_plain(bool held) {
+  if (held) --plain_ahead_;
+  if (plain_waiting_.empty()) return;
+  s_.make_ready(plain_waiting_.front());
+  plain_waiting_.pop_front();
 }
 
 // After the PortInfo of port p of node n: the FDR10 speed where the device
@@ -429,7 +544,7 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
   if (opt_.max_hops && db_.node(n).dr.size() + 1 > opt_.max_hops) co_return;
   ++res_.queries;
   const size_t failures = res_.errors.size();
-  auto ni = co_await ask_dr<iba::SMPNodeInfo>([&] { return routes_.via(n, p); }, 0, [&] {
+  auto ni = co_await ask_dr<iba::SMPNodeInfo>(n, [&] { return routes_.via(n, p); }, 0, [&] {
     return "NodeInfo through port " + std::to_string(p) + " of " + node_str(n);
   });
   if (ni) probed(n, p, *ni);
@@ -467,12 +582,11 @@ void Walk::walk_done() {
   if (discovered_) return;
   discovered_ = true;
   db_.set_reference(replay_reference(db_, opt_.progress));
-  auto& blocks = q_.later_items();
-  if (!blocks.empty()) {
+  if (!blocks_.empty()) {
     std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);
     uint32_t r = 0;
     for (uint32_t n : db_.reference_order(NodeType::Switch)) rank[n] = r++;
-    std::stable_sort(blocks.begin(), blocks.end(), [&](const Step& a, const Step& b) { return rank[a.node] < rank[b.node]; });
+    blocks_.order_by([&](uint32_t n) { return rank[n]; });
   }
   if (opt_.on_discovered) opt_.on_discovered();
 }

@@ -87,10 +87,33 @@ public:
   // The directed route to node n (hybrid when it may be).
   IBPath directed(uint32_t n) {
     const std::vector<uint8_t>& h = db_.node(n).dr;
-    if (h.empty() || tails_ == Tails::Off) return dr(h);
-    const uint32_t at = db_.port_by_dr(std::span<const uint8_t>(h.data(), h.size() - 1));
-    return at == NO_INDEX ? dr(h) : via(db_.port(at).node, h.back());
+    const uint32_t at = parent(n);
+    return at == NO_INDEX ? dr(h) : via(at, h.back());
   }
+  // The node node n's directed route leaves by its last hop (NO_INDEX: none,
+  // or no hybrid route is tried).
+  uint32_t parent(uint32_t n) const {
+    const std::vector<uint8_t>& h = db_.node(n).dr;
+    if (h.empty() || tails_ == Tails::Off) return NO_INDEX;
+    const uint32_t at = db_.port_by_dr(std::span<const uint8_t>(h.data(), h.size() - 1));
+    return at == NO_INDEX ? NO_INDEX : db_.port(at).node;
+  }
+  // Whether a route whose last hop leaves node at goes plain now only
+  // because the trials have not answered (or not begun: too few nodes
+  // known), and would go hybrid once they answer.  The walk keeps few of
+  // them out at once (Walk::hold_route): every one passes the first switch
+  // twice, which serves one at a time, so more only wait there, and each
+  // one built before the trials answered is still sent plain after (on
+  // the model, hundreds, which then kept the first switch busy for 20 ms
+  // and, with the caps lifted meanwhile, overflowed its queue).  They do
+  // not wait for the trials' verdict: where nothing routes hybrid SMPs
+  // that is a trial's timeout (the model's test-bed profile, k=32: 100 ms of
+  // 0.43 s).
+  bool defers(uint32_t at) const {
+    return (tails_ == Tails::Untried || tails_ == Tails::Trying) && may_tail(at) && !tail_from(at);
+  }
+  // Whether a route through at waits for its turn before it is made.
+  bool holds(uint32_t at) const { return at != NO_INDEX && defers(at); }
   // The switch a hybrid route p starts its directed part at (NO_INDEX: p is plain).
   uint32_t tail_of(const IBPath& p) const {
     if (!p.lid_head()) return NO_INDEX;
@@ -191,13 +214,17 @@ public:
   bool last_stage(uint32_t n, int stage) const { return stage > 2 || (stage == 2 && !other_route(n)); }
 
 private:
-  // Whether a route's last hop may leave switch at by a hybrid route.
-  bool tail_from(uint32_t at) const {
+  // Whether a hybrid route may leave switch at once they work.
+  bool may_tail(uint32_t at) const {
     const Node& x = db_.node(at);
     // (Not the switch behind our port: a plain directed route out of its
     // ports visits it as often, and every plain route passes it.)
     if (tails_ == Tails::Off || !x.is_switch() || !x.smalid || at == db_.from_node || x.dr.size() < 2) return false;
-    if (at < plain_.size() && plain_[at]) return false;
+    return at >= plain_.size() || !plain_[at];
+  }
+  // Whether a route's last hop may leave switch at by a hybrid route now.
+  bool tail_from(uint32_t at) const {
+    if (!may_tail(at)) return false;
     // Trials: at most TRIALS, no new one after one failed, one a switch
     // (each holds a share of its switch's processor until it answers or
     // times out).

@@ -415,6 +415,7 @@ struct Fabric::Impl {
   };
   std::unordered_map<uint64_t, Held> pending;  // by TID: sends the kernel holds
   unsigned loss_every = 0, loss_count = 0;
+  bool drop_hybrid = false;  // set_drop_hybrid
   std::function<void(const std::string&)> trace;
   std::unique_ptr<ModelPort> port;
 
@@ -458,13 +459,14 @@ struct Fabric::Impl {
     pkts[i].trail.clear();
     free_pkts.push_back(i);
   }
-  void note(const char* what, uint32_t pkt, int node, unsigned port = 0) {
+  // extra: appended (a send's route form).
+  void note(const char* what, uint32_t pkt, int node, unsigned port = 0, const char* extra = "") {
     if (!trace) return;
     const Packet& p = pkts[pkt];
     char b[256];
-    std::snprintf(b, sizeof b, "%lld %s tid=%08x attr=%04x node=%d port=%u", (long long)(now - kStart), what,
+    std::snprintf(b, sizeof b, "%lld %s tid=%08x attr=%04x node=%d port=%u%s", (long long)(now - kStart), what,
                   unsigned(iba::MADHeader::transactionID_at(p.mad.data())), unsigned(iba::MADHeader::attributeID_at(p.mad.data())), node,
-                  port);
+                  port, extra);
     trace(b);
   }
   void drop(uint32_t pkt, uint64_t& counter, const char* why, int node, unsigned port = 0) {
@@ -839,7 +841,19 @@ void Fabric::Impl::client_send(uint32_t agent, const uint8_t* mad, size_t len, c
     pending[tid] = Held{deadline, r};
     at(deadline, Ev::KernelTimeout, uint32_t(tid), -1, unsigned(tid >> 32));
   }
-  note("send", i, local, local_port);
+  if (trace) {
+    // The route form: LID-routed, directed (h hops), or hybrid (LID-routed
+    // to dlid, then h hops).
+    char r[64];
+    if (!path.is_dr()) std::snprintf(r, sizeof r, " route=lid dlid=%u", unsigned(path.DLID));
+    else if (path.lid_head()) std::snprintf(r, sizeof r, " route=hybrid%u dlid=%u", path.hop_count(), unsigned(path.DLID));
+    else std::snprintf(r, sizeof r, " route=dr%u", path.hop_count());
+    note("send", i, local, local_port, r);
+  }
+  if (drop_hybrid && path.lid_head()) {
+    drop(i, stats.drops_route, "hybrid-drop", local, local_port);
+    return;
+  }
   if (loss_every && ++loss_count % loss_every == 0) {
     drop(i, stats.drops_queue, "lost", local, local_port);
     return;
@@ -1897,7 +1911,7 @@ void Fabric::set_vl15_depth(int n, unsigned port, unsigned depth) {
 void Fabric::set_deaf(int n, bool deaf) { impl_->nodes.at(size_t(n)).deaf = deaf; }
 void Fabric::set_slow(int n, double factor) { impl_->nodes.at(size_t(n)).slow = factor; }
 void Fabric::set_sm_from(double at_s) { impl_->sm_from = int64_t(at_s * 1e9); }
-
+void Fabric::set_drop_hybrid(bool on) { impl_->drop_hybrid = on; }
 void Fabric::set_loss_every(unsigned n) {
   impl_->loss_every = n;
   impl_->loss_count = 0;

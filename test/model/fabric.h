@@ -295,6 +295,9 @@ public:
   // time `at` (seconds since the model started): an SM that begins a sweep
   // partway through a run.  Before then every switch's come and go unserved.
   void set_sm_from(double at_s);
+  // Drop every SMP with a LID-routed first part (DrSLID set) as it leaves
+  // the tool's port, as the test bed's ibsim does (issue 38's fallback).
+  void set_drop_hybrid(bool on);
   // Every event as one line (time in ns, what, where) to f; nullptr: off.
   void set_trace(std::function<void(const std::string&)> f);
 
