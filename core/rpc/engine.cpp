@@ -236,7 +236,7 @@ void MadEngine::fail_final(PendingMad& p) {
 }
 
 void MadEngine::timed_out(PendingMad& p) {
-  ++fs_.timeouts;
+  ++(p.path && p.path->route_trial ? fs_.trial_timeouts : fs_.timeouts);
   on_loss(p);
   if (--p.tries_left > 0 && p.dest) {
     // An SMP is sent again through the caps and the window (cut just now):

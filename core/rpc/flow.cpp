@@ -721,7 +721,9 @@ void report_flow(const FlowStats& f) {
             (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
             (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
             f.caps ? "on" : "off", f.scale_hi,
-            f.probes ? (", " + std::to_string(f.probes) + " local round trips timed").c_str() : "");
+            (std::string(f.probes ? ", " + std::to_string(f.probes) + " local round trips timed" : "") +
+             (f.trial_timeouts ? ", " + std::to_string(f.trial_timeouts) + " route trials unanswered" : ""))
+                .c_str());
 }
 
 }  // namespace ibcore

@@ -165,7 +165,9 @@ struct FlowLimits {
 // What the engine saw of the MADs it ran (-v prints it, report_flow).
 struct FlowStats {
   uint64_t sent = 0, resent = 0;  // MadEngine::sent(), resent()
-  uint64_t timeouts = 0;   // sends that got no reply in time
+  uint64_t timeouts = 0;   // sends that got no reply in time (route trials apart)
+  uint64_t trial_timeouts = 0;  // route trials that got none (IBPath::route_trial: a route form
+                                // the fabric may not route, not a fault of the fabric)
   uint64_t late = 0;       // replies that came after their send timed out
   uint64_t busy = 0;       // BUSY replies (backed off and sent again)
   uint64_t held = 0;       // MADs that waited for a per-node or processor cap
