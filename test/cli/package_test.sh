@@ -123,9 +123,12 @@ done
 grep -q "^Usage: smpquery " "$tmp/help" || fail "smpquery from the root does not run: $(head -3 "$tmp/help")"
 "$root/usr/sbin/dump_lfts.sh" --help >"$tmp/help" 2>&1
 grep -q "^Usage: dump_lfts" "$tmp/help" || fail "dump_lfts.sh from the root does not run: $(head -3 "$tmp/help")"
-zcat "$root/usr/share/man/man8/ibtool-smpquery.8.gz" | grep -q '^ibtool-smpquery, smpquery \\-' ||
+# (grep reads files: in a pipe, grep -q may exit first and pipefail counts the SIGPIPE.)
+zcat "$root/usr/share/man/man8/ibtool-smpquery.8.gz" >"$tmp/smpquery.8"
+zcat "$root/usr/share/man/man8/perfquery.8.gz" >"$tmp/perfquery.8"
+grep -q '^ibtool-smpquery, smpquery \\-' "$tmp/smpquery.8" ||
   fail "ibtool-smpquery(8) is not named so"
-zcat "$root/usr/share/man/man8/perfquery.8.gz" | grep -q '^\.TH "IBTOOL-PERFQUERY"' || fail "perfquery(8) is not ibtool-perfquery(8)"
+grep -q '^\.TH "IBTOOL-PERFQUERY"' "$tmp/perfquery.8" || fail "perfquery(8) is not ibtool-perfquery(8)"
 # The exporter from the root finds its module there, serves, and refuses a
 # second exporter on its port.
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
