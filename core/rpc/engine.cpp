@@ -19,6 +19,7 @@ namespace ibcore {
 
 namespace {
 using madhdr::class_of;
+using madhdr::is_smp;
 using madhdr::mad_status;
 using madhdr::version_of;
 }  // namespace
@@ -70,9 +71,13 @@ void MadEngine::submit(PendingMad& p) {
   const uint8_t cls = class_of(p.req.data());
   if (cls == iba::mgmt::SUBN_ADM) to_followed_sm(p);
   // -t, else the path's own response time, else the engine computes it
-  // at each send (computed_timeout_ms).
+  // at each send (computed_timeout_ms).  A GMP's path bound (a PathRecord's
+  // PacketLifeTime) bounds the computed one instead: 2.1 s a try where
+  // PacketLifeTime is 19, against round trips of a few ms (issue 35).  The
+  // SA's answers take as long as their tables: its path's bound holds.
   if (p.timeout_ms <= 0) {
-    if (s.timeout_ms > 0 || p.path->packet_life_time || p.path->resp_time)
+    const bool bound = p.path->packet_life_time || p.path->resp_time;
+    if (s.timeout_ms > 0 || (bound && (is_smp(cls) || cls == iba::mgmt::SUBN_ADM)))
       p.timeout_ms = p.path->mad_timeout_ms(s.timeout_ms);
     else
       p.adaptive_timeout = true;
@@ -112,13 +117,16 @@ void MadEngine::send_one(PendingMad& p) {
     // A resend waits twice as long as the send before (RFC 6298 back-off),
     // and the last try at least as long as the IBA's bound or the default.
     const int base = computed_timeout_ms(*p.path, class_of(p.req.data()));
-    const int top = std::max(timeout_cap_ms(p.dest, class_of(p.req.data()), p.path->DLID), lim_.default_timeout_ms);
+    const int top = std::max(bound_ms(*p.path, class_of(p.req.data())), lim_.default_timeout_ms);
     p.timeout_ms = p.tries_left <= 1 ? top : int(std::min<int64_t>(int64_t(base) << std::min(p.sends - 1, 16), top));
   }
   // The TID's low half is ours (kernels may rewrite the high half).
   uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
   iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
   p.sent_at = t_.now();
+  p.send_no = sent_;
+  p.was_overtaken = p.overtaken >= lim_.overtakes && lim_.overtakes;
+  p.overtaken = 0;
   // Real kernels keep the send until the reply (or the timeout) and report
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
@@ -237,6 +245,10 @@ void MadEngine::fail_final(PendingMad& p) {
 
 void MadEngine::timed_out(PendingMad& p) {
   ++(p.path && p.path->route_trial ? fs_.trial_timeouts : fs_.timeouts);
+  lost(p);
+}
+
+void MadEngine::lost(PendingMad& p) {
   on_loss(p);
   if (--p.tries_left > 0 && p.dest) {
     // An SMP is sent again through the caps and the window (cut just now):
@@ -287,7 +299,16 @@ void MadEngine::on_recv(RecvMad& r) {
   }
   if (!mine) {
     // A reply to a send that timed out and was sent again: late, not lost.
-    if (p && p->prev_seq == seq && seq) ++fs_.late;
+    if (p && p->prev_seq == seq && seq) {
+      ++fs_.late;
+      if (p->was_overtaken && !reorders_) {
+        // Taken as lost by order, yet answered: replies here do not keep
+        // their order (FlowLimits::overtakes), and losses are for the
+        // timeouts alone to say from now on.
+        reorders_ = true;
+        log::debug("D: flow: a reply overtaken by later ones came after all: losses judged by timeouts only\n");
+      }
+    }
     ++stale_;
     return;
   }
@@ -309,6 +330,7 @@ void MadEngine::on_recv(RecvMad& r) {
   }
   on_reply(*p);
   learn_class_port_info(*p, m);
+  if (lim_.overtakes && !reorders_) overtake(*p);  // (before complete: p's storage is its caller's after)
   complete(*p);
 }
 

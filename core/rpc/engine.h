@@ -7,6 +7,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -80,6 +81,11 @@ struct PendingMad {
   IBPath sm_path;
   bool sm_followed = false;
   bool was_held = false;          // waited for a cap once (FlowStats::held)
+  // FlowLimits::overtakes: the engine's send count at this MAD's last
+  // send, and how many sent after it on the same route have been answered.
+  uint64_t send_no = 0;
+  uint16_t overtaken = 0;
+  bool was_overtaken = false;     // its send before the last was taken as lost by order
 };
 
 class MadEngine {
@@ -169,6 +175,7 @@ private:
   void send_or_fail(PendingMad& p);
   void complete(PendingMad& p);
   void timed_out(PendingMad& p);
+  void lost(PendingMad& p);  // p taken as lost (timed out, or overtaken): sent again, or failed
   void fail_timeout(PendingMad& p);
   void on_recv(RecvMad& r);
   void expire(Clock::time_point now);
@@ -196,10 +203,18 @@ private:
   void drain();
   void on_loss(const PendingMad& p);
   void on_reply(PendingMad& p);
+  // FlowLimits::overtakes: p was answered; those sent before it on its
+  // route and still out were overtaken (lost once overtakes times).
+  void overtake(const PendingMad& p);
+  // The first round trip of a class measured: MADs of that class out on
+  // their first send, whose timeouts were the IBA's bound for want of it,
+  // time out after the round trip's instead (smp: every SMP; else cls).
+  void rearm(bool smp, uint8_t cls);
   void measure_visits();
   uint64_t key_of(const IBPath& path, uint8_t mgmt_class) const;
   uint64_t head_key(const IBPath& p) const;  // where a hybrid route's directed part begins (IBPath::lid_head)
   int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
+  int bound_ms(const IBPath& path, uint8_t mgmt_class) const;  // the path's own bound, else timeout_cap_ms
   void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
 
   Transport& t_;
@@ -237,6 +252,18 @@ private:
   double cwnd_ = 0, ssthresh_ = 0;
   Clock::time_point cut_at_{};           // the window was last cut for MADs sent before this
   double srtt_ms_ = 0, rttvar_ms_ = 0;   // SMP round trips (Jacobson/Karels)
+  // A GMP class's round trips (the SA's apart, whose answers take as long
+  // as their tables: issue 35), by class: a PMA's drop is resent after
+  // them, not after the IBA's bound (2.1 s where SubnetTimeOut is 19).
+  struct Rtt {
+    double srtt_ms = 0, rttvar_ms = 0;
+    void add(double ms);
+    int rto_ms() const { return int(std::ceil(srtt_ms + 4 * rttvar_ms)); }
+  };
+  std::unordered_map<uint8_t, Rtt> gmp_rtt_;
+  // A send taken as lost by order was answered after all: this fabric (or
+  // host) does not answer in order, and order is judged no more.
+  bool reorders_ = false;
   std::unordered_map<uint64_t, uint16_t> to_node_;
   std::unordered_map<uint64_t, uint32_t> at_proc_;  // (smi_share: in 1/SHARE_UNIT of a processor)  // SMPs in flight by node / processor (while tracking_)
   // MADs waiting for a full cap, by its key (linked through PendingMad::next).

@@ -110,12 +110,35 @@ int MadEngine::timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) 
   return int(std::clamp(std::ceil(ms), double(lim_.min_timeout_ms), 60000.0));
 }
 
+void MadEngine::Rtt::add(double ms) {
+  if (srtt_ms <= 0) {
+    srtt_ms = ms;
+    rttvar_ms = ms / 2;
+  } else {
+    rttvar_ms = 0.75 * rttvar_ms + 0.25 * std::abs(srtt_ms - ms);
+    srtt_ms = 0.875 * srtt_ms + 0.125 * ms;
+  }
+}
+
+int MadEngine::bound_ms(const IBPath& path, uint8_t mgmt_class) const {
+  // (A GMP's path may carry its own bound: IBPath::mad_timeout_ms.)
+  return path.packet_life_time || path.resp_time ? path.mad_timeout_ms()
+                                                 : timeout_cap_ms(key_of(path, mgmt_class), mgmt_class, path.DLID);
+}
+
 int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const {
-  const int cap = timeout_cap_ms(key_of(path, mgmt_class), mgmt_class, path.DLID);
-  if (!is_smp(mgmt_class) || srtt_ms_ <= 0) return cap;
+  const int cap = bound_ms(path, mgmt_class);
+  double rto;
+  if (is_smp(mgmt_class)) {
+    if (srtt_ms_ <= 0) return cap;
+    rto = std::ceil(srtt_ms_ + 4 * rttvar_ms_);
+  } else {
+    auto it = gmp_rtt_.find(mgmt_class);
+    if (it == gmp_rtt_.end()) return cap;
+    rto = it->second.rto_ms();
+  }
   // The round trip measured so far, with room for its variation (RFC 6298),
   // within [min_timeout_ms, the IBA's bound].
-  const double rto = std::ceil(srtt_ms_ + 4 * rttvar_ms_);
   return int(std::clamp(rto, double(std::min(lim_.min_timeout_ms, cap)), double(cap)));
 }
 
@@ -501,14 +524,65 @@ void MadEngine::on_reply(PendingMad& p) {
     if (srtt_ms_ <= 0) {
       srtt_ms_ = ms;
       rttvar_ms_ = ms / 2;
+      rearm(true, 0);
     } else {
       rttvar_ms_ = 0.75 * rttvar_ms_ + 0.25 * std::abs(srtt_ms_ - ms);
       srtt_ms_ = 0.875 * srtt_ms_ + 0.125 * ms;
     }
   }
+  if (!smp && p.sends == 1 && p.adaptive_timeout) {
+    // A GMP class's own round trips (Karn too), the SA's apart: an SA
+    // answer takes as long as its table (RMPP), not a queue's wait.
+    const uint8_t cls = class_of(p.req.data());
+    if (!is_smp(cls) && cls != iba::mgmt::SUBN_ADM) {
+      Rtt& r = gmp_rtt_[cls];
+      const bool first = r.srtt_ms <= 0;
+      r.add(std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count());
+      if (first) rearm(false, cls);
+    }
+  }
   if (lim_.adaptive && cwnd_ < max_) {
     cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
     fs_.window_hi = std::max(fs_.window_hi, window());
+  }
+}
+
+namespace {
+// Two paths on which MADs reach the same queues in the order sent.
+bool same_route(const IBPath& a, const IBPath& b) {
+  if (&a == &b) return true;
+  return a.DLID == b.DLID && a.drPath == b.drPath && a.drSLID == b.drSLID && a.drDLID == b.drDLID && a.SL == b.SL;
+}
+}  // namespace
+
+void MadEngine::overtake(const PendingMad& p) {
+  if (!p.dest || !p.path) return;
+  for (size_t i = 0; i < max_; ++i) {
+    PendingMad* q = slots_[i];
+    // (Its last try, or a route form's trial, is left to its timeout.)
+    if (!q || q == &p || q->dest != p.dest || q->backoff || q->send_no >= p.send_no || !q->path || q->tries_left <= 1 ||
+        q->path->route_trial)
+      continue;
+    if (class_of(q->req.data()) != class_of(p.req.data()) || !same_route(*q->path, *p.path)) continue;
+    if (++q->overtaken < lim_.overtakes) continue;
+    ++fs_.overtaken;
+    lost(*q);
+  }
+}
+
+void MadEngine::rearm(bool smp, uint8_t cls) {
+  // (Once per class: a scan of the slots.)  A MAD that was dropped in the
+  // first burst, before any reply, would otherwise wait out the IBA's
+  // bound: 2.1 s against a scrape of 6 ms where SubnetTimeOut is 19.
+  for (size_t i = 0; i < max_; ++i) {
+    PendingMad* q = slots_[i];
+    if (!q || !q->adaptive_timeout || q->backoff || q->sends != 1 || q->tries_left <= 1) continue;
+    const uint8_t c = class_of(q->req.data());
+    if (smp ? !is_smp(c) : c != cls) continue;
+    const int ms = computed_timeout_ms(*q->path, c);
+    if (ms >= q->timeout_ms) continue;
+    q->timeout_ms = ms;
+    timers_.push({q->sent_at + std::chrono::milliseconds(ms + 20), q->slot, q->seq});
   }
 }
 
@@ -705,6 +779,7 @@ FlowStats MadEngine::flow_stats() const {
   f.caps = caps_wanted();
   f.scale = scale_;
   f.forward_us = forward_us_;
+  f.reorders = reorders_;
   f.answer_us = answer_us_;
   if (lim_.node_cap) {
     f.node_cap = node_cut_ ? std::min(node_cut_, lim_.node_cap) : lim_.node_cap;

@@ -166,6 +166,18 @@ struct FlowLimits {
   // or default_timeout_ms while that is unknown.
   int min_timeout_ms = 100;
   int default_timeout_ms = 1000;
+  // Losses seen by order (issue 35; TCP's duplicate acknowledgements): a
+  // management processor, a PMA and every link serve in order, so of two
+  // MADs sent on one route to one node the first is answered first unless
+  // it was lost.  One still out when this many sent after it on its route
+  // have been answered is taken as lost at once: sent again, and counted
+  // as a loss by the caps, one round trip after the drop instead of a
+  // timeout after it (at least min_timeout_ms: 100 ms, longer than a small
+  // fabric's whole walk).  A reply that comes after all is late, as after
+  // a timeout, and says this fabric does not keep order: from then on the
+  // run judges losses by timeouts only (one spurious resend a run at
+  // most).  0: losses are seen by timeouts only.
+  unsigned overtakes = 2;
 };
 
 // What the engine saw of the MADs it ran (-v prints it, report_flow).
@@ -174,7 +186,9 @@ struct FlowStats {
   uint64_t timeouts = 0;   // sends that got no reply in time (route trials apart)
   uint64_t trial_timeouts = 0;  // route trials that got none (IBPath::route_trial: a route form
                                 // the fabric may not route, not a fault of the fabric)
-  uint64_t late = 0;       // replies that came after their send timed out
+  uint64_t overtaken = 0;  // sends taken as lost because later ones on their route were answered (FlowLimits::overtakes)
+  bool reorders = false;   // ... and one was answered after all: order judged no more
+  uint64_t late = 0;       // replies that came after their send timed out (or was overtaken)
   uint64_t busy = 0;       // BUSY replies (backed off and sent again)
   uint64_t held = 0;       // MADs that waited for a per-node or processor cap
   uint64_t probes = 0;     // SMPs to the local port that timed the host's path (FlowLimits::delay_rise)
@@ -191,7 +205,7 @@ struct FlowStats {
   uint64_t level_cuts = 0;                // processor levels cut after a loss (FlowLimits::proc_start)
   uint64_t level_falls = 0;               // ... and brought down by one after long queueing (proc_fall)
   unsigned level_hi = 0;                  // the highest processor level reached
-  uint64_t drops() const { return timeouts > late ? timeouts - late : 0; }  // inferred
+  uint64_t drops() const { return timeouts + overtaken > late ? timeouts + overtaken - late : 0; }  // inferred
 };
 
 // -v: one line on stderr with what the engine's flow control saw

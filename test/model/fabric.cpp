@@ -277,7 +277,10 @@ struct Server {
   bool busy = false;
   int64_t work_ns = 0;    // service time of the MADs it finished
   int64_t svc_ns = 0;     // the one in service's
-  unsigned occupancy() const { return unsigned(fifo.size()) + (busy ? 1 : 0); }
+  // (The one in service stays at the FIFO's front until done: counted
+  // once.  Counting busy as well made every queue one shorter than its
+  // profile said.)
+  unsigned occupancy() const { return unsigned(fifo.size()); }
   bool full() const { return cap && occupancy() >= cap; }
 };
 

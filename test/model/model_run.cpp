@@ -23,7 +23,7 @@
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X]
-//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
@@ -151,7 +151,7 @@ int usage() {
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X]\n"
-               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -221,6 +221,8 @@ int main(int argc, char** argv) {
       g_limits.proc_start = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--proc-max" && i + 1 < argc) {
       g_limits.proc_max = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--overtakes" && i + 1 < argc) {
+      g_limits.overtakes = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--min-timeout" && i + 1 < argc) {
       g_limits.min_timeout_ms = int(std::strtol(argv[++i], nullptr, 10));
     } else if (a == "--proc-fall" && i + 1 < argc) {

@@ -42,6 +42,7 @@ struct Walk {
   ibcore::DiscoveryResult r;
   LocalPort t;
   double seconds = 0;
+  unsigned overtakes = 0;  // FlowLimits::overtakes (0: no real queue reorders; these replies come in any order)
 };
 
 // Walk f from its local port; lid: the local port's LID (LID-routed walk).
@@ -58,6 +59,7 @@ void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outsta
   // reply-order checks below count on as many at a node as the cap allows.
   sched.engine().limits().node_start = 0;
   sched.engine().limits().proc_start = 0;  // (nor processor levels, issue 35: they hold fewer there)
+  sched.engine().limits().overtakes = w.overtakes;
   ibcore::DiscoveryOptions o;
   o.mode = mode;
   o.mlx_epi = false;
@@ -130,6 +132,25 @@ unsigned nodeinfo_sent(const Walk& w) {
   unsigned n = 0;
   for (const auto& s : w.t.sent) n += s.mad[16] == 0 && s.mad[17] == 0x11;
   return n;
+}
+
+// Replies in any order (which no real queue gives) with losses judged by
+// order: the first send taken as lost whose reply then comes says the
+// fabric reorders, and losses are for the timeouts alone to say from then
+// on: only the sends taken as lost before that reply are sent again, and
+// the walk finds what it finds in order.
+TEST(DiscoveryWalk, ReorderingFabricIsJudgedByTimeoutsAlone) {
+  for (int seed = 0; seed < 4; ++seed) {
+    FakeSmpFabric f = loops();
+    Walk w;
+    w.overtakes = 2;
+    w.t.rng.seed(unsigned(seed));
+    walk(f, w, ibcore::DiscoveryMode::DR, 8);
+    EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
+    expect_matches(f, w.db);
+    EXPECT_EQ(w.r.resent, w.r.flow.overtaken);  // (nothing is lost here)
+    EXPECT_LE(w.r.resent, 3u);
+  }
 }
 
 TEST(DiscoveryWalk, LoopsAndParallelLinksFoundOnce) {
