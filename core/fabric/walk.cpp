@@ -234,6 +234,8 @@ Task<> Walk::mlnx_ext_port_info(uint32_t n, uint8_t p) {
   }
 }
 
+// --- the steps they share (asking a node: core/fabric/walkask.h) ----------------------
+
 // After the PortInfo of port p of node n: the FDR10 speed where the device
 // has it, and whether to leave the node by the port (the walk wants to and
 // its link is up).
