@@ -40,6 +40,8 @@ std::string human_count(uint64_t v, bool data) {
   return b;
 }
 
+const char* CounterFamily::name(int i) const { return i >= 0 && i < n_ ? names_[i] : "?"; }
+
 void Thresholds::parse(std::string_view text) {
   for_each_line(text, [&](std::string_view line) {
     if (line.empty() || line[0] == '#') return;
