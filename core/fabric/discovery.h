@@ -63,7 +63,7 @@ void add_discovery_failure(DiscoveryResult& r, const std::exception& e, const st
 void report_discovery_errors(const DiscoveryResult& r, size_t from = 0);
 // With -v: "I: discovery: N MADs sent for Q queries (R resent), T s", the
 // time counted from started (every command that walks the fabric says it),
-// and the engine's "I: flow: ..." line (core/rpc/rpc.h report_flow).
+// and the engine's "I: flow: ..." line (core/rpc/flow.h report_flow).
 void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started);
 
 // Discover the fabric reachable from the scheduler's end port.  Throws

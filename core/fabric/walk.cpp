@@ -303,10 +303,10 @@ void Walk::walk_done() {
   if (opt_.on_discovered) opt_.on_discovered();
 }
 
-// What a node's PortInfo tells the MAD engine's flow control (the narrow
-// interface of core/rpc/rpc.h): the node at directed route p has this LID
-// (LID-routed SMPs to it count against the same node) and answers within
-// its RespTimeValue.
+// What a node's PortInfo tells the MAD engine's flow control (its narrow
+// interface, MadEngine::learn_node in core/rpc/engine.h): the node at
+// directed route p has this LID (LID-routed SMPs to it count against the
+// same node) and answers within its RespTimeValue.
 void Walk::learn_timing(const IBPath& p, const iba::SMPPortInfo& pi) {
   s_.engine().learn_node(p, uint16_t(pi.LID()), uint8_t(pi.respTimeValue()));
 }
