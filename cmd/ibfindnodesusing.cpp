@@ -12,6 +12,7 @@
 #include "core/base/config.h"
 #include "core/transport/devices.h"
 #include "core/fabric/discovery.h"
+#include "core/fabric/tableread.h"
 #include "core/base/error.h"
 #include "core/health/health.h"
 #include "core/out/print.h"

@@ -64,8 +64,8 @@ public:
 private:
   int serve() {
     ibtool::Session s = ibtool::open_session(config());
-    const std::string me = ibtool::ofa::host_and_domain();
-    return ibtool::ofa::serve(*s.umad, iba::OFA_PING_CLASS, oui_, iba::OFAPing::DESC.size,
+    const std::string me = ibcore::ofa::host_and_domain();
+    return ibcore::ofa::serve(*s.umad, iba::OFA_PING_CLASS, oui_, iba::OFAPing::DESC.size,
                               [&](uint16_t) { return me; });
   }
 
@@ -112,7 +112,7 @@ private:
         auto rep = mad.call(req, path);
         uint64_t us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
         // The statistics name the host of the first reply.
-        std::string from = ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep));
+        std::string from = ibcore::ofa::text_of(ibcore::MadTransactor::payload_of(rep));
         if (host.empty()) host = from;
         if (!opened) open_doc();
         ++received;

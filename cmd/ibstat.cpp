@@ -257,20 +257,22 @@ private:
   static void field(ibcore::Printer& p, const char* label, const char* key, const std::optional<std::string>& v,
                     const char* fallback, As as) {
     std::string s = v ? *v : fallback;
-    p.text("%s%s%s\n", label, s.empty() ? "" : " ", s.c_str());
+    p.text("%s%s", label, s.empty() ? "" : " ");
     uint64_t n = 0;
+    size_t colon = v ? v->find(':') : std::string::npos;
     if (!v) {
-      p.null(key);
+      p.text("%s\n", s.c_str()).null(key);
     } else if (as == As::Number) {
+      p.text("%s\n", v->c_str());
       if (ibtool::parse_int(*v, n)) p.uint(ibcore::PRINT_JSON, key, nullptr, n);
       else p.null(key);
-    } else if (size_t colon = v->find(':');
-               as == As::State && colon != std::string::npos && ibtool::parse_int(v->substr(0, colon), n)) {
+    } else if (as == As::State && colon != std::string::npos && ibtool::parse_int(v->substr(0, colon), n)) {
+      p.text("%s\n", v->c_str());
       std::string name = v->substr(colon + 1);
       while (!name.empty() && name.front() == ' ') name.erase(0, 1);
       p.enumeration(ibcore::PRINT_JSON, key, nullptr, name, n);
     } else {
-      p.str(ibcore::PRINT_JSON, key, nullptr, *v);
+      p.str(ibcore::PRINT_ANY, key, "%s\n", *v);  // the file's text, on both sides
     }
   }
 

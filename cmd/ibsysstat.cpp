@@ -57,8 +57,8 @@ public:
 
   // The reply text for each attribute the server answers.
   static std::string answer(uint16_t attr) {
-    if (attr == iba::AttrId<iba::OFASysStatHostInfo>::value) return ibtool::ofa::host_and_domain();
-    if (attr == iba::AttrId<iba::OFASysStatCPUInfo>::value) return ibtool::ofa::cpu_info();
+    if (attr == iba::AttrId<iba::OFASysStatHostInfo>::value) return ibcore::ofa::host_and_domain();
+    if (attr == iba::AttrId<iba::OFASysStatCPUInfo>::value) return ibcore::ofa::cpu_info();
     return {};
   }
 
@@ -71,7 +71,7 @@ private:
 
   int serve() {
     ibtool::Session s = ibtool::open_session(config());
-    return ibtool::ofa::serve(*s.umad, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
+    return ibcore::ofa::serve(*s.umad, iba::OFA_SYSSTAT_CLASS, oui_, iba::OFASysStatPing::DESC.size, answer);
   }
 
   int client() {
@@ -101,7 +101,7 @@ private:
     if (op == &OPS[0])
       p.text("sysstat ping succeeded\n");
     else
-      p.str(ibcore::PRINT_ANY, "reply", "%s\n", ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)));
+      p.str(ibcore::PRINT_ANY, "reply", "%s\n", ibcore::ofa::text_of(ibcore::MadTransactor::payload_of(rep)));
     p.close_object().finish();
     std::fflush(stdout);
     return 0;

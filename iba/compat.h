@@ -16,7 +16,7 @@ enum class Compat : uint8_t {
 };
 
 // The upstream release `Current` stands for (the goldens of
-// test/data/compat_current name it too).
+// test/conformance/rows/compat_current name it too).
 constexpr std::string_view COMPAT_CURRENT_VERSION = "rdma-core 65.0";
 
 // The words of the setting: "44" and "current".

@@ -90,8 +90,6 @@ public:
   uint8_t mgmt_class;
   // The class specific code (status bits 8..14, IBA 13.4.7) or 0.
   unsigned class_code() const { return (status >> 8) & 0x7f; }
-  // The generic invalid-field code (status bits 2..4) or 0.
-  unsigned generic_code() const { return (status >> 2) & 7; }
 };
 
 // No reply after every retry.

@@ -52,6 +52,10 @@ bool mlnx_ext_supported(uint16_t devid, uint32_t vendid);
 // directed-route SMP, or neither a timeout nor a MAD status).
 std::string reference_smp_warning(const std::exception& e);
 
+// Record a failed query in r: its line (what, then the error's layers) and
+// the reference's line for it where it has one (reference_smp_warning).
+void add_discovery_failure(DiscoveryResult& r, const std::exception& e, const std::string& what);
+
 // What a discovery's failures print on stderr: each failure's reference
 // line where it has one, and ibtool's own "W: discovery: ..." line (which
 // also names the node and the query) where it has none or with -v.  from:
@@ -59,24 +63,12 @@ std::string reference_smp_warning(const std::exception& e);
 void report_discovery_errors(const DiscoveryResult& r, size_t from = 0);
 // With -v: "I: discovery: N MADs sent for Q queries (R resent), T s", the
 // time counted from started (every command that walks the fabric says it),
-// and the engine's "I: flow: ..." line (core/rpc/rpc.h report_flow).
+// and the engine's "I: flow: ..." line (core/rpc/flow.h report_flow).
 void report_discovery_stats(const DiscoveryResult& r, std::chrono::steady_clock::time_point started);
 
 // Discover the fabric reachable from the scheduler's end port.  Throws
 // MADError (annotated) when the start node itself does not answer.
 DiscoveryResult discover(Scheduler& sched, Subnet& db, const DiscoveryOptions& opt = {});
-
-// Read the LFTs (and/or MFTs) of the given switches into db.tables(n), with
-// the same scheduler (LID routed when the switch has a LID and the local
-// port is active, else by its DR path): SwitchInfo first where it is not
-// known, then every table block through core/fabric/routes.h TableReads (a
-// bounded pool of workers, each block asked once).  Tables already valid
-// are not read again; a failed read leaves its table invalid and adds a
-// line to res->errors.
-// mode: SA reads the SA's LFT/MFT records instead (core/fabric/sadiscovery); DR
-// keeps every read on the DR path (switch_path).
-void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
-                        DiscoveryMode mode, DiscoveryResult* res = nullptr);
 
 // The DR path of node n from the local port, as an IBPath.
 IBPath dr_path_of(const Subnet& db, uint32_t n);

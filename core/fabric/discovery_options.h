@@ -65,7 +65,7 @@ struct DiscoveryOptions {
   std::function<bool(const std::exception&, unsigned)> retry;
   // LID mode: probes and the queries before a node's LID is known go
   // LID-routed to the switch their last hop leaves, with a one-hop directed
-  // tail (IBA 14.2.2), where that works (core/fabric/discovery.cpp,
+  // tail (IBA 14.2.2), where that works (core/fabric/proberoutes.h
   // Routes).  false: plain directed routes (as --discovery DR has them).
   bool hybrid_routes = true;
   // ... tried only once the walk knows this many nodes: where nothing

@@ -1,4 +1,4 @@
-// The routes the discovery walk (core/fabric/discovery.cpp) reaches a node
+// The routes the discovery walk (core/fabric/walk.h) reaches a node
 // by: its LID, its directed route or another one, and the hybrid form of
 // a probe (IBA 14.2.2: LID-routed to a switch, one directed hop on), with
 // the trials and fallbacks that decide where the hybrid form is used.

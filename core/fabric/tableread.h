@@ -57,4 +57,16 @@ std::vector<SwitchTableRead> switch_table_reads(const Subnet& db, const std::vec
 void read_tables(Scheduler& sched, std::vector<SwitchTableRead>& reads,
                  const std::function<void(size_t)>& done = {});
 
+// Read the LFTs (and/or MFTs) of the given switches into db.tables(n), with
+// the same scheduler (LID routed when the switch has a LID and the local
+// port is active, else by its DR path): SwitchInfo first where it is not
+// known, then every table block through core/fabric/routes.h TableReads (a
+// bounded pool of workers, each block asked once).  Tables already valid
+// are not read again; a failed read leaves its table invalid and adds a
+// line to res->errors.
+// mode: SA reads the SA's LFT/MFT records instead (core/fabric/sadiscovery); DR
+// keeps every read on the DR path (switch_path).
+void read_switch_tables(Scheduler& sched, Subnet& db, const std::vector<uint32_t>& switches, bool lft, bool mft,
+                        DiscoveryMode mode, DiscoveryResult* res = nullptr);
+
 }  // namespace ibcore

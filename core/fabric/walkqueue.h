@@ -1,4 +1,4 @@
-// The order the discovery walk (core/fabric/discovery.cpp) takes its steps
+// The order the discovery walk (core/fabric/walk.h) takes its steps
 // in: round robin over the nodes they query (issue 38).  Only the walk
 // includes it.
 //

@@ -79,23 +79,19 @@ std::vector<ExpectedLink> parse_topology(std::string_view text) {
   std::map<uint64_t, std::string> desc;
   std::map<std::pair<std::pair<uint64_t, unsigned>, std::pair<uint64_t, unsigned>>, bool> links;
   std::optional<uint64_t> cur;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+  for_each_line(text, [&](std::string_view line) {
     size_t i = line.find_first_not_of(" \t");
-    if (i == std::string_view::npos) continue;
+    if (i == std::string_view::npos) return;
     line.remove_prefix(i);
     if (line.starts_with("Switch") || line.starts_with("Ca") || line.starts_with("Rt")) {
       // Node header: type, port count, "id", then # "description" ...
       size_t q = line.find('"');
       cur.reset();
-      if (q == std::string_view::npos) continue;
+      if (q == std::string_view::npos) return;
       auto id = quoted(line, q);
-      if (!id) continue;
+      if (!id) return;
       cur = id_guid(*id);
-      if (!cur) continue;
+      if (!cur) return;
       size_t h = line.find('#', q);
       if (h != std::string_view::npos) {
         size_t d = line.find('"', h);
@@ -107,15 +103,15 @@ std::vector<ExpectedLink> parse_topology(std::string_view text) {
       size_t p = 0;
       auto lp = bracketed(line, p);
       size_t q = line.find('"', p);
-      if (!lp || q == std::string_view::npos) continue;
+      if (!lp || q == std::string_view::npos) return;
       auto id = quoted(line, q);
       auto rg = id ? id_guid(*id) : std::nullopt;
       auto rp = bracketed(line, q);
-      if (!rg || !rp) continue;
+      if (!rg || !rp) return;
       std::pair<uint64_t, unsigned> a{*cur, *lp}, b{*rg, *rp};
       links[a < b ? std::make_pair(a, b) : std::make_pair(b, a)] = true;
     }
-  }
+  });
   std::vector<ExpectedLink> out;
   for (auto& [k, v] : links) {
     ExpectedLink l;

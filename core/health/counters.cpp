@@ -40,21 +40,19 @@ std::string human_count(uint64_t v, bool data) {
   return b;
 }
 
+const char* CounterFamily::name(int i) const { return i >= 0 && i < n_ ? names_[i] : "?"; }
+
 void Thresholds::parse(std::string_view text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (line.empty() || line[0] == '#') continue;
+  for_each_line(text, [&](std::string_view line) {
+    if (line.empty() || line[0] == '#') return;
     size_t eq = line.find('=');
-    if (eq == std::string_view::npos) continue;
+    if (eq == std::string_view::npos) return;
     int i = ERROR_COUNTERS.index(line.substr(0, eq));
-    if (i < 0) continue;
+    if (i < 0) return;
     std::string val(line.substr(eq + 1));
     limit[i] = std::strtoull(val.c_str(), nullptr, 0);
     set[i] = true;
-  }
+  });
 }
 
 bool Thresholds::load(const std::string& file) {

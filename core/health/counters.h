@@ -70,7 +70,9 @@ public:
   }
 
   constexpr int size() const { return n_; }
-  const char* name(int i) const { return i >= 0 && i < n_ ? names_[i] : "?"; }  // "SymbolErrorCounter"
+  // "SymbolErrorCounter".  (Out of line: where GCC reads a row of the
+  // constant table as a string it finds no NUL, and warns.)
+  const char* name(int i) const;
   // The field's name as iba/pm.h declares it ("symbolErrorCounter"): the
   // name --json uses.  PortCountersExtended's for a counter only it has.
   const char* field(int i) const {

@@ -6,14 +6,6 @@
 
 namespace ibcore {
 
-void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map) {
-  const Node& n = db.node(node);
-  std::string d = n.description();
-  j.kguid("nodeGUID", n.guid).ks("name", map.remap(n.guid, d)).ks("nodeDescription", d);
-  if (port >= 0) j.kv("portNum", unsigned(port));
-  if (lid) j.kv("LID", lid);
-}
-
 void print_port_keys(Printer& p, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map,
                      bool text) {
   const Node& n = db.node(node);

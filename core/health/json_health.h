@@ -17,14 +17,11 @@
 
 namespace ibcore {
 
-// Keys of the current object naming a node and one of its ports:
-// "nodeGUID", "name" (node name map applied), "nodeDescription" (verbatim),
-// "portNum" (when port >= 0) and "LID" (when lid is not 0).
-void json_port_keys(JsonOut& j, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map);
-
-// A node's port through the output layer: the keys json_port_keys writes,
-// or the text the health commands name it with ("<name>" (0x<GUID>) port
-// <n> lid <l>, as health::describe()); text false: the keys only.
+// A node's port through the output layer: the keys of the current object
+// naming it, "nodeGUID", "name" (node name map applied), "nodeDescription"
+// (verbatim), "portNum" (when port >= 0) and "LID" (when lid is not 0), or
+// the text the health commands name it with ("<name>" (0x<GUID>) port <n>
+// lid <l>, as health::describe()); text false: the keys only.
 void print_port_keys(Printer& p, const Subnet& db, uint32_t node, int port, uint16_t lid, const NodeNameMap& map,
                      bool text = true);
 

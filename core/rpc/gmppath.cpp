@@ -245,7 +245,6 @@ IBPath GmpPathResolver::resolve(const IBPath& target_in) {
     out.smkey = target.smkey;
     out.resp_time = target.resp_time;
     fell_back_ = true;
-    last_.reset();
     cache_[key] = out;
     return out;
   };
@@ -269,7 +268,6 @@ IBPath GmpPathResolver::resolve(const IBPath& target_in) {
     e.annotate("Failed getting path record for end port " + what + ".");
     throw;
   }
-  last_ = rec;
   IBPath out = target;
   apply_path_record(out, rec);
   if (target.has_grh && !target.DLID) out.DGID = target.DGID;

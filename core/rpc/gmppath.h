@@ -99,9 +99,6 @@ public:
   // SA, which would happily follow the LinkRecords, report it instead.
   static MADError not_forwarded(const IBPath& dr, size_t hop, uint16_t lid);
 
-  // The PathRecord the SA returned for the last resolve() (for -v output).
-  const std::optional<iba::SAPathRecord>& last_record() const { return last_; }
-
   const IBPath& sa_path();
   void set_sa_path(const IBPath& p) { sa_path_ = p; }
   // Where the SA walk learns whether a LID is a switch: by default its own
@@ -140,7 +137,6 @@ private:
   bool lid_is_switch(uint16_t lid);
   std::map<uint16_t, bool> switch_lids_;
   std::function<bool(uint16_t)> switch_test_;
-  std::optional<iba::SAPathRecord> last_;
   bool fell_back_ = false;
 };
 

@@ -38,9 +38,6 @@ struct MadRequest {
 // as given, with req.payload as its raw data.
 size_t build_mad(uint8_t* mad, const MadRequest& req, const IBPath& path, uint64_t tid);
 
-// The agent class/version a MAD goes out on (SMPs: 0x01 or 0x81).
-inline uint8_t mad_class(const uint8_t* mad) { return mad[1]; }
-
 
 // The header fields the engine, the flow control and SM following read
 // from a MAD (request or reply).

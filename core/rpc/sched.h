@@ -215,8 +215,6 @@ public:
     grow_max_ = max_workers;
     room_ = std::move(room);
   }
-  // The later queue, to reorder what still waits there.
-  std::deque<Item>& later_items() { return later_; }
 
 private:
   Task<> worker() {

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "core/base/config.h"
-#include "core/out/json.h"
 #include "core/rpc/gmppath.h"
 #include "iba/introspect.h"
 #include "iba/sa.h"
@@ -236,17 +235,6 @@ std::string portid_str(const IBPath& p) {
   }
   std::snprintf(b, sizeof b, "DR path slid %u; dlid %u; ", unsigned(p.drSLID), unsigned(p.drDLID));
   return s + b + p.dr_string();
-}
-
-void json_attribute(FILE* f, std::string_view attr, const IBPath& where, int port, const iba::StructDesc& desc,
-                    const uint8_t* buf, std::span<const std::string_view> hide) {
-  TextOut o(f);
-  JsonOut j(o, json_pretty());
-  j.obj().key("destination");
-  where.json(j);
-  if (port >= 0) j.kv("portNum", unsigned(port));
-  j.key(attr).obj().fields(desc, buf, hide).end().end();
-  j.finish();
 }
 
 }  // namespace ibcore

@@ -13,8 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <span>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,12 +71,6 @@ GuidHint guid_hint(MadTransactor& mad, uint64_t guid, uint16_t sm_lid = 0);
 // lines: "Lid 12", "DR path slid 65535; dlid 65535; 0,1,3",
 // "Lid 2 DR path slid 1; dlid 65535; 0,3" (combined).
 std::string portid_str(const IBPath& p);
-
-// The --json document of a command that read one attribute (smpquery,
-// sminfo): {"destination": the path's object (IBPath::json), "portNum":
-// port (when >= 0), attr: {its fields}} on f, with --pretty's indentation.
-void json_attribute(FILE* f, std::string_view attr, const IBPath& where, int port, const iba::StructDesc& desc,
-                    const uint8_t* buf, std::span<const std::string_view> hide = {});
 
 // Our LID (for the drSLID of combined routes).
 uint16_t local_lid(MadTransactor& mad);

@@ -10,7 +10,7 @@
 //   console: PerformanceSet "Switch1"[3] PortCounters.SymbolErrorCounter=5
 //   ibqueryerrors                           (runs with that fault injected)
 //
-// "console: CMD" sends CMD to ibsim's console (core/testbed Fabric::console)
+// "console: CMD" sends CMD to ibsim's console (test/testbed Fabric::console)
 // right after the fabric comes up (SUBNET UP), before any row runs on it.
 // Console lines apply to the rows below them up to the next `topology:`
 // line, and accumulate: a second console line adds to the first.  The

@@ -7,7 +7,7 @@
 // now() is the virtual time.  Used by tests and benchmarks only, never by
 // the product (issue 24).
 //
-//   ibmodel::Fabric f(testbed::fattree(4), ibmodel::Profile::load("bench/profiles/d1-q4-s50.profile"));
+//   ibmodel::Fabric f(testbed::fattree(4), ibmodel::Profile::load("bench/profiles/sweep-d1-q4-s50.profile"));
 //   ibcore::Scheduler sched(f.port());
 //   ibcore::Subnet db;
 //   ibcore::discover(sched, db);

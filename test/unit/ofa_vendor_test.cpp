@@ -13,7 +13,7 @@
 #include <array>
 #include <string>
 
-#include "../../cmd/ofavendor.h"
+#include "core/rpc/ofavendor.h"
 #include "core/rpc/rpc.h"
 #include "core/rpc/server.h"
 #include "core_fake_transport.h"
@@ -25,19 +25,19 @@ TEST(OfaVendor, CpuLinesFromCpuinfo) {
   std::string in(
       "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t\t: 85\nmodel name\t: Xeon A\ncpu MHz\t\t: 2700.000\n\n"
       "processor\t: 1\nmodel name\t: Xeon B\ncpu MHz\t\t: 1200.5\n");
-  EXPECT_EQ(ibtool::ofa::cpu_lines(in),
+  EXPECT_EQ(ibcore::ofa::cpu_lines(in),
             "cpu 0: model  Xeon A MHZ  2700.000\n"
             "cpu 1: model  Xeon B MHZ  1200.5\n");
   std::string none;
-  EXPECT_EQ(ibtool::ofa::cpu_lines(none), "");
+  EXPECT_EQ(ibcore::ofa::cpu_lines(none), "");
 }
 
 TEST(OfaVendor, ReplyTextIsCutToTheDataArea) {
-  auto p = ibtool::ofa::payload_of_text(std::string(300, 'x'), 216);
+  auto p = ibcore::ofa::payload_of_text(std::string(300, 'x'), 216);
   ASSERT_EQ(p.size(), 216u);
   EXPECT_EQ(p[214], 'x');
   EXPECT_EQ(p[215], 0);
-  EXPECT_EQ(ibtool::ofa::text_of(p).size(), 215u);
+  EXPECT_EQ(ibcore::ofa::text_of(p).size(), 215u);
 }
 
 namespace {
@@ -89,14 +89,14 @@ TEST(OfaVendor, WireFormatAndLoopback) {
     ASSERT_TRUE(srv.recv(in, 0));
     auto req = srv.parse_request(in);
     EXPECT_EQ(req.attr_id, c.attr);
-    srv.send_reply(req, ibtool::ofa::payload_of_text("host.(none)", 216));
+    srv.send_reply(req, ibcore::ofa::payload_of_text("host.(none)", 216));
     ASSERT_EQ(t.sent.size(), 1u);
     const auto& rep = t.sent[0].mad;
     EXPECT_EQ(rep[3], 0x81);  // GetResp
     EXPECT_EQ(rep[1], c.cls);
     EXPECT_EQ(rep[37] << 16 | rep[38] << 8 | rep[39], int(iba::OFA_OUI));
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(rep.data() + 40)), "host.(none)");
-    EXPECT_EQ(ibtool::ofa::text_of(ibcore::MadTransactor::payload_of(rep)), "host.(none)");
+    EXPECT_EQ(ibcore::ofa::text_of(ibcore::MadTransactor::payload_of(rep)), "host.(none)");
     EXPECT_EQ(t.sent[0].path.DLID, 1);
   }
   // An attribute the class does not have is refused with the generic status.

@@ -1,0 +1,359 @@
+#include "core/fabric/walk.h"
+#include "core/fabric/walkask.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "core/base/error.h"
+#include "core/fabric/reforder.h"
+#include "core/fabric/routes.h"
+
+namespace ibcore::walk {
+
+Walk::Walk(Scheduler& s, Subnet& db, const DiscoveryOptions& o)
+    : s_(s),
+      db_(db),
+      opt_(o),
+      local_lid_(s.transport().local_lid()),
+      routes_(db, local_lid_),
+      // One worker per MAD the window holds: more only queue MADs in the
+      // engine, which then sends them one at a time from each reply's
+      // completion instead of in a burst after the replies are read
+      // (k=32: ten times the pump rounds, +8% instructions).
+      q_(s, s.engine().max_outstanding(), [this](Step st) { return take(std::move(st)); }) {
+  // With hybrid routes, more workers while the window has room: when the
+  // flow control's caps hold the steps workers took (or a step waits for
+  // its turn, hold_route), the steps behind them still go out.  (Plain directed routes
+  // all pass the first switch: more workers would only queue there.)
+  q_.grow(4 * s.engine().max_outstanding(),
+          [this] { return routes_.tails_on() && s_.engine().in_flight() < s_.engine().window(); });
+}
+
+DiscoveryResult Walk::run() {
+  DiscoveryMode m = opt_.mode;
+  if (m == DiscoveryMode::Auto || m == DiscoveryMode::SA) m = local_lid_ ? DiscoveryMode::LID : DiscoveryMode::DR;
+  if (m == DiscoveryMode::LID && !local_lid_) m = DiscoveryMode::DR;
+  routes_.use_lid = m == DiscoveryMode::LID;
+  res_.mode_used = m;
+  if (!routes_.use_lid)
+    routes_.allow_tails(false, opt_.mode == DiscoveryMode::DR ? "--discovery DR" : "the local port has no LID", 0);
+  else
+    routes_.allow_tails(opt_.hybrid_routes, opt_.hybrid_routes ? "" : "turned off", opt_.hybrid_after_nodes);
+  uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
+
+  s_.spawn(start());
+  s_.run();
+  if (start_error_) std::rethrow_exception(start_error_);
+  db_.mads_used = res_.mads = s_.engine().sent() - sent0;
+  // Counted by the engine: MADs other code sends on the same scheduler
+  // while the walk runs (ibqueryerrors' PM reads) are in mads, not in
+  // queries, so mads - queries is not the resends.
+  res_.resent = s_.engine().resent() - resent0;
+  res_.flow = s_.engine().flow_stats();
+  if (!discovered_) db_.set_reference(replay_reference(db_, opt_.progress));
+  reference_probe_paths();
+  res_.routes = routes_.forms();
+  return std::move(res_);
+}
+
+// A failed probe's reference line names the route the reference walked to
+// the prober: the walk's own route to it is whichever answered first (two
+// parallel links, two switches racing), the reference's the first in its
+// breadth-first order (RefView::parent), so the path is written again from
+// that once the walk is done.
+void Walk::reference_probe_paths() {
+  const RefView& ref = db_.reference();
+  if (ref.parent.size() < db_.node_count()) return;
+  for (const auto& [i, n, p] : failed_probes_) {
+    std::vector<uint8_t> hops{p};
+    for (uint32_t x = n; ref.parent[x] != NO_INDEX && hops.size() < 64;) {
+      const Port& via = db_.port(ref.parent[x]);
+      hops.push_back(via.num);
+      x = via.node;
+    }
+    std::string path = "0";
+    for (auto h = hops.rbegin(); h != hops.rend(); ++h) path += "," + std::to_string(*h);
+    std::string& line = res_.reference_lines[i];
+    const size_t a = line.find("dlid 0; "), b = line.find(" Attr ");
+    if (a != std::string::npos && b != std::string::npos && b > a) line.replace(a + 8, b - a - 8, path);
+  }
+}
+
+// A step a worker took: one query (a port's PortInfo and the probe it leads
+// to: two), with its retries by other routes.  When the last walk step ends
+// and none waits, the walk is done (table blocks may be left).
+Task<> Walk::take(Step s) {
+  ++res_.queries;
+  if (s.kind == Step::NextBlock) {
+    co_await call(blocks_.pop_within(TABLES_AT_ONCE));
+    co_return;
+  }
+  ++walking_;
+  co_await call(order_.pop());
+  if (--walking_ == 0 && q_.waiting() == 0) walk_done();
+}
+
+// The coroutine of a step (not a coroutine itself: it makes the step's).
+Task<> Walk::call(const Step& s) {
+  switch (s.kind) {
+    case Step::Description: return node_description(s.node, s.entry);
+    case Step::Switch: return walk_switch(s.node, s.entry, false);
+    case Step::SwitchLater: return walk_switch(s.node, s.entry, true);
+    case Step::SwitchInfo: return switch_info(s.node);
+    case Step::SwitchPort: return switch_port(s.node, s.port, s.entry);
+    case Step::Ca: return walk_ca(s.node, s.port, s.from, false);
+    case Step::CaFound: return walk_ca(s.node, s.port, s.from, true);
+    case Step::MlnxExt: return mlnx_ext_port_info(s.node, s.port);
+    case Step::LftBlock: return lft_block(s.node, s.block);
+    case Step::Next:
+    case Step::NextBlock: break;
+  }
+  return {};
+}
+
+// --- the node kinds -------------------------------------------------------------------
+
+// The start node: its NodeInfo by the route asked for (opt_.from), then the
+// walk of its kind.
+Task<> Walk::start() {
+  IBPath p = Routes::dr(opt_.from);
+  iba::SMPNodeInfo ni;
+  ++res_.queries;
+  try {
+    ni = co_await s_.SubnGet<iba::SMPNodeInfo>(p);
+  } catch (MADError& e) {
+    e.annotate("Failed to query the start node at " + p.describe());
+    start_error_ = std::current_exception();
+    co_return;
+  } catch (...) {
+    start_error_ = std::current_exception();
+    co_return;
+  }
+  auto [n, created] = db_.add_node(ni.bytes());
+  (void)created;
+  db_.from_node = n;
+  db_.from_port = uint8_t(ni.localPortNum());
+  db_.node(n).dr = opt_.from;
+  db_.touch_port(n, ni.localPortNum(), ni.portGUID());
+  found(n, uint8_t(ni.localPortNum()), NO_INDEX);
+}
+
+// A node seen for the first time, entered by its port `entry` (from: the
+// port slot it was reached from; NO_INDEX: the start node): its
+// description, and the walk of its kind.
+// Its NodeDescription is asked after the PortInfo that gives its LID (a
+// switch's port 0, a CA's port it was reached by), so it goes by LID: one
+// processor visit, where before the LID it takes a directed tail (3).
+// (Without hybrid routes, it goes first, as it did before them.)
+void Walk::found(uint32_t n, uint8_t entry, uint32_t from) {
+  const bool later = routes_.tails_on();
+  if (!later) fork({.kind = Step::Description, .entry = entry, .node = n});
+  if (db_.node(n).is_switch()) fork({.kind = later ? Step::SwitchLater : Step::Switch, .entry = entry, .node = n});
+  else fork({.kind = later ? Step::CaFound : Step::Ca, .port = entry, .entry = entry, .node = n, .from = from});
+}
+
+Task<> Walk::node_description(uint32_t n, uint8_t entry) {
+  if (auto d = co_await ask<iba::SMPNodeDescription>(n, entry, 0, 0, [&] { return "NodeDescription of " + node_str(n); }))
+    db_.set_desc(n, d->bytes());
+}
+
+// A switch: PortInfo 0 first, by directed route (it carries the switch's
+// LID, so LID routing can take the rest), then SwitchInfo and every
+// external port at once (first: the node was just found, its
+// NodeDescription follows PortInfo 0, by LID).
+Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
+  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); })) {
+    db_.set_port_info(n, 0, pi->bytes());
+    learn_timing(routes_.dr(n), *pi);
+    if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
+  }
+  if (first) fork({.kind = Step::Description, .entry = entry, .node = n});
+  fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});
+  // Each switch from another port on (its index in the database, modulo
+  // its ports): switches found together probe their ports in turn, and
+  // in the same order they would all probe, together, the same neighbour
+  // (a fat tree's aggregation switches, each port k to edge switch k),
+  // whose queue no cap of ours guards (a probe's destination is not known
+  // yet: each route names it differently).
+  // (Not without hybrid routes: then every probe passes the first switch.)
+  const unsigned np = db_.node(n).nports, from = routes_.tails_on() ? n : 0;
+  for (unsigned k = 0; k < np; ++k)
+    fork({.kind = Step::SwitchPort, .port = uint8_t((k + from) % np + 1), .entry = entry, .node = n});
+  if (opt_.read_lft || opt_.read_mft) tables.push_back(n);
+}
+
+Task<> Walk::switch_info(uint32_t n) {
+  if (auto si = co_await ask<iba::SMPSwitchInfo>(n, 0, 0, 0, [&] { return "SwitchInfo of " + node_str(n); })) {
+    db_.set_switch_info(n, si->bytes());
+    if (opt_.read_lft) queue_lft(n);
+  }
+}
+
+// An external port of a switch: its PortInfo, then through it when the
+// link is up (not back by the port the switch was entered by).
+Task<> Walk::switch_port(uint32_t n, uint8_t p, uint8_t entry) {
+  auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 0, p, [&] { return "PortInfo " + std::to_string(p) + " of " + node_str(n); });
+  if (!pi) co_return;
+  db_.set_port_info(n, p, pi->bytes());
+  if (port_read(n, p, p != entry)) co_await probe(n, p);
+}
+
+// A CA's or router's port, asked through the port itself (its PortInfo then
+// names it as the local port, as the reference's does): by the route of
+// the port slot it was reached from, or (from == NO_INDEX) the node's own.
+// Only the start node is left through its own port.  first: the node was
+// just found, its NodeDescription follows.
+Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first) {
+  auto route = [&] { return from == NO_INDEX ? routes_.dr(n) : routes_.via(db_.port(from).node, db_.port(from).num); };
+  IBPath used;
+  auto pi = co_await ask_dr<iba::SMPPortInfo>(
+      from == NO_INDEX ? NO_INDEX : db_.port(from).node, route, port, [&] { return "PortInfo " + std::to_string(port) + " of " + node_str(n); }, &used);
+  const Step description{.kind = Step::Description, .entry = port, .node = n};
+  if (!pi) {
+    if (first) fork(description);
+    co_return;
+  }
+  db_.set_port_info(n, port, pi->bytes());
+  if (first) fork(description);
+  learn_timing(used, *pi);
+  bool start = n == db_.from_node && port == db_.from_port;
+  if (start) s_.engine().learn_subnet_timeout(uint8_t(pi->subnetTimeOut()));
+  if (opt_.on_port_lid) opt_.on_port_lid(db_, n, port);
+  if (port_read(n, port, start)) co_await probe(n, port);
+}
+
+// The FDR10 speed of a Mellanox port.  Not every firmware answers it; the
+// speed then shows without FDR10.
+Task<> Walk::mlnx_ext_port_info(uint32_t n, uint8_t p) {
+  try {
+    auto e = co_await s_.SubnGet<iba::SMPMlnxExtPortInfo>(routes_.to(n, p), p);
+    db_.port(db_.port_index(n, p)).mlnx_speed =
+        uint8_t((e.linkSpeedActive() & 1) | ((e.linkSpeedSupported() & 1) << 1));
+  } catch (const std::exception&) {
+  }
+}
+
+// --- the steps they share (asking a node: core/fabric/walkask.h) ----------------------
+
+// After the PortInfo of port p of node n: the FDR10 speed where the device
+// has it, and whether to leave the node by the port (the walk wants to and
+// its link is up).
+bool Walk::port_read(uint32_t n, uint8_t p, bool leave_by_it) {
+  const Node& x = db_.node(n);
+  const Port& port = db_.port(x, p);
+  if (opt_.mlx_epi && mlnx_ext_supported(x.device_id(), x.vendor_id()) && port.phys_state() == PHYS_LINKUP &&
+      port.speed_active() == 4 && ext_speed_active(db_, port) == 0)
+    fork({.kind = Step::MlnxExt, .port = p, .node = n});
+  return leave_by_it && port.phys_state() == PHYS_LINKUP;
+}
+
+// NodeInfo through port p of node n, unless the link was found from its
+// other end or is past the hop limit: finds the link, and the node behind
+// it when that is new.
+Task<> Walk::probe(uint32_t n, uint8_t p) {
+  if (db_.port(db_.port_index(n, p)).peer != NO_INDEX) co_return;
+  if (opt_.max_hops && db_.node(n).dr.size() + 1 > opt_.max_hops) co_return;
+  ++res_.queries;
+  const size_t failures = res_.errors.size();
+  auto ni = co_await ask_dr<iba::SMPNodeInfo>(n, [&] { return routes_.via(n, p); }, 0, [&] {
+    return "NodeInfo through port " + std::to_string(p) + " of " + node_str(n);
+  });
+  if (ni) probed(n, p, *ni);
+  else if (res_.reference_lines.count(failures)) failed_probes_.push_back({failures, n, p});
+}
+
+// The NodeInfo that came back through port p of node n.
+void Walk::probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
+  uint32_t slot = db_.port_index(n, p);
+  auto [m, created] = db_.add_node(ni.bytes());
+  uint8_t rp = uint8_t(ni.localPortNum());
+  Node& y = db_.node(m);
+  if (rp > y.nports) {
+    res_.errors.push_back("NodeInfo of " + node_str(m) + " names port " + std::to_string(rp) + " beyond its " +
+                          std::to_string(y.nports) + " ports");
+    return;
+  }
+  db_.touch_port(m, rp, ni.portGUID());
+  db_.link(slot, db_.port_index(m, rp));
+  if (created) {
+    y.dr.reserve(db_.node(n).dr.size() + 1);
+    y.dr = db_.node(n).dr;
+    y.dr.push_back(p);
+    found(m, rp, slot);
+  } else if (!y.is_switch() && !db_.port(y, rp).has_info) {
+    // A CA/router reached through another of its ports.
+    fork({.kind = Step::Ca, .port = rp, .entry = rp, .node = m, .from = slot});
+  }
+}
+
+// Every node and link is known (no walk step queued or in progress; only
+// table blocks may be left): the reference order is final, the blocks
+// still queued are read in its switch order.
+void Walk::walk_done() {
+  if (discovered_) return;
+  discovered_ = true;
+  db_.set_reference(replay_reference(db_, opt_.progress));
+  if (!blocks_.empty()) {
+    std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);
+    uint32_t r = 0;
+    for (uint32_t n : db_.reference_order(NodeType::Switch)) rank[n] = r++;
+    blocks_.order_by([&](uint32_t n) { return rank[n]; });
+  }
+  if (opt_.on_discovered) opt_.on_discovered();
+}
+
+// What a node's PortInfo tells the MAD engine's flow control (its narrow
+// interface, MadEngine::learn_node in core/rpc/engine.h): the node at
+// directed route p has this LID (LID-routed SMPs to it count against the
+// same node) and answers within its RespTimeValue.
+void Walk::learn_timing(const IBPath& p, const iba::SMPPortInfo& pi) {
+  s_.engine().learn_node(p, uint16_t(pi.LID()), uint8_t(pi.respTimeValue()));
+}
+
+std::string Walk::node_str(uint32_t n) const {
+  char b[64];
+  std::snprintf(b, sizeof b, "node 0x%016llx", (unsigned long long)db_.node(n).guid);
+  return b;
+}
+
+// --- linear forwarding tables (read_lft) ----------------------------------------
+
+// Queue the table blocks of switch n (its SwitchInfo is in), behind the walk.
+void Walk::queue_lft(uint32_t n) {
+  const Node& x = db_.node(n);
+  unsigned last = std::min(opt_.lft_last, iba::lft_last_lid(x.switch_info()));
+  SwitchTables& t = db_.tables(n);
+  t.lft.assign(size_t(last) + 1, LFT_NO_ROUTE);
+  t.lft_valid = false;
+  if (lft_left_.size() <= n) lft_left_.resize(size_t(n) + 1, 0);
+  lft_tried.insert(n);
+  if (opt_.lft_first > last) {
+    lft_finished(n, true);
+    return;
+  }
+  lft_left_[n] = last / 64 - opt_.lft_first / 64 + 1;
+  for (unsigned b = opt_.lft_first / 64; b <= last / 64; ++b)
+    fork({.kind = Step::LftBlock, .node = n, .block = b});
+}
+
+Task<> Walk::lft_block(uint32_t n, uint32_t block) {
+  auto l = co_await ask<iba::SMPLinearForwardingTable>(n, 0, 0, block, [&] {
+    return "LinearForwardingTable block " + std::to_string(block) + " of " + node_str(n);
+  });
+  if (l) {
+    std::vector<uint8_t>& lft = db_.tables(n).lft;
+    size_t at = size_t(block) * 64;
+    if (at < lft.size()) std::memcpy(lft.data() + at, l->bytes().data(), std::min<size_t>(64, lft.size() - at));
+  } else {
+    lft_bad_.insert(n);
+  }
+  if (--lft_left_[n] == 0) lft_finished(n, !lft_bad_.count(n));
+}
+
+void Walk::lft_finished(uint32_t n, bool ok) {
+  db_.tables(n).lft_valid = ok;
+  if (opt_.on_lft) opt_.on_lft(n);
+}
+
+}  // namespace ibcore::walk

@@ -1,0 +1,120 @@
+// How the discovery walk (core/fabric/walk.h) asks a node: by each of its
+// routes in turn (core/fabric/proberoutes.h Routes: its LID, its directed
+// route, another one; a hybrid route that fails is tried again as a plain
+// one), asked again while DiscoveryOptions::retry says so, and the turns
+// the plain routes take while hybrid ones are on trial.  Only walk.cpp
+// includes it.
+#pragma once
+
+#include "core/fabric/walk.h"
+
+namespace ibcore::walk {
+
+// Ask attribute T (modifier amod) of node n by each route Routes::next
+// gives from stage `from` on, until one answers.  When the last one fails
+// too (and is not to be asked again), the failure goes into the result's
+// errors as what() says it, and nullopt is returned.
+template <class T, class What>
+Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
+  unsigned retried = 0;
+  std::vector<uint8_t> other;
+  for (int stage = from;;) {
+    bool turn = false;
+    if (stage <= 1 && !(stage == 0 && routes_.lid_for(n, port_hint))) {
+      const uint32_t at = routes_.parent(n);
+      if (routes_.holds(at)) turn = co_await hold_route(at);
+    }
+    std::optional<IBPath> route = routes_.next(n, port_hint, stage, &other);
+    if (!route) {
+      if (turn) release_plain();
+      break;
+    }
+    const uint32_t tail = routes_.tail_of(*route);
+    const IBPath sent = tail == NO_INDEX ? IBPath() : *route;
+    try {
+      T r = co_await s_.SubnGet<T>(std::move(*route), amod);
+      if (turn) release_plain();
+      if (tail != NO_INDEX) routes_.tail_answered();
+      if (!other.empty()) routes_.keep(n, std::move(other));
+      co_return r;
+    } catch (const std::exception& e) {
+      if (turn) release_plain();
+      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
+        --stage;  // the same stage again, by a plain route now
+        continue;
+      }
+      if (routes_.last_stage(n, stage)) {
+        if (again(e, retried++)) {
+          stage = from;
+          continue;
+        }
+        fail(e, what());
+      }
+    }
+  }
+  co_return std::nullopt;
+}
+
+// Ask attribute T (modifier amod) by the directed route route() makes (made
+// again for each try), asked again while DiscoveryOptions::retry says so.
+// When it never answers, the failure goes into the result's errors as
+// what() says it, and nullopt is returned.  used: the route that answered.
+// at: the node the route's last hop leaves (NO_INDEX: none).
+template <class T, class Route, class What>
+Task<std::optional<T>> Walk::ask_dr(uint32_t at, Route route, uint32_t amod, What what, IBPath* used) {
+  for (unsigned retried = 0;;) {
+    const bool turn = routes_.holds(at) && co_await hold_route(at);
+    IBPath p = route();
+    const uint32_t tail = routes_.tail_of(p);
+    const IBPath sent = tail == NO_INDEX ? IBPath() : p;
+    try {
+      if (used) *used = p;
+      T r = co_await s_.SubnGet<T>(std::move(p), amod);
+      if (turn) release_plain();
+      if (tail != NO_INDEX) routes_.tail_answered();
+      co_return r;
+    } catch (const std::exception& e) {
+      if (turn) release_plain();
+      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
+        continue;  // again, by a plain route now
+      }
+      if (again(e, retried++)) continue;
+      fail(e, what());
+    }
+    co_return std::nullopt;
+  }
+}
+
+inline Task<bool> Walk::hold_route(uint32_t at) {
+  struct Turn {
+    Walk& w;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) { w.plain_waiting_.push_back(h); }
+    void await_resume() const noexcept {}
+  };
+  bool waited = false;
+  for (;;) {
+    if (!routes_.defers(at)) break;
+    if (plain_ahead_ < PLAIN_AHEAD || s_.engine().queued() == 0) {
+      ++plain_ahead_;
+      co_return true;
+    }
+    waited = true;
+    co_await Turn{*this};
+  }
+  // Hybrid routes answered (or failed) while this one waited: the next
+  // waiting goes on too.
+  if (waited) release_plain(false);
+  co_return false;
+}
+
+// A plain route that took a turn (hold_route) was answered or failed: the
+// next one waiting goes on.
+inline void Walk::release_plain(bool held) {
+  if (held) --plain_ahead_;
+  if (plain_waiting_.empty()) return;
+  s_.make_ready(plain_waiting_.front());
+  plain_waiting_.pop_front();
+}
+
+}  // namespace ibcore::walk
