@@ -36,6 +36,9 @@
 //                                          `workers` running at once
 //   WorkQueue<Item> q(sched, workers, fn) a queue that grows while it is
 //                                          worked (a walk finding more to ask)
+//   TurnQueue<Item> q(sched, workers, fn) the same, its items taken in turns
+//                                          over the nodes they query, one
+//                                          node's at a time (core/rpc/turns.h)
 #pragma once
 
 #include <algorithm>
@@ -50,6 +53,7 @@
 
 #include "core/rpc/rpc.h"
 #include "core/rpc/task.h"
+#include "core/rpc/turns.h"
 
 namespace ibcore {
 
@@ -238,6 +242,60 @@ private:
   unsigned workers_ = 0;
   Work work_;
   std::deque<Item> now_, later_;
+  unsigned grow_max_ = 0;
+  std::function<bool()> room_;
+};
+
+// A WorkQueue whose items are taken in turns over the nodes they query
+// (push(node, item); core/rpc/turns.h), and at most one item of a node at
+// a time: its next waits until work(item) returned.  The fabric counter
+// scan's PM reads: a switch's ports' reads, queued together, go one at a
+// time to its PMA, in turn with every other PMA's, so no PMA gets a burst
+// of them (however small its queue) and the window fills with reads to as
+// many PMAs.  grow() as WorkQueue's.
+template <class Item>
+class TurnQueue {
+public:
+  using Work = std::function<Task<>(Item)>;
+  TurnQueue(Scheduler& s, unsigned max_workers, Work work)
+      : s_(s), max_workers_(std::max(1u, max_workers)), work_(std::move(work)), q_(1) {}
+  TurnQueue(const TurnQueue&) = delete;
+  TurnQueue& operator=(const TurnQueue&) = delete;
+
+  void push(uint32_t node, Item it) {
+    q_.push(node, std::move(it));
+    if (q_.ready() && workers_ < max_workers_) {
+      ++workers_;
+      s_.spawn(worker());
+    }
+  }
+  // Items waiting (not yet taken by a worker).
+  size_t waiting() const { return q_.size(); }
+  void grow(unsigned max_workers, std::function<bool()> room) {
+    grow_max_ = max_workers;
+    room_ = std::move(room);
+  }
+
+private:
+  Task<> worker() {
+    while (q_.ready()) {
+      uint32_t node = 0;
+      Item it = q_.pop(&node);
+      if (room_ && q_.ready() && workers_ < grow_max_ && room_()) {
+        ++workers_;
+        s_.spawn(worker());
+      }
+      co_await work_(std::move(it));
+      q_.done(node);
+    }
+    --workers_;
+  }
+
+  Scheduler& s_;
+  unsigned max_workers_;
+  unsigned workers_ = 0;
+  Work work_;
+  RoundRobin<Item> q_;
   unsigned grow_max_ = 0;
   std::function<bool()> room_;
 };
