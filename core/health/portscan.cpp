@@ -157,9 +157,11 @@ void PortScan::spawn(const Subnet& db, std::vector<PortRow>& rows) {
   // In turns over the nodes, one port of a node at a time (a TurnQueue):
   // a switch's ports, listed together, are not a burst at its PMA.
   Scheduler& s = pm_.sched();
-  turns_ = std::make_unique<TurnQueue<PortRow*>>(s, s.engine().max_outstanding() + 8,
-                                                 [this, &db](PortRow* r) { return read(db, *r); });
-  for (PortRow& r : rows) turns_->push(r.node, &r);
+  if (!turns_)
+    turns_ = std::make_unique<TurnQueue<std::pair<const Subnet*, PortRow*>>>(
+        s, s.engine().max_outstanding() + 8,
+        [this](std::pair<const Subnet*, PortRow*> r) { return read(*r.first, *r.second); });
+  for (PortRow& r : rows) turns_->push(r.node, {&db, &r});
 }
 
 DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOptions o) {

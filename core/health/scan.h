@@ -36,6 +36,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/fabric/discovery_options.h"
@@ -291,7 +292,7 @@ private:
   PortScanOptions o_;
   PortCountersReader reader_;
   PortScanStats st_;
-  std::unique_ptr<TurnQueue<PortRow*>> turns_;  // spawn()'s reads
+  std::unique_ptr<TurnQueue<std::pair<const Subnet*, PortRow*>>> turns_;  // spawn()'s reads
 };
 
 }  // namespace ibcore::health
