@@ -202,6 +202,13 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
     for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
       if (add(d, n, p)) ahead.push(n, all.size() - 1);
   };
+  // Once the walk has every node (its steps done, the reads ahead still
+  // going on), the reads take the whole window.
+  auto discovered = o.on_discovered;
+  o.on_discovered = [&ahead, &eng, discovered] {
+    if (discovered) discovered();
+    ahead.widen(std::max(AHEAD, eng.max_outstanding() + 8));
+  };
   DiscoveryResult dr = discover(s, db, o);
   walking = false;
   pm_.use_subnet(&db);

@@ -252,22 +252,19 @@ private:
 // scan's PM reads: a switch's ports' reads, queued together, go one at a
 // time to its PMA, in turn with every other PMA's, so no PMA gets a burst
 // of them (however small its queue) and the window fills with reads to as
-// many PMAs.  grow() as WorkQueue's.
+// many PMAs.  grow() as WorkQueue's (a cap it raised stays raised).
 template <class Item>
 class TurnQueue {
 public:
   using Work = std::function<Task<>(Item)>;
   TurnQueue(Scheduler& s, unsigned max_workers, Work work)
-      : s_(s), max_workers_(std::max(1u, max_workers)), work_(std::move(work)), q_(1) {}
+      : s_(s), cap_(std::max(1u, max_workers)), work_(std::move(work)), q_(1) {}
   TurnQueue(const TurnQueue&) = delete;
   TurnQueue& operator=(const TurnQueue&) = delete;
 
   void push(uint32_t node, Item it) {
     q_.push(node, std::move(it));
-    if (q_.ready() && workers_ < max_workers_) {
-      ++workers_;
-      s_.spawn(worker());
-    }
+    fill();
   }
   // Items waiting (not yet taken by a worker).
   size_t waiting() const { return q_.size(); }
@@ -275,16 +272,30 @@ public:
     grow_max_ = max_workers;
     room_ = std::move(room);
   }
+  // Up to max_workers at once from now on, room or not (the walk that
+  // shared the window is over).
+  void widen(unsigned max_workers) {
+    cap_ = std::max(cap_, max_workers);
+    fill();
+  }
 
 private:
+  // A worker leaves when no node's item can be taken (the others' next
+  // items wait for the ones in progress), so workers are started again
+  // whenever items can be taken, up to the cap, which grow() raised and
+  // which stays raised.
+  void fill() {
+    for (size_t ready = q_.ready_nodes(); ready > 0 && workers_ < cap_; --ready) {
+      ++workers_;
+      s_.spawn(worker());
+    }
+  }
   Task<> worker() {
     while (q_.ready()) {
       uint32_t node = 0;
       Item it = q_.pop(&node);
-      if (room_ && q_.ready() && workers_ < grow_max_ && room_()) {
-        ++workers_;
-        s_.spawn(worker());
-      }
+      if (room_ && q_.ready() && cap_ < grow_max_ && room_()) ++cap_;
+      fill();
       co_await work_(std::move(it));
       q_.done(node);
     }
@@ -292,7 +303,7 @@ private:
   }
 
   Scheduler& s_;
-  unsigned max_workers_;
+  unsigned cap_;  // workers at most: max_workers, raised by grow()
   unsigned workers_ = 0;
   Work work_;
   RoundRobin<Item> q_;

@@ -73,6 +73,8 @@ public:
   size_t size() const { return size_; }
   // A step can be taken now (with a limit: one of a node below it).
   bool ready() const { return !ring_.empty(); }
+  // Nodes whose next step can be taken now.
+  size_t ready_nodes() const { return ring_.size(); }
   // The next step (ready() must hold): the first of the node whose turn it
   // is; that node goes to the end of the round when it has more (and,
   // with a limit, is below it).  node: set to the step's node.

@@ -268,4 +268,32 @@ TEST(SchedBlocks, TurnQueueTakesOneItemOfANodeAtATimeInTurns) {
   EXPECT_EQ(node1, (std::vector<int>{100, 101, 102, 103})) << "a node's own items in their order";
 }
 
+// TurnQueue::widen: workers beyond the first, without room (the walk
+// keeping the window), only once widened (the walk over).
+TEST(SchedBlocks, TurnQueueWidensWhenTold) {
+  Fabric f;
+  Scheduler s(f.t, 64);
+  f.sched = &s;
+  int at_once = 0, most_before = 0, most_after = 0;
+  bool widened = false;
+  TurnQueue<int>* qp = nullptr;
+  TurnQueue<int> q(s, 2, [&](int it) -> Task<> {
+    int& most = widened ? most_after : most_before;
+    most = std::max(most, ++at_once);
+    (void)co_await guid_of(s, uint16_t(it / 10 + 1));
+    --at_once;
+    if (it == 11 && !widened) {
+      widened = true;
+      qp->widen(6);
+    }
+  });
+  qp = &q;
+  q.grow(8, [] { return false; });  // (never room)
+  for (int node = 1; node <= 10; ++node)
+    for (int k = 0; k < 3; ++k) q.push(uint32_t(node), node * 10 + k);
+  s.run();
+  EXPECT_EQ(most_before, 2);
+  EXPECT_EQ(most_after, 6);
+}
+
 }  // namespace
