@@ -195,8 +195,8 @@ void parallel_for(Scheduler& sched, size_t n, unsigned workers, Fn& fn) {
 // called on the scheduler's thread; the queue must outlive sched.run().
 // grow(): a worker taking an item while more wait and `room()` says the
 // MAD window has room starts another, up to a second, larger cap (the
-// exporter's reads ahead of its walk: few workers while the walk keeps
-// the window busy, more once it leaves room).
+// walk's steps; TurnQueue's the exporter's reads ahead of its walk: few
+// workers while the walk keeps the window busy, more once it leaves room).
 template <class Item>
 class WorkQueue {
 public:
