@@ -6,7 +6,7 @@
 # and the irregular test fabrics.  Virtual time is exact: no repetition, no
 # idle machine needed.  One line per run:
 #
-#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
+#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n> peak_pma=<n> PQ=<n>
 #
 # time_s: the run's virtual time; bound_s: the model's lower bound, which
 # does not depend on the run (issue 35): the busiest resource's time for the
@@ -26,7 +26,8 @@
 # one node for its management processor; Q: the profile's queue capacity;
 # lost: answers the complete run got and this one did not (failed queries,
 # and the queries never made because of them: the ports of a node the
-# walk never found).
+# walk never found); peak_pma: the most GMPs at one PMA at once (one it
+# turned away counted); PQ: the profile's PMA queue.
 # A run that lost queries for good gets a `# ...` line under its RUN line
 # (how many, and the nodes it found).
 #

@@ -15,7 +15,7 @@
 
 #include "core/fabric/discovery.h"
 #include "core/fabric/proberoutes.h"
-#include "core/fabric/walkqueue.h"
+#include "core/rpc/turns.h"
 #include "core/rpc/sched.h"
 
 namespace ibcore::walk {
@@ -23,7 +23,7 @@ namespace ibcore::walk {
 // The walk, breadth first: a short coroutine per node kind (walk_switch,
 // walk_ca) and the steps they share (ask, probe, found).  What a node kind
 // asks in parallel it forks: the step is queued in the round robin of
-// core/fabric/walkqueue.h (one FIFO without hybrid routes), and a WorkQueue
+// core/rpc/turns.h (one FIFO without hybrid routes), and a WorkQueue
 // (core/rpc/sched.h) drained by a bounded pool of workers, one per MAD the
 // window holds, takes them in its order (fork(), lane()).  A queued step is 16 bytes naming
 // the coroutine and its arguments; the coroutine is made when a worker
@@ -53,7 +53,7 @@ private:
     uint32_t block = 0;        // LftBlock: the block
   };
   static_assert(sizeof(Step) <= 16, "millions are queued: keep a step small");
-  // Walk steps go into the round robin of nodes (core/fabric/walkqueue.h);
+  // Walk steps go into the round robin of nodes (core/rpc/turns.h);
   // the work queue holds a Next for each, and the worker that takes it
   // takes the step whose turn it is then.  Table blocks are queued "later"
   // (a NextBlock each): a worker takes one only when no walk step waits,
@@ -146,7 +146,7 @@ private:
   unsigned plain_ahead_ = 0;  // plain routes out that could go hybrid later (Routes::defers)
   std::deque<std::coroutine_handle<>> plain_waiting_;
   WorkQueue<Step> q_;
-  walkorder::RoundRobin<Step> order_, blocks_;
+  RoundRobin<Step> order_, blocks_;
   unsigned walking_ = 0;            // walk steps taken by workers and not finished
   bool discovered_ = false;         // walk_done() ran
   std::vector<uint32_t> lft_left_;  // by node: table blocks not finished

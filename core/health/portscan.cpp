@@ -154,7 +154,14 @@ Task<> PortScan::read(const Subnet& db, PortRow& r, bool walking) {
 }
 
 void PortScan::spawn(const Subnet& db, std::vector<PortRow>& rows) {
-  for (PortRow& r : rows) pm_.sched().spawn(read(db, r));
+  // In turns over the nodes, one port of a node at a time (a TurnQueue):
+  // a switch's ports, listed together, are not a burst at its PMA.
+  Scheduler& s = pm_.sched();
+  if (!turns_)
+    turns_ = std::make_unique<TurnQueue<std::pair<const Subnet*, PortRow*>>>(
+        s, s.engine().max_outstanding() + 8,
+        [this](std::pair<const Subnet*, PortRow*> r) { return read(*r.first, *r.second); });
+  for (PortRow& r : rows) turns_->push(r.node, {&db, &r});
 }
 
 DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOptions o) {
@@ -166,7 +173,9 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
   // few workers so that the walk keeps most of the MAD window, more once
   // it leaves room (the reads left when the walk ends then fill the
   // window: up to its size + 8, as parallel_for's users size it).
-  WorkQueue<size_t> ahead(s, AHEAD, read1);
+  // (in turns over the nodes, one port of a node at a time: a switch's
+  // ports, found together, are not a burst at its PMA)
+  TurnQueue<size_t> ahead(s, AHEAD, read1);
   const MadEngine& eng = s.engine();
   ahead.grow(std::max(AHEAD, eng.max_outstanding() + 8),
              [&eng] { return eng.in_flight() + eng.queued() < eng.max_outstanding() / 2; });
@@ -191,7 +200,14 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
     uint16_t lid = port_lid(d, x, port);
     if (d.port(x, port).guid) pm_.set_port_guid(lid, d.port(x, port).guid);
     for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p)
-      if (add(d, n, p)) ahead.push(all.size() - 1);
+      if (add(d, n, p)) ahead.push(n, all.size() - 1);
+  };
+  // Once the walk has every node (its steps done, the reads ahead still
+  // going on), the reads take the whole window.
+  auto discovered = o.on_discovered;
+  o.on_discovered = [&ahead, &eng, discovered] {
+    if (discovered) discovered();
+    ahead.widen(std::max(AHEAD, eng.max_outstanding() + 8));
   };
   DiscoveryResult dr = discover(s, db, o);
   walking = false;
@@ -209,8 +225,8 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
       if (db.port(x, p).exists) add(db, n, p);
   }
   for (size_t k = first; k < all.size(); ++k) rest_of.push_back(k);
-  auto rest = [&](size_t k) -> Task<> { co_await read1(rest_of[k]); };
-  parallel_for(s, rest_of.size(), s.engine().max_outstanding() + 8, rest);
+  TurnQueue<size_t> rest(s, s.engine().max_outstanding() + 8, read1);
+  for (size_t k : rest_of) rest.push(all[k].node, k);
   s.run();
   return dr;
 }

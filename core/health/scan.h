@@ -36,6 +36,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/fabric/discovery_options.h"
@@ -275,7 +276,8 @@ public:
   // the database the walk fills; a port whose state, or whose node's name,
   // is not known yet is deferred.  Never throws a MADError.
   Task<> read(const Subnet& db, PortRow& r, bool walking = false);
-  // Every row read, all at once, on the scheduler (the caller runs it).
+  // Every row read on the scheduler (the caller runs it; rows must stay
+  // put until then), in turns over the nodes, one port of a node at a time.
   void spawn(const Subnet& db, std::vector<PortRow>& rows);
   // Discover with o (its on_port_lid is the scan's), reading each node's
   // ports ahead as the walk finds its LID, then the rest (the ports met
@@ -290,6 +292,7 @@ private:
   PortScanOptions o_;
   PortCountersReader reader_;
   PortScanStats st_;
+  std::unique_ptr<TurnQueue<std::pair<const Subnet*, PortRow*>>> turns_;  // spawn()'s reads
 };
 
 }  // namespace ibcore::health

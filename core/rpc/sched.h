@@ -36,6 +36,9 @@
 //                                          `workers` running at once
 //   WorkQueue<Item> q(sched, workers, fn) a queue that grows while it is
 //                                          worked (a walk finding more to ask)
+//   TurnQueue<Item> q(sched, workers, fn) the same, its items taken in turns
+//                                          over the nodes they query, one
+//                                          node's at a time (core/rpc/turns.h)
 #pragma once
 
 #include <algorithm>
@@ -50,6 +53,7 @@
 
 #include "core/rpc/rpc.h"
 #include "core/rpc/task.h"
+#include "core/rpc/turns.h"
 
 namespace ibcore {
 
@@ -191,8 +195,8 @@ void parallel_for(Scheduler& sched, size_t n, unsigned workers, Fn& fn) {
 // called on the scheduler's thread; the queue must outlive sched.run().
 // grow(): a worker taking an item while more wait and `room()` says the
 // MAD window has room starts another, up to a second, larger cap (the
-// exporter's reads ahead of its walk: few workers while the walk keeps
-// the window busy, more once it leaves room).
+// walk's steps; TurnQueue's the exporter's reads ahead of its walk: few
+// workers while the walk keeps the window busy, more once it leaves room).
 template <class Item>
 class WorkQueue {
 public:
@@ -236,6 +240,71 @@ private:
   unsigned workers_ = 0;
   Work work_;
   std::deque<Item> now_, later_;
+  unsigned grow_max_ = 0;
+  std::function<bool()> room_;
+};
+
+// A WorkQueue whose items are taken in turns over the nodes they query
+// (push(node, item); core/rpc/turns.h), and at most one item of a node at
+// a time: its next waits until work(item) returned.  The fabric counter
+// scan's PM reads: a switch's ports' reads, queued together, go one at a
+// time to its PMA, in turn with every other PMA's, so no PMA gets a burst
+// of them (however small its queue) and the window fills with reads to as
+// many PMAs.  grow() as WorkQueue's (a cap it raised stays raised).
+template <class Item>
+class TurnQueue {
+public:
+  using Work = std::function<Task<>(Item)>;
+  TurnQueue(Scheduler& s, unsigned max_workers, Work work)
+      : s_(s), cap_(std::max(1u, max_workers)), work_(std::move(work)), q_(1) {}
+  TurnQueue(const TurnQueue&) = delete;
+  TurnQueue& operator=(const TurnQueue&) = delete;
+
+  void push(uint32_t node, Item it) {
+    q_.push(node, std::move(it));
+    fill();
+  }
+  // Items waiting (not yet taken by a worker).
+  size_t waiting() const { return q_.size(); }
+  void grow(unsigned max_workers, std::function<bool()> room) {
+    grow_max_ = max_workers;
+    room_ = std::move(room);
+  }
+  // Up to max_workers at once from now on, room or not (the walk that
+  // shared the window is over).
+  void widen(unsigned max_workers) {
+    cap_ = std::max(cap_, max_workers);
+    fill();
+  }
+
+private:
+  // A worker leaves when no node's item can be taken (the others' next
+  // items wait for the ones in progress), so workers are started again
+  // whenever items can be taken, up to the cap, which grow() raised and
+  // which stays raised.
+  void fill() {
+    for (size_t ready = q_.ready_nodes(); ready > 0 && workers_ < cap_; --ready) {
+      ++workers_;
+      s_.spawn(worker());
+    }
+  }
+  Task<> worker() {
+    while (q_.ready()) {
+      uint32_t node = 0;
+      Item it = q_.pop(&node);
+      if (room_ && q_.ready() && cap_ < grow_max_ && room_()) ++cap_;
+      fill();
+      co_await work_(std::move(it));
+      q_.done(node);
+    }
+    --workers_;
+  }
+
+  Scheduler& s_;
+  unsigned cap_;  // workers at most: max_workers, raised by grow()
+  unsigned workers_ = 0;
+  Work work_;
+  RoundRobin<Item> q_;
   unsigned grow_max_ = 0;
   std::function<bool()> room_;
 };

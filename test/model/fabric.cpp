@@ -1240,6 +1240,10 @@ void Fabric::Impl::gmp_arrive(uint32_t pkt, int node) {
     return;
   }
   p.at = node;
+  if (kind == Ev::PmaDone && s->occupancy() + 1 > stats.peak_pma) {
+    stats.peak_pma = s->occupancy() + 1;  // (one turned away counts: what arrived at once)
+    stats.peak_pma_node = x.desc;
+  }
   if (s->full() && kind == Ev::PmaDone && prof.pma_full_drops) {
     drop(pkt, stats.drops_pma, "pma-full", node);
     return;

@@ -161,6 +161,9 @@ struct Stats {
   uint64_t events = 0;           // simulation events processed
   unsigned peak_sma_queue = 0;   // most SMPs held at one node for its management processor
   std::string peak_sma_node;     // where (node description)
+  unsigned peak_pma = 0;         // most GMPs at one node's PMA at once (its queue, the one it
+                                 // serves, and one arriving that it turned away: BUSY or dropped)
+  std::string peak_pma_node;     // where
   double busiest_resource_s = 0; // the largest total service time of one processor or server
                                  // (a node's processor and its PMA as one under Profile::pma_on_mp)
   std::string busiest_resource;  // which

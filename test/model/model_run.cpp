@@ -3,7 +3,7 @@
 // prints one line
 //
 //   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n>
-//       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n>
+//       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n> peak_pma=<n> PQ=<n>
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
 // (issue 35: the time the fabric needs for the queries the tool must make,
@@ -106,6 +106,8 @@ std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
 //     peak>Q+D=<runs>/<most beyond>           runs where a node held more SMPs than its queue plus its VL15 depth
 //     lost=<runs>/<total> ref_lost=<runs>/<total> lost>ref=<runs>   runs that lost answers (ToolResult::lost), the reference's, and runs losing more than it
 //     slower=<runs> worst=<time/ref_s@profile>  runs slower than the reference's strategy
+//     time/phys=<median p95 worst@profile>    the run's time over phys_s
+//     pma>Q=<runs>/<most beyond>              runs where a PMA got more of our GMPs at once than its queue holds
 void print_summary(const std::vector<std::string>& fabrics, const std::vector<std::string>& tools,
                    const std::vector<std::string>& profiles,
                    std::map<std::pair<std::string, std::string>, std::vector<Sample>>& all, bool ref) {
@@ -117,14 +119,15 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
     for (const auto& tool : tools) {
       const auto& v = all[{fab, tool}];
       if (v.empty()) continue;
-      size_t idle_drop = 0, over = 0, lost = 0, ref_lost = 0, above = 0, slower = 0;
-      unsigned most_over = 0;
+      size_t idle_drop = 0, over = 0, lost = 0, ref_lost = 0, above = 0, slower = 0, pma_over = 0;
+      unsigned most_over = 0, most_pma_over = 0;
       uint64_t lost_n = 0, ref_lost_n = 0;
       double slow_worst = 0;
       std::string slow_at = "-";
       for (const auto& x : v) {
         if (x.sm_idle && x.r.drops) ++idle_drop;
         if (x.r.peak_over) ++over, most_over = std::max(most_over, x.r.peak_over);
+        if (x.r.pma_over) ++pma_over, most_pma_over = std::max(most_pma_over, x.r.pma_over);
         if (x.r.lost) ++lost, lost_n += x.r.lost;
         if (x.ref.lost) ++ref_lost, ref_lost_n += x.ref.lost;
         if (ref && x.r.lost > x.ref.lost) ++above;
@@ -142,7 +145,9 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
       if (ref)
         std::printf(" ref_lost=%zu/%llu lost>ref=%zu slower=%zu worst=%.2f@%s", ref_lost,
                     (unsigned long long)ref_lost_n, above, slower, slow_worst, slow_at.c_str());
-      std::printf("\n");
+      std::printf(" time/phys=%s pma>Q=%zu/%u\n",
+                  spread(v, [](const Sample& s) { return s.r.phys_s > 0 ? s.r.time_s / s.r.phys_s : 0; }, "%.2f").c_str(),
+                  pma_over, most_pma_over);
     }
 }
 
@@ -269,10 +274,11 @@ int main(int argc, char** argv) {
           if (ref) rr = run(tool, net, prof, true);
           const double ref_s = rr.time_s;
           std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f phys_s=%.6f ref_s=%.6f mads=%llu drops=%llu "
-                      "timeouts=%llu retries=%llu peak_sma_queue=%u Q=%u lost=%zu\n",
+                      "timeouts=%llu retries=%llu peak_sma_queue=%u Q=%u lost=%zu peak_pma=%u PQ=%u\n",
                       tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, r.phys_s, ref_s,
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
-                      (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost);
+                      (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost, r.peak_pma,
+                      prof.pma_queue);
           // A run that lost queries for good (every try timed out) found
           // less than the fabric: say so under its line.
           if (r.errors || rr.errors || r.lost || rr.lost)

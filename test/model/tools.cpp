@@ -133,49 +133,30 @@ void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
   res.units = subnet_units(db) + read;
 }
 
-// The exporter's scrape: every port's counters through PortCountersReader
-// (core/health/pmscrape), read ahead as the walk finds each node's LID.
+// The exporter's scrape, as `ibtool exporter --collector.data
+// --collector.congestion --down-ports all` makes it (the test bed's counts
+// below): the fabric counter scan's walk (core/health/scan.h
+// PortScan::walk), every port's counters of every group read ahead as the
+// walk finds each node's LID.  No retry budget: a failure stays one (the
+// model's tools count them).
 void run_exporter(Fabric& f, Scheduler& sched, ToolResult& res) {
   H::PmAccess pm(sched, H::sa_path_for_pm(f.port()));
+  pm.forget_failed_paths(true);
   pm.read_path_table();
-  H::PortCountersReader reader(pm);
-  struct Item {
-    uint16_t lid;
-    uint8_t port;
-    bool sw;
-  };
-  std::deque<H::PortCountersRead> reads;
-  size_t failed = 0, read = 0;
-  WorkQueue<Item> q(sched, H::READ_AHEAD, [&](Item it) -> Task<> {
-    reads.emplace_back();
-    H::PortCountersRead& r = reads.back();
-    co_await reader.read(it.lid, it.port, it.sw, r);
-    if (r.failed)
-      ++failed;
-    else
-      ++read;
-  });
-  std::unordered_set<uint32_t> queued;
+  H::PortScanOptions so;
+  H::PortScan scan(pm, so);
   DiscoveryOptions o;
   o.hybrid_routes = f.hybrid_routes();
-  o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
-    const Node& x = d.node(n);
-    uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
-    if (!lid) return;
-    if (d.port(x, port).guid) pm.set_port_guid(lid, d.port(x, port).guid);
-    for (unsigned p = x.is_switch() ? 1 : port; p <= (x.is_switch() ? x.nports : port); ++p) {
-      uint32_t slot = d.port_index(n, p);
-      if (slot == NO_INDEX || !queued.insert(slot).second) continue;
-      q.push({lid, uint8_t(p), x.is_switch()});
-    }
-  };
-  DiscoveryResult dr;
-  Subnet db = discover_live(invocation(f), o, &dr, &sched);
-  pm.use_subnet(&db);
-  sched.run();
+  o.mode = discovery_mode(invocation(f));
+  Subnet db;
+  std::deque<H::PortRow> all;
+  DiscoveryResult dr = scan.walk(db, all, o);
+  size_t failed = 0, read = 0;
+  for (const H::PortRow& r : all)
+    if (r.read) ++(r.ok(so.details) ? read : failed);
   res.errors = failed + dr.errors.size();
   res.nodes = db.node_count();
-  // A port the walk never reached is never queued: the complete run's
+  // A port the walk never reached is never read: the complete run's
   // count shows it missing (ToolResult::lost).
   res.units = subnet_units(db) + read;
 }
@@ -211,6 +192,8 @@ ToolResult run_once(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   res.flow = sched.engine().flow_stats();
   res.left_in_flight = sched.engine().in_flight();
   const Profile& p = f.profile();
+  res.peak_pma = st.peak_pma;
+  if (p.pma_queue && st.peak_pma > p.pma_queue) res.pma_over = st.peak_pma - p.pma_queue;
   for (int n = 0; n < int(f.node_count()); ++n) {
     const unsigned q = f.is_switch(n) ? p.sma_queue : p.hca_queue;
     if (!q || !p.vl15_depth) continue;

@@ -45,6 +45,9 @@ struct ToolResult {
   // (Profile sma_queue or hca_queue, vl15_depth; 0: never beyond, or
   // unbounded).
   unsigned peak_over = 0;
+  // The most GMPs at one PMA at once (Stats::peak_pma), and how many of
+  // them beyond its queue (Profile pma_queue; 0: never beyond, or unbounded).
+  unsigned peak_pma = 0, pma_over = 0;
   double time_s = 0;       // virtual time the run took
   double bound_s = 0;      // Fabric::bound_s of the complete run's demand: independent of this run
   double phys_s = 0;       // Fabric::phys_s of the same: a bound no route form beats (issue 38)

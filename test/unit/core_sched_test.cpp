@@ -230,4 +230,70 @@ TEST(SchedBlocks, WorkQueueGrowsAndKeepsLaterItemsBehind) {
   EXPECT_EQ(done.back(), 1000) << "the later item waits for every other";
 }
 
+// TurnQueue (issue 35): a node's items queued together go one at a time,
+// in turn with the other nodes' (no burst at one PMA), each node's in its
+// order, items pushed while it is worked too.
+TEST(SchedBlocks, TurnQueueTakesOneItemOfANodeAtATimeInTurns) {
+  Fabric f;
+  Scheduler s(f.t, 64);
+  f.sched = &s;
+  std::vector<int> started, done;
+  std::map<uint32_t, int> at_node;
+  int most_at_a_node = 0, most_at_once = 0, at_once = 0;
+  TurnQueue<int>* qp = nullptr;
+  TurnQueue<int> q(s, 8, [&](int it) -> Task<> {
+    const uint32_t node = uint32_t(it / 100);
+    started.push_back(it);
+    most_at_a_node = std::max(most_at_a_node, ++at_node[node]);
+    most_at_once = std::max(most_at_once, ++at_once);
+    (void)co_await guid_of(s, uint16_t(node + 1));
+    --at_node[node];
+    --at_once;
+    done.push_back(it);
+    if (it == 301) qp->push(4, 400);  // found more to do
+  });
+  qp = &q;
+  for (int k = 0; k < 4; ++k) q.push(1, 100 + k);  // a switch's ports, queued together
+  q.push(2, 200);
+  for (int k = 0; k < 2; ++k) q.push(3, 300 + k);
+  s.run();
+  ASSERT_EQ(done.size(), 8u);
+  EXPECT_EQ(most_at_a_node, 1) << "one item of a node at a time";
+  EXPECT_EQ(most_at_once, 3) << "the three nodes' at once";
+  std::vector<int> first3(started.begin(), started.begin() + 3);
+  EXPECT_EQ(first3, (std::vector<int>{100, 200, 300}));
+  std::vector<int> node1;
+  for (int it : started)
+    if (it / 100 == 1) node1.push_back(it);
+  EXPECT_EQ(node1, (std::vector<int>{100, 101, 102, 103})) << "a node's own items in their order";
+}
+
+// TurnQueue::widen: workers beyond the first, without room (the walk
+// keeping the window), only once widened (the walk over).
+TEST(SchedBlocks, TurnQueueWidensWhenTold) {
+  Fabric f;
+  Scheduler s(f.t, 64);
+  f.sched = &s;
+  int at_once = 0, most_before = 0, most_after = 0;
+  bool widened = false;
+  TurnQueue<int>* qp = nullptr;
+  TurnQueue<int> q(s, 2, [&](int it) -> Task<> {
+    int& most = widened ? most_after : most_before;
+    most = std::max(most, ++at_once);
+    (void)co_await guid_of(s, uint16_t(it / 10 + 1));
+    --at_once;
+    if (it == 11 && !widened) {
+      widened = true;
+      qp->widen(6);
+    }
+  });
+  qp = &q;
+  q.grow(8, [] { return false; });  // (never room)
+  for (int node = 1; node <= 10; ++node)
+    for (int k = 0; k < 3; ++k) q.push(uint32_t(node), node * 10 + k);
+  s.run();
+  EXPECT_EQ(most_before, 2);
+  EXPECT_EQ(most_after, 6);
+}
+
 }  // namespace

@@ -1,17 +1,18 @@
-// The walk's order of steps (core/fabric/walkqueue.h, issue 38): one step
+// Work in turns over nodes (core/rpc/turns.h, issues 38 and 35): one step
 // of each node in turn, a node's own steps in their order, new nodes at the
-// end of the round; table blocks over a few nodes at a time.
+// end of the round; table blocks over a few nodes at a time; with a limit,
+// a node's next step only once one taken is done.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "core/fabric/walkqueue.h"
+#include "core/rpc/turns.h"
 
 namespace {
 
-using Q = ibcore::walkorder::RoundRobin<std::pair<uint32_t, int>>;
+using Q = ibcore::RoundRobin<std::pair<uint32_t, int>>;
 
 std::string drain(Q& q, size_t width = 0) {
   std::string s;
@@ -53,6 +54,29 @@ TEST(WalkOrder, BlocksGoInTurnOverAFewNodesAtATimeInTheirOrder) {
     for (int k = 0; k < 3; ++k) q.push(n, {n, k});
   q.order_by([](uint32_t n) { return n == 7 ? 0 : n; });  // (the reference's order: 7 first)
   EXPECT_EQ(drain(q, 2), "7.0 5.0 7.1 5.1 7.2 5.2 6.0 6.1 6.2 ");
+}
+
+TEST(WalkOrder, WithALimitANodeWaitsForItsStepToBeDone) {
+  Q q(1);
+  for (int k = 0; k < 3; ++k) q.push(7, {7, k});  // a switch's ports' reads, queued together
+  q.push(2, {2, 0});
+  uint32_t node = 0;
+  EXPECT_EQ(q.pop(&node), std::make_pair(7u, 0));
+  EXPECT_EQ(node, 7u);
+  EXPECT_EQ(q.pop(), std::make_pair(2u, 0));
+  EXPECT_FALSE(q.ready()) << "node 7's next waits for its first";
+  EXPECT_FALSE(q.empty());
+  q.push(9, {9, 0});  // found meanwhile
+  EXPECT_EQ(q.pop(), std::make_pair(9u, 0));
+  q.done(7);
+  ASSERT_TRUE(q.ready());
+  EXPECT_EQ(q.pop(), std::make_pair(7u, 1));
+  q.done(2);
+  q.push(2, {2, 1});  // a node below its limit joins the round at once
+  EXPECT_EQ(q.pop(), std::make_pair(2u, 1));
+  EXPECT_FALSE(q.ready());
+  q.done(7);
+  EXPECT_EQ(drain(q), "7.2 ");
 }
 
 }  // namespace
