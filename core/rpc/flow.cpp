@@ -797,7 +797,9 @@ void report_flow(const FlowStats& f) {
             (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
             f.caps ? "on" : "off", f.scale_hi,
             (std::string(f.probes ? ", " + std::to_string(f.probes) + " local round trips timed" : "") +
-             (f.trial_timeouts ? ", " + std::to_string(f.trial_timeouts) + " route trials unanswered" : ""))
+             (f.trial_timeouts ? ", " + std::to_string(f.trial_timeouts) + " route trials unanswered" : "") +
+             (f.overtaken ? ", " + std::to_string(f.overtaken) + " seen lost by order" + (f.reorders ? " (replies reorder here)" : "")
+                          : ""))
                 .c_str());
 }
 
