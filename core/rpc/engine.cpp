@@ -31,6 +31,7 @@ MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
   max_ = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
   max_ = std::clamp(max_, 1u, 65535u);
   slots_.assign(size_t(max_) + 2, nullptr);  // [max_]: follow_sm's probe; [max_ + 1]: the local one
+  slot_dest_.assign(max_, 0);
   free_slots_.reserve(max_);
   for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
   std::vector<Timer> v;
@@ -150,6 +151,7 @@ void MadEngine::issue(PendingMad& p) {
   p.slot = free_slots_.back();
   free_slots_.pop_back();
   slots_[p.slot] = &p;
+  slot_dest_[p.slot] = p.dest;
   ++in_flight_;
   hold(p, +1);
   p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;

@@ -220,6 +220,11 @@ private:
   Transport& t_;
   unsigned max_;
   std::vector<PendingMad*> slots_;      // by TID low 16 bits
+  // Each slot's MAD's destination key as issued (stale once the slot is
+  // free): MadEngine::overtake compares these, one cache line per 8 slots,
+  // and looks at a MAD only where its key matches (the test bed's walk:
+  // 64 in flight, a reply every 12 us).
+  std::vector<uint64_t> slot_dest_;
   std::vector<uint32_t> free_slots_;
   uint32_t seq_ = 1;
   PendingMad* wait_head_ = nullptr;

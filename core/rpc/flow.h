@@ -1,6 +1,7 @@
 // Flow control and pacing of the MAD engine (issues 24 and 35): the limits
 // it keeps (FlowLimits), what it saw (FlowStats, report_flow).  The
-// mechanisms are MadEngine's (core/rpc/engine.h), defined in flow.cpp:
+// mechanisms are MadEngine's (core/rpc/engine.h), defined in flow.cpp
+// (what the round trips say: flowrtt.cpp):
 // the per-node and per-processor caps, their widening and cuts, the AIMD
 // window, the round-trip measures and the computed timeouts.  Tests:
 // test/unit/flow_control_test.cpp; measured on the fabric model
