@@ -54,7 +54,11 @@ void Schema::note(const Json& v) {
     case Json::value_t::object:
       types |= Obj;
       ++objects;
-      for (const auto& [k, m] : v.items()) {
+      for (const auto& item : v.items()) {
+        // (Not a structured binding: clang 14, the sanitized build's, cannot
+        // capture one in a lambda.)
+        const std::string& k = item.key();
+        const Json& m = item.value();
         auto it = std::find_if(members.begin(), members.end(), [&](const Member& x) { return x.key == k; });
         if (it == members.end()) it = members.insert(members.end(), Member{k});
         ++it->seen;
