@@ -142,7 +142,7 @@ public:
   // neither -t nor the path sets one (ms).
   int computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const;
   // The smoothed round trip the engine measured (ms; 0: none yet).
-  double srtt_ms() const { return srtt_ms_; }
+  double srtt_ms() const { return smp_rtt_.srtt_ms; }
 
 private:
   // An SA MAD that timed out on the SM LID the port knew: ask the local
@@ -256,15 +256,16 @@ private:
   FlowStats fs_;
   double cwnd_ = 0, ssthresh_ = 0;
   Clock::time_point cut_at_{};           // the window was last cut for MADs sent before this
-  double srtt_ms_ = 0, rttvar_ms_ = 0;   // SMP round trips (Jacobson/Karels)
-  // A GMP class's round trips (the SA's apart, whose answers take as long
-  // as their tables: issue 35), by class: a PMA's drop is resent after
-  // them, not after the IBA's bound (2.1 s where SubnetTimeOut is 19).
+  // Smoothed round trips and their variation (Jacobson/Karels, RFC 6298).
   struct Rtt {
     double srtt_ms = 0, rttvar_ms = 0;
     void add(double ms);
     int rto_ms() const { return int(std::ceil(srtt_ms + 4 * rttvar_ms)); }
   };
+  Rtt smp_rtt_;  // the SMPs'
+  // A GMP class's round trips (the SA's apart, whose answers take as long
+  // as their tables: issue 35), by class: a PMA's drop is resent after
+  // them, not after the IBA's bound (2.1 s where SubnetTimeOut is 19).
   std::unordered_map<uint8_t, Rtt> gmp_rtt_;
   // A send taken as lost by order was answered after all: this fabric (or
   // host) does not answer in order, and order is judged no more.

@@ -130,8 +130,8 @@ int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const
   const int cap = bound_ms(path, mgmt_class);
   double rto;
   if (is_smp(mgmt_class)) {
-    if (srtt_ms_ <= 0) return cap;
-    rto = std::ceil(srtt_ms_ + 4 * rttvar_ms_);
+    if (smp_rtt_.srtt_ms <= 0) return cap;
+    rto = smp_rtt_.rto_ms();
   } else {
     auto it = gmp_rtt_.find(mgmt_class);
     if (it == gmp_rtt_.end()) return cap;
@@ -165,7 +165,7 @@ void MadEngine::grow_caps() {
   // before the next one), and lifted at lift_scale.
   const Clock::time_point now = t_.now();
   if (now < next_grow_at_) return;
-  const int step = std::max(lim_.min_timeout_ms, int(std::ceil(srtt_ms_ + 4 * rttvar_ms_)));
+  const int step = std::max(lim_.min_timeout_ms, smp_rtt_.rto_ms());
   next_grow_at_ = now + std::chrono::milliseconds(step);
   widen_caps(lim_.grow);
 }
@@ -309,7 +309,7 @@ void MadEngine::raise_procs(const PendingMad& p, double us) {
 }
 
 Clock::duration MadEngine::settle_time() const {
-  const double rtt_ms = srtt_ms_ > 0 ? srtt_ms_ : double(lim_.min_timeout_ms);
+  const double rtt_ms = smp_rtt_.srtt_ms > 0 ? smp_rtt_.srtt_ms : double(lim_.min_timeout_ms);
   return std::chrono::microseconds(int64_t(lim_.proc_settle * rtt_ms * 1000));
 }
 
@@ -521,14 +521,9 @@ void MadEngine::on_reply(PendingMad& p) {
         if (delay_paced && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v]);
       }
     }
-    if (srtt_ms_ <= 0) {
-      srtt_ms_ = ms;
-      rttvar_ms_ = ms / 2;
-      rearm(true, 0);
-    } else {
-      rttvar_ms_ = 0.75 * rttvar_ms_ + 0.25 * std::abs(srtt_ms_ - ms);
-      srtt_ms_ = 0.875 * srtt_ms_ + 0.125 * ms;
-    }
+    const bool first = smp_rtt_.srtt_ms <= 0;
+    smp_rtt_.add(ms);
+    if (first) rearm(true, 0);
   }
   if (!smp && p.sends == 1 && p.adaptive_timeout) {
     // A GMP class's own round trips (Karn too), the SA's apart: an SA
@@ -602,7 +597,7 @@ FlowStats MadEngine::flow_stats() const {
   f.sent = sent_;
   f.resent = resent_;
   f.window_max = max_;
-  f.srtt_ms = srtt_ms_;
+  f.srtt_ms = smp_rtt_.srtt_ms;
   f.visit_us = visit_us_;
   f.caps = caps_wanted();
   f.scale = scale_;
