@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <limits>
 
 #include "core/base/config.h"
 #include "core/mad/trace.h"
-#include "core/out/log.h"
 #include "core/rpc/rpc.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
@@ -26,22 +24,24 @@ using madhdr::version_of;
 
 // --- engine --------------------------------------------------------------------------
 
-MadEngine::MadEngine(Transport& t, unsigned max_outstanding) : t_(t) {
+namespace {
+unsigned outstanding(const Transport& t, unsigned max_outstanding) {
   const int configured = t.settings().outstanding;
-  max_ = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
-  max_ = std::clamp(max_, 1u, 65535u);
-  slots_.assign(size_t(max_) + 2, nullptr);  // [max_]: follow_sm's probe; [max_ + 1]: the local one
-  slot_dest_.assign(max_, 0);
+  const unsigned n = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
+  return std::clamp(n, 1u, 65535u);
+}
+}  // namespace
+
+MadEngine::MadEngine(Transport& t, unsigned max_outstanding)
+    : t_(t),
+      max_(outstanding(t, max_outstanding)),
+      slots_(size_t(max_) + 2, nullptr),  // [max_]: follow_sm's probe; [max_ + 1]: the local one
+      flow_(*this, std::span<PendingMad* const>(slots_.data(), max_), line_) {
   free_slots_.reserve(max_);
   for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
   std::vector<Timer> v;
   v.reserve(size_t(max_) * 2);
   timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
-  cwnd_ = ssthresh_ = max_;
-  rtt_min_us_.fill(std::numeric_limits<double>::infinity());
-  local_min_us_ = std::numeric_limits<double>::infinity();
-  rtt_n_.fill(0);
-  fs_.window_lo = fs_.window_hi = max_;
 }
 
 MadEngine::~MadEngine() {
@@ -86,24 +86,18 @@ void MadEngine::submit(PendingMad& p) {
   if (p.tries_left <= 0) p.tries_left = p.path->mad_retries(s.retries) + 1;
   if (p.busy_left <= 0) p.busy_left = 8;
   p.agent = t_.client_agent(cls, version_of(p.req.data()));
-  p.dest = key_of(*p.path, cls);
+  p.dest = flow_.key_of(*p.path, cls);
   p.was_held = false;
-  sync_caps();
-  if (in_flight_ < window()) {
-    // (What waits in the queue does not fit the window: MADs wait there
+  flow_.sync_caps();
+  if (in_flight_ < flow_.window()) {
+    // (What waits in the line does not fit the window: MADs wait there
     // only while it is full, or parked for a cap.)
-    if (const uint64_t b = blocker(p)) {
-      park(b, p);
+    if (flow_.wait_for_cap(p))
       ++queued_;
-    } else {
-      issue(p);
-    }
-  } else {
-    if (wait_tail_)
-      wait_tail_->next = &p;
     else
-      wait_head_ = &p;
-    wait_tail_ = &p;
+      issue(p);
+  } else {
+    line_.push_back(p);
     ++queued_;
   }
 }
@@ -114,20 +108,12 @@ void MadEngine::send_one(PendingMad& p) {
   p.prev_seq = p.sends ? p.seq : 0;
   p.seq = seq_;
   if (p.sends < 0xffff) ++p.sends;
-  if (p.adaptive_timeout) {
-    // A resend waits twice as long as the send before (RFC 6298 back-off),
-    // and the last try at least as long as the IBA's bound or the default.
-    const int base = computed_timeout_ms(*p.path, class_of(p.req.data()));
-    const int top = std::max(bound_ms(*p.path, class_of(p.req.data())), lim_.default_timeout_ms);
-    p.timeout_ms = p.tries_left <= 1 ? top : int(std::min<int64_t>(int64_t(base) << std::min(p.sends - 1, 16), top));
-  }
+  if (p.adaptive_timeout) p.timeout_ms = flow_.timeout_ms(p);
   // The TID's low half is ours (kernels may rewrite the high half).
   uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
   iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
   p.sent_at = t_.now();
-  p.send_no = sent_;
-  p.was_overtaken = p.overtaken >= lim_.overtakes && lim_.overtakes;
-  p.overtaken = 0;
+  flow_.sending(p, sent_);
   // Real kernels keep the send until the reply (or the timeout) and report
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
@@ -135,8 +121,14 @@ void MadEngine::send_one(PendingMad& p) {
   if (const PortSettings& s = t_.settings(); s.debug >= 2)
     trace_send(s.debug, {p.req.data(), p.req_len}, p.path->describe(),
                pkey_index_of(*p.path, class_of(p.req.data()), s.pkey_index));
+  arm_timer(p);
+}
+
+void MadEngine::arm_timer(const PendingMad& p) {
   timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
 }
+
+void MadEngine::retime(PendingMad& q) { arm_timer(q); }
 
 void MadEngine::send_or_fail(PendingMad& p) {
   try {
@@ -151,10 +143,8 @@ void MadEngine::issue(PendingMad& p) {
   p.slot = free_slots_.back();
   free_slots_.pop_back();
   slots_[p.slot] = &p;
-  slot_dest_[p.slot] = p.dest;
   ++in_flight_;
-  hold(p, +1);
-  p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;
+  flow_.issued(p);
   send_or_fail(p);
 }
 
@@ -163,14 +153,14 @@ void MadEngine::complete(PendingMad& p) {
   const bool probe = &p == probe_.get(), local = &p == local_probe_.get();
   if (!probe && !local) free_slots_.push_back(p.slot);
   --in_flight_;
-  hold(p, -1);
+  flow_.released(p);
   p.done = true;
   if (const int debug = t_.settings().debug)
     trace_done(debug, {p.req.data(), p.req_len}, p.path->describe(), p.reply(), p.error, t_.now() - p.sent_at);
   if (probe) {
     probe_done();
   } else if (local) {
-    local_probe_done();
+    flow_.local_probe_done(p, t_.now());
   } else {
     ++completed_;
     if (p.on_done) p.on_done(&p, p.ctx);
@@ -215,7 +205,7 @@ bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool 
   if (timing) {
     // A round trip to time, not an answer anyone needs: sent once, and
     // given up after the engine's own timeout (lost: the step is undone).
-    if (t_.settings().timeout_ms <= 0) q.timeout_ms = computed_timeout_ms(path, iba::mgmt::SUBN_DIRECTED_ROUTE);
+    if (t_.settings().timeout_ms <= 0) q.timeout_ms = flow_.computed_timeout_ms(path, iba::mgmt::SUBN_DIRECTED_ROUTE);
     q.tries_left = 1;
   }
   q.busy_left = 8;
@@ -245,13 +235,17 @@ void MadEngine::fail_final(PendingMad& p) {
   complete(p);
 }
 
-void MadEngine::timed_out(PendingMad& p) {
-  ++(p.path && p.path->route_trial ? fs_.trial_timeouts : fs_.timeouts);
-  lost(p);
+bool MadEngine::send_local_probe() {
+  if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
+  return send_local_smp(*local_probe_, local_path_, max_ + 1, true);
 }
 
-void MadEngine::lost(PendingMad& p) {
-  on_loss(p);
+void MadEngine::timed_out(PendingMad& p) {
+  flow_.timed_out(p, t_.now());
+  retry(p);
+}
+
+void MadEngine::retry(PendingMad& p) {
   if (--p.tries_left > 0 && p.dest) {
     // An SMP is sent again through the caps and the window (cut just now):
     // first in line, but not in a burst with every other that timed out.
@@ -259,10 +253,8 @@ void MadEngine::lost(PendingMad& p) {
     slots_[p.slot] = nullptr;
     free_slots_.push_back(p.slot);
     --in_flight_;
-    hold(p, -1);
-    p.next = wait_head_;
-    wait_head_ = &p;
-    if (!wait_tail_) wait_tail_ = &p;
+    flow_.released(p);
+    line_.push_front(p);
     ++queued_;
     drain();
   } else if (p.tries_left > 0) {
@@ -271,6 +263,20 @@ void MadEngine::lost(PendingMad& p) {
   } else {
     fail_timeout(p);
   }
+}
+
+void MadEngine::drain() {
+  if (draining_) return;  // (a send failing inside the loop completes a MAD)
+  draining_ = true;
+  // Each MAD looked at is issued or parked with the cap it waits for, so
+  // the loop never passes over the same waiting MAD twice.
+  while (!line_.empty() && in_flight_ < flow_.window()) {
+    PendingMad& n = line_.pop_front();
+    if (flow_.wait_for_cap(n)) continue;
+    --queued_;
+    issue(n);
+  }
+  draining_ = false;
 }
 
 void MadEngine::on_recv(RecvMad& r) {
@@ -301,26 +307,17 @@ void MadEngine::on_recv(RecvMad& r) {
   }
   if (!mine) {
     // A reply to a send that timed out and was sent again: late, not lost.
-    if (p && p->prev_seq == seq && seq) {
-      ++fs_.late;
-      if (p->was_overtaken && !reorders_) {
-        // Taken as lost by order, yet answered: replies here do not keep
-        // their order (FlowLimits::overtakes), and losses are for the
-        // timeouts alone to say from now on.
-        reorders_ = true;
-        log::debug("D: flow: a reply overtaken by later ones came after all: losses judged by timeouts only\n");
-      }
-    }
+    if (p && p->prev_seq == seq && seq) flow_.late(*p);
     ++stale_;
     return;
   }
   if ((mad_status(m) & 1) && p->busy_left-- > 0) {
     // BUSY: back off and send again (does not use up a retry).
-    ++fs_.busy;
-    on_loss(*p);
+    const Clock::time_point now = t_.now();
+    flow_.busy(*p, now);
     p->backoff = true;
     int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
-    timers_.push({t_.now() + std::chrono::milliseconds(ms), p->slot, p->seq});
+    timers_.push({now + std::chrono::milliseconds(ms), p->slot, p->seq});
     return;
   }
   if (!r.big.empty()) {
@@ -330,9 +327,7 @@ void MadEngine::on_recv(RecvMad& r) {
     std::memcpy(p->rep.data(), m, r.len);
     p->rep_len = r.len;
   }
-  on_reply(*p);
-  learn_class_port_info(*p, m);
-  if (lim_.overtakes && !reorders_) overtake(*p);  // (before complete: p's storage is its caller's after)
+  flow_.answered(*p, m, t_.now());  // (before complete: p's storage is its caller's after)
   complete(*p);
 }
 
@@ -358,6 +353,13 @@ int MadEngine::next_wait_ms(Clock::time_point now, int cap) const {
   if (d < 0) d = 0;
   if (cap >= 0 && d > cap) return cap;
   return int(d);
+}
+
+FlowStats MadEngine::flow_stats() const {
+  FlowStats f = flow_.stats();
+  f.sent = sent_;
+  f.resent = resent_;
+  return f;
 }
 
 size_t MadEngine::pump(int wait_ms) {

@@ -1,56 +1,23 @@
-#include "core/rpc/engine.h"
+// The flow control's caps, window, losses and replies (core/rpc/flow.h;
+// what the round trips say: flowrtt.cpp; timeouts and order: flowtime.cpp).
+#include "core/rpc/flow.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/out/log.h"
-#include "core/rpc/rpc.h"
-#include "iba/enums.h"
-#include "iba/introspect.h"
-#include "iba/sa.h"
-#include "iba/smp.h"
-#include "iba/vendor.h"
+#include "core/rpc/flowkeys.h"
+#include "core/rpc/madbuild.h"
+#include "iba/mad.h"
 
-// MadEngine's flow control (core/rpc/flow.h).
 namespace ibcore {
 
 namespace {
 
 using madhdr::class_of;
-using madhdr::format_of;
 using madhdr::is_smp;
-using madhdr::mad_status;
-
-
-// Keys naming a node (flow control): FNV-1a over what names it.  A
-// directed route's key after k hops is the key of the node those hops
-// reach, so every proper prefix of a DR path names an intermediate switch.
-constexpr uint64_t FNV_BASIS = 1469598103934665603ull, FNV_PRIME = 1099511628211ull;
-uint64_t fnv(uint64_t h, uint8_t b) { return (h ^ b) * FNV_PRIME; }
-uint64_t fnv16(uint64_t h, uint16_t v) { return fnv(fnv(h, uint8_t(v >> 8)), uint8_t(v)); }
-uint64_t dr_seed(const IBPath& p) {
-  const uint64_t h = fnv16(fnv16(fnv(FNV_BASIS, 'D'), p.drSLID), p.drDLID);
-  return p.lid_head() ? fnv16(h, p.DLID) : h;  // (a hybrid route starts at its DLID's node)
-}
-uint64_t lid_key(uint16_t lid) { return fnv16(fnv(FNV_BASIS, 'L'), lid); }
-uint64_t gmp_key(uint8_t cls, uint16_t lid) { return fnv16(fnv(fnv(FNV_BASIS, 'G'), cls), lid); }
-uint64_t dr_key(const IBPath& p) {
-  uint64_t h = dr_seed(p);
-  for (uint8_t b : p.drPath) h = fnv(h, b);
-  return h | 1;  // never 0 (0: no node)
-}
-// fn(key) for each intermediate switch of DR path p (prefixes of 1 .. n-1 hops).
-template <class Fn>
-void for_each_hop(const IBPath& p, Fn fn) {
-  const size_t n = p.drPath.size();
-  if (n < 3) return;
-  uint64_t h = fnv(dr_seed(p), p.drPath[0]);
-  for (size_t k = 1; k + 1 < n; ++k) {
-    h = fnv(h, p.drPath[k]);
-    fn(h | 1);
-  }
-}
+using namespace flowkeys;
 
 template <class V>
 unsigned count_of(const std::unordered_map<uint64_t, V>& m, uint64_t k) {
@@ -69,14 +36,23 @@ void add_to(std::unordered_map<uint64_t, V>& m, uint64_t k, int d) {
 
 }  // namespace
 
-// --- flow control ----------------------------------------------------------------------
+// --- the window, the nodes' keys, the caps -----------------------------------------
 
-unsigned MadEngine::window() const {
+FlowControl::FlowControl(Engine& engine, std::span<PendingMad* const> slots, MadLine& line)
+    : engine_(engine), slots_(slots), line_(line), max_(unsigned(slots.size())), slot_dest_(slots.size(), 0) {
+  cwnd_ = ssthresh_ = max_;
+  rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+  rtt_n_.fill(0);
+  local_min_us_ = std::numeric_limits<double>::infinity();
+  fs_.window_lo = fs_.window_hi = max_;
+}
+
+unsigned FlowControl::window() const {
   if (!lim_.adaptive) return max_;
   return std::clamp(unsigned(cwnd_), 1u, max_);
 }
 
-uint64_t MadEngine::key_of(const IBPath& path, uint8_t mgmt_class) const {
+uint64_t FlowControl::key_of(const IBPath& path, uint8_t mgmt_class) const {
   // A PMA's GMPs: the node cap holds them too (a PMA's queue is small, and
   // full it answers BUSY or drops), counted apart from the node's SMPs.
   if (mgmt_class == iba::mgmt::PERF && path.DLID && !path.is_dr()) return gmp_key(mgmt_class, path.DLID) | 1;
@@ -87,69 +63,27 @@ uint64_t MadEngine::key_of(const IBPath& path, uint8_t mgmt_class) const {
   return it == alias_.end() ? k : it->second;
 }
 
-uint64_t MadEngine::head_key(const IBPath& p) const {
+uint64_t FlowControl::head_key(const IBPath& p) const {
   IBPath l;
   l.DLID = p.DLID;
   return key_of(l, iba::mgmt::SUBN_LID_ROUTED);
 }
 
-void MadEngine::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
+void FlowControl::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
   if (!dr.is_dr()) return;
   const uint64_t k = dr_key(dr);
   if (lid) alias_[lid_key(lid)] = k;
   if (resp_time) resp_time_[k] = *resp_time;
 }
 
-void MadEngine::learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ = subnet_timeout; }
-
-int MadEngine::timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const {
-  auto it = resp_time_.find(is_smp(mgmt_class) ? dest : gmp_key(mgmt_class, dlid));
-  if (it == resp_time_.end()) return lim_.default_timeout_ms;
-  // The node's RespTimeValue, and SubnetTimeOut as the packet's lifetime.
-  double ms = iba_reply_bound_ms(it->second, subnet_timeout_.value_or(0));
-  return int(std::clamp(std::ceil(ms), double(lim_.min_timeout_ms), 60000.0));
-}
-
-void MadEngine::Rtt::add(double ms) {
-  if (srtt_ms <= 0) {
-    srtt_ms = ms;
-    rttvar_ms = ms / 2;
-  } else {
-    rttvar_ms = 0.75 * rttvar_ms + 0.25 * std::abs(srtt_ms - ms);
-    srtt_ms = 0.875 * srtt_ms + 0.125 * ms;
-  }
-}
-
-int MadEngine::bound_ms(const IBPath& path, uint8_t mgmt_class) const {
-  // (A GMP's path may carry its own bound: IBPath::mad_timeout_ms.)
-  return path.packet_life_time || path.resp_time ? path.mad_timeout_ms()
-                                                 : timeout_cap_ms(key_of(path, mgmt_class), mgmt_class, path.DLID);
-}
-
-int MadEngine::computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const {
-  const int cap = bound_ms(path, mgmt_class);
-  double rto;
-  if (is_smp(mgmt_class)) {
-    if (smp_rtt_.srtt_ms <= 0) return cap;
-    rto = smp_rtt_.rto_ms();
-  } else {
-    auto it = gmp_rtt_.find(mgmt_class);
-    if (it == gmp_rtt_.end()) return cap;
-    rto = it->second.rto_ms();
-  }
-  // The round trip measured so far, with room for its variation (RFC 6298),
-  // within [min_timeout_ms, the IBA's bound].
-  return int(std::clamp(rto, double(std::min(lim_.min_timeout_ms, cap)), double(cap)));
-}
-
-bool MadEngine::shares_lifted() const {
+bool FlowControl::shares_lifted() const {
   // With levels (FlowLimits::proc_start) the caps hold for good, but the
   // processor shares, once widened lift_scale times over, are lifted as
   // before: the levels keep what each processor holds from then on.
   return lim_.proc_start && scale_ >= lim_.lift_scale;
 }
 
-bool MadEngine::caps_wanted() const {
+bool FlowControl::caps_wanted() const {
   if (!lim_.node_cap && !lim_.smi_cap) return false;
   if (lost_smp_ || caps_back_ || lim_.proc_start) return true;  // (levels: never lifted)
   if (!lim_.caps_from_start)
@@ -159,25 +93,24 @@ bool MadEngine::caps_wanted() const {
   return !(lim_.min_visit_us > 0 && visit_us_ >= 0 && visit_us_ < lim_.min_visit_us);
 }
 
-void MadEngine::grow_caps() {
+void FlowControl::grow_caps(Clock::time_point now) {
   // After start_replies replies and no loss: the caps are widened by grow
   // at most once per timeout (so that a loss the last step caused is seen
   // before the next one), and lifted at lift_scale.
-  const Clock::time_point now = t_.now();
   if (now < next_grow_at_) return;
   const int step = std::max(lim_.min_timeout_ms, smp_rtt_.rto_ms());
   next_grow_at_ = now + std::chrono::milliseconds(step);
   widen_caps(lim_.grow);
 }
 
-void MadEngine::widen_caps(double by) {
+void FlowControl::widen_caps(double by) {
   scale_ *= by;
   fs_.scale_hi = std::max(fs_.scale_hi, scale_);
   if (scale_ >= lim_.lift_scale) sync_caps();
   else unpark_all();
 }
 
-void MadEngine::sync_caps() {
+void FlowControl::sync_caps() {
   const bool on = caps_wanted();
   if (on == tracking_) return;
   tracking_ = on;
@@ -199,7 +132,7 @@ namespace {
 constexpr uint32_t SHARE_UNIT = 27720;
 }  // namespace
 
-uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
+uint32_t FlowControl::proc_weight(const PendingMad& p, bool hop) const {
   if (lim_.smi_share <= 0) return 1;
   const unsigned fwd = p.path->smi_forwards();
   if (fwd && lim_.time_shares && forward_us_ > 0 && answer_us_ > 0) {
@@ -216,25 +149,25 @@ uint32_t MadEngine::proc_weight(const PendingMad& p, bool hop) const {
   return std::max<uint32_t>(1, (hop ? 2 : 1) * SHARE_UNIT / visits);
 }
 
-unsigned MadEngine::node_cap(const PendingMad& p) const {
+unsigned FlowControl::node_cap(const PendingMad& p) const {
   if (!lim_.node_cap) return 0;
   const unsigned cut = is_pm(p) ? pm_cut_ : node_cut_;
   const unsigned cap = cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
   return p.dest ? std::min(cap, node_level(p.dest)) : cap;
 }
 
-unsigned MadEngine::node_level(uint64_t key) const {
+unsigned FlowControl::node_level(uint64_t key) const {
   if (!lim_.node_start || lim_.node_start >= lim_.node_cap) return lim_.node_cap;
   auto it = node_level_.find(key);
   const unsigned start = start_cut_ ? std::min(lim_.node_start, start_cut_) : lim_.node_start;
   return it == node_level_.end() || !it->second.cap ? start : it->second.cap;
 }
 
-void MadEngine::raise_node(const PendingMad& p) {
+void FlowControl::raise_node(const PendingMad& p, Clock::time_point now) {
   // FlowLimits::node_start: a reply to a MAD sent once (Karn), counted in
   // the caps, to a node whose cap may rise.
   if (!p.dest || !p.dest_load || p.sends != 1 || !lim_.node_start || lim_.node_start >= lim_.node_cap) return;
-  const double us = std::chrono::duration<double, std::micro>(t_.now() - p.sent_at).count();
+  const double us = std::chrono::duration<double, std::micro>(now - p.sent_at).count();
   NodeLevel& n = node_level_[p.dest];
   if (!n.cap) n.cap = uint8_t(node_level(p.dest));
   const bool queued = n.least_us > 0 && us > n.least_us * (1 + lim_.node_rtt_rise);
@@ -244,19 +177,19 @@ void MadEngine::raise_node(const PendingMad& p) {
 }
 
 template <class Fn>
-void MadEngine::each_proc(const PendingMad& p, Fn fn) const {
+void FlowControl::each_proc(const PendingMad& p, Fn fn) const {
   fn(p.dest);
   if (p.path->lid_head()) fn(head_key(*p.path));
   for_each_hop(*p.path, fn);
 }
 
-unsigned MadEngine::proc_level(uint64_t key) const {
+unsigned FlowControl::proc_level(uint64_t key) const {
   auto it = proc_level_.find(key);
   const unsigned start = start_cut_ ? std::min(lim_.proc_start, start_cut_) : lim_.proc_start;
   return it == proc_level_.end() || !it->second.cap ? start : it->second.cap;
 }
 
-void MadEngine::raise_procs(const PendingMad& p, double us) {
+void FlowControl::raise_procs(const PendingMad& p, double us, Clock::time_point now) {
   // FlowLimits::proc_start: an SMP sent once, answered.  Did it queue?
   // Against the least round trip to its node (before this one), else the
   // least of directed routes of as many processor visits (a node not
@@ -273,7 +206,6 @@ void MadEngine::raise_procs(const PendingMad& p, double us) {
   }
   if (n.least_us <= 0 || us < n.least_us) n.least_us = float(us);
   if (!lim_.proc_start || ref <= 0) return;
-  const Clock::time_point now = t_.now();
   if (us > ref * (1 + lim_.node_rtt_rise)) {
     // Queued.  Waiting as long again as the least round trip to its node
     // (the queue on its way at least as long as the trip: proc_fall) brings
@@ -308,16 +240,16 @@ void MadEngine::raise_procs(const PendingMad& p, double us) {
   });
 }
 
-Clock::duration MadEngine::settle_time() const {
+Clock::duration FlowControl::settle_time() const {
   const double rtt_ms = smp_rtt_.srtt_ms > 0 ? smp_rtt_.srtt_ms : double(lim_.min_timeout_ms);
   return std::chrono::microseconds(int64_t(lim_.proc_settle * rtt_ms * 1000));
 }
 
-void MadEngine::cut_procs(const PendingMad& p) {
+void FlowControl::cut_procs(const PendingMad& p, Clock::time_point now) {
   // FlowLimits::proc_start: p was lost.  Every processor on its way that
   // held others of ours comes down (by loss_cut of what it held, below
   // their number), and rises again only after proc_settle round trips.
-  const Clock::time_point until = t_.now() + settle_time();
+  const Clock::time_point until = now + settle_time();
   each_proc(p, [&](uint64_t k) {
     const unsigned o = count_of(occ_, k);
     if (o < 2) return;
@@ -333,18 +265,18 @@ void MadEngine::cut_procs(const PendingMad& p) {
   });
 }
 
-unsigned MadEngine::at_node(uint64_t key) const { return count_of(to_node_, key); }
+unsigned FlowControl::at_node(uint64_t key) const { return count_of(to_node_, key); }
 
-bool MadEngine::is_pm(const PendingMad& p) const {
+bool FlowControl::is_pm(const PendingMad& p) const {
   return p.dest && class_of(p.req.data()) == iba::mgmt::PERF;
 }
 
-uint32_t MadEngine::proc_cap() const {
+uint32_t FlowControl::proc_cap() const {
   const double c = lim_.smi_share > 0 ? lim_.smi_share * SHARE_UNIT : lim_.smi_cap;
   return uint32_t(std::clamp(c * scale_, 1.0, 1e9));
 }
 
-uint64_t MadEngine::blocker(const PendingMad& p) const {
+uint64_t FlowControl::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
   const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
@@ -379,7 +311,7 @@ uint64_t MadEngine::blocker(const PendingMad& p) const {
   return b;
 }
 
-void MadEngine::hold(PendingMad& p, int d) {
+void FlowControl::hold(PendingMad& p, int d) {
   if (!p.dest || !tracking_) return;
   auto one = [&](auto& m, uint64_t k, int by) {
     add_to(m, k, by);
@@ -403,7 +335,7 @@ void MadEngine::hold(PendingMad& p, int d) {
   for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k, w); });
 }
 
-void MadEngine::park(uint64_t key, PendingMad& p) {
+void FlowControl::park(uint64_t key, PendingMad& p) {
   if (!p.was_held) {
     p.was_held = true;
     ++fs_.held;
@@ -414,43 +346,45 @@ void MadEngine::park(uint64_t key, PendingMad& p) {
   l.tail = &p;
 }
 
-void MadEngine::unpark(uint64_t key) {
+void FlowControl::unpark(uint64_t key) {
   // A count went down: what waited for it goes first in the wait queue
   // (drain() then issues it, or parks it again on another full cap).
   auto it = parked_.find(key);
   if (it == parked_.end()) return;
   Parked l = it->second;
   parked_.erase(it);
-  l.tail->next = wait_head_;
-  wait_head_ = l.head;
-  if (!wait_tail_) wait_tail_ = l.tail;
+  line_.push_front(*l.head, *l.tail);
 }
 
-void MadEngine::unpark_all() {
+void FlowControl::unpark_all() {
   while (!parked_.empty()) unpark(parked_.begin()->first);
 }
 
-void MadEngine::drain() {
-  if (draining_) return;  // (a send failing inside the loop completes a MAD)
-  draining_ = true;
-  // Each MAD looked at is issued or parked with the cap it waits for, so
-  // the loop never passes over the same waiting MAD twice.
-  while (wait_head_ && in_flight_ < window()) {
-    PendingMad* n = wait_head_;
-    wait_head_ = n->next;
-    if (!wait_head_) wait_tail_ = nullptr;
-    n->next = nullptr;
-    if (const uint64_t b = blocker(*n)) {
-      park(b, *n);
-      continue;
-    }
-    --queued_;
-    issue(*n);
-  }
-  draining_ = false;
+// --- what happens to a MAD -----------------------------------------------------------
+
+void FlowControl::issued(PendingMad& p) {
+  slot_dest_[p.slot] = p.dest;
+  hold(p, +1);
+  p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;
 }
 
-void MadEngine::on_loss(const PendingMad& p) {
+void FlowControl::answered(PendingMad& p, const uint8_t* reply, Clock::time_point now) {
+  on_reply(p, now);
+  learn_class_port_info(p, reply);
+  if (lim_.overtakes && !reorders_) overtake(p, now);
+}
+
+void FlowControl::timed_out(const PendingMad& p, Clock::time_point now) {
+  ++(p.path && p.path->route_trial ? fs_.trial_timeouts : fs_.timeouts);
+  on_loss(p, now);
+}
+
+void FlowControl::busy(const PendingMad& p, Clock::time_point now) {
+  ++fs_.busy;
+  on_loss(p, now);
+}
+
+void FlowControl::on_loss(const PendingMad& p, Clock::time_point now) {
   if (p.path && p.path->route_trial) return;  // (a route form tried, not a queue: IBPath::route_trial)
   if (p.dest) {
     // Where was it lost?  With others of ours at its destination, most
@@ -460,7 +394,7 @@ void MadEngine::on_loss(const PendingMad& p) {
     // back to their first size the first time, then by loss_cut, at most
     // once per round trip (not again for MADs sent before the last cut).
     const bool pm = is_pm(p);
-    if (!pm && lim_.proc_start && tracking_) cut_procs(p);
+    if (!pm && lim_.proc_start && tracking_) cut_procs(p, now);
     if (lim_.node_start && lim_.node_start < lim_.node_cap) {
       // This node's cap rises no more (FlowLimits::node_start); lost with
       // others of ours there, it comes below their number.
@@ -476,7 +410,7 @@ void MadEngine::on_loss(const PendingMad& p) {
       if (now_cap) cut = std::max(1u, std::min<unsigned>(now_cap, p.dest_load - 1u));
     } else if (!pm && p.sent_at >= proc_cut_at_) {
       scale_ = scale_ > 1 ? 1 : std::max(lim_.min_scale, scale_ * lim_.loss_cut);
-      proc_cut_at_ = t_.now();
+      proc_cut_at_ = now;
     }
     if (!pm && !lost_smp_) {
       lost_smp_ = true;
@@ -489,28 +423,28 @@ void MadEngine::on_loss(const PendingMad& p) {
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
   ssthresh_ = std::max(cwnd_ / 2, 1.0);
   cwnd_ = ssthresh_;
-  cut_at_ = t_.now();
+  cut_at_ = now;
   fs_.window_lo = std::min(fs_.window_lo, window());
 }
 
-void MadEngine::on_reply(PendingMad& p) {
+void FlowControl::on_reply(PendingMad& p, Clock::time_point now) {
   const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
   const bool smp = p.dest && !is_pm(p);
   if (smp && p.sends == 1 && tracking_)  // (before raise_node: the least round trip to p's node without p's)
-    raise_procs(p, std::chrono::duration<double, std::micro>(t_.now() - p.sent_at).count());
-  raise_node(p);
+    raise_procs(p, std::chrono::duration<double, std::micro>(now - p.sent_at).count(), now);
+  raise_node(p, now);
   if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
     if (delay_paced) {
-      if (step_at_ == Clock::time_point{}) step_at_ = t_.now();  // the first step's baseline: scale 1
+      if (step_at_ == Clock::time_point{}) step_at_ = now;  // the first step's baseline: scale 1
     } else if (lim_.grow > 1)
-      grow_caps();
+      grow_caps(now);
     else
       sync_caps();  // lifted at once
   }
   if (smp && p.sends == 1) {
     // Karn: only a MAD sent once times its own round trip.
-    if (tracking_ && lim_.time_shares) note_gap(p);
-    const double ms = std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count();
+    if (tracking_ && lim_.time_shares) note_gap(p, now);
+    const double ms = std::chrono::duration<double, std::milli>(now - p.sent_at).count();
     if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
     if (p.path->is_dr()) {
       const size_t v = p.path->smi_forwards() + 1;  // processors visited
@@ -518,7 +452,7 @@ void MadEngine::on_reply(PendingMad& p) {
         ++rtt_n_[v];
         if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
         if (rtt_n_[v] >= 8) measure_visits();
-        if (delay_paced && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v]);
+        if (delay_paced && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v], now);
       }
     }
     const bool first = smp_rtt_.srtt_ms <= 0;
@@ -532,7 +466,7 @@ void MadEngine::on_reply(PendingMad& p) {
     if (!is_smp(cls) && cls != iba::mgmt::SUBN_ADM) {
       Rtt& r = gmp_rtt_[cls];
       const bool first = r.srtt_ms <= 0;
-      r.add(std::chrono::duration<double, std::milli>(t_.now() - p.sent_at).count());
+      r.add(std::chrono::duration<double, std::milli>(now - p.sent_at).count());
       if (first) rearm(false, cls);
     }
   }
@@ -542,60 +476,8 @@ void MadEngine::on_reply(PendingMad& p) {
   }
 }
 
-namespace {
-// Two paths on which MADs reach the same queues in the order sent.
-bool same_route(const IBPath& a, const IBPath& b) {
-  if (&a == &b) return true;
-  return a.DLID == b.DLID && a.drPath == b.drPath && a.drSLID == b.drSLID && a.drDLID == b.drDLID && a.SL == b.SL;
-}
-}  // namespace
-
-void MadEngine::overtake(const PendingMad& p) {
-  if (!p.dest || !p.path) return;
-  for (size_t i = 0; i < max_; ++i) {
-    if (slot_dest_[i] != p.dest) continue;
-    PendingMad* q = slots_[i];
-    // (Its last try, or a route form's trial, is left to its timeout.)
-    if (!q || q == &p || q->dest != p.dest || q->backoff || q->send_no >= p.send_no || !q->path || q->tries_left <= 1 ||
-        q->path->route_trial)
-      continue;
-    if (class_of(q->req.data()) != class_of(p.req.data()) || !same_route(*q->path, *p.path)) continue;
-    if (++q->overtaken < lim_.overtakes) continue;
-    ++fs_.overtaken;
-    lost(*q);
-  }
-}
-
-void MadEngine::rearm(bool smp, uint8_t cls) {
-  // (Once per class: a scan of the slots.)  A MAD that was dropped in the
-  // first burst, before any reply, would otherwise wait out the IBA's
-  // bound: 2.1 s against a scrape of 6 ms where SubnetTimeOut is 19.
-  for (size_t i = 0; i < max_; ++i) {
-    PendingMad* q = slots_[i];
-    if (!q || !q->adaptive_timeout || q->backoff || q->sends != 1 || q->tries_left <= 1) continue;
-    const uint8_t c = class_of(q->req.data());
-    if (smp ? !is_smp(c) : c != cls) continue;
-    const int ms = computed_timeout_ms(*q->path, c);
-    if (ms >= q->timeout_ms) continue;
-    q->timeout_ms = ms;
-    timers_.push({q->sent_at + std::chrono::milliseconds(ms + 20), q->slot, q->seq});
-  }
-}
-
-void MadEngine::learn_class_port_info(const PendingMad& p, const uint8_t* rep) {
-  // A GMP class's ClassPortInfo says how long its agent may take to answer.
-  const uint8_t cls = class_of(rep);
-  if (is_smp(cls) || iba::MADHeader::attributeID_at(rep) != iba::AttrId<iba::MADClassPortInfo>::value || !p.path->DLID) return;
-  if (mad_status(rep) != 0) return;
-  const iba::ClassDesc* c = format_of(rep);
-  if (!c || c->data_off + iba::MADClassPortInfo::SIZE > iba::MAD_SIZE) return;
-  resp_time_[gmp_key(cls, p.path->DLID)] = uint8_t(iba::MADClassPortInfo::respTimeValue_at(rep + c->data_off));
-}
-
-FlowStats MadEngine::flow_stats() const {
+FlowStats FlowControl::stats() const {
   FlowStats f = fs_;
-  f.sent = sent_;
-  f.resent = resent_;
   f.window_max = max_;
   f.srtt_ms = smp_rtt_.srtt_ms;
   f.visit_us = visit_us_;

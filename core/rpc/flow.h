@@ -1,14 +1,27 @@
 // Flow control and pacing of the MAD engine (issues 24 and 35): the limits
-// it keeps (FlowLimits), what it saw (FlowStats, report_flow).  The
-// mechanisms are MadEngine's (core/rpc/engine.h), defined in flow.cpp
-// (what the round trips say: flowrtt.cpp):
-// the per-node and per-processor caps, their widening and cuts, the AIMD
-// window, the round-trip measures and the computed timeouts.  Tests:
-// test/unit/flow_control_test.cpp; measured on the fabric model
-// (docs/real-fabrics.md).
+// it keeps (FlowLimits), what it saw (FlowStats, report_flow), and the
+// FlowControl that keeps them, which MadEngine (core/rpc/engine.h) owns
+// and tells what happens to each MAD: the per-node and per-processor caps,
+// their widening and cuts, the AIMD window, the round-trip measures and the
+// computed timeouts, losses seen by order.  Defined in flow.cpp (the caps,
+// the window, losses and replies), flowrtt.cpp (what the round trips say)
+// and flowtime.cpp (the timeouts, the nodes' keys, order).  Tests:
+// test/unit/flow_unit_test.cpp drives a FlowControl alone on explicit
+// times; test/unit/flow_control_test.cpp the engine with it on a virtual
+// clock; measured on the fabric model (docs/real-fabrics.md).
 #pragma once
 
+#include <array>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "core/rpc/pending.h"
+#include "core/transport/path.h"
 
 namespace ibcore {
 
@@ -16,11 +29,11 @@ namespace ibcore {
 // SMPs travel on VL15, which drops what a full receive buffer cannot take;
 // every switch's SMA and SMI is one firmware processor with a small FIFO
 // that answers one SMP at a time, and a directed-route SMP is handled by
-// the SMI of every switch it passes, on the way out and back.  MadEngine
-// therefore keeps, besides the hard maximum (-o), these limits:
+// the SMI of every switch it passes, on the way out and back.  The engine's
+// FlowControl therefore keeps, besides the hard maximum (-o), these limits:
 //  - per node: at most node_cap SMPs in flight whose destination is one
 //    node (named by its path: the directed route, else the DLID, both the
-//    same node once MadEngine::learn_node said so);
+//    same node once FlowControl::learn_node said so);
 //  - per processor: what one switch's processor handles, as destination or
 //    as an intermediate hop of a directed route (every proper prefix of a
 //    DR path names one), counted by share (smi_share): a DR SMP of h hops
@@ -207,6 +220,264 @@ struct FlowStats {
   uint64_t level_falls = 0;               // ... and brought down by one after long queueing (proc_fall)
   unsigned level_hi = 0;                  // the highest processor level reached
   uint64_t drops() const { return timeouts + overtaken > late ? timeouts + overtaken - late : 0; }  // inferred
+};
+
+// The flow control of one MadEngine: every figure of FlowLimits' mechanisms
+// and what they measured.  The engine keeps its MADs, slots, TIDs, timers
+// and sends; it asks here whether a MAD may go now (or which cap holds it:
+// wait_for_cap), what its timeout is, how wide the window is, and tells
+// what happened to it: issued, sent, answered, timed out, answered BUSY,
+// answered late, released from its slot.  Time comes with each event (the
+// engine's clock: a test gives its own).  What the flow control asks of the
+// engine in turn is Engine's three calls, each for a rare event (none is
+// made on every reply: the test bed's walk has one every 12 us); it reads the engine's slots (the MADs in flight, for order and for
+// counting them into the caps when these come on) and puts MADs a cap
+// released at the head of the engine's line.
+class FlowControl {
+public:
+  class Engine {
+  public:
+    // Time the host's own path (FlowLimits::local_probes): an SMP to the
+    // local port outside the window and the caps, whose end the engine
+    // reports to local_probe_done.  false: this transport sends no SMPs.
+    virtual bool send_local_probe() = 0;
+    // q, out on its first send, has a shorter timeout now (q.timeout_ms):
+    // its timer is set again.
+    virtual void retime(PendingMad& q) = 0;
+    // q was taken as lost by order (the flow control counted the loss):
+    // sent again, or failed when it has no tries left.
+    virtual void retry(PendingMad& q) = 0;
+
+  protected:
+    ~Engine() = default;
+  };
+
+  // slots: the engine's MADs in flight by slot (null where free; it keeps
+  // the storage), max of them; line: the MADs waiting to go.
+  FlowControl(Engine& engine, std::span<PendingMad* const> slots, MadLine& line);
+  FlowControl(const FlowControl&) = delete;
+  FlowControl& operator=(const FlowControl&) = delete;
+
+  FlowLimits& limits() { return lim_; }
+  const FlowLimits& limits() const { return lim_; }
+  // What it saw (FlowStats::sent and resent are the engine's to fill).
+  FlowStats stats() const;
+  // MADs the window lets be in flight now (at most the slots).
+  unsigned window() const;
+
+  // --- what the layers above learned (MadEngine forwards these) ------------
+  // The node that directed route dr reaches has LID lid (0: unknown;
+  // LID-routed SMPs to it then count against the same node) and answers
+  // within PortInfo:RespTimeValue resp_time (an IBA exponent).
+  void learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time);
+  // The subnet's SubnetTimeOut (an IBA exponent): the packet lifetime each
+  // way the IBA bound of a timeout adds.
+  void learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ = subnet_timeout; }
+
+  // --- timeouts ----------------------------------------------------------------
+  // The timeout a MAD to path of class mgmt_class would get now when
+  // neither -t nor the path sets one (ms): its class's round trips, within
+  // [min_timeout_ms, the IBA's bound].
+  int computed_timeout_ms(const IBPath& path, uint8_t mgmt_class) const;
+  // p's timeout for the send it is about to make (p.adaptive_timeout): the
+  // computed one, doubled for each send before (RFC 6298's back-off), and
+  // the last try's at least the IBA's bound or default_timeout_ms.
+  int timeout_ms(const PendingMad& p) const;
+  // The smoothed SMP round trip (ms; 0: none yet).
+  double srtt_ms() const { return smp_rtt_.srtt_ms; }
+
+  // --- a MAD's way -------------------------------------------------------------
+  // The node a MAD to path of class mgmt_class counts against
+  // (PendingMad::dest: 0 for none).
+  uint64_t key_of(const IBPath& path, uint8_t mgmt_class) const;
+  // The caps on or off as they are wanted now (the limits may have changed).
+  void sync_caps();
+  // The key of a full cap p needs (0: p fits them now).
+  uint64_t blocker(const PendingMad& p) const;
+  // p held back by a full cap: parked with it (true), to go first in line
+  // when that cap has room; false: p may go.
+  bool wait_for_cap(PendingMad& p) {
+    const uint64_t b = blocker(p);
+    if (b) park(b, p);
+    return b != 0;
+  }
+  // p took slot p.slot: counted into the caps (and its load at its node).
+  void issued(PendingMad& p);
+  // p is about to be sent (again), the engine's send_no-th send: order's
+  // marks (FlowLimits::overtakes).
+  void sending(PendingMad& p, uint64_t send_no);
+  // p left its slot (answered, failed, or lost and back in line): counted
+  // out of the caps; what waited for them goes first in line.
+  void released(PendingMad& p) { hold(p, -1); }
+  // p was answered (reply: the MAD's first 256 bytes) at now: the round
+  // trips, the window, the caps' rise; the MADs sent before p on its route
+  // and still out were overtaken (Engine::retry for those lost by order).
+  // Before the engine completes p.
+  void answered(PendingMad& p, const uint8_t* reply, Clock::time_point now);
+  // p's send got no reply in time (before the engine sends it again).
+  void timed_out(const PendingMad& p, Clock::time_point now);
+  // p was answered BUSY (the engine backs off and sends it again).
+  void busy(const PendingMad& p, Clock::time_point now);
+  // A reply to p's send before the last came after all.
+  void late(const PendingMad& p);
+  // The local round trip (Engine::send_local_probe) ended: q answered or
+  // failed, at now.
+  void local_probe_done(const PendingMad& q, Clock::time_point now);
+
+private:
+  // Smoothed round trips and their variation (Jacobson/Karels, RFC 6298).
+  struct Rtt {
+    double srtt_ms = 0, rttvar_ms = 0;
+    void add(double ms);
+    int rto_ms() const { return int(std::ceil(srtt_ms + 4 * rttvar_ms)); }
+  };
+
+  // Whether p fits the caps now; count it in or out of them; issue what
+  // waits and fits.  (The caps are kept only while they hold: sync_caps()
+  // turns them on or off as caps_wanted() says, counting the MADs in
+  // flight again.)
+  void hold(PendingMad& p, int d);
+  uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
+  unsigned node_cap(const PendingMad& p) const;  // the node cap p is held by now (0: none)
+  unsigned at_node(uint64_t key) const;           // ours in flight to node key (while the caps hold)
+  bool is_pm(const PendingMad& p) const;         // a PMA's GMP (held by the PM node cap only)
+  uint32_t proc_cap() const;
+  void park(uint64_t key, PendingMad& p);
+  void unpark(uint64_t key);
+  void unpark_all();
+  bool caps_wanted() const;
+  bool shares_lifted() const;  // the processor shares lifted, the levels holding (FlowLimits::proc_start)
+  void grow_caps(Clock::time_point now);
+  // The processor caps widened by the factor by, and lifted once widened
+  // lift_scale times over (FlowLimits::grow, delay_grow).
+  void widen_caps(double by);
+  void stop_widening();  // the last step undone; widened no more
+  void on_loss(const PendingMad& p, Clock::time_point now);
+  void on_reply(PendingMad& p, Clock::time_point now);
+  // FlowLimits::overtakes: p was answered; those sent before it on its
+  // route and still out were overtaken (lost once overtakes times).
+  void overtake(const PendingMad& p, Clock::time_point now);
+  // The first round trip of a class measured: MADs of that class out on
+  // their first send, whose timeouts were the IBA's bound for want of it,
+  // time out after the round trip's instead (smp: every SMP; else cls).
+  void rearm(bool smp, uint8_t cls);
+  void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
+  uint64_t head_key(const IBPath& p) const;  // where a hybrid route's directed part begins (IBPath::lid_head)
+  int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
+  int bound_ms(const IBPath& path, uint8_t mgmt_class) const;  // the path's own bound, else timeout_cap_ms
+  // What the round trips say (flowrtt.cpp).
+  void judge_step(const PendingMad& p, double ratio, Clock::time_point now);  // FlowLimits::delay_rise, watch_rtt
+  void narrow_caps(Clock::time_point now);  // FlowLimits::watch_rtt: round trips rose
+  bool time_local_path();                   // Engine::send_local_probe, counted
+  void measure_visits();
+  void note_gap(const PendingMad& p, Clock::time_point now);  // FlowLimits::time_shares: the answer time
+  // FlowLimits::node_start, proc_start: the nodes' caps and the
+  // processors' levels, their rise and cuts.
+  unsigned node_level(uint64_t key) const;
+  void raise_node(const PendingMad& p, Clock::time_point now);
+  unsigned proc_level(uint64_t key) const;
+  // fn(key) for each processor p visits (its destination's first).
+  template <class Fn>
+  void each_proc(const PendingMad& p, Fn fn) const;
+  void raise_procs(const PendingMad& p, double rtt_us, Clock::time_point now);
+  void cut_procs(const PendingMad& p, Clock::time_point now);
+  Clock::duration settle_time() const;  // FlowLimits::proc_settle round trips
+
+  Engine& engine_;
+  std::span<PendingMad* const> slots_;  // the engine's, by slot
+  MadLine& line_;                       // the engine's
+  const unsigned max_;                  // the slots: the hard maximum (-o)
+  FlowLimits lim_;
+  FlowStats fs_;
+  // The window (AIMD).
+  double cwnd_ = 0, ssthresh_ = 0;
+  Clock::time_point cut_at_{};  // the window was last cut for MADs sent before this
+  // The SMPs' round trips, and a GMP class's (the SA's apart, whose answers
+  // take as long as their tables: issue 35), by class: a PMA's drop is
+  // resent after them, not after the IBA's bound (2.1 s where
+  // SubnetTimeOut is 19).
+  Rtt smp_rtt_;
+  std::unordered_map<uint8_t, Rtt> gmp_rtt_;
+  std::unordered_map<uint64_t, uint64_t> alias_;     // a LID's key -> the node's DR key
+  std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
+  std::optional<uint8_t> subnet_timeout_;
+  // Order (FlowLimits::overtakes): each slot's MAD's destination key as
+  // issued (stale once the slot is free): overtake compares these, one
+  // cache line per 8 slots, and looks at a MAD only where its key matches
+  // (the test bed's walk: 64 in flight, a reply every 12 us).  A send
+  // taken as lost by order was answered after all: this fabric (or host)
+  // does not answer in order, and order is judged no more.
+  std::vector<uint64_t> slot_dest_;
+  bool reorders_ = false;
+  // The caps: SMPs in flight by node / processor (while tracking_;
+  // smi_share: in 1/SHARE_UNIT of a processor), and the MADs waiting for a
+  // full cap, by its key (linked through PendingMad::next).
+  std::unordered_map<uint64_t, uint16_t> to_node_;
+  std::unordered_map<uint64_t, uint32_t> at_proc_;
+  struct Parked {
+    PendingMad* head = nullptr;
+    PendingMad* tail = nullptr;
+  };
+  std::unordered_map<uint64_t, Parked> parked_;
+  bool tracking_ = false;  // the caps hold (counts kept) now
+  // Least DR round trip (us) by processor visits (2h-1), and what it says.
+  std::array<double, 16> rtt_min_us_;
+  std::array<uint32_t, 16> rtt_n_;
+  double visit_us_ = -1;
+  bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
+  uint64_t smp_replies_ = 0;
+  double scale_ = 1;                  // the caps widened (FlowLimits::grow)
+  Clock::time_point next_grow_at_{};  // not widened again before this
+  // FlowLimits::delay_rise: the current step (from step_at_) and what its
+  // round trips say; the least mean of the steps before; widening stopped.
+  Clock::time_point step_at_{};
+  double step_sum_ = 0;
+  unsigned step_n_ = 0;
+  double base_delay_ = 0;
+  bool grow_stopped_ = false;
+  // ... and the local port's round trip that judges a step (its least,
+  // us; the step's mean ratio and mean it judges; tries so far; whether
+  // it is out; whether it is for narrow_caps, not a step).
+  double local_min_us_;
+  double judged_mean_ = 0;
+  double judged_abs_ = 0;
+  unsigned local_tries_ = 0;
+  bool probe_out_ = false;
+  bool narrowing_ = false;
+  // Issue 35: the node caps after losses (0: FlowLimits::node_cap), the
+  // processor caps' last cut, caps held again after longer round trips.
+  unsigned node_cut_ = 0, pm_cut_ = 0;
+  Clock::time_point proc_cut_at_{};
+  bool caps_back_ = false;
+  // FlowLimits::node_start: each node's own cap so far (by its key; absent:
+  // node_start), whether a loss or BUSY there stopped its rise, and the
+  // least round trip of a MAD sent once to it (us).
+  struct NodeLevel {
+    uint8_t cap = 0;
+    bool stopped = false;
+    float least_us = 0;  // (0: none yet)
+  };
+  std::unordered_map<uint64_t, NodeLevel> node_level_;
+  // FlowLimits::proc_start: our SMPs at each processor now (its key: the
+  // node's, as at_proc_), and each processor's level (absent: proc_start)
+  // with the time before which it does not rise (after a loss there).
+  struct ProcLevel {
+    uint16_t cap = 0;
+    uint16_t ceil = 0;  // not above this (a loss came one above it; 0: none)
+    Clock::time_point settle_until{};
+  };
+  std::unordered_map<uint64_t, uint16_t> occ_;
+  std::unordered_map<uint64_t, ProcLevel> proc_level_;
+  unsigned start_cut_ = 0;  // the level new processors and nodes start at after a cut (0: none yet)
+  // FlowLimits::time_shares' estimates (us; -1 unknown) and, by node, the
+  // last reply (time, and when that SMP was sent); the last reply gaps.
+  double forward_us_ = -1, answer_us_ = -1;
+  struct LastReply {
+    Clock::time_point at, sent_at;
+  };
+  std::unordered_map<uint64_t, LastReply> last_reply_;
+  std::array<double, 32> gaps_{};
+  uint64_t gap_n_ = 0;
 };
 
 // -v: one line on stderr with what the engine's flow control saw

@@ -1,15 +1,16 @@
-// What the round trips say (issues 24 and 35), MadEngine's members
-// (core/rpc/engine.h; the flow control's limits are core/rpc/flow.h): the
-// widening paced by the round trips (judge_step), the caps brought back
-// when they lengthen (narrow_caps), the local port's round trip that tells
-// a host-side queue from a switch's (local_probe_done), and the times per
-// processor visit and per answer the processor shares are weighed by
-// (measure_visits, note_gap).  The caps, losses and timeouts: flow.cpp.
+// What the round trips say (issues 24 and 35), FlowControl's members
+// (core/rpc/flow.h): the widening paced by the round trips (judge_step),
+// the caps brought back when they lengthen (narrow_caps), the local port's
+// round trip that tells a host-side queue from a switch's
+// (local_probe_done; the engine sends it: FlowControl::Engine), and the
+// times per processor visit and per answer the processor shares are
+// weighed by (measure_visits, note_gap).  The caps, losses and replies:
+// flow.cpp; the timeouts: flowtime.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/rpc/engine.h"
+#include "core/rpc/flow.h"
 #include "core/rpc/rpc.h"
 #include "iba/enums.h"
 #include "iba/smp.h"
@@ -20,7 +21,7 @@ namespace {
 using madhdr::mad_status;
 }  // namespace
 
-void MadEngine::judge_step(const PendingMad& p, double ratio) {
+void FlowControl::judge_step(const PendingMad& p, double ratio, Clock::time_point now) {
   // FlowLimits::delay_rise: a step's round trips (SMPs sent after it, as
   // ratios to the least of their route length) against the steps before.
   // FlowLimits::watch_rtt: once the widening stopped above the first size,
@@ -31,13 +32,13 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   const bool widening = !grow_stopped_ && !lost_smp_ && tracking_;
   const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
   if (!widening && !watching) return;
-  if (slots_[max_ + 1]) return;  // the step before is being judged (a local round trip is out)
+  if (probe_out_) return;  // the step before is being judged (a local round trip is out)
   step_sum_ += ratio;
   if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
   const double mean = step_sum_ / step_n_;
   step_sum_ = 0;
   step_n_ = 0;
-  step_at_ = t_.now();
+  step_at_ = now;
   if (base_delay_ > 0 && mean > base_delay_ * (1 + lim_.delay_rise)) {
     // This step queued SMPs somewhere (or something else did).  Where is
     // for the local port's round trip to say (local_probe_done); nothing
@@ -45,12 +46,11 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
     judged_mean_ = mean / base_delay_;
     judged_abs_ = mean;
     narrowing_ = watching;
-    if (!local_probe_) local_probe_ = std::make_unique<PendingMad>();
     local_tries_ = 0;
-    if (lim_.local_probes && std::isfinite(local_min_us_) && send_local_smp(*local_probe_, local_path_, max_ + 1, true))
+    if (lim_.local_probes && std::isfinite(local_min_us_) && time_local_path())
       ++fs_.probes;
     else if (watching)
-      narrow_caps();
+      narrow_caps(now);
     else
       stop_widening();
     return;
@@ -59,14 +59,14 @@ void MadEngine::judge_step(const PendingMad& p, double ratio) {
   if (widening) widen_caps(lim_.delay_grow);
 }
 
-void MadEngine::narrow_caps() {
+void FlowControl::narrow_caps(Clock::time_point now) {
   // The round trips rose, and not on the host's side: lifted caps hold
   // again at their first size and are widened afresh (judged against the
   // round trips they give now); widened ones come one step narrower, and
   // again at the next window while the round trips stay up.
   narrowing_ = false;
   ++fs_.caps_back;
-  step_at_ = t_.now();
+  step_at_ = now;
   step_sum_ = 0;
   step_n_ = 0;
   if (!tracking_) {
@@ -86,20 +86,20 @@ void MadEngine::narrow_caps() {
   scale_ = std::max(1.0, scale_ / lim_.delay_grow);
 }
 
-void MadEngine::stop_widening() {
+void FlowControl::stop_widening() {
   scale_ = std::max(1.0, scale_ / lim_.delay_grow);
   grow_stopped_ = true;
 }
 
-void MadEngine::local_probe_done() {
+void FlowControl::local_probe_done(const PendingMad& q, Clock::time_point now) {
   // The step's round trips rose by judged_mean_ (over the least steps'):
   // a queue at a switch's processor leaves the local port's round trip as
   // it was; one on the host's side (or in a simulator that answers every
   // SMP in turn) lengthens it too: by more than delay_rise, and by a
   // quarter of the routes' rise or more (its least round trip, from the
   // walk's first SMPs, may itself have waited in that queue).
-  const PendingMad& q = *local_probe_;
-  const double us = std::chrono::duration<double, std::micro>(t_.now() - q.sent_at).count();
+  probe_out_ = false;
+  const double us = std::chrono::duration<double, std::micro>(now - q.sent_at).count();
   bool answered = !q.error && q.rep_len >= iba::MADHeader::SIZE && mad_status(q.rep.data()) == 0;
   // From a switch's own port (port 0) the 0-hop route ends at that
   // switch's processor, the very one the walk queues at: no evidence.
@@ -110,7 +110,7 @@ void MadEngine::local_probe_done() {
   }
   if (narrowing_) {
     if (!answered || lost_smp_) {
-      if (!lost_smp_) narrow_caps();  // (no evidence of the host's queue)
+      if (!lost_smp_) narrow_caps(now);  // (no evidence of the host's queue)
       narrowing_ = false;
       return;
     }
@@ -123,12 +123,12 @@ void MadEngine::local_probe_done() {
   if (ratio - 1 < std::max(lim_.delay_rise, 0.25 * (judged_mean_ - 1))) {
     // One round trip may find a host's queue short for a moment: a queue
     // at a processor is believed after local_probes that saw none.
-    if (++local_tries_ < lim_.local_probes && send_local_smp(*local_probe_, local_path_, max_ + 1, true)) {
+    if (++local_tries_ < lim_.local_probes && time_local_path()) {
       ++fs_.probes;
       return;
     }
     if (narrowing_)
-      narrow_caps();
+      narrow_caps(now);
     else
       stop_widening();
     return;
@@ -141,13 +141,21 @@ void MadEngine::local_probe_done() {
     return;
   }
   // The host's queue: the step stands, and the next is judged afresh.
-  step_at_ = t_.now();
+  step_at_ = now;
   step_sum_ = 0;
   step_n_ = 0;
   widen_caps(lim_.delay_grow);
 }
 
-void MadEngine::measure_visits() {
+bool FlowControl::time_local_path() {
+  // (Out from before the send: one that fails completes it at once.)
+  probe_out_ = true;
+  if (engine_.send_local_probe()) return true;
+  probe_out_ = false;
+  return false;
+}
+
+void FlowControl::measure_visits() {
   // The slope of the least round trip over the visits it took, between the
   // shortest and the longest routes measured: at least 2 visits apart, and
   // 8 round trips each (one early slow or lucky round trip must not
@@ -168,13 +176,12 @@ void MadEngine::measure_visits() {
   sync_caps();
 }
 
-void MadEngine::note_gap(const PendingMad& p) {
+void FlowControl::note_gap(const PendingMad& p, Clock::time_point now) {
   // FlowLimits::time_shares: two SMPs sent together to one node queue
   // there (or at the slowest processor on their way, which the hops'
   // time already bounds), so the second's reply comes one service time
   // after the first's.  The answer time is a low quantile of such gaps
   // (the least could be a return trip that caught up).
-  const Clock::time_point now = t_.now();
   LastReply& l = last_reply_[p.dest];
   if (l.at != Clock::time_point{} && p.sent_at < l.at) {
     const double gap = std::chrono::duration<double, std::micro>(now - l.at).count();

@@ -694,7 +694,7 @@ TEST(FlowControl, OrderIsJudgedOnOneRouteOnly) {
 // 19: 2.1 s each way); a PMA's lost GMP is sent again after the class's
 // own measured round trips (at least min_timeout_ms), not after that
 // bound.  A MAD lost before any round trip was measured is timed again
-// by the first one (MadEngine::rearm).
+// by the first one (FlowControl::rearm).
 TEST(FlowControl, GmpResentAfterItsRoundTrips) {
   VClockFabric f;
   bool dropped = false;
