@@ -1,0 +1,261 @@
+// The flow control alone (core/rpc/flow.h FlowControl): no engine, no
+// transport, no clock.  A small bed does the engine's part (a slot per
+// MAD, the events in the order MadEngine gives them) and every time is
+// an explicit point, so each figure below follows from the mechanism by
+// hand: the window opens on answers and is cut once per round trip of
+// losses; a node's cap comes down below the MADs lost with others there,
+// to 1; a MAD still out when `overtakes` later ones on its route were
+// answered is taken as lost, and order is judged no more once such a MAD
+// is answered after all; a GMP's timeout comes from its class's own round
+// trips, within the IBA's bound, and MADs out before the first are timed
+// again.  The engine with its flow control on a virtual-clock fabric:
+// flow_control_test.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "core/rpc/flow.h"
+#include "core/rpc/madbuild.h"
+#include "iba/mad.h"
+
+using namespace ibcore;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+namespace {
+
+const Clock::time_point T0 = Clock::time_point(std::chrono::seconds(1));
+
+// The engine's part, done by hand: what FlowControl::Engine is asked is
+// recorded.
+struct Bed : FlowControl::Engine {
+  std::vector<PendingMad*> slots;
+  MadLine line;
+  FlowControl flow;
+  std::vector<PendingMad*> retried, retimed;
+  unsigned probes = 0;
+  uint64_t send_no = 0;
+
+  explicit Bed(unsigned n) : slots(n, nullptr), flow(*this, slots, line) {}
+
+  bool send_local_probe() override {
+    ++probes;
+    return false;
+  }
+  void retime(PendingMad& q) override { retimed.push_back(&q); }
+  void retry(PendingMad& q) override {
+    retried.push_back(&q);
+    --q.tries_left;
+    out(q);
+  }
+
+  // p (its path and class set) takes a free slot and is sent at `at`, as
+  // MadEngine::submit, issue and send_one do.
+  void send(PendingMad& p, Clock::time_point at) {
+    p.dest = flow.key_of(*p.path, madhdr::class_of(p.req.data()));
+    flow.sync_caps();
+    for (uint32_t s = 0; s < slots.size(); ++s)
+      if (!slots[s]) {
+        p.slot = s;
+        break;
+      }
+    slots[p.slot] = &p;
+    flow.issued(p);
+    again(p, at);
+  }
+  // p sent again from its slot (MadEngine::send_one).
+  void again(PendingMad& p, Clock::time_point at) {
+    ++p.sends;
+    if (p.adaptive_timeout) p.timeout_ms = flow.timeout_ms(p);
+    p.sent_at = at;
+    flow.sending(p, send_no++);
+  }
+  // The cap p waits for now (0: none), p not sent yet.
+  uint64_t blocker(PendingMad& p) {
+    p.dest = flow.key_of(*p.path, madhdr::class_of(p.req.data()));
+    return flow.blocker(p);
+  }
+  void out(PendingMad& p) {
+    slots[p.slot] = nullptr;
+    flow.released(p);
+  }
+  void answer(PendingMad& p, Clock::time_point at) {
+    flow.answered(p, p.req.data(), at);
+    out(p);
+  }
+  void time_out(PendingMad& p, Clock::time_point at) {
+    flow.timed_out(p, at);
+    out(p);
+  }
+};
+
+// A MAD of class cls on path (which must outlive it), with 4 tries.
+void make(PendingMad& p, const IBPath& path, uint8_t cls = iba::mgmt::SUBN_LID_ROUTED) {
+  p.path = &path;
+  iba::MADHeader::set_mgmtClass_at(p.req.data(), cls);
+  p.tries_left = 4;
+}
+
+IBPath lid(uint16_t l) {
+  IBPath p;
+  p.DLID = l;
+  return p;
+}
+
+}  // namespace
+
+// The window starts at the slots, is halved by a loss (once for the MADs
+// sent before the cut: one round trip's losses are one signal), grows by
+// 1/window an answer above the threshold (40 answers: one MAD more), and is halved again by a loss of a MAD sent after the cut.
+TEST(FlowUnit, WindowOpensOnAnswersAndIsCutOnLoss) {
+  Bed b(64);
+  b.flow.limits().node_cap = b.flow.limits().smi_cap = 0;  // (the window alone)
+  EXPECT_EQ(b.flow.window(), 64u);
+  std::vector<IBPath> paths;
+  for (uint16_t l = 0; l < 200; ++l) paths.push_back(lid(uint16_t(10 + l)));
+  std::vector<PendingMad> m(200);
+  for (size_t i = 0; i < 3; ++i) {
+    make(m[i], paths[i]);
+    b.send(m[i], T0);
+  }
+  b.time_out(m[0], T0 + milliseconds(100));
+  EXPECT_EQ(b.flow.window(), 32u);
+  b.time_out(m[1], T0 + milliseconds(101));  // (sent before the cut)
+  EXPECT_EQ(b.flow.window(), 32u);
+  b.answer(m[2], T0 + milliseconds(102));
+  EXPECT_EQ(b.flow.window(), 32u);  // (32 + 1/32)
+  Clock::time_point t = T0 + milliseconds(200);
+  for (size_t i = 3; i < 3 + 40; ++i) {
+    make(m[i], paths[i]);
+    b.send(m[i], t);
+    t += microseconds(10);
+    b.answer(m[i], t);
+  }
+  EXPECT_EQ(b.flow.window(), 33u);  // (33.26)
+  const FlowStats st = b.flow.stats();
+  EXPECT_EQ(st.window_lo, 32u);
+  EXPECT_EQ(st.timeouts, 2u);
+  make(m[50], paths[50]);
+  b.send(m[50], t);
+  b.time_out(m[50], t + milliseconds(100));
+  EXPECT_EQ(b.flow.window(), 16u);
+}
+
+// Four SMPs out to one node (node_cap 4), the fourth lost: lost with three
+// others of ours there, the node's queue holds fewer, and the node cap
+// comes down to 3; one lost with one other there brings it to 1, and a
+// second MAD to that node then waits while one is out.
+TEST(FlowUnit, NodeCapComesDownOnLossesToOne) {
+  Bed b(64);
+  b.flow.limits().node_cap = 4;
+  b.flow.limits().node_start = 0;  // (every node at node_cap from the start)
+  b.flow.limits().caps_from_start = true;
+  const IBPath to5 = lid(5);
+  std::vector<PendingMad> m(8);
+  for (auto& p : m) make(p, to5);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(b.blocker(m[i]), 0u);
+    b.send(m[i], T0);
+    EXPECT_EQ(m[i].dest_load, i + 1);
+  }
+  EXPECT_NE(b.blocker(m[4]), 0u);  // (the fifth waits)
+  b.time_out(m[3], T0 + milliseconds(100));
+  EXPECT_EQ(b.flow.stats().node_cap, 3u);
+  for (size_t i = 0; i < 3; ++i) b.answer(m[i], T0 + milliseconds(101));
+  b.send(m[4], T0 + milliseconds(200));
+  b.send(m[5], T0 + milliseconds(200));
+  EXPECT_EQ(m[5].dest_load, 2u);
+  b.time_out(m[5], T0 + milliseconds(300));
+  EXPECT_EQ(b.flow.stats().node_cap, 1u);
+  EXPECT_NE(b.blocker(m[6]), 0u);  // m[4] is out
+  b.answer(m[4], T0 + milliseconds(301));
+  EXPECT_EQ(b.blocker(m[6]), 0u);
+}
+
+// Four SMPs on one route: the first is still out when the second and the
+// third are answered, so it was lost (overtakes 2): retried at once and
+// counted.  Its first send's reply comes after all (late): this fabric
+// reorders, and from then on a MAD overtaken twice is left to its timeout.
+TEST(FlowUnit, OrderTakesAMadAsLostUntilALateReply) {
+  Bed b(64);
+  ASSERT_EQ(b.flow.limits().overtakes, 2u);
+  b.flow.limits().node_cap = b.flow.limits().smi_cap = 0;  // (order alone)
+  const IBPath to5 = lid(5), to6 = lid(6);
+  std::vector<PendingMad> m(8);
+  for (auto& p : m) make(p, to5);
+  make(m[7], to6);
+  for (size_t i = 0; i < 4; ++i) b.send(m[i], T0 + microseconds(i));
+  b.send(m[7], T0 + microseconds(5));  // (another route: not judged with them)
+  b.answer(m[1], T0 + microseconds(100));
+  EXPECT_TRUE(b.retried.empty());
+  EXPECT_EQ(m[0].overtaken, 1u);
+  b.answer(m[2], T0 + microseconds(150));
+  ASSERT_EQ(b.retried.size(), 1u);
+  EXPECT_EQ(b.retried[0], &m[0]);
+  EXPECT_EQ(m[7].overtaken, 0u);
+  EXPECT_EQ(b.flow.stats().overtaken, 1u);
+  EXPECT_FALSE(b.flow.stats().reorders);
+  // m[0] sent again; the reply to its first send comes late.
+  b.send(m[0], T0 + microseconds(160));
+  b.flow.late(m[0]);
+  EXPECT_TRUE(b.flow.stats().reorders);
+  EXPECT_EQ(b.flow.stats().late, 1u);
+  b.answer(m[0], T0 + microseconds(200));
+  // m[3] out, two sent after it answered: judged no more.
+  b.send(m[4], T0 + microseconds(210));
+  b.send(m[5], T0 + microseconds(220));
+  b.answer(m[4], T0 + microseconds(300));
+  b.answer(m[5], T0 + microseconds(350));
+  EXPECT_EQ(b.retried.size(), 1u);
+  EXPECT_EQ(m[3].overtaken, 0u);
+  EXPECT_EQ(b.flow.stats().overtaken, 1u);
+}
+
+// A PMA's GMP whose path carries no bound: before any round trip of its
+// class its timeout is the IBA's bound (none known: default_timeout_ms);
+// the first answer (8 ms) makes it the class's RTO (8 + 4 x 4 = 24 ms),
+// and times again the GMPs of that class out on their first send at the
+// bound; an SMP's round trips leave it as it is; a resend's doubles, and
+// round trips longer than the bound give the bound.
+TEST(FlowUnit, GmpTimeoutFromItsClassRoundTripsWithinTheBound) {
+  Bed b(64);
+  FlowLimits& lim = b.flow.limits();
+  lim.min_timeout_ms = 1;  // (the RTO itself, not the floor)
+  const uint8_t PERF = iba::mgmt::PERF;
+  std::vector<IBPath> paths = {lid(10), lid(11), lid(12), lid(13)};
+  EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), lim.default_timeout_ms);
+  std::vector<PendingMad> g(4);
+  for (size_t i = 0; i < 4; ++i) {
+    make(g[i], paths[i], PERF);
+    g[i].adaptive_timeout = true;
+  }
+  b.send(g[0], T0);
+  b.send(g[1], T0);
+  EXPECT_EQ(g[1].timeout_ms, lim.default_timeout_ms);
+  // An SMP's answer: the SMPs' round trips, not the PMA's.
+  const IBPath to5 = lid(5);
+  PendingMad s;
+  make(s, to5);
+  b.send(s, T0);
+  b.answer(s, T0 + milliseconds(2));
+  EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), lim.default_timeout_ms);
+  EXPECT_TRUE(b.retimed.empty());
+  b.answer(g[0], T0 + milliseconds(8));
+  EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), 24);
+  // (g[0] itself is still in its slot: its timer too, as in the engine.)
+  EXPECT_NE(std::find(b.retimed.begin(), b.retimed.end(), &g[1]), b.retimed.end());
+  EXPECT_EQ(g[1].timeout_ms, 24);
+  // Its resend waits twice as long (RFC 6298's back-off).
+  b.again(g[1], T0 + milliseconds(40));
+  EXPECT_EQ(g[1].timeout_ms, 48);
+  b.answer(g[1], T0 + milliseconds(41));  // (a second send: Karn, not a round trip)
+  EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), 24);
+  // Round trips of 5 s: the bound (1000 ms) holds.
+  b.send(g[2], T0 + milliseconds(50));
+  b.answer(g[2], T0 + milliseconds(5050));
+  b.send(g[3], T0 + milliseconds(5100));
+  b.answer(g[3], T0 + milliseconds(10100));
+  EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), lim.default_timeout_ms);
+}
