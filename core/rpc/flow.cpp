@@ -386,40 +386,46 @@ void FlowControl::busy(const PendingMad& p, Clock::time_point now) {
 
 void FlowControl::on_loss(const PendingMad& p, Clock::time_point now) {
   if (p.path && p.path->route_trial) return;  // (a route form tried, not a queue: IBPath::route_trial)
-  if (p.dest) {
-    // Where was it lost?  With others of ours at its destination, most
-    // likely in that node's queue: the node cap comes below their number
-    // (a PMA's GMPs: the PMA's cap).  Alone there, at a processor on its
-    // way (or behind the SM's own SMPs): the processor caps come down,
-    // back to their first size the first time, then by loss_cut, at most
-    // once per round trip (not again for MADs sent before the last cut).
-    const bool pm = is_pm(p);
-    if (!pm && lim_.proc_start && tracking_) cut_procs(p, now);
-    if (lim_.node_start && lim_.node_start < lim_.node_cap) {
-      // This node's cap rises no more (FlowLimits::node_start); lost with
-      // others of ours there, it comes below their number.
-      unsigned lvl = node_level(p.dest);
-      if (p.dest_load >= 2) lvl = std::max(1u, std::min<unsigned>(lvl, p.dest_load - 1u));
-      NodeLevel& n = node_level_[p.dest];
-      n.cap = uint8_t(lvl);
-      n.stopped = true;
-    }
-    if (p.dest_load >= 2) {
-      unsigned& cut = pm ? pm_cut_ : node_cut_;
-      const unsigned now_cap = node_cap(p);
-      if (now_cap) cut = std::max(1u, std::min<unsigned>(now_cap, p.dest_load - 1u));
-    } else if (!pm && p.sent_at >= proc_cut_at_) {
-      scale_ = scale_ > 1 ? 1 : std::max(lim_.min_scale, scale_ * lim_.loss_cut);
-      proc_cut_at_ = now;
-    }
-    if (!pm && !lost_smp_) {
-      lost_smp_ = true;
-      scale_ = std::min(scale_, 1.0);  // back to the caps that lost nothing, at most
-    }
-    fs_.scale_lo = std::min(fs_.scale_lo, scale_);
-    if (!tracking_) caps_back_ = true;  // (a PMA's loss: the counts must be kept)
-    sync_caps();
+  if (p.dest) cut_caps(p, now);
+  cut_window(p, now);
+}
+
+void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
+  // Where was it lost?  With others of ours at its destination, most
+  // likely in that node's queue: the node cap comes below their number
+  // (a PMA's GMPs: the PMA's cap).  Alone there, at a processor on its
+  // way (or behind the SM's own SMPs): the processor caps come down,
+  // back to their first size the first time, then by loss_cut, at most
+  // once per round trip (not again for MADs sent before the last cut).
+  const bool pm = is_pm(p);
+  if (!pm && lim_.proc_start && tracking_) cut_procs(p, now);
+  if (lim_.node_start && lim_.node_start < lim_.node_cap) {
+    // This node's cap rises no more (FlowLimits::node_start); lost with
+    // others of ours there, it comes below their number.
+    unsigned lvl = node_level(p.dest);
+    if (p.dest_load >= 2) lvl = std::max(1u, std::min<unsigned>(lvl, p.dest_load - 1u));
+    NodeLevel& n = node_level_[p.dest];
+    n.cap = uint8_t(lvl);
+    n.stopped = true;
   }
+  if (p.dest_load >= 2) {
+    unsigned& cut = pm ? pm_cut_ : node_cut_;
+    const unsigned now_cap = node_cap(p);
+    if (now_cap) cut = std::max(1u, std::min<unsigned>(now_cap, p.dest_load - 1u));
+  } else if (!pm && p.sent_at >= proc_cut_at_) {
+    scale_ = scale_ > 1 ? 1 : std::max(lim_.min_scale, scale_ * lim_.loss_cut);
+    proc_cut_at_ = now;
+  }
+  if (!pm && !lost_smp_) {
+    lost_smp_ = true;
+    scale_ = std::min(scale_, 1.0);  // back to the caps that lost nothing, at most
+  }
+  fs_.scale_lo = std::min(fs_.scale_lo, scale_);
+  if (!tracking_) caps_back_ = true;  // (a PMA's loss: the counts must be kept)
+  sync_caps();
+}
+
+void FlowControl::cut_window(const PendingMad& p, Clock::time_point now) {
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
   ssthresh_ = std::max(cwnd_ / 2, 1.0);
   cwnd_ = ssthresh_;
@@ -427,53 +433,64 @@ void FlowControl::on_loss(const PendingMad& p, Clock::time_point now) {
   fs_.window_lo = std::min(fs_.window_lo, window());
 }
 
+void FlowControl::open_window() {
+  if (!lim_.adaptive || cwnd_ >= max_) return;
+  cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
+  fs_.window_hi = std::max(fs_.window_hi, window());
+}
+
 void FlowControl::on_reply(PendingMad& p, Clock::time_point now) {
-  const bool delay_paced = lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1;
   const bool smp = p.dest && !is_pm(p);
+  raise_caps(p, smp, now);
+  // Karn: only a MAD sent once times its own round trip.
+  if (smp && p.sends == 1) time_smp(p, now);
+  if (!smp && p.sends == 1 && p.adaptive_timeout) time_gmp(p, now);
+  open_window();
+}
+
+bool FlowControl::delay_paced() const { return lim_.delay_rise > 0 && lim_.grow > 1 && lim_.delay_grow > 1; }
+
+void FlowControl::raise_caps(const PendingMad& p, bool smp, Clock::time_point now) {
   if (smp && p.sends == 1 && tracking_)  // (before raise_node: the least round trip to p's node without p's)
     raise_procs(p, std::chrono::duration<double, std::micro>(now - p.sent_at).count(), now);
   raise_node(p, now);
   if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
-    if (delay_paced) {
+    if (delay_paced()) {
       if (step_at_ == Clock::time_point{}) step_at_ = now;  // the first step's baseline: scale 1
     } else if (lim_.grow > 1)
       grow_caps(now);
     else
       sync_caps();  // lifted at once
   }
-  if (smp && p.sends == 1) {
-    // Karn: only a MAD sent once times its own round trip.
-    if (tracking_ && lim_.time_shares) note_gap(p, now);
-    const double ms = std::chrono::duration<double, std::milli>(now - p.sent_at).count();
-    if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
-    if (p.path->is_dr()) {
-      const size_t v = p.path->smi_forwards() + 1;  // processors visited
-      if (v < rtt_min_us_.size()) {
-        ++rtt_n_[v];
-        if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
-        if (rtt_n_[v] >= 8) measure_visits();
-        if (delay_paced && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v], now);
-      }
-    }
-    const bool first = smp_rtt_.srtt_ms <= 0;
-    smp_rtt_.add(ms);
-    if (first) rearm(true, 0);
-  }
-  if (!smp && p.sends == 1 && p.adaptive_timeout) {
-    // A GMP class's own round trips (Karn too), the SA's apart: an SA
-    // answer takes as long as its table (RMPP), not a queue's wait.
-    const uint8_t cls = class_of(p.req.data());
-    if (!is_smp(cls) && cls != iba::mgmt::SUBN_ADM) {
-      Rtt& r = gmp_rtt_[cls];
-      const bool first = r.srtt_ms <= 0;
-      r.add(std::chrono::duration<double, std::milli>(now - p.sent_at).count());
-      if (first) rearm(false, cls);
+}
+
+void FlowControl::time_smp(const PendingMad& p, Clock::time_point now) {
+  if (tracking_ && lim_.time_shares) note_gap(p, now);
+  const double ms = std::chrono::duration<double, std::milli>(now - p.sent_at).count();
+  if (p.path->is_dr() && p.path->hop_count() == 0) local_min_us_ = std::min(local_min_us_, ms * 1000);
+  if (p.path->is_dr()) {
+    const size_t v = p.path->smi_forwards() + 1;  // processors visited
+    if (v < rtt_min_us_.size()) {
+      ++rtt_n_[v];
+      if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
+      if (rtt_n_[v] >= 8) measure_visits();
+      if (delay_paced() && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v], now);
     }
   }
-  if (lim_.adaptive && cwnd_ < max_) {
-    cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
-    fs_.window_hi = std::max(fs_.window_hi, window());
-  }
+  const bool first = smp_rtt_.srtt_ms <= 0;
+  smp_rtt_.add(ms);
+  if (first) rearm(true, 0);
+}
+
+void FlowControl::time_gmp(const PendingMad& p, Clock::time_point now) {
+  // A GMP class's own round trips, the SA's apart: an SA answer takes as
+  // long as its table (RMPP), not a queue's wait.
+  const uint8_t cls = class_of(p.req.data());
+  if (is_smp(cls) || cls == iba::mgmt::SUBN_ADM) return;
+  Rtt& r = gmp_rtt_[cls];
+  const bool first = r.srtt_ms <= 0;
+  r.add(std::chrono::duration<double, std::milli>(now - p.sent_at).count());
+  if (first) rearm(false, cls);
 }
 
 FlowStats FlowControl::stats() const {

@@ -332,15 +332,17 @@ private:
     int rto_ms() const { return int(std::ceil(srtt_ms + 4 * rttvar_ms)); }
   };
 
-  // Whether p fits the caps now; count it in or out of them; issue what
-  // waits and fits.  (The caps are kept only while they hold: sync_caps()
-  // turns them on or off as caps_wanted() says, counting the MADs in
-  // flight again.)
+  // --- the caps (flow.cpp) ---------------------------------------------------
+  // p counted in (d +1) or out (-1) of the caps it needs; a count that
+  // goes down unparks what waited for it.  (The caps are kept only while
+  // they hold: sync_caps() turns them on or off as caps_wanted() says,
+  // counting the MADs in flight again.)
   void hold(PendingMad& p, int d);
   uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
   unsigned node_cap(const PendingMad& p) const;  // the node cap p is held by now (0: none)
   unsigned at_node(uint64_t key) const;           // ours in flight to node key (while the caps hold)
   bool is_pm(const PendingMad& p) const;         // a PMA's GMP (held by the PM node cap only)
+  uint64_t head_key(const IBPath& p) const;      // where a hybrid route's directed part begins (IBPath::lid_head)
   uint32_t proc_cap() const;
   void park(uint64_t key, PendingMad& p);
   void unpark(uint64_t key);
@@ -352,25 +354,6 @@ private:
   // lift_scale times over (FlowLimits::grow, delay_grow).
   void widen_caps(double by);
   void stop_widening();  // the last step undone; widened no more
-  void on_loss(const PendingMad& p, Clock::time_point now);
-  void on_reply(PendingMad& p, Clock::time_point now);
-  // FlowLimits::overtakes: p was answered; those sent before it on its
-  // route and still out were overtaken (lost once overtakes times).
-  void overtake(const PendingMad& p, Clock::time_point now);
-  // The first round trip of a class measured: MADs of that class out on
-  // their first send, whose timeouts were the IBA's bound for want of it,
-  // time out after the round trip's instead (smp: every SMP; else cls).
-  void rearm(bool smp, uint8_t cls);
-  void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
-  uint64_t head_key(const IBPath& p) const;  // where a hybrid route's directed part begins (IBPath::lid_head)
-  int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
-  int bound_ms(const IBPath& path, uint8_t mgmt_class) const;  // the path's own bound, else timeout_cap_ms
-  // What the round trips say (flowrtt.cpp).
-  void judge_step(const PendingMad& p, double ratio, Clock::time_point now);  // FlowLimits::delay_rise, watch_rtt
-  void narrow_caps(Clock::time_point now);  // FlowLimits::watch_rtt: round trips rose
-  bool time_local_path();                   // Engine::send_local_probe, counted
-  void measure_visits();
-  void note_gap(const PendingMad& p, Clock::time_point now);  // FlowLimits::time_shares: the answer time
   // FlowLimits::node_start, proc_start: the nodes' caps and the
   // processors' levels, their rise and cuts.
   unsigned node_level(uint64_t key) const;
@@ -382,6 +365,44 @@ private:
   void raise_procs(const PendingMad& p, double rtt_us, Clock::time_point now);
   void cut_procs(const PendingMad& p, Clock::time_point now);
   Clock::duration settle_time() const;  // FlowLimits::proc_settle round trips
+
+  // --- a loss, a reply, the window (flow.cpp) --------------------------------
+  // p lost (timed out, overtaken, or answered BUSY): the caps on its way
+  // cut (cut_caps; a MAD no cap holds: none), the window cut.
+  void on_loss(const PendingMad& p, Clock::time_point now);
+  void cut_caps(const PendingMad& p, Clock::time_point now);
+  // p answered: the caps' rise on its evidence (raise_caps), its round
+  // trip measured (time_smp, time_gmp: a MAD sent once only, Karn), the
+  // window opened.
+  void on_reply(PendingMad& p, Clock::time_point now);
+  void raise_caps(const PendingMad& p, bool smp, Clock::time_point now);
+  void time_smp(const PendingMad& p, Clock::time_point now);
+  void time_gmp(const PendingMad& p, Clock::time_point now);
+  bool delay_paced() const;  // FlowLimits::delay_rise paces the widening
+  // The window (AIMD): halved by a loss (once a round trip: not again for
+  // MADs sent before the last cut), opened by an answer (by one below
+  // ssthresh, by 1/window above).
+  void cut_window(const PendingMad& p, Clock::time_point now);
+  void open_window();
+
+  // --- timeouts and order (flowtime.cpp) -------------------------------------
+  // FlowLimits::overtakes: p was answered; those sent before it on its
+  // route and still out were overtaken (lost once overtakes times).
+  void overtake(const PendingMad& p, Clock::time_point now);
+  // The first round trip of a class measured: MADs of that class out on
+  // their first send, whose timeouts were the IBA's bound for want of it,
+  // time out after the round trip's instead (smp: every SMP; else cls).
+  void rearm(bool smp, uint8_t cls);
+  void learn_class_port_info(const PendingMad& p, const uint8_t* rep);
+  int timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid) const;
+  int bound_ms(const IBPath& path, uint8_t mgmt_class) const;  // the path's own bound, else timeout_cap_ms
+
+  // --- what the round trips say (flowrtt.cpp) --------------------------------
+  void judge_step(const PendingMad& p, double ratio, Clock::time_point now);  // FlowLimits::delay_rise, watch_rtt
+  void narrow_caps(Clock::time_point now);  // FlowLimits::watch_rtt: round trips rose
+  bool time_local_path();                   // Engine::send_local_probe, counted
+  void measure_visits();
+  void note_gap(const PendingMad& p, Clock::time_point now);  // FlowLimits::time_shares: the answer time
 
   Engine& engine_;
   std::span<PendingMad* const> slots_;  // the engine's, by slot
