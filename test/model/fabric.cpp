@@ -1556,6 +1556,17 @@ void Fabric::Impl::sma_answer(Packet& p, int node) {
   make_response(m, p.dr, 0);
 }
 
+namespace {
+// A port's VL15Dropped as its PMA counts it; sel 0xff (AllPortSelect): the
+// sum over the node's ports.
+uint64_t vl15_dropped(const Node& x, unsigned sel) {
+  if (sel != 0xff) return x.ports[sel].vl15_dropped;
+  uint64_t n = 0;
+  for (unsigned i = 0; i <= x.nports; ++i) n += x.ports[i].vl15_dropped;
+  return n;
+}
+}  // namespace
+
 void Fabric::Impl::pma_answer(Packet& p, int node) {
   uint8_t* m = p.mad.data();
   const Node& x = nodes[size_t(node)];
@@ -1576,11 +1587,11 @@ void Fabric::Impl::pma_answer(Packet& p, int node) {
       unsigned sel = unsigned(q.portSelect());
       iba::PMPortCounters r;
       r.set_portSelect(sel).set_counterSelect(q.counterSelect());
-      if (sel != 0xff && sel <= x.nports) r.set_VL15Dropped(std::min<uint64_t>(x.ports[sel].vl15_dropped, 0xffff));
       if (sel != 0xff && sel > x.nports) {
         make_response(m, false, ST_BAD_MOD);
         return;
       }
+      r.set_VL15Dropped(std::min<uint64_t>(vl15_dropped(x, sel), 0xffff));
       put(m, r);
       break;
     }
@@ -1593,7 +1604,7 @@ void Fabric::Impl::pma_answer(Packet& p, int node) {
       }
       iba::PMPortCountersExtended r;
       r.set_portSelect(sel).set_counterSelect(q.counterSelect());
-      if (sel != 0xff) r.set_VL15Dropped(x.ports[sel].vl15_dropped);
+      r.set_VL15Dropped(vl15_dropped(x, sel));
       put(m, r);
       break;
     }
@@ -1945,6 +1956,9 @@ uint64_t Fabric::vl15_drops(int n, unsigned port) const {
 }
 void Fabric::set_vl15_depth(int n, unsigned port, unsigned depth) {
   impl_->nodes.at(size_t(n)).ports.at(port).depth = depth;
+}
+void Fabric::set_vl15_dropped(int n, unsigned port, uint64_t count) {
+  impl_->nodes.at(size_t(n)).ports.at(port).vl15_dropped = count;
 }
 void Fabric::set_deaf(int n, bool deaf) { impl_->nodes.at(size_t(n)).deaf = deaf; }
 void Fabric::set_slow(int n, double factor) { impl_->nodes.at(size_t(n)).slow = factor; }

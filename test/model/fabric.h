@@ -292,6 +292,10 @@ public:
   // The VL15 receive buffer of one port holds at most depth packets
   // (overrides the profile's D for that port).
   void set_vl15_depth(int node, unsigned port, unsigned depth);
+  // A port's VL15Dropped counter, as its PMA reports it (and in its
+  // switch's AllPortSelect sum), set to count: drops before the run, for
+  // the PM scans to find.
+  void set_vl15_dropped(int node, unsigned port, uint64_t count);
   // A deaf node's management processor and PMA drop whatever reaches them.
   void set_deaf(int node, bool deaf);
   // Scale the service times of one node's processors (a slow node).

@@ -1317,6 +1317,35 @@ ibmodel::Profile sweep_s50(unsigned pma_queue = 0) {
 
 }  // namespace
 
+// ibqueryerrors' model tool is the command's scan (ErrorScan::obtain, then
+// run over every node): a switch whose AllPortSelect sum shows an error
+// beyond its threshold (the defaults: any at all) has its ports read one by
+// one after the walk, to name the bad one, and each is a row; a CA's bad
+// port, read ahead, costs nothing more.  (The tool's own copy of the scan
+// read the sums ahead and stopped there.)
+TEST(ModelCounterScan, QueryErrorsReadsABadSwitchPortByPort) {
+  ibcore::log::set_verbosity(0);
+  ibmodel::Fabric clean(testbed::fattree(4), ibmodel::Profile::ideal());
+  const ibmodel::ToolResult a = ibmodel::run_tool("ibqueryerrors", clean);
+  ibmodel::Fabric bad(testbed::fattree(4), ibmodel::Profile::ideal());
+  int sw = -1, ca = -1;
+  for (int n = 0; n < int(bad.node_count()); ++n) {
+    if (bad.is_switch(n) && sw < 0) sw = n;
+    if (!bad.is_switch(n) && n != bad.local_node() && ca < 0) ca = n;
+  }
+  ASSERT_GE(sw, 0);
+  ASSERT_GE(ca, 0);
+  bad.set_vl15_dropped(sw, 2, 5);
+  bad.set_vl15_dropped(ca, 1, 5);
+  const ibmodel::ToolResult b = ibmodel::run_tool("ibqueryerrors", bad);
+  EXPECT_EQ(a.errors, 0u);
+  EXPECT_EQ(b.errors, 0u);
+  EXPECT_EQ(b.lost, 0u);
+  // fattree(4): every switch has 4 ports, each linked.
+  EXPECT_EQ(b.mads, a.mads + 4);
+  EXPECT_EQ(b.units, a.units + 4);
+}
+
 // The exporter's scrape (core/health/scan.h PortScan::walk) on the k=16 fat
 // tree at S 50 us: its PM reads go in turns over the PMAs, one port of a
 // PMA at a time (TurnQueue), so the window fills with reads to as many
