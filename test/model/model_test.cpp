@@ -278,6 +278,21 @@ TEST(FabricModel, PhysicalBoundWindowChargesEachClassItsOwnRoundTrip) {
   EXPECT_NEAR(f.phys_s(d, 10, 1), (pm_us + sm_us) * 1e-6, 1e-12);
   EXPECT_NEAR(f.phys_s(d, 12, 1), (pm_us + sm_us + 2 * host) * 1e-6, 1e-12);
   EXPECT_NEAR(f.phys_s(d, 12, 4), (pm_us + sm_us + 2 * host) / 4 * 1e-6, 1e-12);
+  // The busiest node: 100 answers and 100 PM reads at sw3, the window wide;
+  // a PMA on the management processor (pma_on_mp) adds its reads to the
+  // processor's answers.
+  for (unsigned on_mp : {0u, 1u}) {
+    p.pma_on_mp = on_mp;
+    ibmodel::Fabric g(kLine, p);
+    ibmodel::Fabric::Demand e;
+    e.smi.assign(g.node_count(), 0);
+    e.sma.assign(g.node_count(), 0);
+    e.pma.assign(g.node_count(), 0);
+    e.probes.assign(g.node_count(), 0);
+    e.sma[size_t(sw3)] = 100;
+    e.pma[size_t(sw3)] = 100;
+    EXPECT_NEAR(g.phys_s(e, 200, 64), (100 * p.pma_service_us + (on_mp ? 100 * p.sma_service_us : 0)) * 1e-6, 1e-12);
+  }
 }
 
 // On a whole scan the same: with 2 MADs in flight, every node's PMA asked
