@@ -56,6 +56,16 @@ Switch 8 "sw"
 [1] "A"[1]
 )";
 
+// A demand of nothing at any of f's nodes.
+ibmodel::Fabric::Demand no_demand(const ibmodel::Fabric& f) {
+  ibmodel::Fabric::Demand d;
+  d.smi.assign(f.node_count(), 0);
+  d.sma.assign(f.node_count(), 0);
+  d.pma.assign(f.node_count(), 0);
+  d.probes.assign(f.node_count(), 0);
+  return d;
+}
+
 ibmodel::Profile slow_sma(unsigned depth, unsigned queue, double service_us) {
   ibmodel::Profile p = ibmodel::Profile::ideal();
   p.name = "test";
@@ -222,11 +232,7 @@ TEST(FabricModel, HybridProbeVisitsOnlyTheTailsSwitch) {
 // and a switch's unavoidable work (its answers, 2 visits a probe).
 TEST(FabricModel, PhysicalBoundParts) {
   ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
-  ibmodel::Fabric::Demand d;
-  d.smi.assign(f.node_count(), 0);
-  d.sma.assign(f.node_count(), 0);
-  d.pma.assign(f.node_count(), 0);
-  d.probes.assign(f.node_count(), 0);
+  ibmodel::Fabric::Demand d = no_demand(f);
   // Depth 4 (A to B): one directed probe, then three with 2 SMI services.
   const double path = f.dr_round_trip_s(1) + f.probe_round_trip_s(2) + f.probe_round_trip_s(3) + f.probe_round_trip_s(4);
   EXPECT_NEAR(f.probe_round_trip_s(4), f.dr_round_trip_s(4) - 4 * 10e-6, 1e-12);
@@ -253,11 +259,7 @@ TEST(FabricModel, PhysicalBoundWindowChargesEachClassItsOwnRoundTrip) {
   p.pma_service_us = 1000;
   p.sma_service_us = 7;
   ibmodel::Fabric f(kLine, p);
-  ibmodel::Fabric::Demand d;
-  d.smi.assign(f.node_count(), 0);
-  d.sma.assign(f.node_count(), 0);
-  d.pma.assign(f.node_count(), 0);
-  d.probes.assign(f.node_count(), 0);
+  ibmodel::Fabric::Demand d = no_demand(f);
   const double host = 2 * (p.host_latency_us + p.host_service_us), hop = p.hop_latency_us;
   // One PM read at each of the 5 PMAs (A: 0 hops ... B: 4), one at a time:
   // the PMAs' round trips one after the other, five times the busiest PMA.
@@ -284,11 +286,7 @@ TEST(FabricModel, PhysicalBoundWindowChargesEachClassItsOwnRoundTrip) {
   for (unsigned on_mp : {0u, 1u}) {
     p.pma_on_mp = on_mp;
     ibmodel::Fabric g(kLine, p);
-    ibmodel::Fabric::Demand e;
-    e.smi.assign(g.node_count(), 0);
-    e.sma.assign(g.node_count(), 0);
-    e.pma.assign(g.node_count(), 0);
-    e.probes.assign(g.node_count(), 0);
+    ibmodel::Fabric::Demand e = no_demand(g);
     e.sma[size_t(sw3)] = 100;
     e.pma[size_t(sw3)] = 100;
     EXPECT_NEAR(g.phys_s(e, 200, 64), (100 * p.pma_service_us + (on_mp ? 100 * p.sma_service_us : 0)) * 1e-6, 1e-12);
