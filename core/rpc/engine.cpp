@@ -135,7 +135,7 @@ void MadEngine::send_one(PendingMad& p) {
   if (const PortSettings& s = t_.settings(); s.debug >= 2)
     trace_send(s.debug, {p.req.data(), p.req_len}, p.path->describe(),
                pkey_index_of(*p.path, class_of(p.req.data()), s.pkey_index));
-  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
+  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.send_no});
 }
 
 void MadEngine::send_or_fail(PendingMad& p) {
@@ -320,7 +320,7 @@ void MadEngine::on_recv(RecvMad& r) {
     on_loss(*p);
     p->backoff = true;
     int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
-    timers_.push({t_.now() + std::chrono::milliseconds(ms), p->slot, p->seq});
+    timers_.push({t_.now() + std::chrono::milliseconds(ms), p->slot, p->send_no});
     return;
   }
   if (!r.big.empty()) {
@@ -341,7 +341,7 @@ void MadEngine::expire(Clock::time_point now) {
     Timer tm = timers_.top();
     timers_.pop();
     PendingMad* p = slots_[tm.slot];
-    if (!p || p->seq != tm.seq) continue;  // already answered or resent
+    if (!p || p->send_no != tm.send_no) continue;  // already answered or resent
     if (p->backoff) {
       p->backoff = false;
       ++resent_;

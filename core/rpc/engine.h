@@ -232,7 +232,8 @@ private:
   size_t in_flight_ = 0, queued_ = 0;
   struct Timer {
     Clock::time_point at;
-    uint32_t slot, seq;
+    uint32_t slot;
+    uint64_t send_no;  // the send it times (PendingMad::send_no: unique, where seq wraps at 65535)
     bool operator>(const Timer& o) const { return at > o.at; }
   };
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;

@@ -578,7 +578,7 @@ void MadEngine::rearm(bool smp, uint8_t cls) {
     const int ms = computed_timeout_ms(*q->path, c);
     if (ms >= q->timeout_ms) continue;
     q->timeout_ms = ms;
-    timers_.push({q->sent_at + std::chrono::milliseconds(ms + 20), q->slot, q->seq});
+    timers_.push({q->sent_at + std::chrono::milliseconds(ms + 20), q->slot, q->send_no});
   }
 }
 
