@@ -107,19 +107,19 @@ private:
       // Live: the PM queries share discovery's scheduler.  For a whole
       // fabric scan each node's path, ClassPortInfo and all-ports
       // PortCounters are read as soon as the walk knows its LID, while the
-      // walk goes on (the same MADs the scan below would send, earlier).
+      // walk goes on (the same MADs the scan below would send, earlier:
+      // ErrorScan::obtain).
       ses.emplace(config(), skip_sl_);
       scan_.emplace(ses->pm(), scan_options(map, types));
-      if (!selected) ses->pm().read_path_table();
-      DiscoveryOptions o;
-      o.mlx_epi = config().mlx_epi;
-      if (!selected && !counters_only_)
-        o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) { scan_->ahead(d, n, port); };
       ObtainOptions oo;
-      oo.discovery = o;
-      oo.sched = &ses->sched();
-      db = obtain_subnet(config(), oo);
-      ses->pm().use_subnet(&db);
+      oo.discovery.mlx_epi = config().mlx_epi;
+      if (!selected) {
+        scan_->obtain(config(), oo, db);
+      } else {
+        oo.sched = &ses->sched();
+        db = obtain_subnet(config(), oo);
+        ses->pm().use_subnet(&db);
+      }
     }
     auto t1 = std::chrono::steady_clock::now();
 

@@ -86,7 +86,7 @@ Subnet obtain_subnet(const Config& cfg, const ObtainOptions& o) {
                   age_text(*age).c_str(), cfg.cache_max_age_s);
     }
   }
-  Subnet db = discover_live(cfg, o.discovery, nullptr, o.sched);
+  Subnet db = discover_live(cfg, o.discovery, o.result, o.sched);
   if (!file.empty()) {
     // A file that cannot be written does not cost the result: the command
     // prints it and exits as it would, and the warning follows it.

@@ -40,6 +40,9 @@ struct ObtainOptions {
   // Discover on this scheduler (a command's own, so its queries can run
   // alongside: DiscoveryOptions::on_port_lid) instead of one of its own.
   Scheduler* sched = nullptr;
+  // The live discovery's result (its failed queries), when there is one
+  // (untouched when the database comes from a file).
+  DiscoveryResult* result = nullptr;
 };
 Subnet obtain_subnet(const Config& cfg, const ObtainOptions& o = {});
 

@@ -96,6 +96,15 @@ void ErrorScan::ahead(const Subnet& db, uint32_t n, unsigned port) {
   ahead_q_->push({lid, uint8_t(port), x.is_switch()});
 }
 
+void ErrorScan::obtain(const Config& cfg, ObtainOptions o, Subnet& db) {
+  PmAccess& pm = reader_.pm();
+  pm.read_path_table();
+  o.sched = &pm.sched();
+  o.discovery.on_port_lid = [this](const Subnet& d, uint32_t n, unsigned port) { ahead(d, n, port); };
+  db = obtain_subnet(cfg, o);
+  pm.use_subnet(&db);
+}
+
 Task<> ErrorScan::read_ahead(AheadItem it) {
   const PmaCaps caps = usable(co_await reader_.caps(it.lid));
   if (caps.all_port_select()) {

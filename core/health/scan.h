@@ -39,7 +39,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/config.h"
 #include "core/fabric/discovery_options.h"
+#include "core/fabric/obtain.h"
 #include "core/fabric/nodemap.h"
 #include "core/fabric/subnet.h"
 #include "core/health/counters.h"
@@ -163,6 +165,13 @@ public:
   // PortCounters) while the walk goes on, once per LID.
   void ahead(const Subnet& db, uint32_t n, unsigned port);
   size_t ahead_lids() const { return ahead_lids_.size(); }
+  // The database of a whole-fabric scan, as cfg says (obtain_subnet with o
+  // on this scan's scheduler: a cache file, else a live discovery), every
+  // node read ahead while the walk goes on: the SA's path table asked
+  // first, ahead() for each port whose LID the walk learns (o's own
+  // on_port_lid is replaced).  db is then the PM access's subnet (it must
+  // outlive the scan).  ibqueryerrors, the report, the model's tool.
+  void obtain(const Config& cfg, ObtainOptions o, Subnet& db);
   // Scan `nodes` of db, all at once (a bounded pool of workers), rows to
   // sink; runs the scheduler.  One NodeScan per node, in order.
   std::vector<NodeScan> run(const Subnet& db, const std::vector<uint32_t>& nodes, ErrorSink& sink);

@@ -42,9 +42,9 @@ class Scan : public H::ErrorSink {
 public:
   Scan(H::PmAccess& pm, Data& d) : scan_(pm, options(d)), d_(d) {}
 
-  // DiscoveryOptions::on_port_lid: the node's first PM reads, while the
-  // walk goes on.
-  void ahead(const Subnet& db, uint32_t n, unsigned port) { scan_.ahead(db, n, port); }
+  // The fabric discovered live, each node's first PM reads made while the
+  // walk goes on (ErrorScan::obtain).
+  void obtain(const Config& cfg, const ObtainOptions& o, Subnet& db) { scan_.obtain(cfg, o, db); }
 
   // Every node of d.db, into d.counters and d.scan.
   void run() {
@@ -195,13 +195,12 @@ Data gather(const Config& cfg, const GatherOptions& o) {
   d.map = NodeNameMap::open(cfg.node_name_map);
   H::PmSession ses(cfg, false, true);
   Scan scan(ses.pm(), d);
-  ses.pm().read_path_table();
-  DiscoveryOptions opt;
-  opt.mlx_epi = cfg.mlx_epi;
-  opt.on_port_lid = [&](const Subnet& db, uint32_t n, unsigned port) { scan.ahead(db, n, port); };
+  ObtainOptions oo;
+  oo.discovery.mlx_epi = cfg.mlx_epi;
+  oo.use_config_cache = false;  // (always live)
   DiscoveryResult res;
-  d.db = discover_live(cfg, opt, &res, &ses.sched());
-  ses.pm().use_subnet(&d.db);
+  oo.result = &res;
+  scan.obtain(cfg, oo, d.db);
   d.discovery_errors = unsigned(res.errors.size());
   for (const std::string& e : res.errors) d.unanswered.push_back({NO_INDEX, e});
   scan.run();

@@ -113,7 +113,8 @@ void MadEngine::send_one(PendingMad& p) {
   uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
   iba::MADHeader::set_transactionID_at(p.req.data(), (tid & ~uint64_t(0xffffffff)) | (p.seq << 16 | p.slot));
   p.sent_at = t_.now();
-  flow_.sending(p, sent_);
+  p.send_no = sent_;
+  flow_.sending(p);
   // Real kernels keep the send until the reply (or the timeout) and report
   // a timeout themselves; our own timer is the backstop (umad2sim).
   t_.send(p.agent, p.req.data(), p.req_len, *p.path, p.timeout_ms);
@@ -125,7 +126,7 @@ void MadEngine::send_one(PendingMad& p) {
 }
 
 void MadEngine::arm_timer(const PendingMad& p) {
-  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.seq});
+  timers_.push({p.sent_at + std::chrono::milliseconds(p.timeout_ms + 20), p.slot, p.send_no});
 }
 
 void MadEngine::retime(PendingMad& q) { arm_timer(q); }
@@ -317,7 +318,7 @@ void MadEngine::on_recv(RecvMad& r) {
     flow_.busy(*p, now);
     p->backoff = true;
     int ms = 10 << std::min(8 - std::max(p->busy_left, 0), 6);
-    timers_.push({now + std::chrono::milliseconds(ms), p->slot, p->seq});
+    timers_.push({now + std::chrono::milliseconds(ms), p->slot, p->send_no});
     return;
   }
   if (!r.big.empty()) {
@@ -336,7 +337,7 @@ void MadEngine::expire(Clock::time_point now) {
     Timer tm = timers_.top();
     timers_.pop();
     PendingMad* p = slots_[tm.slot];
-    if (!p || p->seq != tm.seq) continue;  // already answered or resent
+    if (!p || p->send_no != tm.send_no) continue;  // already answered or resent
     if (p->backoff) {
       p->backoff = false;
       ++resent_;

@@ -143,7 +143,8 @@ private:
   bool draining_ = false;
   struct Timer {
     Clock::time_point at;
-    uint32_t slot, seq;
+    uint32_t slot;
+    uint64_t send_no;  // the send it times (PendingMad::send_no: unique, where seq wraps at 65535)
     bool operator>(const Timer& o) const { return at > o.at; }
   };
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;

@@ -303,9 +303,9 @@ public:
   }
   // p took slot p.slot: counted into the caps (and its load at its node).
   void issued(PendingMad& p);
-  // p is about to be sent (again), the engine's send_no-th send: order's
-  // marks (FlowLimits::overtakes).
-  void sending(PendingMad& p, uint64_t send_no);
+  // p is about to be sent (again) as the engine's p.send_no-th send:
+  // order's marks (FlowLimits::overtakes).
+  void sending(PendingMad& p);
   // p left its slot (answered, failed, or lost and back in line): counted
   // out of the caps; what waited for them goes first in line.
   void released(PendingMad& p) { hold(p, -1); }

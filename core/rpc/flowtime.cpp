@@ -79,8 +79,7 @@ bool same_route(const IBPath& a, const IBPath& b) {
 }
 }  // namespace
 
-void FlowControl::sending(PendingMad& p, uint64_t send_no) {
-  p.send_no = send_no;
+void FlowControl::sending(PendingMad& p) {
   p.was_overtaken = p.overtaken >= lim_.overtakes && lim_.overtakes;
   p.overtaken = 0;
 }

@@ -66,8 +66,9 @@ struct PendingMad {
   IBPath sm_path;
   bool sm_followed = false;
   bool was_held = false;          // waited for a cap once (FlowStats::held)
-  // FlowLimits::overtakes: the engine's send count at this MAD's last
-  // send, and how many sent after it on the same route have been answered.
+  // The engine's send count at this MAD's last send (what its timer times,
+  // and what order is judged by), and (FlowLimits::overtakes) how many sent
+  // after it on the same route have been answered.
   uint64_t send_no = 0;
   uint16_t overtaken = 0;
   bool was_overtaken = false;     // its send before the last was taken as lost by order

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -28,10 +29,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 // ibnetdiscover output without the line that carries the time of the run.
 std::string strip(const std::string& s) {

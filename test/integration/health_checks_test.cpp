@@ -38,15 +38,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
 namespace {
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 // The findings of an ibcheck*/ibidsverify run: stdout lines that are neither
 // the summary ("## ...") nor an OK line.

@@ -21,15 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
 namespace {
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 int count(const std::string& s, const std::string& what) {
   int n = 0;

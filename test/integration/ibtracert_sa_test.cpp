@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/mad_trace.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
@@ -18,7 +19,7 @@
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 using madtrace::rpcs;
 

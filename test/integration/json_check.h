@@ -16,6 +16,7 @@
 
 #include "iba/introspect.h"
 #include "iba/mad.h"
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -23,10 +24,7 @@ namespace jsontest {
 
 using nlohmann::json;
 
-inline std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 inline std::vector<std::string> lines(const std::string& s) {
   std::vector<std::string> v;

@@ -11,12 +11,13 @@
 #include <regex>
 #include <string>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 class McmRereg : public ::testing::Test {
 protected:

@@ -35,12 +35,13 @@
 #include <vector>
 
 #include "test/integration/gmp_server.h"
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 // Round trip times, durations and clock rates differ between any two runs.
 std::string norm(const std::string& s) {

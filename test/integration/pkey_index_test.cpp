@@ -8,15 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
 namespace {
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 // The P_Key indexes of the trace's "D: send <rpc> ... pkey_index N" lines
 // whose RPC starts with rpc_prefix.

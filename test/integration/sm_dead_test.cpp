@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "test/integration/gmp_server.h"
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/mad_trace.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
@@ -27,11 +28,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 // What differs between two runs of the reference itself: data and packet
 // counters, ping times.
-std::string norm(const std::string& s) {
+std::string norm_counters(const std::string& s) {
   static const std::regex counters(R"(((?:Xmit|Rcv)(?:Data|Pkts):\.*)\d+)"), t("[0-9]+\\.[0-9]{3}"),
       ms("time [0-9]+ ms");
   return std::regex_replace(std::regex_replace(std::regex_replace(s, counters, "$1N"), t, "T"), ms, "time N ms");
@@ -92,7 +93,7 @@ TEST_F(SmDead, PerfqueryReadsTheCountersAsTheReferenceDoes) {
   ASSERT_NE(ref.out.find("# Port counters: Lid " + lid + " port 1"), std::string::npos) << ref.out;
   Cmd ours = sh(IBTOOL + " perfquery -v " + lid + " 1");
   EXPECT_EQ(ours.status, 0) << ours.err;
-  EXPECT_EQ(norm(ours.out), norm(ref.out)) << ours.err;
+  EXPECT_EQ(norm_counters(ours.out), norm_counters(ref.out)) << ours.err;
   // One -v line says why the path is the plain one; no E: line.
   EXPECT_EQ(count(ours.err, "does not answer: GMPs to LIDs go on plain LID paths"), 1) << ours.err;
   EXPECT_EQ(count(ours.err, "E: "), 0) << ours.err;
@@ -113,7 +114,7 @@ TEST_F(SmDead, PerfqueryOverVerbsToo) {
   Cmd ref = sh("perfquery " + lid + " 1");
   Cmd ours = sh("LD_LIBRARY_PATH=" + fake + " " + IBTOOL + " perfquery --transport verbs " + lid + " 1");
   EXPECT_EQ(ours.status, 0) << ours.err;
-  EXPECT_EQ(norm(ours.out), norm(ref.out)) << ours.err;
+  EXPECT_EQ(norm_counters(ours.out), norm_counters(ref.out)) << ours.err;
 }
 
 TEST_F(SmDead, IbpingAndIbsysstatReachTheirServers) {
@@ -121,11 +122,11 @@ TEST_F(SmDead, IbpingAndIbsysstatReachTheirServers) {
   auto ours = with_server("PingOurs", IBTOOL + " ibping -S",
                           {"ibping -c 2 " + ping, IBTOOL + " ibping -c 2 " + ping});
   EXPECT_NE(ours[0].out.find("2 packets transmitted, 2 received"), std::string::npos) << ours[0].out << ours[0].err;
-  EXPECT_EQ(norm(ours[1].out), norm(ours[0].out)) << ours[1].err;
+  EXPECT_EQ(norm_counters(ours[1].out), norm_counters(ours[0].out)) << ours[1].err;
   EXPECT_EQ(ours[1].status, ours[0].status);
   auto ref = with_server("PingRef", "ibping -S", {"ibping -c 1 " + ping_ref, IBTOOL + " ibping -c 1 " + ping_ref});
   EXPECT_NE(ref[0].out.find("1 received"), std::string::npos) << ref[0].out << ref[0].err;
-  EXPECT_EQ(norm(ref[1].out), norm(ref[0].out)) << ref[1].err;
+  EXPECT_EQ(norm_counters(ref[1].out), norm_counters(ref[0].out)) << ref[1].err;
   auto st = with_server("StatOurs", IBTOOL + " ibsysstat -S",
                         {"ibsysstat " + stat + " host", IBTOOL + " ibsysstat " + stat + " host"});
   EXPECT_EQ(st[0].status, 0) << st[0].err;
@@ -194,7 +195,7 @@ TEST_F(SmAlive, IbpingToALidNoPortHasCountsTheLostPings) {
   ASSERT_EQ(ref.status, 0) << ref.err;
   ASSERT_NE(ref.out.find("2 packets transmitted, 0 received, 100% packet loss"), std::string::npos) << ref.out;
   Cmd ours = sh(IBTOOL + " ibping -c 2 -t 200 50");
-  EXPECT_EQ(norm(ours.out), norm(ref.out)) << ours.err;
+  EXPECT_EQ(norm_counters(ours.out), norm_counters(ref.out)) << ours.err;
   EXPECT_EQ(ours.status, 0);
   Cmd strict = sh(IBTOOL + " ibping --strict -c 1 -t 200 50");
   EXPECT_NE(strict.status, 0);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/mad_trace.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
@@ -20,7 +21,7 @@
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 using madtrace::rpcs;
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -25,10 +26,7 @@ namespace {
 
 using Lines = std::vector<std::string>;
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 Lines lines(const std::string& s) {
   Lines v;

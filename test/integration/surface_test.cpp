@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 class Surface : public ::testing::Test {
 protected:

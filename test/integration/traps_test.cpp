@@ -10,12 +10,13 @@
 #include <string>
 #include <thread>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/integration/sim_ports.h"
 #include "test/testbed/fabric.h"
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 
 class Traps : public ::testing::Test {
 protected:

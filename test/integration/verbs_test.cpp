@@ -10,11 +10,12 @@
 #include <regex>
 #include <string>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 
 namespace {
 
-const std::string IBTOOL = IBTOOL_PATH;
+using ittest::IBTOOL;
 const testbed::Env FAKE = {{"LD_LIBRARY_PATH", FAKEVERBS_DIR}};
 
 std::vector<std::string> plus(std::vector<std::string> a, const std::string& x, const std::string& y) {

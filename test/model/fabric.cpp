@@ -1556,6 +1556,17 @@ void Fabric::Impl::sma_answer(Packet& p, int node) {
   make_response(m, p.dr, 0);
 }
 
+namespace {
+// A port's VL15Dropped as its PMA counts it; sel 0xff (AllPortSelect): the
+// sum over the node's ports.
+uint64_t vl15_dropped(const Node& x, unsigned sel) {
+  if (sel != 0xff) return x.ports[sel].vl15_dropped;
+  uint64_t n = 0;
+  for (unsigned i = 0; i <= x.nports; ++i) n += x.ports[i].vl15_dropped;
+  return n;
+}
+}  // namespace
+
 void Fabric::Impl::pma_answer(Packet& p, int node) {
   uint8_t* m = p.mad.data();
   const Node& x = nodes[size_t(node)];
@@ -1576,11 +1587,11 @@ void Fabric::Impl::pma_answer(Packet& p, int node) {
       unsigned sel = unsigned(q.portSelect());
       iba::PMPortCounters r;
       r.set_portSelect(sel).set_counterSelect(q.counterSelect());
-      if (sel != 0xff && sel <= x.nports) r.set_VL15Dropped(std::min<uint64_t>(x.ports[sel].vl15_dropped, 0xffff));
       if (sel != 0xff && sel > x.nports) {
         make_response(m, false, ST_BAD_MOD);
         return;
       }
+      r.set_VL15Dropped(std::min<uint64_t>(vl15_dropped(x, sel), 0xffff));
       put(m, r);
       break;
     }
@@ -1593,7 +1604,7 @@ void Fabric::Impl::pma_answer(Packet& p, int node) {
       }
       iba::PMPortCountersExtended r;
       r.set_portSelect(sel).set_counterSelect(q.counterSelect());
-      if (sel != 0xff) r.set_VL15Dropped(x.ports[sel].vl15_dropped);
+      r.set_VL15Dropped(vl15_dropped(x, sel));
       put(m, r);
       break;
     }
@@ -1880,6 +1891,41 @@ double busiest_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidab
 }
 }  // namespace
 
+namespace {
+// The window's work (us) for demand d and mads MADs: the time each MAD
+// holds its place in the window at the least, its class's least round trip
+// in an empty fabric to where it goes (the host's path both ways, the link
+// hops both ways, the server that answers it): an SMP to a node's SMA (by
+// LID, the cheapest route form), a PM GMP to its PMA, an SA request to the
+// SA (a GetTable with its records).  The local node's own SMPs are left
+// out: the engine may send them in a slot of their own, outside the window
+// (MadEngine::send_local_smp).  MADs the demand does not place (none in a
+// complete run) are charged the shortest SMP's round trip.
+double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) {
+  const Profile& p = f.prof;
+  const double host_us = 2 * (p.host_latency_us + p.host_service_us);
+  auto trip_us = [&](size_t n, double service_us) {
+    return host_us + 2 * double(std::max(f.hops_from_local[n], 0)) * p.hop_latency_us + service_us * f.nodes[n].slow;
+  };
+  double us = 0;
+  uint64_t placed = 0;
+  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size() && i < d.pma.size(); ++i) {
+    if (int(i) != f.local)
+      us += double(d.sma[i]) * trip_us(i, f.nodes[i].sw ? p.sma_service_us : p.hca_service_us);
+    us += double(d.pma[i]) * trip_us(i, p.pma_service_us);
+    placed += d.sma[i] + d.pma[i];
+  }
+  us += double(d.sa_requests) * (host_us + 2 * double(std::max(f.hops_from_local[size_t(f.sm)], 0)) * p.hop_latency_us +
+                                 p.sa_service_us) +
+        double(d.sa_tables) * p.sa_record_us * double(f.max_lid);
+  placed += d.sa_requests;
+  const double shortest_us = std::min(host_us + p.hca_service_us,
+                                      host_us + 2 * p.hop_latency_us + std::min(p.sma_service_us, p.hca_service_us));
+  if (mads > placed) us += double(mads - placed) * shortest_us;
+  return us;
+}
+}  // namespace
+
 double Fabric::bound_s(const Demand& d) const {
   return std::max(busiest_us(*impl_, d, false) * 1e-6, critical_path_s());
 }
@@ -1893,15 +1939,11 @@ double Fabric::probe_round_trip_s(unsigned h) const {
 }
 
 double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
-  const Profile& p = impl_->prof;
-  const double best_us = busiest_us(*impl_, d, true);
+  const Impl& f = *impl_;
+  const double best_us = busiest_us(f, d, true);
   double path = 0;
   for (unsigned h = 1; h <= depth(); ++h) path += probe_round_trip_s(h);
-  const double shortest = std::min(dr_round_trip_s(0), (2 * (p.host_latency_us + p.host_service_us) +
-                                                        2 * p.hop_latency_us +
-                                                        std::min(p.sma_service_us, p.hca_service_us)) * 1e-6);
-  const double win = window ? double(mads) / double(window) * shortest : 0;
-  return std::max({best_us * 1e-6, path, win});
+  return std::max({best_us * 1e-6, path, window ? window_us(f, d, mads) / double(window) * 1e-6 : 0});
 }
 
 const std::string& Fabric::net_text() const { return impl_->net; }
@@ -1914,6 +1956,9 @@ uint64_t Fabric::vl15_drops(int n, unsigned port) const {
 }
 void Fabric::set_vl15_depth(int n, unsigned port, unsigned depth) {
   impl_->nodes.at(size_t(n)).ports.at(port).depth = depth;
+}
+void Fabric::set_vl15_dropped(int n, unsigned port, uint64_t count) {
+  impl_->nodes.at(size_t(n)).ports.at(port).vl15_dropped = count;
 }
 void Fabric::set_deaf(int n, bool deaf) { impl_->nodes.at(size_t(n)).deaf = deaf; }
 void Fabric::set_slow(int n, double factor) { impl_->nodes.at(size_t(n)).slow = factor; }

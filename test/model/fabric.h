@@ -259,13 +259,18 @@ public:
   //  - the busiest resource's unavoidable work for d: a node's SMA
   //    answering its own queries (d.sma), 2 SMI visits for each probe of
   //    its ports (d.probes: a one-hop directed tail, the least any IBA
-  //    route form needs to find what is behind a port), its PMA; the SA and
+  //    route form needs to find what is behind a port), its PMA (on the
+  //    processor's time under Profile::pma_on_mp, else its own); the SA and
   //    the host's server as in bound_s (the SM's share of a switch too);
   //  - the critical path by the shortest route form to each depth
   //    (probe_round_trip_s);
-  //  - the window's limit: mads MADs, at most window in flight, each taking
-  //    at least the shortest round trip of any SMP (a LID-routed one to a
-  //    neighbour, or the local port's own SMA).
+  //  - the window's limit: mads MADs, at most window in flight, each
+  //    holding its place for at least its own class's least round trip to
+  //    where it goes (the host's path, the links both ways and the server
+  //    that answers it): an SMP its node's SMA's (by LID), a PM GMP its
+  //    PMA's (pma_service_us), an SA request the SA's; the local node's
+  //    SMPs left out (the engine may send them outside the window), MADs
+  //    d does not place charged the shortest SMP's.
   // Forwarding by the SMIs of switches on the way, which bound_s charges
   // to the directed routes the tool takes, is not in it.
   double phys_s(const Demand& d, uint64_t mads, unsigned window) const;
@@ -287,6 +292,10 @@ public:
   // The VL15 receive buffer of one port holds at most depth packets
   // (overrides the profile's D for that port).
   void set_vl15_depth(int node, unsigned port, unsigned depth);
+  // A port's VL15Dropped counter, as its PMA reports it (and in its
+  // switch's AllPortSelect sum), set to count: drops before the run, for
+  // the PM scans to find.
+  void set_vl15_dropped(int node, unsigned port, uint64_t count);
   // A deaf node's management processor and PMA drop whatever reaches them.
   void set_deaf(int node, bool deaf);
   // Scale the service times of one node's processors (a slow node).

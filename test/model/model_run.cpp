@@ -289,11 +289,15 @@ int main(int argc, char** argv) {
           // MODEL_DETAIL=1: where the bound and the peak are, what flow control saw.
           if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
             std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us, "
-                        "SM's SMPs dropped %llu, levels up to %u, cut %llu times, down %llu\n",
+                        "SM's SMPs dropped %llu, levels up to %u, cut %llu times, down %llu; engine: timeouts %llu (trials %llu), "
+                        "overtaken %llu%s, late %llu\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
                         r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
                         r.flow.visit_us, (unsigned long long)r.sm_drops, r.flow.level_hi,
-                        (unsigned long long)r.flow.level_cuts, (unsigned long long)r.flow.level_falls);
+                        (unsigned long long)r.flow.level_cuts, (unsigned long long)r.flow.level_falls,
+                        (unsigned long long)r.flow.timeouts, (unsigned long long)r.flow.trial_timeouts,
+                        (unsigned long long)r.flow.overtaken, r.flow.reorders ? " (reorders)" : "",
+                        (unsigned long long)r.flow.late);
           if (summary) samples[{fname, tool}].push_back(Sample{prof.name, r, rr, prof.sm_smps_per_s <= 0});
           std::fflush(stdout);
         }

@@ -12,6 +12,7 @@
 #include "core/fabric/discovery.h"
 #include "core/health/pmaccess.h"
 #include "core/health/scan.h"
+#include "core/out/log.h"
 #include "core/rpc/rpc.h"
 #include "iba/introspect.h"
 #include "iba/pm.h"
@@ -54,6 +55,16 @@ const char* kOneSwitch = R"(Hca 1 "A"
 Switch 8 "sw"
 [1] "A"[1]
 )";
+
+// A demand of nothing at any of f's nodes.
+ibmodel::Fabric::Demand no_demand(const ibmodel::Fabric& f) {
+  ibmodel::Fabric::Demand d;
+  d.smi.assign(f.node_count(), 0);
+  d.sma.assign(f.node_count(), 0);
+  d.pma.assign(f.node_count(), 0);
+  d.probes.assign(f.node_count(), 0);
+  return d;
+}
 
 ibmodel::Profile slow_sma(unsigned depth, unsigned queue, double service_us) {
   ibmodel::Profile p = ibmodel::Profile::ideal();
@@ -221,11 +232,7 @@ TEST(FabricModel, HybridProbeVisitsOnlyTheTailsSwitch) {
 // and a switch's unavoidable work (its answers, 2 visits a probe).
 TEST(FabricModel, PhysicalBoundParts) {
   ibmodel::Fabric f(kLine, slow_sma(0, 0, 10));
-  ibmodel::Fabric::Demand d;
-  d.smi.assign(f.node_count(), 0);
-  d.sma.assign(f.node_count(), 0);
-  d.pma.assign(f.node_count(), 0);
-  d.probes.assign(f.node_count(), 0);
+  ibmodel::Fabric::Demand d = no_demand(f);
   // Depth 4 (A to B): one directed probe, then three with 2 SMI services.
   const double path = f.dr_round_trip_s(1) + f.probe_round_trip_s(2) + f.probe_round_trip_s(3) + f.probe_round_trip_s(4);
   EXPECT_NEAR(f.probe_round_trip_s(4), f.dr_round_trip_s(4) - 4 * 10e-6, 1e-12);
@@ -235,9 +242,78 @@ TEST(FabricModel, PhysicalBoundParts) {
   d.probes[size_t(sw2)] = 50;
   d.smi[size_t(sw2)] = 1000;  // (forwarding for others: not unavoidable)
   EXPECT_NEAR(f.phys_s(d, 0, 64), (100 + 2 * 50) * 10e-6, 1e-12);
-  // 64,000 MADs, 64 at a time, each at least the local SMA's round trip
-  // (10 us of host path; the model's CAs answer in 0).
-  EXPECT_NEAR(f.phys_s(d, 64000, 64), 1000 * f.dr_round_trip_s(0), 1e-12);
+  // 64,000 MADs, 64 at a time: sw2's 100 SMPs each at least its SMA's
+  // round trip by LID (2 hops), the rest at least the local SMA's (10 us
+  // of host path; the model's CAs answer in 0).
+  const double sw2_trip = f.dr_round_trip_s(0) + 2 * 2 * 0.3e-6 + 10e-6;
+  EXPECT_NEAR(f.phys_s(d, 64000, 64), (63900 * f.dr_round_trip_s(0) + 100 * sw2_trip) / 64, 1e-12);
+}
+
+// phys_s's window term charges each MAD its own class's least round trip
+// to where it goes (issue 38): a PM read its PMA's (the host's path, the
+// hops both ways, the PMA's service), not the shortest SMP's; an SMP its
+// SMA's; the local node's SMPs (sent outside the window, if need be) not
+// at all; MADs the demand does not place the shortest SMP's.
+TEST(FabricModel, PhysicalBoundWindowChargesEachClassItsOwnRoundTrip) {
+  ibmodel::Profile p = ibmodel::Profile::ideal();
+  p.pma_service_us = 1000;
+  p.sma_service_us = 7;
+  ibmodel::Fabric f(kLine, p);
+  ibmodel::Fabric::Demand d = no_demand(f);
+  const double host = 2 * (p.host_latency_us + p.host_service_us), hop = p.hop_latency_us;
+  // One PM read at each of the 5 PMAs (A: 0 hops ... B: 4), one at a time:
+  // the PMAs' round trips one after the other, five times the busiest PMA.
+  double pm_us = 0;
+  for (size_t n = 0; n < f.node_count(); ++n) {
+    d.pma[n] = 1;
+    pm_us += host + 2 * hop * f.hops_to(int(n)) + p.pma_service_us;
+  }
+  EXPECT_NEAR(f.phys_s(d, 5, 1), pm_us * 1e-6, 1e-12);
+  EXPECT_GT(f.phys_s(d, 5, 1), 5 * p.pma_service_us * 1e-6);
+  // Two SMPs to sw3 (3 hops, its SMA's 7 us), three to the local SMA (not
+  // charged), and two MADs the demand does not place (the local SMA's
+  // round trip: the model's CAs answer in 0).
+  const int sw3 = f.node_by_desc("sw3"), a = f.local_node();
+  d.sma[size_t(sw3)] = 2;
+  d.sma[size_t(a)] = 3;
+  const double sm_us = 2 * (host + 2 * 3 * hop + p.sma_service_us);
+  EXPECT_NEAR(f.phys_s(d, 10, 1), (pm_us + sm_us) * 1e-6, 1e-12);
+  EXPECT_NEAR(f.phys_s(d, 12, 1), (pm_us + sm_us + 2 * host) * 1e-6, 1e-12);
+  EXPECT_NEAR(f.phys_s(d, 12, 4), (pm_us + sm_us + 2 * host) / 4 * 1e-6, 1e-12);
+  // The busiest node: 100 answers and 100 PM reads at sw3, the window wide;
+  // a PMA on the management processor (pma_on_mp) adds its reads to the
+  // processor's answers.
+  for (unsigned on_mp : {0u, 1u}) {
+    p.pma_on_mp = on_mp;
+    ibmodel::Fabric g(kLine, p);
+    ibmodel::Fabric::Demand e = no_demand(g);
+    e.sma[size_t(sw3)] = 100;
+    e.pma[size_t(sw3)] = 100;
+    EXPECT_NEAR(g.phys_s(e, 200, 64), (100 * p.pma_service_us + (on_mp ? 100 * p.sma_service_us : 0)) * 1e-6, 1e-12);
+  }
+}
+
+// On a whole scan the same: with 2 MADs in flight, every node's PMA asked
+// at least once, a PMA 1000 times slower raises phys_s by at least the
+// nodes' reads over the window (the busiest PMA alone, which is all the
+// window term charged PM reads before, is a few reads), and no run comes
+// out below it.
+TEST(FabricModel, PhysicalBoundRisesWithThePmasServiceTime) {
+  ibcore::log::set_verbosity(0);
+  for (const char* tool : {"exporter", "ibqueryerrors"}) {
+    SCOPED_TRACE(tool);
+    ibmodel::ToolResult r[2];
+    for (int slow = 0; slow < 2; ++slow) {
+      ibmodel::Profile p = ibmodel::Profile::ideal();
+      p.pma_service_us = slow ? 2000 : 2;
+      ibmodel::Fabric f(testbed::fattree(4), p);
+      f.port().settings().outstanding = 2;
+      r[slow] = ibmodel::run_tool(tool, f);
+      EXPECT_EQ(r[slow].lost, 0u);
+      EXPECT_GE(r[slow].time_s, r[slow].phys_s);
+    }
+    EXPECT_GE(r[1].phys_s - r[0].phys_s, double(r[1].nodes) * 1998e-6 / 2);
+  }
 }
 
 // The other LID-routed part: directed to sw1, then LID-routed to DrDLID
@@ -577,6 +653,29 @@ TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
     }
   }
   EXPECT_EQ(profiles, 14u);  // ideal, the sweep's 12, host-queue
+}
+
+// phys_s is a bound no run beats (issue 38 item 5): every tool, with our
+// strategy and the reference's, on every shipped profile and on random
+// ones (issue 35's ranges: PMAs up to 2 ms a read, on the processor or
+// not), on a fat tree and the irregular fabric.
+TEST(FabricModel, PhysicalBoundHoldsForEveryTool) {
+  ibcore::log::set_verbosity(0);
+  std::vector<ibmodel::Profile> profiles;
+  for (const auto& e : std::filesystem::directory_iterator(IBTOOL_SOURCE_DIR "/bench/profiles"))
+    if (e.path().extension() == ".profile") profiles.push_back(ibmodel::Profile::load(e.path()));
+  for (uint64_t seed = 1; seed <= 12; ++seed) profiles.push_back(ibmodel::Profile::random(seed));
+  for (const ibmodel::Profile& p : profiles)
+    for (const std::string& net : {testbed::fattree(4), testbed::irregular()})
+      for (const std::string& tool : ibmodel::tool_names())
+        for (bool ref : {false, true}) {
+          SCOPED_TRACE(tool + " " + p.name + (ref ? " (the reference's strategy)" : ""));
+          ibmodel::Fabric f(net, p);
+          if (ref) ibmodel::use_reference_strategy(f);
+          const ibmodel::ToolResult r = ibmodel::run_tool(tool, f);
+          EXPECT_GT(r.phys_s, 0);
+          EXPECT_GE(r.time_s, r.phys_s);
+        }
 }
 
 // The MAD engine's flow control on the model (issue 24): on a small
@@ -1230,6 +1329,35 @@ ibmodel::Profile sweep_s50(unsigned pma_queue = 0) {
 }
 
 }  // namespace
+
+// ibqueryerrors' model tool is the command's scan (ErrorScan::obtain, then
+// run over every node): a switch whose AllPortSelect sum shows an error
+// beyond its threshold (the defaults: any at all) has its ports read one by
+// one after the walk, to name the bad one, and each is a row; a CA's bad
+// port, read ahead, costs nothing more.  (The tool's own copy of the scan
+// read the sums ahead and stopped there.)
+TEST(ModelCounterScan, QueryErrorsReadsABadSwitchPortByPort) {
+  ibcore::log::set_verbosity(0);
+  ibmodel::Fabric clean(testbed::fattree(4), ibmodel::Profile::ideal());
+  const ibmodel::ToolResult a = ibmodel::run_tool("ibqueryerrors", clean);
+  ibmodel::Fabric bad(testbed::fattree(4), ibmodel::Profile::ideal());
+  int sw = -1, ca = -1;
+  for (int n = 0; n < int(bad.node_count()); ++n) {
+    if (bad.is_switch(n) && sw < 0) sw = n;
+    if (!bad.is_switch(n) && n != bad.local_node() && ca < 0) ca = n;
+  }
+  ASSERT_GE(sw, 0);
+  ASSERT_GE(ca, 0);
+  bad.set_vl15_dropped(sw, 2, 5);
+  bad.set_vl15_dropped(ca, 1, 5);
+  const ibmodel::ToolResult b = ibmodel::run_tool("ibqueryerrors", bad);
+  EXPECT_EQ(a.errors, 0u);
+  EXPECT_EQ(b.errors, 0u);
+  EXPECT_EQ(b.lost, 0u);
+  // fattree(4): every switch has 4 ports, each linked.
+  EXPECT_EQ(b.mads, a.mads + 4);
+  EXPECT_EQ(b.units, a.units + 4);
+}
 
 // The exporter's scrape (core/health/scan.h PortScan::walk) on the k=16 fat
 // tree at S 50 us: its PM reads go in turns over the PMAs, one port of a

@@ -5,7 +5,6 @@
 #include <deque>
 #include <map>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "core/fabric/discovery.h"
 #include "core/fabric/obtain.h"
@@ -75,62 +74,44 @@ void run_dump_fts(Fabric& f, Scheduler& sched, ToolResult& res) {
     if (const SwitchTables* t = db.find_tables(n); t && t->lft_valid) ++res.units;
 }
 
-// ibqueryerrors' whole-fabric scan, through the fabric counter scan as the
-// command's: the SA's path table, then per node LID (read ahead as the walk
-// finds it) its path, ClassPortInfo and PortCounters (AllPortSelect where
-// the PMA has it, else the port).  The command obtains its subnet with
-// obtain_subnet, which without a cache file is discover_live: called here
-// directly for its DiscoveryResult, whose failed queries count too.
+// ibqueryerrors' whole-fabric scan, as `ibtool ibqueryerrors` makes it
+// with no options (cmd/ibqueryerrors.cpp): the fabric counter scan's
+// ErrorScan (core/health/scan.h), its obtain() (the SA's path table, then
+// the live discovery with each node's ClassPortInfo and AllPortSelect sum,
+// else its port's counters, read ahead as the walk finds its LID), then its
+// run() over every node in the reference's order (what was not read ahead,
+// or read ahead and failed, or is beyond a threshold), with the default
+// thresholds (no file: any error counter above 0).  The rows are counted
+// here where the command's ErrorReport turns them into lines.
+class RowCount : public H::ErrorSink {
+public:
+  void row(const H::ErrorRow& r) override {
+    if (r.failed == H::ErrorRow::Failed::None) ++read;
+  }
+  size_t read = 0;  // a port's counters, or a switch's AllPortSelect sum
+};
+
 void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
   H::PmAccess pm(sched, H::sa_path_for_pm(f.port()));
-  pm.read_path_table();
-  H::CounterGroups errs;
-  errs.data = false;
-  H::PortCountersReader reader(pm, nullptr, errs);
-  reader.errors_from_port_counters(true);
-  struct Item {
-    uint16_t lid;
-    uint8_t port;
-    bool sw;
-  };
-  size_t failed = 0, read = 0;
-  std::unordered_set<uint16_t> seen;
-  WorkQueue<Item> q(sched, H::READ_AHEAD, [&](Item it) -> Task<> {
-    H::PmaCaps caps = co_await reader.caps(it.lid);
-    if (caps.failed) caps = H::PmaCaps{};
-    if (caps.all_port_select()) {
-      if ((co_await reader.sum(it.lid)).ok)
-        ++read;
-      else
-        ++failed;
-      co_return;
-    }
-    for (unsigned p = it.sw ? 1 : it.port; p <= it.port; ++p) {
-      H::PortCountersRead r;
-      co_await reader.read(it.lid, uint8_t(p), false, r, errs, &caps);
-      if (r.ok())
-        ++read;
-      else
-        ++failed;
-    }
-  });
-  DiscoveryOptions o;
-  o.hybrid_routes = f.hybrid_routes();
-  o.mlx_epi = f.config().mlx_epi;
-  o.on_port_lid = [&](const Subnet& d, uint32_t n, unsigned port) {
-    const Node& x = d.node(n);
-    uint16_t lid = x.is_switch() ? x.smalid : d.port(x, port).base_lid;
-    if (!lid || !seen.insert(lid).second) return;
-    if (d.port(x, port).guid) pm.set_port_guid(lid, d.port(x, port).guid);
-    q.push({lid, uint8_t(x.is_switch() ? x.nports : port), x.is_switch()});
-  };
+  H::Thresholds thr;
+  H::ErrorScanOptions so;
+  so.thr = &thr;
+  H::ErrorScan scan(pm, so);
+  ObtainOptions oo;
+  oo.discovery.hybrid_routes = f.hybrid_routes();
+  oo.discovery.mlx_epi = f.config().mlx_epi;
   DiscoveryResult dr;
-  Subnet db = discover_live(invocation(f), o, &dr, &sched);
-  pm.use_subnet(&db);
-  sched.run();
+  oo.result = &dr;
+  Subnet db;
+  scan.obtain(invocation(f), oo, db);
+  RowCount rows;
+  size_t failed = 0;
+  for (const H::NodeScan& n : scan.run(db, db.reference_order(NodeType::Unknown), rows)) failed += n.pma_failures;
+  // (a query failed for good: its node's pma_failures, the ClassPortInfo
+  // that failed among them)
   res.errors = failed + dr.errors.size();
   res.nodes = db.node_count();
-  res.units = subnet_units(db) + read;
+  res.units = subnet_units(db) + rows.read;
 }
 
 // The exporter's scrape, as `ibtool exporter --collector.data

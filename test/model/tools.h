@@ -2,10 +2,10 @@
 // fabric model: what ibnetdiscover, iblinkinfo, dump_fts, ibqueryerrors and
 // an exporter scrape ask of the fabric, through the same core functions
 // the commands call (discover_live, obtain_subnet, discover with read_lft,
-// PmAccess, PortCountersReader).  The two PM scans' read-ahead pattern is
-// the fabric counter scan's (core/health/scan.h: ErrorScan::ahead,
-// PortScan::walk): each node's PM reads start as soon as the walk knows its
-// LID, from a pool of READ_AHEAD workers.
+// PmAccess).  The two PM scans run the fabric counter scan's own code
+// (core/health/scan.h): ibqueryerrors ErrorScan::obtain then ErrorScan::run
+// as the command does, the exporter PortScan::walk; each node's PM reads
+// start as soon as the walk knows its LID.
 #pragma once
 
 #include <cstdint>

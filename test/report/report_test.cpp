@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
 
@@ -24,10 +25,7 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> ib(std::vector<std::string> args) {
-  args.insert(args.begin(), IBTOOL_PATH);
-  return args;
-}
+using ittest::ib;
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

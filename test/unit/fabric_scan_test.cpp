@@ -18,6 +18,7 @@
 #include "core/health/scan.h"
 #include "core/rpc/sched.h"
 #include "core_fake_transport.h"
+#include "sa_test_helpers.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "subnet_test_fabric.h"
@@ -28,7 +29,7 @@ namespace H = ibcore::health;
 using coretest::FakeTransport;
 using coretest::Sent;
 
-uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+using coretest::be16;
 
 constexpr uint16_t kCpi = 0x0001, kPc = 0x0012, kRcvDetails = 0x0015, kXmitDetails = 0x0016, kExt = 0x001D;
 constexpr uint16_t kSwitchCaps = H::PM_CAP_ALL_PORT_SELECT | H::PM_CAP_XMIT_WAIT;

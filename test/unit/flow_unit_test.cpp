@@ -20,6 +20,9 @@
 #include "core/rpc/madbuild.h"
 #include "iba/mad.h"
 
+// (A namespace of its own: the test programs compile as unity builds.)
+namespace flowunit {
+
 using namespace ibcore;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
@@ -70,7 +73,8 @@ struct Bed : FlowControl::Engine {
     ++p.sends;
     if (p.adaptive_timeout) p.timeout_ms = flow.timeout_ms(p);
     p.sent_at = at;
-    flow.sending(p, send_no++);
+    p.send_no = send_no++;
+    flow.sending(p);
   }
   // The cap p waits for now (0: none), p not sent yet.
   uint64_t blocker(PendingMad& p) {
@@ -259,3 +263,5 @@ TEST(FlowUnit, GmpTimeoutFromItsClassRoundTripsWithinTheBound) {
   b.answer(g[3], T0 + milliseconds(10100));
   EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), lim.default_timeout_ms);
 }
+
+}  // namespace flowunit

@@ -15,6 +15,7 @@
 #include "core/health/pmscrape.h"
 #include "core/rpc/sched.h"
 #include "core_fake_transport.h"
+#include "sa_test_helpers.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 
@@ -24,7 +25,7 @@ namespace H = ibcore::health;
 using coretest::FakeTransport;
 using coretest::Sent;
 
-uint16_t be16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+using coretest::be16;
 
 // A PMA at LID 9 with ports 1..4 (and port 0).
 struct FakePma {
