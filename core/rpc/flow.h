@@ -177,8 +177,12 @@ struct FlowLimits {
   // The computed timeouts (where neither -t nor the path gives one):
   // between min_timeout_ms and the IBA's bound for the destination
   // (PortInfo:RespTimeValue + 2 x SubnetTimeOut, ClassPortInfo for GMPs),
-  // or default_timeout_ms while that is unknown.
-  int min_timeout_ms = 100;
+  // or default_timeout_ms while that is unknown.  The floor of 20 ms
+  // (issue 35; docs/real-fabrics.md, "A 20 ms timeout floor"): a small
+  // fabric's whole walk takes 4-40 ms, so a floor of 100 made one lost SMP
+  // cost more than the walk; below 20, answers that are merely slow time
+  // out (at 5 ms, 10 % of the MADs on a quarter of the random profiles).
+  int min_timeout_ms = 20;
   int default_timeout_ms = 1000;
   // Losses seen by order (issue 35; TCP's duplicate acknowledgements): a
   // management processor, a PMA and every link serve in order, so of two
@@ -186,7 +190,7 @@ struct FlowLimits {
   // it was lost.  One still out when this many sent after it on its route
   // have been answered is taken as lost at once: sent again, and counted
   // as a loss by the caps, one round trip after the drop instead of a
-  // timeout after it (at least min_timeout_ms: 100 ms, longer than a small
+  // timeout after it (at least min_timeout_ms: 20 ms, as long as a small
   // fabric's whole walk).  A reply that comes after all is late, as after
   // a timeout, and says this fabric does not keep order: from then on the
   // run judges losses by timeouts only (one spurious resend a run at
