@@ -340,10 +340,7 @@ void FlowControl::park(uint64_t key, PendingMad& p) {
     p.was_held = true;
     ++fs_.held;
   }
-  p.next = nullptr;
-  Parked& l = parked_[key];
-  (l.tail ? l.tail->next : l.head) = &p;
-  l.tail = &p;
+  parked_[key].push_back(p);
 }
 
 void FlowControl::unpark(uint64_t key) {
@@ -351,7 +348,7 @@ void FlowControl::unpark(uint64_t key) {
   // (drain() then issues it, or parks it again on another full cap).
   auto it = parked_.find(key);
   if (it == parked_.end()) return;
-  Parked l = it->second;
+  const MadLine l = it->second;
   parked_.erase(it);
   line_.push_front(*l.head, *l.tail);
 }

@@ -439,11 +439,7 @@ private:
   // full cap, by its key (linked through PendingMad::next).
   std::unordered_map<uint64_t, uint16_t> to_node_;
   std::unordered_map<uint64_t, uint32_t> at_proc_;
-  struct Parked {
-    PendingMad* head = nullptr;
-    PendingMad* tail = nullptr;
-  };
-  std::unordered_map<uint64_t, Parked> parked_;
+  std::unordered_map<uint64_t, MadLine> parked_;
   bool tracking_ = false;  // the caps hold (counts kept) now
   // Least DR round trip (us) by processor visits (2h-1), and what it says.
   std::array<double, 16> rtt_min_us_;
