@@ -25,18 +25,20 @@ using madhdr::version_of;
 // --- engine --------------------------------------------------------------------------
 
 namespace {
-unsigned outstanding(const Transport& t, unsigned max_outstanding) {
+// The MADs in flight the caller or -o asked for (0: neither did).
+unsigned asked_outstanding(const Transport& t, unsigned max_outstanding) {
   const int configured = t.settings().outstanding;
-  const unsigned n = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 64u;
-  return std::clamp(n, 1u, 65535u);
+  const unsigned n = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 0u;
+  return n ? std::clamp(n, 1u, 65535u) : 0u;
 }
 }  // namespace
 
 MadEngine::MadEngine(Transport& t, unsigned max_outstanding)
     : t_(t),
-      max_(outstanding(t, max_outstanding)),
+      max_(asked_outstanding(t, max_outstanding) ? asked_outstanding(t, max_outstanding) : MAX_OUTSTANDING),
       slots_(size_t(max_) + 2, nullptr),  // [max_]: follow_sm's probe; [max_ + 1]: the local one
-      flow_(*this, std::span<PendingMad* const>(slots_.data(), max_), line_) {
+      flow_(*this, std::span<PendingMad* const>(slots_.data(), max_), line_,
+            asked_outstanding(t, max_outstanding) ? max_ : START_OUTSTANDING) {
   free_slots_.reserve(max_);
   for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
   std::vector<Timer> v;

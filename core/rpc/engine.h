@@ -36,8 +36,18 @@ namespace ibcore {
 
 class MadEngine : private FlowControl::Engine {
 public:
-  // max_outstanding: 0 = the transport's settings().outstanding or the
-  // default (64).  Timeouts, retries and keys: t.settings() too.
+  // Where neither the caller nor -o says how many MADs may be in flight:
+  // the window starts at START_OUTSTANDING and opens, while the local
+  // port's round trip does not rise, up to MAX_OUTSTANDING, the hard
+  // maximum (FlowLimits::window_grow; docs/real-fabrics.md, "A window that
+  // opens on latency": half the 512 receive buffers the kernel's MAD layer
+  // posts on QP0 and QP1 by default, so all our replies at once leave the
+  // other half to the SM and other agents on the port).
+  static constexpr unsigned START_OUTSTANDING = 64, MAX_OUTSTANDING = 256;
+  // max_outstanding: the hard maximum, where the window starts too; 0 =
+  // the transport's settings().outstanding (-o), or, where that is 0 too,
+  // START_OUTSTANDING opening to MAX_OUTSTANDING.  Timeouts, retries and
+  // keys: t.settings() too.
   explicit MadEngine(Transport& t, unsigned max_outstanding = 0);
   // Waits for what the engine sent for itself (the local round trip of
   // FlowLimits::local_probes): its reply must find the port still read.
@@ -58,7 +68,12 @@ public:
 
   size_t in_flight() const { return in_flight_; }
   size_t queued() const { return queued_; }
-  unsigned max_outstanding() const { return max_; }
+  // The most MADs the window may hold now, what a pool of workers that
+  // keeps it full is sized to: the hard maximum where -o (or the caller)
+  // gave one; else the window's top, START_OUTSTANDING until the local
+  // round trip lets it open, up to hard_max() (FlowControl::top).
+  unsigned max_outstanding() const { return flow_.top(); }
+  unsigned hard_max() const { return max_; }  // the slots: the most ever in flight
   // Statistics
   uint64_t sent() const { return sent_; }     // every send, resends included
   uint64_t resent() const { return resent_; }  // sends again after a timeout or BUSY

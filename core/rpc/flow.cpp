@@ -38,13 +38,19 @@ void add_to(std::unordered_map<uint64_t, V>& m, uint64_t k, int d) {
 
 // --- the window, the nodes' keys, the caps -----------------------------------------
 
-FlowControl::FlowControl(Engine& engine, std::span<PendingMad* const> slots, MadLine& line)
-    : engine_(engine), slots_(slots), line_(line), max_(unsigned(slots.size())), slot_dest_(slots.size(), 0) {
-  cwnd_ = ssthresh_ = max_;
+FlowControl::FlowControl(Engine& engine, std::span<PendingMad* const> slots, MadLine& line, unsigned start)
+    : engine_(engine),
+      slots_(slots),
+      line_(line),
+      max_(unsigned(slots.size())),
+      start_(start && start < max_ ? start : max_),
+      slot_dest_(slots.size(), 0) {
+  cwnd_ = ssthresh_ = top_ = start_;
+  top_wait_ = start_;
   rtt_min_us_.fill(std::numeric_limits<double>::infinity());
   rtt_n_.fill(0);
   local_min_us_ = std::numeric_limits<double>::infinity();
-  fs_.window_lo = fs_.window_hi = max_;
+  fs_.window_lo = fs_.window_hi = start_;
 }
 
 unsigned FlowControl::window() const {
@@ -86,6 +92,7 @@ bool FlowControl::shares_lifted() const {
 bool FlowControl::caps_wanted() const {
   if (!lim_.node_cap && !lim_.smi_cap) return false;
   if (lost_smp_ || caps_back_ || lim_.proc_start) return true;  // (levels: never lifted)
+  if (top_ > start_) return true;  // (the window beyond its first size: FlowLimits::window_grow)
   if (!lim_.caps_from_start)
     return smp_replies_ < lim_.start_replies ||
            (lim_.start_replies && lim_.grow > 1 && (grow_stopped_ || scale_ < lim_.lift_scale));
@@ -424,16 +431,69 @@ void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
 
 void FlowControl::cut_window(const PendingMad& p, Clock::time_point now) {
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
-  ssthresh_ = std::max(cwnd_ / 2, 1.0);
+  // (FlowLimits::window_grow: a loss ends the steps beyond the first size.)
+  top_stopped_ = true;
+  top_ = start_;
+  ssthresh_ = std::clamp(cwnd_ / 2, 1.0, top_);
   cwnd_ = ssthresh_;
   cut_at_ = now;
   fs_.window_lo = std::min(fs_.window_lo, window());
 }
 
 void FlowControl::open_window() {
-  if (!lim_.adaptive || cwnd_ >= max_) return;
-  cwnd_ = std::min(double(max_), cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
+  if (!lim_.adaptive) return;
+  if (cwnd_ >= top_) {
+    step_window();
+    return;
+  }
+  cwnd_ = std::min(top_, cwnd_ < ssthresh_ ? cwnd_ + 1 : cwnd_ + 1 / cwnd_);
   fs_.window_hi = std::max(fs_.window_hi, window());
+}
+
+void FlowControl::step_window() {
+  // FlowLimits::window_grow: a step beyond the top is asked of the local
+  // round trip only when the window is what holds MADs back (full at its
+  // top, MADs waiting in line: not for a cap) and a window's worth of
+  // replies came since the last step (its round trips measured).
+  if (top_stopped_ || top_ >= max_ || lim_.window_grow <= 1 || probe_out_ || !keeps_up()) return;
+  if (++top_replies_ < top_wait_ || line_.empty() || !std::isfinite(local_min_us_)) return;
+  probe_for_window_ = true;
+  if (time_local_path()) {
+    ++fs_.window_probes;
+    return;
+  }
+  probe_for_window_ = false;
+  top_stopped_ = true;  // (no local round trip to judge by: this port sends no SMPs)
+}
+
+bool FlowControl::keeps_up() const {
+  // The caps' widening, paced by the round trips, went all the way at the
+  // first size without a loss or a rise (caps_wanted: lifted), and the
+  // round trips watched since have not risen (narrow_caps).
+  return delay_paced() && smp_replies_ >= lim_.start_replies && !lost_smp_ && !caps_back_ && !grow_stopped_ &&
+         scale_ >= lim_.lift_scale;
+}
+
+void FlowControl::window_probe_done(bool answered, double us) {
+  top_replies_ = 0;  // (counted afresh from this answer)
+  if (top_stopped_) return;  // (a loss meanwhile)
+  if (!answered) {
+    top_stopped_ = true;
+    return;
+  }
+  if (us > local_min_us_ * (1 + lim_.window_rise)) {
+    // The host's own path queues: more in flight would wait there.  Asked
+    // again after twice as many replies as the last time (the test bed's
+    // one simulator thread: a dozen local round trips in a k=32 walk).
+    ++fs_.window_held;
+    top_wait_ *= 2;
+    return;
+  }
+  top_ = std::min(double(max_), top_ * lim_.window_grow);
+  top_wait_ = uint64_t(top_);
+  ssthresh_ = top_;  // (the window grows by one a reply up to the new top)
+  ++fs_.window_steps;
+  sync_caps();  // (beyond the first size the caps hold)
 }
 
 void FlowControl::on_reply(PendingMad& p, Clock::time_point now) {
@@ -493,6 +553,7 @@ void FlowControl::time_gmp(const PendingMad& p, Clock::time_point now) {
 FlowStats FlowControl::stats() const {
   FlowStats f = fs_;
   f.window_max = max_;
+  f.window_start = start_;
   f.srtt_ms = smp_rtt_.srtt_ms;
   f.visit_us = visit_us_;
   f.caps = caps_wanted();
@@ -515,7 +576,9 @@ void report_flow(const FlowStats& f) {
             (unsigned long long)f.late, (unsigned long long)f.resent, (unsigned long long)f.busy,
             (unsigned long long)f.held, f.window_lo, f.window_hi, f.window_max, f.srtt_ms, f.visit_us,
             f.caps ? "on" : "off", f.scale_hi,
-            (std::string(f.probes ? ", " + std::to_string(f.probes) + " local round trips timed" : "") +
+            (std::string(f.probes + f.window_probes
+                             ? ", " + std::to_string(f.probes + f.window_probes) + " local round trips timed"
+                             : "") +
              (f.trial_timeouts ? ", " + std::to_string(f.trial_timeouts) + " route trials unanswered" : "") +
              (f.overtaken ? ", " + std::to_string(f.overtaken) + " seen lost by order" + (f.reorders ? " (replies reorder here)" : "")
                           : ""))

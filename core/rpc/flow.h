@@ -67,9 +67,12 @@ namespace ibcore {
 //  route passes, inflates the short routes' round trips as much as the
 //  long ones': the model's 50 us switches read 5 us; the loaded test bed
 //  reads 10-25 us).
-//  - a window (AIMD): it starts at the hard maximum, is halved when a MAD
-//    times out or is answered BUSY (at most once per round trip), and
-//    grows again by one MAD per window of replies.
+//  - a window (AIMD): it starts at its first size (the hard maximum, -o,
+//    where one was given), is halved when a MAD times out or is answered
+//    BUSY (at most once per round trip), and grows again by one MAD per
+//    window of replies; without -o it opens beyond its first size, up to
+//    the hard maximum, in steps the local port's round trip allows
+//    (FlowLimits::window_grow).
 // MADs that do not fit wait in the engine's queue (in order; one held by a
 // busy node waits with that node, and does not hold up the others).
 struct FlowLimits {
@@ -171,6 +174,30 @@ struct FlowLimits {
   // (by visits: f = a).  false: by visits.
   bool time_shares = true;
   bool adaptive = true;    // the AIMD window (false: always the hard maximum)
+  // The window beyond its first size (issue 35; docs/real-fabrics.md, "A
+  // window that opens on latency"): where the engine's hard maximum was
+  // not given (-o), the window starts at 64 and its top is raised by
+  // window_grow, up to the hard maximum (256), a step at a time, only
+  //  - once the caps' widening, paced by the round trips (delay_rise), went
+  //    all the way (lifted) without a loss and without their rising: the
+  //    fabric keeps up with what the first size sends it;
+  //  - while the window is what holds MADs back (full at its top, MADs
+  //    waiting in line, not for a cap), a window's worth of replies after
+  //    the step before;
+  //  - and while the local port's round trip (the host's own path,
+  //    Engine::send_local_probe) stays within window_rise of its least: a
+  //    queue on the host's side (its stack, the test bed's one simulator
+  //    thread) lengthens it, and more in flight would only wait there (the
+  //    step is asked again after twice as many replies).
+  // Round trips that are latency (a host far from its switches, slow
+  // answers spread over many nodes) then no longer bound the walk by the
+  // window.  While the top is above its first size the caps hold (never
+  // lifted): each node keeps at most what it has shown it takes.  A lost
+  // MAD brings the top back to the first size, and round trips that rise
+  // (watch_rtt) take the last step back; either ends the steps for good.
+  // <= 1: never beyond the first size.
+  double window_grow = 2;
+  double window_rise = 0.5;
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
@@ -211,7 +238,10 @@ struct FlowStats {
   uint64_t held = 0;       // MADs that waited for a per-node or processor cap
   uint64_t probes = 0;     // SMPs to the local port that timed the host's path (FlowLimits::delay_rise)
   unsigned window_lo = 0, window_hi = 0;  // the window's range
-  unsigned window_max = 0;                // the hard maximum (-o)
+  unsigned window_max = 0;                // the hard maximum (-o, else FlowLimits::window_grow's)
+  unsigned window_start = 0;              // its first size
+  uint64_t window_probes = 0;             // local round trips timed for the window's steps (not in probes)
+  uint64_t window_steps = 0, window_held = 0;  // steps beyond it, and steps the local round trip refused
   double srtt_ms = 0;                     // the smoothed SMP round trip
   double visit_us = -1;                   // measured time per processor visit (-1: not yet)
   bool caps = true;                       // the per-node and processor caps hold now
@@ -257,8 +287,11 @@ public:
   };
 
   // slots: the engine's MADs in flight by slot (null where free; it keeps
-  // the storage), max of them; line: the MADs waiting to go.
-  FlowControl(Engine& engine, std::span<PendingMad* const> slots, MadLine& line);
+  // the storage), max of them; line: the MADs waiting to go; start: the
+  // window's first size, which it opens beyond in steps
+  // (FlowLimits::window_grow; 0 or the slots: it starts at the slots, the
+  // hard maximum -o gave).
+  FlowControl(Engine& engine, std::span<PendingMad* const> slots, MadLine& line, unsigned start = 0);
   FlowControl(const FlowControl&) = delete;
   FlowControl& operator=(const FlowControl&) = delete;
 
@@ -268,6 +301,9 @@ public:
   FlowStats stats() const;
   // MADs the window lets be in flight now (at most the slots).
   unsigned window() const;
+  // The most it may open to now: its first size, raised in steps up to the
+  // slots (FlowLimits::window_grow).
+  unsigned top() const { return unsigned(top_); }
 
   // --- what the layers above learned (MadEngine forwards these) ------------
   // The node that directed route dr reaches has LID lid (0: unknown;
@@ -388,6 +424,12 @@ private:
   // ssthresh, by 1/window above).
   void cut_window(const PendingMad& p, Clock::time_point now);
   void open_window();
+  // FlowLimits::window_grow: the window full at its top, MADs waiting for
+  // it, a window of replies since the last step: the local round trip
+  // timed (window_probe_done judges it).
+  void step_window();
+  bool keeps_up() const;  // the caps lifted on the round trips' evidence, none risen since
+  void window_probe_done(bool answered, double us);
 
   // --- timeouts and order (flowtime.cpp) -------------------------------------
   // FlowLimits::overtakes: p was answered; those sent before it on its
@@ -414,8 +456,14 @@ private:
   const unsigned max_;                  // the slots: the hard maximum (-o)
   FlowLimits lim_;
   FlowStats fs_;
-  // The window (AIMD).
+  // The window (AIMD): its first size, the top it may open to now
+  // (FlowLimits::window_grow: start_ up to max_), the replies since its
+  // last step, its steps stopped (a loss).
+  const unsigned start_;
   double cwnd_ = 0, ssthresh_ = 0;
+  double top_ = 0;
+  uint64_t top_replies_ = 0, top_wait_ = 0;  // ... and how many it waits for before the next
+  bool top_stopped_ = false;
   Clock::time_point cut_at_{};  // the window was last cut for MADs sent before this
   // The SMPs' round trips, and a GMP class's (the SA's apart, whose answers
   // take as long as their tables: issue 35), by class: a PMA's drop is
@@ -464,6 +512,7 @@ private:
   double judged_abs_ = 0;
   unsigned local_tries_ = 0;
   bool probe_out_ = false;
+  bool probe_for_window_ = false;  // ... for the window's step (step_window), not the caps'
   bool narrowing_ = false;
   // Issue 35: the node caps after losses (0: FlowLimits::node_cap), the
   // processor caps' last cut, caps held again after longer round trips.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/rpc/flow.h"
 #include "core/rpc/rpc.h"
@@ -29,7 +30,9 @@ void FlowControl::judge_step(const PendingMad& p, double ratio, Clock::time_poin
   // rose since (the SM began a sweep, the fabric slowed down): the caps
   // then come back (narrow_caps).
   if (step_at_ == Clock::time_point{} || p.sent_at < step_at_ || shares_lifted()) return;
-  const bool widening = !grow_stopped_ && !lost_smp_ && tracking_;
+  // (Caps held at lift_scale or more are held only for the window beyond
+  // its first size, FlowLimits::window_grow: widened no more.)
+  const bool widening = !grow_stopped_ && !lost_smp_ && tracking_ && scale_ < lim_.lift_scale;
   const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
   if (!widening && !watching) return;
   if (probe_out_) return;  // the step before is being judged (a local round trip is out)
@@ -66,10 +69,20 @@ void FlowControl::narrow_caps(Clock::time_point now) {
   // again at the next window while the round trips stay up.
   narrowing_ = false;
   ++fs_.caps_back;
+  const bool for_window = top_ > start_;
+  if (for_window) {
+    // The window's steps beyond its first size queued MADs in the fabric:
+    // undone, and no more (FlowLimits::window_grow); the caps, which held
+    // only for them, are measured afresh as lifted ones are.
+    top_ = start_;
+    ssthresh_ = std::min(ssthresh_, top_);
+    cwnd_ = std::min(cwnd_, top_);
+    top_stopped_ = true;
+  }
   step_at_ = now;
   step_sum_ = 0;
   step_n_ = 0;
-  if (!tracking_) {
+  if (!tracking_ || for_window) {
     // What the engine measured of the processors was of the fabric before
     // (its least round trips, the times per visit): measured afresh.
     scale_ = 1;
@@ -107,6 +120,11 @@ void FlowControl::local_probe_done(const PendingMad& q, Clock::time_point now) {
     if (answered) answered = decode_reply<iba::SMPNodeInfo>(q.reply()).nodeType() != uint64_t(iba::enums::NodeTypeCode::SWITCH);
   } catch (const std::exception&) {
     answered = false;  // (a short answer)
+  }
+  if (std::exchange(probe_for_window_, false)) {
+    window_probe_done(answered, us);
+    if (answered) local_min_us_ = std::min(local_min_us_, us);
+    return;
   }
   if (narrowing_) {
     if (!answered || lost_smp_) {

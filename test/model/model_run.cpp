@@ -23,7 +23,7 @@
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X]
-//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--window-grow F] [--window-rise X] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
@@ -60,6 +60,7 @@ namespace {
 
 ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
 bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
+unsigned g_outstanding = 0;   // --outstanding N: ibtool's -o (0: the engine's default)
 
 ibmodel::ToolResult run(const std::string& tool, const std::string& net, const ibmodel::Profile& prof,
                         bool reference) {
@@ -67,7 +68,10 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   // MODEL_TRACE=1: every event of the model on stderr.
   if (const char* t = std::getenv("MODEL_TRACE"); t && *t == '1')
     f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
-  if (reference) ibmodel::use_reference_strategy(f);
+  if (reference)
+    ibmodel::use_reference_strategy(f);
+  else if (g_outstanding)
+    f.port().settings().outstanding = int(g_outstanding);
   f.hybrid_routes() = g_hybrid;
   return ibmodel::run_tool(tool, f, &g_limits);
 }
@@ -156,7 +160,7 @@ int usage() {
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X]\n"
-               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--window-grow F] [--window-rise X] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -236,6 +240,12 @@ int main(int argc, char** argv) {
       g_limits.proc_settle = std::strtod(argv[++i], nullptr);
     } else if (a == "--node-rtt-rise" && i + 1 < argc) {
       g_limits.node_rtt_rise = std::strtod(argv[++i], nullptr);
+    } else if (a == "--window-grow" && i + 1 < argc) {
+      g_limits.window_grow = std::strtod(argv[++i], nullptr);
+    } else if (a == "--window-rise" && i + 1 < argc) {
+      g_limits.window_rise = std::strtod(argv[++i], nullptr);
+    } else if (a == "--outstanding" && i + 1 < argc) {
+      g_outstanding = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--no-ref") {
       ref = false;
     } else if (a == "--no-hybrid") {

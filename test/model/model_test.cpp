@@ -1374,6 +1374,11 @@ TEST(ModelCounterScan, ExporterReadsGoInTurnsOverThePmas) {
     SCOPED_TRACE(pq);
     const ibmodel::Profile p = sweep_s50(pq);
     ibmodel::Fabric f(net, p);
+    // (The window of 64 these figures are for: by default it opens to 256
+    // here, which lowers phys_s, FlowLimits::window_grow, while the scrape
+    // stays as long: the walk's first milliseconds, not the window, hold
+    // it.)
+    f.port().settings().outstanding = 64;
     ibmodel::ToolResult r = ibmodel::run_tool("exporter", f);
     EXPECT_EQ(r.errors, 0u);
     EXPECT_EQ(r.lost, 0u);

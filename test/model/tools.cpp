@@ -244,9 +244,10 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   const Complete& c = complete_run(tool, f);
   ToolResult res = run_once(tool, f, limits);
   res.bound_s = f.bound_s(c.demand);
-  // The window: -o, else the engine's default (its hard maximum).
+  // The window: -o, else the most the engine's window opened to in this
+  // run (FlowLimits::window_grow: 64 up to its hard maximum, 256).
   const unsigned window = f.port().settings().outstanding > 0 ? unsigned(f.port().settings().outstanding)
-                                                              : ibcore::MadEngine(f.port()).max_outstanding();
+                                                              : std::max(res.flow.window_hi, res.flow.window_start);
   res.phys_s = f.phys_s(c.demand, c.mads, window);
   res.needed = c.mads;
   res.lost = c.units > res.units ? c.units - res.units : 0;
