@@ -132,6 +132,7 @@ void MadEngine::arm_timer(const PendingMad& p) {
 void MadEngine::retime(PendingMad& q) { arm_timer(q); }
 
 void MadEngine::send_or_fail(PendingMad& p) {
+  if (abandon_trials_ && p.path && p.path->route_trial) return fail_final(p);
   try {
     send_one(p);
   } catch (...) {
@@ -264,6 +265,12 @@ void MadEngine::retry(PendingMad& p) {
   } else {
     fail_timeout(p);
   }
+}
+
+void MadEngine::abandon_trials() {
+  abandon_trials_ = true;
+  for (uint32_t i = 0; i < max_; ++i)
+    if (PendingMad* p = slots_[i]; p && p->path && p->path->route_trial) fail_final(*p);
 }
 
 void MadEngine::drain() {
