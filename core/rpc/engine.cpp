@@ -6,6 +6,7 @@
 
 #include "core/base/config.h"
 #include "core/mad/trace.h"
+#include "core/out/log.h"
 #include "core/rpc/rpc.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
@@ -317,6 +318,21 @@ void MadEngine::on_recv(RecvMad& r) {
     // A reply to a send that timed out and was sent again: late, not lost.
     if (p && p->prev_seq == seq && seq) flow_.late(*p);
     ++stale_;
+    return;
+  }
+  if (iba::MADHeader::attributeID_at(m) != iba::MADHeader::attributeID_at(p->req.data())) {
+    // A response carries its request's TID, class and AttributeID (the
+    // agents answer in the request's header: SMA, PMA, the SA's tables and
+    // errors; the kernel matches by TID and class only).  One that names
+    // another attribute is a stray reusing the TID (a stale reply after the
+    // sequence wrapped, a faulty agent): not this MAD's answer, which stays
+    // pending, times out and is resent.  The AttributeModifier is not
+    // compared: not every class promises it back unchanged.
+    ++stale_;
+    if (t_.settings().debug || log::verbosity() > 0)
+      log::debug("D: RPC %s to %s: ignored a reply with its TID for another attribute: %s\n",
+                 describe_mad(p->req.data(), p->req_len).c_str(), p->path->describe().c_str(),
+                 describe_mad(m, r.len).c_str());
     return;
   }
   if ((mad_status(m) & 1) && p->busy_left-- > 0) {
