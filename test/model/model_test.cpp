@@ -427,6 +427,11 @@ TEST(FabricModel, SmBackgroundSmpsTakeTheSmasTime) {
   ibcore::MadTransactor mad(f.port());
   mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
   EXPECT_NEAR(f.seconds(), 205.3e-6, 1e-9);
+  // Two SMPs held there at once, one of them the tool's: the peak the
+  // tool's flow control answers for (ToolResult::peak_over) is its own.
+  const int sw = f.node_by_desc("sw");
+  EXPECT_EQ(f.peak_held(sw), 2u);
+  EXPECT_EQ(f.peak_own(sw), 1u);
   // 10 ms more: the SM's SMPs at 0, 1, ..., 10 ms are all done by 10.2053.
   ibcore::RecvMad r;
   EXPECT_FALSE(f.port().recv(r, 10));
