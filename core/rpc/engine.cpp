@@ -314,13 +314,14 @@ void MadEngine::on_recv(RecvMad& r) {
     if (unsolicited) unsolicited(r);
     return;
   }
+  const bool same_attr = p && iba::MADHeader::attributeID_at(m) == iba::MADHeader::attributeID_at(p->req.data());
   if (!mine) {
     // A reply to a send that timed out and was sent again: late, not lost.
-    if (p && p->prev_seq == seq && seq) flow_.late(*p);
+    if (p && p->prev_seq == seq && seq && same_attr && class_of(p->req.data()) == class_of(m)) flow_.late(*p);
     ++stale_;
     return;
   }
-  if (iba::MADHeader::attributeID_at(m) != iba::MADHeader::attributeID_at(p->req.data())) {
+  if (!same_attr) {
     // A response carries its request's TID, class and AttributeID (the
     // agents answer in the request's header: SMA, PMA, the SA's tables and
     // errors; the kernel matches by TID and class only).  One that names

@@ -120,6 +120,12 @@ TEST(FaultTransport, AReplyForAnotherAttributeDoesNotAnswer) {
   int n = 0;
   t.responder = [&](FakeTransport& f, const Sent& s) {
     auto ni = node_info(++n == 1 ? 0xbad : 0x55);
+    if (n == 2) {
+      // Before the resend's answer, another stray with the first send's
+      // TID: not that send's late answer either.
+      f.reply(f.sent[0], 0, ni.raw(), ni.SIZE);
+      iba::MADHeader::set_attributeID_at(f.inbox.back().data.data(), iba::attr_id<iba::SMPPortInfo>);
+    }
     f.reply(s, 0, ni.raw(), ni.SIZE);
     if (n == 1) iba::MADHeader::set_attributeID_at(f.inbox.back().data.data(), iba::attr_id<iba::SMPPortInfo>);
   };
@@ -131,8 +137,9 @@ TEST(FaultTransport, AReplyForAnotherAttributeDoesNotAnswer) {
   EXPECT_EQ(guid, 0x55u);
   ASSERT_EQ(t.sent.size(), 2u);  // the first try timed out; the resend was answered
   EXPECT_NE(coretest::tid_low(t.sent[0]), coretest::tid_low(t.sent[1]));
-  EXPECT_EQ(mad.engine().stale(), 1u);
+  EXPECT_EQ(mad.engine().stale(), 2u);
   EXPECT_EQ(mad.engine().resent(), 1u);
+  EXPECT_EQ(mad.engine().flow_stats().late, 0u);  // (1 before the late branch checked it too)
   EXPECT_NE(err.find("D: RPC SubnGet(1) SMPFormatDirected(129.1) SMPNodeInfo(17) to DR path 0,3: ignored a reply with "
                      "its TID for another attribute: SubnGet(1) SMPFormatDirected(129.1) SMPPortInfo(21)\n"),
             std::string::npos)
