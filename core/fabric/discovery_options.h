@@ -68,13 +68,6 @@ struct DiscoveryOptions {
   // tail (IBA 14.2.2), where that works (core/fabric/proberoutes.h
   // Routes).  false: plain directed routes (as --discovery DR has them).
   bool hybrid_routes = true;
-  // ... tried only once the walk knows this many nodes: where nothing
-  // routes them their trials cost a timeout (100 ms), more than a small
-  // fabric's whole walk, which they would hardly shorten.  Until then the
-  // probes beyond the first switch go by directed route through it, one
-  // at a time in effect (on the model's k=32 at 50 us a visit: 512 nodes
-  // took 0.13 s of a 0.3 s walk, 64 nodes 15 ms).
-  size_t hybrid_after_nodes = 64;
 };
 
 struct DiscoveryResult {

@@ -47,42 +47,69 @@ public:
   // hardware and only that switch's SMI handles it (twice), where a plain
   // directed route is handled twice by the SMI of every switch it passes,
   // the first one behind our port most of all.  Not every SMA routes them
-  // (the test bed's simulator drops them), so the first TRIALS are trials
-  // (IBPath::route_trial, sent once) and the rest go plain until one of
-  // them answers (Tails::Work); when every one sent timed out, every route
-  // is plain for the rest of the run (Tails::Off).  A switch where a hybrid
-  // route timed out later gets plain routes from then on (plain_).
+  // (the test bed's simulator drops them), so they are tried first: as soon
+  // as a switch beyond the first has its LID, a trial (trial()) asks by a
+  // hybrid route what the walk already knows, the node behind the port
+  // that switch was entered by, so that no query waits on its verdict.  At
+  // most TRIALS go out, through as many switches; until one answers, every
+  // route goes plain (Tails::Untried, Trying), and when every one sent
+  // timed out, for the rest of the run (Tails::Off).  Once one answered
+  // (Tails::Work), a switch where a hybrid route timed out gets plain
+  // routes from then on (plain_).
   enum class Tails : uint8_t { Off, Untried, Trying, Work };
   static constexpr unsigned TRIALS = 3;
-  void allow_tails(bool on, std::string why, size_t after_nodes) {
+  void allow_tails(bool on, std::string why) {
     tails_ = on ? Tails::Untried : Tails::Off;
     why_ = std::move(why);
-    after_nodes_ = after_nodes;
   }
   bool tails_on() const { return tails_ != Tails::Off; }
   // The route to the node behind port `last` of node `at`.
   IBPath via(uint32_t at, uint8_t last) {
-    const Node& x = db_.node(at);
-    if (!tail_from(at)) return dr(x.dr, last);
-    IBPath p;
-    p.SLID = local_lid_;
-    p.DLID = x.smalid;
-    p.drSLID = local_lid_;
-    p.drPath = {0, last};
-    if (tails_ != Tails::Work) {
-      tails_ = Tails::Trying;
-      ++trials_;
-      tried_.push_back(at);
-      p.route_trial = true;
-      p.retries = 0;
-      // The least timeout a path asks (100 ms, IBPath::mad_timeout_ms), not
-      // the 1000 ms the engine gives a MAD's last try: where they are
-      // dropped, that is what the trials cost.
-      p.resp_time = 14;
-      p.packet_life_time = 0;
-    }
+    if (!tail_from(at)) return dr(db_.node(at).dr, last);
     ++sent_;
+    return hybrid(at, last);
+  }
+  // A trial of the hybrid form through switch at (its LID just learned),
+  // out of its port `back` to the node already known behind it, when one
+  // is due; nullopt when not.  Sent once, with the least timeout a path
+  // asks (100 ms, IBPath::mad_timeout_ms), not the 1000 ms the engine gives
+  // a MAD's last try; the flow control does not count its loss as a full
+  // queue.  trial_answered() or trial_failed() with its outcome.
+  std::optional<IBPath> trial(uint32_t at, uint8_t back) {
+    if ((tails_ != Tails::Untried && tails_ != Tails::Trying) || trials_ >= TRIALS || trials_failed_ ||
+        !may_tail(at) || std::find(tried_.begin(), tried_.end(), at) != tried_.end())
+      return std::nullopt;
+    tails_ = Tails::Trying;
+    ++trials_;
+    tried_.push_back(at);
+    IBPath p = hybrid(at, back);
+    p.route_trial = true;
+    p.retries = 0;
+    p.resp_time = 14;
+    p.packet_life_time = 0;
     return p;
+  }
+  // A trial answered, from the node it was meant for (else it failed:
+  // the form is not routed as the IBA says).
+  void trial_answered() {
+    if (tails_ != Tails::Trying) return;
+    tails_ = Tails::Work;
+    why_ = "answered";
+  }
+  // A trial through switch at failed (timed out, or answered from another
+  // node: why); abandoned: the walk ended before it came back.  Every
+  // trial sent failed: hybrid routes off (the trials go out together, so
+  // where nothing routes them this costs no query a timeout).
+  void trial_failed(uint32_t at, const std::string& why, bool abandoned) {
+    mark_plain(at);
+    if (abandoned) {
+      if (tails_ == Tails::Trying) why_ = "no trial answered before the walk ended";
+      return;
+    }
+    if (++trials_failed_ == trials_ && tails_ == Tails::Trying) {
+      tails_ = Tails::Off;
+      why_ = trials_ == 1 ? "the trial " + why : "the first " + std::to_string(trials_) + " " + why;
+    }
   }
   // The directed route to node n (hybrid when it may be).
   IBPath directed(uint32_t n) {
@@ -99,18 +126,17 @@ public:
     return at == NO_INDEX ? NO_INDEX : db_.port(at).node;
   }
   // Whether a route whose last hop leaves node at goes plain now only
-  // because the trials have not answered (or not begun: too few nodes
-  // known), and would go hybrid once they answer.  The walk keeps few of
-  // them out at once (Walk::hold_route): every one passes the first switch
-  // twice, which serves one at a time, so more only wait there, and each
-  // one built before the trials answered is still sent plain after (on
-  // the model, hundreds, which then kept the first switch busy for 20 ms
-  // and, with the caps lifted meanwhile, overflowed its queue).  They do
-  // not wait for the trials' verdict: where nothing routes hybrid SMPs
-  // that is a trial's timeout (the model's test-bed profile, k=32: 100 ms of
-  // 0.43 s).
+  // because no trial has answered (or none began: no switch beyond the
+  // first has its LID yet), and would go hybrid once one does.  The walk
+  // keeps few of them out at once (Walk::hold_route): every one passes the
+  // first switch twice, which serves one at a time, so more only wait
+  // there, and each one built before a trial answered is still sent plain
+  // after (on the model, hundreds, which then kept the first switch busy
+  // for 20 ms and, with the caps lifted meanwhile, overflowed its queue).
+  // They do not wait for the trials' verdict: where nothing routes hybrid
+  // SMPs that is a trial's timeout.
   bool defers(uint32_t at) const {
-    return (tails_ == Tails::Untried || tails_ == Tails::Trying) && may_tail(at) && !tail_from(at);
+    return (tails_ == Tails::Untried || tails_ == Tails::Trying) && may_tail(at);
   }
   // Whether a route through at waits for its turn before it is made.
   bool holds(uint32_t at) const { return at != NO_INDEX && defers(at); }
@@ -120,40 +146,23 @@ public:
     const uint32_t at = db_.port_by_lid(p.DLID);
     return at == NO_INDEX ? NO_INDEX : db_.port(at).node;
   }
-  // A hybrid route through switch at answered.
-  void tail_answered() {
-    if (tails_ != Tails::Trying) return;
-    tails_ = Tails::Work;
-    why_ = "answered";
-  }
   // A hybrid route p through switch at failed with e: true when it is to be
   // asked again by a plain one (it timed out: the route form, or a loss;
   // another failure is the node's answer).
-  bool tail_failed(uint32_t at, const IBPath& p, const std::exception& e) {
+  bool tail_failed(uint32_t at, const std::exception& e) {
     if (!dynamic_cast<const MADTimeoutError*>(&e)) return false;
-    if (plain_.size() <= at) plain_.resize(size_t(at) + 1, 0);
-    if (!plain_[at]) {
-      plain_[at] = 1;
-      ++switches_plain_;
-    }
-    // Every trial sent so far timed out, none answered: off (the trials
-    // go out together, so where nothing routes them this costs one
-    // timeout, not one per trial).
-    if (p.route_trial && ++trials_failed_ == trials_ && tails_ == Tails::Trying) {
-      tails_ = Tails::Off;
-      why_ = "the first " + std::to_string(trials_) + " timed out";
-    }
+    mark_plain(at);
     return true;
   }
   // What -v says of the route forms.
   std::string forms() const {
-    if (sent_ == 0 && tails_ != Tails::Off)
-      return "directed routes (hybrid routes not tried: fewer than " + std::to_string(after_nodes_) + " nodes)";
-    if (sent_ == 0 || tails_ == Tails::Off)
+    if (tails_ != Tails::Work) {
+      if (tails_ != Tails::Off && trials_ == 0)
+        return "directed routes (hybrid routes not tried: no switch beyond the first has a LID)";
       return "directed routes" + (why_.empty() ? std::string() : " (hybrid routes: " + why_ + ")");
+    }
     std::string s = "LID routes with a one-hop directed tail (IBA 14.2.2) for probes and queries before a LID: " +
                     std::to_string(sent_) + " sent";
-    if (tails_ != Tails::Work) s += ", none answered yet";
     if (switches_plain_) s += ", directed routes through " + std::to_string(switches_plain_) + " switches where they timed out";
     return s;
   }
@@ -222,14 +231,23 @@ private:
     if (tails_ == Tails::Off || !x.is_switch() || !x.smalid || at == db_.from_node || x.dr.size() < 2) return false;
     return at >= plain_.size() || !plain_[at];
   }
-  // Whether a route's last hop may leave switch at by a hybrid route now.
-  bool tail_from(uint32_t at) const {
-    if (!may_tail(at)) return false;
-    // Trials: at most TRIALS, no new one after one failed, one a switch
-    // (each holds a share of its switch's processor until it answers or
-    // times out).
-    return tails_ == Tails::Work || (trials_ < TRIALS && trials_failed_ == 0 && db_.node_count() >= after_nodes_ &&
-                                     std::find(tried_.begin(), tried_.end(), at) == tried_.end());
+  // Whether a route's last hop leaves switch at by a hybrid route now.
+  bool tail_from(uint32_t at) const { return tails_ == Tails::Work && may_tail(at); }
+  // The hybrid route to the node behind port `last` of switch at.
+  IBPath hybrid(uint32_t at, uint8_t last) const {
+    IBPath p;
+    p.SLID = local_lid_;
+    p.DLID = db_.node(at).smalid;
+    p.drSLID = local_lid_;
+    p.drPath = {0, last};
+    return p;
+  }
+  void mark_plain(uint32_t at) {
+    if (plain_.size() <= at) plain_.resize(size_t(at) + 1, 0);
+    if (!plain_[at]) {
+      plain_[at] = 1;
+      ++switches_plain_;
+    }
   }
 
   // A directed route to node n other than its own: its own route plus a
@@ -264,7 +282,6 @@ private:
   uint64_t sent_ = 0, switches_plain_ = 0;
   std::vector<char> plain_;  // by node: a hybrid route through it timed out
   std::vector<uint32_t> tried_;  // the switches trials went through
-  size_t after_nodes_ = 0;       // DiscoveryOptions::hybrid_after_nodes
 };
 
 }  // namespace ibcore::walkroutes

@@ -37,9 +37,9 @@ DiscoveryResult Walk::run() {
   routes_.use_lid = m == DiscoveryMode::LID;
   res_.mode_used = m;
   if (!routes_.use_lid)
-    routes_.allow_tails(false, opt_.mode == DiscoveryMode::DR ? "--discovery DR" : "the local port has no LID", 0);
+    routes_.allow_tails(false, opt_.mode == DiscoveryMode::DR ? "--discovery DR" : "the local port has no LID");
   else
-    routes_.allow_tails(opt_.hybrid_routes, opt_.hybrid_routes ? "" : "turned off", opt_.hybrid_after_nodes);
+    routes_.allow_tails(opt_.hybrid_routes, opt_.hybrid_routes ? "" : "turned off");
   uint64_t sent0 = s_.engine().sent(), resent0 = s_.engine().resent();
 
   s_.spawn(start());
@@ -167,6 +167,7 @@ Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
     db_.set_port_info(n, 0, pi->bytes());
     learn_timing(routes_.dr(n), *pi);
     if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
+    if (auto t = routes_.trial(n, entry)) s_.spawn(trial(n, entry, std::move(*t)));
   }
   if (first) fork({.kind = Step::Description, .entry = entry, .node = n});
   fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});
@@ -293,6 +294,8 @@ void Walk::probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni) {
 void Walk::walk_done() {
   if (discovered_) return;
   discovered_ = true;
+  // (A trial of the hybrid form still out has nothing left to decide.)
+  s_.engine().abandon_trials();
   db_.set_reference(replay_reference(db_, opt_.progress));
   if (!blocks_.empty()) {
     std::vector<uint32_t> rank(db_.node_count(), NO_INDEX);

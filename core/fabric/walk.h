@@ -113,6 +113,7 @@ private:
   static constexpr unsigned PLAIN_AHEAD = 16;
   Task<bool> hold_route(uint32_t at);
   void release_plain(bool held = true);
+  Task<> trial(uint32_t n, uint8_t back, IBPath p);
   bool port_read(uint32_t n, uint8_t p, bool leave_by_it);
   Task<> probe(uint32_t n, uint8_t p);
   void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);

@@ -1,8 +1,8 @@
 // How the discovery walk (core/fabric/walk.h) asks a node: by each of its
 // routes in turn (core/fabric/proberoutes.h Routes: its LID, its directed
 // route, another one; a hybrid route that fails is tried again as a plain
-// one), asked again while DiscoveryOptions::retry says so, and the turns
-// the plain routes take while hybrid ones are on trial.  Only walk.cpp
+// one), asked again while DiscoveryOptions::retry says so, the turns the
+// plain routes take while the hybrid form is on trial, and its trials.  Only walk.cpp
 // includes it.
 #pragma once
 
@@ -30,16 +30,14 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
       break;
     }
     const uint32_t tail = routes_.tail_of(*route);
-    const IBPath sent = tail == NO_INDEX ? IBPath() : *route;
     try {
       T r = co_await s_.SubnGet<T>(std::move(*route), amod);
       if (turn) release_plain();
-      if (tail != NO_INDEX) routes_.tail_answered();
       if (!other.empty()) routes_.keep(n, std::move(other));
       co_return r;
     } catch (const std::exception& e) {
       if (turn) release_plain();
-      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
+      if (tail != NO_INDEX && routes_.tail_failed(tail, e)) {
         --stage;  // the same stage again, by a plain route now
         continue;
       }
@@ -66,16 +64,14 @@ Task<std::optional<T>> Walk::ask_dr(uint32_t at, Route route, uint32_t amod, Wha
     const bool turn = routes_.holds(at) && co_await hold_route(at);
     IBPath p = route();
     const uint32_t tail = routes_.tail_of(p);
-    const IBPath sent = tail == NO_INDEX ? IBPath() : p;
     try {
       if (used) *used = p;
       T r = co_await s_.SubnGet<T>(std::move(p), amod);
       if (turn) release_plain();
-      if (tail != NO_INDEX) routes_.tail_answered();
       co_return r;
     } catch (const std::exception& e) {
       if (turn) release_plain();
-      if (tail != NO_INDEX && routes_.tail_failed(tail, sent, e)) {
+      if (tail != NO_INDEX && routes_.tail_failed(tail, e)) {
         continue;  // again, by a plain route now
       }
       if (again(e, retried++)) continue;
@@ -115,6 +111,27 @@ inline void Walk::release_plain(bool held) {
   if (plain_waiting_.empty()) return;
   s_.make_ready(plain_waiting_.front());
   plain_waiting_.pop_front();
+}
+
+// A trial of the hybrid route form through switch n (Routes::trial: its
+// LID just learned): the NodeInfo of the node behind its port `back`, the
+// port it was entered by, known already, so no query waits on it.  It
+// counts as answered only from that node.  Its verdict wakes a plain route
+// waiting for one (hold_route).
+inline Task<> Walk::trial(uint32_t n, uint8_t back, IBPath p) {
+  const uint32_t peer = db_.port(db_.port_index(n, back)).peer;
+  try {
+    const iba::SMPNodeInfo ni = co_await s_.SubnGet<iba::SMPNodeInfo>(std::move(p), 0);
+    if (peer != NO_INDEX && ni.nodeGUID() == db_.node(db_.port(peer).node).guid)
+      routes_.trial_answered();
+    else
+      routes_.trial_failed(n, "answered from another node than the one behind the port", false);
+  } catch (const MADTimeoutError&) {
+    routes_.trial_failed(n, "timed out", discovered_);
+  } catch (const std::exception& e) {
+    routes_.trial_failed(n, std::string("failed (") + e.what() + ")", discovered_);
+  }
+  release_plain(false);
 }
 
 }  // namespace ibcore::walk

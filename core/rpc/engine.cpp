@@ -6,6 +6,7 @@
 
 #include "core/base/config.h"
 #include "core/mad/trace.h"
+#include "core/out/log.h"
 #include "core/rpc/rpc.h"
 #include "iba/enums.h"
 #include "iba/introspect.h"
@@ -134,6 +135,7 @@ void MadEngine::arm_timer(const PendingMad& p) {
 void MadEngine::retime(PendingMad& q) { arm_timer(q); }
 
 void MadEngine::send_or_fail(PendingMad& p) {
+  if (abandon_trials_ && p.path && p.path->route_trial) return fail_final(p);
   try {
     send_one(p);
   } catch (...) {
@@ -268,6 +270,12 @@ void MadEngine::retry(PendingMad& p) {
   }
 }
 
+void MadEngine::abandon_trials() {
+  abandon_trials_ = true;
+  for (uint32_t i = 0; i < max_; ++i)
+    if (PendingMad* p = slots_[i]; p && p->path && p->path->route_trial) fail_final(*p);
+}
+
 void MadEngine::drain() {
   if (draining_) return;  // (a send failing inside the loop completes a MAD)
   draining_ = true;
@@ -308,10 +316,26 @@ void MadEngine::on_recv(RecvMad& r) {
     if (unsolicited) unsolicited(r);
     return;
   }
+  const bool same_attr = p && iba::MADHeader::attributeID_at(m) == iba::MADHeader::attributeID_at(p->req.data());
   if (!mine) {
     // A reply to a send that timed out and was sent again: late, not lost.
-    if (p && p->prev_seq == seq && seq) flow_.late(*p);
+    if (p && p->prev_seq == seq && seq && same_attr && class_of(p->req.data()) == class_of(m)) flow_.late(*p);
     ++stale_;
+    return;
+  }
+  if (!same_attr) {
+    // A response carries its request's TID, class and AttributeID (the
+    // agents answer in the request's header: SMA, PMA, the SA's tables and
+    // errors; the kernel matches by TID and class only).  One that names
+    // another attribute is a stray reusing the TID (a stale reply after the
+    // sequence wrapped, a faulty agent): not this MAD's answer, which stays
+    // pending, times out and is resent.  The AttributeModifier is not
+    // compared: not every class promises it back unchanged.
+    ++stale_;
+    if (t_.settings().debug || log::verbosity() > 0)
+      log::debug("D: RPC %s to %s: ignored a reply with its TID for another attribute: %s\n",
+                 describe_mad(p->req.data(), p->req_len).c_str(), p->path->describe().c_str(),
+                 describe_mad(m, r.len).c_str());
     return;
   }
   if ((mad_status(m) & 1) && p->busy_left-- > 0) {

@@ -65,6 +65,11 @@ public:
   size_t pump(int wait_ms = -1);
   // Drive p to completion (sync calls).
   void wait(PendingMad& p);
+  // Route trials (IBPath::route_trial) out or still to go, once their
+  // sender no longer needs their verdict (the walk ended before it came):
+  // each fails now with a timeout error, not sent again and not counted as
+  // a loss, and the run does not wait out their timeouts.
+  void abandon_trials();
 
   size_t in_flight() const { return in_flight_; }
   size_t queued() const { return queued_; }
@@ -156,6 +161,7 @@ private:
   MadLine line_;  // waiting for the window (and MADs a cap released)
   size_t in_flight_ = 0, queued_ = 0;
   bool draining_ = false;
+  bool abandon_trials_ = false;  // abandon_trials(): trials fail unsent
   struct Timer {
     Clock::time_point at;
     uint32_t slot;

@@ -334,9 +334,9 @@ TEST_F(DiscoveryFaults, LinkRemovedMidRunNeverHangs) {
 }
 
 // Issue 38's fallback on the test bed: ibsim drops every SMP with DrSLID
-// set ("dr[ds]lids are used (not supported)" in its log), so the walk's
-// first hybrid probes (tried once it knows 64 nodes, DiscoveryOptions::
-// hybrid_after_nodes: the k=8 fat tree has 208) time out.  The run then
+// set ("dr[ds]lids are used (not supported)" in its log), so the trials of
+// the hybrid form (each asking again a node the walk knows) get no answer:
+// they time out, or the walk ends first and abandons them.  The run
 // completes by directed routes, says so with -v, reports no failure, and
 // prints what the reference prints.
 TEST(HybridFallback, FirstHybridProbesFailAndTheWalkEndsByDirectedRoutes) {
@@ -346,8 +346,10 @@ TEST(HybridFallback, FirstHybridProbesFailAndTheWalkEndsByDirectedRoutes) {
   testbed::Result ours = f.run({IBTOOL_PATH, "ibnetdiscover", "-v"}, {}, 120);
   ASSERT_FALSE(ours.timed_out) << ours.err;
   ASSERT_EQ(ours.status, 0) << ours.err;
-  EXPECT_NE(ours.err.find("I: discovery: routes: directed routes (hybrid routes: the first 3 timed out)"),
-            std::string::npos)
+  EXPECT_TRUE(ours.err.find("I: discovery: routes: directed routes (hybrid routes: the first 3 timed out)") !=
+                  std::string::npos ||
+              ours.err.find("I: discovery: routes: directed routes (hybrid routes: no trial answered before the walk "
+                            "ended)") != std::string::npos)
       << ours.err;
   EXPECT_EQ(ours.err.find("W: discovery"), std::string::npos) << ours.err;
   testbed::Result ref = f.run({"ibnetdiscover"}, {}, 120);

@@ -297,6 +297,7 @@ struct Node {
   unsigned held = 0;      // SMPs in its ports' VL15 buffers and its processor
   unsigned waiting = 0;   // of those, in the ports' buffers
   unsigned peak = 0;      // the most held at once
+  unsigned own = 0, peak_own = 0;  // of those, the tool's (not the SM's): now, and the most at once
   unsigned rr = 0;        // next port the processor takes from
   bool deaf = false;
   double slow = 1.0;
@@ -1112,6 +1113,7 @@ void Fabric::Impl::to_processor(uint32_t pkt, int node, unsigned port, bool thro
   ++x.held;
   ++x.waiting;
   x.peak = std::max(x.peak, x.held);
+  if (!p.background) x.peak_own = std::max(x.peak_own, ++x.own);
   if (x.held > stats.peak_sma_queue) {
     stats.peak_sma_queue = x.held;
     stats.peak_sma_node = x.desc;
@@ -1180,6 +1182,7 @@ void Fabric::Impl::mp_done(int node) {
   x.mp.work_ns += x.mp.svc_ns;
   --x.held;
   Packet& p = pkts[pkt];
+  if (!p.background) --x.own;
   if (p.background) {
     ++stats.sm_smps;
     note("sm-smp", pkt, node);
@@ -1832,6 +1835,7 @@ uint8_t Fabric::route(int sw, uint16_t lid) const {
   return impl_->route(sw, lid);
 }
 unsigned Fabric::peak_held(int n) const { return impl_->nodes.at(size_t(n)).peak; }
+unsigned Fabric::peak_own(int n) const { return impl_->nodes.at(size_t(n)).peak_own; }
 
 double Fabric::dr_round_trip_s(unsigned h) const {
   const Profile& p = impl_->prof;

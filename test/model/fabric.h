@@ -287,6 +287,7 @@ public:
   uint64_t pma_visits(int node) const;   // GMPs node's PMA answered
   uint64_t vl15_drops(int node, unsigned port) const;
   unsigned peak_held(int node) const;    // most SMPs held at node for its processor at once
+  unsigned peak_own(int node) const;     // ... of them the tool's own (the SM's background SMPs not counted)
 
   // --- test hooks -----------------------------------------------------------
   // The VL15 receive buffer of one port holds at most depth packets

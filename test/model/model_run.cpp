@@ -107,7 +107,7 @@ std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
 //     timeouts%=<median p95 worst@profile>    timed-out sends per MAD sent
 //     drops=<median p95 worst@profile>        MADs the model lost
 //     drops_sm_idle=<runs>                    runs without SM traffic that dropped any
-//     peak>Q+D=<runs>/<most beyond>           runs where a node held more SMPs than its queue plus its VL15 depth
+//     peak>Q+D=<runs>/<most beyond>           runs where a node held more of the tool's SMPs than its queue plus its VL15 depth
 //     lost=<runs>/<total> ref_lost=<runs>/<total> lost>ref=<runs>   runs that lost answers (ToolResult::lost), the reference's, and runs losing more than it
 //     slower=<runs> worst=<time/ref_s@profile>  runs slower than the reference's strategy
 //     time/phys=<median p95 worst@profile>    the run's time over phys_s

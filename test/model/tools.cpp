@@ -178,7 +178,9 @@ ToolResult run_once(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   for (int n = 0; n < int(f.node_count()); ++n) {
     const unsigned q = f.is_switch(n) ? p.sma_queue : p.hca_queue;
     if (!q || !p.vl15_depth) continue;
-    const unsigned held = f.peak_held(n);
+    // (The tool's own SMPs: what its flow control answers for; the SM's
+    // background SMPs come on top, in the queue it shares.)
+    const unsigned held = f.peak_own(n);
     if (held > q + p.vl15_depth) res.peak_over = std::max(res.peak_over, held - (q + p.vl15_depth));
   }
   return res;

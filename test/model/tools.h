@@ -41,9 +41,9 @@ struct ToolResult {
   uint64_t timeouts = 0;   // sends handed back timed out
   uint64_t sm_drops = 0;   // the SM's background SMPs dropped at a full VL15 buffer during the run
   unsigned peak_sma_queue = 0;
-  // The most SMPs held at one node beyond its queue plus its VL15 depth
-  // (Profile sma_queue or hca_queue, vl15_depth; 0: never beyond, or
-  // unbounded).
+  // The most of the tool's own SMPs held at one node beyond its queue plus
+  // its VL15 depth (Profile sma_queue or hca_queue, vl15_depth; 0: never
+  // beyond, or unbounded).  The SM's background SMPs are not counted.
   unsigned peak_over = 0;
   // The most GMPs at one PMA at once (Stats::peak_pma), and how many of
   // them beyond its queue (Profile pma_queue; 0: never beyond, or unbounded).

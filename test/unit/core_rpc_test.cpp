@@ -403,7 +403,9 @@ TEST(CoreRpc, SubnAdmGetTableTruncatedFlag) {
   t.responder = [&](FakeTransport& f, const Sent& s) {
     ibcore::RecvMad r;
     r.data = segs[0];
-    std::memcpy(r.data.data() + 8, s.mad.data() + 8, 8);  // TID
+    // As an SA answers: the request's TID and AttributeID.
+    std::memcpy(r.data.data() + 8, s.mad.data() + 8, 8);
+    iba::MADHeader::set_attributeID_at(r.data.data(), iba::MADHeader::attributeID_at(s.mad.data()));
     r.len = 256;
     f.inbox.push_back(r);
   };

@@ -1,12 +1,13 @@
 // What a misbehaving fabric or SA can hand the RPC layer (issue 16),
 // through the scripted fake transport: a reply delivered twice, a reply cut
-// short below the MAD header, a reply with the right TID from another LID,
-// and SA GetTable replies whose attribute offset or payload length lies.
+// short below the MAD header, a reply with the right TID from another LID
+// or for another attribute, and SA GetTable replies whose attribute offset or payload length lies.
 // (BUSY, stale TIDs, timeouts and RMPP reassembly: core_rpc_test.cpp.)
 #include <gtest/gtest.h>
 
 #include "core/base/config.h"
 #include "core/base/error.h"
+#include "core/out/log.h"
 #include "core/rpc/rpc.h"
 #include "core_fake_transport.h"
 #include "iba/sa.h"
@@ -90,8 +91,9 @@ TEST(FaultTransport, EveryReplyCutShortEndsInAClearTimeout) {
   EXPECT_EQ(t.sent.size(), 3u);
 }
 
-// Replies are matched by TID (the kernel's rule too): one that carries the
-// request's TID answers it whichever LID it comes from.
+// Replies are matched by TID (the kernel's rule too; and by class and
+// attribute, below): one that carries the request's TID answers it
+// whichever LID it comes from.
 TEST(FaultTransport, AReplyIsMatchedByTidNotBySourceLid) {
   FakeTransport t;
   t.responder = [&](FakeTransport& f, const Sent& s) {
@@ -103,6 +105,45 @@ TEST(FaultTransport, AReplyIsMatchedByTidNotBySourceLid) {
   IBPath p;
   p.DLID = 5;
   EXPECT_EQ(mad.SubnGet<iba::SMPNodeInfo>(p).nodeGUID(), 0x99u);
+}
+
+// A response carries its request's TID, class and AttributeID.  A reply
+// with the request's TID naming another attribute (a stale reply reusing
+// the TID after the 16-bit sequence wrapped, a faulty agent) is not the
+// answer: the MAD stays pending, times out, is resent and takes the right
+// reply.  -d says what was ignored.
+TEST(FaultTransport, AReplyForAnotherAttributeDoesNotAnswer) {
+  FakeTransport t;
+  t.settings().timeout_ms = 20;
+  t.settings().retries = 2;
+  t.settings().debug = 1;
+  int n = 0;
+  t.responder = [&](FakeTransport& f, const Sent& s) {
+    auto ni = node_info(++n == 1 ? 0xbad : 0x55);
+    if (n == 2) {
+      // Before the resend's answer, another stray with the first send's
+      // TID: not that send's late answer either.
+      f.reply(f.sent[0], 0, ni.raw(), ni.SIZE);
+      iba::MADHeader::set_attributeID_at(f.inbox.back().data.data(), iba::attr_id<iba::SMPPortInfo>);
+    }
+    f.reply(s, 0, ni.raw(), ni.SIZE);
+    if (n == 1) iba::MADHeader::set_attributeID_at(f.inbox.back().data.data(), iba::attr_id<iba::SMPPortInfo>);
+  };
+  MadTransactor mad(t);
+  testing::internal::CaptureStderr();
+  const uint64_t guid = mad.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,3")).nodeGUID();
+  log::flush();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(guid, 0x55u);
+  ASSERT_EQ(t.sent.size(), 2u);  // the first try timed out; the resend was answered
+  EXPECT_NE(coretest::tid_low(t.sent[0]), coretest::tid_low(t.sent[1]));
+  EXPECT_EQ(mad.engine().stale(), 2u);
+  EXPECT_EQ(mad.engine().resent(), 1u);
+  EXPECT_EQ(mad.engine().flow_stats().late, 0u);  // (1 before the late branch checked it too)
+  EXPECT_NE(err.find("D: RPC SubnGet(1) SMPFormatDirected(129.1) SMPNodeInfo(17) to DR path 0,3: ignored a reply with "
+                     "its TID for another attribute: SubnGet(1) SMPFormatDirected(129.1) SMPPortInfo(21)\n"),
+            std::string::npos)
+      << err;
 }
 
 TEST(FaultTransport, AnSaAttributeOffsetSmallerThanTheRecordIsAnError) {
