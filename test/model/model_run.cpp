@@ -29,7 +29,10 @@
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
 // route form before it; DiscoveryOptions::hybrid_routes).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
-// same names for the runs, the reference's included.
+// same names for the runs, the reference's included; --outstanding N is
+// ibtool's -o for its own runs (not the reference's): the window's hard
+// maximum and first size (without it, 64 opening to 256:
+// FlowLimits::window_grow, --window-grow 1 keeps it at 64).
 //
 // SPEC is a test/testbed/topology.h spec ("fattree 32", "irregular",
 // "example net.2sw2path4hca", "file PATH"); PROFILE a profile file,
