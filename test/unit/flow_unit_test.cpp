@@ -126,46 +126,61 @@ void answer_local(Bed& b, PendingMad& q, Clock::time_point sent, Clock::time_poi
   b.flow.local_probe_done(q, at);
 }
 
-// A fabric that keeps up with the window's first size: the local port's
-// least round trip measured (20 us), and the caps' widening, paced by the
-// round trips (one window of one SMP, by 16), gone all the way at once
-// with no loss and no rise: the caps lifted.  Returns the time after.
-Clock::time_point keep_up(Bed& b, std::vector<IBPath>& paths, std::vector<PendingMad>& m) {
-  FlowLimits& lim = b.flow.limits();
-  lim.start_replies = 1;
-  lim.delay_samples = 1;
-  lim.delay_grow = lim.lift_scale;
-  paths.push_back(dr({0}));     // the local port
-  paths.push_back(dr({0, 1}));  // a switch one hop away
-  m.resize(2);
-  make(m[0], paths[0]);
-  b.send(m[0], T0);
-  b.answer(m[0], T0 + microseconds(20));  // (the first reply: the caps' first step begins)
-  make(m[1], paths[1]);
-  b.send(m[1], T0 + microseconds(20));
-  b.answer(m[1], T0 + microseconds(60));  // (its round trips judged: widened to lift_scale)
-  EXPECT_FALSE(b.flow.stats().caps);
-  return T0 + microseconds(100);
-}
+// A bed (its slots, the window's first size) whose local round trips are
+// answered by the test, with the paths and MADs its SMPs use and the time
+// they are at.  (The paths are reserved: each MAD points at its own.)
+struct Latency {
+  Bed b;
+  std::vector<IBPath> paths;
+  std::vector<PendingMad> m;
+  Clock::time_point t = T0;
 
-// n SMPs to nodes of their own, each sent at t and answered 100 us later
-// (t moves on); the window's line holds one MAD waiting (the window, not a
-// cap, holds MADs back).
-void replies(Bed& b, std::vector<IBPath>& paths, std::vector<PendingMad>& m, size_t n, Clock::time_point& t) {
-  static PendingMad waiting;
-  if (b.line.empty()) b.line.push_back(waiting);
-  const size_t first = m.size();
-  paths.reserve(paths.size() + n);
-  m.reserve(m.size() + n);  // (no MAD moves while out: they go one at a time)
-  for (size_t i = 0; i < n; ++i) {
-    paths.push_back(lid(uint16_t(100 + first + i)));
-    m.emplace_back();
-    make(m.back(), paths.back());
-    b.send(m.back(), t);
-    b.answer(m.back(), t + microseconds(100));
-    t += microseconds(1);
+  explicit Latency(unsigned slots, unsigned start = 0) : b(slots, start) {
+    b.local = true;
+    paths.reserve(2000);
   }
-}
+
+  // A fabric that keeps up with the window's first size: the local port's
+  // least round trip measured (20 us), and the caps' widening, paced by the
+  // round trips (one window of one SMP, by 16), gone all the way at once
+  // with no loss and no rise: the caps lifted.
+  void keep_up() {
+    FlowLimits& lim = b.flow.limits();
+    lim.start_replies = 1;
+    lim.delay_samples = 1;
+    lim.delay_grow = lim.lift_scale;
+    paths.push_back(dr({0}));     // the local port
+    paths.push_back(dr({0, 1}));  // a switch one hop away
+    m.resize(2);
+    make(m[0], paths[0]);
+    b.send(m[0], T0);
+    b.answer(m[0], T0 + microseconds(20));  // (the first reply: the caps' first step begins)
+    make(m[1], paths[1]);
+    b.send(m[1], T0 + microseconds(20));
+    b.answer(m[1], T0 + microseconds(60));  // (its round trips judged: widened to lift_scale)
+    EXPECT_FALSE(b.flow.stats().caps);
+    t = T0 + microseconds(100);
+  }
+
+  // n SMPs to nodes of their own, each sent at t and answered 100 us later
+  // (t moves on); the window's line holds one MAD waiting (the window, not a
+  // cap, holds MADs back).
+  void replies(size_t n) {
+    static PendingMad waiting;
+    if (b.line.empty()) b.line.push_back(waiting);
+    const size_t first = m.size();
+    paths.reserve(paths.size() + n);
+    m.reserve(m.size() + n);  // (no MAD moves while out: they go one at a time)
+    for (size_t i = 0; i < n; ++i) {
+      paths.push_back(lid(uint16_t(100 + first + i)));
+      m.emplace_back();
+      make(m.back(), paths.back());
+      b.send(m.back(), t);
+      b.answer(m.back(), t + microseconds(100));
+      t += microseconds(1);
+    }
+  }
+};
 
 }  // namespace
 
@@ -331,43 +346,41 @@ TEST(FlowUnit, GmpTimeoutFromItsClassRoundTripsWithinTheBound) {
 // up to it; the pools' size (MadEngine::max_outstanding) follows the top.
 // A loss brings it back to 64 for good: no local round trip is asked again.
 TEST(FlowUnit, WindowOpensBeyondItsFirstSizeOnLatency) {
-  Bed b(256, 64);
-  b.local = true;
+  Latency l(256, 64);
+  Bed& b = l.b;
   EXPECT_EQ(b.flow.window(), 64u);
   EXPECT_EQ(b.flow.top(), 64u);
-  std::vector<IBPath> paths;
-  std::vector<PendingMad> m;
-  paths.reserve(2000);
-  Clock::time_point t = keep_up(b, paths, m);
-  replies(b, paths, m, 62, t);
+  l.keep_up();
+  Clock::time_point& t = l.t;
+  l.replies(62);
   EXPECT_EQ(b.probes, 0u);
-  replies(b, paths, m, 1, t);  // (the 64th reply, the one that lifted the caps the first)
+  l.replies(1);  // (the 64th reply, the one that lifted the caps the first)
   ASSERT_EQ(b.probes, 1u);
   PendingMad q;
   answer_local(b, q, t, t + microseconds(25));
   EXPECT_EQ(b.flow.top(), 128u);
   EXPECT_EQ(b.flow.window(), 64u);
   EXPECT_TRUE(b.flow.stats().caps);  // (beyond the first size the caps hold)
-  replies(b, paths, m, 10, t);
+  l.replies(10);
   EXPECT_EQ(b.flow.window(), 74u);
-  replies(b, paths, m, 54 + 128, t);  // (up to 128, then a window of replies at it)
+  l.replies(54 + 128);  // (up to 128, then a window of replies at it)
   ASSERT_EQ(b.probes, 2u);
   answer_local(b, q, t, t + microseconds(20));
   EXPECT_EQ(b.flow.top(), 256u);
-  replies(b, paths, m, 200, t);
+  l.replies(200);
   EXPECT_EQ(b.flow.window(), 256u);
   EXPECT_EQ(b.probes, 2u);  // (at the hard maximum: asked no more)
   EXPECT_EQ(b.flow.stats().window_hi, 256u);
   EXPECT_EQ(b.flow.stats().window_steps, 2u);
   // A loss: back to the first size, for good.
   PendingMad lost;
-  make(lost, paths[5]);
+  make(lost, l.paths[5]);
   b.send(lost, t);
   b.time_out(lost, t + milliseconds(20));
   EXPECT_EQ(b.flow.top(), 64u);
   EXPECT_EQ(b.flow.window(), 64u);
   t += milliseconds(21);
-  replies(b, paths, m, 300, t);
+  l.replies(300);
   EXPECT_EQ(b.flow.top(), 64u);
   EXPECT_EQ(b.probes, 2u);
 }
@@ -377,37 +390,31 @@ TEST(FlowUnit, WindowOpensBeyondItsFirstSizeOnLatency) {
 // its first size, and the step is asked again only after twice as many
 // replies (128).  With -o (start = the slots) it never opens at all.
 TEST(FlowUnit, WindowStaysWhenTheLocalRoundTripRises) {
-  Bed b(256, 64);
-  b.local = true;
-  std::vector<IBPath> paths;
-  std::vector<PendingMad> m;
-  paths.reserve(2000);
-  Clock::time_point t = keep_up(b, paths, m);
-  replies(b, paths, m, 63, t);
+  Latency l(256, 64);
+  Bed& b = l.b;
+  l.keep_up();
+  Clock::time_point& t = l.t;
+  l.replies(63);
   ASSERT_EQ(b.probes, 1u);
   PendingMad q;
   answer_local(b, q, t, t + microseconds(60));
   EXPECT_EQ(b.flow.top(), 64u);
   EXPECT_EQ(b.flow.stats().window_held, 1u);
-  replies(b, paths, m, 127, t);
+  l.replies(127);
   EXPECT_EQ(b.probes, 1u);
-  replies(b, paths, m, 1, t);
+  l.replies(1);
   ASSERT_EQ(b.probes, 2u);
   answer_local(b, q, t, t + microseconds(60));
-  replies(b, paths, m, 300, t);
+  l.replies(300);
   EXPECT_EQ(b.flow.top(), 64u);
   EXPECT_EQ(b.flow.window(), 64u);
   EXPECT_EQ(b.flow.stats().window_hi, 64u);
 
-  Bed o(64);  // (-o 64: the hard maximum and the first size)
-  o.local = true;
-  std::vector<IBPath> opaths;
-  std::vector<PendingMad> om;
-  opaths.reserve(2000);
-  Clock::time_point ot = keep_up(o, opaths, om);
-  replies(o, opaths, om, 500, ot);
-  EXPECT_EQ(o.probes, 0u);
-  EXPECT_EQ(o.flow.top(), 64u);
+  Latency o(64);  // (-o 64: the hard maximum and the first size)
+  o.keep_up();
+  o.replies(500);
+  EXPECT_EQ(o.b.probes, 0u);
+  EXPECT_EQ(o.b.flow.top(), 64u);
 }
 
 }  // namespace flowunit
