@@ -1903,7 +1903,10 @@ namespace {
 // LID, the cheapest route form), a PM GMP to its PMA, an SA request to the
 // SA (a GetTable with its records).  The local node's own SMPs are left
 // out: the engine may send them in a slot of their own, outside the window
-// (MadEngine::send_local_smp).  MADs the demand does not place (none in a
+// (MadEngine::send_local_smp).  A probe (a NodeInfo through a switch's
+// port, to a node not known yet) is charged besides its answer the 2
+// forwards every route form gets it from that switch's SMI, as the
+// busiest term charges them.  MADs the demand does not place (none in a
 // complete run) are charged the shortest SMP's round trip.
 double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) {
   const Profile& p = f.prof;
@@ -1917,6 +1920,10 @@ double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) 
     if (int(i) != f.local)
       us += double(d.sma[i]) * trip_us(i, f.nodes[i].sw ? p.sma_service_us : p.hca_service_us);
     us += double(d.pma[i]) * trip_us(i, p.pma_service_us);
+    // A probe out of a switch's port (d.probes) is forwarded by that
+    // switch's SMI out and back under any route form (the least: a one-hop
+    // directed tail), on top of the answer its node's SMA gives (in d.sma).
+    if (f.nodes[i].sw && i < d.probes.size()) us += double(d.probes[i]) * 2 * p.smi_forward_us * f.nodes[i].slow;
     placed += d.sma[i] + d.pma[i];
   }
   us += double(d.sa_requests) * (host_us + 2 * double(std::max(f.hops_from_local[size_t(f.sm)], 0)) * p.hop_latency_us +

@@ -268,7 +268,8 @@ public:
   //    holding its place for at least its own class's least round trip to
   //    where it goes (the host's path, the links both ways and the server
   //    that answers it): an SMP its node's SMA's (by LID), a PM GMP its
-  //    PMA's (pma_service_us), an SA request the SA's; the local node's
+  //    PMA's (pma_service_us), an SA request the SA's, a probe besides
+  //    its node's answer the 2 SMI forwards at its switch; the local node's
   //    SMPs left out (the engine may send them outside the window), MADs
   //    d does not place charged the shortest SMP's.
   // Forwarding by the SMIs of switches on the way, which bound_s charges

@@ -244,9 +244,10 @@ TEST(FabricModel, PhysicalBoundParts) {
   EXPECT_NEAR(f.phys_s(d, 0, 64), (100 + 2 * 50) * 10e-6, 1e-12);
   // 64,000 MADs, 64 at a time: sw2's 100 SMPs each at least its SMA's
   // round trip by LID (2 hops), the rest at least the local SMA's (10 us
-  // of host path; the model's CAs answer in 0).
+  // of host path; the model's CAs answer in 0); each of the 50 probes out
+  // of sw2's ports 2 forwards by sw2's SMI besides (10 us each).
   const double sw2_trip = f.dr_round_trip_s(0) + 2 * 2 * 0.3e-6 + 10e-6;
-  EXPECT_NEAR(f.phys_s(d, 64000, 64), (63900 * f.dr_round_trip_s(0) + 100 * sw2_trip) / 64, 1e-12);
+  EXPECT_NEAR(f.phys_s(d, 64000, 64), (63900 * f.dr_round_trip_s(0) + 100 * sw2_trip + 50 * 2 * 10e-6) / 64, 1e-12);
 }
 
 // phys_s's window term charges each MAD its own class's least round trip
