@@ -32,16 +32,26 @@ unsigned asked_outstanding(const Transport& t, unsigned max_outstanding) {
   const unsigned n = max_outstanding ? max_outstanding : configured > 0 ? unsigned(configured) : 0u;
   return n ? std::clamp(n, 1u, 65535u) : 0u;
 }
+// The engine's slots: [0, max) the MADs', [max]: follow_sm's probe,
+// [max + 1]: the local round trip.  Reserved, not filled: a slot is made
+// (null) when first used (MadEngine::slot), so a run that keeps a few
+// MADs in flight pays for a few, not for 258 (a single-MAD command's
+// start-up, docs/performance.md).  Never reallocated: FlowControl keeps a
+// view of the first max.
+std::vector<PendingMad*> reserved_slots(unsigned max) {
+  std::vector<PendingMad*> v;
+  v.reserve(size_t(max) + 2);
+  return v;
+}
 }  // namespace
 
 MadEngine::MadEngine(Transport& t, unsigned max_outstanding)
     : t_(t),
       max_(asked_outstanding(t, max_outstanding) ? asked_outstanding(t, max_outstanding) : MAX_OUTSTANDING),
-      slots_(size_t(max_) + 2, nullptr),  // [max_]: follow_sm's probe; [max_ + 1]: the local one
+      slots_(reserved_slots(max_)),
       flow_(*this, std::span<PendingMad* const>(slots_.data(), max_), line_,
             asked_outstanding(t, max_outstanding) ? max_ : START_OUTSTANDING) {
   free_slots_.reserve(max_);
-  for (uint32_t i = max_; i-- > 0;) free_slots_.push_back(i);
   std::vector<Timer> v;
   v.reserve(size_t(max_) * 2);
   timers_ = decltype(timers_)(std::greater<Timer>(), std::move(v));
@@ -51,7 +61,8 @@ MadEngine::~MadEngine() {
   // A local round trip still out when its caller's work is done (the walk
   // ended meanwhile): answered, or timed out, before the port is closed.
   try {
-    for (int i = 0; slots_[max_ + 1] && i < 200; ++i) pump(100);  // (its timeouts end it sooner)
+    // (Its timeouts end it sooner; its slot is made when first sent.)
+    for (int i = 0; slots_.size() > max_ + 1 && slots_[max_ + 1] && i < 200; ++i) pump(100);
   } catch (...) {
   }
 }
@@ -144,10 +155,21 @@ void MadEngine::send_or_fail(PendingMad& p) {
   }
 }
 
+PendingMad*& MadEngine::slot(uint32_t s) {
+  if (s >= slots_.size()) slots_.resize(size_t(s) + 1);  // (within the reserve: no reallocation)
+  return slots_[s];
+}
+
 void MadEngine::issue(PendingMad& p) {
-  p.slot = free_slots_.back();
-  free_slots_.pop_back();
-  slots_[p.slot] = &p;
+  // The slot freed last, else the lowest never used: slots are taken
+  // lowest first, and those above the most ever in flight stay unmade.
+  if (free_slots_.empty()) {
+    p.slot = fresh_slot_++;
+  } else {
+    p.slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  slot(p.slot) = &p;
   ++in_flight_;
   flow_.issued(p);
   send_or_fail(p);
@@ -189,7 +211,7 @@ void MadEngine::put_port_keys(PendingMad& p) const {
 }
 
 
-bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool timing) {
+bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t s, bool timing) {
   path = IBPath();
   path.drPath = {0};  // the local port
   try {
@@ -224,8 +246,8 @@ bool MadEngine::send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool 
   q.adaptive_timeout = false;
   q.sends = 0;
   q.on_done = nullptr;
-  q.slot = slot;
-  slots_[slot] = &q;
+  q.slot = s;
+  slot(s) = &q;
   ++in_flight_;
   send_or_fail(q);  // (if it throws, the probe completes with the error)
   return true;
@@ -272,7 +294,7 @@ void MadEngine::retry(PendingMad& p) {
 
 void MadEngine::abandon_trials() {
   abandon_trials_ = true;
-  for (uint32_t i = 0; i < max_; ++i)
+  for (uint32_t i = 0; i < fresh_slot_; ++i)
     if (PendingMad* p = slots_[i]; p && p->path && p->path->route_trial) fail_final(*p);
 }
 

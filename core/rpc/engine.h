@@ -127,11 +127,12 @@ private:
   // outside the window and the caps, in the reserved slot (false: this
   // transport sends no SMPs), then sent.  timing: the flow control's local
   // round trip instead (NodeInfo, sent once, the engine's own timeout).
-  bool send_local_smp(PendingMad& q, IBPath& path, uint32_t slot, bool timing = false);
+  bool send_local_smp(PendingMad& q, IBPath& path, uint32_t s, bool timing = false);
   // p (an SA MAD) sent once more, to the SM at lid/sl.
   void resend_to_sm(PendingMad& p, uint16_t lid, uint8_t sl);
   void fail_final(PendingMad& p);
   void issue(PendingMad& p);
+  PendingMad*& slot(uint32_t s);  // slot s, made (null) if it was never used
   void send_one(PendingMad& p);
   // send_one, or p completed with the error sending threw.
   void send_or_fail(PendingMad& p);
@@ -155,8 +156,13 @@ private:
 
   Transport& t_;
   unsigned max_;
-  std::vector<PendingMad*> slots_;      // by TID low 16 bits
+  // By TID low 16 bits: made up to the highest used (slot()), within a
+  // reserve of max_ + 2 (see reserved_slots in engine.cpp).  Free ones:
+  // those freed (last freed, first taken), and those from fresh_slot_ on,
+  // never used.
+  std::vector<PendingMad*> slots_;
   std::vector<uint32_t> free_slots_;
+  uint32_t fresh_slot_ = 0;
   uint32_t seq_ = 1;
   MadLine line_;  // waiting for the window (and MADs a cap released)
   size_t in_flight_ = 0, queued_ = 0;

@@ -43,8 +43,8 @@ FlowControl::FlowControl(Engine& engine, std::span<PendingMad* const> slots, Mad
       slots_(slots),
       line_(line),
       max_(unsigned(slots.size())),
-      start_(start && start < max_ ? start : max_),
-      slot_dest_(slots.size(), 0) {
+      start_(start && start < max_ ? start : max_) {
+  slot_dest_.reserve(max_);
   cwnd_ = ssthresh_ = top_ = start_;
   top_wait_ = start_;
   rtt_min_us_.fill(std::numeric_limits<double>::infinity());
@@ -126,7 +126,7 @@ void FlowControl::sync_caps() {
   occ_.clear();
   if (on) {
     // Count what is in flight now (it went out while nothing was counted).
-    for (size_t i = 0; i < max_; ++i)
+    for (size_t i = 0; i < slot_dest_.size(); ++i)
       if (slots_[i]) hold(*slots_[i], +1);
   } else {
     unpark_all();
@@ -367,6 +367,7 @@ void FlowControl::unpark_all() {
 // --- what happens to a MAD -----------------------------------------------------------
 
 void FlowControl::issued(PendingMad& p) {
+  if (p.slot >= slot_dest_.size()) slot_dest_.resize(size_t(p.slot) + 1, 0);
   slot_dest_[p.slot] = p.dest;
   hold(p, +1);
   p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;

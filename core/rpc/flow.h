@@ -287,7 +287,9 @@ public:
   };
 
   // slots: the engine's MADs in flight by slot (null where free; it keeps
-  // the storage), max of them; line: the MADs waiting to go; start: the
+  // the storage), max of them, each filled only after issued() told of it:
+  // only those up to the highest issued are read (the engine makes them
+  // as it uses them); line: the MADs waiting to go; start: the
   // window's first size, which it opens beyond in steps
   // (FlowLimits::window_grow; 0 or the slots: it starts at the slots, the
   // hard maximum -o gave).
@@ -475,7 +477,8 @@ private:
   std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
   std::optional<uint8_t> subnet_timeout_;
   // Order (FlowLimits::overtakes): each slot's MAD's destination key as
-  // issued (stale once the slot is free): overtake compares these, one
+  // issued (stale once the slot is free), up to the highest slot issued
+  // (its size bounds every scan of the slots): overtake compares these, one
   // cache line per 8 slots, and looks at a MAD only where its key matches
   // (the test bed's walk: 64 in flight, a reply every 12 us).  A send
   // taken as lost by order was answered after all: this fabric (or host)

@@ -97,7 +97,7 @@ void FlowControl::late(const PendingMad& p) {
 
 void FlowControl::overtake(const PendingMad& p, Clock::time_point now) {
   if (!p.dest || !p.path) return;
-  for (size_t i = 0; i < max_; ++i) {
+  for (size_t i = 0; i < slot_dest_.size(); ++i) {
     if (slot_dest_[i] != p.dest) continue;
     PendingMad* q = slots_[i];
     // (Its last try, or a route form's trial, is left to its timeout.)
@@ -116,7 +116,7 @@ void FlowControl::rearm(bool smp, uint8_t cls) {
   // (Once per class: a scan of the slots.)  A MAD that was dropped in the
   // first burst, before any reply, would otherwise wait out the IBA's
   // bound: 2.1 s against a scrape of 6 ms where SubnetTimeOut is 19.
-  for (size_t i = 0; i < max_; ++i) {
+  for (size_t i = 0; i < slot_dest_.size(); ++i) {
     PendingMad* q = slots_[i];
     if (!q || !q->adaptive_timeout || q->backoff || q->sends != 1 || q->tries_left <= 1) continue;
     const uint8_t c = class_of(q->req.data());

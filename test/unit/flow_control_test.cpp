@@ -315,6 +315,25 @@ TEST(FlowControl, WindowShrinksOnDropsAndGrowsBack) {
   EXPECT_EQ(s.engine().flow_stats().window_hi, 64u);
 }
 
+// The engine's slots (a TID's low 16 bits): a MAD takes the slot freed
+// last, else the lowest never used, as when every slot was made at the
+// start.  Three PortInfos at once take 0, 1 and 2 and are answered in
+// that order; the next four take 2, 1, 0 and then 3.
+TEST(FlowControl, MadsTakeTheSlotFreedLastElseTheLowestUnused) {
+  VClockFabric f;
+  f.default_q = 0;
+  Scheduler s(f);
+  int ok = 0, failed = 0;
+  for (uint16_t l = 2; l < 5; ++l) s.spawn(get_port_info(s, lid(l), 1, ok, failed));
+  s.run();
+  for (uint16_t l = 2; l < 6; ++l) s.spawn(get_port_info(s, lid(l), 1, ok, failed));
+  s.run();
+  EXPECT_EQ(ok, 7);
+  std::vector<unsigned> slots;
+  for (const auto& x : f.sent) slots.push_back(unsigned(iba::MADHeader::transactionID_at(x.mad.data()) & 0xffff));
+  EXPECT_EQ(slots, (std::vector<unsigned>{0, 1, 2, 2, 1, 0, 3}));
+}
+
 // The SA answers BUSY while it holds more than 2 requests: each is sent
 // again after a back-off (never at once), all succeed, and the window
 // shrinks.

@@ -338,6 +338,36 @@ TEST(FlowUnit, GmpTimeoutFromItsClassRoundTripsWithinTheBound) {
   EXPECT_EQ(b.flow.computed_timeout_ms(paths[0], PERF), lim.default_timeout_ms);
 }
 
+// The flow control reads the engine's slots only up to the highest one
+// issued: the engine makes them as it uses them (a single-MAD command pays
+// for one slot, not 256: docs/performance.md, start-up).  Slot 200, never
+// issued, holds what an unmade slot might: the first answer of a class,
+// which times again the MADs of that class out on their first send
+// (rearm), passes it by.
+TEST(FlowUnit, OnlyTheSlotsIssuedAreRead) {
+  Bed b(256);
+  FlowLimits& lim = b.flow.limits();
+  lim.min_timeout_ms = 1;
+  const uint8_t PERF = iba::mgmt::PERF;
+  const IBPath to10 = lid(10), to11 = lid(11);
+  PendingMad g, unmade;
+  make(g, to10, PERF);
+  make(unmade, to11, PERF);
+  g.adaptive_timeout = unmade.adaptive_timeout = true;
+  unmade.sends = 1;
+  unmade.timeout_ms = lim.default_timeout_ms;
+  unmade.slot = 200;
+  b.slots[200] = &unmade;
+  b.send(g, T0);
+  ASSERT_EQ(g.slot, 0u);
+  b.answer(g, T0 + milliseconds(8));
+  EXPECT_LT(b.flow.computed_timeout_ms(to11, PERF), lim.default_timeout_ms);  // (a class's round trip known)
+  // (g itself, still in its slot, is timed again, as in the engine.)
+  EXPECT_EQ(b.retimed, std::vector<PendingMad*>{&g});
+  EXPECT_EQ(unmade.timeout_ms, lim.default_timeout_ms);
+  b.slots[200] = nullptr;
+}
+
 // The window beyond its first size (FlowLimits::window_grow): 256 slots, a
 // window of 64 (the engine's default when -o gives none).  A fabric that
 // keeps up, a window's worth of replies with MADs waiting for the window:
