@@ -37,6 +37,7 @@ struct Param {
 
 const Param kParams[] = {
     {"hop_latency_us", &Profile::hop_latency_us},
+    {"lane_gbps", &Profile::lane_gbps},
     {"host_latency_us", &Profile::host_latency_us},
     {"host_service_us", &Profile::host_service_us},
     {"vl15_depth", nullptr, &Profile::vl15_depth},
@@ -162,6 +163,10 @@ Profile Profile::random(uint64_t seed) {
   p.sm_smps_per_s = sm_idle ? 0 : sm_rate;
   p.hop_latency_us = g.log_between(0.1, 5, 100);
   p.host_latency_us = g.log_between(1, 100, 10);
+  // (Drawn last: the draws above, and every profile's figures before the
+  // links had a rate, stay as they were.)
+  static constexpr double kLaneGbps[] = {2, 4, 8, 13.64, 25, 50, 100, 200};
+  p.lane_gbps = kLaneGbps[g.between(0, 7)];
   p.sa_rmpp = 1;
   p.kernel_timeouts = 1;
   return p;
@@ -257,6 +262,12 @@ namespace {
 constexpr int64_t kStart = 1'000'000'000;  // virtual time starts at 1 s (never the epoch)
 
 int64_t ns(double us) { return int64_t(us * 1000.0 + 0.5); }
+
+// The lanes of a LinkWidthActive code (1=1x, 2=4x, 4=8x, 8=12x, 16=2x).
+// A MAD's packet on the wire (Profile::lane_gbps), bits.
+constexpr double kWireBits = 290 * 8;
+
+unsigned lanes(unsigned width) { return width == 1 ? 1 : width == 4 ? 8 : width == 8 ? 12 : width == 16 ? 2 : 4; }
 
 struct Port {
   int peer = -1;          // node, -1: no link
@@ -484,6 +495,7 @@ struct Fabric::Impl {
   // --- the path of a packet ---------------------------------------------------
   void client_send(uint32_t agent, const uint8_t* mad, size_t len, const ibcore::IBPath& path, int timeout_ms);
   void transmit(uint32_t pkt, int from, unsigned out_port, int64_t extra_ns = 0);
+  int64_t wire_ns(const Port& link) const;  // a packet's time to cross link (Profile::lane_gbps)
   void lid_route(uint32_t pkt, int from, unsigned from_port, int64_t extra_ns);
   void arrive(uint32_t pkt, int node, unsigned port);
   void dr_part_ends(uint32_t pkt, int node, unsigned port);
@@ -923,7 +935,12 @@ void Fabric::Impl::transmit(uint32_t pkt, int from, unsigned out_port, int64_t e
     drop(pkt, stats.drops_route, "no-link", from, out_port);
     return;
   }
-  at(now + extra_ns + ns(prof.hop_latency_us), Ev::Arrive, pkt, o.peer, o.peer_port);
+  at(now + extra_ns + ns(prof.hop_latency_us) + wire_ns(o), Ev::Arrive, pkt, o.peer, o.peer_port);
+}
+
+int64_t Fabric::Impl::wire_ns(const Port& link) const {
+  if (prof.lane_gbps <= 0) return 0;
+  return int64_t(kWireBits / (prof.lane_gbps * lanes(link.width)) + 0.5);
 }
 
 // A LID-routed packet from node `from` (a CA sends out of from_port): the
@@ -944,6 +961,7 @@ void Fabric::Impl::lid_route(uint32_t pkt, int from, unsigned from_port, int64_t
   int n = from;
   unsigned out = nodes[size_t(from)].sw ? route(from, p.dlid) : from_port;
   unsigned hops = 0;
+  int64_t slowest = 0;  // (cut through: the slowest link's time, once)
   while (true) {
     if (out == 0xff || out == 0) {
       drop(pkt, stats.drops_route, "no-route", n);
@@ -956,8 +974,9 @@ void Fabric::Impl::lid_route(uint32_t pkt, int from, unsigned from_port, int64_t
     }
     int m = o.peer;
     unsigned in = o.peer_port;
+    slowest = std::max(slowest, wire_ns(o));
     if (m == dn && (nodes[size_t(m)].sw || in == dp)) {
-      at(now + extra_ns + int64_t(hops) * ns(prof.hop_latency_us), Ev::Arrive, pkt, m, in);
+      at(now + extra_ns + int64_t(hops) * ns(prof.hop_latency_us) + slowest, Ev::Arrive, pkt, m, in);
       return;
     }
     if (!nodes[size_t(m)].sw) {

@@ -64,6 +64,16 @@ struct Profile {
   // Latency of one link hop (wire, serdes and the switch's cut-through
   // forwarding), microseconds.
   double hop_latency_us = 0.3;
+  // The data rate of one lane of every link, Gb/s (2 SDR, 4 DDR, 8 QDR,
+  // 13.64 FDR, 25 EDR, 50 HDR, 100 NDR, 200 XDR): a MAD's packet (290
+  // bytes on the wire: LRH, BTH, DETH, the 256-byte MAD, ICRC, VCRC) takes
+  // 2320 / (rate x lanes) ns to cross a link, its width's lanes (a 1x link
+  // 4 times a 4x link's time).  A directed-route SMP crosses each link to
+  // a processor that takes it whole; a LID-routed packet is cut through
+  // the switches and pays its path's slowest link once.  0: not charged
+  // (every named profile: their figures predate it).  The bounds leave it
+  // out (at most 1.2 us a hop, on a 1x SDR link): they stay floors.
+  double lane_gbps = 0;
   // The local end port's own send and receive path (kernel, HCA), one way,
   // microseconds.
   double host_latency_us = 5;

@@ -86,6 +86,7 @@ struct Sample {
   bool sm_idle = true;
   double ratio() const { return r.bound_s > 0 ? r.time_s / r.bound_s : 0; }
   double timeout_pct() const { return r.mads ? 100.0 * double(r.timeouts) / double(r.mads) : 0; }
+  double ref_timeout_pct() const { return ref.mads ? 100.0 * double(ref.timeouts) / double(ref.mads) : 0; }
 };
 
 // The median, the 95th percentile (nearest rank) and the worst of key over
@@ -113,6 +114,7 @@ std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
 //     peak>Q+D=<runs>/<most beyond>           runs where a node held more of the tool's SMPs than its queue plus its VL15 depth
 //     lost=<runs>/<total> ref_lost=<runs>/<total> lost>ref=<runs>   runs that lost answers (ToolResult::lost), the reference's, and runs losing more than it
 //     slower=<runs> worst=<time/ref_s@profile>  runs slower than the reference's strategy
+//     ref_timeouts%=<median p95 worst@profile> timeouts>ref=<runs>   the reference's timed-out sends per MAD, and runs where ibtool's share was higher
 //     time/phys=<median p95 worst@profile>    the run's time over phys_s
 //     pma>Q=<runs>/<most beyond>              runs where a PMA got more of our GMPs at once than its queue holds
 void print_summary(const std::vector<std::string>& fabrics, const std::vector<std::string>& tools,
@@ -126,7 +128,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
     for (const auto& tool : tools) {
       const auto& v = all[{fab, tool}];
       if (v.empty()) continue;
-      size_t idle_drop = 0, over = 0, lost = 0, ref_lost = 0, above = 0, slower = 0, pma_over = 0;
+      size_t idle_drop = 0, over = 0, lost = 0, ref_lost = 0, above = 0, slower = 0, pma_over = 0, more_timeouts = 0;
       unsigned most_over = 0, most_pma_over = 0;
       uint64_t lost_n = 0, ref_lost_n = 0;
       double slow_worst = 0;
@@ -138,6 +140,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
         if (x.r.lost) ++lost, lost_n += x.r.lost;
         if (x.ref.lost) ++ref_lost, ref_lost_n += x.ref.lost;
         if (ref && x.r.lost > x.ref.lost) ++above;
+        if (ref && x.timeout_pct() > x.ref_timeout_pct()) ++more_timeouts;
         if (ref && x.r.time_s > x.ref.time_s) {
           ++slower;
           if (x.r.time_s / x.ref.time_s > slow_worst) slow_worst = x.r.time_s / x.ref.time_s, slow_at = x.profile;
@@ -150,8 +153,9 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
                   spread(v, [](const Sample& s) { return double(s.r.drops); }, "%.0f").c_str(), idle_drop, over,
                   most_over, lost, (unsigned long long)lost_n);
       if (ref)
-        std::printf(" ref_lost=%zu/%llu lost>ref=%zu slower=%zu worst=%.2f@%s", ref_lost,
-                    (unsigned long long)ref_lost_n, above, slower, slow_worst, slow_at.c_str());
+        std::printf(" ref_lost=%zu/%llu lost>ref=%zu slower=%zu worst=%.2f@%s ref_timeouts%%=%s timeouts>ref=%zu", ref_lost,
+                    (unsigned long long)ref_lost_n, above, slower, slow_worst, slow_at.c_str(),
+                    spread(v, [](const Sample& s) { return s.ref_timeout_pct(); }, "%.3f").c_str(), more_timeouts);
       std::printf(" time/phys=%s pma>Q=%zu/%u\n",
                   spread(v, [](const Sample& s) { return s.r.phys_s > 0 ? s.r.time_s / s.r.phys_s : 0; }, "%.2f").c_str(),
                   pma_over, most_pma_over);
@@ -287,11 +291,14 @@ int main(int argc, char** argv) {
           if (ref) rr = run(tool, net, prof, true);
           const double ref_s = rr.time_s;
           std::printf("RUN %s %s %s: time_s=%.6f bound_s=%.6f phys_s=%.6f ref_s=%.6f mads=%llu drops=%llu "
-                      "timeouts=%llu retries=%llu peak_sma_queue=%u Q=%u lost=%zu peak_pma=%u PQ=%u\n",
+                      "timeouts=%llu retries=%llu peak_sma_queue=%u Q=%u lost=%zu peak_pma=%u PQ=%u",
                       tool.c_str(), fname.c_str(), prof.name.c_str(), r.time_s, r.bound_s, r.phys_s, ref_s,
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
                       (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost, r.peak_pma,
                       prof.pma_queue);
+          if (ref)
+            std::printf(" ref_mads=%llu ref_timeouts=%llu", (unsigned long long)rr.mads, (unsigned long long)rr.timeouts);
+          std::printf("\n");
           // A run that lost queries for good (every try timed out) found
           // less than the fabric: say so under its line.
           if (r.errors || rr.errors || r.lost || rr.lost)
@@ -303,14 +310,16 @@ int main(int argc, char** argv) {
           if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
             std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us, "
                         "SM's SMPs dropped %llu, levels up to %u, cut %llu times, down %llu; engine: timeouts %llu (trials %llu), "
-                        "overtaken %llu%s, late %llu\n",
+                        "overtaken %llu%s, late %llu; caps %s, scale %.2f (%.2f..%.2f), back %llu, window steps %llu held %llu, forward %.1f us, answer %.1f us\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
                         r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
                         r.flow.visit_us, (unsigned long long)r.sm_drops, r.flow.level_hi,
                         (unsigned long long)r.flow.level_cuts, (unsigned long long)r.flow.level_falls,
                         (unsigned long long)r.flow.timeouts, (unsigned long long)r.flow.trial_timeouts,
                         (unsigned long long)r.flow.overtaken, r.flow.reorders ? " (reorders)" : "",
-                        (unsigned long long)r.flow.late);
+                        (unsigned long long)r.flow.late, r.flow.caps ? "held" : "lifted", r.flow.scale,
+                        r.flow.scale_lo, r.flow.scale_hi, (unsigned long long)r.flow.caps_back,
+                        (unsigned long long)r.flow.window_steps, (unsigned long long)r.flow.window_held, r.flow.forward_us, r.flow.answer_us);
           if (summary) samples[{fname, tool}].push_back(Sample{prof.name, r, rr, prof.sm_smps_per_s <= 0});
           std::fflush(stdout);
         }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -450,6 +451,38 @@ TEST(FabricModel, RecvWaitsInVirtualTime) {
   EXPECT_NEAR(f.seconds() - t0, 0.250, 1e-12);
   EXPECT_FALSE(f.port().recv(r, 0));
   EXPECT_NEAR(f.seconds() - t0, 0.250, 1e-12);
+}
+
+// Profile::lane_gbps: a MAD crossing a link takes its packet's 290 bytes
+// over the link's lanes.  The line's host B on a 1x link, then on a 4x
+// one: a directed route to B crosses 4 links each way, the last of them 3
+// times slower per crossing on 1x (2320 bits at 2 Gb/s: 1160 ns; on 4x
+// 290 ns); a LID-routed SMP is cut through and pays its slowest link once
+// each way.  With lane_gbps 0 (every named profile) links take no time.
+TEST(FabricModel, LinksTakeTheirWidthsTime) {
+  std::string narrow = kLine;
+  narrow.replace(narrow.find("[2] \"B\"[1]"), 10, "[2] \"B\"[1] w=1");
+  auto round_trip = [](const std::string& net, double lane_gbps, bool by_lid) {
+    ibmodel::Profile p = ibmodel::Profile::ideal();
+    p.lane_gbps = lane_gbps;
+    ibmodel::Fabric f(net, p);
+    ibcore::MadTransactor mad(f.port());
+    IBPath to_b = IBPath::from_string("0,1,2,2,2");
+    if (by_lid) {
+      to_b = IBPath();
+      to_b.DLID = f.lid(f.node_by_desc("B"), 1);
+    }
+    const double t0 = f.seconds();
+    mad.SubnGet<iba::SMPNodeInfo>(to_b);
+    return (f.seconds() - t0) * 1e9;
+  };
+  const double none = round_trip(kLine, 0, false), wide = round_trip(kLine, 2, false),
+               thin = round_trip(narrow, 2, false);
+  EXPECT_NEAR(wide - none, 8 * 290, 8);
+  EXPECT_NEAR(thin - wide, 2 * (1160 - 290), 8);
+  EXPECT_NEAR(round_trip(narrow, 0, false), none, 1);
+  const double lid_none = round_trip(kLine, 0, true), lid_thin = round_trip(narrow, 2, true);
+  EXPECT_NEAR(lid_thin - lid_none, 2 * 1160, 8);
 }
 
 // Two runs of the same discovery on the same lossy profile.
@@ -1056,6 +1089,7 @@ TEST(FabricModel, FullPmaDropsInsteadOfBusy) {
 const char* RANDOM_1_TEXT =
     "name = random-1\n"
     "hop_latency_us = 3.18\n"
+    "lane_gbps = 25\n"
     "host_latency_us = 1.4\n"
     "host_service_us = 0\n"
     "vl15_depth = 2\n"
@@ -1089,6 +1123,7 @@ TEST(FabricModel, RandomProfilesAreSeededAndInRange) {
   EXPECT_EQ(ibmodel::Profile::named("random-7").to_text(), ibmodel::Profile::random(7).to_text());
   EXPECT_EQ(ibmodel::Profile::random(7).name, "random-7");
   unsigned idle = 0, shared = 0, small_q = 0, fast = 0, slow = 0;
+  std::set<double> lane_rates;
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
     SCOPED_TRACE(seed);
     const ibmodel::Profile p = ibmodel::Profile::random(seed);
@@ -1122,6 +1157,7 @@ TEST(FabricModel, RandomProfilesAreSeededAndInRange) {
     EXPECT_LE(p.hop_latency_us, 5.0);
     EXPECT_GE(p.host_latency_us, 1.0);
     EXPECT_LE(p.host_latency_us, 100.0);
+    lane_rates.insert(p.lane_gbps);
     idle += p.sm_smps_per_s == 0;
     shared += p.pma_on_mp;
     small_q += p.sma_queue < 4;
@@ -1137,6 +1173,8 @@ TEST(FabricModel, RandomProfilesAreSeededAndInRange) {
   EXPECT_LT(small_q, 130u);
   EXPECT_GT(fast, 1200u);
   EXPECT_GT(slow, 1200u);
+  // Every link generation from SDR to XDR is drawn.
+  EXPECT_EQ(lane_rates, (std::set<double>{2, 4, 8, 13.64, 25, 50, 100, 200}));
   // The generator is the seeds' meaning: the CI's fixed seeds must draw the
   // same profiles everywhere (seed 1's draws, as they came).
   const ibmodel::Profile one = ibmodel::Profile::random(1);
