@@ -163,6 +163,16 @@ unsigned FlowControl::node_cap(const PendingMad& p) const {
   return p.dest ? std::min(cap, node_level(p.dest)) : cap;
 }
 
+unsigned FlowControl::cap_of(uint64_t key) const {
+  if (!lim_.node_cap) return 0;
+  const unsigned cap = node_cut_ ? std::min(node_cut_, lim_.node_cap) : lim_.node_cap;
+  return std::min(cap, node_level(key));
+}
+
+bool FlowControl::head_held(const PendingMad& p) const {
+  return lim_.head_counts && p.path && p.path->lid_head() && !p.path->route_trial && !is_pm(p);
+}
+
 unsigned FlowControl::node_level(uint64_t key) const {
   if (!lim_.node_start || lim_.node_start >= lim_.node_cap) return lim_.node_cap;
   auto it = node_level_.find(key);
@@ -287,6 +297,10 @@ uint64_t FlowControl::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
   const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
+  if (head_held(p) && !shares_lifted()) {
+    const uint64_t h = head_key(*p.path);
+    if (const unsigned c = cap_of(h); c && count_of(to_node_, h) >= c) return h;
+  }
   if (lim_.proc_start && !is_pm(p)) {
     // FlowLimits::proc_start: every processor on the way holds its level.
     uint64_t b = 0;
@@ -326,6 +340,7 @@ void FlowControl::hold(PendingMad& p, int d) {
   };
   one(to_node_, p.dest, d);
   if (is_pm(p)) return;  // (a PMA: its node cap only)
+  if (head_held(p)) one(to_node_, head_key(*p.path), d);
   // The shares p was counted in with (the estimates behind them may have
   // changed since) are the ones it is counted out with.
   if (d > 0) {
@@ -371,6 +386,7 @@ void FlowControl::issued(PendingMad& p) {
   slot_dest_[p.slot] = p.dest;
   hold(p, +1);
   p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;
+  p.head_load = p.dest && tracking_ && head_held(p) ? uint16_t(std::min(at_node(head_key(*p.path)), 0xffffu)) : 0;
 }
 
 void FlowControl::answered(PendingMad& p, const uint8_t* reply, Clock::time_point now) {
@@ -412,6 +428,13 @@ void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
     NodeLevel& n = node_level_[p.dest];
     n.cap = uint8_t(lvl);
     n.stopped = true;
+  }
+  if (p.head_load >= 2) {
+    // Lost with others of ours at its hybrid head (FlowLimits::head_counts):
+    // that processor's cap comes below their number.
+    NodeLevel& h = node_level_[head_key(*p.path)];
+    h.cap = uint8_t(std::max(1u, std::min<unsigned>(h.cap ? h.cap : node_level(head_key(*p.path)), p.head_load - 1u)));
+    h.stopped = true;
   }
   if (p.dest_load >= 2) {
     unsigned& cut = pm ? pm_cut_ : node_cut_;

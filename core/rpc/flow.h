@@ -88,6 +88,13 @@ struct FlowLimits {
   // node_start 0 (or >= node_cap): every node at node_cap from the start.
   unsigned node_start = 2;
   double node_rtt_rise = 0.1;
+  // A hybrid route's head (IBPath::lid_head: the switch its directed tail
+  // leaves) holds, within its node cap, the SMPs whose tail starts there
+  // as well as those it answers (issue 35): its processor takes each of
+  // them in turn, whatever share of its time they take, and probes sent
+  // together arrive together.  A loss there brings its cap below their
+  // number.  false: a tail counts only by its processor share.
+  bool head_counts = true;
   // Occupancy levels (issue 35): every processor an SMP visits (its
   // destination's, a hybrid route's head, each switch a directed route
   // passes) holds at most its level of our SMPs at once, however small
@@ -382,6 +389,8 @@ private:
   void hold(PendingMad& p, int d);
   uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
   unsigned node_cap(const PendingMad& p) const;  // the node cap p is held by now (0: none)
+  unsigned cap_of(uint64_t key) const;           // ... an SMP's node cap at node key (0: none)
+  bool head_held(const PendingMad& p) const;     // p's hybrid head holds it in its node cap (FlowLimits::head_counts)
   unsigned at_node(uint64_t key) const;           // ours in flight to node key (while the caps hold)
   bool is_pm(const PendingMad& p) const;         // a PMA's GMP (held by the PM node cap only)
   uint64_t head_key(const IBPath& p) const;      // where a hybrid route's directed part begins (IBPath::lid_head)

@@ -252,6 +252,62 @@ TEST(FlowUnit, NodeCapComesDownOnLossesToOne) {
   EXPECT_EQ(b.blocker(m[6]), 0u);
 }
 
+// FlowLimits::head_counts: the probes whose directed tail leaves the
+// switch of LID 7 (hybrid routes: LID-routed to it, one directed hop out)
+// are taken in turn by its processor, so its node cap holds them with the
+// SMPs it answers: at its first cap of 2, two tails out, a third waits, and
+// so does a PortInfo to the switch itself.  A tail lost with 2 of ours
+// there brings that cap to 1.  Without head_counts they count only by
+// their processor shares (none here: smi_cap 0).
+TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
+  auto tail = [](uint8_t port) {
+    IBPath p;
+    p.DLID = 7;
+    p.drSLID = 1;
+    p.drPath = {0, port};
+    return p;
+  };
+  const IBPath t1 = tail(1), t2 = tail(2), t3 = tail(3), t4 = tail(4), to7 = lid(7);
+  for (bool on : {true, false}) {
+    SCOPED_TRACE(on);
+    Bed b(64);
+    b.flow.limits().caps_from_start = true;
+    b.flow.limits().smi_cap = 0;
+    b.flow.limits().head_counts = on;
+    PendingMad m1, m2, m3, pi;
+    make(m1, t1);
+    make(m2, t2);
+    make(m3, t3);
+    make(pi, to7);
+    b.send(m1, T0);
+    b.send(m2, T0);
+    EXPECT_EQ(b.blocker(m3) != 0, on);
+    EXPECT_EQ(b.blocker(pi) != 0, on);
+    if (on) EXPECT_EQ(b.blocker(m3), b.flow.key_of(to7, iba::mgmt::SUBN_LID_ROUTED));
+    b.answer(m1, T0 + microseconds(100));
+    EXPECT_EQ(b.blocker(m3), 0u);
+  }
+  // The cut: a tail lost with the other out there brings the cap to 1.
+  Bed b(64);
+  b.flow.limits().caps_from_start = true;
+  b.flow.limits().smi_cap = 0;
+  PendingMad m1, m2, m3, pi;
+  make(m1, t1);
+  make(m2, t2);
+  make(m3, t3);
+  make(pi, to7);
+  b.send(m1, T0);
+  b.send(m2, T0);
+  EXPECT_EQ(m1.head_load, 1u);
+  EXPECT_EQ(m2.head_load, 2u);
+  b.time_out(m2, T0 + milliseconds(30));
+  EXPECT_NE(b.blocker(m3), 0u);  // (m1 out: the cap is 1 now)
+  b.answer(m1, T0 + milliseconds(31));
+  EXPECT_EQ(b.blocker(m3), 0u);
+  b.send(m3, T0 + milliseconds(31));
+  EXPECT_NE(b.blocker(pi), 0u);
+}
+
 // Four SMPs on one route: the first is still out when the second and the
 // third are answered, so it was lost (overtakes 2): retried at once and
 // counted.  Its first send's reply comes after all (late): this fabric
