@@ -3,6 +3,7 @@
 // test bed's.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -1289,6 +1290,21 @@ void print_run(const char* what, const LevelRun& x) {
                (unsigned long long)x.r.timeouts, x.r.peak_sma_queue, x.r.peak_over, x.r.errors, x.r.lost,
                (unsigned long long)x.r.flow.level_cuts, (unsigned long long)x.r.flow.level_falls, x.r.flow.level_hi);
 }
+// tool on net and profile p twice, with a mechanism (set on the limits by
+// with(lim, on)) on and off, each printed: {on, off}.
+template <class With>
+std::array<ibmodel::ToolResult, 2> on_and_off(const std::string& net, const ibmodel::Profile& p, const char* tool,
+                                              const char* name, With with) {
+  std::array<ibmodel::ToolResult, 2> r;
+  for (bool on : {true, false}) {
+    ibmodel::Fabric f(net, p);
+    ibcore::FlowLimits lim;
+    with(lim, on);
+    r[on ? 0 : 1] = ibmodel::run_tool(tool, f, &lim);
+    print_run((std::string(name) + (on ? " on" : " off")).c_str(), {r[on ? 0 : 1], 0});
+  }
+  return r;
+}
 }  // namespace
 
 // A queue of 1 and a VL15 buffer of 1 (Q + D = 2, the least any port
@@ -1304,15 +1320,7 @@ void print_run(const char* what, const LevelRun& x) {
 TEST(ModelFlowControl, LevelsComeDownToAQueueOfOne) {
   const std::string k8 = testbed::generate("fattree 8");
   const ibmodel::Profile p = slow_sma(1, 1, 50);
-  ibmodel::ToolResult r[2];
-  for (unsigned ps : {2u, 0u}) {
-    ibmodel::Fabric f(k8, p);
-    ibcore::FlowLimits lim;
-    lim.proc_start = ps;
-    r[ps ? 0 : 1] = ibmodel::run_tool("dump_fts", f, &lim);
-  }
-  print_run("q1 levels", {r[0], 0});
-  print_run("q1 none", {r[1], 0});
+  const auto r = on_and_off(k8, p, "dump_fts", "q1 levels", [](ibcore::FlowLimits& l, bool on) { l.proc_start = on ? 2 : 0; });
   EXPECT_EQ(r[0].errors, 0u);
   EXPECT_EQ(r[0].lost, 0u);
   EXPECT_GT(r[0].flow.level_cuts, 0u);
@@ -1376,15 +1384,7 @@ TEST(ModelFlowControl, HybridHeadsHoldTheirTails) {
     ibmodel::Profile p = slow_sma(1, 1, slow_answer ? 400 : 10);
     p.hca_service_us = p.sma_service_us;
     p.smi_forward_us = slow_answer ? 5 : 400;
-    ibmodel::ToolResult r[2];
-    for (bool on : {true, false}) {
-      ibmodel::Fabric f(k8, p);
-      ibcore::FlowLimits lim;
-      lim.head_counts = on;
-      r[on ? 0 : 1] = ibmodel::run_tool("ibnetdiscover", f, &lim);
-    }
-    print_run("heads", {r[0], 0});
-    print_run("shares", {r[1], 0});
+    const auto r = on_and_off(k8, p, "ibnetdiscover", "heads", [](ibcore::FlowLimits& l, bool on) { l.head_counts = on; });
     EXPECT_EQ(r[0].errors, 0u);
     EXPECT_EQ(r[0].lost, 0u);
     EXPECT_LE(2 * r[0].drops, r[1].drops);

@@ -267,45 +267,44 @@ TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
     p.drPath = {0, port};
     return p;
   };
-  const IBPath t1 = tail(1), t2 = tail(2), t3 = tail(3), t4 = tail(4), to7 = lid(7);
+  const IBPath t1 = tail(1), t2 = tail(2), t3 = tail(3), to7 = lid(7);
+  // Three tails and a PortInfo to the head, on a bed whose caps hold from
+  // the first SMP and whose processor caps are off; the first two sent.
+  struct Run {
+    Bed b{64};
+    PendingMad m1, m2, m3, pi;
+    Run(const IBPath* t[3], const IBPath& head, bool on) {
+      b.flow.limits().caps_from_start = true;
+      b.flow.limits().smi_cap = 0;
+      b.flow.limits().head_counts = on;
+      make(m1, *t[0]);
+      make(m2, *t[1]);
+      make(m3, *t[2]);
+      make(pi, head);
+      b.send(m1, T0);
+      b.send(m2, T0);
+    }
+  };
+  const IBPath* tails[3] = {&t1, &t2, &t3};
   for (bool on : {true, false}) {
     SCOPED_TRACE(on);
-    Bed b(64);
-    b.flow.limits().caps_from_start = true;
-    b.flow.limits().smi_cap = 0;
-    b.flow.limits().head_counts = on;
-    PendingMad m1, m2, m3, pi;
-    make(m1, t1);
-    make(m2, t2);
-    make(m3, t3);
-    make(pi, to7);
-    b.send(m1, T0);
-    b.send(m2, T0);
-    EXPECT_EQ(b.blocker(m3) != 0, on);
-    EXPECT_EQ(b.blocker(pi) != 0, on);
-    if (on) EXPECT_EQ(b.blocker(m3), b.flow.key_of(to7, iba::mgmt::SUBN_LID_ROUTED));
-    b.answer(m1, T0 + microseconds(100));
-    EXPECT_EQ(b.blocker(m3), 0u);
+    Run r(tails, to7, on);
+    EXPECT_EQ(r.b.blocker(r.m3) != 0, on);
+    EXPECT_EQ(r.b.blocker(r.pi) != 0, on);
+    if (on) EXPECT_EQ(r.b.blocker(r.m3), r.b.flow.key_of(to7, iba::mgmt::SUBN_LID_ROUTED));
+    r.b.answer(r.m1, T0 + microseconds(100));
+    EXPECT_EQ(r.b.blocker(r.m3), 0u);
   }
   // The cut: a tail lost with the other out there brings the cap to 1.
-  Bed b(64);
-  b.flow.limits().caps_from_start = true;
-  b.flow.limits().smi_cap = 0;
-  PendingMad m1, m2, m3, pi;
-  make(m1, t1);
-  make(m2, t2);
-  make(m3, t3);
-  make(pi, to7);
-  b.send(m1, T0);
-  b.send(m2, T0);
-  EXPECT_EQ(m1.head_load, 1u);
-  EXPECT_EQ(m2.head_load, 2u);
-  b.time_out(m2, T0 + milliseconds(30));
-  EXPECT_NE(b.blocker(m3), 0u);  // (m1 out: the cap is 1 now)
-  b.answer(m1, T0 + milliseconds(31));
-  EXPECT_EQ(b.blocker(m3), 0u);
-  b.send(m3, T0 + milliseconds(31));
-  EXPECT_NE(b.blocker(pi), 0u);
+  Run r(tails, to7, true);
+  EXPECT_EQ(r.m1.head_load, 1u);
+  EXPECT_EQ(r.m2.head_load, 2u);
+  r.b.time_out(r.m2, T0 + milliseconds(30));
+  EXPECT_NE(r.b.blocker(r.m3), 0u);  // (m1 out: the cap is 1 now)
+  r.b.answer(r.m1, T0 + milliseconds(31));
+  EXPECT_EQ(r.b.blocker(r.m3), 0u);
+  r.b.send(r.m3, T0 + milliseconds(31));
+  EXPECT_NE(r.b.blocker(r.pi), 0u);
 }
 
 // Four SMPs on one route: the first is still out when the second and the
