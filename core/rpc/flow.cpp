@@ -491,11 +491,14 @@ void FlowControl::step_window() {
 }
 
 bool FlowControl::keeps_up() const {
-  // The caps' widening, paced by the round trips, went all the way at the
-  // first size without a loss or a rise (caps_wanted: lifted), and the
-  // round trips watched since have not risen (narrow_caps).
-  return delay_paced() && smp_replies_ >= lim_.start_replies && !lost_smp_ && !caps_back_ && !grow_stopped_ &&
-         scale_ >= lim_.lift_scale;
+  // No SMP lost, the caps not brought back by round trips that rose since
+  // (narrow_caps), and either
+  //  - the caps' widening, paced by the round trips, went all the way at
+  //    the first size without a rise (caps_wanted: lifted), or
+  //  - it stopped on a rise and the caps hold (FlowLimits::window_held).
+  if (!delay_paced() || smp_replies_ < lim_.start_replies || lost_smp_ || caps_back_) return false;
+  if (!grow_stopped_) return scale_ >= lim_.lift_scale;
+  return lim_.window_held && tracking_;
 }
 
 void FlowControl::window_probe_done(bool answered, double us) {

@@ -246,10 +246,13 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   const Complete& c = complete_run(tool, f);
   ToolResult res = run_once(tool, f, limits);
   res.bound_s = f.bound_s(c.demand);
-  // The window: -o, else the most the engine's window opened to in this
-  // run (FlowLimits::window_grow: 64 up to its hard maximum, 256).
+  // The window: the most the engine may have in flight, -o, else its hard
+  // maximum (FlowLimits::window_grow: 256), whether or not this run's
+  // window opened that far (the most it opened to made phys_s a bound of
+  // the run: one that kept 64 in flight was held to a bound 4 times
+  // longer).
   const unsigned window = f.port().settings().outstanding > 0 ? unsigned(f.port().settings().outstanding)
-                                                              : std::max(res.flow.window_hi, res.flow.window_start);
+                                                              : std::max(res.flow.window_max, res.flow.window_start);
   res.phys_s = f.phys_s(c.demand, c.mads, window);
   res.needed = c.mads;
   res.lost = c.units > res.units ? c.units - res.units : 0;
