@@ -82,6 +82,13 @@ void FlowControl::narrow_caps(Clock::time_point now) {
   step_at_ = now;
   step_sum_ = 0;
   step_n_ = 0;
+  if (for_window && grow_stopped_) {
+    // The window stepped while the caps held where their widening had
+    // stopped (FlowLimits::window_held): they stay as they were, not
+    // widened afresh (that would lift them, and let bursts through).
+    sync_caps();
+    return;
+  }
   if (!tracking_ || for_window) {
     // What the engine measured of the processors was of the fabric before
     // (its least round trips, the times per visit): measured afresh.
