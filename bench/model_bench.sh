@@ -45,8 +45,9 @@
 # reference's), that lost more than the reference and that were slower
 # than it (test/model/model_run.cpp print_summary).  Its default fabrics:
 # k8, k16, irregular, irregular-large (testbed::irregular_large(64): 88
-# switches in a ring with chords and chains, 250 hosts; irregular-wide is
-# the irregular fabric without its 1x link, the same in the model), k32
+# switches in a ring with chords and chains, 250 hosts; irregular-wide,
+# the irregular fabric without its 1x link, differs from it only by that
+# link's time, Profile::lane_gbps), k32
 # (FABRICS overrides; k32 costs about as much as the four others together:
 # about 80 s of CPU a profile).
 #
