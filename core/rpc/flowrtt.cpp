@@ -72,12 +72,21 @@ void FlowControl::narrow_caps(Clock::time_point now) {
   const bool for_window = top_ > start_;
   if (for_window) {
     // The window's steps beyond its first size queued MADs in the fabric:
-    // undone, and no more (FlowLimits::window_grow); the caps, which held
-    // only for them, are measured afresh as lifted ones are.
+    // undone (FlowLimits::window_grow); the caps, which held only for
+    // them, are measured afresh as lifted ones are.
     top_ = start_;
     ssthresh_ = std::min(ssthresh_, top_);
     cwnd_ = std::min(cwnd_, top_);
     top_stopped_ = true;
+    if (lim_.window_retry > 0) {
+      // ... for now (FlowLimits::window_retry): asked again after more
+      // replies each time.
+      if (!top_retry_) top_retry_ = std::max<uint64_t>(1, uint64_t(lim_.window_retry * start_));
+      top_stopped_ = false;
+      top_replies_ = 0;
+      top_wait_ = top_retry_;
+      top_retry_ *= 2;
+    }
   }
   step_at_ = now;
   step_sum_ = 0;

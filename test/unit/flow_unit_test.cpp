@@ -291,7 +291,9 @@ TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
     Run r(tails, to7, on);
     EXPECT_EQ(r.b.blocker(r.m3) != 0, on);
     EXPECT_EQ(r.b.blocker(r.pi) != 0, on);
-    if (on) EXPECT_EQ(r.b.blocker(r.m3), r.b.flow.key_of(to7, iba::mgmt::SUBN_LID_ROUTED));
+    if (on) {
+      EXPECT_EQ(r.b.blocker(r.m3), r.b.flow.key_of(to7, iba::mgmt::SUBN_LID_ROUTED));
+    }
     r.b.answer(r.m1, T0 + microseconds(100));
     EXPECT_EQ(r.b.blocker(r.m3), 0u);
   }
