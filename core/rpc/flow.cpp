@@ -156,21 +156,25 @@ uint32_t FlowControl::proc_weight(const PendingMad& p, bool hop) const {
   return std::max<uint32_t>(1, (hop ? 2 : 1) * SHARE_UNIT / visits);
 }
 
-unsigned FlowControl::node_cap(const PendingMad& p) const {
-  if (!lim_.node_cap) return 0;
-  const unsigned cut = is_pm(p) ? pm_cut_ : node_cut_;
-  const unsigned cap = cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
-  return p.dest ? std::min(cap, node_level(p.dest)) : cap;
-}
+unsigned FlowControl::node_cap(const PendingMad& p) const { return cap_of(p.dest, is_pm(p)); }
 
-unsigned FlowControl::cap_of(uint64_t key) const {
+unsigned FlowControl::cap_of(uint64_t key, bool pm) const {
   if (!lim_.node_cap) return 0;
-  const unsigned cap = node_cut_ ? std::min(node_cut_, lim_.node_cap) : lim_.node_cap;
-  return std::min(cap, node_level(key));
+  const unsigned cut = pm ? pm_cut_ : node_cut_;
+  const unsigned cap = cut ? std::min(cut, lim_.node_cap) : lim_.node_cap;
+  return key ? std::min(cap, node_level(key)) : cap;
 }
 
 bool FlowControl::head_held(const PendingMad& p) const {
   return lim_.head_counts && p.path && p.path->lid_head() && !p.path->route_trial && !is_pm(p);
+}
+
+void FlowControl::stop_level(uint64_t key, unsigned load) {
+  unsigned lvl = node_level(key);
+  if (load >= 2) lvl = std::max(1u, std::min(lvl, load - 1u));
+  NodeLevel& n = node_level_[key];
+  n.cap = uint8_t(lvl);
+  n.stopped = true;
 }
 
 unsigned FlowControl::node_level(uint64_t key) const {
@@ -299,7 +303,7 @@ uint64_t FlowControl::blocker(const PendingMad& p) const {
   if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
   if (head_held(p) && !shares_lifted()) {
     const uint64_t h = head_key(*p.path);
-    if (const unsigned c = cap_of(h); c && count_of(to_node_, h) >= c) return h;
+    if (const unsigned c = cap_of(h, false); c && count_of(to_node_, h) >= c) return h;
   }
   if (lim_.proc_start && !is_pm(p)) {
     // FlowLimits::proc_start: every processor on the way holds its level.
@@ -340,7 +344,8 @@ void FlowControl::hold(PendingMad& p, int d) {
   };
   one(to_node_, p.dest, d);
   if (is_pm(p)) return;  // (a PMA: its node cap only)
-  if (head_held(p)) one(to_node_, head_key(*p.path), d);
+  const uint64_t head = p.path->lid_head() ? head_key(*p.path) : 0;
+  if (head && head_held(p)) one(to_node_, head, d);
   // The shares p was counted in with (the estimates behind them may have
   // changed since) are the ones it is counted out with.
   if (d > 0) {
@@ -353,7 +358,7 @@ void FlowControl::hold(PendingMad& p, int d) {
   if (lim_.proc_start && !p.path->route_trial) each_proc(p, [&](uint64_t k) { one(occ_, k, d); });
   one(at_proc_, p.dest, d * int(p.w_dest));
   const int w = d * int(p.w_hop);
-  if (p.path->lid_head()) one(at_proc_, head_key(*p.path), w);
+  if (head) one(at_proc_, head, w);
   for_each_hop(*p.path, [&](uint64_t k) { one(at_proc_, k, w); });
 }
 
@@ -422,19 +427,10 @@ void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
   if (!pm && lim_.proc_start && tracking_) cut_procs(p, now);
   if (lim_.node_start && lim_.node_start < lim_.node_cap) {
     // This node's cap rises no more (FlowLimits::node_start); lost with
-    // others of ours there, it comes below their number.
-    unsigned lvl = node_level(p.dest);
-    if (p.dest_load >= 2) lvl = std::max(1u, std::min<unsigned>(lvl, p.dest_load - 1u));
-    NodeLevel& n = node_level_[p.dest];
-    n.cap = uint8_t(lvl);
-    n.stopped = true;
-  }
-  if (p.head_load >= 2) {
-    // Lost with others of ours at its hybrid head (FlowLimits::head_counts):
-    // that processor's cap comes below their number.
-    NodeLevel& h = node_level_[head_key(*p.path)];
-    h.cap = uint8_t(std::max(1u, std::min<unsigned>(h.cap ? h.cap : node_level(head_key(*p.path)), p.head_load - 1u)));
-    h.stopped = true;
+    // others of ours there, it comes below their number.  So does its
+    // hybrid head's, lost with others of ours there (FlowLimits::head_counts).
+    stop_level(p.dest, p.dest_load);
+    if (p.head_load >= 2) stop_level(head_key(*p.path), p.head_load);
   }
   if (p.dest_load >= 2) {
     unsigned& cut = pm ? pm_cut_ : node_cut_;

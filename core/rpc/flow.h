@@ -410,7 +410,7 @@ private:
   void hold(PendingMad& p, int d);
   uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
   unsigned node_cap(const PendingMad& p) const;  // the node cap p is held by now (0: none)
-  unsigned cap_of(uint64_t key) const;           // ... an SMP's node cap at node key (0: none)
+  unsigned cap_of(uint64_t key, bool pm) const;  // ... the node cap at node key (0: none; key 0: the cap without a node's level)
   bool head_held(const PendingMad& p) const;     // p's hybrid head holds it in its node cap (FlowLimits::head_counts)
   unsigned at_node(uint64_t key) const;           // ours in flight to node key (while the caps hold)
   bool is_pm(const PendingMad& p) const;         // a PMA's GMP (held by the PM node cap only)
@@ -430,6 +430,7 @@ private:
   // processors' levels, their rise and cuts.
   unsigned node_level(uint64_t key) const;
   void raise_node(const PendingMad& p, Clock::time_point now);
+  void stop_level(uint64_t key, unsigned load);  // node key's cap rises no more, below load (ours there) where load >= 2
   unsigned proc_level(uint64_t key) const;
   // fn(key) for each processor p visits (its destination's first).
   template <class Fn>

@@ -77,7 +77,6 @@ void FlowControl::narrow_caps(Clock::time_point now) {
     top_ = start_;
     ssthresh_ = std::min(ssthresh_, top_);
     cwnd_ = std::min(cwnd_, top_);
-    top_stopped_ = true;
     if (lim_.window_retry > 0) {
       // ... for now (FlowLimits::window_retry): asked again after more
       // replies each time.
@@ -86,6 +85,8 @@ void FlowControl::narrow_caps(Clock::time_point now) {
       top_replies_ = 0;
       top_wait_ = top_retry_;
       top_retry_ *= 2;
+    } else {
+      top_stopped_ = true;
     }
   }
   step_at_ = now;

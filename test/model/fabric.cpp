@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/health/checks.h"
 #include "iba/introspect.h"
 #include "iba/mad.h"
 #include "iba/pm.h"
@@ -263,11 +264,8 @@ constexpr int64_t kStart = 1'000'000'000;  // virtual time starts at 1 s (never 
 
 int64_t ns(double us) { return int64_t(us * 1000.0 + 0.5); }
 
-// The lanes of a LinkWidthActive code (1=1x, 2=4x, 4=8x, 8=12x, 16=2x).
 // A MAD's packet on the wire (Profile::lane_gbps), bits.
 constexpr double kWireBits = 290 * 8;
-
-unsigned lanes(unsigned width) { return width == 1 ? 1 : width == 4 ? 8 : width == 8 ? 12 : width == 16 ? 2 : 4; }
 
 struct Port {
   int peer = -1;          // node, -1: no link
@@ -940,7 +938,7 @@ void Fabric::Impl::transmit(uint32_t pkt, int from, unsigned out_port, int64_t e
 
 int64_t Fabric::Impl::wire_ns(const Port& link) const {
   if (prof.lane_gbps <= 0) return 0;
-  return int64_t(kWireBits / (prof.lane_gbps * lanes(link.width)) + 0.5);
+  return int64_t(kWireBits / (prof.lane_gbps * ibcore::health::width_lanes(link.width)) + 0.5);
 }
 
 // A LID-routed packet from node `from` (a CA sends out of from_port): the
