@@ -493,7 +493,11 @@ bool FlowControl::keeps_up() const {
   //    the first size without a rise (caps_wanted: lifted), or
   //  - it stopped on a rise and the caps hold (FlowLimits::window_held).
   if (!delay_paced() || smp_replies_ < lim_.start_replies || lost_smp_ || caps_back_) return false;
-  if (!grow_stopped_) return scale_ >= lim_.lift_scale;
+  // (While widening, only where hybrid routes' tails outnumber the plain
+  // directed routes through switches, whose shares of the processors
+  // they pass are what the widening is judging: FlowLimits::window_widening.)
+  if (!grow_stopped_)
+    return scale_ >= lim_.lift_scale || (lim_.window_widening && tracking_ && tails_lead());
   return lim_.window_held && tracking_;
 }
 
@@ -534,6 +538,7 @@ void FlowControl::raise_caps(const PendingMad& p, bool smp, Clock::time_point no
   if (smp && p.sends == 1 && tracking_)  // (before raise_node: the least round trip to p's node without p's)
     raise_procs(p, std::chrono::duration<double, std::micro>(now - p.sent_at).count(), now);
   raise_node(p, now);
+  if (smp && p.path->smi_forwards()) ++(p.path->lid_head() ? tail_replies_ : dr_replies_);
   if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
     if (delay_paced()) {
       if (step_at_ == Clock::time_point{}) step_at_ = now;  // the first step's baseline: scale 1

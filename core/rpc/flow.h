@@ -187,7 +187,8 @@ struct FlowLimits {
   // window_grow, up to the hard maximum (256), a step at a time, only
   //  - once the caps' widening, paced by the round trips (delay_rise), went
   //    all the way (lifted) without a loss and without their rising: the
-  //    fabric keeps up with what the first size sends it;
+  //    fabric keeps up with what the first size sends it (or, with
+  //    window_widening, while that widening goes on);
   //  - while the window is what holds MADs back (full at its top, MADs
   //    waiting in line, not for a cap), a window's worth of replies after
   //    the step before;
@@ -207,8 +208,8 @@ struct FlowLimits {
   // window.  While the top is above its first size the caps hold (never
   // lifted): each node keeps at most what it has shown it takes.  A lost
   // MAD brings the top back to the first size and ends the steps for good;
-  // round trips that rise (watch_rtt) bring it back too, and the steps
-  // are asked again later (window_retry).  <= 1: never beyond the first
+  // round trips that rise (watch_rtt) by more than window_undo bring it
+  // back too, and the steps are asked again later (window_retry).  <= 1: never beyond the first
   // size.
   double window_grow = 2;
   double window_rise = 0.5;
@@ -226,6 +227,29 @@ struct FlowLimits {
   // of it (k=16 random-10: at 64 for 80 % of its 0.37 s).  A loss still
   // ends them for good.  0: not asked again.
   double window_retry = 4;
+  // Round trips that rose undo the window's steps only when the mean of
+  // a window of them (as for the caps' steps, delay_rise) rose by more
+  // than window_undo over the least before (issue 35; docs/real-fabrics.md,
+  // "A window that steps while the caps widen"): 1, as much as a step
+  // widens it (window_grow), is a step that brought no more replies a
+  // second.  Below that the rise is our MADs waiting behind each other
+  // within the node caps, which hold while the window is beyond its first
+  // size.  Only where hybrid routes lead (FlowControl::tails_lead): plain
+  // directed routes share the processors they pass, and there a rise of
+  // delay_rise undoes the steps as before (k=16 with queues of 4: 6
+  // SMPs queued at the first switch with 1).
+  // (delay_rise, 0.1, undid the steps on k=16 random-1 when 3 times as
+  // many replies a second came back 20 % later.)
+  double window_undo = 1;
+  // The window may step while the caps are being widened (delay_rise),
+  // not only once they were lifted or stopped (keeps_up): the widening's
+  // 13 steps, 64 round trips each, kept the window at 64 for a third of
+  // a k=16 walk.  Only where more SMPs went by hybrid routes than by plain
+  // directed routes through a switch: those share the processors they
+  // pass (smi_share), which the widening judges at the window's first
+  // size (plain routes on k=16 with queues of 4: 6 SMPs queued at the
+  // first switch with this, 4 without).  false: only after.
+  bool window_widening = true;
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
@@ -461,6 +485,11 @@ private:
   // it, a window of replies since the last step: the local round trip
   // timed (window_probe_done judges it).
   void step_window();
+  // More SMP replies came by hybrid routes than by plain directed routes
+  // through a switch: the node caps, which hold a hybrid head's tails,
+  // guard the processors, more than the shares that widen
+  // (FlowLimits::window_undo, window_widening).
+  bool tails_lead() const { return tail_replies_ > dr_replies_; }
   bool keeps_up() const;  // the window may step: the caps lifted on the round trips' evidence, or held (window_held)
   void window_probe_done(bool answered, double us);
 
@@ -530,6 +559,7 @@ private:
   double visit_us_ = -1;
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
   uint64_t smp_replies_ = 0;
+  uint64_t tail_replies_ = 0, dr_replies_ = 0;  // ... of hybrid routes, of plain ones through a switch (window_widening)
   double scale_ = 1;                  // the caps widened (FlowLimits::grow)
   Clock::time_point next_grow_at_{};  // not widened again before this
   // FlowLimits::delay_rise: the current step (from step_at_) and what its

@@ -42,7 +42,10 @@ void FlowControl::judge_step(const PendingMad& p, double ratio, Clock::time_poin
   step_sum_ = 0;
   step_n_ = 0;
   step_at_ = now;
-  if (base_delay_ > 0 && mean > base_delay_ * (1 + lim_.delay_rise)) {
+  // (Beyond the window's first size, where hybrid routes lead, a rise of
+  // window_undo: its steps.)
+  const double rise = watching && top_ > start_ && tails_lead() ? lim_.window_undo : lim_.delay_rise;
+  if (base_delay_ > 0 && mean > base_delay_ * (1 + rise)) {
     // This step queued SMPs somewhere (or something else did).  Where is
     // for the local port's round trip to say (local_probe_done); nothing
     // is widened meanwhile.

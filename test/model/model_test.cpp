@@ -1392,6 +1392,26 @@ TEST(ModelFlowControl, HybridHeadsHoldTheirTails) {
   }
 }
 
+// The window's steps judged as they were before window_undo and
+// window_widening (2026-11-29): undone by a rise of delay_rise, asked only
+// once the caps' widening went all the way or stopped.  The tests of the
+// mechanisms before those turn them off, which in their cases do what
+// those mechanisms did and more.
+namespace {
+void steps_as_before(ibcore::FlowLimits& l) {
+  l.window_undo = l.delay_rise;
+  l.window_widening = false;
+}
+// A mechanism on (r[0]) lost and dropped nothing, and took less than
+// `by` of its time off (r[1]).
+void expect_clean_and_faster(const std::array<ibmodel::ToolResult, 2>& r, double by) {
+  EXPECT_EQ(r[0].drops, 0u);
+  EXPECT_EQ(r[0].errors, 0u);
+  EXPECT_EQ(r[0].lost, 0u);
+  EXPECT_LT(r[0].time_s, by * r[1].time_s);
+}
+}  // namespace
+
 // FlowLimits::window_held: on the shipped sweep's k=32 at S 50 us (queues
 // of 4, VL15 buffers of 1, the SM idle) the caps' widening stops at its
 // first step (the processors queue), so the caps were never lifted and the
@@ -1404,7 +1424,10 @@ TEST(ModelFlowControl, WindowOpensWhileTheCapsHold) {
   p.hca_service_us = 50;
   p.host_latency_us = 5;
   p.hop_latency_us = 0.3;
-  const auto r = on_and_off(k32, p, "ibnetdiscover", "window held", [](ibcore::FlowLimits& l, bool on) { l.window_held = on; });
+  const auto r = on_and_off(k32, p, "ibnetdiscover", "window held", [](ibcore::FlowLimits& l, bool on) {
+    steps_as_before(l);
+    l.window_held = on;
+  });
   EXPECT_EQ(r[1].flow.window_hi, 64u);
   EXPECT_GT(r[0].flow.window_hi, 64u);
   EXPECT_TRUE(r[0].flow.caps);
@@ -1421,7 +1444,10 @@ TEST(ModelFlowControl, WindowOpensWhileTheCapsHold) {
 TEST(ModelFlowControl, WindowStepsAreAskedAgainAfterARise) {
   const std::string k32 = testbed::generate("fattree 32");
   const auto r = on_and_off(k32, ibmodel::Profile::ideal(), "ibnetdiscover", "window retry",
-                            [](ibcore::FlowLimits& l, bool on) { l.window_retry = on ? 4 : 0; });
+                            [](ibcore::FlowLimits& l, bool on) {
+                              steps_as_before(l);
+                              l.window_retry = on ? 4 : 0;
+                            });
   EXPECT_GE(r[0].flow.caps_back, 1u);
   EXPECT_EQ(r[0].drops, 0u);
   EXPECT_EQ(r[0].errors, 0u);
@@ -1437,13 +1463,45 @@ TEST(ModelFlowControl, WindowStepsAreAskedAgainAfterARise) {
 TEST(ModelFlowControl, CapsStayWhenTheWindowsStepIsUndone) {
   const std::string k16 = testbed::generate("fattree 16");
   const auto r = on_and_off(k16, ibmodel::Profile::random(48), "dump_fts", "window held",
-                            [](ibcore::FlowLimits& l, bool on) { l.window_held = on; });
+                            [](ibcore::FlowLimits& l, bool on) {
+                              steps_as_before(l);
+                              l.window_held = on;
+                            });
   EXPECT_GT(r[0].flow.window_hi, 64u);
   EXPECT_GE(r[0].flow.caps_back, 1u);
   EXPECT_TRUE(r[0].flow.caps);
   EXPECT_LT(r[0].flow.scale_hi, ibcore::FlowLimits().lift_scale);
   EXPECT_EQ(r[0].drops, 0u);
   EXPECT_LE(r[0].time_s, 1.02 * r[1].time_s);
+}
+
+// FlowLimits::window_undo: k=16 random-61 (the SM idle, queues of 7):
+// with the window at 256 the round trips come back 10-50 % longer than
+// at 64, our MADs waiting behind each other within the node caps, and a
+// rise of delay_rise (0.1) undid the steps 10 times (0.0124 s).  Undone
+// only when they rise by as much as the step widened the window, the
+// steps stand: 0.0078 s, no drop.
+TEST(ModelFlowControl, WindowStepsStandUnlessTheyGainedNothing) {
+  const std::string k16 = testbed::generate("fattree 16");
+  const auto r = on_and_off(k16, ibmodel::Profile::random(61), "ibnetdiscover", "window undo",
+                            [](ibcore::FlowLimits& l, bool on) { l.window_undo = on ? 1 : l.delay_rise; });
+  EXPECT_EQ(r[0].flow.caps_back, 0u);
+  EXPECT_GE(r[1].flow.caps_back, 2u);
+  EXPECT_GT(r[0].flow.window_hi, 64u);
+  expect_clean_and_faster(r, 0.75);
+}
+
+// FlowLimits::window_widening: k=16 random-38 (slow answers, queues of
+// 18): the caps' widening, 64 round trips a step, kept the window at 64
+// for most of the walk (0.072 s).  Stepping meanwhile: 0.045 s, no drop.
+// Not where plain directed routes lead (DelayPacedWideningKeepsQueueWithinQ,
+// HostSideQueueDoesNotStopTheWidening: the test bed's shape).
+TEST(ModelFlowControl, WindowStepsWhileTheCapsWiden) {
+  const std::string k16 = testbed::generate("fattree 16");
+  const auto r = on_and_off(k16, ibmodel::Profile::random(38), "ibnetdiscover", "window widening",
+                            [](ibcore::FlowLimits& l, bool on) { l.window_widening = on; });
+  EXPECT_GT(r[0].flow.window_steps, r[1].flow.window_steps);
+  expect_clean_and_faster(r, 0.75);
 }
 
 // The SM starts sending (3000 SMPs a second to every switch, 100 us each:
