@@ -203,11 +203,16 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
       if (add(d, n, p)) ahead.push(n, all.size() - 1);
   };
   // Once the walk has every node (its steps done, the reads ahead still
-  // going on), the reads take the whole window.
+  // going on), the reads take the whole window, and more workers as it
+  // opens: 8 reads waiting beyond it are what lets it step (FlowLimits::
+  // window_grow); sized once, at a top of 64 when the walk ended, they
+  // kept a k=32 scrape at 72 in flight for 70 ms (random-5, 2.6x).
+  auto keep_ahead = [&eng] { return eng.in_flight() + eng.queued() < eng.max_outstanding() + 8; };
   auto discovered = o.on_discovered;
-  o.on_discovered = [&ahead, &eng, discovered] {
+  o.on_discovered = [&ahead, &eng, discovered, keep_ahead] {
     if (discovered) discovered();
     ahead.widen(std::max(AHEAD, eng.max_outstanding() + 8));
+    ahead.grow(eng.hard_max() + 8, keep_ahead);
   };
   DiscoveryResult dr = discover(s, db, o);
   walking = false;
@@ -226,6 +231,7 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
   }
   for (size_t k = first; k < all.size(); ++k) rest_of.push_back(k);
   TurnQueue<size_t> rest(s, s.engine().max_outstanding() + 8, read1);
+  rest.grow(eng.hard_max() + 8, keep_ahead);
   for (size_t k : rest_of) rest.push(all[k].node, k);
   s.run();
   return dr;
