@@ -230,7 +230,7 @@ DiscoveryResult PortScan::walk(Subnet& db, std::deque<PortRow>& all, DiscoveryOp
       if (db.port(x, p).exists) add(db, n, p);
   }
   for (size_t k = first; k < all.size(); ++k) rest_of.push_back(k);
-  TurnQueue<size_t> rest(s, s.engine().max_outstanding() + 8, read1);
+  TurnQueue<size_t> rest(s, eng.max_outstanding() + 8, read1);
   rest.grow(eng.hard_max() + 8, keep_ahead);
   for (size_t k : rest_of) rest.push(all[k].node, k);
   s.run();

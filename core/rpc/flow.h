@@ -209,8 +209,8 @@ struct FlowLimits {
   // lifted): each node keeps at most what it has shown it takes.  A lost
   // MAD brings the top back to the first size and ends the steps for good;
   // round trips that rise (watch_rtt) by more than window_undo bring it
-  // back too, and the steps are asked again later (window_retry).  <= 1: never beyond the first
-  // size.
+  // back too, and the steps are asked again later (window_retry).  <= 1:
+  // never beyond the first size.
   double window_grow = 2;
   double window_rise = 0.5;
   // The window's steps while the caps hold where their widening stopped

@@ -1305,6 +1305,24 @@ std::array<ibmodel::ToolResult, 2> on_and_off(const std::string& net, const ibmo
   }
   return r;
 }
+
+// The window's steps judged as they were before window_undo and
+// window_widening (2026-11-29): undone by a rise of delay_rise, asked only
+// once the caps' widening went all the way or stopped.  The tests of the
+// mechanisms before those turn them off, which in their cases do what
+// those mechanisms did and more.
+void steps_as_before(ibcore::FlowLimits& l) {
+  l.window_undo = l.delay_rise;
+  l.window_widening = false;
+}
+// A mechanism on (r[0]) lost and dropped nothing, and took less than
+// `by` of its time off (r[1]).
+void expect_clean_and_faster(const std::array<ibmodel::ToolResult, 2>& r, double by) {
+  EXPECT_EQ(r[0].drops, 0u);
+  EXPECT_EQ(r[0].errors, 0u);
+  EXPECT_EQ(r[0].lost, 0u);
+  EXPECT_LT(r[0].time_s, by * r[1].time_s);
+}
 }  // namespace
 
 // A queue of 1 and a VL15 buffer of 1 (Q + D = 2, the least any port
@@ -1391,26 +1409,6 @@ TEST(ModelFlowControl, HybridHeadsHoldTheirTails) {
     EXPECT_LE(r[0].time_s, 1.02 * r[1].time_s);
   }
 }
-
-// The window's steps judged as they were before window_undo and
-// window_widening (2026-11-29): undone by a rise of delay_rise, asked only
-// once the caps' widening went all the way or stopped.  The tests of the
-// mechanisms before those turn them off, which in their cases do what
-// those mechanisms did and more.
-namespace {
-void steps_as_before(ibcore::FlowLimits& l) {
-  l.window_undo = l.delay_rise;
-  l.window_widening = false;
-}
-// A mechanism on (r[0]) lost and dropped nothing, and took less than
-// `by` of its time off (r[1]).
-void expect_clean_and_faster(const std::array<ibmodel::ToolResult, 2>& r, double by) {
-  EXPECT_EQ(r[0].drops, 0u);
-  EXPECT_EQ(r[0].errors, 0u);
-  EXPECT_EQ(r[0].lost, 0u);
-  EXPECT_LT(r[0].time_s, by * r[1].time_s);
-}
-}  // namespace
 
 // FlowLimits::window_held: on the shipped sweep's k=32 at S 50 us (queues
 // of 4, VL15 buffers of 1, the SM idle) the caps' widening stops at its
