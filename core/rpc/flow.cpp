@@ -48,6 +48,7 @@ FlowControl::FlowControl(Engine& engine, std::span<PendingMad* const> slots, Mad
   cwnd_ = ssthresh_ = top_ = start_;
   top_wait_ = start_;
   rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+  rtt_ca_min_us_.fill(std::numeric_limits<double>::infinity());
   rtt_n_.fill(0);
   local_min_us_ = std::numeric_limits<double>::infinity();
   fs_.window_lo = fs_.window_hi = start_;
@@ -559,7 +560,10 @@ void FlowControl::time_smp(const PendingMad& p, Clock::time_point now) {
       ++rtt_n_[v];
       if (ms * 1000 < rtt_min_us_[v]) rtt_min_us_[v] = ms * 1000;
       if (rtt_n_[v] >= 8) measure_visits();
-      if (delay_paced() && rtt_min_us_[v] > 0) judge_step(p, ms * 1000 / rtt_min_us_[v], now);
+      // (FlowLimits::rtt_by_kind: a CA's answers against CAs' least.)
+      double& least = lim_.rtt_by_kind && answered_by_ca(p) ? rtt_ca_min_us_[v] : rtt_min_us_[v];
+      least = std::min(least, ms * 1000);
+      if (delay_paced() && least > 0) judge_step(p, ms * 1000 / least, now);
     }
   }
   const bool first = smp_rtt_.srtt_ms <= 0;

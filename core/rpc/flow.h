@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/rpc/pending.h"
@@ -251,6 +252,14 @@ struct FlowLimits {
   // size (plain routes on k=16 with queues of 4: 6 SMPs queued at the
   // first switch with this, 4 without).  false: only after.
   bool window_widening = true;
+  // The steps are judged against the least round trip of routes as long
+  // to answers of the same kind: a switch's SMA or a CA's, told apart by
+  // the NodeInfo each node answered.  A CA's SMA may answer 10 times
+  // slower than a switch's (k=16 random-1: 389 us against 43 us), so once
+  // the walk's SMPs go mostly to CAs, their round trips over a switch's
+  // least read as a queue 3.4 times as long, and undid the window's
+  // steps with nothing queued.  false: one least for both.
+  bool rtt_by_kind = true;
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
@@ -508,6 +517,7 @@ private:
 
   // --- what the round trips say (flowrtt.cpp) --------------------------------
   void judge_step(const PendingMad& p, double ratio, Clock::time_point now);  // FlowLimits::delay_rise, watch_rtt
+  bool answered_by_ca(const PendingMad& p);  // FlowLimits::rtt_by_kind: p's node is a CA (learned from NodeInfo)
   void narrow_caps(Clock::time_point now);  // FlowLimits::watch_rtt: round trips rose
   bool time_local_path();                   // Engine::send_local_probe, counted
   void measure_visits();
@@ -557,6 +567,11 @@ private:
   // Least DR round trip (us) by processor visits (2h-1), and what it says.
   std::array<double, 16> rtt_min_us_;
   std::array<uint32_t, 16> rtt_n_;
+  // ... and of answers by a CA's SMA (FlowLimits::rtt_by_kind): the
+  // nodes that said so in their NodeInfo (their keys), and the least
+  // round trip to them by processor visits.
+  std::unordered_set<uint64_t> ca_dest_;
+  std::array<double, 16> rtt_ca_min_us_;
   double visit_us_ = -1;
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
   uint64_t smp_replies_ = 0;

@@ -109,6 +109,7 @@ void FlowControl::narrow_caps(Clock::time_point now) {
     grow_stopped_ = false;
     base_delay_ = 0;
     rtt_min_us_.fill(std::numeric_limits<double>::infinity());
+    rtt_ca_min_us_.fill(std::numeric_limits<double>::infinity());
     rtt_n_.fill(0);
     visit_us_ = forward_us_ = answer_us_ = -1;
     gap_n_ = 0;
@@ -212,6 +213,24 @@ void FlowControl::measure_visits() {
   // (One hop is two visits of the SMI: the slope per visit is its time.)
   forward_us_ = visit_us_;
   sync_caps();
+}
+
+bool FlowControl::answered_by_ca(const PendingMad& p) {
+  // A NodeInfo answered says what answered it (and so what answers the
+  // node's other SMPs); any other SMP goes by what its node said.
+  const uint8_t* rep = p.rep.data();
+  if (p.rep_len >= iba::MADHeader::SIZE && !p.error && mad_status(rep) == 0 &&
+      iba::MADHeader::attributeID_at(rep) == iba::attr_id<iba::SMPNodeInfo>) {
+    try {
+      if (decode_reply<iba::SMPNodeInfo>(p.reply()).nodeType() == uint64_t(iba::enums::NodeTypeCode::SWITCH))
+        ca_dest_.erase(p.dest);
+      else
+        ca_dest_.insert(p.dest);
+    } catch (const std::exception&) {
+      // (a short answer says nothing)
+    }
+  }
+  return ca_dest_.count(p.dest) != 0;
 }
 
 void FlowControl::note_gap(const PendingMad& p, Clock::time_point now) {
