@@ -170,7 +170,8 @@ std::string normalize(const std::string& what, const std::string& out) {
     return std::regex_replace(out, re, "$1<time>");
   }
   if (what == "activity") {
-    static const std::regex re(R"((activity count )\d+)");
+    // (sminfo's line; saquery's SMInfoRecord prints it as ActCount.....N.)
+    static const std::regex re(R"((activity count |ActCount\.+)\d+)");
     return std::regex_replace(out, re, "$1<n>");
   }
   if (what == "counters") {

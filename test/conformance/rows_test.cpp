@@ -118,6 +118,8 @@ TEST(Rows, NormalisationsTouchOnlyTheirField) {
             "#\n# Topology file: generated on <time>\n#\nSwitch 8\n");
   EXPECT_EQ(normalize("activity", "sminfo: sm lid 1 sm guid 0x100001, activity count 1234 priority 0 state 3\n"),
             "sminfo: sm lid 1 sm guid 0x100001, activity count <n> priority 0 state 3\n");
+  EXPECT_EQ(normalize("activity", "\t\tActCount..............116\n\t\tSmState...............3\n"),
+            "\t\tActCount..............<n>\n\t\tSmState...............3\n");
   std::string pq =
       "PortXmitData:....................1234\n"
       "PortRcvPkts:.....................56\n"
