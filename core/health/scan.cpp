@@ -90,9 +90,15 @@ void ErrorScan::ahead(const Subnet& db, uint32_t n, unsigned port) {
   uint16_t lid = port_lid(db, x, port);
   if (!lid || !ahead_lids_.insert(lid).second) return;
   if (p.guid) reader_.pm().set_port_guid(lid, p.guid);
-  if (!ahead_q_)
-    ahead_q_ = std::make_unique<WorkQueue<AheadItem>>(reader_.pm().sched(), READ_AHEAD,
-                                                      [this](AheadItem it) { return read_ahead(it); });
+  if (!ahead_q_) {
+    // READ_AHEAD workers at first, more while the walk leaves half the
+    // window free (as the exporter's, PortScan::walk), up to the window.
+    Scheduler& s = reader_.pm().sched();
+    ahead_q_ = std::make_unique<WorkQueue<AheadItem>>(s, READ_AHEAD, [this](AheadItem it) { return read_ahead(it); });
+    const MadEngine& eng = s.engine();
+    ahead_q_->grow(std::max(READ_AHEAD, eng.max_outstanding() + 8),
+                   [&eng] { return eng.in_flight() + eng.queued() < eng.max_outstanding() / 2; });
+  }
   ahead_q_->push({lid, uint8_t(port), x.is_switch()});
 }
 
@@ -101,6 +107,16 @@ void ErrorScan::obtain(const Config& cfg, ObtainOptions o, Subnet& db) {
   pm.read_path_table();
   o.sched = &pm.sched();
   o.discovery.on_port_lid = [this](const Subnet& d, uint32_t n, unsigned port) { ahead(d, n, port); };
+  // Once the walk has every node, the reads ahead left take the whole
+  // window, and more workers as it opens (8 beyond it let it step).  At
+  // READ_AHEAD they kept k=16 random-1's scan at 24 in flight for its
+  // last 5 ms.
+  o.discovery.on_discovered = [this, discovered = o.discovery.on_discovered] {
+    if (discovered) discovered();
+    if (!ahead_q_) return;
+    const MadEngine& eng = reader_.pm().sched().engine();
+    ahead_q_->grow(eng.hard_max() + 8, [&eng] { return eng.in_flight() + eng.queued() < eng.max_outstanding() + 8; });
+  };
   db = obtain_subnet(cfg, o);
   pm.use_subnet(&db);
 }
