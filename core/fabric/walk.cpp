@@ -86,7 +86,7 @@ void Walk::reference_probe_paths() {
 Task<> Walk::take(Step s) {
   ++res_.queries;
   if (s.kind == Step::NextBlock) {
-    co_await call(blocks_.pop_within(TABLES_AT_ONCE));
+    co_await call(blocks_.pop_within(tables_at_once()));
     co_return;
   }
   ++walking_;

@@ -62,7 +62,13 @@ private:
   // window nearly empty (k=32 dump_fts at 50 us: 3.5 s, 13x phys_s), and
   // over every switch at once no table would be finished before the last
   // (dump_fts prints them in the reference's order as they finish).
+  // As the window opens, more switches at once (half its top: about 2 of
+  // a switch's blocks in flight each).  At 32, a window of 256 held 4-5
+  // of each at once, and where switches answer slowly each block queued
+  // behind the others (k=16 random-13, 563 us an answer: 2 ms round trips,
+  // the tables half of dump_fts' 0.21 s).
   static constexpr size_t TABLES_AT_ONCE = 32;
+  size_t tables_at_once() const { return std::max<size_t>(TABLES_AT_ONCE, s_.engine().max_outstanding() / 2); }
   void fork(const Step& s) {
     if (s.kind == Step::LftBlock) {
       blocks_.push(s.node, s);
