@@ -122,6 +122,7 @@ void MadEngine::send_one(PendingMad& p) {
   p.prev_seq = p.sends ? p.seq : 0;
   p.seq = seq_;
   if (p.sends < 0xffff) ++p.sends;
+  p.tail_probe = false;
   if (p.adaptive_timeout) p.timeout_ms = flow_.timeout_ms(p);
   // The TID's low half is ours (kernels may rewrite the high half).
   uint64_t tid = iba::MADHeader::transactionID_at(p.req.data());
@@ -322,6 +323,11 @@ void MadEngine::on_recv(RecvMad& r) {
   uint32_t slot = low & 0xffff, seq = low >> 16;
   PendingMad* p = slot < slots_.size() ? slots_[slot] : nullptr;
   bool mine = p && p->seq == seq && !p->backoff && class_of(p->req.data()) == class_of(m);
+  // (The tail's probe: its answer or the first send's, whichever comes;
+  // the kernel giving up on the first send is no news.)
+  if (!mine && r.status == 0 && p && p->tail_probe && seq && p->prev_seq == seq && !p->backoff &&
+      class_of(p->req.data()) == class_of(m))
+    mine = true;
   if (r.status != 0) {
     // The kernel handing back a send it gave up on.
     if (mine) {
@@ -376,7 +382,10 @@ void MadEngine::on_recv(RecvMad& r) {
     std::memcpy(p->rep.data(), m, r.len);
     p->rep_len = r.len;
   }
-  flow_.answered(*p, m, t_.now());  // (before complete: p's storage is its caller's after)
+  const Clock::time_point now = t_.now();
+  answered_send_no_ = std::max(answered_send_no_, p->send_no + 1);
+  if (p->tail_probe && seq == p->seq) flow_.tail_lost(*p, now);
+  flow_.answered(*p, m, now);  // (before complete: p's storage is its caller's after)
   complete(*p);
 }
 
@@ -396,6 +405,36 @@ void MadEngine::expire(Clock::time_point now) {
   }
 }
 
+void MadEngine::probe_tail(Clock::time_point now) {
+  if (now < next_tail_at_) return;
+  next_tail_at_ = now + std::chrono::milliseconds(1);
+  PendingMad* oldest = nullptr;
+  for (uint32_t i = 0; i < std::min<uint32_t>(fresh_slot_, max_); ++i) {
+    PendingMad* p = slots_[i];
+    if (!p || p->sends != 1 || !p->adaptive_timeout || p->backoff || p->tries_left <= 1 || !p->path ||
+        p->path->route_trial)
+      continue;
+    // (Only once a MAD sent after it was answered: the fabric answers,
+    // and not this one.  A responder that stalls, a simulator starved of
+    // the CPU, answers nothing meanwhile.)
+    if (p->send_no >= answered_send_no_) continue;
+    if (!oldest || p->sent_at < oldest->sent_at) oldest = p;
+  }
+  if (!oldest) return;
+  const int ms = flow_.tail_probe_ms(*oldest);
+  if (ms <= 0 || ms >= oldest->timeout_ms) return;
+  const Clock::time_point due = oldest->sent_at + std::chrono::milliseconds(ms);
+  if (now < due) {
+    next_tail_at_ = due;
+    return;
+  }
+  ++tail_probes_;
+  ++resent_;
+  send_one(*oldest);
+  oldest->tail_probe = true;
+  next_tail_at_ = now + std::chrono::milliseconds(ms);
+}
+
 int MadEngine::next_wait_ms(Clock::time_point now, int cap) const {
   if (timers_.empty()) return cap;
   auto d = std::chrono::duration_cast<std::chrono::milliseconds>(timers_.top().at - now).count() + 1;
@@ -408,6 +447,7 @@ FlowStats MadEngine::flow_stats() const {
   FlowStats f = flow_.stats();
   f.sent = sent_;
   f.resent = resent_;
+  f.tail_probes = tail_probes_;
   return f;
 }
 
@@ -419,6 +459,7 @@ size_t MadEngine::pump(int wait_ms) {
     expire(now);
     if (completed_ != start) break;
     if (in_flight_ == 0) break;
+    if (tail_stalled()) probe_tail(now);
     int cap = -1;
     if (wait_ms >= 0) {
       auto el = std::chrono::duration_cast<std::chrono::milliseconds>(now - t0).count();
@@ -426,6 +467,11 @@ size_t MadEngine::pump(int wait_ms) {
       cap = int(wait_ms - el);
     }
     int w = next_wait_ms(now, cap);
+    if (tail_stalled()) {
+      // (Awake for the tail's probe.)
+      const auto d = std::chrono::duration_cast<std::chrono::milliseconds>(next_tail_at_ - now).count() + 1;
+      if (w < 0 || d < w) w = int(std::max<int64_t>(d, 0));
+    }
     if (t_.recv(rbuf_, w)) {
       on_recv(rbuf_);
       // Drain whatever else is already there.

@@ -613,7 +613,8 @@ void report_flow(const FlowStats& f) {
                              : "") +
              (f.trial_timeouts ? ", " + std::to_string(f.trial_timeouts) + " route trials unanswered" : "") +
              (f.overtaken ? ", " + std::to_string(f.overtaken) + " seen lost by order" + (f.reorders ? " (replies reorder here)" : "")
-                          : ""))
+                          : "") +
+             (f.tail_probes ? ", " + std::to_string(f.tail_probes) + " sent again while the rest waited" : ""))
                 .c_str());
 }
 

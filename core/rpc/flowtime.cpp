@@ -31,6 +31,8 @@ int FlowControl::timeout_cap_ms(uint64_t dest, uint8_t mgmt_class, uint16_t dlid
 }
 
 void FlowControl::Rtt::add(double ms) {
+  max_ms = std::max(max_ms, ms);
+  ++n;
   if (srtt_ms <= 0) {
     srtt_ms = ms;
     rttvar_ms = ms / 2;
@@ -82,6 +84,24 @@ bool same_route(const IBPath& a, const IBPath& b) {
 void FlowControl::sending(PendingMad& p) {
   p.was_overtaken = p.overtaken >= lim_.overtakes && lim_.overtakes;
   p.overtaken = 0;
+}
+
+const FlowControl::Rtt* FlowControl::rtt_of(const PendingMad& p) const {
+  // (Not for the SA: its answers take as long as their tables.  The
+  // longest of fewer than 8 round trips says too little: the walk's first
+  // are the local port's and its switch's.)
+  const uint8_t cls = class_of(p.req.data());
+  const Rtt* r = nullptr;
+  if (is_smp(cls))
+    r = &smp_rtt_;
+  else if (cls != iba::mgmt::SUBN_ADM)
+    if (auto it = gmp_rtt_.find(cls); it != gmp_rtt_.end()) r = &it->second;
+  return r && r->n >= 8 ? r : nullptr;
+}
+
+int FlowControl::tail_probe_ms(const PendingMad& p) const {
+  const Rtt* r = lim_.tail_probe > 0 ? rtt_of(p) : nullptr;
+  return r ? int(std::ceil(std::max(1.0, lim_.tail_probe * r->max_ms))) : 0;
 }
 
 void FlowControl::late(const PendingMad& p) {

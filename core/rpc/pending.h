@@ -73,6 +73,7 @@ struct PendingMad {
   uint64_t send_no = 0;
   uint16_t overtaken = 0;
   bool was_overtaken = false;     // its send before the last was taken as lost by order
+  bool tail_probe = false;        // its last send was the tail's probe: a reply to the one before completes it too
 };
 
 // The MADs waiting to go, in order, linked through PendingMad::next: the

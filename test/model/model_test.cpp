@@ -1558,6 +1558,29 @@ TEST(ModelFlowControl, ErrorScanReadsAheadWithTheWindow) { expect_clean_within_p
 // at each, 2 ms round trips, 0.215 s (5.6x phys_s); now 0.151 s.
 TEST(ModelFlowControl, TablesSpreadOverMoreSwitchesAsTheWindowOpens) { expect_clean_within_phys("dump_fts", 13, 4.5); }
 
+// FlowLimits::tail_probe: on the irregular fabric's random-965 (queues of
+// 3, the SM at 47 % of the first switch) one probe was dropped, and the
+// walk, with nothing else to ask, waited out its 20 ms timeout: 0.044 s,
+// 1.14x the reference's strategy (0.038 s).  Sent again once it had
+// waited twice the longest round trip and MADs sent after it had been
+// answered: 0.032 s, no MAD more (its probe replaces the timeout's
+// resend).  Where nothing is lost (random-128: switches answering in
+// 1.2 ms, their queues answering in turn) no MAD is sent twice.
+TEST(ModelFlowControl, AStalledTailIsSentAgainBeforeItsTimeout) {
+  const std::string irr = testbed::generate("irregular");
+  const auto r = on_and_off(irr, ibmodel::Profile::random(965), "ibnetdiscover", "tail probe",
+                            [](ibcore::FlowLimits& l, bool on) { l.tail_probe = on ? 2 : 0; });
+  EXPECT_GE(r[0].flow.tail_probes, 1u);
+  EXPECT_EQ(r[0].lost, 0u);
+  EXPECT_EQ(r[0].errors, 0u);
+  EXPECT_LE(r[0].mads, r[1].mads + 3);
+  EXPECT_LT(r[0].time_s, 0.9 * r[1].time_s);
+  ibmodel::Fabric f(irr, ibmodel::Profile::random(128));
+  const ibmodel::ToolResult q = ibmodel::run_tool("ibnetdiscover", f);
+  EXPECT_EQ(q.flow.tail_probes, 0u);
+  EXPECT_EQ(q.lost, 0u);
+}
+
 // The SM starts sending (3000 SMPs a second to every switch, 100 us each:
 // 30% of each processor) 20 ms into a walk of about 0.1 s, Q=4, D=1: the
 // levels the walk reached come back down as the round trips lengthen

@@ -230,6 +230,19 @@ TEST(FlowControl, DirectedRoutesThroughOneSmiAreCapped) {
   EXPECT_LE(f.procs["D0,1"].peak, 4u);
 }
 
+// PortInfo of ports 1-40 at LIDs 11-50, all answered in the end; the sends
+// of port `amod`'s, in order.
+static std::vector<const VClockFabric::Sent*> forty_port_infos(VClockFabric& f, Scheduler& s, unsigned amod) {
+  int ok = 0, failed = 0;
+  for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(uint16_t(10 + p)), p, ok, failed));
+  s.run();
+  EXPECT_EQ(ok, 40);
+  std::vector<const VClockFabric::Sent*> tries;
+  for (auto& x : f.sent)
+    if (amod_of(x.mad.data()) == amod) tries.push_back(&x);
+  return tries;
+}
+
 // One SMP dropped after the round trip is known: sent again after the
 // computed timeout (the round trip's, at least min_timeout_ms: 20 ms),
 // not after the 1000 ms a path without a response time used to get.  With
@@ -244,14 +257,9 @@ TEST(FlowControl, DroppedSmpResentAfterComputedTimeout) {
       return true;
     };
     Scheduler s(f, 8);
+    s.engine().limits().tail_probe = 0;  // (the losses for the timeouts or the order to see: no tail probe)
     EXPECT_EQ(s.engine().computed_timeout_ms(lid(9), iba::mgmt::SUBN_LID_ROUTED), 1000);  // nothing measured yet
-    int ok = 0, failed = 0;
-    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(uint16_t(10 + p)), p, ok, failed));
-    s.run();
-    EXPECT_EQ(ok, 40);
-    std::vector<const VClockFabric::Sent*> tries;
-    for (auto& x : f.sent)
-      if (amod_of(x.mad.data()) == 30) tries.push_back(&x);
+    const auto tries = forty_port_infos(f, s, 30);
     ASSERT_EQ(tries.size(), 2u);
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(tries[1]->at - tries[0]->at).count();
     if (forced) {
@@ -264,6 +272,50 @@ TEST(FlowControl, DroppedSmpResentAfterComputedTimeout) {
     }
     EXPECT_EQ(s.engine().flow_stats().timeouts, 1u);
     EXPECT_EQ(s.engine().flow_stats().drops(), 1u);
+  }
+}
+
+// FlowLimits::tail_probe: a MAD dropped near the end of a run, the MADs
+// sent after it answered, nothing left to ask.  It is sent again once it
+// has waited twice the longest round trip (1 ms at least), not after its
+// 20 ms timeout; its probe answered, it counts as lost.  A MAD that is
+// only slow (10 ms at its node) is sent again too, and the first send's
+// answer completes it: not a loss.  The last MAD sent, with nothing sent
+// after it to say the fabric answers, waits for its timeout.
+TEST(FlowControl, ATailAloneInFlightIsSentAgainBeforeItsTimeout) {
+  for (bool slow : {false, true}) {
+    SCOPED_TRACE(slow);
+    VClockFabric f;
+    bool dropped = false;
+    if (slow) f.lid_node[40] = "slow";
+    if (slow) f.proc("slow").service = std::chrono::milliseconds(10);
+    f.answer = [&](const uint8_t* req, const IBPath&, uint8_t*) {
+      if (!slow && amod_of(req) == 30 && !dropped) return !(dropped = true);
+      return true;
+    };
+    Scheduler s(f, 8);
+    const auto tries = forty_port_infos(f, s, 30);
+    ASSERT_EQ(tries.size(), 2u);
+    const auto waited = tries[1]->at - tries[0]->at;
+    EXPECT_GE(waited, std::chrono::milliseconds(1));
+    EXPECT_LT(waited, std::chrono::milliseconds(slow ? 10 : 5));
+    const FlowStats st = s.engine().flow_stats();
+    EXPECT_EQ(st.tail_probes, 1u);
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.tail_lost, slow ? 0u : 1u);
+    EXPECT_EQ(st.drops(), slow ? 0u : 1u);
+    if (slow) continue;
+    // The last one sent (port 40), dropped: its timeout, no probe.
+    VClockFabric g;
+    bool lost = false;
+    g.answer = [&](const uint8_t* req, const IBPath&, uint8_t*) {
+      if (amod_of(req) == 40 && !lost) return !(lost = true);
+      return true;
+    };
+    Scheduler t(g, 1);
+    EXPECT_EQ(forty_port_infos(g, t, 40).size(), 2u);
+    EXPECT_EQ(t.engine().flow_stats().tail_probes, 0u);
+    EXPECT_EQ(t.engine().flow_stats().timeouts, 1u);
   }
 }
 
@@ -292,6 +344,7 @@ TEST(FlowControl, WindowShrinksOnDropsAndGrowsBack) {
   unsigned n = 0;
   f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) { return !(++n <= 600 && n % 100 == 0); };
   Scheduler s(f, 64);
+  s.engine().limits().tail_probe = 0;  // (the losses for the timeouts or the order to see: no tail probe)
   unsigned lo = 64;
   int ok = 0, failed = 0;
   auto one = [&](uint16_t l) -> Task<> {
@@ -456,6 +509,7 @@ TEST(FlowControl, LossAloneAtItsNodeCutsTheProcessorCaps) {
   VClockFabric f;
   f.default_q = 0;
   Scheduler s(f, 64);
+  s.engine().limits().tail_probe = 0;  // (the losses for the timeouts or the order to see: no tail probe)
   s.engine().limits().caps_from_start = true;
   s.engine().limits().node_cap = 4;
   unsigned n = 0;
@@ -660,6 +714,7 @@ TEST(FlowControl, LossSeenByOrder) {
       return true;
     };
     Scheduler s(f, 64);
+    s.engine().limits().tail_probe = 0;  // (the losses for the timeouts or the order to see: no tail probe)
     s.engine().limits().overtakes = overtakes;
     int ok = 0, failed = 0;
     for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, lid(5), p, ok, failed));
@@ -697,6 +752,7 @@ TEST(FlowControl, OrderIsJudgedOnOneRouteOnly) {
   f.lid_node[7] = "X";
   f.proc("D0,1").forward = std::chrono::microseconds(2000);
   Scheduler s(f, 64);
+  s.engine().limits().tail_probe = 0;  // (the losses for the timeouts or the order to see: no tail probe)
   MadEngine& e = s.engine();
   const IBPath dr = IBPath::from_string("0,1,2");
   e.learn_node(dr, 7, std::nullopt);  // (one node: one key for both routes)
@@ -723,6 +779,7 @@ TEST(FlowControl, GmpResentAfterItsRoundTrips) {
     return true;
   };
   Scheduler s(f, 8);
+  s.engine().limits().tail_probe = 0;  // (the losses for the timeouts or the order to see: no tail probe)
   s.engine().limits().overtakes = 0;  // (the timeout alone)
   int ok = 0;
   auto one = [&](uint16_t l) -> Task<> {
