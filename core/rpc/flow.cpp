@@ -452,8 +452,16 @@ void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
 
 void FlowControl::cut_window(const PendingMad& p, Clock::time_point now) {
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
-  // (FlowLimits::window_grow: a loss ends the steps beyond the first size.)
+  // (FlowLimits::window_grow: a loss ends the steps beyond the first size,
+  // for good or, with loss_retry, until loss_retry_ replies more.)
   top_stopped_ = true;
+  if (lim_.loss_retry > 0) {
+    if (!loss_retry_) loss_retry_ = std::max<uint64_t>(1, uint64_t(lim_.loss_retry * start_));
+    top_stopped_ = false;
+    top_replies_ = 0;
+    top_wait_ = loss_retry_;
+    loss_retry_ *= 2;
+  }
   top_ = start_;
   ssthresh_ = std::clamp(cwnd_ / 2, 1.0, top_);
   cwnd_ = ssthresh_;
@@ -493,7 +501,9 @@ bool FlowControl::keeps_up() const {
   //  - the caps' widening, paced by the round trips, went all the way at
   //    the first size without a rise (caps_wanted: lifted), or
   //  - it stopped on a rise and the caps hold (FlowLimits::window_held).
-  if (!delay_paced() || smp_replies_ < lim_.start_replies || lost_smp_ || caps_back_) return false;
+  if (!delay_paced() || smp_replies_ < lim_.start_replies || caps_back_) return false;
+  // (After a loss, only with loss_retry, the caps holding.)
+  if (lost_smp_) return lim_.loss_retry > 0 && tracking_;
   // (While widening, only where hybrid routes' tails outnumber the plain
   // directed routes through switches, whose shares of the processors
   // they pass are what the widening is judging: FlowLimits::window_widening.)
@@ -503,8 +513,11 @@ bool FlowControl::keeps_up() const {
 }
 
 void FlowControl::window_probe_done(bool answered, double us) {
+  // (A loss meanwhile, or round trips that undid the steps: the count
+  // of replies began again, and this answer judges nothing.)
+  const bool undone = top_replies_ < top_wait_;
   top_replies_ = 0;  // (counted afresh from this answer)
-  if (top_stopped_) return;  // (a loss meanwhile)
+  if (top_stopped_ || undone) return;
   if (!answered) {
     top_stopped_ = true;
     return;

@@ -23,7 +23,7 @@
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]
-//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
@@ -167,7 +167,7 @@ int usage() {
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]\n"
-               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -251,6 +251,8 @@ int main(int argc, char** argv) {
       g_limits.proc_max = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--tail-probe" && i + 1 < argc) {
       g_limits.tail_probe = std::strtod(argv[++i], nullptr);
+    } else if (a == "--loss-retry" && i + 1 < argc) {
+      g_limits.loss_retry = std::strtod(argv[++i], nullptr);
     } else if (a == "--overtakes" && i + 1 < argc) {
       g_limits.overtakes = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--min-timeout" && i + 1 < argc) {

@@ -1581,6 +1581,22 @@ TEST(ModelFlowControl, AStalledTailIsSentAgainBeforeItsTimeout) {
   EXPECT_EQ(q.lost, 0u);
 }
 
+// FlowLimits::loss_retry: on k=32 random-11 (queues of 2, the SM idle) one
+// PortInfo dropped at 11 ms of the walk ended the window's steps for good:
+// 64 in flight for the rest of it, 0.155 s.  Asked again after 4 windows
+// of replies without a loss, with the caps cut where it was lost: 0.050 s,
+// no drop more.
+TEST(ModelFlowControl, ALossEndsTheWindowStepsOnlyForAWhile) {
+  const std::string k32 = testbed::generate("fattree 32");
+  const auto r = on_and_off(k32, ibmodel::Profile::random(11), "ibnetdiscover", "loss retry",
+                            [](ibcore::FlowLimits& l, bool on) { l.loss_retry = on ? 4 : 0; });
+  EXPECT_EQ(r[0].lost, 0u);
+  EXPECT_EQ(r[0].errors, 0u);
+  EXPECT_LE(r[0].drops, r[1].drops);
+  EXPECT_GT(r[0].flow.window_hi, 64u);
+  EXPECT_LT(r[0].time_s, 0.5 * r[1].time_s);
+}
+
 // The SM starts sending (3000 SMPs a second to every switch, 100 us each:
 // 30% of each processor) 20 ms into a walk of about 0.1 s, Q=4, D=1: the
 // levels the walk reached come back down as the round trips lengthen

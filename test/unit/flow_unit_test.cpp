@@ -431,45 +431,53 @@ TEST(FlowUnit, OnlyTheSlotsIssuedAreRead) {
 // the local round trip is timed, and answered within 1.5x its least (25 us
 // against 20) the window's top doubles, and the window grows by one a reply
 // up to it; the pools' size (MadEngine::max_outstanding) follows the top.
-// A loss brings it back to 64 for good: no local round trip is asked again.
+// A loss brings it back to 64, and the steps are asked again after 4
+// windows of replies without a loss (FlowLimits::loss_retry); with
+// loss_retry 0, never again.
 TEST(FlowUnit, WindowOpensBeyondItsFirstSizeOnLatency) {
-  Latency l(256, 64);
-  Bed& b = l.b;
-  EXPECT_EQ(b.flow.window(), 64u);
-  EXPECT_EQ(b.flow.top(), 64u);
-  l.keep_up();
-  Clock::time_point& t = l.t;
-  l.replies(62);
-  EXPECT_EQ(b.probes, 0u);
-  l.replies(1);  // (the 64th reply, the one that lifted the caps the first)
-  ASSERT_EQ(b.probes, 1u);
-  PendingMad q;
-  answer_local(b, q, t, t + microseconds(25));
-  EXPECT_EQ(b.flow.top(), 128u);
-  EXPECT_EQ(b.flow.window(), 64u);
-  EXPECT_TRUE(b.flow.stats().caps);  // (beyond the first size the caps hold)
-  l.replies(10);
-  EXPECT_EQ(b.flow.window(), 74u);
-  l.replies(54 + 128);  // (up to 128, then a window of replies at it)
-  ASSERT_EQ(b.probes, 2u);
-  answer_local(b, q, t, t + microseconds(20));
-  EXPECT_EQ(b.flow.top(), 256u);
-  l.replies(200);
-  EXPECT_EQ(b.flow.window(), 256u);
-  EXPECT_EQ(b.probes, 2u);  // (at the hard maximum: asked no more)
-  EXPECT_EQ(b.flow.stats().window_hi, 256u);
-  EXPECT_EQ(b.flow.stats().window_steps, 2u);
-  // A loss: back to the first size, for good.
-  PendingMad lost;
-  make(lost, l.paths[5]);
-  b.send(lost, t);
-  b.time_out(lost, t + milliseconds(20));
-  EXPECT_EQ(b.flow.top(), 64u);
-  EXPECT_EQ(b.flow.window(), 64u);
-  t += milliseconds(21);
-  l.replies(300);
-  EXPECT_EQ(b.flow.top(), 64u);
-  EXPECT_EQ(b.probes, 2u);
+  for (double retry : {4.0, 0.0}) {
+    SCOPED_TRACE(retry);
+    Latency l(256, 64);
+    Bed& b = l.b;
+    b.flow.limits().loss_retry = retry;
+    EXPECT_EQ(b.flow.window(), 64u);
+    EXPECT_EQ(b.flow.top(), 64u);
+    l.keep_up();
+    Clock::time_point& t = l.t;
+    l.replies(62);
+    EXPECT_EQ(b.probes, 0u);
+    l.replies(1);  // (the 64th reply, the one that lifted the caps the first)
+    ASSERT_EQ(b.probes, 1u);
+    PendingMad q;
+    answer_local(b, q, t, t + microseconds(25));
+    EXPECT_EQ(b.flow.top(), 128u);
+    EXPECT_EQ(b.flow.window(), 64u);
+    EXPECT_TRUE(b.flow.stats().caps);  // (beyond the first size the caps hold)
+    l.replies(10);
+    EXPECT_EQ(b.flow.window(), 74u);
+    l.replies(54 + 128);  // (up to 128, then a window of replies at it)
+    ASSERT_EQ(b.probes, 2u);
+    answer_local(b, q, t, t + microseconds(20));
+    EXPECT_EQ(b.flow.top(), 256u);
+    l.replies(200);
+    EXPECT_EQ(b.flow.window(), 256u);
+    EXPECT_EQ(b.probes, 2u);  // (at the hard maximum: asked no more)
+    EXPECT_EQ(b.flow.stats().window_hi, 256u);
+    EXPECT_EQ(b.flow.stats().window_steps, 2u);
+    // A loss: back to the first size.
+    PendingMad lost;
+    make(lost, l.paths[5]);
+    b.send(lost, t);
+    b.time_out(lost, t + milliseconds(20));
+    EXPECT_EQ(b.flow.top(), 64u);
+    EXPECT_EQ(b.flow.window(), 64u);
+    t += milliseconds(21);
+    l.replies(200);
+    EXPECT_EQ(b.probes, 2u);
+    l.replies(100);
+    EXPECT_EQ(b.flow.top(), 64u);
+    EXPECT_EQ(b.probes, retry > 0 ? 3u : 2u);
+  }
 }
 
 // The local round trip rose (60 us against its least of 20: a queue on the
