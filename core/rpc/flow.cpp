@@ -454,19 +454,26 @@ void FlowControl::cut_window(const PendingMad& p, Clock::time_point now) {
   if (!lim_.adaptive || p.sent_at < cut_at_) return;  // this round trip's loss already cut the window
   // (FlowLimits::window_grow: a loss ends the steps beyond the first size,
   // for good or, with loss_retry, until loss_retry_ replies more.)
-  top_stopped_ = true;
-  if (lim_.loss_retry > 0) {
-    if (!loss_retry_) loss_retry_ = std::max<uint64_t>(1, uint64_t(lim_.loss_retry * start_));
-    top_stopped_ = false;
-    top_replies_ = 0;
-    top_wait_ = loss_retry_;
-    loss_retry_ *= 2;
-  }
+  steps_again(lim_.loss_retry, loss_retry_);
   top_ = start_;
   ssthresh_ = std::clamp(cwnd_ / 2, 1.0, top_);
   cwnd_ = ssthresh_;
   cut_at_ = now;
   fs_.window_lo = std::min(fs_.window_lo, window());
+}
+
+void FlowControl::steps_again(double retry, uint64_t& next) {
+  // (FlowLimits::window_retry, loss_retry: next replies from now, retry
+  // times the first size the first time, twice as many the time after.)
+  if (retry <= 0) {
+    top_stopped_ = true;
+    return;
+  }
+  if (!next) next = std::max<uint64_t>(1, uint64_t(retry * start_));
+  top_stopped_ = false;
+  top_replies_ = 0;
+  top_wait_ = next;
+  next *= 2;
 }
 
 void FlowControl::open_window() {

@@ -557,7 +557,11 @@ private:
 
   // --- what the round trips say (flowrtt.cpp) --------------------------------
   void judge_step(const PendingMad& p, double ratio, Clock::time_point now);  // FlowLimits::delay_rise, watch_rtt
-  bool answered_by_ca(const PendingMad& p);  // FlowLimits::rtt_by_kind: p's node is a CA (learned from NodeInfo)
+  bool answered_by_ca(const PendingMad& p);
+  // The window's steps, just undone, asked again after `next` replies (set
+  // to retry x the first size the first time, doubled each time); retry
+  // <= 0: ended for good.
+  void steps_again(double retry, uint64_t& next);  // FlowLimits::rtt_by_kind: p's node is a CA (learned from NodeInfo)
   void narrow_caps(Clock::time_point now);  // FlowLimits::watch_rtt: round trips rose
   bool time_local_path();                   // Engine::send_local_probe, counted
   void measure_visits();

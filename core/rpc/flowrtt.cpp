@@ -80,17 +80,9 @@ void FlowControl::narrow_caps(Clock::time_point now) {
     top_ = start_;
     ssthresh_ = std::min(ssthresh_, top_);
     cwnd_ = std::min(cwnd_, top_);
-    if (lim_.window_retry > 0) {
-      // ... for now (FlowLimits::window_retry): asked again after more
-      // replies each time.
-      if (!top_retry_) top_retry_ = std::max<uint64_t>(1, uint64_t(lim_.window_retry * start_));
-      top_stopped_ = false;
-      top_replies_ = 0;
-      top_wait_ = top_retry_;
-      top_retry_ *= 2;
-    } else {
-      top_stopped_ = true;
-    }
+    // ... for now (FlowLimits::window_retry): asked again after more
+    // replies each time.
+    steps_again(lim_.window_retry, top_retry_);
   }
   step_at_ = now;
   step_sum_ = 0;
