@@ -84,6 +84,7 @@ public:
     tried_.push_back(at);
     IBPath p = hybrid(at, back);
     p.route_trial = true;
+    p.urgent = true;
     p.retries = 0;
     p.resp_time = 14;
     p.packet_life_time = 0;

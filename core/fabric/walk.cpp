@@ -163,7 +163,7 @@ Task<> Walk::node_description(uint32_t n, uint8_t entry) {
 // external port at once (first: the node was just found, its
 // NodeDescription follows PortInfo 0, by LID).
 Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
-  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); })) {
+  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); }, true)) {
     db_.set_port_info(n, 0, pi->bytes());
     learn_timing(routes_.dr(n), *pi);
     if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
@@ -257,7 +257,7 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
   if (opt_.max_hops && db_.node(n).dr.size() + 1 > opt_.max_hops) co_return;
   ++res_.queries;
   const size_t failures = res_.errors.size();
-  auto ni = co_await ask_dr<iba::SMPNodeInfo>(n, [&] { return routes_.via(n, p); }, 0, [&] {
+  auto ni = co_await ask_dr<iba::SMPNodeInfo>(n, [&] { return urgent(routes_.via(n, p)); }, 0, [&] {
     return "NodeInfo through port " + std::to_string(p) + " of " + node_str(n);
   });
   if (ni) probed(n, p, *ni);

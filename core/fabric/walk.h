@@ -109,7 +109,14 @@ private:
 
   // The steps they share.
   template <class T, class What>
-  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what);
+  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what, bool urgent = false);
+  // Route r, urgent (IBPath::urgent: ahead of the queries waiting where it
+  // goes) while hybrid routes may be used; without them the walk keeps
+  // the one FIFO it had before them (the test bed's MAD counts).
+  IBPath urgent(IBPath r) const {
+    r.urgent = routes_.tails_on();
+    return r;
+  }
   template <class T, class Route, class What>
   Task<std::optional<T>> ask_dr(uint32_t at, Route route, uint32_t amod, What what, IBPath* used = nullptr);
   // Before a route whose last hop leaves node at is made (Routes::holds):

@@ -111,7 +111,8 @@ void MadEngine::submit(PendingMad& p) {
     else
       issue(p);
   } else {
-    line_.push_back(p);
+    if (flow_.limits().urgent_first) line_.push(p);
+    else line_.push_back(p);
     ++queued_;
   }
 }

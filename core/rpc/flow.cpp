@@ -300,6 +300,17 @@ uint32_t FlowControl::proc_cap() const {
 
 uint64_t FlowControl::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
+  if (!urgent_at_.empty()) {
+    // An urgent MAD waits where p would count: p waits behind it.
+    if (urgent_at_.count(p.dest)) return p.dest;
+    if (!is_pm(p)) {
+      uint64_t b = 0;
+      each_proc(p, [&](uint64_t k) {
+        if (!b && urgent_at_.count(k)) b = k;
+      });
+      if (b) return b;
+    }
+  }
   const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
   if (head_held(p) && !shares_lifted()) {
@@ -368,7 +379,9 @@ void FlowControl::park(uint64_t key, PendingMad& p) {
     p.was_held = true;
     ++fs_.held;
   }
-  parked_[key].push_back(p);
+  if (!lim_.urgent_first) return parked_[key].push_back(p);
+  parked_[key].push(p);
+  if (p.path && p.path->urgent) ++urgent_at_[key];
 }
 
 void FlowControl::unpark(uint64_t key) {
@@ -378,6 +391,7 @@ void FlowControl::unpark(uint64_t key) {
   if (it == parked_.end()) return;
   const MadLine l = it->second;
   parked_.erase(it);
+  urgent_at_.erase(key);
   line_.push_front(*l.head, *l.tail);
 }
 

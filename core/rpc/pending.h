@@ -96,6 +96,21 @@ struct MadLine {
     if (!tail) tail = &last;
   }
   void push_front(PendingMad& p) { push_front(p, p); }
+  // p after the urgent MADs at the front of the line (IBPath::urgent),
+  // before the rest.
+  void push_urgent(PendingMad& p) {
+    PendingMad* at = nullptr;
+    for (PendingMad* q = head; q && q->path && q->path->urgent; q = q->next) at = q;
+    if (!at) return push_front(p);
+    p.next = at->next;
+    at->next = &p;
+    if (tail == at) tail = &p;
+  }
+  // p where it goes: push_urgent when its path says so, else push_back.
+  void push(PendingMad& p) {
+    if (p.path && p.path->urgent) push_urgent(p);
+    else push_back(p);
+  }
   PendingMad& pop_front() {
     PendingMad& p = *head;
     head = p.next;

@@ -86,6 +86,12 @@ struct IBPath {
   // a loss (it still counts against the caps while in flight: where the
   // route form works, the queues it reaches are real).
   bool route_trial = false;
+  // A MAD whose answer starts more work (the discovery walk's probes, a
+  // switch's PortInfo 0 that gives its LID, a route form's trial): the MAD
+  // engine puts it ahead of the MADs waiting for the same cap or for the
+  // window (MadLine::push_urgent), behind earlier urgent ones, and no MAD
+  // that would count where it waits goes before it (FlowControl::blocker).
+  bool urgent = false;
 
   bool is_dr() const { return !drPath.empty(); }
   unsigned hop_count() const { return drPath.empty() ? 0 : unsigned(drPath.size() - 1); }

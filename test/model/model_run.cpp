@@ -23,7 +23,7 @@
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]
-//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
@@ -167,7 +167,7 @@ int usage() {
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]\n"
-               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -235,6 +235,8 @@ int main(int argc, char** argv) {
       g_limits.window_retry = std::strtod(argv[++i], nullptr);
     } else if (a == "--window-undo" && i + 1 < argc) {
       g_limits.window_undo = std::strtod(argv[++i], nullptr);
+    } else if (a == "--urgent-first" && i + 1 < argc) {
+      g_limits.urgent_first = std::strtoul(argv[++i], nullptr, 10) != 0;
     } else if (a == "--rtt-by-kind" && i + 1 < argc) {
       g_limits.rtt_by_kind = std::strtoul(argv[++i], nullptr, 10) != 0;
     } else if (a == "--window-widening" && i + 1 < argc) {

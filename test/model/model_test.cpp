@@ -1524,6 +1524,18 @@ TEST(ModelFlowControl, StepsJudgedAgainstAnswersOfTheirKind) {
   expect_clean_and_faster(r, 0.9);
 }
 
+// FlowLimits::urgent_first (off by default; docs/real-fabrics.md, "Probes
+// first in line"): k=16 random-2 (forwarding 396 us, answers 17 us,
+// queues of 3): the walk's probes, switches' PortInfo 0 and the trials
+// ahead of the switches' other queries start each level sooner: 0.068 s
+// against 0.082 s, no drop.
+TEST(ModelFlowControl, UrgentProbesStartTheNextLevelSooner) {
+  const std::string k16 = testbed::generate("fattree 16");
+  const auto r = on_and_off(k16, ibmodel::Profile::random(2), "ibnetdiscover", "urgent first",
+                            [](ibcore::FlowLimits& l, bool on) { l.urgent_first = on; });
+  expect_clean_and_faster(r, 0.9);
+}
+
 // FlowLimits::window_widening: k=16 random-38 (slow answers, queues of
 // 18): the caps' widening, 64 round trips a step, kept the window at 64
 // for most of the walk (0.072 s).  Stepping meanwhile: 0.045 s, no drop.

@@ -309,6 +309,59 @@ TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
   EXPECT_NE(r.b.blocker(r.pi), 0u);
 }
 
+// IBPath::urgent: the line keeps urgent MADs first, in their order, and
+// the rest behind them in theirs.
+TEST(FlowUnit, UrgentMadsGoFirstInLineInTheirOrder) {
+  IBPath plain = lid(5), urgent = lid(6);
+  urgent.urgent = true;
+  MadLine line;
+  std::vector<PendingMad> m(5);
+  for (size_t i : {0, 3}) m[i].path = &plain;
+  for (size_t i : {1, 2, 4}) m[i].path = &urgent;
+  for (auto& p : m) line.push(p);
+  std::vector<PendingMad*> order;
+  while (!line.empty()) order.push_back(&line.pop_front());
+  EXPECT_EQ(order, (std::vector<PendingMad*>{&m[1], &m[2], &m[4], &m[0], &m[3]}));
+}
+
+// A probe whose directed tail leaves the switch of LID 7 needs two thirds
+// of its processor (2 of its 3 visits: smi_share, by visits), so with one
+// of the switch's own PortInfos out (a whole processor's share) it waits
+// (1 + 2/3 > 1.5), while a second PortInfo may go (the destination takes
+// node_cap of its own share).  Not urgent, the PortInfos would keep going
+// before it until none is left; urgent, it is not overtaken where it
+// waits, and once the first is answered it is first in line and fits.
+TEST(FlowUnit, AnUrgentMadIsNotOvertakenWhereItWaits) {
+  IBPath tail;
+  tail.DLID = 7;
+  tail.drSLID = 1;
+  tail.drPath = {0, 3};
+  const IBPath to7 = lid(7);
+  for (bool urgent : {false, true}) {
+    SCOPED_TRACE(urgent);
+    Bed b(64);
+    b.flow.limits().caps_from_start = true;
+    b.flow.limits().urgent_first = true;
+    b.flow.limits().head_counts = false;  // (the processor's shares alone)
+    IBPath probe_path = tail;
+    probe_path.urgent = urgent;
+    PendingMad pi1, pi2, probe;
+    make(pi1, to7);
+    make(pi2, to7);
+    make(probe, probe_path);
+    b.send(pi1, T0);
+    const uint64_t at7 = b.flow.key_of(to7, iba::mgmt::SUBN_LID_ROUTED);
+    probe.dest = b.flow.key_of(probe_path, iba::mgmt::SUBN_LID_ROUTED);
+    EXPECT_TRUE(b.flow.wait_for_cap(probe));  // (parked at the switch)
+    EXPECT_EQ(b.blocker(pi2), urgent ? at7 : 0u);
+    b.answer(pi1, T0 + microseconds(100));
+    ASSERT_FALSE(b.line.empty());
+    EXPECT_EQ(b.line.head, &probe);
+    EXPECT_EQ(b.blocker(b.line.pop_front()), 0u);
+    EXPECT_EQ(b.blocker(pi2), 0u);
+  }
+}
+
 // Four SMPs on one route: the first is still out when the second and the
 // third are answered, so it was lost (overtakes 2): retried at once and
 // counted.  Its first send's reply comes after all (late): this fabric
