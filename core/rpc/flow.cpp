@@ -311,11 +311,11 @@ uint64_t FlowControl::blocker(const PendingMad& p) const {
       if (b) return b;
     }
   }
-  const unsigned node_cap = this->node_cap(p);  // (not widened: a node's queue is its own)
+  const unsigned node_cap = room_cap(this->node_cap(p), p.dest);  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
   if (head_held(p) && !shares_lifted()) {
     const uint64_t h = head_key(*p.path);
-    if (const unsigned c = cap_of(h, false); c && count_of(to_node_, h) >= c) return h;
+    if (const unsigned c = room_cap(cap_of(h, false), h); c && count_of(to_node_, h) >= c) return h;
   }
   if (lim_.proc_start && !is_pm(p)) {
     // FlowLimits::proc_start: every processor on the way holds its level.
@@ -355,6 +355,7 @@ void FlowControl::hold(PendingMad& p, int d) {
     if (by < 0 && !parked_.empty()) unpark(k);
   };
   one(to_node_, p.dest, d);
+  if (p.path && p.path->urgent) urgent_out_ += unsigned(d);
   if (is_pm(p)) return;  // (a PMA: its node cap only)
   const uint64_t head = p.path->lid_head() ? head_key(*p.path) : 0;
   if (head && head_held(p)) one(to_node_, head, d);

@@ -273,14 +273,20 @@ struct FlowLimits {
   // in line"): the walk marks its probes, a switch's PortInfo 0 and the
   // route form's trials, whose answers start the next level's work; such
   // a MAD goes ahead of those waiting for the same cap or the window, and
-  // none that would count where it waits goes before it.  Off by default:
-  // on the random sweep the walks are 0.80-0.90x in geometric mean, but
-  // where forwarding far outlasts answering and queues hold 2-3 (k=8 and
-  // k=16 random-9, -11, -108) a switch then holds its node cap's worth of
-  // its own queries and tails when a neighbour's probe, whose destination
-  // no cap can know, arrives: drops with the SM idle in 3 runs per tool
-  // on k=8 where there were 0-1.
-  bool urgent_first = false;
+  // none that would count where it waits goes before it.  A probe needs
+  // two thirds of its switch's processor, so beside the switch's own
+  // PortInfos it waited until none was left; k=16 walks spent 36-45 % of
+  // their time before 48 MADs were in flight.  false: one FIFO.
+  bool urgent_first = true;
+  // While probes are out (urgent MADs in flight), a node not known to be
+  // a CA keeps probe_room of its node cap free (only where that leaves it
+  // 2 or more): a neighbour's probe, whose destination no cap can know
+  // before it answers, may arrive there.  With urgent_first a switch's
+  // own queries and the tails leaving it meet its neighbours' probes
+  // sooner: without the room, drops with the SM idle where forwarding far
+  // outlasts answering and queues hold 2-3 (k=8 random-9, -11, -108).
+  // 0: every node's cap is its own.
+  unsigned probe_room = 1;
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
@@ -626,6 +632,13 @@ private:
   // forwards beside its PortInfos) would else wait until none of those is
   // left.
   std::unordered_map<uint64_t, uint16_t> urgent_at_;
+  // Urgent MADs in flight (counted while the caps hold), and node key's
+  // cap with FlowLimits::probe_room kept free while there are some.
+  unsigned urgent_out_ = 0;
+  unsigned room_cap(unsigned cap, uint64_t key) const {
+    if (!lim_.probe_room || !urgent_out_ || cap < 2 + lim_.probe_room || ca_dest_.count(key)) return cap;
+    return cap - lim_.probe_room;
+  }
   bool tracking_ = false;  // the caps hold (counts kept) now
   // Least DR round trip (us) by processor visits (2h-1), and what it says.
   std::array<double, 16> rtt_min_us_;

@@ -235,6 +235,8 @@ int main(int argc, char** argv) {
       g_limits.window_retry = std::strtod(argv[++i], nullptr);
     } else if (a == "--window-undo" && i + 1 < argc) {
       g_limits.window_undo = std::strtod(argv[++i], nullptr);
+    } else if (a == "--probe-room" && i + 1 < argc) {
+      g_limits.probe_room = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--urgent-first" && i + 1 < argc) {
       g_limits.urgent_first = std::strtoul(argv[++i], nullptr, 10) != 0;
     } else if (a == "--rtt-by-kind" && i + 1 < argc) {

@@ -362,6 +362,35 @@ TEST(FlowUnit, AnUrgentMadIsNotOvertakenWhereItWaits) {
   }
 }
 
+// FlowLimits::probe_room: while a probe (an urgent MAD) is out, a node
+// keeps one of its cap of 3 free for a neighbour's probe, which no cap can
+// count: two PortInfos to the switch of LID 7 go, a third waits.  With no
+// probe out, or without the room, it goes.
+TEST(FlowUnit, ANodeKeepsRoomForProbesWhileProbesAreOut) {
+  IBPath probe_path = dr({0, 1, 2});
+  probe_path.urgent = true;
+  const IBPath to7 = lid(7);
+  for (unsigned room : {1u, 0u}) {
+    SCOPED_TRACE(room);
+    Bed b(64);
+    FlowLimits& lim = b.flow.limits();
+    lim.caps_from_start = true;
+    lim.node_cap = 3;
+    lim.node_start = 0;  // (every node at node_cap from the start)
+    lim.smi_cap = 0;     // (the node caps alone)
+    lim.probe_room = room;
+    PendingMad probe, pi[3];
+    make(probe, probe_path);
+    for (auto& p : pi) make(p, to7);
+    b.send(probe, T0);
+    b.send(pi[0], T0);
+    b.send(pi[1], T0);
+    EXPECT_EQ(b.blocker(pi[2]) != 0, room == 1);
+    b.answer(probe, T0 + microseconds(100));
+    EXPECT_EQ(b.blocker(pi[2]), 0u);
+  }
+}
+
 // Four SMPs on one route: the first is still out when the second and the
 // third are answered, so it was lost (overtakes 2): retried at once and
 // counted.  Its first send's reply comes after all (late): this fabric
