@@ -163,7 +163,7 @@ Task<> Walk::node_description(uint32_t n, uint8_t entry) {
 // external port at once (first: the node was just found, its
 // NodeDescription follows PortInfo 0, by LID).
 Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
-  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); }, true)) {
+  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); })) {
     db_.set_port_info(n, 0, pi->bytes());
     learn_timing(routes_.dr(n), *pi);
     if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);

@@ -125,6 +125,7 @@ void FlowControl::sync_caps() {
   to_node_.clear();
   at_proc_.clear();
   occ_.clear();
+  urgent_out_ = 0;
   if (on) {
     // Count what is in flight now (it went out while nothing was counted).
     for (size_t i = 0; i < slot_dest_.size(); ++i)
@@ -300,7 +301,7 @@ uint32_t FlowControl::proc_cap() const {
 
 uint64_t FlowControl::blocker(const PendingMad& p) const {
   if (!p.dest || !tracking_) return 0;
-  if (!urgent_at_.empty()) {
+  if (!urgent_at_.empty() && p.urgent_keys.empty()) {
     // An urgent MAD waits where p would count: p waits behind it.
     if (urgent_at_.count(p.dest)) return p.dest;
     if (!is_pm(p)) {
@@ -382,7 +383,19 @@ void FlowControl::park(uint64_t key, PendingMad& p) {
   }
   if (!lim_.urgent_first) return parked_[key].push_back(p);
   parked_[key].push(p);
-  if (p.path && p.path->urgent) ++urgent_at_[key];
+  if (p.path && p.path->urgent && p.urgent_keys.empty()) {
+    // Every processor it would count at is held for it, not only the one
+    // it waits for now: it may wait for another next.
+    if (is_pm(p)) p.urgent_keys.push_back(p.dest);
+    else each_proc(p, [&](uint64_t k) { p.urgent_keys.push_back(k); });
+    for (uint64_t k : p.urgent_keys) ++urgent_at_[k];
+  }
+}
+
+void FlowControl::release_urgent(PendingMad& p) {
+  for (uint64_t k : p.urgent_keys)
+    if (auto it = urgent_at_.find(k); it != urgent_at_.end() && --it->second == 0) urgent_at_.erase(it);
+  p.urgent_keys.clear();
 }
 
 void FlowControl::unpark(uint64_t key) {
@@ -392,7 +405,6 @@ void FlowControl::unpark(uint64_t key) {
   if (it == parked_.end()) return;
   const MadLine l = it->second;
   parked_.erase(it);
-  urgent_at_.erase(key);
   line_.push_front(*l.head, *l.tail);
 }
 
@@ -403,6 +415,7 @@ void FlowControl::unpark_all() {
 // --- what happens to a MAD -----------------------------------------------------------
 
 void FlowControl::issued(PendingMad& p) {
+  if (!p.urgent_keys.empty()) release_urgent(p);
   if (p.slot >= slot_dest_.size()) slot_dest_.resize(size_t(p.slot) + 1, 0);
   slot_dest_[p.slot] = p.dest;
   hold(p, +1);

@@ -270,23 +270,26 @@ struct FlowLimits {
   // steps with nothing queued.  false: one least for both.
   bool rtt_by_kind = true;
   // Urgent MADs first (IBPath::urgent; docs/real-fabrics.md, "Probes first
-  // in line"): the walk marks its probes, a switch's PortInfo 0 and the
-  // route form's trials, whose answers start the next level's work; such
-  // a MAD goes ahead of those waiting for the same cap or the window, and
-  // none that would count where it waits goes before it.  A probe needs
-  // two thirds of its switch's processor, so beside the switch's own
-  // PortInfos it waited until none was left; k=16 walks spent 36-45 % of
-  // their time before 48 MADs were in flight.  false: one FIFO.
-  bool urgent_first = true;
+  // in line"): the walk marks its probes and the route form's trials,
+  // whose answers start the next level's work; such a MAD goes ahead of
+  // those waiting for the same cap or the window, and while it waits for
+  // a cap it holds every processor it would count at: no MAD that would
+  // count there goes before it.  (A probe needs two thirds of its
+  // switch's processor, so beside the switch's own PortInfos it waited
+  // until none was left.)  Off by default, with probe_room: together the
+  // random sweep's drops fall (k=16 walk 17 -> 1 on seeds 1-100), but the
+  // fat trees' walks take 1.01-1.03x and, on the shipped sweep at S 50
+  // and 500 us, up to 11 of our SMPs meet at a switch (4-6 before), its
+  // neighbours' probes arriving together.  false: one FIFO.
+  bool urgent_first = false;
   // While probes are out (urgent MADs in flight), a node not known to be
   // a CA keeps probe_room of its node cap free (only where that leaves it
   // 2 or more): a neighbour's probe, whose destination no cap can know
-  // before it answers, may arrive there.  With urgent_first a switch's
-  // own queries and the tails leaving it meet its neighbours' probes
-  // sooner: without the room, drops with the SM idle where forwarding far
-  // outlasts answering and queues hold 2-3 (k=8 random-9, -11, -108).
-  // 0: every node's cap is its own.
-  unsigned probe_room = 1;
+  // before it answers, may arrive there.  0 (the default): every node's
+  // cap is its own.  (With urgent_first and without it: drops with the
+  // SM idle where forwarding far outlasts answering and queues hold 2-3,
+  // k=8 random-9, -11 and -108.)
+  unsigned probe_room = 0;
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
@@ -626,8 +629,9 @@ private:
   std::unordered_map<uint64_t, uint16_t> to_node_;
   std::unordered_map<uint64_t, uint32_t> at_proc_;
   std::unordered_map<uint64_t, MadLine> parked_;
-  // Keys where an urgent MAD waits (IBPath::urgent; how many): no other
-  // MAD that would count there goes before it.  A MAD that needs a larger
+  // Keys an urgent MAD waiting for a cap holds (IBPath::urgent; how many:
+  // PendingMad::urgent_keys): no other MAD that would count there goes
+  // before it.  A MAD that needs a larger
   // share of a processor than the node's own queries (a probe's two
   // forwards beside its PortInfos) would else wait until none of those is
   // left.
@@ -635,6 +639,7 @@ private:
   // Urgent MADs in flight (counted while the caps hold), and node key's
   // cap with FlowLimits::probe_room kept free while there are some.
   unsigned urgent_out_ = 0;
+  void release_urgent(PendingMad& p);  // p issued: the keys it held are free (urgent_at_)
   unsigned room_cap(unsigned cap, uint64_t key) const {
     if (!lim_.probe_room || !urgent_out_ || cap < 2 + lim_.probe_room || ca_dest_.count(key)) return cap;
     return cap - lim_.probe_room;

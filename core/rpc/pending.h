@@ -74,6 +74,10 @@ struct PendingMad {
   uint16_t overtaken = 0;
   bool was_overtaken = false;     // its send before the last was taken as lost by order
   bool tail_probe = false;        // its last send was the tail's probe: a reply to the one before completes it too
+  // An urgent MAD (IBPath::urgent) waiting for a cap: the keys it holds
+  // until it is issued, where no other MAD goes before it
+  // (FlowControl::urgent_at_).
+  std::vector<uint64_t> urgent_keys;
 };
 
 // The MADs waiting to go, in order, linked through PendingMad::next: the

@@ -330,7 +330,8 @@ TEST(FlowUnit, UrgentMadsGoFirstInLineInTheirOrder) {
 // (1 + 2/3 > 1.5), while a second PortInfo may go (the destination takes
 // node_cap of its own share).  Not urgent, the PortInfos would keep going
 // before it until none is left; urgent, it is not overtaken where it
-// waits, and once the first is answered it is first in line and fits.
+// waits (it holds every processor it would count at until it is issued),
+// and once the first is answered it is first in line and fits.
 TEST(FlowUnit, AnUrgentMadIsNotOvertakenWhereItWaits) {
   IBPath tail;
   tail.DLID = 7;
@@ -358,6 +359,7 @@ TEST(FlowUnit, AnUrgentMadIsNotOvertakenWhereItWaits) {
     ASSERT_FALSE(b.line.empty());
     EXPECT_EQ(b.line.head, &probe);
     EXPECT_EQ(b.blocker(b.line.pop_front()), 0u);
+    b.send(probe, T0 + microseconds(100));  // (issued: the switch is free for the rest)
     EXPECT_EQ(b.blocker(pi2), 0u);
   }
 }
