@@ -631,10 +631,9 @@ private:
   std::unordered_map<uint64_t, MadLine> parked_;
   // Keys an urgent MAD waiting for a cap holds (IBPath::urgent; how many:
   // PendingMad::urgent_keys): no other MAD that would count there goes
-  // before it.  A MAD that needs a larger
-  // share of a processor than the node's own queries (a probe's two
-  // forwards beside its PortInfos) would else wait until none of those is
-  // left.
+  // before it.  A MAD that needs a larger share of a processor than the
+  // node's own queries (a probe's two forwards beside its PortInfos)
+  // would else wait until none of those is left.
   std::unordered_map<uint64_t, uint16_t> urgent_at_;
   // Urgent MADs in flight (counted while the caps hold), and node key's
   // cap with FlowLimits::probe_room kept free while there are some.
