@@ -163,11 +163,14 @@ Task<> Walk::node_description(uint32_t n, uint8_t entry) {
 // external port at once (first: the node was just found, its
 // NodeDescription follows PortInfo 0, by LID).
 Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
-  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); })) {
+  // (Urgent: its LID starts the hybrid trials and the switch's own work.)
+  if (auto pi = co_await ask<iba::SMPPortInfo>(n, 0, 1, 0, [&] { return "PortInfo 0 of " + node_str(n); }, true)) {
     db_.set_port_info(n, 0, pi->bytes());
     learn_timing(routes_.dr(n), *pi);
     if (opt_.on_port_lid) opt_.on_port_lid(db_, n, 0);
-    if (auto t = routes_.trial(n, entry)) s_.spawn(trial(n, entry, std::move(*t)));
+    // Started at once: the plain routes that would go hybrid wait for its
+    // verdict, holding the scheduler's room for tasks (Scheduler::spawn_now).
+    if (auto t = routes_.trial(n, entry)) s_.spawn_now(trial(n, entry, std::move(*t)));
   }
   if (first) fork({.kind = Step::Description, .entry = entry, .node = n});
   fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});

@@ -109,7 +109,7 @@ private:
 
   // The steps they share.
   template <class T, class What>
-  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what);
+  Task<std::optional<T>> ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what, bool urgent = false);
   // Route r, urgent (IBPath::urgent: ahead of the queries waiting where it
   // goes) while hybrid routes may be used; without them the walk keeps
   // the one FIFO it had before them (the test bed's MAD counts).

@@ -15,7 +15,7 @@ namespace ibcore::walk {
 // too (and is not to be asked again), the failure goes into the result's
 // errors as what() says it, and nullopt is returned.
 template <class T, class What>
-Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what) {
+Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint32_t amod, What what, bool urgent) {
   unsigned retried = 0;
   std::vector<uint8_t> other;
   for (int stage = from;;) {
@@ -31,6 +31,7 @@ Task<std::optional<T>> Walk::ask(uint32_t n, unsigned port_hint, int from, uint3
     }
     const uint32_t tail = routes_.tail_of(*route);
     try {
+      if (urgent) route->urgent = routes_.tails_on();
       T r = co_await s_.SubnGet<T>(std::move(*route), amod);
       if (turn) release_plain();
       if (!other.empty()) routes_.keep(n, std::move(other));

@@ -270,8 +270,8 @@ struct FlowLimits {
   // steps with nothing queued.  false: one least for both.
   bool rtt_by_kind = true;
   // Urgent MADs first (IBPath::urgent; docs/real-fabrics.md, "Probes first
-  // in line"): the walk marks its probes and the route form's trials,
-  // whose answers start the next level's work; such a MAD goes ahead of
+  // in line"): the walk marks its probes, a switch's PortInfo 0 and the
+  // route form's trials, whose answers start the next level's work; such a MAD goes ahead of
   // those waiting for the same cap or the window, and while it waits for
   // a cap it holds every processor it would count at: no MAD that would
   // count there goes before it.  (A probe needs two thirds of its

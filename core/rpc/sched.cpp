@@ -34,6 +34,13 @@ void Scheduler::spawn(Task<> task) {
   pending_.push_back(std::move(task));
 }
 
+void Scheduler::spawn_now(Task<> task) {
+  if (!task.valid()) return;
+  ++live_;
+  Root r = run_root(this, std::move(task), [](Scheduler* s, std::exception_ptr e) { s->root_done(e); });
+  ready_.push_back(r.h);
+}
+
 void Scheduler::root_done(std::exception_ptr e) {
   --live_;
   if (e && !first_error_) first_error_ = e;

@@ -99,6 +99,11 @@ public:
   // not hold 50k frames mid-flight).  An exception escaping a spawned task
   // is kept; run() rethrows the first one after everything finished.
   void spawn(Task<> task);
+  // Run task concurrently, started now whatever the capacity: a task the
+  // others wait on (the discovery walk's route trials: the walk's plain
+  // routes take turns until one answers, and those waiting hold the
+  // capacity spawn() starts tasks in).
+  void spawn_now(Task<> task);
   // Drive every spawned task (and what they spawn) to completion.
   void run();
 

@@ -190,6 +190,44 @@ TEST(SchedBlocks, EventWakesEveryWaiterOnce) {
   EXPECT_EQ(order.back(), 9);
 }
 
+// spawn_now: a task the others wait on starts at once, even when the
+// tasks waiting fill the room spawn() starts tasks in (outstanding x 2 +
+// 16: 18 here).  By spawn() it would wait behind them for good: run()
+// says so.  (The discovery walk's route trials: plain routes wait for
+// their verdict.)
+TEST(SchedBlocks, SpawnNowStartsATaskTheOthersWaitOn) {
+  for (bool now : {true, false}) {
+    SCOPED_TRACE(now);
+    Fabric f;
+    Scheduler s(f.t, 1);
+    f.sched = &s;
+    Event ev;
+    int woke = 0;
+    auto waiter = [&]() -> Task<> {
+      co_await ev.wait();
+      ++woke;
+    };
+    auto setter = [&]() -> Task<> {
+      ev.set(s);
+      co_return;
+    };
+    // 17 waiters and one that starts the setter, then waits too: 18 alive.
+    for (int i = 0; i < 17; ++i) s.spawn(waiter());
+    s.spawn([&]() -> Task<> {
+      if (now) s.spawn_now(setter());
+      else s.spawn(setter());
+      co_await ev.wait();
+      ++woke;
+    }());
+    if (now) {
+      s.run();
+      EXPECT_EQ(woke, 18);
+    } else {
+      EXPECT_THROW(s.run(), Error);
+    }
+  }
+}
+
 // parallel_for: every index once, never more than `workers` at a time.
 TEST(SchedBlocks, ParallelForBoundsItsWorkers) {
   Fabric f;
