@@ -111,8 +111,7 @@ void MadEngine::submit(PendingMad& p) {
     else
       issue(p);
   } else {
-    if (flow_.limits().urgent_first) line_.push(p);
-    else line_.push_back(p);
+    flow_.queue(line_, p);
     ++queued_;
   }
 }

@@ -381,9 +381,8 @@ void FlowControl::park(uint64_t key, PendingMad& p) {
     p.was_held = true;
     ++fs_.held;
   }
-  if (!lim_.urgent_first) return parked_[key].push_back(p);
-  parked_[key].push(p);
-  if (p.path && p.path->urgent && p.urgent_keys.empty()) {
+  queue(parked_[key], p);
+  if (lim_.urgent_first && p.path && p.path->urgent && p.urgent_keys.empty()) {
     // Every processor it would count at is held for it, not only the one
     // it waits for now: it may wait for another next.
     if (is_pm(p)) p.urgent_keys.push_back(p.dest);

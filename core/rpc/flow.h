@@ -271,8 +271,9 @@ struct FlowLimits {
   bool rtt_by_kind = true;
   // Urgent MADs first (IBPath::urgent; docs/real-fabrics.md, "Probes first
   // in line"): the walk marks its probes, a switch's PortInfo 0 and the
-  // route form's trials, whose answers start the next level's work; such a MAD goes ahead of
-  // those waiting for the same cap or the window, and while it waits for
+  // route form's trials, whose answers start the next level's work; such
+  // a MAD goes ahead of those waiting for the same cap or the window (the
+  // line it waits in: queue()), and while it waits for
   // a cap it holds every processor it would count at: no MAD that would
   // count there goes before it.  (A probe needs two thirds of its
   // switch's processor, so beside the switch's own PortInfos it waited
@@ -458,6 +459,12 @@ public:
   uint64_t blocker(const PendingMad& p) const;
   // p held back by a full cap: parked with it (true), to go first in line
   // when that cap has room; false: p may go.
+  // p into line l where FlowLimits::urgent_first puts it (an urgent MAD
+  // after the urgent ones at its head), else at its end.
+  void queue(MadLine& l, PendingMad& p) const {
+    if (lim_.urgent_first) l.push(p);
+    else l.push_back(p);
+  }
   bool wait_for_cap(PendingMad& p) {
     const uint64_t b = blocker(p);
     if (b) park(b, p);
@@ -578,11 +585,11 @@ private:
 
   // --- what the round trips say (flowrtt.cpp) --------------------------------
   void judge_step(const PendingMad& p, double ratio, Clock::time_point now);  // FlowLimits::delay_rise, watch_rtt
-  bool answered_by_ca(const PendingMad& p);
+  bool answered_by_ca(const PendingMad& p);  // FlowLimits::rtt_by_kind: p's node is a CA (learned from NodeInfo)
   // The window's steps, just undone, asked again after `next` replies (set
   // to retry x the first size the first time, doubled each time); retry
   // <= 0: ended for good.
-  void steps_again(double retry, uint64_t& next);  // FlowLimits::rtt_by_kind: p's node is a CA (learned from NodeInfo)
+  void steps_again(double retry, uint64_t& next);
   void narrow_caps(Clock::time_point now);  // FlowLimits::watch_rtt: round trips rose
   bool time_local_path();                   // Engine::send_local_probe, counted
   void measure_visits();

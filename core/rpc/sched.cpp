@@ -35,7 +35,10 @@ void Scheduler::spawn(Task<> task) {
 }
 
 void Scheduler::spawn_now(Task<> task) {
-  if (!task.valid()) return;
+  if (task.valid()) start(std::move(task));
+}
+
+void Scheduler::start(Task<> task) {
   ++live_;
   Root r = run_root(this, std::move(task), [](Scheduler* s, std::exception_ptr e) { s->root_done(e); });
   ready_.push_back(r.h);
@@ -54,9 +57,7 @@ void Scheduler::start_pending() {
   while (!pending_.empty() && live_ < cap) {
     Task<> t = std::move(pending_.front());
     pending_.pop_front();
-    ++live_;
-    Root r = run_root(this, std::move(t), [](Scheduler* s, std::exception_ptr e) { s->root_done(e); });
-    ready_.push_back(r.h);
+    start(std::move(t));
   }
 }
 

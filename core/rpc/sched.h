@@ -134,6 +134,7 @@ public:
 
 private:
   void start_pending();
+  void start(Task<> task);  // task running now, counted alive
 
   MadEngine eng_;
   std::deque<Task<>> pending_;

@@ -87,10 +87,11 @@ struct IBPath {
   // route form works, the queues it reaches are real).
   bool route_trial = false;
   // A MAD whose answer starts more work (the discovery walk's probes, a
-  // switch's PortInfo 0, a route form's trial): with FlowLimits::urgent_first the MAD engine puts
-  // it ahead of the MADs waiting for the same cap or for the window
-  // (MadLine::push_urgent), behind earlier urgent ones, and no MAD that
-  // would count where it waits goes before it (FlowControl::blocker).
+  // switch's PortInfo 0, a route form's trial): with
+  // FlowLimits::urgent_first the MAD engine puts it ahead of the MADs
+  // waiting for the same cap or for the window (MadLine::push_urgent),
+  // behind earlier urgent ones, and no MAD that would count where it
+  // waits goes before it (FlowControl::blocker).
   bool urgent = false;
 
   bool is_dr() const { return !drPath.empty(); }
