@@ -414,6 +414,7 @@ void FlowControl::unpark_all() {
 // --- what happens to a MAD -----------------------------------------------------------
 
 void FlowControl::issued(PendingMad& p) {
+  p.step = 0;
   if (!p.urgent_keys.empty()) release_urgent(p);
   if (p.slot >= slot_dest_.size()) slot_dest_.resize(size_t(p.slot) + 1, 0);
   slot_dest_[p.slot] = p.dest;
@@ -589,7 +590,7 @@ void FlowControl::raise_caps(const PendingMad& p, bool smp, Clock::time_point no
   if (smp && p.path->smi_forwards()) ++(p.path->lid_head() ? tail_replies_ : dr_replies_);
   if (smp && ++smp_replies_ >= lim_.start_replies && !lim_.caps_from_start && !lost_smp_ && tracking_) {
     if (delay_paced()) {
-      if (step_at_ == Clock::time_point{}) step_at_ = now;  // the first step's baseline: scale 1
+      if (step_at_ == Clock::time_point{}) new_step(now);  // the first step's baseline: scale 1
     } else if (lim_.grow > 1)
       grow_caps(now);
     else

@@ -158,6 +158,14 @@ struct FlowLimits {
   double delay_rise = 0.1;
   unsigned delay_samples = 64;
   double delay_grow = 1.25;
+  // A step is judged on the first delay_samples SMPs sent after it, once
+  // every one of them has ended (those lost or sent again judge nothing),
+  // not on the first delay_samples answered: an SMP that queues answers
+  // after those that did not, after the step was judged without it, so a
+  // queue at one processor (the first switch's, which the walk's reads of
+  // its own hosts pass twice) never showed in any step.  false: the
+  // first answered (as before).
+  bool step_whole = true;
   // Local round trips timed (one after the other) before a step is undone
   // (0: none; every step whose round trips rose is undone).
   unsigned local_probes = 3;
@@ -282,7 +290,7 @@ struct FlowLimits {
   // fat trees' walks take 1.01-1.03x and, on the shipped sweep at S 50
   // and 500 us, up to 11 of our SMPs meet at a switch (4-6 before), its
   // neighbours' probes arriving together.  false: one FIFO.
-  bool urgent_first = false;
+  bool urgent_first = true;
   // While probes are out (urgent MADs in flight), a node not known to be
   // a CA keeps probe_room of its node cap free (only where that leaves it
   // 2 or more): a neighbour's probe, whose destination no cap can know
@@ -290,7 +298,7 @@ struct FlowLimits {
   // cap is its own.  (With urgent_first and without it: drops with the
   // SM idle where forwarding far outlasts answering and queues hold 2-3,
   // k=8 random-9, -11 and -108.)
-  unsigned probe_room = 0;
+  unsigned probe_room = 1;
   // With caps_from_start: the time per processor visit (us) under which
   // the caps are lifted until an SMP is lost (0, the default: never).
   double min_visit_us = 0;
@@ -477,7 +485,13 @@ public:
   void sending(PendingMad& p);
   // p left its slot (answered, failed, or lost and back in line): counted
   // out of the caps; what waited for them goes first in line.
-  void released(PendingMad& p) { hold(p, -1); }
+  void released(PendingMad& p) {
+    hold(p, -1);
+    if (p.step) {  // (FlowLimits::step_whole: one of the step's ended)
+      if (p.step == step_gen_) ++step_ended_;
+      p.step = 0;
+    }
+  }
   // p was answered (reply: the MAD's first 256 bytes) at now: the round
   // trips, the window, the caps' rise; the MADs sent before p on its route
   // and still out were overtaken (Engine::retry for those lost by order).
@@ -670,6 +684,11 @@ private:
   Clock::time_point step_at_{};
   double step_sum_ = 0;
   unsigned step_n_ = 0;
+  // FlowLimits::step_whole: the step's number (PendingMad::step of those
+  // it judges), how many it took and how many of those ended.
+  uint32_t step_gen_ = 0;
+  unsigned step_tagged_ = 0, step_ended_ = 0;
+  void new_step(Clock::time_point now);
   double base_delay_ = 0;
   bool grow_stopped_ = false;
   // ... and the local port's round trip that judges a step (its least,

@@ -36,12 +36,24 @@ void FlowControl::judge_step(const PendingMad& p, double ratio, Clock::time_poin
   const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
   if (!widening && !watching) return;
   if (probe_out_) return;  // the step before is being judged (a local round trip is out)
-  step_sum_ += ratio;
-  if (++step_n_ < std::max(1u, lim_.delay_samples)) return;
+  const unsigned samples = std::max(1u, lim_.delay_samples);
+  if (lim_.step_whole) {
+    // The step's own SMPs only, judged once each of them ended: at the
+    // last one's answer (released() counts it after), or at the next
+    // answer when the last ended unanswered.
+    if (step_tagged_ < samples || step_ended_ < step_tagged_) {
+      if (p.step != step_gen_) return;
+      step_sum_ += ratio;
+      ++step_n_;
+      if (step_tagged_ < samples || step_ended_ + 1 < step_tagged_) return;
+    }
+    if (!step_n_) return new_step(now);
+  } else {
+    step_sum_ += ratio;
+    if (++step_n_ < samples) return;
+  }
   const double mean = step_sum_ / step_n_;
-  step_sum_ = 0;
-  step_n_ = 0;
-  step_at_ = now;
+  new_step(now);
   // (Beyond the window's first size, where hybrid routes lead, a rise of
   // window_undo: its steps.)
   const double rise = watching && top_ > start_ && tails_lead() ? lim_.window_undo : lim_.delay_rise;
@@ -65,6 +77,14 @@ void FlowControl::judge_step(const PendingMad& p, double ratio, Clock::time_poin
   if (widening) widen_caps(lim_.delay_grow);
 }
 
+void FlowControl::new_step(Clock::time_point now) {
+  step_at_ = now;
+  step_sum_ = 0;
+  step_n_ = 0;
+  if (++step_gen_ == 0) step_gen_ = 1;  // (0: no step)
+  step_tagged_ = step_ended_ = 0;
+}
+
 void FlowControl::narrow_caps(Clock::time_point now) {
   // The round trips rose, and not on the host's side: lifted caps hold
   // again at their first size and are widened afresh (judged against the
@@ -84,9 +104,7 @@ void FlowControl::narrow_caps(Clock::time_point now) {
     // replies each time.
     steps_again(lim_.window_retry, top_retry_);
   }
-  step_at_ = now;
-  step_sum_ = 0;
-  step_n_ = 0;
+  new_step(now);
   if (for_window && grow_stopped_) {
     // The window stepped while the caps held where their widening had
     // stopped (FlowLimits::window_held): they stay as they were, not
@@ -172,9 +190,7 @@ void FlowControl::local_probe_done(const PendingMad& q, Clock::time_point now) {
     return;
   }
   // The host's queue: the step stands, and the next is judged afresh.
-  step_at_ = now;
-  step_sum_ = 0;
-  step_n_ = 0;
+  new_step(now);
   widen_caps(lim_.delay_grow);
 }
 

@@ -57,6 +57,7 @@ struct PendingMad {
   uint64_t dest = 0;
   uint16_t dest_load = 0;         // ours in flight to dest when it was issued, itself included (0: not counted)
   uint16_t head_load = 0;         // ... and at a hybrid route's head (FlowLimits::head_counts; 0: not counted)
+  uint32_t step = 0;              // the widening's step that judges its round trip (FlowLimits::step_whole; 0: none)
   uint32_t w_dest = 0, w_hop = 0; // its processor shares when it was counted in (FlowControl::hold)
   bool adaptive_timeout = false;
   uint16_t sends = 0;

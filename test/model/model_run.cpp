@@ -23,7 +23,7 @@
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]
-//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
+//             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
@@ -76,7 +76,9 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   else if (g_outstanding)
     f.port().settings().outstanding = int(g_outstanding);
   f.hybrid_routes() = g_hybrid;
-  return ibmodel::run_tool(tool, f, &g_limits);
+  ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
+  ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
+  return r;
 }
 
 // One line of the summary: a run and its reference's.
@@ -167,7 +169,7 @@ int usage() {
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]\n"
-               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
+               "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
                "  tools: ibnetdiscover iblinkinfo ibqueryerrors dump_fts exporter\n");
@@ -237,6 +239,8 @@ int main(int argc, char** argv) {
       g_limits.window_undo = std::strtod(argv[++i], nullptr);
     } else if (a == "--probe-room" && i + 1 < argc) {
       g_limits.probe_room = unsigned(std::strtoul(argv[++i], nullptr, 10));
+    } else if (a == "--step-whole" && i + 1 < argc) {
+      g_limits.step_whole = std::atoi(argv[++i]) != 0;
     } else if (a == "--urgent-first" && i + 1 < argc) {
       g_limits.urgent_first = std::strtoul(argv[++i], nullptr, 10) != 0;
     } else if (a == "--rtt-by-kind" && i + 1 < argc) {
@@ -289,8 +293,9 @@ int main(int argc, char** argv) {
   if (fabrics.empty()) fabrics = {{"irregular", "irregular"}, {"k8", "fattree 8"}};
   if (tools.empty()) tools = ibmodel::tool_names();
   // The library's diagnostics (a discovery's warnings) are not the bench's
-  // output.
-  ibcore::log::set_verbosity(0);
+  // output; MODEL_VERBOSE=N shows them (N=1: each run's flow summary).
+  const char* verbose = std::getenv("MODEL_VERBOSE");
+  ibcore::log::set_verbosity(verbose ? std::atoi(verbose) : 0);
   try {
     std::printf("# ref_s: the same tool in the same model with the reference's strategy: directed route only, "
                 "2 MADs in flight, 1000 ms timeout, 3 retries\n");

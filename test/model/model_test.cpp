@@ -618,7 +618,7 @@ TEST(FabricModel, IdealToolCountsEqualTheTestBeds) {
 // the flow control's local round trips: hybrid routes' longer LID-routed
 // parts read as a step's round trips rising.  With hybrid routes the walk
 // takes its steps round robin over the switches, which probes some links
-// from both ends at once: 76 here, below 0.1%.)
+// from both ends at once: 76 here, 86 since probes go first, about 0.1%.)
 TEST(FabricModel, IdealFatTree32DiscoveryCount) {
   for (bool hybrid : {true, false}) {
     ibmodel::Fabric f(testbed::fattree(32), ibmodel::Profile::ideal());
@@ -627,7 +627,7 @@ TEST(FabricModel, IdealFatTree32DiscoveryCount) {
     EXPECT_EQ(r.nodes, 9472u);
     if (hybrid) {
       EXPECT_GE(r.mads, 85761u + r.flow.probes);
-      EXPECT_LE(r.mads, 85761u + r.flow.probes + 85u);
+      EXPECT_LE(r.mads, 85761u + r.flow.probes + 100u);
     } else {
       EXPECT_EQ(r.mads, 85761u + r.flow.probes);
     }
@@ -1269,12 +1269,24 @@ struct LevelRun {
   ibmodel::ToolResult r;
   double ref_s = 0;
 };
+// The flow control as it was before probes went first (urgent_first,
+// probe_room) and steps were judged on all their SMPs (step_whole), all
+// three on since 2026-11-29's fourth session.  The tests of the mechanisms
+// found before show them on the cases they were found on, as they were
+// then: with the three on, several of those cases no longer arise
+// (docs/real-fabrics.md, "Steps judged on all their SMPs").
+void before_urgent(ibcore::FlowLimits& l) {
+  l.urgent_first = false;
+  l.probe_room = 0;
+  l.step_whole = false;
+}
 LevelRun level_run(const std::string& net, const ibmodel::Profile& p, unsigned proc_start, double sm_from_s = -1,
                    double proc_fall = ibcore::FlowLimits().proc_fall) {
   LevelRun x;
   ibmodel::Fabric f(net, p);
   if (sm_from_s >= 0) f.set_sm_from(sm_from_s);
   ibcore::FlowLimits lim;
+  before_urgent(lim);
   lim.proc_start = proc_start;
   lim.proc_fall = proc_fall;
   x.r = ibmodel::run_tool("ibnetdiscover", f, &lim);
@@ -1421,7 +1433,10 @@ TEST(ModelFlowControl, HybridHeadsHoldTheirTails) {
     ibmodel::Profile p = slow_sma(1, 1, slow_answer ? 400 : 10);
     p.hca_service_us = p.sma_service_us;
     p.smi_forward_us = slow_answer ? 5 : 400;
-    const auto r = on_and_off(k8, p, "ibnetdiscover", "heads", [](ibcore::FlowLimits& l, bool on) { l.head_counts = on; });
+    const auto r = on_and_off(k8, p, "ibnetdiscover", "heads", [](ibcore::FlowLimits& l, bool on) {
+      before_urgent(l);
+      l.head_counts = on;
+    });
     EXPECT_EQ(r[0].errors, 0u);
     EXPECT_EQ(r[0].lost, 0u);
     EXPECT_LE(2 * r[0].drops, r[1].drops);
@@ -1443,6 +1458,7 @@ TEST(ModelFlowControl, WindowOpensWhileTheCapsHold) {
   p.hop_latency_us = 0.3;
   const auto r = on_and_off(k32, p, "ibnetdiscover", "window held", [](ibcore::FlowLimits& l, bool on) {
     steps_as_before(l);
+    before_urgent(l);
     l.window_held = on;
   });
   EXPECT_EQ(r[1].flow.window_hi, 64u);
@@ -1463,6 +1479,7 @@ TEST(ModelFlowControl, WindowStepsAreAskedAgainAfterARise) {
   const auto r = on_and_off(k32, ibmodel::Profile::ideal(), "ibnetdiscover", "window retry",
                             [](ibcore::FlowLimits& l, bool on) {
                               steps_as_before(l);
+                              before_urgent(l);
                               l.window_retry = on ? 4 : 0;
                             });
   EXPECT_GE(r[0].flow.caps_back, 1u);
@@ -1482,6 +1499,7 @@ TEST(ModelFlowControl, CapsStayWhenTheWindowsStepIsUndone) {
   const auto r = on_and_off(k16, ibmodel::Profile::random(48), "dump_fts", "window held",
                             [](ibcore::FlowLimits& l, bool on) {
                               steps_as_before(l);
+                              before_urgent(l);
                               l.window_held = on;
                             });
   EXPECT_GT(r[0].flow.window_hi, 64u);
@@ -1524,19 +1542,19 @@ TEST(ModelFlowControl, StepsJudgedAgainstAnswersOfTheirKind) {
   expect_clean_and_faster(r, 0.9);
 }
 
-// FlowLimits::urgent_first and probe_room (both off by default;
-// docs/real-fabrics.md, "Probes first in line"): k=8 random-34's dump_fts
-// (switch queues of 2, forwarding 95 us against answers of 7.5 us) lost
-// 10 SMPs in table-read and probe bursts that met switches holding probe
-// tails on their way back, and waited out a 20 ms timeout (0.030 s).
-// With the probes first where they wait and a switch's cap keeping room
-// for a neighbour's probe while probes are out: 0.011 s, no drop.  On
-// k=16 random-34 the walk lost 10 and takes 0.034 s; with both, none,
-// 0.023 s.
+// FlowLimits::urgent_first, probe_room and step_whole (on by default
+// since 2026-11-29's fourth session; docs/real-fabrics.md, "Probes first
+// in line" and "Steps judged on all their SMPs"): k=8 random-34's
+// dump_fts (switch queues of 2, forwarding 95 us against answers of
+// 7.5 us) lost 10 SMPs in table-read and probe bursts that met switches
+// holding probe tails on their way back, and waited out a 20 ms timeout
+// (0.030 s).  With the probes first where they wait, a switch's cap
+// keeping room for a neighbour's probe while probes are out and the caps'
+// steps judged on all their SMPs: 0.0087 s, no drop.  On k=16 random-34
+// the walk lost 10 and took 0.034 s; now none, 0.018 s.
 TEST(ModelFlowControl, ProbesFirstWithRoomForTheirArrival) {
   auto both = [](ibcore::FlowLimits& l, bool on) {
-    l.urgent_first = on;
-    l.probe_room = on;
+    if (!on) before_urgent(l);
   };
   const auto r = on_and_off(testbed::generate("fattree 8"), ibmodel::Profile::random(34), "dump_fts", "urgent first", both);
   EXPECT_GT(r[1].drops, 0u);
@@ -1556,6 +1574,7 @@ TEST(ModelFlowControl, WindowStepsWhileTheCapsWiden) {
   const auto r = on_and_off(k16, ibmodel::Profile::random(38), "ibnetdiscover", "window widening",
                             [](ibcore::FlowLimits& l, bool on) {
                               before_kinds(l);
+                              before_urgent(l);
                               l.window_widening = on;
                             });
   EXPECT_GT(r[0].flow.window_steps, r[1].flow.window_steps);
@@ -1591,7 +1610,10 @@ TEST(ModelFlowControl, TablesSpreadOverMoreSwitchesAsTheWindowOpens) { expect_cl
 TEST(ModelFlowControl, AStalledTailIsSentAgainBeforeItsTimeout) {
   const std::string irr = testbed::generate("irregular");
   const auto r = on_and_off(irr, ibmodel::Profile::random(965), "ibnetdiscover", "tail probe",
-                            [](ibcore::FlowLimits& l, bool on) { l.tail_probe = on ? 2 : 0; });
+                            [](ibcore::FlowLimits& l, bool on) {
+                              before_urgent(l);
+                              l.tail_probe = on ? 2 : 0;
+                            });
   EXPECT_GE(r[0].flow.tail_probes, 1u);
   EXPECT_EQ(r[0].lost, 0u);
   EXPECT_EQ(r[0].errors, 0u);
@@ -1611,7 +1633,10 @@ TEST(ModelFlowControl, AStalledTailIsSentAgainBeforeItsTimeout) {
 TEST(ModelFlowControl, ALossEndsTheWindowStepsOnlyForAWhile) {
   const std::string k32 = testbed::generate("fattree 32");
   const auto r = on_and_off(k32, ibmodel::Profile::random(11), "ibnetdiscover", "loss retry",
-                            [](ibcore::FlowLimits& l, bool on) { l.loss_retry = on ? 4 : 0; });
+                            [](ibcore::FlowLimits& l, bool on) {
+                              before_urgent(l);
+                              l.loss_retry = on ? 4 : 0;
+                            });
   EXPECT_EQ(r[0].lost, 0u);
   EXPECT_EQ(r[0].errors, 0u);
   EXPECT_LE(r[0].drops, r[1].drops);
