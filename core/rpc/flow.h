@@ -11,6 +11,7 @@
 // clock; measured on the fabric model (docs/real-fabrics.md).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -285,17 +286,15 @@ struct FlowLimits {
   // a cap it holds every processor it would count at: no MAD that would
   // count there goes before it.  (A probe needs two thirds of its
   // switch's processor, so beside the switch's own PortInfos it waited
-  // until none was left.)  Off by default, with probe_room: together the
-  // random sweep's drops fall (k=16 walk 17 -> 1 on seeds 1-100), but the
-  // fat trees' walks take 1.01-1.03x and, on the shipped sweep at S 50
-  // and 500 us, up to 11 of our SMPs meet at a switch (4-6 before), its
-  // neighbours' probes arriving together.  false: one FIFO.
+  // until none was left.)  With probe_room and step_whole, the random
+  // sweep's tools take 0.81-0.94x and drop less (docs/real-fabrics.md,
+  // "Steps judged on all their SMPs").  false: one FIFO.
   bool urgent_first = true;
   // While probes are out (urgent MADs in flight), a node not known to be
   // a CA keeps probe_room of its node cap free (only where that leaves it
   // 2 or more): a neighbour's probe, whose destination no cap can know
-  // before it answers, may arrive there.  0 (the default): every node's
-  // cap is its own.  (With urgent_first and without it: drops with the
+  // before it answers, may arrive there.  0: every node's cap is its
+  // own (2: more drops on k=8 and k=16).  (With urgent_first and without it: drops with the
   // SM idle where forwarding far outlasts answering and queues hold 2-3,
   // k=8 random-9, -11 and -108.)
   unsigned probe_room = 1;
@@ -465,14 +464,14 @@ public:
   void sync_caps();
   // The key of a full cap p needs (0: p fits them now).
   uint64_t blocker(const PendingMad& p) const;
-  // p held back by a full cap: parked with it (true), to go first in line
-  // when that cap has room; false: p may go.
   // p into line l where FlowLimits::urgent_first puts it (an urgent MAD
   // after the urgent ones at its head), else at its end.
   void queue(MadLine& l, PendingMad& p) const {
     if (lim_.urgent_first) l.push(p);
     else l.push_back(p);
   }
+  // p held back by a full cap: parked with it (true), to go first in line
+  // when that cap has room; false: p may go.
   bool wait_for_cap(PendingMad& p) {
     const uint64_t b = blocker(p);
     if (b) park(b, p);
@@ -689,6 +688,7 @@ private:
   uint32_t step_gen_ = 0;
   unsigned step_tagged_ = 0, step_ended_ = 0;
   void new_step(Clock::time_point now);
+  unsigned step_samples() const { return std::max(1u, lim_.delay_samples); }  // SMPs a step is judged on
   double base_delay_ = 0;
   bool grow_stopped_ = false;
   // ... and the local port's round trip that judges a step (its least,

@@ -36,7 +36,7 @@ void FlowControl::judge_step(const PendingMad& p, double ratio, Clock::time_poin
   const bool watching = lim_.watch_rtt && !widening && !lost_smp_ && (!tracking_ || scale_ > 1);
   if (!widening && !watching) return;
   if (probe_out_) return;  // the step before is being judged (a local round trip is out)
-  const unsigned samples = std::max(1u, lim_.delay_samples);
+  const unsigned samples = step_samples();
   if (lim_.step_whole) {
     // The step's own SMPs only, judged once each of them ended: at the
     // last one's answer (released() counts it after), or at the next

@@ -84,8 +84,9 @@ bool same_route(const IBPath& a, const IBPath& b) {
 void FlowControl::sending(PendingMad& p) {
   // FlowLimits::step_whole: the step's round trips are those of the first
   // delay_samples directed-route SMPs sent after it (sent once: Karn).
-  if (lim_.step_whole && step_gen_ && p.sends == 1 && step_tagged_ < std::max(1u, lim_.delay_samples) && p.dest &&
-      p.path->is_dr() && !is_pm(p) && is_smp(class_of(p.req.data()))) {
+  // (As on_reply and time_smp take an SMP: a destination, not a PMA's.)
+  if (lim_.step_whole && step_gen_ && p.sends == 1 && step_tagged_ < step_samples() && p.dest && !is_pm(p) &&
+      p.path->is_dr()) {
     p.step = step_gen_;
     ++step_tagged_;
   }

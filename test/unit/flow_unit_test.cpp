@@ -596,6 +596,35 @@ TEST(FlowUnit, WindowStaysWhenTheLocalRoundTripRises) {
   EXPECT_EQ(o.b.flow.top(), 64u);
 }
 
+namespace {
+// A bed whose caps' widening goes by steps of `samples` round trips from
+// the first reply (start_replies 1), doubling the caps each (delay_grow
+// 2); a rise stops it without a local round trip (local_probes 0).  Its
+// SMPs go to nodes of their own two hops away.
+struct Steps {
+  Bed b{64};
+  std::vector<IBPath> paths;
+  std::vector<PendingMad> m{16};
+
+  Steps(unsigned samples, bool whole) {
+    FlowLimits& lim = b.flow.limits();
+    lim.start_replies = 1;
+    lim.delay_samples = samples;
+    lim.delay_grow = 2;
+    lim.local_probes = 0;
+    lim.step_whole = whole;
+    paths.reserve(m.size());  // (each MAD points at its own path)
+  }
+  // m[i] sent at `at`.
+  void smp(size_t i, Clock::time_point at) {
+    paths.push_back(dr({0, 1, uint8_t(2 + i)}));
+    make(m[i], paths.back());
+    b.send(m[i], at);
+  }
+  double scale() const { return b.flow.stats().scale; }
+};
+}  // namespace
+
 // FlowLimits::step_whole: a step of the caps' widening (4 round trips,
 // each as a ratio to the least of its route length, 20 us) is judged on
 // the first 4 SMPs sent after it, once all 4 ended.  The first step's 4
@@ -607,64 +636,36 @@ TEST(FlowUnit, WindowStaysWhenTheLocalRoundTripRises) {
 TEST(FlowUnit, AStepIsJudgedOnEverySmpItSent) {
   for (bool whole : {false, true}) {
     SCOPED_TRACE(whole);
-    Bed b(64);
-    FlowLimits& lim = b.flow.limits();
-    lim.start_replies = 1;
-    lim.delay_samples = 4;
-    lim.delay_grow = 2;
-    lim.local_probes = 0;  // (a rise is a switch's queue: no local round trip asked)
-    lim.step_whole = whole;
-    std::vector<IBPath> paths;
-    paths.reserve(16);
-    std::vector<PendingMad> m(16);
-    auto smp = [&](size_t i, Clock::time_point at) {
-      paths.push_back(dr({0, 1, uint8_t(2 + i)}));  // (a node of its own two hops away)
-      make(m[i], paths.back());
-      b.send(m[i], at);
-    };
-    smp(0, T0);
-    b.answer(m[0], T0 + microseconds(20));  // (the least; the first step begins)
-    for (size_t i = 1; i <= 4; ++i) smp(i, T0 + microseconds(30));
-    for (size_t i = 1; i <= 4; ++i) b.answer(m[i], T0 + microseconds(50));
-    EXPECT_EQ(b.flow.stats().scale, 2);
-    for (size_t i = 5; i <= 8; ++i) smp(i, T0 + microseconds(60));
-    for (size_t i = 5; i <= 7; ++i) b.answer(m[i], T0 + microseconds(80));
-    smp(9, T0 + microseconds(85));
-    b.answer(m[9], T0 + microseconds(105));
-    b.answer(m[8], T0 + microseconds(140));
-    EXPECT_EQ(b.flow.stats().scale, whole ? 1 : 4);
+    Steps t(4, whole);
+    t.smp(0, T0);
+    t.b.answer(t.m[0], T0 + microseconds(20));  // (the least; the first step begins)
+    for (size_t i = 1; i <= 4; ++i) t.smp(i, T0 + microseconds(30));
+    for (size_t i = 1; i <= 4; ++i) t.b.answer(t.m[i], T0 + microseconds(50));
+    EXPECT_EQ(t.scale(), 2);
+    for (size_t i = 5; i <= 8; ++i) t.smp(i, T0 + microseconds(60));
+    for (size_t i = 5; i <= 7; ++i) t.b.answer(t.m[i], T0 + microseconds(80));
+    t.smp(9, T0 + microseconds(85));
+    t.b.answer(t.m[9], T0 + microseconds(105));
+    t.b.answer(t.m[8], T0 + microseconds(140));
+    EXPECT_EQ(t.scale(), whole ? 1 : 4);
   }
 }
 
 // ... and a step whose last SMP ended unanswered (sent again: its round
 // trip judges nothing) is judged at the next answer, on the others.
 TEST(FlowUnit, AStepWhoseLastSmpIsLostIsJudgedOnTheOthers) {
-  Bed b(64);
-  FlowLimits& lim = b.flow.limits();
-  lim.start_replies = 1;
-  lim.delay_samples = 2;
-  lim.delay_grow = 2;
-  lim.local_probes = 0;
-  lim.step_whole = true;
-  lim.loss_retry = 0;
-  std::vector<IBPath> paths;
-  paths.reserve(16);
-  std::vector<PendingMad> m(16);
-  auto smp = [&](size_t i, Clock::time_point at) {
-    paths.push_back(dr({0, 1, uint8_t(2 + i)}));
-    make(m[i], paths.back());
-    b.send(m[i], at);
-  };
-  smp(0, T0);
-  b.answer(m[0], T0 + microseconds(20));
-  smp(1, T0 + microseconds(30));
-  smp(2, T0 + microseconds(30));
-  b.answer(m[1], T0 + microseconds(50));
-  EXPECT_EQ(b.flow.stats().scale, 1);  // (one of two ended)
-  b.out(m[2]);                         // (ended unanswered: a resend's answer is not timed)
-  smp(3, T0 + microseconds(55));       // (after the step's two: not its)
-  b.answer(m[3], T0 + microseconds(75));
-  EXPECT_EQ(b.flow.stats().scale, 2);  // (judged on m[1] alone: no rise)
+  Steps t(2, true);
+  t.b.flow.limits().loss_retry = 0;
+  t.smp(0, T0);
+  t.b.answer(t.m[0], T0 + microseconds(20));
+  t.smp(1, T0 + microseconds(30));
+  t.smp(2, T0 + microseconds(30));
+  t.b.answer(t.m[1], T0 + microseconds(50));
+  EXPECT_EQ(t.scale(), 1);         // (one of two ended)
+  t.b.out(t.m[2]);                 // (ended unanswered: a resend's answer is not timed)
+  t.smp(3, T0 + microseconds(55));  // (after the step's two: not its)
+  t.b.answer(t.m[3], T0 + microseconds(75));
+  EXPECT_EQ(t.scale(), 2);  // (judged on m[1] alone: no rise)
 }
 
 }  // namespace flowunit
