@@ -1887,28 +1887,60 @@ Fabric::Demand Fabric::demand() const {
 }
 
 namespace {
-// The busiest resource's time (us) for demand d: a node's processor (its SMI
-// visits, or with unavoidable only 2 per probe of its ports, and its SMA's
-// answers; its PMA's too under pma_on_mp) over the share the SM leaves it,
-// its PMA, the SA, the host's server.
+// Node i's own time (us) for demand d: its processor's (its SMI visits, or
+// with unavoidable only 2 per probe of its ports, and its SMA's answers;
+// its PMA's too under pma_on_mp) over the share the SM leaves it, or its
+// PMA's, whichever is longer.
+double node_work_us(const Fabric::Impl& f, const Fabric::Demand& d, size_t i, bool unavoidable) {
+  const Profile& p = f.prof;
+  const Node& x = f.nodes[i];
+  const double forwards = unavoidable ? 2.0 * double(i < d.probes.size() ? d.probes[i] : 0) : double(d.smi[i]);
+  double mp =
+      (forwards * p.smi_forward_us + double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) * x.slow;
+  double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
+  if (p.pma_on_mp) mp += pma, pma = 0;
+  // The SM's share of a switch's processor (its SMPs are answers).
+  const double rho = x.sw ? p.sm_smps_per_s * p.sma_service_us * x.slow * 1e-6 : 0;
+  if (mp > 0) mp = rho < 1 ? mp / (1 - rho) : std::numeric_limits<double>::infinity();
+  return std::max(mp, pma);
+}
+
+// The busiest resource's time (us) for demand d: a node's (node_work_us),
+// the SA, the host's server.
 double busiest_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable) {
   const Profile& p = f.prof;
   double best_us = 0;
-  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
-    const Node& x = f.nodes[i];
-    const double forwards = unavoidable ? 2.0 * double(i < d.probes.size() ? d.probes[i] : 0) : double(d.smi[i]);
-    double mp = (forwards * p.smi_forward_us + double(d.sma[i]) * (x.sw ? p.sma_service_us : p.hca_service_us)) *
-                x.slow;
-    double pma = double(d.pma[i]) * p.pma_service_us * x.slow;
-    if (p.pma_on_mp) mp += pma, pma = 0;
-    // The SM's share of a switch's processor (its SMPs are answers).
-    const double rho = x.sw ? p.sm_smps_per_s * p.sma_service_us * x.slow * 1e-6 : 0;
-    if (mp > 0) mp = rho < 1 ? mp / (1 - rho) : std::numeric_limits<double>::infinity();
-    best_us = std::max({best_us, mp, pma});
-  }
+  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i)
+    best_us = std::max(best_us, node_work_us(f, d, i, unavoidable));
   best_us = std::max(best_us, double(d.sa_requests) * p.sa_service_us +
                                   double(d.sa_tables) * p.sa_record_us * double(f.max_lid));
   return std::max(best_us, double(d.host) * p.host_service_us);
+}
+
+// A node's own time cannot start before the node is reached (us): a node
+// h hops away gets its first MAD no sooner than the round trips to depths
+// 1 .. h-1 (rt: the route form's, critical_path_s's reasoning) and its
+// way there; its last answer comes back its way later.  The largest over
+// the nodes of that path plus node_work_us: a slow CA at the deepest
+// level answers all of its queries after the walk reached it, where the
+// critical path charges it one answer at the fastest SMA's pace and the
+// busiest term none of the way.
+template <class Rt>
+double reached_work_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable, unsigned depth, Rt rt_s) {
+  const Profile& p = f.prof;
+  std::vector<double> before(depth + 2, 0.0);  // before[h]: the round trips to depths 1 .. h-1, us
+  for (unsigned h = 2; h <= depth + 1; ++h) before[h] = before[h - 1] + rt_s(h - 1) * 1e6;
+  const double answer_us = std::min(p.sma_service_us, p.hca_service_us);
+  double best_us = 0;
+  for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
+    const int h = f.hops_from_local[i];
+    if (h < 0 || unsigned(h) > depth) continue;
+    const double work = node_work_us(f, d, i, unavoidable);
+    if (work <= 0) continue;
+    const double way = h == 0 ? 2 * (p.host_latency_us + p.host_service_us) : rt_s(unsigned(h)) * 1e6 - answer_us;
+    best_us = std::max(best_us, before[size_t(h)] + way + work);
+  }
+  return best_us;
 }
 }  // namespace
 
@@ -1955,7 +1987,8 @@ double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) 
 }  // namespace
 
 double Fabric::bound_s(const Demand& d) const {
-  return std::max(busiest_us(*impl_, d, false) * 1e-6, critical_path_s());
+  const double reached = reached_work_us(*impl_, d, false, depth(), [&](unsigned h) { return dr_round_trip_s(h); });
+  return std::max({busiest_us(*impl_, d, false) * 1e-6, critical_path_s(), reached * 1e-6});
 }
 
 double Fabric::probe_round_trip_s(unsigned h) const {
@@ -1971,7 +2004,8 @@ double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
   const double best_us = busiest_us(f, d, true);
   double path = 0;
   for (unsigned h = 1; h <= depth(); ++h) path += probe_round_trip_s(h);
-  return std::max({best_us * 1e-6, path, window ? window_us(f, d, mads) / double(window) * 1e-6 : 0});
+  const double reached = reached_work_us(f, d, true, depth(), [&](unsigned h) { return probe_round_trip_s(h); });
+  return std::max({best_us * 1e-6, path, reached * 1e-6, window ? window_us(f, d, mads) / double(window) * 1e-6 : 0});
 }
 
 const std::string& Fabric::net_text() const { return impl_->net; }

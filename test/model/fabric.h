@@ -251,9 +251,12 @@ public:
   };
   // The visits of every MAD the tool sent so far (resends each again).
   Demand demand() const;
-  // The least time in which this fabric serves the visits d: the larger of
-  // the critical path and the busiest resource's time for d at this
-  // profile's service times, where a switch's processor also gives the SM
+  // The least time in which this fabric serves the visits d: the largest of
+  // the critical path, the busiest resource's time for d at this
+  // profile's service times, and the largest of a node's own time for d
+  // after the walk reached it (the round trips to the depths before its
+  // own, its way there and back: a slow CA at the deepest level answers
+  // all its queries after that), where a switch's processor also gives the SM
   // its background SMPs at their rate: over a bound of T seconds the SM
   // takes rho = sm_smps_per_s x sma_service_us of each second, so the
   // processor's W of the tool's work needs T >= W / (1 - rho).  Given the
@@ -272,6 +275,8 @@ public:
   //    route form needs to find what is behind a port), its PMA (on the
   //    processor's time under Profile::pma_on_mp, else its own); the SA and
   //    the host's server as in bound_s (the SM's share of a switch too);
+  //    a node's after the walk reached it by the cheapest probes, as in
+  //    bound_s;
   //  - the critical path by the shortest route form to each depth
   //    (probe_round_trip_s);
   //  - the window's limit: mads MADs, at most window in flight, each

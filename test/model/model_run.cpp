@@ -7,11 +7,12 @@
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
 // (issue 35: the time the fabric needs for the queries the tool must make,
-// each once, without resends, with the SM's background SMPs at their rate:
-// Fabric::bound_s on run_tool's complete run; it does not depend on the
-// run), phys_s a bound no route form beats (issue 38, Fabric::phys_s:
-// the busiest node's own answers and the least visits its ports' probes
-// need, the critical path by the cheapest probes, the MAD window's
+// each once, without resends, with the SM's background SMPs at their rate,
+// a node's share starting once the walk reached it: Fabric::bound_s on
+// run_tool's complete run; it does not depend on the run), phys_s a bound
+// no route form beats (issue 38, Fabric::phys_s: the busiest node's own
+// answers and the least visits its ports' probes need, after the walk
+// reached it, the critical path by the cheapest probes, the MAD window's
 // limit), ref_s the same tool in the same model with the reference's
 // strategy (directed route only, 2 MADs in flight, 1000 ms timeout, 3
 // retries: libibmad's defaults), lost the answers the complete run got and
@@ -20,12 +21,15 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
+// --free adds free_s to each RUN line (and time/free to the summary): the
+// same tool on the same profile with every queue unbounded and no flow
+// control (run_free below).
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
 // route form before it; DiscoveryOptions::hybrid_routes).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
@@ -81,10 +85,32 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   return r;
 }
 
+// --free: the same tool on the same profile with every queue unbounded
+// (nothing drops) and no flow control (no node or processor cap, the
+// window at its hard maximum from the first MAD: -o, else 256): what the
+// walk's own order of questions costs on that fabric, latencies, service
+// times and the SM's load included.  time_s over it is what the flow
+// control's caution costs (above 1), or gains by keeping queues short
+// (below); it is not a bound (a FIFO that holds everything is not the
+// best order).
+ibmodel::ToolResult run_free(const std::string& tool, const std::string& net, ibmodel::Profile prof) {
+  constexpr unsigned unbounded = 0;  // (Profile: 0 is unbounded)
+  prof.vl15_depth = prof.sma_queue = prof.hca_queue = prof.pma_queue = prof.sa_queue = unbounded;
+  ibmodel::Fabric f(net, prof);
+  f.port().settings().outstanding = int(g_outstanding ? g_outstanding : 256);
+  f.hybrid_routes() = g_hybrid;
+  ibcore::FlowLimits none = g_limits;
+  none.node_cap = none.smi_cap = 0;
+  none.proc_start = 0;
+  none.adaptive = false;
+  return ibmodel::run_tool(tool, f, &none);
+}
+
 // One line of the summary: a run and its reference's.
 struct Sample {
   std::string profile;
   ibmodel::ToolResult r, ref;
+  double free_s = 0;  // --free's run (0: not run)
   bool sm_idle = true;
   double ratio() const { return r.bound_s > 0 ? r.time_s / r.bound_s : 0; }
   double timeout_pct() const { return r.mads ? 100.0 * double(r.timeouts) / double(r.mads) : 0; }
@@ -119,6 +145,7 @@ std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
 //     ref_timeouts%=<median p95 worst@profile> timeouts>ref=<runs>   the reference's timed-out sends per MAD, and runs where ibtool's share was higher
 //     time/phys=<median p95 worst@profile>    the run's time over phys_s
 //     pma>Q=<runs>/<most beyond>              runs where a PMA got more of our GMPs at once than its queue holds
+//     time/free=<median p95 worst@profile>    (--free) the run's time over free_s
 void print_summary(const std::vector<std::string>& fabrics, const std::vector<std::string>& tools,
                    const std::vector<std::string>& profiles,
                    std::map<std::pair<std::string, std::string>, std::vector<Sample>>& all, bool ref) {
@@ -158,15 +185,19 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
         std::printf(" ref_lost=%zu/%llu lost>ref=%zu slower=%zu worst=%.2f@%s ref_timeouts%%=%s timeouts>ref=%zu", ref_lost,
                     (unsigned long long)ref_lost_n, above, slower, slow_worst, slow_at.c_str(),
                     spread(v, [](const Sample& s) { return s.ref_timeout_pct(); }, "%.3f").c_str(), more_timeouts);
-      std::printf(" time/phys=%s pma>Q=%zu/%u\n",
+      std::printf(" time/phys=%s pma>Q=%zu/%u",
                   spread(v, [](const Sample& s) { return s.r.phys_s > 0 ? s.r.time_s / s.r.phys_s : 0; }, "%.2f").c_str(),
                   pma_over, most_pma_over);
+      if (v.front().free_s > 0)
+        std::printf(" time/free=%s",
+                    spread(v, [](const Sample& s) { return s.free_s > 0 ? s.r.time_s / s.free_s : 0; }, "%.2f").c_str());
+      std::printf("\n");
     }
 }
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--no-hybrid] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
@@ -181,7 +212,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> fabrics;
   std::vector<std::string> tools, profiles;
-  bool ref = true, summary = false;
+  bool ref = true, summary = false, free = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--print-profile" && i + 1 < argc) {
@@ -279,6 +310,8 @@ int main(int argc, char** argv) {
       g_outstanding = unsigned(std::strtoul(argv[++i], nullptr, 10));
     } else if (a == "--no-ref") {
       ref = false;
+    } else if (a == "--free") {
+      free = true;
     } else if (a == "--no-hybrid") {
       g_hybrid = false;
     } else if (a == "-h" || a == "--help") {
@@ -323,6 +356,8 @@ int main(int argc, char** argv) {
                       prof.pma_queue);
           if (ref)
             std::printf(" ref_mads=%llu ref_timeouts=%llu", (unsigned long long)rr.mads, (unsigned long long)rr.timeouts);
+          const double free_s = free ? run_free(tool, net, prof).time_s : 0;
+          if (free) std::printf(" free_s=%.6f", free_s);
           std::printf("\n");
           // A run that lost queries for good (every try timed out) found
           // less than the fabric: say so under its line.
@@ -345,7 +380,7 @@ int main(int argc, char** argv) {
                         (unsigned long long)r.flow.late, r.flow.caps ? "held" : "lifted", r.flow.scale,
                         r.flow.scale_lo, r.flow.scale_hi, (unsigned long long)r.flow.caps_back,
                         (unsigned long long)r.flow.window_steps, (unsigned long long)r.flow.window_held, r.flow.forward_us, r.flow.answer_us);
-          if (summary) samples[{fname, tool}].push_back(Sample{prof.name, r, rr, prof.sm_smps_per_s <= 0});
+          if (summary) samples[{fname, tool}].push_back(Sample{prof.name, r, rr, free_s, prof.sm_smps_per_s <= 0});
           std::fflush(stdout);
         }
       }

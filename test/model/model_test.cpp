@@ -243,13 +243,40 @@ TEST(FabricModel, PhysicalBoundParts) {
   d.sma[size_t(sw2)] = 100;
   d.probes[size_t(sw2)] = 50;
   d.smi[size_t(sw2)] = 1000;  // (forwarding for others: not unavoidable)
-  EXPECT_NEAR(f.phys_s(d, 0, 64), (100 + 2 * 50) * 10e-6, 1e-12);
+  // ... after the walk reached it: the round trip to sw1 (depth 1), then
+  // the way to sw2 and back (its probe's round trip without the answer;
+  // the model's CAs answer in 0, the least of the two services).
+  const double reach_sw2 = f.dr_round_trip_s(1) + f.probe_round_trip_s(2);
+  EXPECT_NEAR(f.phys_s(d, 0, 64), reach_sw2 + (100 + 2 * 50) * 10e-6, 1e-12);
   // 64,000 MADs, 64 at a time: sw2's 100 SMPs each at least its SMA's
   // round trip by LID (2 hops), the rest at least the local SMA's (10 us
   // of host path; the model's CAs answer in 0); each of the 50 probes out
   // of sw2's ports 2 forwards by sw2's SMI besides (10 us each).
   const double sw2_trip = f.dr_round_trip_s(0) + 2 * 2 * 0.3e-6 + 10e-6;
   EXPECT_NEAR(f.phys_s(d, 64000, 64), (63900 * f.dr_round_trip_s(0) + 100 * sw2_trip + 50 * 2 * 10e-6) / 64, 1e-12);
+}
+
+// A node's own work starts only once the walk reached it (bound_s and
+// phys_s): a CA 4 hops away whose SMA takes 1 ms an answer, asked 3
+// times, holds the run for the 3 ms after the round trips to depths 1-3
+// and its own way there and back: more than the busiest node's work alone
+// (3 ms) or the critical path (one answer at the fastest SMA's pace).
+TEST(FabricModel, BoundsChargeANodesWorkAfterTheWalkReachedIt) {
+  ibmodel::Profile p = slow_sma(0, 0, 10);
+  p.hca_service_us = 1000;
+  ibmodel::Fabric f(kLine, p);
+  ibmodel::Fabric::Demand d = no_demand(f);
+  const int b = f.node_by_desc("B");
+  ASSERT_EQ(f.hops_to(b), 4);
+  d.sma[size_t(b)] = 3;
+  const double answer = 10e-6;  // (the least of the two SMAs' service)
+  const double dr = f.dr_round_trip_s(1) + f.dr_round_trip_s(2) + f.dr_round_trip_s(3) + f.dr_round_trip_s(4) - answer;
+  EXPECT_NEAR(f.bound_s(d), dr + 3e-3, 1e-12);
+  EXPECT_GT(f.bound_s(d), std::max(3e-3, f.critical_path_s()));
+  const double cheapest =
+      f.dr_round_trip_s(1) + f.probe_round_trip_s(2) + f.probe_round_trip_s(3) + f.probe_round_trip_s(4) - answer;
+  EXPECT_NEAR(f.phys_s(d, 3, 64), cheapest + 3e-3, 1e-12);
+  EXPECT_LT(f.phys_s(d, 3, 64), f.bound_s(d));
 }
 
 // phys_s's window term charges each MAD its own class's least round trip
@@ -292,7 +319,12 @@ TEST(FabricModel, PhysicalBoundWindowChargesEachClassItsOwnRoundTrip) {
     ibmodel::Fabric::Demand e = no_demand(g);
     e.sma[size_t(sw3)] = 100;
     e.pma[size_t(sw3)] = 100;
-    EXPECT_NEAR(g.phys_s(e, 200, 64), (100 * p.pma_service_us + (on_mp ? 100 * p.sma_service_us : 0)) * 1e-6, 1e-12);
+    // (After the walk reached sw3: the round trips to depths 1 and 2, its
+    // way there and back.)
+    const double reach_sw3 =
+        g.dr_round_trip_s(1) + g.probe_round_trip_s(2) + g.probe_round_trip_s(3) - p.hca_service_us * 1e-6;
+    EXPECT_NEAR(g.phys_s(e, 200, 64),
+                reach_sw3 + (100 * p.pma_service_us + (on_mp ? 100 * p.sma_service_us : 0)) * 1e-6, 1e-12);
   }
 }
 
@@ -1219,10 +1251,12 @@ TEST(FabricModel, BoundCountsTheSmsShareOfTheProcessor) {
   ibmodel::Fabric::Demand d = quiet.demand();
   const int sw = quiet.node_by_desc("sw");
   d.sma[size_t(sw)] = 100;  // 10 ms of answers
-  EXPECT_NEAR(quiet.bound_s(d), 0.010, 1e-9);
-  EXPECT_NEAR(busy.bound_s(d), 0.010 / 0.6, 1e-9);
+  // (Once the walk reached sw, 1 hop away: its way there and back.)
+  const double way = quiet.dr_round_trip_s(1);
+  EXPECT_NEAR(quiet.bound_s(d), way + 0.010, 1e-9);
+  EXPECT_NEAR(busy.bound_s(d), way + 0.010 / 0.6, 1e-9);
   d.smi[size_t(sw)] = 100;  // and 10 ms of forwarding
-  EXPECT_NEAR(busy.bound_s(d), 0.020 / 0.6, 1e-9);
+  EXPECT_NEAR(busy.bound_s(d), way + 0.020 / 0.6, 1e-9);
 }
 
 // Every lost query of every tool counts (issue 35 item 3): with one
