@@ -12,11 +12,13 @@
 # does not depend on the run (issue 35): the busiest resource's time for the
 # queries the tool must make, each once (the same tool on the fabric with
 # no service time and no queue: ibmodel::run_tool), with the SM's
-# background SMPs taking their share of each switch, or the discovery's
+# background SMPs taking their share of each switch, the discovery's
 # critical path (the sum of the directed-route round trips to each depth),
-# whichever is longer; phys_s: a bound no route form beats (issue 38:
+# or a node's own time counted from when the walk reached it, whichever is
+# longest; phys_s: a bound no route form beats (issue 38:
 # the largest of the busiest node's unavoidable work, its SMA's answers
-# and 2 SMI visits per probe of its ports, the critical path by the
+# and 2 SMI visits per probe of its ports, also counted from when the
+# cheapest probes reached it, the critical path by the
 # cheapest probes, and the MADs over the window times the shortest round
 # trip; test/model/fabric.h Fabric::phys_s); ref_s: the same tool in
 # the same model with the reference's strategy (directed route only, 2
