@@ -29,7 +29,9 @@
 //
 // --free adds free_s to each RUN line (and time/free to the summary): the
 // same tool on the same profile with every queue unbounded and no flow
-// control (run_free below).
+// control (ibmodel::run_free, test/model/tools.h): time over it is what
+// the flow control's caution costs (above 1), or gains by keeping queues
+// short (below).
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
 // route form before it; DiscoveryOptions::hybrid_routes).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
@@ -83,27 +85,6 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
   ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
   return r;
-}
-
-// --free: the same tool on the same profile with every queue unbounded
-// (nothing drops) and no flow control (no node or processor cap, the
-// window at its hard maximum from the first MAD: -o, else 256): what the
-// walk's own order of questions costs on that fabric, latencies, service
-// times and the SM's load included.  time_s over it is what the flow
-// control's caution costs (above 1), or gains by keeping queues short
-// (below); it is not a bound (a FIFO that holds everything is not the
-// best order).
-ibmodel::ToolResult run_free(const std::string& tool, const std::string& net, ibmodel::Profile prof) {
-  constexpr unsigned unbounded = 0;  // (Profile: 0 is unbounded)
-  prof.vl15_depth = prof.sma_queue = prof.hca_queue = prof.pma_queue = prof.sa_queue = unbounded;
-  ibmodel::Fabric f(net, prof);
-  f.port().settings().outstanding = int(g_outstanding ? g_outstanding : 256);
-  f.hybrid_routes() = g_hybrid;
-  ibcore::FlowLimits none = g_limits;
-  none.node_cap = none.smi_cap = 0;
-  none.proc_start = 0;
-  none.adaptive = false;
-  return ibmodel::run_tool(tool, f, &none);
 }
 
 // One line of the summary: a run and its reference's.
@@ -356,7 +337,7 @@ int main(int argc, char** argv) {
                       prof.pma_queue);
           if (ref)
             std::printf(" ref_mads=%llu ref_timeouts=%llu", (unsigned long long)rr.mads, (unsigned long long)rr.timeouts);
-          const double free_s = free ? run_free(tool, net, prof).time_s : 0;
+          const double free_s = free ? ibmodel::run_free(tool, net, prof, g_limits, g_hybrid, g_outstanding).time_s : 0;
           if (free) std::printf(" free_s=%.6f", free_s);
           std::printf("\n");
           // A run that lost queries for good (every try timed out) found

@@ -767,6 +767,30 @@ TEST(FabricModel, PhysicalBoundHoldsForEveryTool) {
         }
 }
 
+// The free strategy (ibmodel::run_free: no flow control, queues that
+// never drop) is a strategy too: it drops and loses nothing (a MAD that
+// waits in a long queue past its timeout is sent again: its cost), and
+// neither bound exceeds its time, on the shipped profiles and on random
+// ones, busy SMs among them (where bound_s counts the SM's share of each
+// switch, and an SM whose SMPs are never dropped gets all of it).
+TEST(FabricModel, BoundsHoldForTheWalkWithoutFlowControl) {
+  ibcore::log::set_verbosity(0);
+  std::vector<ibmodel::Profile> profiles{ibmodel::Profile::ideal()};
+  for (const char* name : {"sweep-d1-q4-s50", "sweep-d4-q32-s500"})
+    profiles.push_back(ibmodel::Profile::load(std::string(IBTOOL_SOURCE_DIR "/bench/profiles/") + name + ".profile"));
+  for (uint64_t seed = 1; seed <= 12; ++seed) profiles.push_back(ibmodel::Profile::random(seed));
+  for (const ibmodel::Profile& p : profiles)
+    for (const std::string& net : {testbed::fattree(4), testbed::irregular()})
+      for (const std::string& tool : ibmodel::tool_names()) {
+        SCOPED_TRACE(tool + " " + p.name);
+        const ibmodel::ToolResult r = ibmodel::run_free(tool, net, p);
+        EXPECT_EQ(r.drops, 0u);
+        EXPECT_EQ(r.lost, 0u);
+        EXPECT_GE(r.time_s, r.phys_s);
+        EXPECT_GE(r.time_s, r.bound_s);
+      }
+}
+
 // The MAD engine's flow control on the model (issue 24): on a small
 // irregular fabric whose switches hold 4 SMPs (VL15 depth 1, 50 us a
 // visit), ibnetdiscover with the default limits (the caps hold for the

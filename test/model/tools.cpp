@@ -240,6 +240,20 @@ void use_reference_strategy(Fabric& f) {
   c.retries = 3;
 }
 
+ToolResult run_free(const std::string& tool, const std::string& net, Profile p, const ibcore::FlowLimits& limits,
+                    bool hybrid, unsigned outstanding) {
+  constexpr unsigned unbounded = 0;  // (Profile: 0 is unbounded)
+  p.vl15_depth = p.sma_queue = p.hca_queue = p.pma_queue = p.sa_queue = unbounded;
+  Fabric f(net, p);
+  f.port().settings().outstanding = int(outstanding ? outstanding : 256);
+  f.hybrid_routes() = hybrid;
+  ibcore::FlowLimits none = limits;
+  none.node_cap = none.smi_cap = 0;
+  none.proc_start = 0;
+  none.adaptive = false;
+  return run_tool(tool, f, &none);
+}
+
 ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits* limits) {
   if (std::find(tool_names().begin(), tool_names().end(), tool) == tool_names().end())
     throw std::runtime_error("unknown tool " + tool);

@@ -77,4 +77,15 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
 // retries: f's port settings and discovery mode.
 void use_reference_strategy(Fabric& f);
 
+// The free strategy (model_run --free): tool on net with profile p, every
+// queue and buffer unbounded (nothing drops), no flow control (limits with
+// no node or processor cap, no processor level, the window at its hard
+// maximum from the first MAD: outstanding, else 256) and hybrid routes as
+// asked.  What the walk's own order of questions costs on that fabric,
+// latencies, service times and the SM's load included; not a bound (a
+// FIFO that holds everything is not the best order), but a strategy, so
+// no bound may exceed its time.
+ToolResult run_free(const std::string& tool, const std::string& net, Profile p,
+                    const ibcore::FlowLimits& limits = {}, bool hybrid = true, unsigned outstanding = 0);
+
 }  // namespace ibmodel
