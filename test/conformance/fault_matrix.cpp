@@ -514,7 +514,14 @@ void Cell::TestBody() {
   std::string label;
   for (const auto& a : ref_argv) label += (label.empty() ? "" : " ") + a;
   std::vector<Timed> refs, ibts;
-  for (int i = 0; i < (fault_.random ? kLossyRuns : 1); ++i) {
+  // Under random loss a verdict against ibtool is checked on as many runs
+  // again (judged on all of them): one batch of six runs each decides a
+  // difference of a line or two by luck (loss30/dump_mfts: 16 lines
+  // against 11 and a worst run of 4 once under the sanitizers, where
+  // every other run passed), while a tool truly less complete fails both.
+  const int batch = fault_.random ? kLossyRuns : 1;
+  auto run_batch = [&](int first) {
+  for (int i = first; i < first + batch; ++i) {
     // Under random loss, which tool goes first alternates: ibsim draws its
     // drops from one unseeded sequence, so the order decides which tool
     // meets which stretch of it.
@@ -537,8 +544,17 @@ void Cell::TestBody() {
     EXPECT_FALSE(ibt.r.timed_out) << label << ": ibtool hangs (killed after " << kIbtoolBound << " s)";
     EXPECT_FALSE(signalled(ibt.r.status)) << label << ": ibtool crashes (status " << ibt.r.status << ")\n" << ibt.r.err;
   }
+  };
+  run_batch(0);
+  if (HasFatalFailure()) return;
+  Verdict v = fault_.random ? judge_lossy(cmd_, ff.baseline[cmd_.label], refs, ibts) : judge(cmd_, refs.front(), ibts.front());
+  if (fault_.random && !v.ok) {
+    std::printf("[ again    ] %s under '%s': %s; as many runs again\n", label.c_str(), fault_.title, v.cell.c_str());
+    run_batch(batch);
+    if (HasFatalFailure()) return;
+    v = judge_lossy(cmd_, ff.baseline[cmd_.label], refs, ibts);
+  }
   const Timed &ref = refs.front(), &ibt = ibts.front();
-  Verdict v = fault_.random ? judge_lossy(cmd_, ff.baseline[cmd_.label], refs, ibts) : judge(cmd_, ref, ibt);
   std::string key = std::string(fault_.id) + "/" + cmd_.label;
   auto known = known_failing().find(key);
   if (known != known_failing().end()) {
