@@ -422,7 +422,8 @@ Verdict judge(const Command& c, const Timed& ref, const Timed& ibt) {
 
 // Random loss: both tools print less or more from one run to the next, so
 // one run of each says little.  Each tool runs kLossyRuns times, the two
-// interleaved; "at least as complete" is counted in lines of the
+// interleaved (twice as many when the first verdict is against ibtool:
+// Cell::TestBody); "at least as complete" is counted in lines of the
 // reference's output on the clean fabric (the baseline): the lines ibtool
 // lost over its runs are no more than the lines the reference lost over its
 // own, give or take one unlucky run (the most one ibtool run lost: with the
@@ -521,29 +522,29 @@ void Cell::TestBody() {
   // every other run passed), while a tool truly less complete fails both.
   const int batch = fault_.random ? kLossyRuns : 1;
   auto run_batch = [&](int first) {
-  for (int i = first; i < first + batch; ++i) {
-    // Under random loss, which tool goes first alternates: ibsim draws its
-    // drops from one unseeded sequence, so the order decides which tool
-    // meets which stretch of it.
-    if (i % 2) ibts.push_back(timed(*ff.f, ibt_argv, ff.env, kIbtoolBound));
-    refs.push_back(timed(*ff.f, ref_argv, ff.env, kReferenceBound));
-    ASSERT_NE(refs.back().r.status, 127) << "the reference could not be started: " << refs.back().r.err;
-    // The reference's crashes are not all the fault's doing: some are races
-    // of its own (ibqueryerrors once died on the unlinked switch where it
-    // otherwise exits 1 with its report).  On a fixed fault a crash is run
-    // again, up to twice, so that ibtool is judged against the reference's
-    // answer whenever it has one; only a crash every time counts as one.
-    for (int again = 0; !fault_.random && again < 2 && signalled(refs.back().r.status); ++again) {
-      std::printf("[ again    ] %s: the reference crashed (status %d); run again\n", label.c_str(),
-                  refs.back().r.status);
-      refs.back() = timed(*ff.f, ref_argv, ff.env, kReferenceBound);
+    for (int i = first; i < first + batch; ++i) {
+      // Under random loss, which tool goes first alternates: ibsim draws its
+      // drops from one unseeded sequence, so the order decides which tool
+      // meets which stretch of it.
+      if (i % 2) ibts.push_back(timed(*ff.f, ibt_argv, ff.env, kIbtoolBound));
+      refs.push_back(timed(*ff.f, ref_argv, ff.env, kReferenceBound));
+      ASSERT_NE(refs.back().r.status, 127) << "the reference could not be started: " << refs.back().r.err;
+      // The reference's crashes are not all the fault's doing: some are races
+      // of its own (ibqueryerrors once died on the unlinked switch where it
+      // otherwise exits 1 with its report).  On a fixed fault a crash is run
+      // again, up to twice, so that ibtool is judged against the reference's
+      // answer whenever it has one; only a crash every time counts as one.
+      for (int again = 0; !fault_.random && again < 2 && signalled(refs.back().r.status); ++again) {
+        std::printf("[ again    ] %s: the reference crashed (status %d); run again\n", label.c_str(),
+                    refs.back().r.status);
+        refs.back() = timed(*ff.f, ref_argv, ff.env, kReferenceBound);
+      }
+      if (i % 2 == 0) ibts.push_back(timed(*ff.f, ibt_argv, ff.env, kIbtoolBound));
+      // Never a hang, never a crash: asserted for every run of every cell.
+      const auto& ibt = ibts.back();
+      EXPECT_FALSE(ibt.r.timed_out) << label << ": ibtool hangs (killed after " << kIbtoolBound << " s)";
+      EXPECT_FALSE(signalled(ibt.r.status)) << label << ": ibtool crashes (status " << ibt.r.status << ")\n" << ibt.r.err;
     }
-    if (i % 2 == 0) ibts.push_back(timed(*ff.f, ibt_argv, ff.env, kIbtoolBound));
-    // Never a hang, never a crash: asserted for every run of every cell.
-    const auto& ibt = ibts.back();
-    EXPECT_FALSE(ibt.r.timed_out) << label << ": ibtool hangs (killed after " << kIbtoolBound << " s)";
-    EXPECT_FALSE(signalled(ibt.r.status)) << label << ": ibtool crashes (status " << ibt.r.status << ")\n" << ibt.r.err;
-  }
   };
   run_batch(0);
   if (HasFatalFailure()) return;

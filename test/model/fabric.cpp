@@ -1854,12 +1854,20 @@ uint8_t Fabric::route(int sw, uint16_t lid) const {
 unsigned Fabric::peak_held(int n) const { return impl_->nodes.at(size_t(n)).peak; }
 unsigned Fabric::peak_own(int n) const { return impl_->nodes.at(size_t(n)).peak_own; }
 
+namespace {
+// The host's own path both ways (its latency and its server), us: every
+// round trip of the bounds starts with it.
+double host_trip_us(const Profile& p) { return 2 * (p.host_latency_us + p.host_service_us); }
+// The fastest answer an SMA gives (a switch's or a CA's), us: what the
+// bounds charge the node at the end of a round trip to a depth.
+double least_answer_us(const Profile& p) { return std::min(p.sma_service_us, p.hca_service_us); }
+}  // namespace
+
 double Fabric::dr_round_trip_s(unsigned h) const {
   const Profile& p = impl_->prof;
-  const double host_us = 2 * (p.host_latency_us + p.host_service_us);
+  const double host_us = host_trip_us(p);
   if (h == 0) return (host_us + p.hca_service_us) * 1e-6;
-  double us = host_us + 2 * h * p.hop_latency_us + 2 * (h - 1) * p.smi_forward_us +
-              std::min(p.sma_service_us, p.hca_service_us);
+  double us = host_us + 2 * h * p.hop_latency_us + 2 * (h - 1) * p.smi_forward_us + least_answer_us(p);
   return us * 1e-6;
 }
 
@@ -1930,14 +1938,14 @@ double reached_work_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unav
   const Profile& p = f.prof;
   std::vector<double> before(depth + 2, 0.0);  // before[h]: the round trips to depths 1 .. h-1, us
   for (unsigned h = 2; h <= depth + 1; ++h) before[h] = before[h - 1] + rt_s(h - 1) * 1e6;
-  const double answer_us = std::min(p.sma_service_us, p.hca_service_us);
+  const double answer_us = least_answer_us(p);
   double best_us = 0;
   for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
     const int h = f.hops_from_local[i];
     if (h < 0 || unsigned(h) > depth) continue;
     const double work = node_work_us(f, d, i, unavoidable);
     if (work <= 0) continue;
-    const double way = h == 0 ? 2 * (p.host_latency_us + p.host_service_us) : rt_s(unsigned(h)) * 1e6 - answer_us;
+    const double way = h == 0 ? host_trip_us(p) : rt_s(unsigned(h)) * 1e6 - answer_us;
     best_us = std::max(best_us, before[size_t(h)] + way + work);
   }
   return best_us;
@@ -1959,7 +1967,7 @@ namespace {
 // complete run) are charged the shortest SMP's round trip.
 double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) {
   const Profile& p = f.prof;
-  const double host_us = 2 * (p.host_latency_us + p.host_service_us);
+  const double host_us = host_trip_us(p);
   auto trip_us = [&](size_t n, double service_us) {
     return host_us + 2 * double(std::max(f.hops_from_local[n], 0)) * p.hop_latency_us + service_us * f.nodes[n].slow;
   };
@@ -1980,7 +1988,7 @@ double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) 
         double(d.sa_tables) * p.sa_record_us * double(f.max_lid);
   placed += d.sa_requests;
   const double shortest_us = std::min(host_us + p.hca_service_us,
-                                      host_us + 2 * p.hop_latency_us + std::min(p.sma_service_us, p.hca_service_us));
+                                      host_us + 2 * p.hop_latency_us + least_answer_us(p));
   if (mads > placed) us += double(mads - placed) * shortest_us;
   return us;
 }
@@ -1994,8 +2002,7 @@ double Fabric::bound_s(const Demand& d) const {
 double Fabric::probe_round_trip_s(unsigned h) const {
   if (h <= 1) return dr_round_trip_s(h);
   const Profile& p = impl_->prof;
-  const double us = 2 * (p.host_latency_us + p.host_service_us) + 2 * h * p.hop_latency_us + 2 * p.smi_forward_us +
-                    std::min(p.sma_service_us, p.hca_service_us);
+  const double us = host_trip_us(p) + 2 * h * p.hop_latency_us + 2 * p.smi_forward_us + least_answer_us(p);
   return us * 1e-6;
 }
 
