@@ -68,6 +68,10 @@ struct DiscoveryOptions {
   // tail (IBA 14.2.2), where that works (core/fabric/proberoutes.h
   // Routes).  false: plain directed routes (as --discovery DR has them).
   bool hybrid_routes = true;
+  // With hybrid routes, a switch's ports are read and probed in spread
+  // order (0 4 2 6 1 5 3 7 for 8 ports), not one after the other
+  // (core/fabric/walk.cpp Walk::spread_order).  false: in port order.
+  bool spread_ports = true;
 };
 
 struct DiscoveryResult {

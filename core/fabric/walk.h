@@ -104,6 +104,7 @@ private:
   Task<> walk_switch(uint32_t n, uint8_t entry, bool first);
   Task<> switch_info(uint32_t n);
   Task<> switch_port(uint32_t n, uint8_t p, uint8_t entry);
+  const std::vector<uint8_t>& spread_order(unsigned np);  // a switch's ports' order (walk_switch)
   Task<> walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first);
   Task<> mlnx_ext_port_info(uint32_t n, uint8_t p);
 
@@ -127,6 +128,7 @@ private:
   Task<bool> hold_route(uint32_t at);
   void release_plain(bool held = true);
   Task<> trial(uint32_t n, uint8_t back, IBPath p);
+  static constexpr unsigned TRIAL_AGAIN = 2;  // a trial lost among other losses, sent again (trial())
   bool port_read(uint32_t n, uint8_t p, bool leave_by_it);
   Task<> probe(uint32_t n, uint8_t p);
   void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);
@@ -164,6 +166,7 @@ private:
   unsigned walking_ = 0;            // walk steps taken by workers and not finished
   bool discovered_ = false;         // walk_done() ran
   std::vector<uint32_t> lft_left_;  // by node: table blocks not finished
+  std::vector<std::vector<uint8_t>> spread_;  // spread_order by port count
   std::unordered_set<uint32_t> lft_bad_;
 };
 

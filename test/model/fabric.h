@@ -199,6 +199,8 @@ public:
   // DiscoveryOptions::hybrid_routes); false: plain directed routes for the
   // probes, LID routing otherwise unchanged (the walk before issue 38).
   bool& hybrid_routes() { return hybrid_routes_; }
+  // ... and read a switch's ports in spread order (DiscoveryOptions::spread_ports).
+  bool& spread_ports() { return spread_ports_; }
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.
@@ -336,6 +338,7 @@ private:
   std::unique_ptr<Impl> impl_;
   ibcore::Config config_;
   bool hybrid_routes_ = true;
+  bool spread_ports_ = true;
 };
 
 }  // namespace ibmodel

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -716,6 +718,54 @@ TEST(FabricModel, HybridTrialsLeaveFewRoutesThroughTheFirstSwitch) {
   EXPECT_LE(f.smi_visits(first), 2u * (15 + 15 + 16 + 4));
 }
 
+// Issue 38: with hybrid routes a switch's ports are probed in spread
+// order (DiscoveryOptions::spread_ports): the first switch, which every
+// route passes until hybrid ones leave it alone, meets a switch within its
+// first two probes where its uplinks are a block of ports (the fat tree's
+// edge switches: hosts on ports 1-4, uplinks on 5-8), and the walk goes on
+// from there.  In port order its first probes found hosts.  (k=32 at
+// S 500 us: the first switch found an aggregation switch at 29 ms, the
+// walk took 0.414 s; spread, 0.400 s.)
+TEST(FabricModel, SpreadPortsMeetTheUplinksFirst) {
+  for (bool spread : {true, false}) {
+    SCOPED_TRACE(spread ? "spread" : "in port order");
+    ibmodel::Fabric f(testbed::fattree(8), ibmodel::Profile::ideal());
+    f.spread_ports() = spread;
+    std::vector<std::string> probes;     // TIDs of the first switch's probes, as sent
+    std::map<std::string, int> answerer;  // TID -> the node whose SMA answered it
+    f.set_trace([&](const std::string& l) {
+      std::istringstream in(l);
+      std::string at, what, tid, attr, node, port, route;
+      in >> at >> what >> tid >> attr >> node >> port >> route;
+      if (what == "send" && attr == "attr=0011" && route == "route=dr2") probes.push_back(tid);
+      if (what == "sma") answerer[tid] = std::stoi(node.substr(5));
+    });
+    const ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
+    EXPECT_EQ(r.lost, 0u);
+    ASSERT_GE(probes.size(), 7u);  // (its 7 other ports)
+    size_t first = probes.size();
+    for (size_t i = 0; i < probes.size() && first == probes.size(); ++i)
+      if (answerer.count(probes[i]) && f.is_switch(answerer[probes[i]])) first = i;
+    if (spread)
+      EXPECT_LT(first, 2u);
+    else
+      EXPECT_GE(first, 2u);
+  }
+}
+
+// A trial of the hybrid form lost among other losses is sent again
+// (Walk::trial): k=8 random-194 (queues of 1, the SM busy) dropped both of
+// the exporter's trials, and the walk went on by plain routes through
+// switches that forward in 1.1 ms: 7.4 s, where the reference's strategy
+// takes 41 s and the walk by hybrid routes 0.2.
+TEST(FabricModel, TrialsLostAmongLossesAreSentAgain) {
+  ibmodel::Fabric f(testbed::fattree(8), ibmodel::Profile::random(194));
+  const ibmodel::ToolResult r = ibmodel::run_tool("exporter", f);
+  EXPECT_EQ(r.lost, 0u);
+  EXPECT_GE(r.flow.trial_timeouts, 2u);  // (the case: both trials lost once)
+  EXPECT_LT(r.time_s, 0.5);
+}
+
 // On every shipped profile the lower bound is one (no run beats it), and
 // the reference's strategy (2 in flight) never overflows a queue of 4.
 TEST(FabricModel, BoundHoldsOnTheShippedProfiles) {
@@ -1361,13 +1411,17 @@ void print_run(const char* what, const LevelRun& x) {
                (unsigned long long)x.r.flow.level_cuts, (unsigned long long)x.r.flow.level_falls, x.r.flow.level_hi);
 }
 // tool on net and profile p twice, with a mechanism (set on the limits by
-// with(lim, on)) on and off, each printed: {on, off}.
+// with(lim, on)) on and off, each printed: {on, off}.  spread: the walk
+// reads a switch's ports in spread order (DiscoveryOptions::spread_ports);
+// false, in port order, as the walk did when the mechanisms found before
+// it were found on their cases (the order moves where probes meet).
 template <class With>
 std::array<ibmodel::ToolResult, 2> on_and_off(const std::string& net, const ibmodel::Profile& p, const char* tool,
-                                              const char* name, With with) {
+                                              const char* name, With with, bool spread = true) {
   std::array<ibmodel::ToolResult, 2> r;
   for (bool on : {true, false}) {
     ibmodel::Fabric f(net, p);
+    f.spread_ports() = spread;
     ibcore::FlowLimits lim;
     with(lim, on);
     r[on ? 0 : 1] = ibmodel::run_tool(tool, f, &lim);
@@ -1559,7 +1613,7 @@ TEST(ModelFlowControl, CapsStayWhenTheWindowsStepIsUndone) {
                               steps_as_before(l);
                               before_urgent(l);
                               l.window_held = on;
-                            });
+                            }, false);
   EXPECT_GT(r[0].flow.window_hi, 64u);
   EXPECT_GE(r[0].flow.caps_back, 1u);
   EXPECT_TRUE(r[0].flow.caps);
@@ -1595,7 +1649,7 @@ TEST(ModelFlowControl, WindowStepsStandUnlessTheyGainedNothing) {
 TEST(ModelFlowControl, StepsJudgedAgainstAnswersOfTheirKind) {
   const std::string k16 = testbed::generate("fattree 16");
   const auto r = on_and_off(k16, ibmodel::Profile::random(1), "ibnetdiscover", "rtt by kind",
-                            [](ibcore::FlowLimits& l, bool on) { l.rtt_by_kind = on; });
+                            [](ibcore::FlowLimits& l, bool on) { l.rtt_by_kind = on; }, false);
   EXPECT_LT(r[0].flow.caps_back, r[1].flow.caps_back);
   expect_clean_and_faster(r, 0.9);
 }
@@ -1614,10 +1668,10 @@ TEST(ModelFlowControl, ProbesFirstWithRoomForTheirArrival) {
   auto both = [](ibcore::FlowLimits& l, bool on) {
     if (!on) before_urgent(l);
   };
-  const auto r = on_and_off(testbed::generate("fattree 8"), ibmodel::Profile::random(34), "dump_fts", "urgent first", both);
+  const auto r = on_and_off(testbed::generate("fattree 8"), ibmodel::Profile::random(34), "dump_fts", "urgent first", both, false);
   EXPECT_GT(r[1].drops, 0u);
   expect_clean_and_faster(r, 0.5);
-  const auto w = on_and_off(testbed::generate("fattree 16"), ibmodel::Profile::random(34), "ibnetdiscover", "urgent first", both);
+  const auto w = on_and_off(testbed::generate("fattree 16"), ibmodel::Profile::random(34), "ibnetdiscover", "urgent first", both, false);
   EXPECT_GT(w[1].drops, 0u);
   expect_clean_and_faster(w, 0.8);
 }
@@ -1634,7 +1688,7 @@ TEST(ModelFlowControl, WindowStepsWhileTheCapsWiden) {
                               before_kinds(l);
                               before_urgent(l);
                               l.window_widening = on;
-                            });
+                            }, false);
   EXPECT_GT(r[0].flow.window_steps, r[1].flow.window_steps);
   expect_clean_and_faster(r, 0.75);
 }

@@ -47,6 +47,7 @@ size_t subnet_units(const Subnet& db) {
 void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
   DiscoveryOptions o;
   o.hybrid_routes = f.hybrid_routes();
+  o.spread_ports = f.spread_ports();
   o.mlx_epi = f.config().mlx_epi;
   DiscoveryResult r;
   Subnet db = discover_live(invocation(f), o, &r, &sched);
@@ -60,6 +61,7 @@ void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
 void run_dump_fts(Fabric& f, Scheduler& sched, ToolResult& res) {
   DiscoveryOptions o;
   o.hybrid_routes = f.hybrid_routes();
+  o.spread_ports = f.spread_ports();
   o.mode = discovery_mode(invocation(f));
   o.mlx_epi = false;
   o.read_lft = true;
@@ -99,6 +101,7 @@ void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
   H::ErrorScan scan(pm, so);
   ObtainOptions oo;
   oo.discovery.hybrid_routes = f.hybrid_routes();
+  oo.discovery.spread_ports = f.spread_ports();
   oo.discovery.mlx_epi = f.config().mlx_epi;
   DiscoveryResult dr;
   oo.result = &dr;
@@ -128,6 +131,7 @@ void run_exporter(Fabric& f, Scheduler& sched, ToolResult& res) {
   H::PortScan scan(pm, so);
   DiscoveryOptions o;
   o.hybrid_routes = f.hybrid_routes();
+  o.spread_ports = f.spread_ports();
   o.mode = discovery_mode(invocation(f));
   Subnet db;
   std::deque<H::PortRow> all;
@@ -202,7 +206,7 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
                     std::to_string(int(cfg.discovery)) + ' ' + std::to_string(cfg.use_sa) + ' ' +
                     std::to_string(cfg.mlx_epi) + ' ' + std::to_string(ps.outstanding) + ' ' +
                     std::to_string(p.sa_rmpp) + ' ' + std::to_string(p.kernel_timeouts) + ' ' + p.sm_node + ' ' +
-                    std::to_string(f.hybrid_routes());
+                    std::to_string(f.hybrid_routes()) + ' ' + std::to_string(f.spread_ports());
   static std::map<std::string, Complete> done;
   if (auto it = done.find(key); it != done.end()) return it->second;
   Profile u = Profile::ideal();
@@ -214,6 +218,7 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
   twin.port().settings() = ps;
   twin.config() = cfg;
   twin.hybrid_routes() = f.hybrid_routes();
+  twin.spread_ports() = f.spread_ports();
   ToolResult r = run_once(tool, twin, nullptr);
   if (r.errors || r.retries)
     throw std::runtime_error(tool + ": the complete run (no service time, no queue) lost " + std::to_string(r.errors) +
