@@ -416,8 +416,11 @@ void MadEngine::probe_tail(Clock::time_point now) {
       continue;
     // (Only once a MAD sent after it was answered: the fabric answers,
     // and not this one.  A responder that stalls, a simulator starved of
-    // the CPU, answers nothing meanwhile.)
-    if (p->send_no >= answered_send_no_) continue;
+    // the CPU, answers nothing meanwhile.  Unless it is the only one out:
+    // then nothing is sent after it, everything waits for it, and a
+    // duplicate to a stalled responder costs one MAD; its first answer is
+    // the first send's, which says no loss.)
+    if (p->send_no >= answered_send_no_ && in_flight_ > 1) continue;
     if (!oldest || p->sent_at < oldest->sent_at) oldest = p;
   }
   if (!oldest) return;

@@ -148,11 +148,16 @@ private:
   void on_recv(RecvMad& r);
   void expire(Clock::time_point now);
   int next_wait_ms(Clock::time_point now, int cap) const;
-  // FlowLimits::tail_probe: while nothing waits in line, the MAD in flight
-  // the longest sent again once it waited its tail_probe_ms (not before
-  // next_tail_at_: at most one probe each such time, a scan a millisecond).
+  // FlowLimits::tail_probe: while nothing waits in line, or one MAD alone
+  // is in flight (what waits, a cap holds behind it: a lost one at a node
+  // whose cap came down to 1 holds every other query to it), the MAD in
+  // flight the longest sent again once it waited its tail_probe_ms (not
+  // before next_tail_at_: at most one probe each such time, a scan a
+  // millisecond).
   void probe_tail(Clock::time_point now);
-  bool tail_stalled() const { return queued_ == 0 && in_flight_ > 0 && flow_.limits().tail_probe > 0; }
+  bool tail_stalled() const {
+    return (queued_ == 0 || in_flight_ == 1) && in_flight_ > 0 && flow_.limits().tail_probe > 0;
+  }
   Clock::time_point next_tail_at_{};
   uint64_t answered_send_no_ = 0;  // past the latest send answered (its PendingMad::send_no + 1)
   uint64_t tail_probes_ = 0;
