@@ -167,8 +167,16 @@ unsigned FlowControl::cap_of(uint64_t key, bool pm) const {
   return key ? std::min(cap, node_level(key)) : cap;
 }
 
-bool FlowControl::head_held(const PendingMad& p) const {
-  return lim_.head_counts && p.path && p.path->lid_head() && !p.path->route_trial && !is_pm(p);
+uint64_t FlowControl::held_at(const PendingMad& p) const {
+  if (!lim_.head_counts || !p.path || p.path->route_trial || is_pm(p)) return 0;
+  if (p.path->lid_head()) return head_key(*p.path);
+  // (FlowLimits::dr_heads: a directed route of two hops leaves the first
+  // switch by its last hop, which that switch handles twice in turn as a
+  // hybrid head does.)
+  if (!lim_.dr_heads || !p.path->is_dr() || p.path->drPath.size() != 3) return 0;
+  uint64_t first = 0;
+  for_each_hop(*p.path, [&](uint64_t k) { first = k; });
+  return first;
 }
 
 void FlowControl::stop_level(uint64_t key, unsigned load) {
@@ -314,8 +322,7 @@ uint64_t FlowControl::blocker(const PendingMad& p) const {
   }
   const unsigned node_cap = room_cap(this->node_cap(p), p.dest);  // (not widened: a node's queue is its own)
   if (node_cap && count_of(to_node_, p.dest) >= node_cap && !shares_lifted()) return p.dest;
-  if (head_held(p) && !shares_lifted()) {
-    const uint64_t h = head_key(*p.path);
+  if (const uint64_t h = held_at(p); h && !shares_lifted()) {
     if (const unsigned c = room_cap(cap_of(h, false), h); c && count_of(to_node_, h) >= c) return h;
   }
   if (lim_.proc_start && !is_pm(p)) {
@@ -359,7 +366,7 @@ void FlowControl::hold(PendingMad& p, int d) {
   if (p.path && p.path->urgent) urgent_out_ += unsigned(d);
   if (is_pm(p)) return;  // (a PMA: its node cap only)
   const uint64_t head = p.path->lid_head() ? head_key(*p.path) : 0;
-  if (head && head_held(p)) one(to_node_, head, d);
+  if (const uint64_t h = held_at(p)) one(to_node_, h, d);
   // The shares p was counted in with (the estimates behind them may have
   // changed since) are the ones it is counted out with.
   if (d > 0) {
@@ -420,7 +427,8 @@ void FlowControl::issued(PendingMad& p) {
   slot_dest_[p.slot] = p.dest;
   hold(p, +1);
   p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;
-  p.head_load = p.dest && tracking_ && head_held(p) ? uint16_t(std::min(at_node(head_key(*p.path)), 0xffffu)) : 0;
+  const uint64_t h = p.dest && tracking_ ? held_at(p) : 0;
+  p.head_load = h ? uint16_t(std::min(at_node(h), 0xffffu)) : 0;
 }
 
 void FlowControl::answered(PendingMad& p, const uint8_t* reply, Clock::time_point now) {
@@ -459,7 +467,7 @@ void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
     // others of ours there, it comes below their number.  So does its
     // hybrid head's, lost with others of ours there (FlowLimits::head_counts).
     stop_level(p.dest, p.dest_load);
-    if (p.head_load >= 2) stop_level(head_key(*p.path), p.head_load);
+    if (p.head_load >= 2) stop_level(held_at(p), p.head_load);
   }
   if (p.dest_load >= 2) {
     unsigned& cut = pm ? pm_cut_ : node_cut_;

@@ -97,6 +97,18 @@ struct FlowLimits {
   // together arrive together.  A loss there brings its cap below their
   // number.  false: a tail counts only by its processor share.
   bool head_counts = true;
+  // ... and so does the first switch (behind the local port) the
+  // directed routes of two hops, whose last hop leaves it (issue 35): its
+  // neighbours' probes and the PortInfos of its hosts, which every route
+  // form gives it twice (it cannot be a hybrid route's head: the route to
+  // it is its own), count with its own answers within its cap.  On the
+  // shipped sweep's queues of 4 and VL15 buffers of 1, its host probes,
+  // sent together while the widened shares let them, overflowed its queue,
+  // and what came in behind them (even a LID-routed SMP that only crossed
+  // it) was lost in the buffer of port 1, which every MAD of ours enters
+  // by (k=48 at S 50 and 500 us: 2-4 drops a run; k=32's dump_fts: 2).
+  // false: they count by their processor shares only.
+  bool dr_heads = true;
   // Occupancy levels (issue 35): every processor an SMP visits (its
   // destination's, a hybrid route's head, each switch a directed route
   // passes) holds at most its level of our SMPs at once, however small
@@ -526,7 +538,7 @@ private:
   uint32_t proc_weight(const PendingMad& p, bool hop) const;  // p's share of a processor (FlowLimits::smi_share)
   unsigned node_cap(const PendingMad& p) const;  // the node cap p is held by now (0: none)
   unsigned cap_of(uint64_t key, bool pm) const;  // ... the node cap at node key (0: none; key 0: the cap without a node's level)
-  bool head_held(const PendingMad& p) const;     // p's hybrid head holds it in its node cap (FlowLimits::head_counts)
+  uint64_t held_at(const PendingMad& p) const;   // the head that holds p in its node cap (FlowLimits::head_counts, dr_heads; 0: none)
   unsigned at_node(uint64_t key) const;           // ours in flight to node key (while the caps hold)
   bool is_pm(const PendingMad& p) const;         // a PMA's GMP (held by the PM node cap only)
   uint64_t head_key(const IBPath& p) const;      // where a hybrid route's directed part begins (IBPath::lid_head)

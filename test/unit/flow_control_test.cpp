@@ -167,6 +167,7 @@ TEST(FlowControl, ProcessorShareCountsLongRoutesLess) {
       f.default_q = 0;
       Scheduler s(f, 64);
       s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
+      s.engine().limits().dr_heads = false;  // (nor the first switch's cap on the routes of 2 hops)
       s.engine().limits().caps_from_start = true;
       s.engine().limits().smi_share = share;
       size_t most = 0;
@@ -180,6 +181,38 @@ TEST(FlowControl, ProcessorShareCountsLongRoutesLess) {
       EXPECT_EQ(ok, 40);
       EXPECT_EQ(most, share == 0 ? 4u : via.size() > 4 ? 6u : 2u);
     }
+  }
+}
+
+// FlowLimits::dr_heads: the directed routes of 2 hops (the first switch's
+// neighbours' probes, its hosts' PortInfos) leave the first switch by
+// their last hop; they count within its node cap however far its
+// processor shares were widened (smi_share 8 here: as a share of 2 of
+// its 3 visits, 12 would pass at once), so its queue holds no more of
+// ours than the cap.
+TEST(FlowControl, TheFirstSwitchHoldsItsNeighboursRoutesInItsCap) {
+  for (bool heads : {true, false}) {
+    SCOPED_TRACE(heads);
+    VClockFabric f;
+    f.default_q = 0;
+    Scheduler s(f, 64);
+    s.engine().limits().proc_start = 0;
+    s.engine().limits().caps_from_start = true;
+    s.engine().limits().smi_share = 8;
+    s.engine().limits().dr_heads = heads;
+    size_t most = 0;
+    f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+      most = std::max(most, s.engine().in_flight());
+      return true;
+    };
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(p)), 1, ok, failed));
+    s.run();
+    EXPECT_EQ(ok, 40);
+    if (heads)
+      EXPECT_LE(most, s.engine().limits().node_cap);
+    else
+      EXPECT_GT(most, 2 * s.engine().limits().node_cap);
   }
 }
 
