@@ -454,6 +454,21 @@ FlowStats MadEngine::flow_stats() const {
   return f;
 }
 
+bool MadEngine::unstick() {
+  // MADs held for caps with nothing in flight to release them (a count
+  // that will not come down): back in line, and the first sent past its
+  // caps if they still hold it, rather than waiting for ever.
+  if (!flow_.unstick() && line_.empty()) return false;
+  drain();
+  if (in_flight_ == 0 && !line_.empty()) {
+    PendingMad& n = line_.pop_front();
+    --queued_;
+    issue(n);
+    log::debug("D: flow: MADs held for caps with none in flight: one sent past them\n");
+  }
+  return in_flight_ > 0;
+}
+
 size_t MadEngine::pump(int wait_ms) {
   uint64_t start = completed_;
   auto t0 = t_.now();
@@ -461,7 +476,7 @@ size_t MadEngine::pump(int wait_ms) {
     auto now = t_.now();
     expire(now);
     if (completed_ != start) break;
-    if (in_flight_ == 0) break;
+    if (in_flight_ == 0 && !(queued_ && unstick())) break;
     if (tail_stalled()) probe_tail(now);
     int cap = -1;
     if (wait_ms >= 0) {

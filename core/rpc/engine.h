@@ -155,6 +155,7 @@ private:
   // before next_tail_at_: at most one probe each such time, a scan a
   // millisecond).
   void probe_tail(Clock::time_point now);
+  bool unstick();  // MADs held for caps with none in flight: sent on (true: some are in flight now)
   bool tail_stalled() const {
     return (queued_ == 0 || in_flight_ == 1) && in_flight_ > 0 && flow_.limits().tail_probe > 0;
   }

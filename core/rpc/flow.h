@@ -489,6 +489,15 @@ public:
     if (b) park(b, p);
     return b != 0;
   }
+  // Nothing of ours in flight, yet MADs wait for a cap: no reply will
+  // bring its count down.  Every one back in line, no key held for an
+  // urgent one; true when there were some.  (MadEngine::unstick.)
+  bool unstick() {
+    if (parked_.empty() && urgent_at_.empty()) return false;
+    urgent_at_.clear();
+    unpark_all();
+    return true;
+  }
   // p took slot p.slot: counted into the caps (and its load at its node).
   void issued(PendingMad& p);
   // p is about to be sent (again) as the engine's p.send_no-th send:
