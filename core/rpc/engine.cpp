@@ -424,7 +424,11 @@ void MadEngine::probe_tail(Clock::time_point now) {
     if (!oldest || p->sent_at < oldest->sent_at) oldest = p;
   }
   if (!oldest) return;
-  const int ms = flow_.tail_probe_ms(*oldest);
+  int ms = flow_.tail_probe_ms(*oldest);
+  // (Alone and nothing answered after it: a quarter of the least timeout
+  // at least, 5 ms, so that a host or simulator stalled for a moment sends
+  // nothing again.)
+  if (ms > 0 && oldest->send_no >= answered_send_no_) ms = std::max(ms, flow_.limits().min_timeout_ms / 4);
   if (ms <= 0 || ms >= oldest->timeout_ms) return;
   const Clock::time_point due = oldest->sent_at + std::chrono::milliseconds(ms);
   if (now < due) {

@@ -43,6 +43,9 @@ struct Walk {
   LocalPort t;
   double seconds = 0;
   unsigned overtakes = 0;  // FlowLimits::overtakes (0: no real queue reorders; these replies come in any order)
+  // FlowLimits::tail_probe (0: none; these replies come on the wall clock, and a host that
+  // stalls longer than the probe's wait sends a MAD again that was not lost)
+  double tail_probe = ibcore::FlowLimits().tail_probe;
 };
 
 // Walk f from its local port; lid: the local port's LID (LID-routed walk).
@@ -60,6 +63,7 @@ void walk(FakeSmpFabric& f, Walk& w, ibcore::DiscoveryMode mode, unsigned outsta
   sched.engine().limits().node_start = 0;
   sched.engine().limits().proc_start = 0;  // (nor processor levels, issue 35: they hold fewer there)
   sched.engine().limits().overtakes = w.overtakes;
+  sched.engine().limits().tail_probe = w.tail_probe;
   ibcore::DiscoveryOptions o;
   o.mode = mode;
   o.mlx_epi = false;
@@ -143,6 +147,7 @@ TEST(DiscoveryWalk, ReorderingFabricIsJudgedByTimeoutsAlone) {
     FakeSmpFabric f = loops();
     Walk w;
     w.overtakes = 2;
+    w.tail_probe = 0;  // (resends by order only: a MAD alone in flight on a loaded host is probed)
     w.t.rng.seed(unsigned(seed));
     walk(f, w, ibcore::DiscoveryMode::DR, 8);
     EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
