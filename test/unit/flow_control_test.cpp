@@ -154,6 +154,29 @@ TEST(FlowControl, CapsWidenedStepByStepAfterTheFirstReplies) {
   }
 }
 
+// 40 PortInfos through directed routes `via` + port (1-40), the caps held
+// from the first SMP (no processor levels), the limits as set(l) makes
+// them: the most in flight at once.
+template <class Set>
+size_t most_in_flight(const std::string& via, Set set) {
+  VClockFabric f;
+  f.default_q = 0;
+  Scheduler s(f, 64);
+  s.engine().limits().proc_start = 0;  // (these mechanisms alone: no processor levels, issue 35)
+  s.engine().limits().caps_from_start = true;
+  set(s.engine().limits());
+  size_t most = 0;
+  f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+    most = std::max(most, s.engine().in_flight());
+    return true;
+  };
+  int ok = 0, failed = 0;
+  for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, IBPath::from_string(via + std::to_string(p)), 1, ok, failed));
+  s.run();
+  EXPECT_EQ(ok, 40);
+  return most;
+}
+
 // The processor cap counts an SMP by its share of the visits it makes
 // (smi_share): a directed route of 4 hops visits 7 processors, 2 of them at
 // the first switch, so 6 pass it at once (6 x 2/7 <= 1.75); one of 2 hops
@@ -163,22 +186,10 @@ TEST(FlowControl, ProcessorShareCountsLongRoutesLess) {
   for (double share : {1.75, 0.0}) {
     for (std::string via : {"0,1,2,3,", "0,1,"}) {
       SCOPED_TRACE(std::to_string(share) + " " + via);
-      VClockFabric f;
-      f.default_q = 0;
-      Scheduler s(f, 64);
-      s.engine().limits().proc_start = 0;  // (this mechanism alone: no processor levels, issue 35)
-      s.engine().limits().dr_heads = false;  // (nor the first switch's cap on the routes of 2 hops)
-      s.engine().limits().caps_from_start = true;
-      s.engine().limits().smi_share = share;
-      size_t most = 0;
-      f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
-        most = std::max(most, s.engine().in_flight());
-        return true;
-      };
-      int ok = 0, failed = 0;
-      for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, IBPath::from_string(via + std::to_string(p)), 1, ok, failed));
-      s.run();
-      EXPECT_EQ(ok, 40);
+      const size_t most = most_in_flight(via, [&](FlowLimits& l) {
+        l.dr_heads = false;  // (nor the first switch's cap on the routes of 2 hops)
+        l.smi_share = share;
+      });
       EXPECT_EQ(most, share == 0 ? 4u : via.size() > 4 ? 6u : 2u);
     }
   }
@@ -193,26 +204,14 @@ TEST(FlowControl, ProcessorShareCountsLongRoutesLess) {
 TEST(FlowControl, TheFirstSwitchHoldsItsNeighboursRoutesInItsCap) {
   for (bool heads : {true, false}) {
     SCOPED_TRACE(heads);
-    VClockFabric f;
-    f.default_q = 0;
-    Scheduler s(f, 64);
-    s.engine().limits().proc_start = 0;
-    s.engine().limits().caps_from_start = true;
-    s.engine().limits().smi_share = 8;
-    s.engine().limits().dr_heads = heads;
-    size_t most = 0;
-    f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
-      most = std::max(most, s.engine().in_flight());
-      return true;
-    };
-    int ok = 0, failed = 0;
-    for (unsigned p = 1; p <= 40; ++p) s.spawn(get_port_info(s, IBPath::from_string("0,1," + std::to_string(p)), 1, ok, failed));
-    s.run();
-    EXPECT_EQ(ok, 40);
+    const size_t most = most_in_flight("0,1,", [&](FlowLimits& l) {
+      l.smi_share = 8;
+      l.dr_heads = heads;
+    });
     if (heads)
-      EXPECT_LE(most, s.engine().limits().node_cap);
+      EXPECT_LE(most, FlowLimits().node_cap);
     else
-      EXPECT_GT(most, 2 * s.engine().limits().node_cap);
+      EXPECT_GT(most, 2 * FlowLimits().node_cap);
   }
 }
 
