@@ -72,6 +72,13 @@ struct DiscoveryOptions {
   // order (0 4 2 6 1 5 3 7 for 8 ports), not one after the other
   // (core/fabric/walk.cpp Walk::spread_order).  false: in port order.
   bool spread_ports = true;
+  // With hybrid routes, once they work: the SA's NodeRecords are read (one
+  // GetTable, left unanswered if the walk ends first), and a switch just
+  // found has its ports' PortInfos asked by the LID the SA gives it,
+  // together with its PortInfo 0, which confirms that LID (or the answers
+  // are dropped and asked again): a round trip less a level
+  // (core/fabric/walk.cpp Walk::sa_lids).  false: they wait for PortInfo 0.
+  bool sa_lids = true;
 };
 
 struct DiscoveryResult {

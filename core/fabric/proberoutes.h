@@ -63,6 +63,14 @@ public:
     why_ = std::move(why);
   }
   bool tails_on() const { return tails_ != Tails::Off; }
+  bool tails_work() const { return tails_ == Tails::Work; }
+  // The LID route to lid.
+  IBPath by_lid(uint16_t lid) const {
+    IBPath p;
+    p.DLID = lid;
+    p.SLID = local_lid_;
+    return p;
+  }
   // The route to the node behind port `last` of node `at`.
   IBPath via(uint32_t at, uint8_t last) {
     if (!tail_from(at)) return dr(db_.node(at).dr, last);
@@ -117,6 +125,13 @@ public:
     const std::vector<uint8_t>& h = db_.node(n).dr;
     const uint32_t at = parent(n);
     return at == NO_INDEX ? dr(h) : via(at, h.back());
+  }
+  // The route directed(n) gives now, not counted as sent: what the flow
+  // control names the node by while that route is how it is asked.
+  IBPath directed_now(uint32_t n) const {
+    const std::vector<uint8_t>& h = db_.node(n).dr;
+    const uint32_t at = parent(n);
+    return at != NO_INDEX && tail_from(at) ? hybrid(at, h.back()) : dr(h);
   }
   // The node node n's directed route leaves by its last hop (NO_INDEX: none,
   // or no hybrid route is tried).
@@ -178,12 +193,7 @@ public:
   }
   // LID routed when allowed and known, else the directed route.
   IBPath to(uint32_t n, unsigned port_hint = 0) const {
-    if (uint16_t lid = lid_for(n, port_hint)) {
-      IBPath p;
-      p.DLID = lid;
-      p.SLID = local_lid_;
-      return p;
-    }
+    if (uint16_t lid = lid_for(n, port_hint)) return by_lid(lid);
     return dr(n);
   }
 

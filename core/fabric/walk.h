@@ -10,6 +10,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -45,7 +46,9 @@ public:
 private:
   // A queued step: the coroutine it starts (call()) and its arguments.
   struct Step {
-    enum Kind : uint8_t { Description, Switch, SwitchLater, SwitchInfo, SwitchPort, Ca, CaFound, MlnxExt, LftBlock, Next, NextBlock } kind;
+    enum Kind : uint8_t {
+      Description, Switch, SwitchLater, SwitchInfo, SwitchPort, PortByHint, Probe, Ca, CaFound, MlnxExt, LftBlock, Next, NextBlock
+    } kind;
     uint8_t port = 0;   // the port asked about
     uint8_t entry = 0;  // the port the node was entered by
     uint32_t node = NO_INDEX;
@@ -105,6 +108,7 @@ private:
   Task<> switch_info(uint32_t n);
   Task<> switch_port(uint32_t n, uint8_t p, uint8_t entry);
   const std::vector<uint8_t>& spread_order(unsigned np);  // a switch's ports' order (walk_switch)
+  void fork_ports(uint32_t n, uint8_t entry, Step::Kind k);
   Task<> walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first);
   Task<> mlnx_ext_port_info(uint32_t n, uint8_t p);
 
@@ -133,6 +137,27 @@ private:
   Task<> probe(uint32_t n, uint8_t p);
   void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);
   void walk_done();
+
+  // The SA's LIDs (DiscoveryOptions::sa_lids): read once hybrid routes
+  // work; a switch just found has its ports read by the LID the SA gives
+  // it, while its PortInfo 0 (by its route, as before) says whether that
+  // LID is its.  What came back before is kept until then (Early), and
+  // asked again as before when the LIDs differ.
+  Task<> sa_lids();
+  uint16_t early_lid(uint32_t n, uint8_t port);
+  Task<> port_by_hint(uint32_t n, uint8_t p, uint8_t entry);
+  void settle_early(uint32_t n, uint16_t lid);
+  struct Early {
+    enum State : uint8_t { Pending, Confirmed, Refuted };
+    uint16_t lid = 0;  // the SA's
+    State state = Pending;
+    uint8_t entry = 0;
+    std::vector<std::pair<uint8_t, iba::SMPPortInfo>> ports;  // its ports answered while Pending
+  };
+  std::unordered_map<uint64_t, uint16_t> sa_lids_;  // switches', by port GUID
+  std::unordered_map<uint32_t, Early> early_;      // by node
+  bool sa_asked_ = false;
+  uint64_t early_nodes_ = 0, early_refuted_ = 0;
   void reference_probe_paths();  // (after the walk: failed probes' reference lines)
 
   // Linear forwarding tables, read behind the walk (DiscoveryOptions::read_lft).

@@ -130,10 +130,16 @@ inline Task<> Walk::trial(uint32_t n, uint8_t back, IBPath p) {
     try {
       IBPath q = p;
       const iba::SMPNodeInfo ni = co_await s_.SubnGet<iba::SMPNodeInfo>(std::move(q), 0);
-      if (peer != NO_INDEX && ni.nodeGUID() == db_.node(db_.port(peer).node).guid)
+      if (peer != NO_INDEX && ni.nodeGUID() == db_.node(db_.port(peer).node).guid) {
         routes_.trial_answered();
-      else
+        // Hybrid routes work: the SA's LIDs are worth reading (sa_lids).
+        if (opt_.sa_lids && routes_.tails_work() && !sa_asked_ && !discovered_) {
+          sa_asked_ = true;
+          s_.spawn(sa_lids());
+        }
+      } else {
         routes_.trial_failed(n, "answered from another node than the one behind the port", false);
+      }
     } catch (const MADTimeoutError&) {
       if (!discovered_ && again < TRIAL_AGAIN && s_.engine().flow_stats().drops() > lost) continue;
       routes_.trial_failed(n, "timed out", discovered_);

@@ -147,7 +147,7 @@ void MadEngine::arm_timer(const PendingMad& p) {
 void MadEngine::retime(PendingMad& q) { arm_timer(q); }
 
 void MadEngine::send_or_fail(PendingMad& p) {
-  if (abandon_trials_ && p.path && p.path->route_trial) return fail_final(p);
+  if (abandon_trials_ && p.path && (p.path->route_trial || p.path->until_done)) return fail_final(p);
   try {
     send_one(p);
   } catch (...) {
@@ -296,7 +296,7 @@ void MadEngine::retry(PendingMad& p) {
 void MadEngine::abandon_trials() {
   abandon_trials_ = true;
   for (uint32_t i = 0; i < fresh_slot_; ++i)
-    if (PendingMad* p = slots_[i]; p && p->path && p->path->route_trial) fail_final(*p);
+    if (PendingMad* p = slots_[i]; p && p->path && (p->path->route_trial || p->path->until_done)) fail_final(*p);
 }
 
 void MadEngine::drain() {
@@ -462,14 +462,16 @@ bool MadEngine::unstick() {
   // MADs held for caps with nothing in flight to release them (a count
   // that will not come down): back in line, and the first sent past its
   // caps if they still hold it, rather than waiting for ever.
+  // (The first goes before drain(): drain would park every one again,
+  // and pump() spun on them for ever.)
   if (!flow_.unstick() && line_.empty()) return false;
-  drain();
   if (in_flight_ == 0 && !line_.empty()) {
     PendingMad& n = line_.pop_front();
     --queued_;
     issue(n);
     log::debug("D: flow: MADs held for caps with none in flight: one sent past them\n");
   }
+  drain();
   return in_flight_ > 0;
 }
 

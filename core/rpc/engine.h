@@ -68,7 +68,8 @@ public:
   // Route trials (IBPath::route_trial) out or still to go, once their
   // sender no longer needs their verdict (the walk ended before it came):
   // each fails now with a timeout error, not sent again and not counted as
-  // a loss, and the run does not wait out their timeouts.
+  // a loss, and the run does not wait out their timeouts.  So do the MADs
+  // whose answer helped only until then (IBPath::until_done).
   void abandon_trials();
 
   size_t in_flight() const { return in_flight_; }
@@ -102,6 +103,7 @@ public:
   void learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
     flow_.learn_node(dr, lid, resp_time);
   }
+  void learn_route(const IBPath& other, const IBPath& dr) { flow_.learn_route(other, dr); }
   void learn_subnet_timeout(uint8_t subnet_timeout) { flow_.learn_subnet_timeout(subnet_timeout); }
   // The timeout a MAD to path of class mgmt_class would get now when
   // neither -t nor the path sets one (ms).

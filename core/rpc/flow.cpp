@@ -64,8 +64,7 @@ uint64_t FlowControl::key_of(const IBPath& path, uint8_t mgmt_class) const {
   // full it answers BUSY or drops), counted apart from the node's SMPs.
   if (mgmt_class == iba::mgmt::PERF && path.DLID && !path.is_dr()) return gmp_key(mgmt_class, path.DLID) | 1;
   if (!is_smp(mgmt_class)) return 0;
-  if (path.is_dr()) return dr_key(path);
-  uint64_t k = lid_key(path.DLID);
+  const uint64_t k = path.is_dr() ? dr_key(path) : lid_key(path.DLID);
   auto it = alias_.find(k);
   return it == alias_.end() ? k : it->second;
 }
@@ -74,6 +73,12 @@ uint64_t FlowControl::head_key(const IBPath& p) const {
   IBPath l;
   l.DLID = p.DLID;
   return key_of(l, iba::mgmt::SUBN_LID_ROUTED);
+}
+
+void FlowControl::learn_route(const IBPath& other, const IBPath& dr) {
+  if (!other.is_dr() || !dr.is_dr()) return;
+  const uint64_t a = dr_key(other), b = dr_key(dr);
+  if (a != b) alias_[a] = b;
 }
 
 void FlowControl::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
@@ -365,18 +370,25 @@ void FlowControl::hold(PendingMad& p, int d) {
   one(to_node_, p.dest, d);
   if (p.path && p.path->urgent) urgent_out_ += unsigned(d);
   if (is_pm(p)) return;  // (a PMA: its node cap only)
-  const uint64_t head = p.path->lid_head() ? head_key(*p.path) : 0;
-  if (const uint64_t h = held_at(p)) one(to_node_, h, d);
-  // The shares p was counted in with (the estimates behind them may have
-  // changed since) are the ones it is counted out with.
+  // The keys and shares p was counted in with (what they depend on, the
+  // nodes learned and the estimates, may have changed since) are the ones
+  // it is counted out with.
   if (d > 0) {
+    p.head_at = p.path->lid_head() ? head_key(*p.path) : 0;
+    p.held_in = held_at(p);
     p.w_dest = proc_weight(p, false);
     p.w_hop = proc_weight(p, true);
   }
+  const uint64_t head = p.head_at;
+  if (p.held_in) one(to_node_, p.held_in, d);
   // A route form's trial (IBPath::route_trial) takes no level: where the
   // form is not routed it is dropped and would hold its slots for a whole
   // timeout (the hybrid fallback took 1.22x the plain walk, 1.00x without).
-  if (lim_.proc_start && !p.path->route_trial) each_proc(p, [&](uint64_t k) { one(occ_, k, d); });
+  if (lim_.proc_start && !p.path->route_trial) {
+    one(occ_, p.dest, d);
+    if (head) one(occ_, head, d);
+    for_each_hop(*p.path, [&](uint64_t k) { one(occ_, k, d); });
+  }
   one(at_proc_, p.dest, d * int(p.w_dest));
   const int w = d * int(p.w_hop);
   if (head) one(at_proc_, head, w);
@@ -427,7 +439,7 @@ void FlowControl::issued(PendingMad& p) {
   slot_dest_[p.slot] = p.dest;
   hold(p, +1);
   p.dest_load = p.dest && tracking_ ? uint16_t(std::min(at_node(p.dest), 0xffffu)) : 0;
-  const uint64_t h = p.dest && tracking_ ? held_at(p) : 0;
+  const uint64_t h = p.dest && tracking_ ? p.held_in : 0;
   p.head_load = h ? uint16_t(std::min(at_node(h), 0xffffu)) : 0;
 }
 
@@ -467,7 +479,7 @@ void FlowControl::cut_caps(const PendingMad& p, Clock::time_point now) {
     // others of ours there, it comes below their number.  So does its
     // hybrid head's, lost with others of ours there (FlowLimits::head_counts).
     stop_level(p.dest, p.dest_load);
-    if (p.head_load >= 2) stop_level(held_at(p), p.head_load);
+    if (p.head_load >= 2) stop_level(p.held_in, p.head_load);
   }
   if (p.dest_load >= 2) {
     unsigned& cut = pm ? pm_cut_ : node_cut_;

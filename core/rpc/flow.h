@@ -443,6 +443,9 @@ public:
   // LID-routed SMPs to it then count against the same node) and answers
   // within PortInfo:RespTimeValue resp_time (an IBA exponent).
   void learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time);
+  // Directed route other (a hybrid one) reaches the node dr does: SMPs by
+  // either count against the same node.
+  void learn_route(const IBPath& other, const IBPath& dr);
   // The subnet's SubnetTimeOut (an IBA exponent): the packet lifetime each
   // way the IBA bound of a timeout adds.
   void learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ = subnet_timeout; }
@@ -652,7 +655,7 @@ private:
   // SubnetTimeOut is 19).
   Rtt smp_rtt_;
   std::unordered_map<uint8_t, Rtt> gmp_rtt_;
-  std::unordered_map<uint64_t, uint64_t> alias_;     // a LID's key -> the node's DR key
+  std::unordered_map<uint64_t, uint64_t> alias_;     // a LID's (or another route's) key -> the node's DR key
   std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
   std::optional<uint8_t> subnet_timeout_;
   // Order (FlowLimits::overtakes): each slot's MAD's destination key as

@@ -59,6 +59,11 @@ struct PendingMad {
   uint16_t head_load = 0;         // ... and at a hybrid route's head (FlowLimits::head_counts; 0: not counted)
   uint32_t step = 0;              // the widening's step that judges its round trip (FlowLimits::step_whole; 0: none)
   uint32_t w_dest = 0, w_hop = 0; // its processor shares when it was counted in (FlowControl::hold)
+  // The keys it was counted in with at a hybrid route's head and within
+  // a node cap besides its own (FlowControl::hold): a LID's or a route's
+  // node can be learned while it is out, and it is counted out where it
+  // was counted in.
+  uint64_t head_at = 0, held_in = 0;
   bool adaptive_timeout = false;
   uint16_t sends = 0;
   uint32_t prev_seq = 0;

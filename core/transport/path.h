@@ -86,6 +86,10 @@ struct IBPath {
   // a loss (it still counts against the caps while in flight: where the
   // route form works, the queues it reaches are real).
   bool route_trial = false;
+  // A MAD whose answer helps only while its sender still runs (the walk's
+  // read of the SA's LIDs, Walk::sa_lids): MadEngine::abandon_trials
+  // fails it with the trials, so the run does not wait for it.
+  bool until_done = false;
   // A MAD whose answer starts more work (the discovery walk's probes, a
   // switch's PortInfo 0, a route form's trial): with
   // FlowLimits::urgent_first the MAD engine puts it ahead of the MADs

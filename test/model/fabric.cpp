@@ -409,6 +409,8 @@ struct Fabric::Impl {
   // The tool's visits to the SA (requests, of them GetTables) and to the
   // host's server (Fabric::demand).
   uint64_t sa_requests = 0, sa_tables = 0, host_visits = 0;
+  // Fabric::stale_sa: the SA's NodeRecords give each port the next LID's.
+  bool stale_sa = false;
   // The delay from now of a MAD through the host's side: its latency, and
   // its turn at the host's server.
   int64_t host_path() {
@@ -1700,7 +1702,7 @@ void Fabric::Impl::sa_answer(Packet& p) {
     rec_size = iba::SANodeRecord::SIZE;
     for (uint16_t l = 1; l <= max_lid; ++l) {
       if (has(D, "LID") && q.LID() != l) continue;
-      auto [n, pt] = lid_owner[l];
+      auto [n, pt] = lid_owner[stale_sa ? l % max_lid + 1 : l];
       iba::SANodeRecord r;
       r.set_LID(l).set_nodeInfo(node_info(n, pt));
       iba::SMPNodeDescription d;
@@ -1830,6 +1832,7 @@ const Stats& Fabric::stats() const {
 }
 
 const Profile& Fabric::profile() const { return impl_->prof; }
+bool& Fabric::stale_sa() { return impl_->stale_sa; }
 Clock::time_point Fabric::now() const { return impl_->port->now(); }
 double Fabric::seconds() const { return double(impl_->now - kStart) * 1e-9; }
 size_t Fabric::node_count() const { return impl_->nodes.size(); }

@@ -201,6 +201,11 @@ public:
   bool& hybrid_routes() { return hybrid_routes_; }
   // ... and read a switch's ports in spread order (DiscoveryOptions::spread_ports).
   bool& spread_ports() { return spread_ports_; }
+  // ... and ask a node just found by the LID the SA gives its port (DiscoveryOptions::sa_lids).
+  bool& sa_lids() { return sa_lids_; }
+  // The SA's NodeRecords give each port the LID of the port after it (a
+  // stale SA: LIDs handed out again since it read them).
+  bool& stale_sa();
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.
@@ -339,6 +344,7 @@ private:
   ibcore::Config config_;
   bool hybrid_routes_ = true;
   bool spread_ports_ = true;
+  bool sa_lids_ = true;
 };
 
 }  // namespace ibmodel

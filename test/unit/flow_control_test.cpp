@@ -793,6 +793,44 @@ TEST(FlowControl, LossSeenByOrder) {
   }
 }
 
+// MadEngine::learn_route: a second directed route to a node (the walk's
+// hybrid route to a switch just found, while what goes by the LID the SA
+// gave it counts against its plain route, Walk::sa_lids) counts against
+// the same node: with a node cap of 2, SMPs by both routes and by the
+// LID are at most 2 in flight together.  Without it the second route is
+// a node of its own: 2 there besides the plain route's and the LID's 2.
+TEST(FlowControl, ARouteLearnedAsTheNodesSharesItsCap) {
+  for (bool learned : {true, false}) {
+    SCOPED_TRACE(learned ? "learned" : "not learned");
+    VClockFabric f;
+    f.default_q = 0;
+    Scheduler s(f, 64);
+    MadEngine& e = s.engine();
+    e.limits().proc_start = 0;
+    e.limits().caps_from_start = true;
+    e.limits().node_cap = 2;
+    e.limits().node_start = 0;
+    e.limits().smi_cap = 0;  // (the node cap alone)
+    const IBPath plain = IBPath::from_string("0,1,2,3"), other = IBPath::from_string("0,1,4,5");
+    e.learn_node(plain, 9, std::nullopt);
+    if (learned) e.learn_route(other, plain);
+    size_t most = 0;
+    f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+      most = std::max(most, e.in_flight());
+      return true;
+    };
+    int ok = 0, failed = 0;
+    for (unsigned p = 1; p <= 6; ++p) {
+      s.spawn(get_port_info(s, plain, p, ok, failed));
+      s.spawn(get_port_info(s, other, p, ok, failed));
+      s.spawn(get_port_info(s, lid(9), p, ok, failed));
+    }
+    s.run();
+    EXPECT_EQ(ok, 18);
+    EXPECT_EQ(most, learned ? 2u : 4u);
+  }
+}
+
 // Order says nothing across routes: SMPs to one node by a directed route
 // through a slow switch and by its LID (which no switch forwards in
 // software) come back out of order, and none is taken as lost.
