@@ -1703,6 +1703,7 @@ void Fabric::Impl::sa_answer(Packet& p) {
     for (uint16_t l = 1; l <= max_lid; ++l) {
       if (has(D, "LID") && q.LID() != l) continue;
       auto [n, pt] = lid_owner[stale_sa ? l % max_lid + 1 : l];
+      if (has(D, "nodeInfo.nodeType") && q.nodeInfo().nodeType() != (nodes[size_t(n)].sw ? 2u : 1u)) continue;
       iba::SANodeRecord r;
       r.set_LID(l).set_nodeInfo(node_info(n, pt));
       iba::SMPNodeDescription d;
