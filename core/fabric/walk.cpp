@@ -59,9 +59,9 @@ DiscoveryResult Walk::run() {
     if (sa_lids_.empty()) {
       res_.routes += "none came before the walk ended";
     } else {
-      res_.routes += std::to_string(early_nodes_ + early_refuted_) + " nodes asked by them before their own PortInfo";
+      res_.routes += std::to_string(early_nodes_ + early_refuted_) + " switches' ports read by them before their PortInfo 0";
       if (early_refuted_)
-        res_.routes += ", " + std::to_string(early_refuted_) + " of them given another port's LID (a stale SA): asked again";
+        res_.routes += ", " + std::to_string(early_refuted_) + " of them given another port's LID (a stale SA): read again";
     }
   }
   return std::move(res_);

@@ -137,6 +137,7 @@ private:
   Task<> probe(uint32_t n, uint8_t p);
   void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);
   void walk_done();
+  void reference_probe_paths();  // (after the walk: failed probes' reference lines)
 
   // The SA's LIDs (DiscoveryOptions::sa_lids): read once hybrid routes
   // work; a switch just found has its ports read by the LID the SA gives
@@ -158,7 +159,6 @@ private:
   std::unordered_map<uint32_t, Early> early_;      // by node
   bool sa_asked_ = false;
   uint64_t early_nodes_ = 0, early_refuted_ = 0;
-  void reference_probe_paths();  // (after the walk: failed probes' reference lines)
 
   // Linear forwarding tables, read behind the walk (DiscoveryOptions::read_lft).
   void queue_lft(uint32_t n);

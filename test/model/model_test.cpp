@@ -782,7 +782,7 @@ TEST(FabricModel, SaLidsAskNewNodesARoundTripSooner) {
     EXPECT_EQ(text[1], text[0]);
     EXPECT_EQ(text[2], text[0]);
     EXPECT_EQ(routes[0].find("SA"), std::string::npos) << routes[0];
-    EXPECT_NE(routes[1].find("nodes asked by them before their own PortInfo"), std::string::npos) << routes[1];
+    EXPECT_NE(routes[1].find("switches' ports read by them before their PortInfo 0"), std::string::npos) << routes[1];
     EXPECT_EQ(routes[1].find("stale"), std::string::npos) << routes[1];
     EXPECT_NE(routes[2].find("stale"), std::string::npos) << routes[2];
   }
