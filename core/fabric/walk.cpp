@@ -301,7 +301,7 @@ Task<> Walk::sa_lids() {
     iba::set_bits(q.raw(), iba::field_named(D, "nodeInfo.nodeType").bit_off, 8,
                   uint64_t(iba::enums::NodeTypeCode::SWITCH));
     auto t = co_await s_.SubnAdmGetTable(q, iba::component_mask(D, "nodeInfo.nodeType"), sa);
-    for (const auto& r : t.records)
+    for (const auto& r : t.records)  // (an SA that ignored the mask: its CAs' records left out here)
       if (r.LID() && r.nodeInfo().nodeType() == uint64_t(iba::enums::NodeTypeCode::SWITCH))
         sa_lids_.emplace(r.nodeInfo().portGUID(), uint16_t(r.LID()));
   } catch (const std::exception&) {

@@ -214,8 +214,13 @@ void FlowControl::raise_node(const PendingMad& p, Clock::time_point now) {
 
 template <class Fn>
 void FlowControl::each_proc(const PendingMad& p, Fn fn) const {
+  each_proc(p, p.path->lid_head() ? head_key(*p.path) : 0, fn);
+}
+
+template <class Fn>
+void FlowControl::each_proc(const PendingMad& p, uint64_t head, Fn fn) const {
   fn(p.dest);
-  if (p.path->lid_head()) fn(head_key(*p.path));
+  if (head) fn(head);
   for_each_hop(*p.path, fn);
 }
 
@@ -384,11 +389,7 @@ void FlowControl::hold(PendingMad& p, int d) {
   // A route form's trial (IBPath::route_trial) takes no level: where the
   // form is not routed it is dropped and would hold its slots for a whole
   // timeout (the hybrid fallback took 1.22x the plain walk, 1.00x without).
-  if (lim_.proc_start && !p.path->route_trial) {
-    one(occ_, p.dest, d);
-    if (head) one(occ_, head, d);
-    for_each_hop(*p.path, [&](uint64_t k) { one(occ_, k, d); });
-  }
+  if (lim_.proc_start && !p.path->route_trial) each_proc(p, head, [&](uint64_t k) { one(occ_, k, d); });
   one(at_proc_, p.dest, d * int(p.w_dest));
   const int w = d * int(p.w_hop);
   if (head) one(at_proc_, head, w);

@@ -571,9 +571,12 @@ private:
   void raise_node(const PendingMad& p, Clock::time_point now);
   void stop_level(uint64_t key, unsigned load);  // node key's cap rises no more, below load (ours there) where load >= 2
   unsigned proc_level(uint64_t key) const;
-  // fn(key) for each processor p visits (its destination's first).
+  // fn(key) for each processor p visits (its destination's first); head:
+  // its hybrid head's key as given (hold: the one it was counted in with).
   template <class Fn>
   void each_proc(const PendingMad& p, Fn fn) const;
+  template <class Fn>
+  void each_proc(const PendingMad& p, uint64_t head, Fn fn) const;
   void raise_procs(const PendingMad& p, double rtt_us, Clock::time_point now);
   void cut_procs(const PendingMad& p, Clock::time_point now);
   Clock::duration settle_time() const;  // FlowLimits::proc_settle round trips
