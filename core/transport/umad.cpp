@@ -5,6 +5,8 @@
 
 #include <arpa/inet.h>
 #include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -30,15 +32,53 @@ void init_umad_lib() {
   (void)done;
 }
 
+// Ports given up while an answer could still come (Umad::~Umad).
+struct Retired {
+  int portid;
+  std::vector<int> agents;
+  std::chrono::steady_clock::time_point at;
+};
+// (Never destroyed: at exit the kernel closes them, after any answer.)
+std::vector<Retired>& retired() {
+  static auto* v = new std::vector<Retired>;
+  return *v;
+}
+std::mutex g_ports_mu;  // guards retired() and g_open_ports
+int g_open_ports = 0;   // Umads alive
+
+void close_port(int portid, const std::vector<int>& agents) {
+  for (int a : agents) umad_unregister(portid, a);
+  umad_close_port(portid);
+}
+
+// Retired ports old enough that no answer is coming, closed while no
+// other port is open (see ~Umad).
+void close_retired() {
+  std::lock_guard<std::mutex> lock(g_ports_mu);
+  if (g_open_ports) return;
+  auto now = std::chrono::steady_clock::now();
+  auto& v = retired();
+  std::erase_if(v, [&](const Retired& r) {
+    if (now - r.at < std::chrono::seconds(10)) return false;
+    close_port(r.portid, r.agents);
+    return true;
+  });
+}
+
 }  // namespace
 
 void Umad::open(const std::string& ca, int port) {
   init_umad_lib();
+  close_retired();
   portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
   if (portid_ < 0)
     throw SysError(-portid_ > 0 ? -portid_ : ENODEV, "umad_open_port",
                    "Cannot open end port " + (ca.empty() ? std::string("(default)") : ca) +
                        (port ? "/" + std::to_string(port) : std::string()));
+  {
+    std::lock_guard<std::mutex> lock(g_ports_mu);
+    ++g_open_ports;
+  }
   fd_ = umad_get_fd(portid_);
   sbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
   rbuf_ = std::calloc(1, umad_size() + RBUF_MAD);
@@ -73,8 +113,24 @@ Umad::Umad(const std::string& ca, int port) {
 }
 
 Umad::~Umad() {
-  for (auto& [k, a] : agents_) umad_unregister(portid_, a);
-  if (portid_ >= 0) umad_close_port(portid_);
+  if (portid_ >= 0) {
+    std::lock_guard<std::mutex> lock(g_ports_mu);
+    --g_open_ports;
+    std::vector<int> agents;
+    for (auto& [k, a] : agents_) agents.push_back(a);
+    // A request not answered yet (a node that never answered, a resent
+    // one's second reply, a trial given up) may still be: the port and its
+    // agents stay until it cannot be, or until the process ends.  With the
+    // kernel's umad nothing is lost either way, but ibsim's umad2sim
+    // crashes on an answer for a class no agent has (a null queue in its
+    // receiver thread), and its unregistering clears the class for every
+    // port of the device, so a retired port is closed only while no other
+    // is open.
+    if (asked_ > answered_)
+      retired().push_back({portid_, std::move(agents), std::chrono::steady_clock::now()});
+    else
+      close_port(portid_, agents);
+  }
   std::free(sbuf_);
   std::free(rbuf_);
 }
@@ -149,6 +205,7 @@ void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, i
   }
   int r = umad_send(portid_, agent, sbuf_, int(len), timeout_ms, 0);
   if (r < 0) throw SysError(-r > 0 ? -r : EIO, "umad_send");
+  if (!(mad[3] & iba::method::RESPONSE)) ++asked_;
 }
 
 bool Umad::recv(RecvMad& out, int timeout_ms) {
@@ -179,6 +236,8 @@ bool Umad::recv(RecvMad& out, int timeout_ms) {
   const auto* um = static_cast<const ib_user_mad_t*>(buf);
   out.agent = agent;
   out.status = umad_status(buf);
+  const uint8_t* head = static_cast<const uint8_t*>(umad_get_mad(buf));
+  if ((head[3] & iba::method::RESPONSE) || out.status) ++answered_;
   size_t n = size_t(len);
   const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(buf));
   if (n > iba::MAD_SIZE) {

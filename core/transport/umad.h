@@ -54,6 +54,9 @@ private:
   uint8_t sm_sl_ = 0;
   iba::Gid gid_;
   std::map<uint32_t, int> agents_;  // (class << 8 | version) -> agent
+  // Requests sent and answers received (a response, or a send the kernel
+  // gave back timed out): more sent means an answer may still come.
+  uint64_t asked_ = 0, answered_ = 0;
   void* sbuf_ = nullptr;            // one umad buffer for sends
   void* rbuf_ = nullptr;            // one for receives
 };

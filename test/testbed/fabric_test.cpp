@@ -118,6 +118,19 @@ TEST(Fabric, RunReportsOutputAndStatus) {
   EXPECT_EQ(m.status, 127);
 }
 
+// A port given up with an answer still to come (a resent MAD's second
+// reply, a timed-out one's late one): umad2sim's receiver finds no agent
+// for the reply's class and dereferences a null queue.  ibtool's ports
+// stay open, agents and all, while answers may still come (Umad::~Umad).
+TEST(Fabric, ALateReplyAfterThePortIsGivenUp) {
+  testbed::Fabric f(testbed::example("net.1"));
+  for (int i = 0; i < 3; ++i) {
+    auto r = f.run({TESTBED_LATE_REPLY});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "ok\n");
+  }
+}
+
 TEST(Fabric, ConsoleUnlinkHidesANode) {
   std::string topo = testbed::example("net.2sw2path4hca");
   testbed::Fabric f(topo);
