@@ -79,6 +79,11 @@ struct DiscoveryOptions {
   // are dropped and asked again): a round trip less a level
   // (core/fabric/walk.cpp Walk::sa_lids).  false: they wait for PortInfo 0.
   bool sa_lids = true;
+  // Walking from the local port: the PortInfo of that port and the probe
+  // through it go with the start node's NodeInfo, and the probe's answer
+  // is taken when it comes, not after that PortInfo (core/fabric/walk.h
+  // Walk::Ahead).  false: one after the other, as before.
+  bool ahead = true;
 };
 
 struct DiscoveryResult {

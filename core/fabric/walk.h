@@ -160,6 +160,33 @@ private:
   bool sa_asked_ = false;
   uint64_t early_nodes_ = 0, early_refuted_ = 0;
 
+  // The start node's first round trips, sent with its NodeInfo when the
+  // walk starts at the local port (ahead_port_info, ahead_probe): the
+  // PortInfo of that port and the NodeInfo through it, each taken by
+  // walk_ca and probe() when they come to ask it (else asked as before).
+  // Suspends until done is set; whoever sets it resumes h (Scheduler::make_ready).
+  struct Until {
+    bool& done;
+    std::coroutine_handle<>& h;
+    bool await_ready() const noexcept { return done; }
+    void await_suspend(std::coroutine_handle<> c) noexcept { h = c; }
+    void await_resume() const noexcept {}
+  };
+  struct Ahead {
+    uint8_t port = 0;  // the local port they were asked of (0: none)
+    bool pi_done = false, ni_done = false;
+    bool probe_left = false;  // its probe not taken yet
+    bool link_up = false;  // walk_ca read the port's link up (and left its probe to the step)
+    std::optional<iba::SMPPortInfo> pi;
+    std::optional<iba::SMPNodeInfo> ni;
+    std::coroutine_handle<> pi_wait, ni_wait;
+  } ahead_;
+  Task<> ahead_port_info();
+  Task<> ahead_probe();
+  bool ahead_for(uint32_t n, uint8_t p) const {
+    return ahead_.port && p == ahead_.port && n == db_.from_node && db_.node(n).dr.empty() && !db_.node(n).is_switch();
+  }
+
   // Linear forwarding tables, read behind the walk (DiscoveryOptions::read_lft).
   void queue_lft(uint32_t n);
   Task<> lft_block(uint32_t n, uint32_t block);

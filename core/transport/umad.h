@@ -37,6 +37,7 @@ public:
   bool recv(RecvMad& out, int timeout_ms) override;
   int fd() const override { return fd_; }
   uint16_t local_lid() const override { return lid_; }
+  uint8_t local_port() const override { return uint8_t(port_); }
   iba::Gid local_gid() const override { return gid_; }
   uint16_t sm_lid() const override { return sm_lid_; }
   uint8_t sm_sl() const override { return sm_sl_; }

@@ -551,6 +551,7 @@ public:
     return true;
   }
   uint16_t local_lid() const override { return f_.lid_of_port(f_.local, f_.local_port); }
+  uint8_t local_port() const override { return uint8_t(f_.local_port); }
   iba::Gid local_gid() const override {
     return iba::Gid::from(0xfe80000000000000ull, f_.port_guid(f_.local, f_.local_port));
   }

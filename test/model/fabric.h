@@ -203,6 +203,8 @@ public:
   bool& spread_ports() { return spread_ports_; }
   // ... and ask a node just found by the LID the SA gives its port (DiscoveryOptions::sa_lids).
   bool& sa_lids() { return sa_lids_; }
+  // ... and send the start node's first round trips ahead (DiscoveryOptions::ahead).
+  bool& ahead() { return ahead_; }
   // The SA's NodeRecords give each port the LID of the port after it (a
   // stale SA: LIDs handed out again since it read them).
   bool& stale_sa();
@@ -345,6 +347,7 @@ private:
   bool hybrid_routes_ = true;
   bool spread_ports_ = true;
   bool sa_lids_ = true;
+  bool ahead_ = true;
 };
 
 }  // namespace ibmodel

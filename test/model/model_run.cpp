@@ -21,7 +21,7 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
@@ -36,6 +36,8 @@
 // route form before it; DiscoveryOptions::hybrid_routes).
 // --no-sa-lids: a node just found is not asked by the LID the SA's
 // NodeRecords give it before its own PortInfo (DiscoveryOptions::sa_lids).
+// --no-ahead: the start node's PortInfo and the probe through the local
+// port wait for its NodeInfo and that PortInfo (DiscoveryOptions::ahead).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
 // same names for the runs, the reference's included; --outstanding N is
 // ibtool's -o for its own runs (not the reference's): the window's hard
@@ -72,6 +74,7 @@ namespace {
 ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
 bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
 bool g_sa_lids = true;        // --no-sa-lids: a node just found waits for its own PortInfo's LID
+bool g_ahead = true;          // --no-ahead: the start node's first round trips one after the other
 unsigned g_outstanding = 0;   // --outstanding N: ibtool's -o (0: the engine's default)
 
 ibmodel::ToolResult run(const std::string& tool, const std::string& net, const ibmodel::Profile& prof,
@@ -86,6 +89,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
     f.port().settings().outstanding = int(g_outstanding);
   f.hybrid_routes() = g_hybrid;
   f.sa_lids() = g_sa_lids;
+  f.ahead() = g_ahead;
   ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
   ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
   return r;
@@ -182,7 +186,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
@@ -301,6 +305,8 @@ int main(int argc, char** argv) {
       g_hybrid = false;
     } else if (a == "--no-sa-lids") {
       g_sa_lids = false;
+    } else if (a == "--no-ahead") {
+      g_ahead = false;
     } else if (a == "-h" || a == "--help") {
       return usage();
     } else if (!a.empty() && a[0] == '-') {

@@ -49,6 +49,7 @@ void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
   o.hybrid_routes = f.hybrid_routes();
   o.spread_ports = f.spread_ports();
   o.sa_lids = f.sa_lids();
+  o.ahead = f.ahead();
   o.mlx_epi = f.config().mlx_epi;
   DiscoveryResult r;
   Subnet db = discover_live(invocation(f), o, &r, &sched);
@@ -64,6 +65,7 @@ void run_dump_fts(Fabric& f, Scheduler& sched, ToolResult& res) {
   o.hybrid_routes = f.hybrid_routes();
   o.spread_ports = f.spread_ports();
   o.sa_lids = f.sa_lids();
+  o.ahead = f.ahead();
   o.mode = discovery_mode(invocation(f));
   o.mlx_epi = false;
   o.read_lft = true;
@@ -105,6 +107,7 @@ void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
   oo.discovery.hybrid_routes = f.hybrid_routes();
   oo.discovery.spread_ports = f.spread_ports();
   oo.discovery.sa_lids = f.sa_lids();
+  oo.discovery.ahead = f.ahead();
   oo.discovery.mlx_epi = f.config().mlx_epi;
   DiscoveryResult dr;
   oo.result = &dr;
@@ -136,6 +139,7 @@ void run_exporter(Fabric& f, Scheduler& sched, ToolResult& res) {
   o.hybrid_routes = f.hybrid_routes();
   o.spread_ports = f.spread_ports();
   o.sa_lids = f.sa_lids();
+  o.ahead = f.ahead();
   o.mode = discovery_mode(invocation(f));
   Subnet db;
   std::deque<H::PortRow> all;
@@ -223,6 +227,7 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
   twin.config() = cfg;
   twin.hybrid_routes() = f.hybrid_routes();
   twin.spread_ports() = f.spread_ports();
+  twin.ahead() = f.ahead();
   // (Without the SA's LIDs: its one GetTable is not a query the tool must
   // make, and where the SA is the busiest server it would raise the bound.)
   twin.sa_lids() = false;
@@ -246,6 +251,7 @@ const std::vector<std::string>& tool_names() {
 
 void use_reference_strategy(Fabric& f) {
   f.config().discovery = ibcore::DiscoveryMode::DR;
+  f.ahead() = false;  // (one query after the other, as the reference asks them)
   ibcore::PortSettings& c = f.port().settings();
   c.outstanding = 2;
   c.timeout_ms = 1000;
