@@ -89,7 +89,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
     f.port().settings().outstanding = int(g_outstanding);
   f.hybrid_routes() = g_hybrid;
   f.sa_lids() = g_sa_lids;
-  f.ahead() = g_ahead;
+  f.ahead() = g_ahead && !reference;  // (the reference asks one query after the other)
   ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
   ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
   return r;
