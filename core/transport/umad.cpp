@@ -126,10 +126,18 @@ Umad::~Umad() {
     // receiver thread), and its unregistering clears the class for every
     // port of the device, so a retired port is closed only while no other
     // is open.
-    if (asked_ > answered_)
-      retired().push_back({portid_, std::move(agents), std::chrono::steady_clock::now()});
-    else
+    if (asked_ > answered_) {
+      auto& v = retired();
+      v.push_back({portid_, std::move(agents), std::chrono::steady_clock::now()});
+      // (A process that keeps a port open for good while it gives up
+      // others never reaches a moment with none open: at most 16 kept.)
+      if (v.size() > 16) {
+        close_port(v.front().portid, v.front().agents);
+        v.erase(v.begin());
+      }
+    } else {
       close_port(portid_, agents);
+    }
   }
   std::free(sbuf_);
   std::free(rbuf_);
