@@ -297,9 +297,15 @@ Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first) {
   bool start = n == db_.from_node && port == db_.from_port;
   if (start) s_.engine().learn_subnet_timeout(uint8_t(pi->subnetTimeOut()));
   if (opt_.on_port_lid) opt_.on_port_lid(db_, n, port);
-  if (!port_read(n, port, start)) co_return;
-  if (ahead_.probe_left && ahead_for(n, port)) ahead_.link_up = true;  // (its probe is a step of its own: found())
-  else co_await probe(n, port);
+  const bool leave = port_read(n, port, start);
+  if (ahead_.probe_left && ahead_for(n, port)) {
+    // (Its probe is a step of its own: found().  The link down, that step
+    // waits no longer; the probe sent ahead ends with the walk.)
+    ahead_.link_up = leave;
+    if (!leave) settle_ahead_probe();
+    co_return;
+  }
+  if (leave) co_await probe(n, port);
 }
 
 // --- the start node's first round trips, ahead (Walk::Ahead) -------------------------
@@ -308,8 +314,8 @@ Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first) {
 // through it need only the port's number, which the transport knows: they
 // go with the start node's NodeInfo, not a round trip and two after it (a
 // slow CA's, 0.4 ms each on k=16 random-1).  A probe out of a port whose
-// link is down is not answered: sent once, and left to the walk's end
-// (IBPath::until_done).
+// link is down is not answered: once the PortInfo says so nothing waits
+// for it, and it ends with the walk (IBPath::until_done).
 Task<> Walk::ahead_port_info() {
   IBPath p = IBDRPath();
   p.until_done = true;
@@ -325,11 +331,16 @@ Task<> Walk::ahead_probe() {
   IBPath p = IBDRPath({ahead_.port});
   p.until_done = true;
   p.urgent = true;
-  p.retries = 0;  // (not answered: asked as before, its PortInfo said the link is up)
   try {
     ahead_.ni = co_await s_.SubnGet<iba::SMPNodeInfo>(std::move(p), 0);
   } catch (const std::exception&) {
   }
+  settle_ahead_probe();
+}
+
+// The probe sent ahead answered or failed, or the link is down: the start
+// node's probe step goes on (probe()).
+void Walk::settle_ahead_probe() {
   ahead_.ni_done = true;
   if (ahead_.ni_wait) s_.make_ready(std::exchange(ahead_.ni_wait, {}));
 }
@@ -459,8 +470,9 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
       probed(n, p, *ni);
       co_return;
     }
-    // Not answered: asked as before, once the port's PortInfo says its
-    // link is up (walk_ca, here if it said so already).
+    // Not answered (or the link is down): asked as before, once the
+    // port's PortInfo says its link is up (walk_ca, here if it said so
+    // already).
     if (!ahead_.link_up) co_return;
   }
   ++res_.queries;

@@ -177,12 +177,14 @@ private:
     bool pi_done = false, ni_done = false;
     bool probe_left = false;  // its probe not taken yet
     bool link_up = false;  // walk_ca read the port's link up (and left its probe to the step)
+    // (ni_done: the probe's answer came, it failed, or walk_ca read the link down)
     std::optional<iba::SMPPortInfo> pi;
     std::optional<iba::SMPNodeInfo> ni;
     std::coroutine_handle<> pi_wait, ni_wait;
   } ahead_;
   Task<> ahead_port_info();
   Task<> ahead_probe();
+  void settle_ahead_probe();
   bool ahead_for(uint32_t n, uint8_t p) const {
     return ahead_.port && p == ahead_.port && n == db_.from_node && db_.node(n).dr.empty() && !db_.node(n).is_switch();
   }
