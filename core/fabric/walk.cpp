@@ -302,7 +302,7 @@ Task<> Walk::walk_ca(uint32_t n, uint8_t port, uint32_t from, bool first) {
     // (Its probe is a step of its own: found().  The link down, that step
     // waits no longer; the probe sent ahead ends with the walk.)
     ahead_.link_up = leave;
-    if (!leave) settle_ahead_probe();
+    if (!leave) settle(ahead_.ni_done, ahead_.ni_wait);
     co_return;
   }
   if (leave) co_await probe(n, port);
@@ -323,8 +323,7 @@ Task<> Walk::ahead_port_info() {
     ahead_.pi = co_await s_.SubnGet<iba::SMPPortInfo>(std::move(p), ahead_.port);
   } catch (const std::exception&) {
   }
-  ahead_.pi_done = true;
-  if (ahead_.pi_wait) s_.make_ready(std::exchange(ahead_.pi_wait, {}));
+  settle(ahead_.pi_done, ahead_.pi_wait);
 }
 
 Task<> Walk::ahead_probe() {
@@ -335,14 +334,13 @@ Task<> Walk::ahead_probe() {
     ahead_.ni = co_await s_.SubnGet<iba::SMPNodeInfo>(std::move(p), 0);
   } catch (const std::exception&) {
   }
-  settle_ahead_probe();
+  settle(ahead_.ni_done, ahead_.ni_wait);
 }
 
-// The probe sent ahead answered or failed, or the link is down: the start
-// node's probe step goes on (probe()).
-void Walk::settle_ahead_probe() {
-  ahead_.ni_done = true;
-  if (ahead_.ni_wait) s_.make_ready(std::exchange(ahead_.ni_wait, {}));
+// What an Until waits for is done: the coroutine waiting, if any, goes on.
+void Walk::settle(bool& done, std::coroutine_handle<>& waiting) {
+  done = true;
+  if (waiting) s_.make_ready(std::exchange(waiting, {}));
 }
 
 // --- the SA's LIDs (DiscoveryOptions::sa_lids) ---------------------------------------

@@ -164,7 +164,7 @@ private:
   // walk starts at the local port (ahead_port_info, ahead_probe): the
   // PortInfo of that port and the NodeInfo through it, each taken by
   // walk_ca and probe() when they come to ask it (else asked as before).
-  // Suspends until done is set; whoever sets it resumes h (Scheduler::make_ready).
+  // Suspends until done is set; whoever sets it resumes h (settle()).
   struct Until {
     bool& done;
     std::coroutine_handle<>& h;
@@ -184,7 +184,7 @@ private:
   } ahead_;
   Task<> ahead_port_info();
   Task<> ahead_probe();
-  void settle_ahead_probe();
+  void settle(bool& done, std::coroutine_handle<>& waiting);
   bool ahead_for(uint32_t n, uint8_t p) const {
     return ahead_.port && p == ahead_.port && n == db_.from_node && db_.node(n).dr.empty() && !db_.node(n).is_switch();
   }

@@ -98,9 +98,9 @@ public:
   virtual int fd() const { return -1; }
   // The local end port's LID (for SLID / drSLID) and port GID.
   virtual uint16_t local_lid() const { return 0; }
+  virtual iba::Gid local_gid() const { return {}; }
   // Its number on its device (0: not known).
   virtual uint8_t local_port() const { return 0; }
-  virtual iba::Gid local_gid() const { return {}; }
   // The SM's LID and SL as the port knows them (for the SA path).
   virtual uint16_t sm_lid() const { return 0; }
   virtual uint8_t sm_sl() const { return 0; }

@@ -15,6 +15,7 @@
 #include "core/base/config.h"
 #include "core/base/error.h"
 #include "core/out/log.h"
+#include "iba/mad.h"
 
 namespace ibcore {
 
@@ -213,7 +214,7 @@ void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, i
   }
   int r = umad_send(portid_, agent, sbuf_, int(len), timeout_ms, 0);
   if (r < 0) throw SysError(-r > 0 ? -r : EIO, "umad_send");
-  if (!(mad[3] & iba::method::RESPONSE)) ++asked_;
+  if (!(iba::MADHeader::method_at(mad) & iba::method::RESPONSE)) ++asked_;
 }
 
 bool Umad::recv(RecvMad& out, int timeout_ms) {
@@ -244,10 +245,9 @@ bool Umad::recv(RecvMad& out, int timeout_ms) {
   const auto* um = static_cast<const ib_user_mad_t*>(buf);
   out.agent = agent;
   out.status = umad_status(buf);
-  const uint8_t* head = static_cast<const uint8_t*>(umad_get_mad(buf));
-  if ((head[3] & iba::method::RESPONSE) || out.status) ++answered_;
   size_t n = size_t(len);
   const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(buf));
+  if ((iba::MADHeader::method_at(mad) & iba::method::RESPONSE) || out.status) ++answered_;
   if (n > iba::MAD_SIZE) {
     out.big.assign(mad, mad + n);
     n = iba::MAD_SIZE;

@@ -13,6 +13,7 @@
 #include "core/rpc/madbuild.h"
 #include "core/rpc/rpc.h"
 #include "core/transport/umad.h"
+#include "iba/mad.h"
 #include "iba/smp.h"
 
 using namespace ibcore;
@@ -43,7 +44,7 @@ int main() {
     for (int i = 0; i < 50; ++i) {
       if (!second.recv(got, 100)) continue;
       // (the first port's answer may come here too: only ours counts)
-      if (got.len >= 16 && got.data[15] == 0x02 && got.data[14] == 0x20) {
+      if (got.len >= iba::MADHeader::SIZE && uint32_t(iba::MADHeader::transactionID_at(got.data.data())) == 0x2002) {
         std::printf("ok\n");
         return 0;
       }
