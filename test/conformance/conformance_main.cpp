@@ -139,7 +139,7 @@ void RowTest::TestBody() {
     ref.out = ss.str();
     ref.status = r.golden_status;
   } else {
-    ref = exec(r.reference);
+    ref = testbed::again_if_segv([&] { return exec(r.reference); }, join(r.reference));
     ASSERT_FALSE(ref.timed_out) << "the reference timed out";
     ASSERT_NE(ref.status, 127) << "the reference could not be started: " << ref.err;
     if (!r.golden.empty()) {

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -284,6 +285,16 @@ Result run_process(const std::vector<std::string>& argv, const Env& extra, const
     status = decode_status(st);
   }
   r.status = r.timed_out ? -1 : status;
+  return r;
+}
+
+Result again_if_segv(const std::function<Result()>& run, const std::string& what) {
+  Result r = run();
+  for (int again = 0; again < 2 && r.status == 128 + SIGSEGV; ++again) {
+    std::fprintf(stderr, "testbed: the reference '%s' died of SIGSEGV (stale bytes of an SA reply under umad2sim); run again\n",
+                 what.c_str());
+    r = run();
+  }
   return r;
 }
 

@@ -242,3 +242,23 @@ TEST(Fabric, DISABLED_FatTree32ComesUp) {
 }
 
 }  // namespace
+
+// A reference tool that died of SIGSEGV is run again, twice at most; any
+// other status (a failure the rows compare) is kept as it came.
+TEST(Fabric, AReferenceThatDiedOfSigsegvIsRunAgain) {
+  auto runs = [](std::vector<int> statuses) {
+    size_t n = 0;
+    testbed::Result r = testbed::again_if_segv(
+        [&] {
+          testbed::Result x;
+          x.status = statuses[std::min(n++, statuses.size() - 1)];
+          return x;
+        },
+        "tool");
+    return std::make_pair(n, r.status);
+  };
+  EXPECT_EQ(runs({139, 0}), std::make_pair(size_t(2), 0));
+  EXPECT_EQ(runs({139, 139, 139, 0}), std::make_pair(size_t(3), 139));
+  EXPECT_EQ(runs({1}), std::make_pair(size_t(1), 1));
+  EXPECT_EQ(runs({134}), std::make_pair(size_t(1), 134));  // SIGABRT is not the stale-bytes crash
+}
