@@ -165,14 +165,23 @@ TEST(DiscoveryWalk, LoopsAndParallelLinksFoundOnce) {
     EXPECT_TRUE(w.r.errors.empty()) << w.r.errors.front();
     expect_matches(f, w.db);
     EXPECT_EQ(f.through_ca, 0u);
-    EXPECT_EQ(w.r.resent, 0u);
+    // Nothing is lost here: a MAD is sent again only when this process
+    // stalled past one of its timers (a loaded runner under the
+    // sanitizers: CI once saw 1), never without one.
+    EXPECT_LE(w.r.resent, w.r.flow.timeouts + w.r.flow.tail_probes + w.r.flow.overtaken + w.r.flow.busy);
     // One MAD at a time, NodeInfo is asked of the local node and once
     // through each of the 13 links (from the end found first): a link
     // already known from its other end is not probed again, so no loop is
     // walked twice.  With many in flight both ends of a link can be probed
     // before either answer is in, but never more than twice.
-    if (outstanding == 1) EXPECT_EQ(nodeinfo_sent(w), 1u + 13u);
-    else EXPECT_LE(nodeinfo_sent(w), 1u + 2 * 13u);
+    // (A send again after a stall is not a question asked again.)
+    const unsigned asked = nodeinfo_sent(w) - unsigned(w.r.resent);
+    if (outstanding == 1) {
+      EXPECT_GE(nodeinfo_sent(w), 1u + 13u);
+      EXPECT_LE(asked, 1u + 13u);
+    } else {
+      EXPECT_LE(asked, 1u + 2 * 13u);
+    }
   }
 }
 
