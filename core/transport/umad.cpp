@@ -113,7 +113,33 @@ Umad::Umad(const std::string& ca, int port) {
   }
 }
 
+// Before the port is given up: the answers still due to requests whose
+// own timeout has not ended, read and dropped, for 200 ms at most.  A
+// kernel would drop them itself; ibsim's umad2sim hands one that arrives
+// while the process exits to a receiver thread that its exit handler then
+// waits for forever (the handler holds the lock the thread needs), and
+// one that arrives after the agents are gone to a null queue.
+void Umad::drain() {
+  using Clock = std::chrono::steady_clock;
+  const auto limit = Clock::now() + std::chrono::milliseconds(200);
+  while (true) {
+    const auto now = Clock::now();
+    auto due = now;
+    for (const auto& [tid, until] : out_) due = std::max(due, until);
+    due = std::min(due, limit);
+    if (due <= now) return;
+    RecvMad m;
+    recv(m, int(std::chrono::ceil<std::chrono::milliseconds>(due - now).count()));
+  }
+}
+
 Umad::~Umad() {
+  if (portid_ >= 0 && !out_.empty()) {
+    try {
+      drain();
+    } catch (...) {
+    }
+  }
   if (portid_ >= 0) {
     std::lock_guard<std::mutex> lock(g_ports_mu);
     --g_open_ports;
@@ -214,7 +240,14 @@ void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, i
   }
   int r = umad_send(portid_, agent, sbuf_, int(len), timeout_ms, 0);
   if (r < 0) throw SysError(-r > 0 ? -r : EIO, "umad_send");
-  if (!(iba::MADHeader::method_at(mad) & iba::method::RESPONSE)) ++asked_;
+  if (!(iba::MADHeader::method_at(mad) & iba::method::RESPONSE)) {
+    ++asked_;
+    const auto now = std::chrono::steady_clock::now();
+    if (out_.size() >= 4096)  // (requests never answered, their time long past)
+      std::erase_if(out_, [&](const auto& e) { return e.second < now; });
+    out_[uint32_t(iba::MADHeader::transactionID_at(mad))] =
+        now + std::chrono::milliseconds(timeout_ms > 0 ? timeout_ms : 1000);
+  }
 }
 
 bool Umad::recv(RecvMad& out, int timeout_ms) {
@@ -247,7 +280,10 @@ bool Umad::recv(RecvMad& out, int timeout_ms) {
   out.status = umad_status(buf);
   size_t n = size_t(len);
   const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(buf));
-  if ((iba::MADHeader::method_at(mad) & iba::method::RESPONSE) || out.status) ++answered_;
+  if ((iba::MADHeader::method_at(mad) & iba::method::RESPONSE) || out.status) {
+    ++answered_;
+    out_.erase(uint32_t(iba::MADHeader::transactionID_at(mad)));
+  }
   if (n > iba::MAD_SIZE) {
     out.big.assign(mad, mad + n);
     n = iba::MAD_SIZE;

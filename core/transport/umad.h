@@ -4,11 +4,13 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/transport/transport.h"
@@ -58,6 +60,11 @@ private:
   // Requests sent and answers received (a response, or a send the kernel
   // gave back timed out): more sent means an answer may still come.
   uint64_t asked_ = 0, answered_ = 0;
+  // Requests not answered yet, by the TID's low half (ours: the kernel may
+  // rewrite the high half), each with the time its own timeout ends: what
+  // ~Umad waits for before it gives the port up.
+  std::unordered_map<uint32_t, std::chrono::steady_clock::time_point> out_;
+  void drain();
   void* sbuf_ = nullptr;            // one umad buffer for sends
   void* rbuf_ = nullptr;            // one for receives
 };
