@@ -1,8 +1,9 @@
 // late_reply (under umad2sim): a reply that arrives after its port was
 // given up must not take the process down.  It sends one NodeInfo to the
-// local node, destroys the Umad without reading the answer, waits for the
-// answer to have arrived, then opens the port again and reads NodeInfo
-// through the new one.  Prints "ok" and exits 0; a crash (umad2sim's
+// local node, destroys the Umad without reading the answer (~Umad reads
+// it, due within the send's timeout; a port whose answers are past their
+// timeout is kept open instead), waits for the answer to have arrived,
+// then opens the port again and reads NodeInfo through the new one.  Prints "ok" and exits 0; a crash (umad2sim's
 // receiver finding no agent for the reply's class) fails the test
 // testbed_tests Fabric.ALateReplyAfterThePortIsGivenUp.
 #include <chrono>
