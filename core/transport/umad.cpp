@@ -153,7 +153,7 @@ Umad::~Umad() {
     // receiver thread), and its unregistering clears the class for every
     // port of the device, so a retired port is closed only while no other
     // is open.
-    if (asked_ > answered_) {
+    if (!out_.empty()) {
       auto& v = retired();
       v.push_back({portid_, std::move(agents), std::chrono::steady_clock::now()});
       // (A process that keeps a port open for good while it gives up
@@ -241,7 +241,6 @@ void Umad::send(int agent, const uint8_t* mad, size_t len, const IBPath& path, i
   int r = umad_send(portid_, agent, sbuf_, int(len), timeout_ms, 0);
   if (r < 0) throw SysError(-r > 0 ? -r : EIO, "umad_send");
   if (!(iba::MADHeader::method_at(mad) & iba::method::RESPONSE)) {
-    ++asked_;
     const auto now = std::chrono::steady_clock::now();
     if (out_.size() >= 4096)  // (requests never answered, their time long past)
       std::erase_if(out_, [&](const auto& e) { return e.second < now; });
@@ -280,10 +279,8 @@ bool Umad::recv(RecvMad& out, int timeout_ms) {
   out.status = umad_status(buf);
   size_t n = size_t(len);
   const uint8_t* mad = static_cast<const uint8_t*>(umad_get_mad(buf));
-  if ((iba::MADHeader::method_at(mad) & iba::method::RESPONSE) || out.status) {
-    ++answered_;
+  if ((iba::MADHeader::method_at(mad) & iba::method::RESPONSE) || out.status)
     out_.erase(uint32_t(iba::MADHeader::transactionID_at(mad)));
-  }
   if (n > iba::MAD_SIZE) {
     out.big.assign(mad, mad + n);
     n = iba::MAD_SIZE;

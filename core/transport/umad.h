@@ -57,12 +57,11 @@ private:
   uint8_t sm_sl_ = 0;
   iba::Gid gid_;
   std::map<uint32_t, int> agents_;  // (class << 8 | version) -> agent
-  // Requests sent and answers received (a response, or a send the kernel
-  // gave back timed out): more sent means an answer may still come.
-  uint64_t asked_ = 0, answered_ = 0;
-  // Requests not answered yet, by the TID's low half (ours: the kernel may
-  // rewrite the high half), each with the time its own timeout ends: what
-  // ~Umad waits for before it gives the port up.
+  // Requests not answered yet (by a response, or a send the kernel gave
+  // back timed out), by the TID's low half (ours: the kernel may rewrite
+  // the high half), each with the time its own timeout ends: what ~Umad
+  // waits for before it gives the port up, and whether an answer may
+  // still come after.
   std::unordered_map<uint32_t, std::chrono::steady_clock::time_point> out_;
   void drain();
   void* sbuf_ = nullptr;            // one umad buffer for sends

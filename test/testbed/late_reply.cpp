@@ -3,8 +3,9 @@
 // local node, destroys the Umad without reading the answer (~Umad reads
 // it, due within the send's timeout; a port whose answers are past their
 // timeout is kept open instead), waits for the answer to have arrived,
-// then opens the port again and reads NodeInfo through the new one.  Prints "ok" and exits 0; a crash (umad2sim's
-// receiver finding no agent for the reply's class) fails the test
+// then opens the port again and reads NodeInfo through the new one.
+// Prints "ok" and exits 0; a crash (umad2sim's receiver finding no agent
+// for the reply's class) fails the test
 // testbed_tests Fabric.ALateReplyAfterThePortIsGivenUp.
 #include <chrono>
 #include <cstdio>
