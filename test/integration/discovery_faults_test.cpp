@@ -24,6 +24,7 @@
 #include "test/integration/ibtool_bin.h"
 #include "test/testbed/fabric.h"
 #include "test/testbed/topology.h"
+#include "test/topology_text.h"
 
 namespace {
 
@@ -31,14 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 using ittest::ib;
 
-// ibnetdiscover output without the line that carries the time of the run.
-std::string strip(const std::string& s) {
-  std::istringstream in(s);
-  std::string line, out;
-  while (std::getline(in, line))
-    if (line.rfind("# Topology file: generated on", 0) != 0) out += line + "\n";
-  return out;
-}
 
 // How many MADs a discovery resent, from its -v line on stderr
 // ("I: discovery: N MADs sent for Q queries (R resent), T s"); -1 if absent.
@@ -77,7 +70,7 @@ protected:
     auto r = fabric_->run(ib({"ibnetdiscover", "-v"}));
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_EQ(resent(r.err), 0) << r.err;
-    baseline_ = new std::string(strip(r.out));
+    baseline_ = new std::string(testtext::without_time(r.out));
   }
   static void TearDownTestSuite() {
     delete fabric_;
@@ -114,7 +107,7 @@ TEST_F(DiscoveryFaults, LossyPortsGiveTheSameResultThroughResends) {
     long r = resent(t.r.err);
     EXPECT_GE(r, 0) << t.r.err;
     extra += r;
-    EXPECT_EQ(strip(t.r.out), *baseline_);
+    EXPECT_EQ(testtext::without_time(t.r.out), *baseline_);
     EXPECT_LT(t.seconds, 30) << "a lossy discovery took " << t.seconds << " s";
   }
   std::cout << "[ INFO     ] " << extra << " MADs resent in 3 lossy discoveries\n";
@@ -140,7 +133,7 @@ TEST_F(DiscoveryFaults, HeavyLossOnASwitchOrACaGivesTheCleanResult) {
   for (const auto& c : cmds) {
     auto r = f.run(ib({c}), {}, 60);
     ASSERT_EQ(r.status, 0) << c << ": " << r.err;
-    clean[c] = strip(r.out);
+    clean[c] = testtext::without_time(r.out);
   }
   for (const std::string target : {"\"agg p1 a0\"", "\"host p3 e0 h1\"[1]"}) {
     std::string node = target.substr(1, target.find('"', 1) - 1);
@@ -172,7 +165,7 @@ TEST_F(DiscoveryFaults, HeavyLossOnASwitchOrACaGivesTheCleanResult) {
               << t.r.out;
         } else {
           EXPECT_EQ(t.r.status, 0) << c << ": " << t.r.err;
-          EXPECT_EQ(strip(t.r.out), clean[c]) << c << " with " << rate << "% loss at " << target;
+          EXPECT_EQ(testtext::without_time(t.r.out), clean[c]) << c << " with " << rate << "% loss at " << target;
         }
         long r = resent(t.r.err);
         EXPECT_GE(r, 0) << c << " -v does not count its resends: " << t.r.err;
@@ -212,11 +205,11 @@ TEST_F(DiscoveryFaults, ProbeThroughVanishedLinkGivesWarningAndPartialResult) {
   auto unlinked = f.run(ib({"ibnetdiscover"}), {}, 60);
   f.console("ReLink " + host + "[1]");
   ASSERT_EQ(unlinked.status, 0) << unlinked.err;
-  EXPECT_EQ(strip(t.r.out), strip(unlinked.out));
-  EXPECT_NE(strip(unlinked.out), strip(*baseline_));
+  EXPECT_EQ(testtext::without_time(t.r.out), testtext::without_time(unlinked.out));
+  EXPECT_NE(testtext::without_time(unlinked.out), testtext::without_time(*baseline_));
   // And the fabric is whole again.
   auto again = f.run(ib({"ibnetdiscover"}), {}, 60);
-  EXPECT_EQ(strip(again.out), *baseline_);
+  EXPECT_EQ(testtext::without_time(again.out), *baseline_);
 }
 
 // Every NodeDescription to one switch is lost: its other queries succeed, so
@@ -260,9 +253,9 @@ TEST_F(DiscoveryFaults, LinkRemovedMidRunNeverHangs) {
   auto whole = f.run({"ibnetdiscover"}, {}, 60);
   ASSERT_EQ(unlinked.status, 0) << unlinked.err;
   ASSERT_EQ(whole.status, 0) << whole.err;
-  const std::string w = strip(whole.out), u = strip(unlinked.out);
+  const std::string w = testtext::without_time(whole.out), u = testtext::without_time(unlinked.out);
   ASSERT_NE(w, u);
-  ASSERT_EQ(strip(fabric_->run(ib({"ibnetdiscover"}), {}, 60).out), w) << "ibtool and the reference differ";
+  ASSERT_EQ(testtext::without_time(fabric_->run(ib({"ibnetdiscover"}), {}, 60).out), w) << "ibtool and the reference differ";
 
   auto attached = [&] {
     std::string a = f.console("Attached");
@@ -290,7 +283,7 @@ TEST_F(DiscoveryFaults, LinkRemovedMidRunNeverHangs) {
     ASSERT_FALSE(t.r.timed_out) << "discovery hung after a link was removed\n" << t.r.err;
     EXPECT_LT(t.seconds, 30);
     ASSERT_LT(t.r.status, 128) << "crashed\n" << t.r.err;
-    std::string out = strip(t.r.out);
+    std::string out = testtext::without_time(t.r.out);
     bool full = out == w, without = out == u;
     bool warned = t.r.err.find("W: discovery:") != std::string::npos ||
                   t.r.err.find("libibnetdisc/query_smp.c") != std::string::npos;
@@ -354,12 +347,12 @@ TEST(HybridFallback, FirstHybridProbesFailAndTheWalkEndsByDirectedRoutes) {
   EXPECT_EQ(ours.err.find("W: discovery"), std::string::npos) << ours.err;
   testbed::Result ref = f.run({"ibnetdiscover"}, {}, 120);
   ASSERT_EQ(ref.status, 0) << ref.err;
-  EXPECT_EQ(strip(ours.out), strip(ref.out));
+  EXPECT_EQ(testtext::without_time(ours.out), testtext::without_time(ref.out));
   // The same fabric by directed routes only (--discovery DR): no trial.
   testbed::Result dr = f.run({IBTOOL_PATH, "ibnetdiscover", "-v", "--discovery", "DR"}, {}, 120);
   ASSERT_EQ(dr.status, 0) << dr.err;
   EXPECT_NE(dr.err.find("routes: directed routes (hybrid routes: --discovery DR)"), std::string::npos) << dr.err;
-  EXPECT_EQ(strip(dr.out), strip(ref.out));
+  EXPECT_EQ(testtext::without_time(dr.out), testtext::without_time(ref.out));
 }
 
 }  // namespace
