@@ -143,7 +143,7 @@ const std::vector<Command>& commands() {
       {"dump_mfts", {"dump_mfts"}, false},
       {"ibnetdiscover", {"ibnetdiscover"}, false, {"timestamp"}},
       {"iblinkinfo", {"iblinkinfo"}, false},
-      {"ibqueryerrors", {"ibqueryerrors"}, false},
+      {"ibqueryerrors", {"ibqueryerrors"}, false, {"relay"}},
       {"ibswitches", {"ibswitches"}, false},
       {"ibhosts", {"ibhosts"}, false},
       {"ibnodes", {"ibnodes"}, false},
