@@ -34,7 +34,8 @@
 //                    line), activity (sminfo's activity count), counters
 //                    (data/packet counters moved by the MADs of the run),
 //                    relay (ibsim's PortRcvSwitchRelayErrors, which runs
-//                    under a fault raise), elapsed (ibping's run time and round trips).
+//                    under a fault raise), elapsed (ibping's run time and
+//                    round trips).
 //   mode=sysfs       run both without umad2sim, with umad2sim's sysfs tree
 //                    mounted on /sys/class (tools reading sysfs directly).
 //   env=KEY=VALUE    extra environment for both (e.g. SIM_HOST=node).

@@ -17,7 +17,6 @@
 #include <map>
 #include <iostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,7 +30,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 using ittest::ib;
-
 
 // How many MADs a discovery resent, from its -v line on stderr
 // ("I: discovery: N MADs sent for Q queries (R resent), T s"); -1 if absent.

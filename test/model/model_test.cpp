@@ -26,8 +26,8 @@
 #include "iba/smp.h"
 #include "test/model/fabric.h"
 #include "test/model/tools.h"
-#include "test/topology_text.h"
 #include "test/testbed/topology.h"
+#include "test/topology_text.h"
 
 namespace {
 
