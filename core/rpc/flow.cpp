@@ -206,7 +206,15 @@ void FlowControl::raise_node(const PendingMad& p, Clock::time_point now) {
   const double us = std::chrono::duration<double, std::micro>(now - p.sent_at).count();
   NodeLevel& n = node_level_[p.dest];
   if (!n.cap) n.cap = uint8_t(node_level(p.dest));
-  const bool queued = n.least_us > 0 && us > n.least_us * (1 + lim_.node_rtt_rise);
+  // (FlowLimits::node_least_slack: a least that queued itself is no
+  // measure of what does not queue.)
+  double ref = n.least_us;
+  if (!p.path->is_dr() && lim_.node_least_slack > 0) {
+    double& kmin = lid_min_us_[answered_by_ca(p) ? 1 : 0];
+    if (kmin <= 0 || us < kmin) kmin = us;
+    if (ref > 0) ref = std::min<double>(ref, kmin * (1 + lim_.node_least_slack));
+  }
+  const bool queued = ref > 0 && us > ref * (1 + lim_.node_rtt_rise);
   if (n.least_us <= 0 || us < n.least_us) n.least_us = float(us);
   if (n.stopped || queued || n.cap >= lim_.node_cap || p.dest_load < n.cap) return;
   ++n.cap;

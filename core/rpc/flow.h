@@ -90,6 +90,16 @@ struct FlowLimits {
   // node_start 0 (or >= node_cap): every node at node_cap from the start.
   unsigned node_start = 2;
   double node_rtt_rise = 0.1;
+  // A node's least round trip may have queued itself (behind the SM's
+  // SMPs, or a directed route's forwards at that processor): a queue of 1
+  // whose every answer waits one service for another then read as never
+  // queueing, and its cap rose to 3 and 4 with the SM's SMPs still coming
+  // (issue 35: irregular random-2095, 2 SMPs dropped, none at a cap of 2).
+  // So a LID-routed SMP's round trip is also judged against the least of
+  // all LID-routed SMPs answered by the same kind of node (a switch's SMA,
+  // a CA's), node_least_slack over it (the nodes' distances differ by
+  // their hops and links).  0: against the node's own least only.
+  double node_least_slack = 0.5;
   // A hybrid route's head (IBPath::lid_head: the switch its directed tail
   // leaves) holds, within its node cap, the SMPs whose tail starts there
   // as well as those it answers (issue 35): its processor takes each of
@@ -699,6 +709,9 @@ private:
   // round trip to them by processor visits.
   std::unordered_set<uint64_t> ca_dest_;
   std::array<double, 16> rtt_ca_min_us_;
+  // ... and of LID-routed SMPs, answered by a switch [0] or a CA [1]
+  // (FlowLimits::node_least_slack; 0: none yet).
+  std::array<double, 2> lid_min_us_{};
   double visit_us_ = -1;
   bool lost_smp_ = false;  // an SMP timed out: the caps hold from now on
   uint64_t smp_replies_ = 0;

@@ -309,6 +309,40 @@ TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
   EXPECT_NE(r.b.blocker(r.pi), 0u);
 }
 
+// FlowLimits::node_least_slack: a node whose every answer waits one
+// service behind someone else's SMP (the SM's) has a least round trip
+// that queued itself, so an answer as slow as that least does not show
+// its cap's worth was taken without queueing.  Node 5 answers alone in
+// 100 us; node 6 in 200 us each time, the second of its two SMPs (sent
+// while the first was out) as well.  Judged against its own least, node
+// 6's cap rises from 2 to 3 (a third SMP goes while two are out); judged
+// also against 1.5 x the least of LID-routed answers (150 us), it stays 2.
+TEST(FlowUnit, ANodesLeastThatQueuedItselfRaisesNoCap) {
+  const IBPath to5 = lid(5), to6 = lid(6);
+  for (double slack : {0.0, 0.5}) {
+    SCOPED_TRACE(slack);
+    Bed b(64);
+    b.flow.limits().caps_from_start = true;
+    b.flow.limits().smi_cap = 0;
+    b.flow.limits().node_least_slack = slack;
+    std::vector<PendingMad> m(6);
+    make(m[0], to5);
+    for (size_t i = 1; i < m.size(); ++i) make(m[i], to6);
+    b.send(m[0], T0);
+    b.answer(m[0], T0 + microseconds(100));
+    const Clock::time_point t1 = T0 + microseconds(200);
+    b.send(m[1], t1);
+    b.send(m[2], t1 + microseconds(100));
+    EXPECT_EQ(m[2].dest_load, 2u);
+    b.answer(m[1], t1 + microseconds(200));
+    b.answer(m[2], t1 + microseconds(300));
+    const Clock::time_point t2 = t1 + milliseconds(1);
+    b.send(m[3], t2);
+    b.send(m[4], t2);
+    EXPECT_EQ(b.blocker(m[5]) != 0, slack > 0);
+  }
+}
+
 // IBPath::urgent: the line keeps urgent MADs first, in their order, and
 // the rest behind them in theirs.
 TEST(FlowUnit, UrgentMadsGoFirstInLineInTheirOrder) {
