@@ -173,7 +173,18 @@ unsigned FlowControl::cap_of(uint64_t key, bool pm) const {
 }
 
 uint64_t FlowControl::held_at(const PendingMad& p) const {
-  if (!lim_.head_counts || !p.path || p.path->route_trial || is_pm(p)) return 0;
+  if (!p.path) return 0;
+  if (is_pm(p)) {
+    // FlowLimits::pma_counts: at its node's SMA (by the same LID), once the
+    // PMA has answered slower than that SMA.
+    if (lim_.pma_counts <= 0 || !p.path->DLID || p.path->is_dr()) return 0;
+    const uint64_t sma = head_key(*p.path);
+    auto pma_it = node_level_.find(p.dest), sma_it = node_level_.find(sma);
+    if (pma_it == node_level_.end() || sma_it == node_level_.end()) return 0;
+    const double pma_us = pma_it->second.least_us, sma_us = sma_it->second.least_us;
+    return pma_us > 0 && sma_us > 0 && pma_us >= lim_.pma_counts * sma_us ? sma : 0;
+  }
+  if (!lim_.head_counts || p.path->route_trial) return 0;
   if (p.path->lid_head()) return head_key(*p.path);
   // (FlowLimits::dr_heads: a directed route of two hops leaves the first
   // switch by its last hop, which that switch handles twice in turn as a
@@ -382,7 +393,12 @@ void FlowControl::hold(PendingMad& p, int d) {
   };
   one(to_node_, p.dest, d);
   if (p.path && p.path->urgent) urgent_out_ += unsigned(d);
-  if (is_pm(p)) return;  // (a PMA: its node cap only)
+  if (is_pm(p)) {
+    // (A PMA: its own cap, and its node's where FlowLimits::pma_counts.)
+    if (d > 0) p.held_in = held_at(p);
+    if (p.held_in) one(to_node_, p.held_in, d);
+    return;
+  }
   // The keys and shares p was counted in with (what they depend on, the
   // nodes learned and the estimates, may have changed since) are the ones
   // it is counted out with.

@@ -119,6 +119,21 @@ struct FlowLimits {
   // by (k=48 at S 50 and 500 us: 2-4 drops a run; k=32's dump_fts: 2).
   // false: they count by their processor shares only.
   bool dr_heads = true;
+  // A PMA's GMP of ours, while out, also counts within the node cap of
+  // the SMA its LID leads to, once that PMA has answered pma_counts times
+  // slower than that SMA or more (their least round trips): a switch's
+  // PMA is mostly firmware on the processor that answers SMPs, and while
+  // it serves a slow GMP (a millisecond) the SM's SMPs pile up in that
+  // processor's queue, where one more of ours overflowed it (issue 35:
+  // held-out random-2108, queues of 5, a PMA of 1.25 ms, the SM sending
+  // 1,447 SMPs a second; the irregular fabric's exporter lost an SMP at
+  // the first switch and waited 20 ms, as slow as the reference's
+  // strategy).  A node's SMPs and its slow PMA's reads then share its cap.
+  // (Counted whatever the speeds, the reads of PMAs as fast as their SMA
+  // only held the SMPs back and moved where probes meet: a drop with the
+  // SM idle on k=8 held-out random-2016.)  0: a PMA's GMPs count at the
+  // PMA only.
+  double pma_counts = 2;
   // Occupancy levels (issue 35): every processor an SMP visits (its
   // destination's, a hybrid route's head, each switch a directed route
   // passes) holds at most its level of our SMPs at once, however small

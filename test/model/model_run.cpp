@@ -23,7 +23,7 @@
 //
 //   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
-//             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--head-counts 0|1]
+//             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
 //   model_run --print-profile PROFILE
 //
@@ -188,7 +188,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
-               "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--head-counts 0|1]\n"
+               "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
                "       model_run --print-profile PROFILE\n"
                "  PROFILE: a profile file, 'ideal' or 'random-SEED'\n"
@@ -289,6 +289,8 @@ int main(int argc, char** argv) {
       g_limits.proc_fall = std::strtod(argv[++i], nullptr);
     } else if (a == "--proc-settle" && i + 1 < argc) {
       g_limits.proc_settle = std::strtod(argv[++i], nullptr);
+    } else if (a == "--pma-counts" && i + 1 < argc) {
+      g_limits.pma_counts = std::strtod(argv[++i], nullptr);
     } else if (a == "--node-least-slack" && i + 1 < argc) {
       g_limits.node_least_slack = std::strtod(argv[++i], nullptr);
     } else if (a == "--node-rtt-rise" && i + 1 < argc) {

@@ -1780,6 +1780,20 @@ TEST(ModelFlowControl, ANodesLeastThatQueuedItselfRaisesNoCap) {
   expect_clean_and_faster(r, 0.8);
 }
 
+// FlowLimits::pma_counts: on the irregular fabric's random-100 (switch
+// PMAs on the SMA's processor answering in 610 us, SMAs in 202 us, queues
+// of 5 and VL15 buffers of 1, the SM sending 1,155 SMPs a second to each
+// switch) the exporter's SMPs went to switches whose processor was
+// serving one of its PMA reads, behind which the SM's SMPs piled up, and
+// one was lost (0.042 s).  Counted within the node's cap, the reads hold
+// the SMPs back while they are served: no loss, 0.025 s.
+TEST(ModelFlowControl, ASlowPmasReadsCountAtItsNode) {
+  const auto r = on_and_off(testbed::generate("irregular"), ibmodel::Profile::random(100), "exporter", "pma counts",
+                            [](ibcore::FlowLimits& l, bool on) { l.pma_counts = on ? 2 : 0; });
+  EXPECT_GT(r[1].drops, 0u);
+  expect_clean_and_faster(r, 0.7);
+}
+
 // FlowLimits::window_widening: k=16 random-38 (slow answers, queues of
 // 18): the caps' widening, 64 round trips a step, kept the window at 64
 // for most of the walk (0.072 s).  Stepping meanwhile: 0.045 s, no drop.

@@ -97,6 +97,12 @@ struct Bed : FlowControl::Engine {
   }
 };
 
+// The caps held from the first SMP, the processor caps off: the node
+// caps alone.
+void node_caps_only(Bed& b) {
+  b.flow.limits().caps_from_start = true;
+  b.flow.limits().smi_cap = 0;
+}
 // A MAD of class cls on path (which must outlive it), with 4 tries.
 void make(PendingMad& p, const IBPath& path, uint8_t cls = iba::mgmt::SUBN_LID_ROUTED) {
   p.path = &path;
@@ -274,8 +280,7 @@ TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
     Bed b{64};
     PendingMad m1, m2, m3, pi;
     Run(const IBPath* t[3], const IBPath& head, bool on) {
-      b.flow.limits().caps_from_start = true;
-      b.flow.limits().smi_cap = 0;
+      node_caps_only(b);
       b.flow.limits().head_counts = on;
       make(m1, *t[0]);
       make(m2, *t[1]);
@@ -322,8 +327,7 @@ TEST(FlowUnit, ANodesLeastThatQueuedItselfRaisesNoCap) {
   for (double slack : {0.0, 0.5}) {
     SCOPED_TRACE(slack);
     Bed b(64);
-    b.flow.limits().caps_from_start = true;
-    b.flow.limits().smi_cap = 0;
+    node_caps_only(b);
     b.flow.limits().node_least_slack = slack;
     std::vector<PendingMad> m(6);
     make(m[0], to5);
@@ -340,6 +344,37 @@ TEST(FlowUnit, ANodesLeastThatQueuedItselfRaisesNoCap) {
     b.send(m[3], t2);
     b.send(m[4], t2);
     EXPECT_EQ(b.blocker(m[5]) != 0, slack > 0);
+  }
+}
+
+// FlowLimits::pma_counts: node 5's SMA answers in 100 us, its PMA in
+// 1 ms.  Once both are known, a PMA read out counts within the node's cap
+// (2): with one read and one SMP out, a second SMP waits, and the read's
+// answer frees it.  Before the PMA had answered, its first read counted
+// at the PMA only.  Off (0): the SMPs never wait for the PMA's reads.
+TEST(FlowUnit, ASlowPmasReadsCountAtItsNode) {
+  const IBPath to5 = lid(5);
+  for (double counts : {2.0, 0.0}) {
+    SCOPED_TRACE(counts);
+    Bed b(64);
+    node_caps_only(b);
+    b.flow.limits().pma_counts = counts;
+    PendingMad s0, s1, s2, g0, g1;
+    for (PendingMad* p : {&s0, &s1, &s2}) make(*p, to5);
+    for (PendingMad* p : {&g0, &g1}) make(*p, to5, iba::mgmt::PERF);
+    b.send(s0, T0);
+    b.answer(s0, T0 + microseconds(100));
+    b.send(g0, T0 + microseconds(200));
+    b.send(s1, T0 + microseconds(200));
+    EXPECT_EQ(b.blocker(s2), 0u);  // (the PMA not heard from yet)
+    b.answer(s1, T0 + microseconds(300));
+    b.answer(g0, T0 + microseconds(1200));
+    const Clock::time_point t1 = T0 + milliseconds(2);
+    b.send(g1, t1);
+    b.send(s1, t1);
+    EXPECT_EQ(b.blocker(s2) != 0, counts > 0);
+    b.answer(g1, t1 + milliseconds(1));
+    EXPECT_EQ(b.blocker(s2), 0u);
   }
 }
 
