@@ -218,9 +218,10 @@ void FlowControl::raise_node(const PendingMad& p, Clock::time_point now) {
   NodeLevel& n = node_level_[p.dest];
   if (!n.cap) n.cap = uint8_t(node_level(p.dest));
   // (FlowLimits::node_least_slack: a least that queued itself is no
-  // measure of what does not queue.)
+  // measure of what does not queue.  SMPs only: a PMA's reads are
+  // another agent's round trips.)
   double ref = n.least_us;
-  if (!p.path->is_dr() && lim_.node_least_slack > 0) {
+  if (!p.path->is_dr() && !is_pm(p) && lim_.node_least_slack > 0) {
     double& kmin = lid_min_us_[answered_by_ca(p) ? 1 : 0];
     if (kmin <= 0 || us < kmin) kmin = us;
     if (ref > 0) ref = std::min<double>(ref, kmin * (1 + lim_.node_least_slack));

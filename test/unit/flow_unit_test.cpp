@@ -322,15 +322,22 @@ TEST(FlowUnit, HybridHeadHoldsItsTailsInItsNodeCap) {
 // while the first was out) as well.  Judged against its own least, node
 // 6's cap rises from 2 to 3 (a third SMP goes while two are out); judged
 // also against 1.5 x the least of LID-routed answers (150 us), it stays 2.
+// That least is of SMAs' answers only: where node 5's answer of 100 us
+// was its PMA's to a read (another agent's round trip), node 6's rises.
 TEST(FlowUnit, ANodesLeastThatQueuedItselfRaisesNoCap) {
   const IBPath to5 = lid(5), to6 = lid(6);
-  for (double slack : {0.0, 0.5}) {
-    SCOPED_TRACE(slack);
+  struct Case {
+    double slack;
+    bool pma, held;
+  };
+  for (const Case c : {Case{0.0, false, false}, Case{0.5, false, true}, Case{0.5, true, false}}) {
+    SCOPED_TRACE(c.slack);
+    SCOPED_TRACE(c.pma);
     Bed b(64);
     node_caps_only(b);
-    b.flow.limits().node_least_slack = slack;
+    b.flow.limits().node_least_slack = c.slack;
     std::vector<PendingMad> m(6);
-    make(m[0], to5);
+    make(m[0], to5, c.pma ? iba::mgmt::PERF : iba::mgmt::SUBN_LID_ROUTED);
     for (size_t i = 1; i < m.size(); ++i) make(m[i], to6);
     b.send(m[0], T0);
     b.answer(m[0], T0 + microseconds(100));
@@ -343,7 +350,7 @@ TEST(FlowUnit, ANodesLeastThatQueuedItselfRaisesNoCap) {
     const Clock::time_point t2 = t1 + milliseconds(1);
     b.send(m[3], t2);
     b.send(m[4], t2);
-    EXPECT_EQ(b.blocker(m[5]) != 0, slack > 0);
+    EXPECT_EQ(b.blocker(m[5]) != 0, c.held);
   }
 }
 
@@ -359,22 +366,22 @@ TEST(FlowUnit, ASlowPmasReadsCountAtItsNode) {
     Bed b(64);
     node_caps_only(b);
     b.flow.limits().pma_counts = counts;
-    PendingMad s0, s1, s2, g0, g1;
-    for (PendingMad* p : {&s0, &s1, &s2}) make(*p, to5);
+    PendingMad s0, s1, s2, s3, g0, g1;
+    for (PendingMad* p : {&s0, &s1, &s2, &s3}) make(*p, to5);
     for (PendingMad* p : {&g0, &g1}) make(*p, to5, iba::mgmt::PERF);
     b.send(s0, T0);
     b.answer(s0, T0 + microseconds(100));
     b.send(g0, T0 + microseconds(200));
     b.send(s1, T0 + microseconds(200));
-    EXPECT_EQ(b.blocker(s2), 0u);  // (the PMA not heard from yet)
+    EXPECT_EQ(b.blocker(s3), 0u);  // (the PMA not heard from yet)
     b.answer(s1, T0 + microseconds(300));
     b.answer(g0, T0 + microseconds(1200));
     const Clock::time_point t1 = T0 + milliseconds(2);
     b.send(g1, t1);
-    b.send(s1, t1);
-    EXPECT_EQ(b.blocker(s2) != 0, counts > 0);
+    b.send(s2, t1);
+    EXPECT_EQ(b.blocker(s3) != 0, counts > 0);
     b.answer(g1, t1 + milliseconds(1));
-    EXPECT_EQ(b.blocker(s2), 0u);
+    EXPECT_EQ(b.blocker(s3), 0u);
   }
 }
 
