@@ -1938,11 +1938,14 @@ double busiest_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidab
 // level answers all of its queries after the walk reached it, where the
 // critical path charges it one answer at the fastest SMA's pace and the
 // busiest term none of the way.
-template <class Rt>
-double reached_work_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable, unsigned depth, Rt rt_s) {
+// (level_s, when given: what the walk needs at each depth before it can
+// go on to the next, where that is more than the way to it.)
+template <class Rt, class Level = Rt>
+double reached_work_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable, unsigned depth, Rt rt_s,
+                       Level level_s) {
   const Profile& p = f.prof;
-  std::vector<double> before(depth + 2, 0.0);  // before[h]: the round trips to depths 1 .. h-1, us
-  for (unsigned h = 2; h <= depth + 1; ++h) before[h] = before[h - 1] + rt_s(h - 1) * 1e6;
+  std::vector<double> before(depth + 2, 0.0);  // before[h]: the levels 1 .. h-1, us
+  for (unsigned h = 2; h <= depth + 1; ++h) before[h] = before[h - 1] + level_s(h - 1) * 1e6;
   const double answer_us = least_answer_us(p);
   double best_us = 0;
   for (size_t i = 0; i < f.nodes.size() && i < d.sma.size(); ++i) {
@@ -2000,7 +2003,8 @@ double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) 
 }  // namespace
 
 double Fabric::bound_s(const Demand& d) const {
-  const double reached = reached_work_us(*impl_, d, false, depth(), [&](unsigned h) { return dr_round_trip_s(h); });
+  const auto rt = [&](unsigned h) { return dr_round_trip_s(h); };
+  const double reached = reached_work_us(*impl_, d, false, depth(), rt, rt);
   return std::max({busiest_us(*impl_, d, false) * 1e-6, critical_path_s(), reached * 1e-6});
 }
 
@@ -2016,8 +2020,24 @@ double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
   const double best_us = busiest_us(f, d, true);
   double path = 0;
   for (unsigned h = 1; h <= depth(); ++h) path += probe_round_trip_s(h);
-  const double reached = reached_work_us(f, d, true, depth(), [&](unsigned h) { return probe_round_trip_s(h); });
+  const auto rt = [&](unsigned h) { return probe_round_trip_s(h); };
+  const double reached = reached_work_us(f, d, true, depth(), rt, rt);
   return std::max({best_us * 1e-6, path, reached * 1e-6, window ? window_us(f, d, mads) / double(window) * 1e-6 : 0});
+}
+
+double Fabric::walk_s(const Demand& d, uint64_t mads, unsigned window) const {
+  const Profile& p = impl_->prof;
+  const auto rt = [&](unsigned h) { return probe_round_trip_s(h); };
+  // A level: the probe that finds a node h hops away, then the PortInfo
+  // by LID that shows the port the walk leaves it by is up.
+  const auto level = [&](unsigned h) {
+    return probe_round_trip_s(h) + (host_trip_us(p) + 2 * h * p.hop_latency_us + least_answer_us(p)) * 1e-6;
+  };
+  double path = 0;
+  for (unsigned h = 1; h < depth(); ++h) path += level(h);
+  if (depth()) path += rt(depth());
+  const double reached = reached_work_us(*impl_, d, true, depth(), rt, level);
+  return std::max({phys_s(d, mads, window), path, reached * 1e-6});
 }
 
 const std::string& Fabric::net_text() const { return impl_->net; }

@@ -299,6 +299,15 @@ public:
   // Forwarding by the SMIs of switches on the way, which bound_s charges
   // to the directed routes the tool takes, is not in it.
   double phys_s(const Demand& d, uint64_t mads, unsigned window) const;
+  // phys_s for a walk that reads a port's PortInfo before it probes
+  // through it (this walk's shape, and the reference's): each depth but
+  // the last costs its probe's round trip and then a LID-routed round
+  // trip to the node found, before the next depth's probe can go.  A
+  // diagnostic, not issue 35's bound: time over it is what the order of
+  // the walk's questions leaves, time over it against time over phys_s
+  // what that shape costs (docs/real-fabrics.md, "Where a walk's level
+  // goes").
+  double walk_s(const Demand& d, uint64_t mads, unsigned window) const;
   // The round trip of the cheapest probe of a node h hops away in an empty
   // fabric: a directed route for h = 1, else LID-routed to the switch
   // before it and a one-hop directed tail (2 SMI services), seconds.

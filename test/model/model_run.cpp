@@ -3,7 +3,7 @@
 // prints one line
 //
 //   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n>
-//       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n> peak_pma=<n> PQ=<n>
+//       timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n> peak_pma=<n> PQ=<n> walk_s=<s>
 //
 // time_s is the virtual time the run took, bound_s the model's lower bound
 // (issue 35: the time the fabric needs for the queries the tool must make,
@@ -13,7 +13,9 @@
 // no route form beats (issue 38, Fabric::phys_s: the busiest node's own
 // answers and the least visits its ports' probes need, after the walk
 // reached it, the critical path by the cheapest probes, the MAD window's
-// limit), ref_s the same tool in the same model with the reference's
+// limit), walk_s phys_s for this walk's shape (Fabric::walk_s: a port's
+// PortInfo read before the probe through it, a LID round trip a level
+// more), ref_s the same tool in the same model with the reference's
 // strategy (directed route only, 2 MADs in flight, 1000 ms timeout, 3
 // retries: libibmad's defaults), lost the answers the complete run got and
 // this one did not (ToolResult::lost: queries lost for good and those
@@ -134,6 +136,8 @@ std::string spread(const std::vector<Sample>& v, Key key, const char* fmt) {
 //     ref_timeouts%=<median p95 worst@profile> timeouts>ref=<runs>   the reference's timed-out sends per MAD, and runs where ibtool's share was higher
 //     time/phys=<median p95 worst@profile>    the run's time over phys_s
 //     pma>Q=<runs>/<most beyond>              runs where a PMA got more of our GMPs at once than its queue holds
+//     time/walk=<median p95 worst@profile>    the run's time over walk_s (Fabric::walk_s: phys_s for a walk that
+//                                             reads a port before it probes through it)
 //     time/free=<median p95 worst@profile>    (--free) the run's time over free_s
 void print_summary(const std::vector<std::string>& fabrics, const std::vector<std::string>& tools,
                    const std::vector<std::string>& profiles,
@@ -174,9 +178,10 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
         std::printf(" ref_lost=%zu/%llu lost>ref=%zu slower=%zu worst=%.2f@%s ref_timeouts%%=%s timeouts>ref=%zu", ref_lost,
                     (unsigned long long)ref_lost_n, above, slower, slow_worst, slow_at.c_str(),
                     spread(v, [](const Sample& s) { return s.ref_timeout_pct(); }, "%.3f").c_str(), more_timeouts);
-      std::printf(" time/phys=%s pma>Q=%zu/%u",
+      std::printf(" time/phys=%s pma>Q=%zu/%u time/walk=%s",
                   spread(v, [](const Sample& s) { return s.r.phys_s > 0 ? s.r.time_s / s.r.phys_s : 0; }, "%.2f").c_str(),
-                  pma_over, most_pma_over);
+                  pma_over, most_pma_over,
+                  spread(v, [](const Sample& s) { return s.r.walk_s > 0 ? s.r.time_s / s.r.walk_s : 0; }, "%.2f").c_str());
       if (v.front().free_s > 0)
         std::printf(" time/free=%s",
                     spread(v, [](const Sample& s) { return s.free_s > 0 ? s.r.time_s / s.free_s : 0; }, "%.2f").c_str());
@@ -351,6 +356,7 @@ int main(int argc, char** argv) {
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
                       (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost, r.peak_pma,
                       prof.pma_queue);
+          std::printf(" walk_s=%.6f", r.walk_s);
           if (ref)
             std::printf(" ref_mads=%llu ref_timeouts=%llu", (unsigned long long)rr.mads, (unsigned long long)rr.timeouts);
           const double free_s = free ? ibmodel::run_free(tool, net, prof, g_limits, g_hybrid, g_outstanding).time_s : 0;

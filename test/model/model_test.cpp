@@ -243,6 +243,11 @@ TEST(FabricModel, PhysicalBoundParts) {
   const double path = f.dr_round_trip_s(1) + f.probe_round_trip_s(2) + f.probe_round_trip_s(3) + f.probe_round_trip_s(4);
   EXPECT_NEAR(f.probe_round_trip_s(4), f.dr_round_trip_s(4) - 4 * 10e-6, 1e-12);
   EXPECT_NEAR(f.phys_s(d, 0, 64), path, 1e-12);
+  // walk_s: each depth but the last also a LID round trip to the node
+  // found (its port's PortInfo) before the next probe; the model's CAs
+  // answer in 0, the least answer.
+  const auto lid_rt = [&](unsigned h) { return f.dr_round_trip_s(0) + 2 * h * 0.3e-6; };
+  EXPECT_NEAR(f.walk_s(d, 0, 64), path + lid_rt(1) + lid_rt(2) + lid_rt(3), 1e-12);
   const int sw2 = f.node_by_desc("sw2");
   d.sma[size_t(sw2)] = 100;
   d.probes[size_t(sw2)] = 50;
@@ -911,6 +916,7 @@ TEST(FabricModel, BoundsHoldForTheWalkWithoutFlowControl) {
         EXPECT_EQ(r.drops, 0u);
         EXPECT_EQ(r.lost, 0u);
         EXPECT_GE(r.time_s, r.phys_s);
+        EXPECT_GE(r.time_s, r.walk_s);
         EXPECT_GE(r.time_s, r.bound_s);
       }
 }

@@ -286,6 +286,7 @@ ToolResult run_tool(const std::string& tool, Fabric& f, const ibcore::FlowLimits
   const unsigned window = f.port().settings().outstanding > 0 ? unsigned(f.port().settings().outstanding)
                                                               : std::max(res.flow.window_max, res.flow.window_start);
   res.phys_s = f.phys_s(c.demand, c.mads, window);
+  res.walk_s = f.walk_s(c.demand, c.mads, window);
   res.needed = c.mads;
   res.lost = c.units > res.units ? c.units - res.units : 0;
   return res;

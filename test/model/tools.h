@@ -51,6 +51,7 @@ struct ToolResult {
   double time_s = 0;       // virtual time the run took
   double bound_s = 0;      // Fabric::bound_s of the complete run's demand: independent of this run
   double phys_s = 0;       // Fabric::phys_s of the same: a bound no route form beats (issue 38)
+  double walk_s = 0;       // Fabric::walk_s of the same: phys_s for the walk's shape (a port read before its probe)
   std::string busiest;     // the busiest resource (Stats::busiest_resource)
   std::string peak_node;   // where the peak was (Stats::peak_sma_node)
   ibcore::FlowStats flow;  // what the engine's flow control saw
