@@ -6,7 +6,7 @@
 # and the irregular test fabrics.  Virtual time is exact: no repetition, no
 # idle machine needed.  One line per run:
 #
-#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n> peak_pma=<n> PQ=<n>
+#   RUN <tool> <fabric> <profile>: time_s=<virtual s> bound_s=<s> phys_s=<s> ref_s=<s> mads=<n> drops=<n> timeouts=<n> retries=<n> peak_sma_queue=<n> Q=<n> lost=<n> peak_pma=<n> PQ=<n> walk_s=<s> [ref_mads=<n> ref_timeouts=<n>]
 #
 # time_s: the run's virtual time; bound_s: the model's lower bound, which
 # does not depend on the run (issue 35): the busiest resource's time for the
@@ -29,7 +29,10 @@
 # lost: answers the complete run got and this one did not (failed queries,
 # and the queries never made because of them: the ports of a node the
 # walk never found); peak_pma: the most GMPs at one PMA at once (one it
-# turned away counted); PQ: the profile's PMA queue.
+# turned away counted); PQ: the profile's PMA queue; walk_s: phys_s for a
+# walk that reads a port before it probes through it (a LID round trip a
+# depth more; Fabric::walk_s, a diagnostic).  With the reference's runs,
+# ref_mads and ref_timeouts: its MADs and timed-out sends.
 # A run that lost queries for good gets a `# ...` line under its RUN line
 # (how many, and the nodes it found).
 #
