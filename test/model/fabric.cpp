@@ -1931,16 +1931,16 @@ double busiest_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidab
 }
 
 // A node's own time cannot start before the node is reached (us): a node
-// h hops away gets its first MAD no sooner than the round trips to depths
-// 1 .. h-1 (rt: the route form's, critical_path_s's reasoning) and its
-// way there; its last answer comes back its way later.  The largest over
-// the nodes of that path plus node_work_us: a slow CA at the deepest
-// level answers all of its queries after the walk reached it, where the
-// critical path charges it one answer at the fastest SMA's pace and the
-// busiest term none of the way.
-// (level_s, when given: what the walk needs at each depth before it can
-// go on to the next, where that is more than the way to it.)
-template <class Rt, class Level = Rt>
+// h hops away gets its first MAD no sooner than the levels 1 .. h-1
+// (level_s: what the walk needs at a depth before it can go on, the
+// route form's round trip there for bound_s and phys_s, critical_path_s's
+// reasoning; more for walk_s) and its way there (rt_s: the round trip);
+// its last answer comes back its way later.  The largest over the nodes
+// of that path plus node_work_us: a slow CA at the deepest level answers
+// all of its queries after the walk reached it, where the critical path
+// charges it one answer at the fastest SMA's pace and the busiest term
+// none of the way.
+template <class Rt, class Level>
 double reached_work_us(const Fabric::Impl& f, const Fabric::Demand& d, bool unavoidable, unsigned depth, Rt rt_s,
                        Level level_s) {
   const Profile& p = f.prof;
