@@ -1866,6 +1866,11 @@ double host_trip_us(const Profile& p) { return 2 * (p.host_latency_us + p.host_s
 // The fastest answer an SMA gives (a switch's or a CA's), us: what the
 // bounds charge the node at the end of a round trip to a depth.
 double least_answer_us(const Profile& p) { return std::min(p.sma_service_us, p.hca_service_us); }
+// An SMP's round trip by LID to a node h hops away in an empty fabric,
+// answered at least_answer_us, us: no SMI on the way.
+double lid_trip_us(const Profile& p, unsigned h) {
+  return host_trip_us(p) + 2 * h * p.hop_latency_us + least_answer_us(p);
+}
 }  // namespace
 
 double Fabric::dr_round_trip_s(unsigned h) const {
@@ -1995,8 +2000,7 @@ double window_us(const Fabric::Impl& f, const Fabric::Demand& d, uint64_t mads) 
                                  p.sa_service_us) +
         double(d.sa_tables) * p.sa_record_us * double(f.max_lid);
   placed += d.sa_requests;
-  const double shortest_us = std::min(host_us + p.hca_service_us,
-                                      host_us + 2 * p.hop_latency_us + least_answer_us(p));
+  const double shortest_us = std::min(host_us + p.hca_service_us, lid_trip_us(p, 1));
   if (mads > placed) us += double(mads - placed) * shortest_us;
   return us;
 }
@@ -2011,8 +2015,7 @@ double Fabric::bound_s(const Demand& d) const {
 double Fabric::probe_round_trip_s(unsigned h) const {
   if (h <= 1) return dr_round_trip_s(h);
   const Profile& p = impl_->prof;
-  const double us = host_trip_us(p) + 2 * h * p.hop_latency_us + 2 * p.smi_forward_us + least_answer_us(p);
-  return us * 1e-6;
+  return (lid_trip_us(p, h) + 2 * p.smi_forward_us) * 1e-6;
 }
 
 double Fabric::phys_s(const Demand& d, uint64_t mads, unsigned window) const {
@@ -2031,7 +2034,7 @@ double Fabric::walk_s(const Demand& d, uint64_t mads, unsigned window) const {
   // A level: the probe that finds a node h hops away, then the PortInfo
   // by LID that shows the port the walk leaves it by is up.
   const auto level = [&](unsigned h) {
-    return probe_round_trip_s(h) + (host_trip_us(p) + 2 * h * p.hop_latency_us + least_answer_us(p)) * 1e-6;
+    return probe_round_trip_s(h) + lid_trip_us(p, h) * 1e-6;
   };
   double path = 0;
   for (unsigned h = 1; h < depth(); ++h) path += level(h);
