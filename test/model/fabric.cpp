@@ -345,6 +345,7 @@ struct Packet {
   int at = -1;            // node it is at / queued at
   unsigned port = 0;      // port it entered by
   uint32_t agent = 0;
+  bool serving = false;   // Fabric::unqueued: its service has begun
 };
 
 enum class Ev : uint8_t { Arrive, LocalSma, MpDone, PmaDone, SaDone, KernelTimeout, Deliver, SmSmp };
@@ -411,6 +412,11 @@ struct Fabric::Impl {
   uint64_t sa_requests = 0, sa_tables = 0, host_visits = 0;
   // Fabric::stale_sa: the SA's NodeRecords give each port the next LID's.
   bool stale_sa = false;
+  // Fabric::probes_first: a processor serves NodeInfo SMPs first, the
+  // SM's last.
+  bool probes_first = false;
+  // Fabric::unqueued: a processor serves every SMP it holds at once.
+  bool unqueued = false;
   // The delay from now of a MAD through the host's side: its latency, and
   // its turn at the host's server.
   int64_t host_path() {
@@ -505,7 +511,7 @@ struct Fabric::Impl {
   void pull(int node);
   void start(int node);
   void next_job(int node);
-  void mp_done(int node);
+  void mp_done(int node, uint32_t pkt);
   void gmp_arrive(uint32_t pkt, int node);
   void gmp_done(Server& s, int node, Ev kind);
   void start_server(Server& s, int node, Ev kind);
@@ -818,7 +824,7 @@ bool Fabric::Impl::step() {
   switch (e.kind) {
     case Ev::Arrive: arrive(e.pkt, e.node, e.port); break;
     case Ev::LocalSma: to_processor(e.pkt, local, 0, false); break;
-    case Ev::MpDone: mp_done(e.node); break;
+    case Ev::MpDone: mp_done(e.node, e.pkt); break;
     case Ev::PmaDone: gmp_done(nodes[size_t(e.node)].pma, e.node, Ev::PmaDone); break;
     case Ev::SaDone: gmp_done(sa, e.node, Ev::SaDone); break;
     case Ev::KernelTimeout: kernel_timeout(uint64_t(e.pkt) | uint64_t(e.port) << 32, e.t); break;
@@ -1166,7 +1172,23 @@ void Fabric::Impl::pull(int node) {
 
 void Fabric::Impl::start(int node) {
   Node& x = nodes[size_t(node)];
+  if (unqueued) {
+    for (uint32_t k : x.mp.fifo)
+      if (!pkts[k].serving) {
+        pkts[k].serving = true;
+        at(now + service_ns(pkts[k], node), Ev::MpDone, k, node);
+      }
+    return;
+  }
   if (x.mp.busy || x.mp.fifo.empty()) return;
+  if (probes_first) {
+    auto rank = [&](uint32_t k) {
+      if (pkts[k].background) return 2;
+      return iba::MADHeader::attributeID_at(pkts[k].mad.data()) == iba::AttrId<iba::SMPNodeInfo>::value ? 0 : 1;
+    };
+    auto first = std::min_element(x.mp.fifo.begin(), x.mp.fifo.end(), [&](uint32_t a, uint32_t b) { return rank(a) < rank(b); });
+    if (first != x.mp.fifo.end()) std::rotate(x.mp.fifo.begin(), first, first + 1);
+  }
   x.mp.busy = true;
   int64_t s = service_ns(pkts[x.mp.fifo.front()], node);
   x.mp.svc_ns = s;
@@ -1194,12 +1216,19 @@ void Fabric::Impl::next_job(int node) {
   }
 }
 
-void Fabric::Impl::mp_done(int node) {
+void Fabric::Impl::mp_done(int node, uint32_t done) {
   Node& x = nodes[size_t(node)];
   uint32_t pkt = x.mp.fifo.front();
-  x.mp.fifo.pop_front();
-  x.mp.busy = false;
-  x.mp.work_ns += x.mp.svc_ns;
+  if (unqueued) {
+    pkt = done;
+    pkts[pkt].serving = false;
+    x.mp.fifo.erase(std::find(x.mp.fifo.begin(), x.mp.fifo.end(), pkt));
+    x.mp.work_ns += service_ns(pkts[pkt], node);
+  } else {
+    x.mp.fifo.pop_front();
+    x.mp.busy = false;
+    x.mp.work_ns += x.mp.svc_ns;
+  }
   --x.held;
   Packet& p = pkts[pkt];
   if (!p.background) --x.own;
@@ -1835,6 +1864,8 @@ const Stats& Fabric::stats() const {
 
 const Profile& Fabric::profile() const { return impl_->prof; }
 bool& Fabric::stale_sa() { return impl_->stale_sa; }
+bool& Fabric::probes_first() { return impl_->probes_first; }
+bool& Fabric::unqueued() { return impl_->unqueued; }
 Clock::time_point Fabric::now() const { return impl_->port->now(); }
 double Fabric::seconds() const { return double(impl_->now - kStart) * 1e-9; }
 size_t Fabric::node_count() const { return impl_->nodes.size(); }

@@ -208,6 +208,15 @@ public:
   // The SA's NodeRecords give each port the LID of the port after it (a
   // stale SA: LIDs handed out again since it read them).
   bool& stale_sa();
+  // Orders no tool can impose, for measuring what the walk's questions
+  // cost (model_run --free-probes-first, --free-unqueued): processors
+  // serve the NodeInfo SMPs they hold (probes, forwarded or answered)
+  // first and the SM's last (probes_first); or every SMP they hold at
+  // once, each in its service time, none waiting behind another
+  // (unqueued: no longer a bound on any strategy, the walk's round trips
+  // alone).
+  bool& probes_first();
+  bool& unqueued();
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.

@@ -23,7 +23,7 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
@@ -33,7 +33,11 @@
 // same tool on the same profile with every queue unbounded and no flow
 // control (ibmodel::run_free, test/model/tools.h): time over it is what
 // the flow control's caution costs (above 1), or gains by keeping queues
-// short (below).
+// short (below).  --free-probes-first: that run with processors that serve
+// NodeInfo SMPs first and the SM's last; --free-unqueued: with processors
+// that serve every SMP they hold at once (test/model/tools.h FreeOrder;
+// measured in docs/real-fabrics.md, "Orders no tool can impose").
+// MODEL_TRACE_FREE=1 traces that run as MODEL_TRACE does the tool's.
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
 // route form before it; DiscoveryOptions::hybrid_routes).
 // --no-sa-lids: a node just found is not asked by the LID the SA's
@@ -74,6 +78,7 @@
 namespace {
 
 ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
+ibmodel::FreeOrder g_free_order = ibmodel::FreeOrder::Fifo;  // --free-probes-first, --free-unqueued
 bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
 bool g_sa_lids = true;        // --no-sa-lids: a node just found waits for its own PortInfo's LID
 bool g_ahead = true;          // --no-ahead: the start node's first round trips one after the other
@@ -191,7 +196,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
@@ -310,6 +315,12 @@ int main(int argc, char** argv) {
       ref = false;
     } else if (a == "--free") {
       free = true;
+    } else if (a == "--free-probes-first") {
+      free = true;
+      g_free_order = ibmodel::FreeOrder::ProbesFirst;
+    } else if (a == "--free-unqueued") {
+      free = true;
+      g_free_order = ibmodel::FreeOrder::Unqueued;
     } else if (a == "--no-hybrid") {
       g_hybrid = false;
     } else if (a == "--no-sa-lids") {
@@ -359,7 +370,7 @@ int main(int argc, char** argv) {
           std::printf(" walk_s=%.6f", r.walk_s);
           if (ref)
             std::printf(" ref_mads=%llu ref_timeouts=%llu", (unsigned long long)rr.mads, (unsigned long long)rr.timeouts);
-          const double free_s = free ? ibmodel::run_free(tool, net, prof, g_limits, g_hybrid, g_outstanding).time_s : 0;
+          const double free_s = free ? ibmodel::run_free(tool, net, prof, g_limits, g_hybrid, g_outstanding, g_free_order).time_s : 0;
           if (free) std::printf(" free_s=%.6f", free_s);
           std::printf("\n");
           // A run that lost queries for good (every try timed out) found

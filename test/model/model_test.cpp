@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -485,6 +486,47 @@ TEST(FabricModel, SmBackgroundSmpsTakeTheSmasTime) {
   EXPECT_EQ(f.stats().drops_vl15 + f.stats().sm_drops, 0u);
 }
 
+// The orders no tool can impose (Fabric::probes_first, Fabric::unqueued):
+// three SMPs reach a switch that answers in 100 us, PortInfo, PortInfo,
+// NodeInfo.  In FIFO order they are answered at 100, 200 and 300 us after
+// arriving; NodeInfo first, the first PortInfo (in service when the rest
+// arrive) then the NodeInfo then the other; unqueued, all three at 100.
+TEST(FabricModel, ProcessorOrdersForMeasuring) {
+  enum class Order { Fifo, ProbesFirst, Unqueued };
+  for (Order order : {Order::Fifo, Order::ProbesFirst, Order::Unqueued}) {
+    SCOPED_TRACE(int(order));
+    ibmodel::Fabric f(kOneSwitch, slow_sma(0, 0, 100));
+    f.probes_first() = order == Order::ProbesFirst;
+    f.unqueued() = order == Order::Unqueued;
+    ibcore::Scheduler sched(f.port(), 8);
+    sched.engine().limits().node_cap = sched.engine().limits().smi_cap = 0;
+    std::array<double, 3> done{};
+    for (int i = 0; i < 3; ++i)
+      sched.spawn([](ibcore::Scheduler& s, ibmodel::Fabric& f, int i, double& at) -> ibcore::Task<> {
+        if (i < 2)
+          co_await s.SubnGet<iba::SMPPortInfo>(IBPath::from_string("0,1"), 1);
+        else
+          co_await s.SubnGet<iba::SMPNodeInfo>(IBPath::from_string("0,1"));
+        at = f.seconds();
+      }(sched, f, i, done[size_t(i)]));
+    sched.run();
+    const double arrived = 5.3e-6;  // (host 5 us, link 0.3)
+    auto answered = [&](int i) { return std::lround((done[size_t(i)] - arrived) * 1e6 / 100); };
+    if (order == Order::Fifo) {
+      EXPECT_EQ(answered(0), 1);
+      EXPECT_EQ(answered(1), 2);
+      EXPECT_EQ(answered(2), 3);
+    } else if (order == Order::ProbesFirst) {
+      EXPECT_EQ(answered(0), 1);
+      EXPECT_EQ(answered(2), 2);
+      EXPECT_EQ(answered(1), 3);
+    } else {
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(answered(i), 1) << i;
+    }
+    EXPECT_EQ(f.sma_visits(f.node_by_desc("sw")), 3u);
+  }
+}
+
 TEST(FabricModel, RecvWaitsInVirtualTime) {
   ibmodel::Fabric f(kOneSwitch, ibmodel::Profile::ideal());
   ibcore::RecvMad r;
@@ -901,7 +943,8 @@ TEST(FabricModel, PhysicalBoundHoldsForEveryTool) {
 // waits in a long queue past its timeout is sent again: its cost), and
 // neither bound exceeds its time, on the shipped profiles and on random
 // ones, busy SMs among them (where bound_s counts the SM's share of each
-// switch, and an SM whose SMPs are never dropped gets all of it).
+// switch, and an SM whose SMPs are never dropped gets all of it); so is
+// it with processors that serve probes first (FreeOrder::ProbesFirst).
 TEST(FabricModel, BoundsHoldForTheWalkWithoutFlowControl) {
   ibcore::log::set_verbosity(0);
   std::vector<ibmodel::Profile> profiles{ibmodel::Profile::ideal()};
@@ -910,15 +953,16 @@ TEST(FabricModel, BoundsHoldForTheWalkWithoutFlowControl) {
   for (uint64_t seed = 1; seed <= 12; ++seed) profiles.push_back(ibmodel::Profile::random(seed));
   for (const ibmodel::Profile& p : profiles)
     for (const std::string& net : {testbed::fattree(4), testbed::irregular()})
-      for (const std::string& tool : ibmodel::tool_names()) {
-        SCOPED_TRACE(tool + " " + p.name);
-        const ibmodel::ToolResult r = ibmodel::run_free(tool, net, p);
-        EXPECT_EQ(r.drops, 0u);
-        EXPECT_EQ(r.lost, 0u);
-        EXPECT_GE(r.time_s, r.phys_s);
-        EXPECT_GE(r.time_s, r.walk_s);
-        EXPECT_GE(r.time_s, r.bound_s);
-      }
+      for (const std::string& tool : ibmodel::tool_names())
+        for (auto order : {ibmodel::FreeOrder::Fifo, ibmodel::FreeOrder::ProbesFirst}) {
+          SCOPED_TRACE(tool + " " + p.name + (order == ibmodel::FreeOrder::Fifo ? "" : " probes first"));
+          const ibmodel::ToolResult r = ibmodel::run_free(tool, net, p, {}, true, 0, order);
+          EXPECT_EQ(r.drops, 0u);
+          EXPECT_EQ(r.lost, 0u);
+          EXPECT_GE(r.time_s, r.phys_s);
+          EXPECT_GE(r.time_s, r.walk_s);
+          EXPECT_GE(r.time_s, r.bound_s);
+        }
 }
 
 // The MAD engine's flow control on the model (issue 24): on a small

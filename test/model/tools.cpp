@@ -259,12 +259,17 @@ void use_reference_strategy(Fabric& f) {
 }
 
 ToolResult run_free(const std::string& tool, const std::string& net, Profile p, const ibcore::FlowLimits& limits,
-                    bool hybrid, unsigned outstanding) {
+                    bool hybrid, unsigned outstanding, FreeOrder order) {
   constexpr unsigned unbounded = 0;  // (Profile: 0 is unbounded)
   p.vl15_depth = p.sma_queue = p.hca_queue = p.pma_queue = p.sa_queue = unbounded;
   Fabric f(net, p);
+  // (model_run's MODEL_TRACE traces the tool's run)
+  if (const char* t = std::getenv("MODEL_TRACE_FREE"); t && *t == '1')
+    f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
   f.port().settings().outstanding = int(outstanding ? outstanding : 256);
   f.hybrid_routes() = hybrid;
+  f.probes_first() = order == FreeOrder::ProbesFirst;
+  f.unqueued() = order == FreeOrder::Unqueued;
   ibcore::FlowLimits none = limits;
   none.node_cap = none.smi_cap = 0;
   none.proc_start = 0;
