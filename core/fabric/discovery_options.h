@@ -79,6 +79,12 @@ struct DiscoveryOptions {
   // are dropped and asked again): a round trip less a level
   // (core/fabric/walk.cpp Walk::sa_lids).  false: they wait for PortInfo 0.
   bool sa_lids = true;
+  // ... and with them the SA's LinkRecords (one more GetTable): a probe
+  // through a switch's port the SA says leads to a LID counts, in the
+  // flow control, against the node with that LID, so neighbours probing
+  // one switch at once hold no more there than its cap (Walk::probe_route).
+  // false: each probe counts against its own route until it answers.
+  bool sa_links = true;
   // Walking from the local port: the PortInfo of that port and the probe
   // through it go with the start node's NodeInfo, and the probe's answer
   // is taken when it comes, not after that PortInfo (core/fabric/walk.h

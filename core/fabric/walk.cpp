@@ -365,6 +365,13 @@ Task<> Walk::sa_lids() {
     for (const auto& r : t.records)  // (an SA that ignored the mask: its CAs' records left out here)
       if (r.LID() && r.nodeInfo().nodeType() == uint64_t(iba::enums::NodeTypeCode::SWITCH))
         sa_lids_.emplace(r.nodeInfo().portGUID(), uint16_t(r.LID()));
+    // Its links: where each switch port leads, so a probe counts against
+    // the node it reaches (probe_route).
+    if (!opt_.sa_links) co_return;
+    const iba::SALinkRecord any;
+    auto l = co_await s_.SubnAdmGetTable(any, 0, sa);
+    for (const auto& r : l.records)
+      if (r.fromLID() && r.toLID()) links_.emplace(uint32_t(r.fromLID()) << 8 | uint32_t(r.fromPort()), uint16_t(r.toLID()));
   } catch (const std::exception&) {
   }
 }
@@ -475,11 +482,23 @@ Task<> Walk::probe(uint32_t n, uint8_t p) {
   }
   ++res_.queries;
   const size_t failures = res_.errors.size();
-  auto ni = co_await ask_dr<iba::SMPNodeInfo>(n, [&] { return urgent(routes_.via(n, p)); }, 0, [&] {
+  auto ni = co_await ask_dr<iba::SMPNodeInfo>(n, [&] { return probe_route(n, p); }, 0, [&] {
     return "NodeInfo through port " + std::to_string(p) + " of " + node_str(n);
   });
   if (ni) probed(n, p, *ni);
   else if (res_.reference_lines.count(failures)) failed_probes_.push_back({failures, n, p});
+}
+
+// The route of the probe through port p of node n.  When the SA's
+// LinkRecords (sa_lids) say whose LID is behind that port of a switch,
+// the probe counts against that node, not a route of its own: a switch
+// its neighbours' probes reach at once holds no more of them than its cap.
+IBPath Walk::probe_route(uint32_t n, uint8_t p) {
+  IBPath r = urgent(routes_.via(n, p));
+  const Node& x = db_.node(n);
+  if (x.is_switch() && x.smalid)
+    if (auto it = links_.find(uint32_t(x.smalid) << 8 | p); it != links_.end()) s_.engine().learn_dest(r, it->second);
+  return r;
 }
 
 // The NodeInfo that came back through port p of node n.

@@ -135,6 +135,7 @@ private:
   static constexpr unsigned TRIAL_AGAIN = 2;  // a trial lost among other losses, sent again (trial())
   bool port_read(uint32_t n, uint8_t p, bool leave_by_it);
   Task<> probe(uint32_t n, uint8_t p);
+  IBPath probe_route(uint32_t n, uint8_t p);
   void probed(uint32_t n, uint8_t p, const iba::SMPNodeInfo& ni);
   void walk_done();
   void reference_probe_paths();  // (after the walk: failed probes' reference lines)
@@ -156,6 +157,7 @@ private:
     std::vector<std::pair<uint8_t, iba::SMPPortInfo>> ports;  // its ports answered while Pending
   };
   std::unordered_map<uint64_t, uint16_t> sa_lids_;  // switches', by port GUID
+  std::unordered_map<uint32_t, uint16_t> links_;    // the SA's links: fromLID << 8 | fromPort -> toLID
   std::unordered_map<uint32_t, Early> early_;      // by node
   bool sa_asked_ = false;
   uint64_t early_nodes_ = 0, early_refuted_ = 0;

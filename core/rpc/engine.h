@@ -104,6 +104,7 @@ public:
     flow_.learn_node(dr, lid, resp_time);
   }
   void learn_route(const IBPath& other, const IBPath& dr) { flow_.learn_route(other, dr); }
+  void learn_dest(const IBPath& probe, uint16_t lid) { flow_.learn_dest(probe, lid); }
   void learn_subnet_timeout(uint8_t subnet_timeout) { flow_.learn_subnet_timeout(subnet_timeout); }
   // The timeout a MAD to path of class mgmt_class would get now when
   // neither -t nor the path sets one (ms).

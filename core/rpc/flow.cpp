@@ -64,9 +64,7 @@ uint64_t FlowControl::key_of(const IBPath& path, uint8_t mgmt_class) const {
   // full it answers BUSY or drops), counted apart from the node's SMPs.
   if (mgmt_class == iba::mgmt::PERF && path.DLID && !path.is_dr()) return gmp_key(mgmt_class, path.DLID) | 1;
   if (!is_smp(mgmt_class)) return 0;
-  const uint64_t k = path.is_dr() ? dr_key(path) : lid_key(path.DLID);
-  auto it = alias_.find(k);
-  return it == alias_.end() ? k : it->second;
+  return canon(path.is_dr() ? dr_key(path) : lid_key(path.DLID));
 }
 
 uint64_t FlowControl::head_key(const IBPath& p) const {
@@ -75,16 +73,39 @@ uint64_t FlowControl::head_key(const IBPath& p) const {
   return key_of(l, iba::mgmt::SUBN_LID_ROUTED);
 }
 
+// A key as the flow control counts it: the node's when the layers above
+// said whose it is (alias_), else its own.
+uint64_t FlowControl::canon(uint64_t k) const {
+  auto it = alias_.find(k);
+  return it == alias_.end() ? k : it->second;
+}
+
 void FlowControl::learn_route(const IBPath& other, const IBPath& dr) {
   if (!other.is_dr() || !dr.is_dr()) return;
-  const uint64_t a = dr_key(other), b = dr_key(dr);
+  const uint64_t a = dr_key(other), b = canon(dr_key(dr));
+  if (a != b) alias_[a] = b;
+}
+
+void FlowControl::learn_dest(const IBPath& probe, uint16_t lid) {
+  if (!probe.is_dr() || !lid) return;
+  const uint64_t a = dr_key(probe), b = canon(lid_key(lid));
   if (a != b) alias_[a] = b;
 }
 
 void FlowControl::learn_node(const IBPath& dr, uint16_t lid, std::optional<uint8_t> resp_time) {
   if (!dr.is_dr()) return;
-  const uint64_t k = dr_key(dr);
-  if (lid) alias_[lid_key(lid)] = k;
+  // (Its route may count against a LID already: learn_dest.  Another LID
+  // than this one: the SA's link was stale, and the route is its own again.)
+  const uint64_t d = dr_key(dr);
+  uint64_t k = canon(d);
+  if (lid) {
+    const uint64_t l = canon(lid_key(lid));
+    if (k != d && k != l) {
+      alias_.erase(d);
+      k = d;
+    }
+    if (l != k) alias_[lid_key(lid)] = k;
+  }
   if (resp_time) resp_time_[k] = *resp_time;
 }
 

@@ -471,6 +471,10 @@ public:
   // Directed route other (a hybrid one) reaches the node dr does: SMPs by
   // either count against the same node.
   void learn_route(const IBPath& other, const IBPath& dr);
+  // Directed route probe, not yet answered, ends at the port whose LID is
+  // lid (a link the SA knows: a switch's port and the LID behind it): it
+  // counts against that node before the node is known by a route.
+  void learn_dest(const IBPath& probe, uint16_t lid);
   // The subnet's SubnetTimeOut (an IBA exponent): the packet lifetime each
   // way the IBA bound of a timeout adds.
   void learn_subnet_timeout(uint8_t subnet_timeout) { subnet_timeout_ = subnet_timeout; }
@@ -683,6 +687,7 @@ private:
   // SubnetTimeOut is 19).
   Rtt smp_rtt_;
   std::unordered_map<uint8_t, Rtt> gmp_rtt_;
+  uint64_t canon(uint64_t k) const;  // k resolved through alias_
   std::unordered_map<uint64_t, uint64_t> alias_;     // a LID's (or another route's) key -> the node's DR key
   std::unordered_map<uint64_t, uint8_t> resp_time_;  // node key (or GMP class+LID) -> RespTimeValue
   std::optional<uint8_t> subnet_timeout_;

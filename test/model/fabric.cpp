@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -345,7 +347,6 @@ struct Packet {
   int at = -1;            // node it is at / queued at
   unsigned port = 0;      // port it entered by
   uint32_t agent = 0;
-  bool serving = false;   // Fabric::unqueued: its service has begun
 };
 
 enum class Ev : uint8_t { Arrive, LocalSma, MpDone, PmaDone, SaDone, KernelTimeout, Deliver, SmSmp };
@@ -412,11 +413,7 @@ struct Fabric::Impl {
   uint64_t sa_requests = 0, sa_tables = 0, host_visits = 0;
   // Fabric::stale_sa: the SA's NodeRecords give each port the next LID's.
   bool stale_sa = false;
-  // Fabric::probes_first: a processor serves NodeInfo SMPs first, the
-  // SM's last.
-  bool probes_first = false;
-  // Fabric::unqueued: a processor serves every SMP it holds at once.
-  bool unqueued = false;
+  ProcessorOrder order = ProcessorOrder::Fifo;  // Fabric::order
   // The delay from now of a MAD through the host's side: its latency, and
   // its turn at the host's server.
   int64_t host_path() {
@@ -1158,8 +1155,11 @@ void Fabric::Impl::pull(int node) {
     for (unsigned k = 0; k < np; ++k) {
       unsigned p = (x.rr + k) % np;
       if (!x.ports[p].vl15.empty()) {
-        x.mp.fifo.push_back(x.ports[p].vl15.front());
+        const uint32_t k = x.ports[p].vl15.front();
+        x.mp.fifo.push_back(k);
         x.ports[p].vl15.pop_front();
+        // (Unqueued: its service begins as it enters, start() has none to begin.)
+        if (order == ProcessorOrder::Unqueued) at(now + service_ns(pkts[k], node), Ev::MpDone, k, node);
         --x.waiting;
         x.rr = (p + 1) % np;
         took = true;
@@ -1172,16 +1172,8 @@ void Fabric::Impl::pull(int node) {
 
 void Fabric::Impl::start(int node) {
   Node& x = nodes[size_t(node)];
-  if (unqueued) {
-    for (uint32_t k : x.mp.fifo)
-      if (!pkts[k].serving) {
-        pkts[k].serving = true;
-        at(now + service_ns(pkts[k], node), Ev::MpDone, k, node);
-      }
-    return;
-  }
-  if (x.mp.busy || x.mp.fifo.empty()) return;
-  if (probes_first) {
+  if (order == ProcessorOrder::Unqueued || x.mp.busy || x.mp.fifo.empty()) return;
+  if (order == ProcessorOrder::ProbesFirst) {
     auto rank = [&](uint32_t k) {
       if (pkts[k].background) return 2;
       return iba::MADHeader::attributeID_at(pkts[k].mad.data()) == iba::AttrId<iba::SMPNodeInfo>::value ? 0 : 1;
@@ -1218,10 +1210,8 @@ void Fabric::Impl::next_job(int node) {
 
 void Fabric::Impl::mp_done(int node, uint32_t done) {
   Node& x = nodes[size_t(node)];
-  uint32_t pkt = x.mp.fifo.front();
-  if (unqueued) {
-    pkt = done;
-    pkts[pkt].serving = false;
+  const uint32_t pkt = done;  // (the FIFO's front, but Unqueued)
+  if (order == ProcessorOrder::Unqueued) {
     x.mp.fifo.erase(std::find(x.mp.fifo.begin(), x.mp.fifo.end(), pkt));
     x.mp.work_ns += service_ns(pkts[pkt], node);
   } else {
@@ -1756,6 +1746,26 @@ void Fabric::Impl::sa_answer(Packet& p) {
         recs.emplace_back(r.bytes().begin(), r.bytes().end());
       }
     }
+  } else if (attr == iba::AttrId<iba::SALinkRecord>::value) {
+    // Every link once from each end, by the LIDs the SM gave (a switch's
+    // is its port 0's); FromLID and FromPort honoured when masked.
+    const auto& D = iba::SALinkRecord::DESC;
+    auto q = get<iba::SALinkRecord>(m);
+    rec_size = iba::SALinkRecord::SIZE;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const Node& x = nodes[n];
+      for (unsigned port = 1; port <= x.nports; ++port) {
+        const Port& pt = x.ports[port];
+        if (pt.peer < 0) continue;
+        const uint16_t from = lid_of_port(int(n), port), to = lid_of_port(pt.peer, pt.peer_port);
+        if (!from || !to) continue;
+        if (has(D, "fromLID") && q.fromLID() != from) continue;
+        if (has(D, "fromPort") && q.fromPort() != port) continue;
+        iba::SALinkRecord r;
+        r.set_fromLID(from).set_fromPort(port).set_toPort(pt.peer_port).set_toLID(to);
+        recs.emplace_back(r.bytes().begin(), r.bytes().end());
+      }
+    }
   } else {
     make_response(m, false, ST_UNSUP_ATTR);
     return;
@@ -1864,8 +1874,11 @@ const Stats& Fabric::stats() const {
 
 const Profile& Fabric::profile() const { return impl_->prof; }
 bool& Fabric::stale_sa() { return impl_->stale_sa; }
-bool& Fabric::probes_first() { return impl_->probes_first; }
-bool& Fabric::unqueued() { return impl_->unqueued; }
+ProcessorOrder& Fabric::order() { return impl_->order; }
+void Fabric::trace_if(const char* var) {
+  if (const char* t = std::getenv(var); t && *t == '1')
+    set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
+}
 Clock::time_point Fabric::now() const { return impl_->port->now(); }
 double Fabric::seconds() const { return double(impl_->now - kStart) * 1e-9; }
 size_t Fabric::node_count() const { return impl_->nodes.size(); }

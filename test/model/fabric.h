@@ -179,6 +179,8 @@ struct Stats {
   std::string busiest_resource;  // which
 };
 
+enum class ProcessorOrder { Fifo, ProbesFirst, Unqueued };
+
 class Fabric {
 public:
   // net_text: a topology in ibsim's .net format (test/testbed/topology.h).
@@ -203,20 +205,22 @@ public:
   bool& spread_ports() { return spread_ports_; }
   // ... and ask a node just found by the LID the SA gives its port (DiscoveryOptions::sa_lids).
   bool& sa_lids() { return sa_lids_; }
+  // ... and count a probe against the node the SA's LinkRecords say it reaches (DiscoveryOptions::sa_links).
+  bool& sa_links() { return sa_links_; }
   // ... and send the start node's first round trips ahead (DiscoveryOptions::ahead).
   bool& ahead() { return ahead_; }
   // The SA's NodeRecords give each port the LID of the port after it (a
   // stale SA: LIDs handed out again since it read them).
   bool& stale_sa();
-  // Orders no tool can impose, for measuring what the walk's questions
-  // cost (model_run --free-probes-first, --free-unqueued): processors
-  // serve the NodeInfo SMPs they hold (probes, forwarded or answered)
-  // first and the SM's last (probes_first); or every SMP they hold at
-  // once, each in its service time, none waiting behind another
-  // (unqueued: no longer a bound on any strategy, the walk's round trips
-  // alone).
-  bool& probes_first();
-  bool& unqueued();
+  // The order in which the switches' processors serve the SMPs they
+  // hold: first come first served, as the hardware does; or orders no tool
+  // can impose, for measuring what the walk's questions cost (model_run
+  // --free-probes-first, --free-unqueued): the NodeInfo SMPs (probes,
+  // forwarded or answered) first and the SM's last (ProbesFirst); or every
+  // SMP held served at once, each in its service time, none waiting
+  // behind another (Unqueued: no longer a bound on any strategy, the
+  // walk's round trips alone).
+  ProcessorOrder& order();
   const Stats& stats() const;
   const Profile& profile() const;
   // Virtual time: now, and seconds since the model started.
@@ -356,6 +360,9 @@ public:
   void set_drop_hybrid(bool on);
   // Every event as one line (time in ns, what, where) to f; nullptr: off.
   void set_trace(std::function<void(const std::string&)> f);
+  // Every event on stderr when environment variable var is 1 (MODEL_TRACE,
+  // MODEL_TRACE_FREE).
+  void trace_if(const char* var);
 
   struct Impl;  // the model's state (fabric.cpp)
 
@@ -365,6 +372,7 @@ private:
   bool hybrid_routes_ = true;
   bool spread_ports_ = true;
   bool sa_lids_ = true;
+  bool sa_links_ = true;
   bool ahead_ = true;
 };
 

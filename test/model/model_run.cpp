@@ -23,7 +23,7 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-ahead] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
@@ -35,13 +35,15 @@
 // the flow control's caution costs (above 1), or gains by keeping queues
 // short (below).  --free-probes-first: that run with processors that serve
 // NodeInfo SMPs first and the SM's last; --free-unqueued: with processors
-// that serve every SMP they hold at once (test/model/tools.h FreeOrder;
+// that serve every SMP they hold at once (test/model/fabric.h ProcessorOrder;
 // measured in docs/real-fabrics.md, "Orders no tool can impose").
 // MODEL_TRACE_FREE=1 traces that run as MODEL_TRACE does the tool's.
 // --no-hybrid: the walks probe by plain directed routes (issue 38: the
 // route form before it; DiscoveryOptions::hybrid_routes).
 // --no-sa-lids: a node just found is not asked by the LID the SA's
 // NodeRecords give it before its own PortInfo (DiscoveryOptions::sa_lids).
+// --no-sa-links: a probe counts against its own route until it answers,
+// not the node the SA's LinkRecords say it reaches (DiscoveryOptions::sa_links).
 // --no-ahead: the start node's PortInfo and the probe through the local
 // port wait for its NodeInfo and that PortInfo (DiscoveryOptions::ahead).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
@@ -78,9 +80,10 @@
 namespace {
 
 ibcore::FlowLimits g_limits;  // --caps-from-start, --start-replies N
-ibmodel::FreeOrder g_free_order = ibmodel::FreeOrder::Fifo;  // --free-probes-first, --free-unqueued
+ibmodel::ProcessorOrder g_free_order = ibmodel::ProcessorOrder::Fifo;  // --free-probes-first, --free-unqueued
 bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
 bool g_sa_lids = true;        // --no-sa-lids: a node just found waits for its own PortInfo's LID
+bool g_sa_links = true;       // --no-sa-links: a probe counts against its route
 bool g_ahead = true;          // --no-ahead: the start node's first round trips one after the other
 unsigned g_outstanding = 0;   // --outstanding N: ibtool's -o (0: the engine's default)
 
@@ -88,14 +91,14 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
                         bool reference) {
   ibmodel::Fabric f(net, prof);
   // MODEL_TRACE=1: every event of the model on stderr.
-  if (const char* t = std::getenv("MODEL_TRACE"); t && *t == '1')
-    f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
+  f.trace_if("MODEL_TRACE");
   if (reference)
     ibmodel::use_reference_strategy(f);
   else if (g_outstanding)
     f.port().settings().outstanding = int(g_outstanding);
   f.hybrid_routes() = g_hybrid;
   f.sa_lids() = g_sa_lids;
+  f.sa_links() = g_sa_links;
   f.ahead() = g_ahead && !reference;  // (the reference asks one query after the other)
   ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
   ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
@@ -196,7 +199,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-ahead] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-ahead] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
@@ -317,14 +320,16 @@ int main(int argc, char** argv) {
       free = true;
     } else if (a == "--free-probes-first") {
       free = true;
-      g_free_order = ibmodel::FreeOrder::ProbesFirst;
+      g_free_order = ibmodel::ProcessorOrder::ProbesFirst;
     } else if (a == "--free-unqueued") {
       free = true;
-      g_free_order = ibmodel::FreeOrder::Unqueued;
+      g_free_order = ibmodel::ProcessorOrder::Unqueued;
     } else if (a == "--no-hybrid") {
       g_hybrid = false;
     } else if (a == "--no-sa-lids") {
       g_sa_lids = false;
+    } else if (a == "--no-sa-links") {
+      g_sa_links = false;
     } else if (a == "--no-ahead") {
       g_ahead = false;
     } else if (a == "-h" || a == "--help") {

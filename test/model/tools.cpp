@@ -42,14 +42,20 @@ size_t subnet_units(const Subnet& db) {
   return u;
 }
 
+// The walk's options the fabric's knobs set (Fabric::hybrid_routes, ...).
+void walk_options(Fabric& f, DiscoveryOptions& o) {
+  o.hybrid_routes = f.hybrid_routes();
+  o.spread_ports = f.spread_ports();
+  o.sa_lids = f.sa_lids();
+  o.sa_links = f.sa_links();
+  o.ahead = f.ahead();
+}
+
 // ibnetdiscover and iblinkinfo: a live discovery (iblinkinfo's PortInfo is
 // the discovery's own).
 void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
   DiscoveryOptions o;
-  o.hybrid_routes = f.hybrid_routes();
-  o.spread_ports = f.spread_ports();
-  o.sa_lids = f.sa_lids();
-  o.ahead = f.ahead();
+  walk_options(f, o);
   o.mlx_epi = f.config().mlx_epi;
   DiscoveryResult r;
   Subnet db = discover_live(invocation(f), o, &r, &sched);
@@ -62,10 +68,7 @@ void run_discovery(Fabric& f, Scheduler& sched, ToolResult& res) {
 // dump_lfts).
 void run_dump_fts(Fabric& f, Scheduler& sched, ToolResult& res) {
   DiscoveryOptions o;
-  o.hybrid_routes = f.hybrid_routes();
-  o.spread_ports = f.spread_ports();
-  o.sa_lids = f.sa_lids();
-  o.ahead = f.ahead();
+  walk_options(f, o);
   o.mode = discovery_mode(invocation(f));
   o.mlx_epi = false;
   o.read_lft = true;
@@ -104,10 +107,7 @@ void run_queryerrors(Fabric& f, Scheduler& sched, ToolResult& res) {
   so.thr = &thr;
   H::ErrorScan scan(pm, so);
   ObtainOptions oo;
-  oo.discovery.hybrid_routes = f.hybrid_routes();
-  oo.discovery.spread_ports = f.spread_ports();
-  oo.discovery.sa_lids = f.sa_lids();
-  oo.discovery.ahead = f.ahead();
+  walk_options(f, oo.discovery);
   oo.discovery.mlx_epi = f.config().mlx_epi;
   DiscoveryResult dr;
   oo.result = &dr;
@@ -136,10 +136,7 @@ void run_exporter(Fabric& f, Scheduler& sched, ToolResult& res) {
   H::PortScanOptions so;
   H::PortScan scan(pm, so);
   DiscoveryOptions o;
-  o.hybrid_routes = f.hybrid_routes();
-  o.spread_ports = f.spread_ports();
-  o.sa_lids = f.sa_lids();
-  o.ahead = f.ahead();
+  walk_options(f, o);
   o.mode = discovery_mode(invocation(f));
   Subnet db;
   std::deque<H::PortRow> all;
@@ -228,7 +225,7 @@ const Complete& complete_run(const std::string& tool, Fabric& f) {
   twin.hybrid_routes() = f.hybrid_routes();
   twin.spread_ports() = f.spread_ports();
   twin.ahead() = f.ahead();
-  // (Without the SA's LIDs: its one GetTable is not a query the tool must
+  // (Without the SA's LIDs: its GetTables are not queries the tool must
   // make, and where the SA is the busiest server it would raise the bound.)
   twin.sa_lids() = false;
   ToolResult r = run_once(tool, twin, nullptr);
@@ -259,17 +256,15 @@ void use_reference_strategy(Fabric& f) {
 }
 
 ToolResult run_free(const std::string& tool, const std::string& net, Profile p, const ibcore::FlowLimits& limits,
-                    bool hybrid, unsigned outstanding, FreeOrder order) {
+                    bool hybrid, unsigned outstanding, ProcessorOrder order) {
   constexpr unsigned unbounded = 0;  // (Profile: 0 is unbounded)
   p.vl15_depth = p.sma_queue = p.hca_queue = p.pma_queue = p.sa_queue = unbounded;
   Fabric f(net, p);
   // (model_run's MODEL_TRACE traces the tool's run)
-  if (const char* t = std::getenv("MODEL_TRACE_FREE"); t && *t == '1')
-    f.set_trace([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
+  f.trace_if("MODEL_TRACE_FREE");
   f.port().settings().outstanding = int(outstanding ? outstanding : 256);
   f.hybrid_routes() = hybrid;
-  f.probes_first() = order == FreeOrder::ProbesFirst;
-  f.unqueued() = order == FreeOrder::Unqueued;
+  f.order() = order;
   ibcore::FlowLimits none = limits;
   none.node_cap = none.smi_cap = 0;
   none.proc_start = 0;

@@ -85,12 +85,11 @@ void use_reference_strategy(Fabric& f);
 // asked.  What the walk's own order of questions costs on that fabric,
 // latencies, service times and the SM's load included; not a bound (a
 // FIFO that holds everything is not the best order), but a strategy, so
-// no bound may exceed its time.  order: the processors' (Fabric::
-// probes_first, Fabric::unqueued; the latter no strategy, so below the
-// bounds).  MODEL_TRACE_FREE=1: its events on stderr.
-enum class FreeOrder { Fifo, ProbesFirst, Unqueued };
+// no bound may exceed its time.  order: the processors' (Fabric::order;
+// Unqueued is no strategy, so below the bounds).  MODEL_TRACE_FREE=1: its
+// events on stderr.
 ToolResult run_free(const std::string& tool, const std::string& net, Profile p,
                     const ibcore::FlowLimits& limits = {}, bool hybrid = true, unsigned outstanding = 0,
-                    FreeOrder order = FreeOrder::Fifo);
+                    ProcessorOrder order = ProcessorOrder::Fifo);
 
 }  // namespace ibmodel

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "core/rpc/sched.h"
@@ -793,6 +794,33 @@ TEST(FlowControl, LossSeenByOrder) {
   }
 }
 
+// The most SMPs in flight when six PortInfos go by each of routes at
+// once, under a node cap of 2 alone, after learn(engine) said what the
+// layers above know.
+size_t peak_under_node_cap_2(const std::vector<IBPath>& routes, const std::function<void(MadEngine&)>& learn) {
+  VClockFabric f;
+  f.default_q = 0;
+  Scheduler s(f, 64);
+  MadEngine& e = s.engine();
+  e.limits().proc_start = 0;
+  e.limits().caps_from_start = true;
+  e.limits().node_cap = 2;
+  e.limits().node_start = 0;
+  e.limits().smi_cap = 0;  // (the node cap alone)
+  learn(e);
+  size_t most = 0;
+  f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
+    most = std::max(most, e.in_flight());
+    return true;
+  };
+  int ok = 0, failed = 0;
+  for (unsigned p = 1; p <= 6; ++p)
+    for (const IBPath& r : routes) s.spawn(get_port_info(s, r, p, ok, failed));
+  s.run();
+  EXPECT_EQ(ok, int(6 * routes.size()));
+  return most;
+}
+
 // MadEngine::learn_route: a second directed route to a node (the walk's
 // hybrid route to a switch just found, while what goes by the LID the SA
 // gave it counts against its plain route, Walk::sa_lids) counts against
@@ -802,32 +830,36 @@ TEST(FlowControl, LossSeenByOrder) {
 TEST(FlowControl, ARouteLearnedAsTheNodesSharesItsCap) {
   for (bool learned : {true, false}) {
     SCOPED_TRACE(learned ? "learned" : "not learned");
-    VClockFabric f;
-    f.default_q = 0;
-    Scheduler s(f, 64);
-    MadEngine& e = s.engine();
-    e.limits().proc_start = 0;
-    e.limits().caps_from_start = true;
-    e.limits().node_cap = 2;
-    e.limits().node_start = 0;
-    e.limits().smi_cap = 0;  // (the node cap alone)
     const IBPath plain = IBPath::from_string("0,1,2,3"), other = IBPath::from_string("0,1,4,5");
-    e.learn_node(plain, 9, std::nullopt);
-    if (learned) e.learn_route(other, plain);
-    size_t most = 0;
-    f.answer = [&](const uint8_t*, const IBPath&, uint8_t*) {
-      most = std::max(most, e.in_flight());
-      return true;
-    };
-    int ok = 0, failed = 0;
-    for (unsigned p = 1; p <= 6; ++p) {
-      s.spawn(get_port_info(s, plain, p, ok, failed));
-      s.spawn(get_port_info(s, other, p, ok, failed));
-      s.spawn(get_port_info(s, lid(9), p, ok, failed));
-    }
-    s.run();
-    EXPECT_EQ(ok, 18);
+    const size_t most = peak_under_node_cap_2({plain, other, lid(9)}, [&](MadEngine& e) {
+      e.learn_node(plain, 9, std::nullopt);
+      if (learned) e.learn_route(other, plain);
+    });
     EXPECT_EQ(most, learned ? 2u : 4u);
+  }
+}
+
+// FlowControl::learn_dest: a probe's route, before its node answers, is
+// said to end at LID 9 (the SA's LinkRecord of the port it leaves by): it
+// shares the cap of the node SMPs by LID 9 go to.  Its node's PortInfo
+// then says LID 9 (learn_node): still one node.  Said LID 12 (a stale
+// SA): the route is LID 12's node, LID 9's another.
+TEST(FlowControl, AProbeCountsAtTheNodeTheSaSaysItReaches) {
+  struct Case {
+    const char* name;
+    uint16_t dest, node;  // learn_dest's LID, learn_node's (0: not said)
+    uint16_t other;       // the LID asked beside the route
+    size_t peak;          // 2: one node's cap; 4: two nodes
+  };
+  for (const Case& c : {Case{"not learned", 0, 0, 9, 4}, Case{"learned", 9, 0, 9, 2}, Case{"confirmed", 9, 9, 9, 2},
+                        Case{"stale, its own LID", 9, 12, 12, 2}, Case{"stale, the SA's LID", 9, 12, 9, 4}}) {
+    SCOPED_TRACE(c.name);
+    const IBPath probe = IBPath::from_string("0,1,2,3");
+    const size_t most = peak_under_node_cap_2({probe, lid(c.other)}, [&](MadEngine& e) {
+      if (c.dest) e.learn_dest(probe, c.dest);
+      if (c.node) e.learn_node(probe, c.node, std::nullopt);
+    });
+    EXPECT_EQ(most, c.peak);
   }
 }
 
