@@ -71,6 +71,11 @@ DiscoveryResult Walk::run() {
       if (early_refuted_)
         res_.routes += ", " + std::to_string(early_refuted_) + " of them given another port's LID (a stale SA): read again";
     }
+    if (opt_.sa_links) {
+      res_.routes += "; the SA's links: ";
+      res_.routes += links_.empty() ? std::string("none came before the walk ended")
+                                    : std::to_string(dest_probes_) + " probes counted at the node they lead to";
+    }
   }
   return std::move(res_);
 }
@@ -497,7 +502,10 @@ IBPath Walk::probe_route(uint32_t n, uint8_t p) {
   IBPath r = urgent(routes_.via(n, p));
   const Node& x = db_.node(n);
   if (x.is_switch() && x.smalid)
-    if (auto it = links_.find(uint32_t(x.smalid) << 8 | p); it != links_.end()) s_.engine().learn_dest(r, it->second);
+    if (auto it = links_.find(uint32_t(x.smalid) << 8 | p); it != links_.end()) {
+      s_.engine().learn_dest(r, it->second);
+      ++dest_probes_;
+    }
   return r;
 }
 

@@ -883,6 +883,8 @@ TEST(FabricModel, SaLidsAskNewNodesARoundTripSooner) {
     EXPECT_NE(routes[1].find("switches' ports read by them before their PortInfo 0"), std::string::npos) << routes[1];
     EXPECT_EQ(routes[1].find("stale"), std::string::npos) << routes[1];
     EXPECT_NE(routes[2].find("stale"), std::string::npos) << routes[2];
+    // (-v: with the LIDs the SA's links, DiscoveryOptions::sa_links)
+    EXPECT_NE(routes[1].find("probes counted at the node they lead to"), std::string::npos) << routes[1];
   }
   // k=8 random-52 (switches answering in 391 us, the SM idle): 25.9 ms
   // without, 23.4 ms with.
