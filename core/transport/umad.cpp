@@ -52,15 +52,14 @@ void close_port(int portid, const std::vector<int>& agents) {
   umad_close_port(portid);
 }
 
-// Retired ports old enough that no answer is coming, closed while no
-// other port is open (see ~Umad).
-void close_retired() {
+// Retired ports old enough that no answer is coming (or every one: all),
+// closed while no other port is open (see ~Umad).  How many were closed.
+size_t close_retired(bool all = false) {
   std::lock_guard<std::mutex> lock(g_ports_mu);
-  if (g_open_ports) return;
+  if (g_open_ports) return 0;
   auto now = std::chrono::steady_clock::now();
-  auto& v = retired();
-  std::erase_if(v, [&](const Retired& r) {
-    if (now - r.at < std::chrono::seconds(10)) return false;
+  return std::erase_if(retired(), [&](const Retired& r) {
+    if (!all && now - r.at < std::chrono::seconds(10)) return false;
     close_port(r.portid, r.agents);
     return true;
   });
@@ -72,6 +71,10 @@ void Umad::open(const std::string& ca, int port) {
   init_umad_lib();
   close_retired();
   portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
+  // Ports kept for late answers may be what stands in the way (ibsim takes
+  // a handful of clients: a daemon scraping every second under loss kept
+  // ten, and its next scrape could not open its port): given up then.
+  if (portid_ < 0 && close_retired(true)) portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
   if (portid_ < 0)
     throw SysError(-portid_ > 0 ? -portid_ : ENODEV, "umad_open_port",
                    "Cannot open end port " + (ca.empty() ? std::string("(default)") : ca) +

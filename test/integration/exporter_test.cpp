@@ -886,7 +886,10 @@ TEST_F(ExporterDaemonSweeping, UnderLossEveryPortIsAccountedForAndReadAgainAfter
     if (!back) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   ASSERT_TRUE(back) << "the SM did not take the nodes back within 60 s";
-  for (int i = 0; i < 2; ++i) EXPECT_EQ(get().series(), want);
+  for (int i = 0; i < 2; ++i) {
+    Scrape s = get();
+    EXPECT_EQ(s.series(), want) << s.err << "\n" << s.text.substr(0, 3000);
+  }
 }
 
 // Issue 36: a node the daemon found and now cannot reach (every MAD to it

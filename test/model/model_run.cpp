@@ -372,7 +372,7 @@ int main(int argc, char** argv) {
                       (unsigned long long)r.mads, (unsigned long long)r.drops, (unsigned long long)r.timeouts,
                       (unsigned long long)r.retries, r.peak_sma_queue, prof.sma_queue, r.lost, r.peak_pma,
                       prof.pma_queue);
-          std::printf(" walk_s=%.6f", r.walk_s);
+          std::printf(" walk_s=%.6f peak_over=%u", r.walk_s, r.peak_over);
           if (ref)
             std::printf(" ref_mads=%llu ref_timeouts=%llu", (unsigned long long)rr.mads, (unsigned long long)rr.timeouts);
           const double free_s = free ? ibmodel::run_free(tool, net, prof, g_limits, g_hybrid, g_outstanding, g_free_order).time_s : 0;
@@ -388,11 +388,12 @@ int main(int argc, char** argv) {
           // MODEL_DETAIL=1: where the bound and the peak are, what flow control saw.
           if (const char* d = std::getenv("MODEL_DETAIL"); d && *d == '1')
             std::printf("# %s %s %s: busiest %s, peak at %s, window %u..%u, held %llu, srtt %.3f ms, visit %.1f us, "
-                        "SM's SMPs dropped %llu, levels up to %u, cut %llu times, down %llu; engine: timeouts %llu (trials %llu), "
+                        "ours over Q+D %u%s%s, SM's SMPs dropped %llu, levels up to %u, cut %llu times, down %llu; engine: timeouts %llu (trials %llu), "
                         "overtaken %llu%s, late %llu; caps %s, scale %.2f (%.2f..%.2f), back %llu, window steps %llu held %llu, forward %.1f us, answer %.1f us\n",
                         tool.c_str(), fname.c_str(), prof.name.c_str(), r.busiest.c_str(), r.peak_node.c_str(),
                         r.flow.window_lo, r.flow.window_hi, (unsigned long long)r.flow.held, r.flow.srtt_ms,
-                        r.flow.visit_us, (unsigned long long)r.sm_drops, r.flow.level_hi,
+                        r.flow.visit_us, r.peak_over, r.peak_over ? " at " : "", r.peak_over_node.c_str(),
+                        (unsigned long long)r.sm_drops, r.flow.level_hi,
                         (unsigned long long)r.flow.level_cuts, (unsigned long long)r.flow.level_falls,
                         (unsigned long long)r.flow.timeouts, (unsigned long long)r.flow.trial_timeouts,
                         (unsigned long long)r.flow.overtaken, r.flow.reorders ? " (reorders)" : "",

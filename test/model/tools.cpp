@@ -190,7 +190,10 @@ ToolResult run_once(const std::string& tool, Fabric& f, const ibcore::FlowLimits
     // (The tool's own SMPs: what its flow control answers for; the SM's
     // background SMPs come on top, in the queue it shares.)
     const unsigned held = f.peak_own(n);
-    if (held > q + p.vl15_depth) res.peak_over = std::max(res.peak_over, held - (q + p.vl15_depth));
+    if (held > q + p.vl15_depth && held - (q + p.vl15_depth) > res.peak_over) {
+      res.peak_over = held - (q + p.vl15_depth);
+      res.peak_over_node = f.desc(n);
+    }
   }
   return res;
 }

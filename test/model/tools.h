@@ -45,6 +45,7 @@ struct ToolResult {
   // its VL15 depth (Profile sma_queue or hca_queue, vl15_depth; 0: never
   // beyond, or unbounded).  The SM's background SMPs are not counted.
   unsigned peak_over = 0;
+  std::string peak_over_node;  // where (the first node that held that many)
   // The most GMPs at one PMA at once (Stats::peak_pma), and how many of
   // them beyond its queue (Profile pma_queue; 0: never beyond, or unbounded).
   unsigned peak_pma = 0, pma_over = 0;
