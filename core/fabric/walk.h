@@ -65,13 +65,15 @@ private:
   // window nearly empty (k=32 dump_fts at 50 us: 3.5 s, 13x phys_s), and
   // over every switch at once no table would be finished before the last
   // (dump_fts prints them in the reference's order as they finish).
-  // As the window opens, more switches at once (half its top: about 2 of
-  // a switch's blocks in flight each).  At 32, a window of 256 held 4-5
-  // of each at once, and where switches answer slowly each block queued
-  // behind the others (k=16 random-13, 563 us an answer: 2 ms round trips,
-  // the tables half of dump_fts' 0.21 s).
+  // As the window opens, more switches at once: twice its top, so that a
+  // switch has about one block in flight, not one waiting behind another
+  // at its processor (at half the top, two each: where switches answer
+  // slowly each block's round trip held the other's answer, and k=32
+  // random-13's tables took 2.2x phys_s; over twice the top, 1.3x).  At
+  // 32, a window of 256 held 4-5 of each at once (k=16 random-13, 563 us
+  // an answer: 2 ms round trips, the tables half of dump_fts' 0.21 s).
   static constexpr size_t TABLES_AT_ONCE = 32;
-  size_t tables_at_once() const { return std::max<size_t>(TABLES_AT_ONCE, s_.engine().max_outstanding() / 2); }
+  size_t tables_at_once() const { return std::max<size_t>(TABLES_AT_ONCE, 2 * size_t(s_.engine().max_outstanding())); }
   void fork(const Step& s) {
     if (s.kind == Step::LftBlock) {
       blocks_.push(s.node, s);
