@@ -85,6 +85,11 @@ struct DiscoveryOptions {
   // one switch at once hold no more there than its cap (Walk::probe_route).
   // false: each probe counts against its own route until it answers.
   bool sa_links = true;
+  // ... and with both, a probe towards a switch not found yet goes first
+  // (IBPath::urgent: its answer starts that switch's work), one towards a
+  // CA or a switch already found waits its turn (IBPath::probe: nodes
+  // still keep room for it).  false: every probe first.
+  bool leads_first = true;
   // Walking from the local port: the PortInfo of that port and the probe
   // through it go with the start node's NodeInfo, and the probe's answer
   // is taken when it comes, not after that PortInfo (core/fabric/walk.h

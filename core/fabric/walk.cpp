@@ -368,8 +368,10 @@ Task<> Walk::sa_lids() {
                   uint64_t(iba::enums::NodeTypeCode::SWITCH));
     auto t = co_await s_.SubnAdmGetTable(q, iba::component_mask(D, "nodeInfo.nodeType"), sa);
     for (const auto& r : t.records)  // (an SA that ignored the mask: its CAs' records left out here)
-      if (r.LID() && r.nodeInfo().nodeType() == uint64_t(iba::enums::NodeTypeCode::SWITCH))
+      if (r.LID() && r.nodeInfo().nodeType() == uint64_t(iba::enums::NodeTypeCode::SWITCH)) {
         sa_lids_.emplace(r.nodeInfo().portGUID(), uint16_t(r.LID()));
+        switch_lids_.insert(uint16_t(r.LID()));
+      }
     // Its links: where each switch port leads, so a probe counts against
     // the node it reaches (probe_route).
     if (!opt_.sa_links) co_return;
@@ -505,6 +507,12 @@ IBPath Walk::probe_route(uint32_t n, uint8_t p) {
     if (auto it = links_.find(uint32_t(x.smalid) << 8 | p); it != links_.end()) {
       s_.engine().learn_dest(r, it->second);
       ++dest_probes_;
+      // (DiscoveryOptions::leads_first: first in line only where a switch
+      // not found yet is behind it.)
+      if (opt_.leads_first && r.urgent && (!switch_lids_.count(it->second) || db_.port_by_lid(it->second) != NO_INDEX)) {
+        r.urgent = false;
+        r.probe = true;
+      }
     }
   return r;
 }

@@ -160,7 +160,8 @@ private:
   };
   std::unordered_map<uint64_t, uint16_t> sa_lids_;  // switches', by port GUID
   std::unordered_map<uint32_t, uint16_t> links_;    // the SA's links: fromLID << 8 | fromPort -> toLID
-  uint64_t dest_probes_ = 0;                        // probes counted at the node links_ named
+  uint64_t dest_probes_ = 0;
+  std::unordered_set<uint16_t> switch_lids_;       // the SA's LIDs of switches (sa_lids)                        // probes counted at the node links_ named
   std::unordered_map<uint32_t, Early> early_;      // by node
   bool sa_asked_ = false;
   uint64_t early_nodes_ = 0, early_refuted_ = 0;

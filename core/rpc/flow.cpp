@@ -414,7 +414,7 @@ void FlowControl::hold(PendingMad& p, int d) {
     if (by < 0 && !parked_.empty()) unpark(k);
   };
   one(to_node_, p.dest, d);
-  if (p.path && p.path->urgent) urgent_out_ += unsigned(d);
+  if (p.path && (p.path->urgent || p.path->probe)) urgent_out_ += unsigned(d);
   if (is_pm(p)) {
     // (A PMA: its own cap, and its node's where FlowLimits::pma_counts.)
     if (d > 0) p.held_in = held_at(p);

@@ -97,6 +97,11 @@ struct IBPath {
   // behind earlier urgent ones, and no MAD that would count where it
   // waits goes before it (FlowControl::blocker).
   bool urgent = false;
+  // A discovery probe (NodeInfo through a port) the walk sends in its
+  // turn, not first (DiscoveryOptions::leads_first): still, while it is
+  // out, nodes keep room for a probe as they do for urgent MADs
+  // (FlowLimits::probe_room).
+  bool probe = false;
 
   bool is_dr() const { return !drPath.empty(); }
   unsigned hop_count() const { return drPath.empty() ? 0 : unsigned(drPath.size() - 1); }

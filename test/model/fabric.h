@@ -207,6 +207,8 @@ public:
   bool& sa_lids() { return sa_lids_; }
   // ... and count a probe against the node the SA's LinkRecords say it reaches (DiscoveryOptions::sa_links).
   bool& sa_links() { return sa_links_; }
+  // ... and send first only the probes towards switches not found yet (DiscoveryOptions::leads_first).
+  bool& leads_first() { return leads_first_; }
   // ... and send the start node's first round trips ahead (DiscoveryOptions::ahead).
   bool& ahead() { return ahead_; }
   // The SA's NodeRecords give each port the LID of the port after it (a
@@ -373,6 +375,7 @@ private:
   bool spread_ports_ = true;
   bool sa_lids_ = true;
   bool sa_links_ = true;
+  bool leads_first_ = true;
   bool ahead_ = true;
 };
 

@@ -23,7 +23,7 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-ahead] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-leads-first] [--no-ahead] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
@@ -44,6 +44,8 @@
 // NodeRecords give it before its own PortInfo (DiscoveryOptions::sa_lids).
 // --no-sa-links: a probe counts against its own route until it answers,
 // not the node the SA's LinkRecords say it reaches (DiscoveryOptions::sa_links).
+// --no-leads-first: every probe first in line, not only those towards
+// switches not found yet (DiscoveryOptions::leads_first).
 // --no-ahead: the start node's PortInfo and the probe through the local
 // port wait for its NodeInfo and that PortInfo (DiscoveryOptions::ahead).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
@@ -84,6 +86,7 @@ ibmodel::ProcessorOrder g_free_order = ibmodel::ProcessorOrder::Fifo;  // --free
 bool g_hybrid = true;         // --no-hybrid: plain directed routes for the probes (issue 38)
 bool g_sa_lids = true;        // --no-sa-lids: a node just found waits for its own PortInfo's LID
 bool g_sa_links = true;       // --no-sa-links: a probe counts against its route
+bool g_leads_first = true;    // --no-leads-first: every probe first in line
 bool g_ahead = true;          // --no-ahead: the start node's first round trips one after the other
 unsigned g_outstanding = 0;   // --outstanding N: ibtool's -o (0: the engine's default)
 
@@ -99,6 +102,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   f.hybrid_routes() = g_hybrid;
   f.sa_lids() = g_sa_lids;
   f.sa_links() = g_sa_links;
+  f.leads_first() = g_leads_first;
   f.ahead() = g_ahead && !reference;  // (the reference asks one query after the other)
   ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
   ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
@@ -199,7 +203,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-ahead] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-leads-first] [--no-ahead] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
@@ -330,6 +334,8 @@ int main(int argc, char** argv) {
       g_sa_lids = false;
     } else if (a == "--no-sa-links") {
       g_sa_links = false;
+    } else if (a == "--no-leads-first") {
+      g_leads_first = false;
     } else if (a == "--no-ahead") {
       g_ahead = false;
     } else if (a == "-h" || a == "--help") {

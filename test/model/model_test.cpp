@@ -854,6 +854,26 @@ TEST(FabricModel, AProbeCountsAtTheSwitchTheSaSaysItReaches) {
   }
 }
 
+// DiscoveryOptions::leads_first: with the SA's links and NodeRecords, a
+// probe towards a switch not found yet goes first in line, one towards a
+// CA or a switch already found in its turn.  On irregular-large random-45
+// (switches forwarding in 720 us and answering in 2.3, queues of 5) the
+// probes that found the next switches waited behind the rest: 0.088 s;
+// first, 0.064 s.  No drop either way, the same fabric found.
+TEST(FabricModel, ProbesThatLeadOnGoFirst) {
+  const std::string net = testbed::generate("irregular-large 64");
+  std::array<ibmodel::ToolResult, 2> r;
+  for (bool on : {true, false}) {
+    ibmodel::Fabric f(net, ibmodel::Profile::random(45));
+    f.leads_first() = on;
+    r[on ? 0 : 1] = ibmodel::run_tool("ibnetdiscover", f);
+  }
+  EXPECT_EQ(r[0].nodes, r[1].nodes);
+  EXPECT_EQ(r[0].lost + r[1].lost, 0u);
+  EXPECT_EQ(r[0].drops + r[1].drops, 0u);
+  EXPECT_LT(r[0].time_s, 0.85 * r[1].time_s) << r[0].time_s << " s against " << r[1].time_s;
+}
+
 // With hybrid routes working, the walk reads the SA's NodeRecords, and a
 // switch just found has its ports' PortInfos asked by the LID the SA
 // gives it, together with its PortInfo 0, which confirms that LID
@@ -1613,13 +1633,14 @@ void print_run(const char* what, const LevelRun& x) {
 template <class With>
 std::array<ibmodel::ToolResult, 2> on_and_off(const std::string& net, const ibmodel::Profile& p, const char* tool,
                                               const char* name, With with, bool spread = true, bool sa_lids = true,
-                                              bool ahead = true) {
+                                              bool ahead = true, bool leads_first = true) {
   std::array<ibmodel::ToolResult, 2> r;
   for (bool on : {true, false}) {
     ibmodel::Fabric f(net, p);
     f.spread_ports() = spread;
     f.sa_lids() = sa_lids;
     f.ahead() = ahead;
+    f.leads_first() = leads_first;
     ibcore::FlowLimits lim;
     with(lim, on);
     r[on ? 0 : 1] = ibmodel::run_tool(tool, f, &lim);
@@ -1849,8 +1870,10 @@ TEST(ModelFlowControl, WindowStepsStandUnlessTheyGainedNothing) {
 // Judged against the CAs' own least: 0.0228 s, no drop.
 TEST(ModelFlowControl, StepsJudgedAgainstAnswersOfTheirKind) {
   const std::string k16 = testbed::generate("fattree 16");
+  // (As the case was found: every probe first in line, DiscoveryOptions::
+  // leads_first off; with it the gain is 7 %.)
   const auto r = on_and_off(k16, ibmodel::Profile::random(1), "ibnetdiscover", "rtt by kind",
-                            [](ibcore::FlowLimits& l, bool on) { l.rtt_by_kind = on; }, false, true, false);
+                            [](ibcore::FlowLimits& l, bool on) { l.rtt_by_kind = on; }, false, true, false, false);
   EXPECT_LT(r[0].flow.caps_back, r[1].flow.caps_back);
   expect_clean_and_faster(r, 0.9);
 }
@@ -1889,9 +1912,11 @@ TEST(ModelFlowControl, ProbesFirstWithRoomForTheirArrival) {
 // and 2 SMPs of the walk were lost (0.069 s).  Judged also against 1.5
 // times the least of all switches' LID-routed answers: no loss, 0.050 s.
 TEST(ModelFlowControl, ANodesLeastThatQueuedItselfRaisesNoCap) {
+  // (As the case was found: every probe first in line, DiscoveryOptions::
+  // leads_first off; with it neither run drops here.)
   const auto r = on_and_off(testbed::generate("irregular"), ibmodel::Profile::random(2095), "ibnetdiscover",
-                            "node least slack",
-                            [](ibcore::FlowLimits& l, bool on) { l.node_least_slack = on ? 0.5 : 0; });
+                            "node least slack", [](ibcore::FlowLimits& l, bool on) { l.node_least_slack = on ? 0.5 : 0; },
+                            true, true, true, false);
   EXPECT_GT(r[1].drops, 0u);
   expect_clean_and_faster(r, 0.8);
 }

@@ -48,6 +48,7 @@ void walk_options(Fabric& f, DiscoveryOptions& o) {
   o.spread_ports = f.spread_ports();
   o.sa_lids = f.sa_lids();
   o.sa_links = f.sa_links();
+  o.leads_first = f.leads_first();
   o.ahead = f.ahead();
 }
 
