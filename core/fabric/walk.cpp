@@ -378,7 +378,7 @@ Task<> Walk::sa_lids() {
     const iba::SALinkRecord any;
     auto l = co_await s_.SubnAdmGetTable(any, 0, sa);
     for (const auto& r : l.records)
-      if (r.fromLID() && r.toLID()) links_.emplace(uint32_t(r.fromLID()) << 8 | uint32_t(r.fromPort()), uint16_t(r.toLID()));
+      if (r.fromLID() && r.toLID()) links_.emplace(link_key(uint16_t(r.fromLID()), uint8_t(r.fromPort())), uint16_t(r.toLID()));
   } catch (const std::exception&) {
   }
 }
@@ -504,7 +504,7 @@ IBPath Walk::probe_route(uint32_t n, uint8_t p) {
   IBPath r = urgent(routes_.via(n, p));
   const Node& x = db_.node(n);
   if (x.is_switch() && x.smalid)
-    if (auto it = links_.find(uint32_t(x.smalid) << 8 | p); it != links_.end()) {
+    if (auto it = links_.find(link_key(x.smalid, p)); it != links_.end()) {
       s_.engine().learn_dest(r, it->second);
       ++dest_probes_;
       // (DiscoveryOptions::leads_first: first in line only where a switch

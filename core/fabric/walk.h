@@ -159,9 +159,10 @@ private:
     std::vector<std::pair<uint8_t, iba::SMPPortInfo>> ports;  // its ports answered while Pending
   };
   std::unordered_map<uint64_t, uint16_t> sa_lids_;  // switches', by port GUID
-  std::unordered_map<uint32_t, uint16_t> links_;    // the SA's links: fromLID << 8 | fromPort -> toLID
-  uint64_t dest_probes_ = 0;
-  std::unordered_set<uint16_t> switch_lids_;       // the SA's LIDs of switches (sa_lids)                        // probes counted at the node links_ named
+  std::unordered_map<uint32_t, uint16_t> links_;    // the SA's links: link_key(fromLID, fromPort) -> toLID
+  static uint32_t link_key(uint16_t lid, uint8_t port) { return uint32_t(lid) << 8 | port; }
+  uint64_t dest_probes_ = 0;                        // probes counted at the node links_ named
+  std::unordered_set<uint16_t> switch_lids_;       // the SA's LIDs of switches (sa_lids)
   std::unordered_map<uint32_t, Early> early_;      // by node
   bool sa_asked_ = false;
   uint64_t early_nodes_ = 0, early_refuted_ = 0;

@@ -70,11 +70,12 @@ size_t close_retired(bool all = false) {
 void Umad::open(const std::string& ca, int port) {
   init_umad_lib();
   close_retired();
-  portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
+  const char* name = ca.empty() ? nullptr : ca.c_str();
+  portid_ = umad_open_port(name, port);
   // Ports kept for late answers may be what stands in the way (ibsim takes
   // a handful of clients: a daemon scraping every second under loss kept
   // ten, and its next scrape could not open its port): given up then.
-  if (portid_ < 0 && close_retired(true)) portid_ = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
+  if (portid_ < 0 && close_retired(true)) portid_ = umad_open_port(name, port);
   if (portid_ < 0)
     throw SysError(-portid_ > 0 ? -portid_ : ENODEV, "umad_open_port",
                    "Cannot open end port " + (ca.empty() ? std::string("(default)") : ca) +
