@@ -90,6 +90,10 @@ struct DiscoveryOptions {
   // CA or a switch already found waits its turn (IBPath::probe: nodes
   // still keep room for it).  false: every probe first.
   bool leads_first = true;
+  // ... and a switch's PortInfos asked with its ports towards switches not
+  // found yet first, so that their probes go sooner (Walk::fork_ports).
+  // false: in spread order alone.
+  bool leading_ports_first = true;
   // Walking from the local port: the PortInfo of that port and the probe
   // through it go with the start node's NodeInfo, and the probe's answer
   // is taken when it comes, not after that PortInfo (core/fabric/walk.h

@@ -231,14 +231,30 @@ Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
 // while it reads the rest of its ports.  (Without them every route
 // passes the first switch: in port order, as the test bed's counts were
 // measured.)
+// With the SA's links (DiscoveryOptions::leading_ports_first), the ports towards
+// switches not found yet go first, in that order: their probes are the
+// ones the next level waits for.
 void Walk::fork_ports(uint32_t n, uint8_t entry, Step::Kind k) {
   const bool tails = routes_.tails_on();
   const unsigned np = db_.node(n).nports, from = tails ? n : 0;
   const std::vector<uint8_t>* order = tails && opt_.spread_ports ? &spread_order(np) : nullptr;
+  std::vector<uint8_t> ports(np);
   for (unsigned j = 0; j < np; ++j) {
     const unsigned i = (j + from) % np;
-    fork({.kind = k, .port = uint8_t((order ? (*order)[i] : i) + 1), .entry = entry, .node = n});
+    ports[j] = uint8_t((order ? (*order)[i] : i) + 1);
   }
+  const auto e = early_.find(n);
+  const uint16_t lid = e != early_.end() && e->second.state != Early::Refuted ? e->second.lid : db_.node(n).smalid;
+  if (opt_.leading_ports_first && lid && !links_.empty())
+    std::stable_partition(ports.begin(), ports.end(), [&](uint8_t p) { return leads_on(lid, p); });
+  for (const uint8_t p : ports) fork({.kind = k, .port = p, .entry = entry, .node = n});
+}
+
+// Whether the SA's links say port p of the switch with LID lid leads to a
+// switch the walk has not found yet.
+bool Walk::leads_on(uint16_t lid, uint8_t p) const {
+  const auto it = links_.find(link_key(lid, p));
+  return it != links_.end() && switch_lids_.count(it->second) && db_.port_by_lid(it->second) == NO_INDEX;
 }
 
 Task<> Walk::switch_info(uint32_t n) {
@@ -509,7 +525,7 @@ IBPath Walk::probe_route(uint32_t n, uint8_t p) {
       ++dest_probes_;
       // (DiscoveryOptions::leads_first: first in line only where a switch
       // not found yet is behind it.)
-      if (opt_.leads_first && r.urgent && (!switch_lids_.count(it->second) || db_.port_by_lid(it->second) != NO_INDEX)) {
+      if (opt_.leads_first && r.urgent && !leads_on(x.smalid, p)) {
         r.urgent = false;
         r.probe = true;
       }

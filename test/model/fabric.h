@@ -209,6 +209,8 @@ public:
   bool& sa_links() { return sa_links_; }
   // ... and send first only the probes towards switches not found yet (DiscoveryOptions::leads_first).
   bool& leads_first() { return leads_first_; }
+  // ... and ask a switch's ports towards switches not found yet first (DiscoveryOptions::leading_ports_first).
+  bool& leading_ports_first() { return leading_ports_first_; }
   // ... and send the start node's first round trips ahead (DiscoveryOptions::ahead).
   bool& ahead() { return ahead_; }
   // The SA's NodeRecords give each port the LID of the port after it (a
@@ -376,6 +378,7 @@ private:
   bool sa_lids_ = true;
   bool sa_links_ = true;
   bool leads_first_ = true;
+  bool leading_ports_first_ = true;
   bool ahead_ = true;
 };
 

@@ -49,6 +49,7 @@ void walk_options(Fabric& f, DiscoveryOptions& o) {
   o.sa_lids = f.sa_lids();
   o.sa_links = f.sa_links();
   o.leads_first = f.leads_first();
+  o.leading_ports_first = f.leading_ports_first();
   o.ahead = f.ahead();
 }
 
