@@ -72,18 +72,20 @@ struct DiscoveryOptions {
   // order (0 4 2 6 1 5 3 7 for 8 ports), not one after the other
   // (core/fabric/walk.cpp Walk::spread_order).  false: in port order.
   bool spread_ports = true;
-  // With hybrid routes, once they work: the SA's NodeRecords are read (one
+  // With hybrid routes, once they work: the SA's LIDs are read (one
   // GetTable, left unanswered if the walk ends first), and a switch just
   // found has its ports' PortInfos asked by the LID the SA gives it,
   // together with its PortInfo 0, which confirms that LID (or the answers
   // are dropped and asked again): a round trip less a level
   // (core/fabric/walk.cpp Walk::sa_lids).  false: they wait for PortInfo 0.
   bool sa_lids = true;
-  // ... and with them the SA's LinkRecords (one more GetTable): a probe
-  // through a switch's port the SA says leads to a LID counts, in the
-  // flow control, against the node with that LID, so neighbours probing
-  // one switch at once hold no more there than its cap (Walk::probe_route).
-  // false: each probe counts against its own route until it answers.
+  // ... read as the SA's LinkRecords: the LID behind each switch port
+  // (which also gives a switch just found its LID), so that a probe
+  // through a switch's port counts, in the flow control, against the node
+  // it reaches, and neighbours probing one switch at once hold no more
+  // there than its cap (Walk::probe_route).  false: the switches'
+  // NodeRecords (their LIDs by port GUID), and each probe counts against
+  // its own route until it answers.
   bool sa_links = true;
   // ... and with both, a probe towards a switch not found yet goes first
   // (IBPath::urgent: its answer starts that switch's work), one towards a

@@ -64,7 +64,7 @@ DiscoveryResult Walk::run() {
   res_.routes = routes_.forms();
   if (sa_asked_) {
     res_.routes += "; the SA's LIDs: ";
-    if (sa_lids_.empty()) {
+    if (sa_lids_.empty() && links_.empty()) {
       res_.routes += "none came before the walk ended";
     } else {
       res_.routes += std::to_string(early_nodes_ + early_refuted_) + " switches' ports read by them before their PortInfo 0";
@@ -366,17 +366,36 @@ void Walk::settle(bool& done, std::coroutine_handle<>& waiting) {
 
 // --- the SA's LIDs (DiscoveryOptions::sa_lids) ---------------------------------------
 
-// The SA's NodeRecords of switches, one GetTable: each switch's LID by
-// its port GUID.  (Not the CAs': asked by it with their PortInfo, a CA's
-// NodeDescription waited behind it there, holding its place in the window
-// a CA's answer longer: on k=32 random-42, CAs answering in 805 us, the
-// walk took 0.23 s where it took 0.16.)
+// The SA's LinkRecords (DiscoveryOptions::sa_links), else its NodeRecords
+// of switches, one GetTable: each switch's LID by the link it is found
+// by, or by its port GUID.  (Switches' only: asked by the SA's LID with
+// their PortInfo, a CA's NodeDescription waited behind it there, holding
+// its place in the window a CA's answer longer: on k=32 random-42, CAs
+// answering in 805 us, the walk took 0.23 s where it took 0.16.)
 // It helps only while the walk goes on: it ends unanswered when the walk
 // does (IBPath::until_done), and a failure leaves the walk as it was.
 Task<> Walk::sa_lids() {
   try {
     IBPath sa = s_.sa_path();
     sa.until_done = true;
+    if (opt_.sa_links) {
+      // The links alone: where each switch port leads, so a probe counts
+      // against the node it reaches (probe_route), and a switch just found
+      // gets its LID from the link it was found by (early_lid).  A LID with
+      // links from two ports or more is a switch's (a CA's ports each have
+      // their own).
+      const iba::SALinkRecord any;
+      auto l = co_await s_.SubnAdmGetTable(any, 0, sa);
+      std::unordered_map<uint16_t, unsigned> from;
+      for (const auto& r : l.records)
+        if (r.fromLID() && r.toLID()) {
+          links_.emplace(link_key(uint16_t(r.fromLID()), uint8_t(r.fromPort())), uint16_t(r.toLID()));
+          ++from[uint16_t(r.fromLID())];
+        }
+      for (const auto& [lid, k] : from)
+        if (k >= 2) switch_lids_.insert(lid);
+      co_return;
+    }
     // (The switches' records only, a seventh of a fat tree's.)
     const auto& D = iba::SANodeRecord::DESC;
     iba::SANodeRecord q;
@@ -388,13 +407,6 @@ Task<> Walk::sa_lids() {
         sa_lids_.emplace(r.nodeInfo().portGUID(), uint16_t(r.LID()));
         switch_lids_.insert(uint16_t(r.LID()));
       }
-    // Its links: where each switch port leads, so a probe counts against
-    // the node it reaches (probe_route).
-    if (!opt_.sa_links) co_return;
-    const iba::SALinkRecord any;
-    auto l = co_await s_.SubnAdmGetTable(any, 0, sa);
-    for (const auto& r : l.records)
-      if (r.fromLID() && r.toLID()) links_.emplace(link_key(uint16_t(r.fromLID()), uint8_t(r.fromPort())), uint16_t(r.toLID()));
   } catch (const std::exception&) {
   }
 }
@@ -403,11 +415,18 @@ Task<> Walk::sa_lids() {
 // none, or the SA's LIDs are not in use); when there is one, what is
 // asked by it waits for the switch's own PortInfo 0 (early_[n]).
 uint16_t Walk::early_lid(uint32_t n, uint8_t port) {
-  if (sa_lids_.empty() || !routes_.tails_work() || port > db_.node(n).nports) return 0;
-  const auto it = sa_lids_.find(db_.port(db_.node(n), port).guid);
-  if (it == sa_lids_.end()) return 0;
+  if (!routes_.tails_work() || port > db_.node(n).nports) return 0;
+  uint16_t lid = 0;
+  if (const uint32_t peer = db_.port(db_.port_index(n, port)).peer; !links_.empty() && peer != NO_INDEX) {
+    const Port& q = db_.port(peer);
+    if (const uint16_t at = db_.node(q.node).smalid; at && db_.node(q.node).is_switch())
+      if (auto it = links_.find(link_key(at, q.num)); it != links_.end()) lid = it->second;
+  } else if (auto it = sa_lids_.find(db_.port(db_.node(n), port).guid); it != sa_lids_.end()) {
+    lid = it->second;
+  }
+  if (!lid) return 0;
   Early& e = early_[n];
-  e.lid = it->second;
+  e.lid = lid;
   e.entry = port;
   // (The flow control counts what goes by that LID, and PortInfo 0 by its
   // hybrid route, against the same node: as many of them at once as it

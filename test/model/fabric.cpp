@@ -411,7 +411,8 @@ struct Fabric::Impl {
   // The tool's visits to the SA (requests, of them GetTables) and to the
   // host's server (Fabric::demand).
   uint64_t sa_requests = 0, sa_tables = 0, host_visits = 0;
-  // Fabric::stale_sa: the SA's NodeRecords give each port the next LID's.
+  // Fabric::stale_sa: the SA's NodeRecords give each port the next LID's,
+  // and its LinkRecords lead to the next LID.
   bool stale_sa = false;
   ProcessorOrder order = ProcessorOrder::Fifo;  // Fabric::order
   // The delay from now of a MAD through the host's side: its latency, and
@@ -1757,8 +1758,10 @@ void Fabric::Impl::sa_answer(Packet& p) {
       for (unsigned port = 1; port <= x.nports; ++port) {
         const Port& pt = x.ports[port];
         if (pt.peer < 0) continue;
-        const uint16_t from = lid_of_port(int(n), port), to = lid_of_port(pt.peer, pt.peer_port);
+        const uint16_t from = lid_of_port(int(n), port);
+        uint16_t to = lid_of_port(pt.peer, pt.peer_port);
         if (!from || !to) continue;
+        if (stale_sa) to = uint16_t(to % max_lid + 1);
         if (has(D, "fromLID") && q.fromLID() != from) continue;
         if (has(D, "fromPort") && q.fromPort() != port) continue;
         iba::SALinkRecord r;

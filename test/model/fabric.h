@@ -213,8 +213,9 @@ public:
   bool& leading_ports_first() { return leading_ports_first_; }
   // ... and send the start node's first round trips ahead (DiscoveryOptions::ahead).
   bool& ahead() { return ahead_; }
-  // The SA's NodeRecords give each port the LID of the port after it (a
-  // stale SA: LIDs handed out again since it read them).
+  // The SA's NodeRecords give each port the LID of the port after it, and
+  // its LinkRecords lead there (a stale SA: LIDs handed out again since it
+  // read them).
   bool& stale_sa();
   // The order in which the switches' processors serve the SMPs they
   // hold: first come first served, as the hardware does; or orders no tool

@@ -882,6 +882,24 @@ TEST(FabricModel, ProbesThatLeadOnGoFirst) {
                       0.85);
 }
 
+// DiscoveryOptions::sa_links: the SA's LinkRecords alone give both what a
+// probe reaches and a switch's LID, one GetTable where the switches'
+// NodeRecords came first.  On k=16 random-11 (an idle SM, an SA that takes
+// 2 ms a table, queues of 2) the exporter's and ibqueryerrors' walks sent
+// probes from three neighbours into one core switch before the links came,
+// one over its queue and VL15 buffers; a table sooner, none is.
+TEST(FabricModel, TheSaLinksAloneGiveTheLids) {
+  const std::string k16 = testbed::generate("fattree 16");
+  for (const char* tool : {"exporter", "ibqueryerrors"}) {
+    SCOPED_TRACE(tool);
+    ibmodel::Fabric f(k16, ibmodel::Profile::random(11));
+    const ibmodel::ToolResult r = ibmodel::run_tool(tool, f);
+    EXPECT_EQ(r.lost + r.errors + r.drops, 0u);
+    EXPECT_EQ(r.peak_over, 0u) << "at " << r.peak_over_node;
+    EXPECT_EQ(f.demand().sa_tables, 2u);  // (the tool's PathRecords, and the links)
+  }
+}
+
 // DiscoveryOptions::leading_ports_first: with the SA's links, a switch's
 // PortInfos go with its ports towards switches not found yet first, so
 // the probes the next level waits for are sent sooner.  On
