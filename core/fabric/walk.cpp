@@ -231,9 +231,9 @@ Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
 // while it reads the rest of its ports.  (Without them every route
 // passes the first switch: in port order, as the test bed's counts were
 // measured.)
-// With the SA's links (DiscoveryOptions::leading_ports_first), the ports towards
-// switches not found yet go first, in that order: their probes are the
-// ones the next level waits for.
+// With the SA's links (DiscoveryOptions::leading_ports_first), the ports
+// towards switches not found yet go first, in that order: their probes
+// are the ones the next level waits for.
 void Walk::fork_ports(uint32_t n, uint8_t entry, Step::Kind k) {
   const bool tails = routes_.tails_on();
   const unsigned np = db_.node(n).nports, from = tails ? n : 0;
