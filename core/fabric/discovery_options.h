@@ -96,6 +96,10 @@ struct DiscoveryOptions {
   // found yet first, so that their probes go sooner (Walk::fork_ports).
   // false: in spread order alone.
   bool leading_ports_first = true;
+  // With hybrid routes, a switch just found has its ports' steps forked
+  // before its NodeDescription and SwitchInfo: the next level waits on
+  // its ports' probes (Walk::walk_switch).  false: after them.
+  bool ports_before_info = true;
   // Walking from the local port: the PortInfo of that port and the probe
   // through it go with the start node's NodeInfo, and the probe's answer
   // is taken when it comes, not after that PortInfo (core/fabric/walk.h

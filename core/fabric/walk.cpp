@@ -210,9 +210,14 @@ Task<> Walk::walk_switch(uint32_t n, uint8_t entry, bool first) {
     if (auto t = routes_.trial(n, entry)) s_.spawn_now(trial(n, entry, std::move(*t)));
   }
   if (hint) settle_early(n, lid);
+  // (With hybrid routes its ports first: the next level waits on their
+  // probes, not on its NodeDescription or SwitchInfo.
+  // DiscoveryOptions::ports_before_info.)
+  const bool ports_first = opt_.ports_before_info && routes_.tails_on();
+  if (!hint && ports_first) fork_ports(n, entry, Step::SwitchPort);
   if (first) fork({.kind = Step::Description, .entry = entry, .node = n});
   fork({.kind = Step::SwitchInfo, .entry = entry, .node = n});
-  if (!hint) fork_ports(n, entry, Step::SwitchPort);
+  if (!hint && !ports_first) fork_ports(n, entry, Step::SwitchPort);
   if (opt_.read_lft || opt_.read_mft) tables.push_back(n);
 }
 

@@ -211,6 +211,8 @@ public:
   bool& leads_first() { return leads_first_; }
   // ... and ask a switch's ports towards switches not found yet first (DiscoveryOptions::leading_ports_first).
   bool& leading_ports_first() { return leading_ports_first_; }
+  // ... and fork a switch's ports before its NodeDescription and SwitchInfo (DiscoveryOptions::ports_before_info).
+  bool& ports_before_info() { return ports_before_info_; }
   // ... and send the start node's first round trips ahead (DiscoveryOptions::ahead).
   bool& ahead() { return ahead_; }
   // The SA's NodeRecords give each port the LID of the port after it, and
@@ -380,6 +382,7 @@ private:
   bool sa_links_ = true;
   bool leads_first_ = true;
   bool leading_ports_first_ = true;
+  bool ports_before_info_ = true;
   bool ahead_ = true;
 };
 

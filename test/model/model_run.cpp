@@ -23,7 +23,7 @@
 // reference run did) gets a `#` line under its RUN line saying how many
 // and how many nodes it found.
 //
-//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-leads-first] [--no-leading-ports-first] [--no-ahead] [--caps-from-start]
+//   model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-leads-first] [--no-leading-ports-first] [--no-ports-before-info] [--no-ahead] [--caps-from-start]
 //             [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]
 //             [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]
 //             [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...
@@ -48,6 +48,8 @@
 // switches not found yet (DiscoveryOptions::leads_first).
 // --no-leading-ports-first: a switch's PortInfos in spread order alone, not
 // those towards switches not found yet first (DiscoveryOptions::leading_ports_first).
+// --no-ports-before-info: a switch's ports after its NodeDescription and
+// SwitchInfo (DiscoveryOptions::ports_before_info).
 // --no-ahead: the start node's PortInfo and the probe through the local
 // port wait for its NodeInfo and that PortInfo (DiscoveryOptions::ahead).
 // The options set the MAD engine's FlowLimits (core/rpc/flow.h) of the
@@ -90,6 +92,7 @@ bool g_sa_lids = true;        // --no-sa-lids: a node just found waits for its o
 bool g_sa_links = true;       // --no-sa-links: a probe counts against its route
 bool g_leads_first = true;    // --no-leads-first: every probe first in line
 bool g_leading_ports = true;  // --no-leading-ports-first: a switch's ports in spread order alone
+bool g_ports_first = true;    // --no-ports-before-info: a switch's ports after its NodeDescription and SwitchInfo
 bool g_ahead = true;          // --no-ahead: the start node's first round trips one after the other
 unsigned g_outstanding = 0;   // --outstanding N: ibtool's -o (0: the engine's default)
 
@@ -107,6 +110,7 @@ ibmodel::ToolResult run(const std::string& tool, const std::string& net, const i
   f.sa_links() = g_sa_links;
   f.leads_first() = g_leads_first;
   f.leading_ports_first() = g_leading_ports;
+  f.ports_before_info() = g_ports_first;
   f.ahead() = g_ahead && !reference;  // (the reference asks one query after the other)
   ibmodel::ToolResult r = ibmodel::run_tool(tool, f, &g_limits);
   ibcore::report_flow(r.flow);  // (MODEL_VERBOSE: -v's flow line, on stderr)
@@ -207,7 +211,7 @@ void print_summary(const std::vector<std::string>& fabrics, const std::vector<st
 
 int usage() {
   std::fprintf(stderr,
-               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-leads-first] [--no-leading-ports-first] [--no-ahead] [--caps-from-start]\n"
+               "usage: model_run [--fabric NAME=SPEC]... [--tool T]... [--no-ref] [--free|--free-probes-first|--free-unqueued] [--no-hybrid] [--no-sa-lids] [--no-sa-links] [--no-leads-first] [--no-leading-ports-first] [--no-ports-before-info] [--no-ahead] [--caps-from-start]\n"
                "                 [--start-replies N] [--grow F] [--lift-scale F] [--delay-rise F] [--delay-grow F] [--delay-samples N] [--local-probes N] [--smi-share X]\n"
                "                 [--smi-cap N] [--node-cap N] [--node-start N] [--node-rtt-rise X] [--node-least-slack X] [--pma-counts X] [--head-counts 0|1]\n"
                "                 [--proc-start N] [--proc-max N] [--proc-settle X] [--proc-fall X] [--min-timeout MS] [--overtakes N] [--tail-probe X] [--window-grow F] [--window-rise X] [--window-held 0|1] [--window-retry F] [--loss-retry F] [--window-undo X] [--window-widening 0|1] [--rtt-by-kind 0|1] [--urgent-first 0|1] [--probe-room N] [--step-whole 0|1] [--outstanding N] [--random FIRST N] [--summary] [--profile] PROFILE...\n"
@@ -342,6 +346,8 @@ int main(int argc, char** argv) {
       g_leads_first = false;
     } else if (a == "--no-leading-ports-first") {
       g_leading_ports = false;
+    } else if (a == "--no-ports-before-info") {
+      g_ports_first = false;
     } else if (a == "--no-ahead") {
       g_ahead = false;
     } else if (a == "-h" || a == "--help") {

@@ -841,6 +841,7 @@ TEST(FabricModel, AProbeCountsAtTheSwitchTheSaSaysItReaches) {
     std::array<ibmodel::ToolResult, 2> r;
     for (bool on : {true, false}) {
       ibmodel::Fabric f(testbed::fattree(8), ibmodel::Profile::random(seed));
+      f.ports_before_info() = false;  // (as found)
       f.sa_links() = on;
       r[on ? 0 : 1] = ibmodel::run_tool("ibnetdiscover", f);
       std::fprintf(stderr, "sa links %s: time %.4f drops %llu peak %u\n", on ? "on" : "off", r[on ? 0 : 1].time_s,
@@ -862,6 +863,7 @@ void expect_order_faster(const std::string& net, unsigned seed, Order order, dou
   std::array<ibmodel::ToolResult, 2> r;
   for (bool on : {true, false}) {
     ibmodel::Fabric f(net, ibmodel::Profile::random(seed));
+    f.ports_before_info() = false;  // (the cases as found)
     order(f) = on;
     r[on ? 0 : 1] = ibmodel::run_tool("ibnetdiscover", f);
   }
@@ -880,6 +882,16 @@ void expect_order_faster(const std::string& net, unsigned seed, Order order, dou
 TEST(FabricModel, ProbesThatLeadOnGoFirst) {
   expect_order_faster(testbed::generate("irregular-large 64"), 45, [](ibmodel::Fabric& f) -> bool& { return f.leads_first(); },
                       0.85);
+}
+
+// DiscoveryOptions::ports_before_info: a switch just found has its ports'
+// PortInfos (and so their probes, which the next level waits for) asked
+// before its NodeDescription and SwitchInfo, not after them.  On the
+// irregular fabric's random-198 the walk took 0.83 of its time in the
+// old order; no drop either way, the same fabric found.
+TEST(FabricModel, PortsGoBeforeTheSwitchsOwnRecords) {
+  expect_order_faster(testbed::generate("irregular"), 198,
+                      [](ibmodel::Fabric& f) -> bool& { return f.ports_before_info(); }, 0.9);
 }
 
 // DiscoveryOptions::sa_links: the SA's LinkRecords alone give both what a
@@ -928,6 +940,7 @@ TEST(FabricModel, SaLidsAskNewNodesARoundTripSooner) {
       ibcore::Scheduler sched(f.port());
       ibcore::Subnet db;
       ibcore::DiscoveryOptions o;
+      o.ports_before_info = false;  // (as found)
       o.sa_lids = k != 0;
       auto r = ibcore::discover(sched, db, o);
       EXPECT_TRUE(r.errors.empty());
@@ -948,6 +961,7 @@ TEST(FabricModel, SaLidsAskNewNodesARoundTripSooner) {
   double t[2];
   for (bool on : {false, true}) {
     ibmodel::Fabric f(testbed::fattree(8), ibmodel::Profile::random(52));
+    f.ports_before_info() = false;  // (as found)
     f.sa_lids() = on;
     const ibmodel::ToolResult r = ibmodel::run_tool("ibnetdiscover", f);
     EXPECT_EQ(r.lost, 0u);
@@ -963,6 +977,7 @@ TEST(FabricModel, SaLidsAskNewNodesARoundTripSooner) {
 // takes 41 s and the walk by hybrid routes 0.2.
 TEST(FabricModel, TrialsLostAmongLossesAreSentAgain) {
   ibmodel::Fabric f(testbed::fattree(8), ibmodel::Profile::random(194));
+  f.ports_before_info() = false;  // (as found)
   f.ahead() = false;  // (as the case was found: the start's round trips one after the other)
   const ibmodel::ToolResult r = ibmodel::run_tool("exporter", f);
   EXPECT_EQ(r.lost, 0u);
@@ -1640,6 +1655,7 @@ LevelRun level_run(const std::string& net, const ibmodel::Profile& p, unsigned p
                    double proc_fall = ibcore::FlowLimits().proc_fall) {
   LevelRun x;
   ibmodel::Fabric f(net, p);
+  f.ports_before_info() = false;  // (the cases as found)
   if (sm_from_s >= 0) f.set_sm_from(sm_from_s);
   ibcore::FlowLimits lim;
   before_urgent(lim);
@@ -1679,6 +1695,7 @@ std::array<ibmodel::ToolResult, 2> on_and_off(const std::string& net, const ibmo
     f.ahead() = ahead;
     f.leads_first() = leads_first;
     f.leading_ports_first() = leads_first;  // (the two lead-on orders, as found)
+    f.ports_before_info() = false;          // (every case here was found so)
     ibcore::FlowLimits lim;
     with(lim, on);
     r[on ? 0 : 1] = ibmodel::run_tool(tool, f, &lim);
@@ -2154,6 +2171,7 @@ TEST(ModelCounterScan, ExporterReadsGoInTurnsOverThePmas) {
     SCOPED_TRACE(pq);
     const ibmodel::Profile p = sweep_s50(pq);
     ibmodel::Fabric f(net, p);
+    f.ports_before_info() = false;  // (as found)
     // (The window of 64 these figures are for: by default it opens to 256
     // here, which lowers phys_s, FlowLimits::window_grow, while the scrape
     // stays as long: the walk's first milliseconds, not the window, hold

@@ -50,6 +50,7 @@ void walk_options(Fabric& f, DiscoveryOptions& o) {
   o.sa_links = f.sa_links();
   o.leads_first = f.leads_first();
   o.leading_ports_first = f.leading_ports_first();
+  o.ports_before_info = f.ports_before_info();
   o.ahead = f.ahead();
 }
 
