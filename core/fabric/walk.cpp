@@ -258,8 +258,15 @@ void Walk::fork_ports(uint32_t n, uint8_t entry, Step::Kind k) {
 // Whether the SA's links say port p of the switch with LID lid leads to a
 // switch the walk has not found yet.
 bool Walk::leads_on(uint16_t lid, uint8_t p) const {
+  const uint16_t to = link_to(lid, p);
+  return to && switch_lids_.count(to) && db_.port_by_lid(to) == NO_INDEX;
+}
+
+// The LID the SA's links say is behind port p of the switch with LID lid
+// (0: none known).
+uint16_t Walk::link_to(uint16_t lid, uint8_t p) const {
   const auto it = links_.find(link_key(lid, p));
-  return it != links_.end() && switch_lids_.count(it->second) && db_.port_by_lid(it->second) == NO_INDEX;
+  return it == links_.end() ? 0 : it->second;
 }
 
 Task<> Walk::switch_info(uint32_t n) {
@@ -422,10 +429,12 @@ Task<> Walk::sa_lids() {
 uint16_t Walk::early_lid(uint32_t n, uint8_t port) {
   if (!routes_.tails_work() || port > db_.node(n).nports) return 0;
   uint16_t lid = 0;
-  if (const uint32_t peer = db_.port(db_.port_index(n, port)).peer; !links_.empty() && peer != NO_INDEX) {
-    const Port& q = db_.port(peer);
-    if (const uint16_t at = db_.node(q.node).smalid; at && db_.node(q.node).is_switch())
-      if (auto it = links_.find(link_key(at, q.num)); it != links_.end()) lid = it->second;
+  if (!links_.empty()) {
+    // (By the link it was found by: its parent switch's LID and port.)
+    if (const uint32_t peer = db_.port(db_.port_index(n, port)).peer; peer != NO_INDEX) {
+      const Port& q = db_.port(peer);
+      if (const Node& m = db_.node(q.node); m.is_switch() && m.smalid) lid = link_to(m.smalid, q.num);
+    }
   } else if (auto it = sa_lids_.find(db_.port(db_.node(n), port).guid); it != sa_lids_.end()) {
     lid = it->second;
   }
@@ -544,8 +553,8 @@ IBPath Walk::probe_route(uint32_t n, uint8_t p) {
   IBPath r = urgent(routes_.via(n, p));
   const Node& x = db_.node(n);
   if (x.is_switch() && x.smalid)
-    if (auto it = links_.find(link_key(x.smalid, p)); it != links_.end()) {
-      s_.engine().learn_dest(r, it->second);
+    if (const uint16_t to = link_to(x.smalid, p)) {
+      s_.engine().learn_dest(r, to);
       ++dest_probes_;
       // (DiscoveryOptions::leads_first: first in line only where a switch
       // not found yet is behind it.)

@@ -161,6 +161,7 @@ private:
   std::unordered_map<uint64_t, uint16_t> sa_lids_;  // switches', by port GUID
   std::unordered_map<uint32_t, uint16_t> links_;    // the SA's links: link_key(fromLID, fromPort) -> toLID
   static uint32_t link_key(uint16_t lid, uint8_t port) { return uint32_t(lid) << 8 | port; }
+  uint16_t link_to(uint16_t lid, uint8_t p) const;
   bool leads_on(uint16_t lid, uint8_t p) const;
   uint64_t dest_probes_ = 0;                        // probes counted at the node links_ named
   std::unordered_set<uint16_t> switch_lids_;       // the SA's LIDs of switches (sa_lids)
